@@ -1,0 +1,170 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "spotter",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "spotterd", targets: ["spotterd"]),
+        .executable(name: "spotterctl", targets: ["spotterctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(
+            name: "Postgres",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SpotterCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SpotterPostgres",
+            dependencies: [
+                "Postgres",
+                "SpotterCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SpotterProto",
+            dependencies: [
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .target(
+            name: "SpotterRPC",
+            dependencies: [
+                "SpotterCore",
+                "SpotterProto",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SpotterServer",
+            dependencies: [
+                "Postgres",
+                "SpotterCore",
+                "SpotterPostgres",
+                "SpotterRPC",
+                "SpotterProto",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "spotterd",
+            dependencies: [
+                "SpotterServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "spotterctl",
+            dependencies: [
+                "Postgres",
+                "SpotterCore",
+                "SpotterPostgres",
+                "SpotterServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SpotterTestSupport",
+            dependencies: [
+                "Postgres",
+                "SpotterCore",
+                "SpotterPostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/SpotterTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["Postgres", "SpotterTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SpotterCoreTests",
+            dependencies: ["SpotterCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SpotterPostgresTests",
+            dependencies: ["Postgres", "SpotterCore", "SpotterPostgres", "SpotterTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SpotterRPCTests",
+            dependencies: [
+                "SpotterCore",
+                "SpotterProto",
+                "SpotterRPC",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SpotterServerTests",
+            dependencies: [
+                "Postgres",
+                "SpotterCore",
+                "SpotterPostgres",
+                "SpotterProto",
+                "SpotterServer",
+                "SpotterTestSupport",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

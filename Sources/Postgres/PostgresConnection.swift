@@ -1,0 +1,273 @@
+import CLibPQ
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One libpq connection.
+///
+/// libpq calls block, so every call runs on this connection's own serial dispatch queue: never on
+/// a NIO event loop and never on Swift concurrency's cooperative threads. The `PGconn` handle lives
+/// only inside this type. A connection is used by one task at a time (the pool guarantees it).
+public final class PostgresConnection: @unchecked Sendable {
+    /// Why the server or the connection failed: used by the pool to drop broken connections.
+    public var isBroken: Bool { broken.load(ordering: .acquiring) }
+
+    private let queue: DispatchQueue
+    // Touched only on `queue`.
+    private var handle: OpaquePointer?
+    private var statementNames: [String: String] = [:]
+    private let broken = Atomic<Bool>(false)
+    private static let statementCacheLimit = 512
+    private static let serial = Atomic<UInt64>(0)
+
+    private init(handle: OpaquePointer, queue: DispatchQueue) {
+        self.handle = handle
+        self.queue = queue
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Opens a connection and prepares its session (UTC, ISO dates, role, statement timeout).
+    public static func connect(_ configuration: PostgresConfiguration) async throws -> PostgresConnection {
+        let id = serial.add(1, ordering: .relaxed).newValue
+        let queue = DispatchQueue(label: "spotter.postgres.connection.\(id)")
+        let connection: PostgresConnection = try await run(on: queue) {
+            let keywords = ["dbname", "application_name", "connect_timeout"]
+            let values = [configuration.connectionString, configuration.applicationName, "10"]
+            // expand_dbname = 1: the dbname value is itself parsed as a full connection string.
+            let handle = withCStrings(keywords) { keywordPointers in
+                withCStrings(values) { valuePointers in
+                    PQconnectdbParams(keywordPointers, valuePointers, 1)
+                }
+            }
+            guard let handle else {
+                throw PostgresError(kind: .connection, message: "out of memory opening a connection")
+            }
+            guard PQstatus(handle) == CONNECTION_OK else {
+                let message = String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
+                PQfinish(handle)
+                throw PostgresError(kind: .connection, message: message)
+            }
+            return PostgresConnection(handle: handle, queue: queue)
+        }
+        var setup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601';"
+        if let timeout = configuration.statementTimeout {
+            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            setup += " SET statement_timeout = \(milliseconds);"
+        }
+        do {
+            try await connection.execute(setup)
+            if let role = configuration.role {
+                try await connection.setRole(role)
+            }
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// Runs a parameterized statement through a prepared statement cached on this connection.
+    ///
+    /// Throws `CancellationError` without starting when the task is already cancelled.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws -> PostgresRows {
+        try Task.checkCancellation()
+        return try await queryIgnoringCancellation(sql, parameters)
+    }
+
+    /// Runs statements without parameters through the simple query protocol (several may be
+    /// separated by semicolons), as migrations and transaction control do. Returns the last result.
+    @discardableResult
+    public func execute(_ sql: String) async throws -> PostgresRows {
+        try await onQueue { handle in
+            let result = PQexec(handle, sql)
+            return try self.consume(result, handle: handle)
+        }
+    }
+
+    /// Checks that the server answers.
+    public func ping() async -> Bool {
+        guard !isBroken else { return false }
+        do {
+            try await execute("SELECT 1")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Closes the connection; later calls fail.
+    public func close() async {
+        broken.store(true, ordering: .releasing)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if let handle = self.handle { PQfinish(handle) }
+                self.handle = nil
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Marks the connection unusable so its pool replaces it.
+    package func markBroken() {
+        broken.store(true, ordering: .releasing)
+    }
+
+    /// The server's version number, such as 150018.
+    public func serverVersion() async throws -> Int {
+        try await onQueue { handle in Int(PQserverVersion(handle)) }
+    }
+
+    @discardableResult
+    func queryIgnoringCancellation(_ sql: String, _ parameters: [any PostgresEncodable]) async throws -> PostgresRows {
+        let texts = parameters.map(\.postgresText)
+        return try await onQueue { handle in
+            let result: OpaquePointer?
+            if let name = try self.preparedName(for: sql, parameterCount: texts.count, handle: handle) {
+                result = withOptionalCStrings(texts) { pointers in
+                    PQexecPrepared(handle, name, Int32(texts.count), pointers, nil, nil, 0)
+                }
+            } else {
+                result = withOptionalCStrings(texts) { pointers in
+                    PQexecParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
+                }
+            }
+            return try self.consume(result, handle: handle)
+        }
+    }
+
+    private func setRole(_ role: String) async throws {
+        try await onQueue { handle in
+            guard let quoted = PQescapeIdentifier(handle, role, role.utf8.count) else {
+                throw PostgresError(kind: .server, message: "cannot quote role name")
+            }
+            defer { PQfreemem(quoted) }
+            let result = PQexec(handle, "SET ROLE " + String(cString: quoted))
+            _ = try self.consume(result, handle: handle)
+        }
+    }
+
+    /// The cached statement name for `sql`, preparing it on first use; `nil` once the cache is full.
+    private func preparedName(for sql: String, parameterCount: Int, handle: OpaquePointer) throws -> String? {
+        if let name = statementNames[sql] { return name }
+        guard statementNames.count < Self.statementCacheLimit else { return nil }
+        let name = "s\(statementNames.count)"
+        let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
+        _ = try consume(result, handle: handle)
+        statementNames[sql] = name
+        return name
+    }
+
+    /// Turns a libpq result into rows or an error, and frees it.
+    private func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        switch status {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
+            return rows(from: result!)
+        default:
+            throw error(from: result, handle: handle)
+        }
+    }
+
+    private func rows(from result: OpaquePointer) -> PostgresRows {
+        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(PQntuples(result))
+        let names = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        let index = ColumnIndex(names: names)
+        var rows: [PostgresRow] = []
+        rows.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(columnCount)
+            for column in 0..<columnCount {
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                    values.append(nil)
+                } else {
+                    values.append(String(cString: PQgetvalue(result, Int32(row), Int32(column))))
+                }
+            }
+            rows.append(PostgresRow(columnIndex: index, values: values))
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return PostgresRows(columns: names, rows: rows, affectedRows: affected)
+    }
+
+    private func error(from result: OpaquePointer?, handle: OpaquePointer) -> PostgresError {
+        if PQstatus(handle) != CONNECTION_OK {
+            broken.store(true, ordering: .releasing)
+            let message = String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
+            return PostgresError(kind: .connectionLost, message: message.isEmpty ? "connection lost" : message)
+        }
+        guard let result else {
+            return PostgresError(kind: .server, message: String(cString: PQerrorMessage(handle)))
+        }
+        func field(_ code: Character) -> String? {
+            guard let pointer = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
+            return String(cString: pointer)
+        }
+        // Field codes from postgres_ext.h: S severity, C sqlstate, M message, D detail, H hint,
+        // n constraint name, c column name.
+        let sqlState = field("C")
+        if sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" {
+            broken.store(true, ordering: .releasing)  // admin shutdown / crash shutdown / cannot connect now
+        }
+        return PostgresError(
+            kind: .server,
+            message: field("M") ?? String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace(),
+            sqlState: sqlState,
+            detail: field("D"),
+            hint: field("H"),
+            constraint: field("n"),
+            column: field("c")
+        )
+    }
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> T) async throws -> T {
+        try await Self.run(on: queue) {
+            guard let handle = self.handle else {
+                throw PostgresError(kind: .connectionLost, message: "connection is closed")
+            }
+            return try body(handle)
+        }
+    }
+
+    private static func run<T: Sendable>(
+        on queue: DispatchQueue,
+        _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingWhitespace() -> String {
+        var text = self
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return text
+    }
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    return body(pointers.map { UnsafePointer($0) } + [nil])
+}
+
+private func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { pointers.forEach { free($0) } }
+    return body(pointers.map { UnsafePointer($0) })
+}

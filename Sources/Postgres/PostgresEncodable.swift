@@ -1,0 +1,110 @@
+import Foundation
+
+/// A Swift value that can be sent as a statement parameter, in PostgreSQL's text format.
+///
+/// `nil` (through `Optional`) is sent as SQL NULL. Parameters are always sent separately from the
+/// statement text: nothing here builds SQL.
+public protocol PostgresEncodable: Sendable {
+    /// The parameter's text form, or `nil` for NULL.
+    var postgresText: String? { get }
+}
+
+extension String: PostgresEncodable {
+    public var postgresText: String? { self }
+}
+
+extension Substring: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int64: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int32: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Int16: PostgresEncodable {
+    public var postgresText: String? { String(self) }
+}
+
+extension Bool: PostgresEncodable {
+    public var postgresText: String? { self ? "true" : "false" }
+}
+
+extension Double: PostgresEncodable {
+    public var postgresText: String? { "\(self)" }
+}
+
+extension Decimal: PostgresEncodable {
+    public var postgresText: String? { "\(self)" }
+}
+
+extension UUID: PostgresEncodable {
+    public var postgresText: String? { uuidString.lowercased() }
+}
+
+extension Date: PostgresEncodable {
+    public var postgresText: String? { PostgresTimestamp.format(self) }
+}
+
+/// A `bytea` value.
+public struct PostgresBytes: PostgresEncodable, PostgresDecodable, Hashable {
+    public var bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public var postgresText: String? {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        text.reserveCapacity(2 + bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    public static func decode(postgresText text: String) throws -> PostgresBytes {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else {
+            throw PostgresDecodingFailure("bytea is not in hex format")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((utf8.count - 2) / 2)
+        var index = 2
+        while index < utf8.count {
+            guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else {
+                throw PostgresDecodingFailure("bytea has a non-hex digit")
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return PostgresBytes(bytes)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
+    public var postgresText: String? {
+        switch self {
+        case .some(let value): value.postgresText
+        case .none: nil
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Logging
+
+/// A bounded pool of connections, shared by the server, the CLI and the tests.
+///
+/// A checkout waits at most `checkoutTimeout` for a free connection. A connection that has been
+/// idle for longer than `healthCheckAfterIdle` is pinged before it is handed out, and a broken one
+/// is replaced by a new one, so callers do not see connections the server dropped while idle.
+public actor PostgresPool {
+    /// Pool limits and health checking.
+    public struct Options: Sendable {
+        public var maxConnections: Int
+        public var checkoutTimeout: Duration
+        public var healthCheckAfterIdle: Duration
+
+        public init(
+            maxConnections: Int = 10,
+            checkoutTimeout: Duration = .seconds(5),
+            healthCheckAfterIdle: Duration = .seconds(10)
+        ) {
+            self.maxConnections = maxConnections
+            self.checkoutTimeout = checkoutTimeout
+            self.healthCheckAfterIdle = healthCheckAfterIdle
+        }
+    }
+
+    private struct Idle {
+        var connection: PostgresConnection
+        var since: ContinuousClock.Instant
+    }
+
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<PostgresConnection, any Error>
+    }
+
+    public nonisolated let configuration: PostgresConfiguration
+    public nonisolated let options: Options
+    private let logger: Logger
+    private var idle: [Idle] = []
+    private var waiters: [Waiter] = []
+    private var open = 0
+    private var nextWaiterID: UInt64 = 0
+    private var closed = false
+
+    public init(configuration: PostgresConfiguration, options: Options = Options(), logger: Logger) {
+        self.configuration = configuration
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Checks out a connection for the duration of `body` and returns it afterwards.
+    public nonisolated func withConnection<T: Sendable>(
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await checkout()
+        do {
+            let value = try await body(connection)
+            await checkin(connection)
+            return value
+        } catch {
+            await checkin(connection)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction that always ends: COMMIT when `body` returns, ROLLBACK when it
+    /// throws or the task was cancelled meanwhile (then `CancellationError` is thrown).
+    ///
+    /// A connection found broken at BEGIN, before any of `body` ran, is replaced and BEGIN retried
+    /// once, so a restarted database costs the caller nothing.
+    public nonisolated func withTransaction<T: Sendable>(
+        isolation: PostgresIsolation = .readCommitted,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connection = try await checkout()
+            do {
+                try await connection.queryIgnoringCancellation(isolation.beginStatement, [])
+            } catch let error as PostgresError where error.kind == .connectionLost && attempt == 1 {
+                connection.markBroken()
+                await checkin(connection)
+                continue
+            } catch {
+                await checkin(connection)
+                throw error
+            }
+            do {
+                let value = try await body(connection)
+                if Task.isCancelled {
+                    await rollback(connection)
+                    await checkin(connection)
+                    throw CancellationError()
+                }
+                try await connection.queryIgnoringCancellation("COMMIT", [])
+                await checkin(connection)
+                return value
+            } catch {
+                await rollback(connection)
+                await checkin(connection)
+                throw error
+            }
+        }
+    }
+
+    /// Closes idle connections and refuses new checkouts; connections in use close on return.
+    public func shutdown() async {
+        closed = true
+        let connections = idle.map(\.connection)
+        idle.removeAll()
+        open -= connections.count
+        for waiter in waiters {
+            waiter.continuation.resume(throwing: PostgresError(kind: .poolClosed, message: "pool is shut down"))
+        }
+        waiters.removeAll()
+        for connection in connections { await connection.close() }
+    }
+
+    /// Connections open now, in use or idle.
+    public var openConnections: Int { open }
+
+    private nonisolated func rollback(_ connection: PostgresConnection) async {
+        do {
+            try await connection.queryIgnoringCancellation("ROLLBACK", [])
+        } catch {
+            // A connection whose transaction state is unknown must never be reused.
+            connection.markBroken()
+        }
+    }
+
+    private func checkout() async throws -> PostgresConnection {
+        guard !closed else { throw PostgresError(kind: .poolClosed, message: "pool is shut down") }
+        while let candidate = idle.popLast() {
+            if ContinuousClock.now - candidate.since < options.healthCheckAfterIdle, !candidate.connection.isBroken {
+                return candidate.connection
+            }
+            if await candidate.connection.ping() { return candidate.connection }
+            logger.info("replacing a broken database connection")
+            open -= 1
+            await candidate.connection.close()
+        }
+        if open < options.maxConnections {
+            open += 1
+            do {
+                return try await PostgresConnection.connect(configuration)
+            } catch {
+                open -= 1
+                throw error
+            }
+        }
+        return try await waitForConnection()
+    }
+
+    private func waitForConnection() async throws -> PostgresConnection {
+        nextWaiterID += 1
+        let id = nextWaiterID
+        let timeout = options.checkoutTimeout
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            await self?.failWaiter(
+                id,
+                with: PostgresError(kind: .poolTimeout, message: "no database connection free within \(timeout)")
+            )
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiters.append(Waiter(id: id, continuation: continuation))
+            }
+        } onCancel: {
+            Task { await self.failWaiter(id, with: CancellationError()) }
+        }
+    }
+
+    private func failWaiter(_ id: UInt64, with error: any Error) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(throwing: error)
+    }
+
+    private func checkin(_ connection: PostgresConnection) async {
+        if connection.isBroken || closed {
+            open -= 1
+            await connection.close()
+            if !waiters.isEmpty, !closed { replaceForWaiter() }
+            return
+        }
+        if !waiters.isEmpty {
+            waiters.removeFirst().continuation.resume(returning: connection)
+        } else {
+            idle.append(Idle(connection: connection, since: .now))
+        }
+    }
+
+    /// Opens a connection in place of a broken one for the longest-waiting checkout.
+    private func replaceForWaiter() {
+        open += 1
+        Task {
+            do {
+                let connection = try await PostgresConnection.connect(configuration)
+                await self.handOver(connection)
+            } catch {
+                self.failOldestWaiter(error)
+            }
+        }
+    }
+
+    private func handOver(_ connection: PostgresConnection) async {
+        if waiters.isEmpty {
+            idle.append(Idle(connection: connection, since: .now))
+        } else {
+            waiters.removeFirst().continuation.resume(returning: connection)
+        }
+    }
+
+    private func failOldestWaiter(_ error: any Error) {
+        open -= 1
+        if !waiters.isEmpty { waiters.removeFirst().continuation.resume(throwing: error) }
+    }
+}
+
+/// Transaction isolation levels.
+public enum PostgresIsolation: Sendable {
+    case readCommitted
+    case repeatableRead
+    case serializable
+
+    var beginStatement: String {
+        switch self {
+        case .readCommitted: "BEGIN ISOLATION LEVEL READ COMMITTED"
+        case .repeatableRead: "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// The rows a statement returned, copied out of libpq's result so they outlive it.
+public struct PostgresRows: Sendable, RandomAccessCollection {
+    /// Column names, in order.
+    public let columns: [String]
+    /// The rows, in the order the server sent them.
+    public let rows: [PostgresRow]
+    /// The number of rows an INSERT, UPDATE or DELETE touched (0 for other statements).
+    public let affectedRows: Int
+
+    public var startIndex: Int { rows.startIndex }
+    public var endIndex: Int { rows.endIndex }
+    public subscript(position: Int) -> PostgresRow { rows[position] }
+
+    /// The only row, or `nil` when there is none.
+    public var single: PostgresRow? { rows.first }
+}
+
+/// One row of text-format values, read by column name or position.
+public struct PostgresRow: Sendable {
+    let columnIndex: ColumnIndex
+    let values: [String?]
+
+    /// Decodes the column with this name.
+    public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
+        guard let position = columnIndex.positions[column] else {
+            throw PostgresError(kind: .decoding, message: "no column named \(column)", column: column)
+        }
+        return try decode(position, as: type)
+    }
+
+    /// Decodes the column at this position.
+    public func decode<T: PostgresDecodable>(_ position: Int, as type: T.Type = T.self) throws -> T {
+        do {
+            return try T.decode(nullable: values[position])
+        } catch let failure as PostgresDecodingFailure {
+            let name = columnIndex.names[position]
+            throw PostgresError(
+                kind: .decoding,
+                message: "column \(name) as \(T.self): \(failure.reason)",
+                column: name
+            )
+        }
+    }
+}
+
+/// Column names shared by every row of one result.
+final class ColumnIndex: Sendable {
+    let names: [String]
+    let positions: [String: Int]
+
+    init(names: [String]) {
+        self.names = names
+        var positions: [String: Int] = [:]
+        for (position, name) in names.enumerated() where positions[name] == nil {
+            positions[name] = position
+        }
+        self.positions = positions
+    }
+}

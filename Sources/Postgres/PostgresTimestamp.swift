@@ -1,0 +1,110 @@
+import Foundation
+
+/// Converts between `Date` and `timestamptz` text (ISO date style) with microsecond precision,
+/// without a `DateFormatter` (slow, and locale-dependent).
+enum PostgresTimestamp {
+    /// Formats as `YYYY-MM-DD HH:MM:SS.ffffff+00`.
+    static func format(_ date: Date) -> String {
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        var days = micros / 86_400_000_000
+        var dayMicros = micros % 86_400_000_000
+        if dayMicros < 0 {
+            dayMicros += 86_400_000_000
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        let seconds = dayMicros / 1_000_000
+        let fraction = dayMicros % 1_000_000
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(seconds / 3600, 2)):"
+            + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
+    }
+
+    /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff]±HH[:MM[:SS]]`.
+    static func parse(_ text: String) throws -> Date {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ count: Int) throws -> Int64 {
+            guard index + count <= bytes.count else { throw PostgresDecodingFailure("truncated timestamp") }
+            var value: Int64 = 0
+            for byte in bytes[index..<index + count] {
+                guard byte >= 48, byte <= 57 else { throw PostgresDecodingFailure("not a timestamp") }
+                value = value * 10 + Int64(byte - 48)
+            }
+            index += count
+            return value
+        }
+        func expect(_ character: Character) throws {
+            guard index < bytes.count, bytes[index] == character.asciiValue else {
+                throw PostgresDecodingFailure("not a timestamp")
+            }
+            index += 1
+        }
+        let year = try number(4)
+        try expect("-")
+        let month = try number(2)
+        try expect("-")
+        let day = try number(2)
+        try expect(" ")
+        let hour = try number(2)
+        try expect(":")
+        let minute = try number(2)
+        try expect(":")
+        let second = try number(2)
+        var micros: Int64 = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            var digits = 0
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                if digits < 6 { micros = micros * 10 + Int64(bytes[index] - 48) }
+                digits += 1
+                index += 1
+            }
+            for _ in digits..<6 where digits < 6 { micros *= 10 }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < bytes.count {
+            let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            index += 1
+            offsetSeconds = try number(2) * 3600
+            if index < bytes.count {
+                try expect(":")
+                offsetSeconds += try number(2) * 60
+            }
+            if index < bytes.count {
+                try expect(":")
+                offsetSeconds += try number(2)
+            }
+            offsetSeconds *= sign
+        }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let total = (days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds) * 1_000_000 + micros
+        return Date(timeIntervalSince1970: Double(total) / 1_000_000)
+    }
+
+    // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

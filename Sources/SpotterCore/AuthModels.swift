@@ -1,0 +1,181 @@
+import Foundation
+
+/// A tenant and its first account, ready to be stored.
+public struct NewAccount: Sendable, Equatable {
+    public var tenantID: TenantID
+    public var accountID: AccountID
+    public var kind: TenantKind
+    public var email: String
+    public var username: String
+    public var displayName: String
+    public var timeZone: String
+    public var unit: WeightUnit
+    public var passwordHash: String
+    public var createdAt: Date
+
+    public init(
+        tenantID: TenantID,
+        accountID: AccountID,
+        kind: TenantKind,
+        email: String,
+        username: String,
+        displayName: String,
+        timeZone: String,
+        unit: WeightUnit,
+        passwordHash: String,
+        createdAt: Date
+    ) {
+        self.tenantID = tenantID
+        self.accountID = accountID
+        self.kind = kind
+        self.email = email
+        self.username = username
+        self.displayName = displayName
+        self.timeZone = timeZone
+        self.unit = unit
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+}
+
+/// What a single-use e-mailed token is for.
+public enum AccountTokenPurpose: String, Sendable {
+    case verifyEmail = "verify_email"
+    case resetPassword = "reset_password"
+}
+
+/// A single-use token as stored: only its hash.
+public struct AccountToken: Sendable, Equatable {
+    public var hash: [UInt8]
+    public var purpose: AccountTokenPurpose
+    public var expiresAt: Date
+
+    public init(hash: [UInt8], purpose: AccountTokenPurpose, expiresAt: Date) {
+        self.hash = hash
+        self.purpose = purpose
+        self.expiresAt = expiresAt
+    }
+}
+
+/// An e-mail to be written to the outbox in the same transaction as the change that causes it.
+public struct OutboxMessage: Sendable, Equatable {
+    public var id: UUID
+    public var kind: String
+    public var recipient: String
+    public var subject: String
+    public var body: String
+
+    public init(id: UUID = UUID(), kind: String, recipient: String, subject: String, body: String) {
+        self.id = id
+        self.kind = kind
+        self.recipient = recipient
+        self.subject = subject
+        self.body = body
+    }
+}
+
+/// An account found by login, with what sign-in needs to decide.
+public struct SignInCandidate: Sendable, Equatable {
+    public var principal: Principal
+    public var passwordHash: String
+    public var status: AccountStatus
+    public var failedAttempts: Int
+    public var lockedUntil: Date?
+
+    public init(principal: Principal, passwordHash: String, status: AccountStatus, failedAttempts: Int, lockedUntil: Date?) {
+        self.principal = principal
+        self.passwordHash = passwordHash
+        self.status = status
+        self.failedAttempts = failedAttempts
+        self.lockedUntil = lockedUntil
+    }
+}
+
+/// The access and refresh token hashes of a session, with their expiry.
+public struct SessionTokens: Sendable, Equatable {
+    public var accessHash: [UInt8]
+    public var accessExpiresAt: Date
+    public var refreshHash: [UInt8]
+    public var refreshExpiresAt: Date
+
+    public init(accessHash: [UInt8], accessExpiresAt: Date, refreshHash: [UInt8], refreshExpiresAt: Date) {
+        self.accessHash = accessHash
+        self.accessExpiresAt = accessExpiresAt
+        self.refreshHash = refreshHash
+        self.refreshExpiresAt = refreshExpiresAt
+    }
+}
+
+/// A session about to be opened.
+public struct NewSession: Sendable, Equatable {
+    public var id: SessionID
+    public var deviceLabel: String
+    public var tokens: SessionTokens
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(id: SessionID, deviceLabel: String, tokens: SessionTokens, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.deviceLabel = deviceLabel
+        self.tokens = tokens
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A signed-in device as its owner sees it.
+public struct SessionInfo: Sendable, Equatable, Codable {
+    public var id: SessionID
+    public var deviceLabel: String
+    public var createdAt: Date
+    public var lastUsedAt: Date
+    public var expiresAt: Date
+
+    public init(id: SessionID, deviceLabel: String, createdAt: Date, lastUsedAt: Date, expiresAt: Date) {
+        self.id = id
+        self.deviceLabel = deviceLabel
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The session a refresh token belongs to, as the store found it.
+public enum RefreshLookup: Sendable, Equatable {
+    /// The token is current: rotate it.
+    case current(Principal, sessionExpiresAt: Date)
+    /// The token was already used once: whoever holds it now may have stolen it.
+    case reused(Principal)
+    /// Unknown, expired or its session has ended.
+    case invalid
+}
+
+/// Tokens handed to a client after sign-in or refresh.
+public struct IssuedTokens: Sendable, Equatable {
+    public var principal: Principal
+    public var accessToken: String
+    public var accessExpiresAt: Date
+    public var refreshToken: String
+    public var refreshExpiresAt: Date
+
+    public init(principal: Principal, accessToken: String, accessExpiresAt: Date, refreshToken: String, refreshExpiresAt: Date) {
+        self.principal = principal
+        self.accessToken = accessToken
+        self.accessExpiresAt = accessExpiresAt
+        self.refreshToken = refreshToken
+        self.refreshExpiresAt = refreshExpiresAt
+    }
+}
+
+/// Failed sign-ins counted for one client address.
+public struct AddressFailures: Sendable, Equatable {
+    public var failures: Int
+    public var windowStart: Date
+    public var blockedUntil: Date?
+
+    public init(failures: Int, windowStart: Date, blockedUntil: Date?) {
+        self.failures = failures
+        self.windowStart = windowStart
+        self.blockedUntil = blockedUntil
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Lifetimes and throttling limits of authentication.
+public struct AuthPolicy: Sendable {
+    public var accessTokenLifetime: TimeInterval = 15 * 60
+    public var refreshTokenLifetime: TimeInterval = 30 * 24 * 3600
+    /// A session ends this long after sign-in, however often it is refreshed.
+    public var sessionLifetime: TimeInterval = 90 * 24 * 3600
+    public var verificationTokenLifetime: TimeInterval = 48 * 3600
+    public var resetTokenLifetime: TimeInterval = 3600
+    /// Failures on one account before each further one locks it for a while.
+    public var accountFreeFailures = 5
+    /// The first lock; it doubles with every further failure, up to `accountMaxLock`.
+    public var accountFirstLock: TimeInterval = 30
+    /// The longest an attacker can lock a real user out with one burst of wrong passwords.
+    public var accountMaxLock: TimeInterval = 15 * 60
+    /// Failures from one client address within `addressWindow` before it is blocked.
+    public var addressMaxFailures = 50
+    public var addressWindow: TimeInterval = 15 * 60
+    public var addressBlock: TimeInterval = 15 * 60
+    /// Where links in e-mails point, such as `https://spotter.example`.
+    public var publicURL = "https://localhost:8443"
+
+    public init() {}
+
+    /// When an account with `failures` consecutive failures may try again, or `nil` when at once.
+    public func accountLock(afterFailures failures: Int, now: Date) -> Date? {
+        guard failures >= accountFreeFailures else { return nil }
+        let exponent = min(failures - accountFreeFailures, 20)
+        let seconds = min(accountFirstLock * pow(2, Double(exponent)), accountMaxLock)
+        return now.addingTimeInterval(seconds)
+    }
+
+    /// The failure state of a client address after one more failure at `now`.
+    public func addressFailures(after previous: AddressFailures?, now: Date) -> AddressFailures {
+        var state = previous ?? AddressFailures(failures: 0, windowStart: now, blockedUntil: nil)
+        if now.timeIntervalSince(state.windowStart) > addressWindow {
+            state = AddressFailures(failures: 0, windowStart: now, blockedUntil: nil)
+        }
+        state.failures += 1
+        if state.failures >= addressMaxFailures {
+            state.blockedUntil = now.addingTimeInterval(addressBlock)
+        }
+        return state
+    }
+}

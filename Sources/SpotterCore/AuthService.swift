@@ -1,0 +1,280 @@
+import Foundation
+import Logging
+
+/// Registration, sign-in, tokens and sessions: every rule of authentication lives here.
+public struct AuthService: Sendable {
+    /// What a registration asks for.
+    public struct Registration: Sendable {
+        public var email: String
+        public var username: String
+        public var password: String
+        public var kind: TenantKind?
+        public var displayName: String?
+        public var timeZone: String?
+        public var unit: WeightUnit?
+
+        public init(
+            email: String,
+            username: String,
+            password: String,
+            kind: TenantKind?,
+            displayName: String? = nil,
+            timeZone: String? = nil,
+            unit: WeightUnit? = nil
+        ) {
+            self.email = email
+            self.username = username
+            self.password = password
+            self.kind = kind
+            self.displayName = displayName
+            self.timeZone = timeZone
+            self.unit = unit
+        }
+    }
+
+    private let store: any AuthStore
+    private let hasher: PasswordHasher
+    private let policy: AuthPolicy
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+
+    public init(
+        store: any AuthStore,
+        hasher: PasswordHasher,
+        policy: AuthPolicy = AuthPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger
+    ) {
+        self.store = store
+        self.hasher = hasher
+        self.policy = policy
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Creates a tenant and its account and e-mails a verification link.
+    public func register(_ registration: Registration) async throws -> Principal {
+        let email = CredentialRules.normalize(registration.email)
+        let username = registration.username.trimmingCharacters(in: .whitespaces)
+        var validator = Validator()
+        if let problem = CredentialRules.emailProblem(email) { validator.add("email", problem) }
+        if let problem = CredentialRules.usernameProblem(username) { validator.add("username", problem) }
+        if let problem = CredentialRules.passwordProblem(registration.password) { validator.add("password", problem) }
+        validator.check(registration.kind != nil, "kind", "must be LIFTER or COACH")
+        if let name = registration.displayName, let problem = CredentialRules.displayNameProblem(name) {
+            validator.add("display_name", problem)
+        }
+        if let zone = registration.timeZone, let problem = CredentialRules.timeZoneProblem(zone) {
+            validator.add("time_zone", problem)
+        }
+        try validator.validate()
+
+        let principal = Principal(tenantID: .random(), accountID: .random())
+        let created = now()
+        let token = Token.generate(prefix: "spv")
+        let account = NewAccount(
+            tenantID: principal.tenantID,
+            accountID: principal.accountID,
+            kind: registration.kind!,
+            email: email,
+            username: username,
+            displayName: registration.displayName?.trimmingCharacters(in: .whitespaces) ?? username,
+            timeZone: registration.timeZone ?? "UTC",
+            unit: registration.unit ?? .kg,
+            passwordHash: try await hasher.hash(registration.password),
+            createdAt: created
+        )
+        try await store.createAccount(
+            account,
+            verification: AccountToken(
+                hash: Token.hash(token),
+                purpose: .verifyEmail,
+                expiresAt: created.addingTimeInterval(policy.verificationTokenLifetime)
+            ),
+            email: Mail.verification(to: email, username: username, token: token, publicURL: policy.publicURL)
+        )
+        logger.info("registered", metadata: ["tenant": "\(principal.tenantID)", "kind": "\(account.kind.rawValue)"])
+        return principal
+    }
+
+    /// Consumes a verification token and marks the address verified.
+    public func verifyEmail(token: String) async throws {
+        guard !token.isEmpty else { throw SpotterError.invalid("token", "is required") }
+        guard let principal = try await store.consumeAccountToken(hash: Token.hash(token), purpose: .verifyEmail, now: now())
+        else { throw SpotterError.notFound("the verification token is unknown, used or expired") }
+        try await store.markEmailVerified(principal, at: now())
+    }
+
+    /// Checks a login and password and opens a session; throttles repeated failures per account and
+    /// per client address.
+    public func signIn(login: String, password: String, deviceLabel: String, address: String) async throws
+        -> IssuedTokens
+    {
+        var validator = Validator()
+        validator.check(!login.isEmpty, "login", "is required")
+        validator.check(!password.isEmpty, "password", "is required")
+        validator.check(password.count <= CredentialRules.passwordMaxLength, "password", "is too long")
+        validator.check(deviceLabel.count <= 100, "device_label", "must be at most 100 characters")
+        try validator.validate()
+
+        let started = now()
+        let addressState = try await store.addressFailures(address)
+        if let blocked = addressState?.blockedUntil, blocked > started {
+            throw throttled(until: blocked, now: started)
+        }
+        guard let candidate = try await store.signInCandidate(login: CredentialRules.normalize(login)) else {
+            try await hasher.verifyDummy(password)
+            try await recordAddressFailure(address, previous: addressState)
+            throw SpotterError.unauthenticated("invalid login or password")
+        }
+        if let locked = candidate.lockedUntil, locked > started {
+            throw throttled(until: locked, now: started)
+        }
+        guard try await hasher.verify(password, against: candidate.passwordHash) else {
+            let failures = candidate.failedAttempts + 1
+            try await store.recordFailedSignIn(
+                candidate.principal,
+                failedAttempts: failures,
+                lockedUntil: policy.accountLock(afterFailures: failures, now: now())
+            )
+            try await recordAddressFailure(address, previous: addressState)
+            logger.notice("sign-in failed", metadata: ["tenant": "\(candidate.principal.tenantID)"])
+            throw SpotterError.unauthenticated("invalid login or password")
+        }
+        guard candidate.status == .active else { throw SpotterError.unauthenticated("this account is disabled") }
+
+        let sessionID = SessionID.random()
+        let principal = Principal(
+            tenantID: candidate.principal.tenantID,
+            accountID: candidate.principal.accountID,
+            sessionID: sessionID
+        )
+        let opened = now()
+        let sessionEnd = opened.addingTimeInterval(policy.sessionLifetime)
+        let (tokens, issued) = newTokens(for: principal, now: opened, sessionEnd: sessionEnd)
+        let label = deviceLabel.trimmingCharacters(in: .whitespaces)
+        try await store.openSession(
+            principal,
+            NewSession(id: sessionID, deviceLabel: label, tokens: tokens, createdAt: opened, expiresAt: sessionEnd)
+        )
+        logger.info("signed in", metadata: ["tenant": "\(principal.tenantID)", "session": "\(sessionID)"])
+        return issued
+    }
+
+    /// Exchanges a refresh token for new tokens. A refresh token that was already used revokes the
+    /// whole session: the legitimate client and a thief cannot both hold a working token.
+    public func refresh(refreshToken: String) async throws -> IssuedTokens {
+        guard !refreshToken.isEmpty else { throw SpotterError.invalid("refresh_token", "is required") }
+        let hash = Token.hash(refreshToken)
+        let started = now()
+        switch try await store.lookupRefreshToken(hash: hash, now: started) {
+        case .invalid:
+            throw SpotterError.unauthenticated("the refresh token is not valid")
+        case .reused(let principal):
+            try await revokeForReuse(principal, now: started)
+        case .current(let principal, let sessionEnd):
+            let (tokens, issued) = newTokens(for: principal, now: started, sessionEnd: sessionEnd)
+            guard try await store.rotateTokens(principal, oldRefreshHash: hash, to: tokens, now: started) else {
+                try await revokeForReuse(principal, now: started)
+            }
+            return issued
+        }
+    }
+
+    /// The principal of a valid access token; `unauthenticated` otherwise.
+    public func authenticate(accessToken: String) async throws -> Principal {
+        guard !accessToken.isEmpty,
+            let principal = try await store.authenticate(accessTokenHash: Token.hash(accessToken), now: now())
+        else { throw SpotterError.unauthenticated("the access token is not valid") }
+        return principal
+    }
+
+    /// Ends the principal's current session.
+    public func signOut(_ principal: Principal) async throws {
+        guard let session = principal.sessionID else { return }
+        try await store.revokeSession(principal, session, reason: "signed out", now: now())
+    }
+
+    /// The principal's live sessions, newest first.
+    public func sessions(_ principal: Principal) async throws -> [SessionInfo] {
+        try await store.sessions(principal, now: now())
+    }
+
+    /// Revokes one of the principal's own sessions.
+    public func revokeSession(_ principal: Principal, _ session: SessionID) async throws {
+        guard try await store.revokeSession(principal, session, reason: "revoked by owner", now: now()) else {
+            throw SpotterError.notFound("session \(session) not found")
+        }
+    }
+
+    /// E-mails a reset link when an account has this address; says nothing either way.
+    public func requestPasswordReset(email: String) async throws {
+        let normalized = CredentialRules.normalize(email)
+        if let problem = CredentialRules.emailProblem(normalized) { throw SpotterError.invalid("email", problem) }
+        guard let principal = try await store.principal(forEmail: normalized) else {
+            logger.info("password reset asked for an unknown address")
+            return
+        }
+        let token = Token.generate(prefix: "spp")
+        try await store.issueAccountToken(
+            principal,
+            AccountToken(
+                hash: Token.hash(token),
+                purpose: .resetPassword,
+                expiresAt: now().addingTimeInterval(policy.resetTokenLifetime)
+            ),
+            email: Mail.passwordReset(to: normalized, token: token, publicURL: policy.publicURL)
+        )
+    }
+
+    /// Sets a new password with a reset token and signs out every device.
+    public func completePasswordReset(token: String, newPassword: String) async throws {
+        var validator = Validator()
+        validator.check(!token.isEmpty, "token", "is required")
+        if let problem = CredentialRules.passwordProblem(newPassword) { validator.add("new_password", problem) }
+        try validator.validate()
+        guard let principal = try await store.consumeAccountToken(hash: Token.hash(token), purpose: .resetPassword, now: now())
+        else { throw SpotterError.notFound("the reset token is unknown, used or expired") }
+        try await store.resetPassword(principal, passwordHash: try await hasher.hash(newPassword), now: now())
+        logger.info("password reset", metadata: ["tenant": "\(principal.tenantID)"])
+    }
+
+    private func revokeForReuse(_ principal: Principal, now: Date) async throws -> Never {
+        if let session = principal.sessionID {
+            try await store.revokeSession(principal, session, reason: "refresh token reused", now: now)
+        }
+        logger.warning("refresh token reused; session revoked", metadata: ["tenant": "\(principal.tenantID)"])
+        throw SpotterError.unauthenticated("the refresh token is not valid")
+    }
+
+    private func newTokens(for principal: Principal, now: Date, sessionEnd: Date) -> (SessionTokens, IssuedTokens) {
+        let access = Token.generate(prefix: "spa")
+        let refresh = Token.generate(prefix: "spr")
+        let accessEnd = min(now.addingTimeInterval(policy.accessTokenLifetime), sessionEnd)
+        let refreshEnd = min(now.addingTimeInterval(policy.refreshTokenLifetime), sessionEnd)
+        return (
+            SessionTokens(
+                accessHash: Token.hash(access),
+                accessExpiresAt: accessEnd,
+                refreshHash: Token.hash(refresh),
+                refreshExpiresAt: refreshEnd
+            ),
+            IssuedTokens(
+                principal: principal,
+                accessToken: access,
+                accessExpiresAt: accessEnd,
+                refreshToken: refresh,
+                refreshExpiresAt: refreshEnd
+            )
+        )
+    }
+
+    private func recordAddressFailure(_ address: String, previous: AddressFailures?) async throws {
+        try await store.recordAddressFailures(address, policy.addressFailures(after: previous, now: now()))
+    }
+
+    private func throttled(until: Date, now: Date) -> SpotterError {
+        let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+        return .tooManyRequests("too many failed sign-ins; try again in \(seconds) seconds", retryAfterSeconds: seconds)
+    }
+}

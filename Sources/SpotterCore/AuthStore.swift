@@ -1,0 +1,69 @@
+import Foundation
+
+/// Persistence of tenants, accounts, sessions and single-use tokens. Implementations decide no
+/// business rule: `AuthService` does.
+public protocol AuthStore: Sendable {
+    /// Stores a new tenant with its account, the e-mail verification token and its e-mail, atomically.
+    /// Throws `alreadyExists` naming `email` or `username` when one is taken.
+    func createAccount(_ account: NewAccount, verification: AccountToken, email: OutboxMessage) async throws
+
+    /// The account whose username or e-mail (case-insensitive) is `login`.
+    func signInCandidate(login: String) async throws -> SignInCandidate?
+
+    /// Records a failed password for the account and when it may try again.
+    func recordFailedSignIn(_ principal: Principal, failedAttempts: Int, lockedUntil: Date?) async throws
+
+    /// Opens a session and clears the account's failure counter.
+    func openSession(_ principal: Principal, _ session: NewSession) async throws
+
+    /// The principal of a live access token (not expired, session not revoked, account active),
+    /// marking the session used.
+    func authenticate(accessTokenHash: [UInt8], now: Date) async throws -> Principal?
+
+    /// Finds the session of a refresh token.
+    func lookupRefreshToken(hash: [UInt8], now: Date) async throws -> RefreshLookup
+
+    /// Marks `oldRefreshHash` used and installs new tokens, atomically. Returns `false` when the old
+    /// token was used meanwhile (a concurrent refresh won).
+    func rotateTokens(_ principal: Principal, oldRefreshHash: [UInt8], to tokens: SessionTokens, now: Date) async throws -> Bool
+
+    /// Revokes one of the principal's sessions; `false` when it does not exist or has already ended.
+    @discardableResult
+    func revokeSession(_ principal: Principal, _ session: SessionID, reason: String, now: Date) async throws -> Bool
+
+    /// Revokes every session of the principal's account.
+    func revokeAllSessions(_ principal: Principal, reason: String, now: Date) async throws
+
+    /// The principal's live sessions, newest first.
+    func sessions(_ principal: Principal, now: Date) async throws -> [SessionInfo]
+
+    /// Marks a single-use token used and returns whose it was; `nil` when unknown, used or expired.
+    func consumeAccountToken(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Principal?
+
+    /// Marks the account's e-mail address verified.
+    func markEmailVerified(_ principal: Principal, at: Date) async throws
+
+    /// The account with this e-mail address, for a password reset.
+    func principal(forEmail email: String) async throws -> Principal?
+
+    /// Stores a single-use token and its e-mail for an existing account.
+    func issueAccountToken(_ principal: Principal, _ token: AccountToken, email: OutboxMessage) async throws
+
+    /// Replaces the password hash, clears sign-in throttling and revokes every session, atomically.
+    func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws
+
+    /// Sign-in failures from one client address.
+    func addressFailures(_ address: String) async throws -> AddressFailures?
+
+    /// Stores the new failure state of a client address.
+    func recordAddressFailures(_ address: String, _ failures: AddressFailures) async throws
+}
+
+/// Persistence of the signed-in tenant's profile.
+public protocol ProfileStore: Sendable {
+    /// The principal's profile; `notFound` if the tenant is gone.
+    func profile(_ principal: Principal) async throws -> Profile
+
+    /// Applies the update and returns the new profile.
+    func updateProfile(_ principal: Principal, _ update: ProfileUpdate, now: Date) async throws -> Profile
+}

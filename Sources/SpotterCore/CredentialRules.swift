@@ -1,0 +1,64 @@
+import Foundation
+
+/// Input rules for registration and profile fields.
+///
+/// Passwords follow OWASP ASVS v4 2.1: 8 to 128 characters, any characters, no composition rules,
+/// and the most common passwords refused.
+public enum CredentialRules {
+    public static let passwordMinLength = 8
+    public static let passwordMaxLength = 128
+
+    /// Why `password` is not acceptable, or `nil`.
+    public static func passwordProblem(_ password: String) -> String? {
+        let length = password.count
+        if length < passwordMinLength { return "must be at least \(passwordMinLength) characters" }
+        if length > passwordMaxLength { return "must be at most \(passwordMaxLength) characters" }
+        if CommonPasswords.contains(password.lowercased()) { return "is one of the most commonly used passwords" }
+        return nil
+    }
+
+    /// Why `username` is not acceptable, or `nil`: 3–32 of a–z 0–9 _ . starting with a letter.
+    public static func usernameProblem(_ username: String) -> String? {
+        guard (3...32).contains(username.count) else { return "must be 3 to 32 characters" }
+        guard let first = username.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first)
+        else { return "must start with a letter" }
+        let allowed = username.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
+        }
+        return allowed ? nil : "may contain only letters, digits, '_' and '.'"
+    }
+
+    /// Why `email` is not acceptable, or `nil`. Deliberately loose: one '@', a dot in the domain,
+    /// no spaces; the verification e-mail is the real check.
+    public static func emailProblem(_ email: String) -> String? {
+        guard !email.isEmpty else { return "is required" }
+        guard email.count <= 254 else { return "must be at most 254 characters" }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+            !parts[1].hasSuffix("."), !email.contains(where: { $0.isWhitespace })
+        else { return "is not an e-mail address" }
+        return nil
+    }
+
+    /// Why `name` is not acceptable as a display name, or `nil`.
+    public static func displayNameProblem(_ name: String) -> String? {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return "must not be empty" }
+        if trimmed.count > 80 { return "must be at most 80 characters" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "must not contain control characters"
+        }
+        return nil
+    }
+
+    /// Why `identifier` is not an IANA time zone, or `nil`.
+    public static func timeZoneProblem(_ identifier: String) -> String? {
+        TimeZone(identifier: identifier) == nil || identifier.isEmpty
+            ? "is not an IANA time zone such as Europe/Berlin" : nil
+    }
+
+    /// E-mail addresses and usernames are compared case-insensitively.
+    public static func normalize(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}

@@ -1,0 +1,43 @@
+/// The e-mails Spotter sends, written to the outbox.
+public enum Mail {
+    /// The message with the e-mail verification link.
+    public static func verification(to recipient: String, username: String, token: String, publicURL: String)
+        -> OutboxMessage
+    {
+        OutboxMessage(
+            kind: "verify_email",
+            recipient: recipient,
+            subject: "Confirm your Spotter e-mail address",
+            body: """
+                Hi \(username),
+
+                please confirm your e-mail address by opening this link:
+                \(publicURL)/verify-email?token=\(token)
+
+                or by entering this code in the app: \(token)
+
+                The link works once and expires in 48 hours. If you did not create a Spotter account,
+                ignore this message.
+                """
+        )
+    }
+
+    /// The message with the password reset link.
+    public static func passwordReset(to recipient: String, token: String, publicURL: String) -> OutboxMessage {
+        OutboxMessage(
+            kind: "reset_password",
+            recipient: recipient,
+            subject: "Reset your Spotter password",
+            body: """
+                Someone asked to reset the password of the Spotter account for this address.
+                To choose a new password, open this link:
+                \(publicURL)/reset-password?token=\(token)
+
+                or enter this code in the app: \(token)
+
+                The link works once and expires in one hour. Resetting signs out every device.
+                If you did not ask for this, ignore this message: your password stays as it is.
+                """
+        )
+    }
+}

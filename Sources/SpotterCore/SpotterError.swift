@@ -1,0 +1,59 @@
+/// The one error type of Spotter's domain. Services throw it; only the edges (gRPC, HTTP, CLI)
+/// turn it into a status code, and stores translate database errors into it.
+public enum SpotterError: Error, Sendable, Equatable {
+    /// The object does not exist, or the caller may not see it (both answer the same).
+    case notFound(String)
+    /// A unique field is taken.
+    case alreadyExists(field: String, reason: String)
+    /// Input is invalid; every offending field is listed.
+    case invalidArgument([FieldViolation])
+    /// The request is valid but the state does not allow it.
+    case failedPrecondition(String)
+    /// The caller is known but not allowed (for example a tier gate naming the tier that unlocks it).
+    case permissionDenied(String)
+    /// No valid credentials.
+    case unauthenticated(String)
+    /// Too many attempts; retry after the given number of seconds.
+    case tooManyRequests(String, retryAfterSeconds: Int)
+    /// A dependency (the database) is unreachable right now.
+    case unavailable(String)
+
+    /// An `invalidArgument` for one field.
+    public static func invalid(_ field: String, _ reason: String) -> SpotterError {
+        .invalidArgument([FieldViolation(field: field, reason: reason)])
+    }
+}
+
+/// One bad input field: its path (`exercises[2].sets[0].rpe`) and why it is bad.
+public struct FieldViolation: Sendable, Equatable, CustomStringConvertible {
+    public var field: String
+    public var reason: String
+
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { "\(field): \(reason)" }
+}
+
+/// Collects field violations so one answer can name every bad field.
+public struct Validator: Sendable {
+    public private(set) var violations: [FieldViolation] = []
+
+    public init() {}
+
+    /// Records a violation when `condition` is false.
+    public mutating func check(_ condition: Bool, _ field: String, _ reason: @autoclosure () -> String) {
+        if !condition { violations.append(FieldViolation(field: field, reason: reason())) }
+    }
+
+    public mutating func add(_ field: String, _ reason: String) {
+        violations.append(FieldViolation(field: field, reason: reason))
+    }
+
+    /// Throws `invalidArgument` with every recorded violation, if there is any.
+    public func validate() throws(SpotterError) {
+        if !violations.isEmpty { throw .invalidArgument(violations) }
+    }
+}

@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+import Logging
+import Postgres
+
+/// One forward-only schema change: `Migrations/NNNN_name.sql`.
+public struct Migration: Sendable, Equatable {
+    public var version: Int
+    public var name: String
+    public var sql: String
+
+    /// SHA-256 of the file, recorded when applied; a later change to the file is refused.
+    public var checksum: String {
+        SHA256.hash(data: Array(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// Why migrating is refused.
+public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case badFileName(String)
+    case duplicateVersion(Int)
+    case checksumMismatch(version: Int, name: String)
+    case missingFile(version: Int, name: String)
+
+    public var description: String {
+        switch self {
+        case .badFileName(let file): "migration file \(file) is not named NNNN_name.sql"
+        case .duplicateVersion(let version): "two migration files have version \(version)"
+        case .checksumMismatch(let version, let name):
+            "migration \(version)_\(name) was changed after it was applied; add a new migration instead"
+        case .missingFile(let version, let name):
+            "migration \(version)_\(name) is applied in the database but its file is missing"
+        }
+    }
+}
+
+/// Where one migration stands in a database.
+public struct MigrationState: Sendable, Equatable, Codable {
+    public enum Status: String, Sendable, Codable {
+        case applied
+        case pending
+        case changed
+        case missing
+    }
+
+    public var version: Int
+    public var name: String
+    public var status: Status
+    public var appliedAt: Date?
+}
+
+/// Applies migrations in order, each in its own transaction, under an advisory lock so that two
+/// processes never migrate one database at once.
+public struct Migrator: Sendable {
+    public let migrations: [Migration]
+    private let logger: Logger
+    // Any constant works; it only has to be the same for every Spotter process.
+    private static let lockKey: Int64 = 0x5370_6f74_7465_72
+
+    public init(migrations: [Migration], logger: Logger) {
+        self.migrations = migrations.sorted { $0.version < $1.version }
+        self.logger = logger
+    }
+
+    /// Reads every `NNNN_name.sql` file of a directory.
+    public static func load(from directory: URL) throws -> [Migration] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".sql") }
+        var seen = Set<Int>()
+        return try files.map { file in
+            let stem = file.dropLast(4)
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
+                stem[..<underscore].count == 4
+            else { throw MigrationError.badFileName(file) }
+            guard seen.insert(version).inserted else { throw MigrationError.duplicateVersion(version) }
+            let sql = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            return Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql)
+        }
+        .sorted { $0.version < $1.version }
+    }
+
+    /// Applies every pending migration; returns those it applied. Runs as the connection's role,
+    /// which must own the schema.
+    @discardableResult
+    public func migrate(_ connection: PostgresConnection) async throws -> [Migration] {
+        try await connection.execute(Self.createTable)
+        try await connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
+        do {
+            let applied = try await apply(connection)
+            try await connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey])
+            return applied
+        } catch {
+            _ = try? await connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey])
+            throw error
+        }
+    }
+
+    /// Every migration known to the files or the database, and where it stands.
+    public func status(_ connection: PostgresConnection) async throws -> [MigrationState] {
+        let exists = try await connection.query("SELECT to_regclass('spotter_migrations') IS NOT NULL AS present")
+        let recorded = try exists.single!.decode("present", as: Bool.self) ? try await appliedRows(connection) : [:]
+        var states = migrations.map { migration -> MigrationState in
+            guard let row = recorded[migration.version] else {
+                return MigrationState(version: migration.version, name: migration.name, status: .pending)
+            }
+            let status: MigrationState.Status = row.checksum == migration.checksum ? .applied : .changed
+            return MigrationState(version: migration.version, name: migration.name, status: status, appliedAt: row.at)
+        }
+        let known = Set(migrations.map(\.version))
+        for (version, row) in recorded where !known.contains(version) {
+            states.append(MigrationState(version: version, name: row.name, status: .missing, appliedAt: row.at))
+        }
+        return states.sorted { $0.version < $1.version }
+    }
+
+    private func apply(_ connection: PostgresConnection) async throws -> [Migration] {
+        for state in try await status(connection) {
+            switch state.status {
+            case .changed: throw MigrationError.checksumMismatch(version: state.version, name: state.name)
+            case .missing: throw MigrationError.missingFile(version: state.version, name: state.name)
+            case .applied, .pending: continue
+            }
+        }
+        let done = try await appliedRows(connection)
+        var applied: [Migration] = []
+        for migration in migrations where done[migration.version] == nil {
+            logger.info("applying migration", metadata: ["migration": "\(migration.version)_\(migration.name)"])
+            try await connection.execute("BEGIN")
+            do {
+                try await connection.execute(migration.sql)
+                try await connection.query(
+                    "INSERT INTO spotter_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                    [migration.version, migration.name, migration.checksum]
+                )
+                try await connection.execute("COMMIT")
+            } catch {
+                _ = try? await connection.execute("ROLLBACK")
+                throw error
+            }
+            applied.append(migration)
+        }
+        return applied
+    }
+
+    private func appliedRows(_ connection: PostgresConnection) async throws
+        -> [Int: (name: String, checksum: String, at: Date)]
+    {
+        let rows = try await connection.query("SELECT version, name, checksum, applied_at FROM spotter_migrations")
+        var result: [Int: (name: String, checksum: String, at: Date)] = [:]
+        for row in rows {
+            result[try row.decode("version")] = (
+                try row.decode("name"), try row.decode("checksum"), try row.decode("applied_at")
+            )
+        }
+        return result
+    }
+
+    private static let createTable = """
+        CREATE TABLE IF NOT EXISTS spotter_migrations (
+            version     integer PRIMARY KEY,
+            name        text NOT NULL,
+            checksum    text NOT NULL,
+            applied_at  timestamptz NOT NULL DEFAULT now()
+        )
+        """
+}

@@ -1,0 +1,342 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `AuthStore` on PostgreSQL. Before sign-in the tenant is found through a SECURITY DEFINER lookup
+/// that returns only its id; everything else runs with that tenant set, under row-level security.
+public struct PostgresAuthStore: AuthStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func createAccount(_ account: NewAccount, verification: AccountToken, email: OutboxMessage) async throws {
+        try await database.withTenant(account.tenantID) { connection in
+            try await connection.query(
+                """
+                INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $6)
+                """,
+                [account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
+                 account.unit.rawValue, account.createdAt]
+            )
+            try await connection.query(
+                """
+                INSERT INTO accounts (tenant_id, account_id, email, username, password_hash, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $6)
+                """,
+                [account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
+                 account.passwordHash, account.createdAt]
+            )
+            let principal = Principal(tenantID: account.tenantID, accountID: account.accountID)
+            try await Self.insertToken(principal, verification, connection)
+            try await OutboxSQL.enqueue(email, tenant: account.tenantID, connection)
+        }
+    }
+
+    public func signInCandidate(login: String) async throws -> SignInCandidate? {
+        guard let tenant = try await lookupTenant("SELECT spotter_tenant_for_login($1) AS tenant_id", login) else {
+            return nil
+        }
+        return try await database.withTenant(tenant) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT tenant_id, account_id, password_hash, status, failed_sign_ins, locked_until
+                FROM accounts WHERE email = $1 OR lower(username) = $1
+                """,
+                [login]
+            )
+            guard let row = rows.single else { return nil }
+            return SignInCandidate(
+                principal: Principal(tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+                                     accountID: AccountID(rawValue: try row.decode("account_id"))),
+                passwordHash: try row.decode("password_hash"),
+                status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
+                failedAttempts: try row.decode("failed_sign_ins"),
+                lockedUntil: try row.decode("locked_until")
+            )
+        }
+    }
+
+    public func recordFailedSignIn(_ principal: Principal, failedAttempts: Int, lockedUntil: Date?) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                UPDATE accounts SET failed_sign_ins = $2, last_failed_sign_in = now(), locked_until = $3
+                WHERE account_id = $1
+                """,
+                [principal.accountID.rawValue, failedAttempts, lockedUntil]
+            )
+        }
+    }
+
+    public func openSession(_ principal: Principal, _ session: NewSession) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                UPDATE accounts SET failed_sign_ins = 0, locked_until = NULL WHERE account_id = $1
+                """,
+                [principal.accountID.rawValue]
+            )
+            try await connection.query(
+                """
+                INSERT INTO sessions (tenant_id, session_id, account_id, device_label, access_token_hash,
+                                      access_expires_at, created_at, last_used_at, expires_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+                """,
+                [principal.tenantID.rawValue, session.id.rawValue, principal.accountID.rawValue, session.deviceLabel,
+                 PostgresBytes(session.tokens.accessHash), session.tokens.accessExpiresAt, session.createdAt,
+                 session.expiresAt]
+            )
+            try await Self.insertRefreshToken(principal.tenantID, session.id, session.tokens, connection)
+        }
+    }
+
+    public func authenticate(accessTokenHash: [UInt8], now: Date) async throws -> Principal? {
+        try await database.withoutTenant { connection in
+            let rows = try await connection.query(
+                "SELECT tenant_id, account_id, session_id FROM spotter_authenticate($1, $2)",
+                [PostgresBytes(accessTokenHash), now]
+            )
+            guard let row = rows.single else { return nil }
+            return Principal(
+                tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+                accountID: AccountID(rawValue: try row.decode("account_id")),
+                sessionID: SessionID(rawValue: try row.decode("session_id"))
+            )
+        }
+    }
+
+    public func lookupRefreshToken(hash: [UInt8], now: Date) async throws -> RefreshLookup {
+        guard let tenant = try await lookupTenant(
+            "SELECT spotter_tenant_for_refresh_token($1) AS tenant_id", PostgresBytes(hash))
+        else { return .invalid }
+        return try await database.withTenant(tenant) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT s.tenant_id, s.account_id, s.session_id, s.expires_at, s.revoked_at,
+                       r.used_at, r.expires_at AS token_expires_at, a.status
+                FROM refresh_tokens r
+                JOIN sessions s ON s.tenant_id = r.tenant_id AND s.session_id = r.session_id
+                JOIN accounts a ON a.tenant_id = s.tenant_id AND a.account_id = s.account_id
+                WHERE r.token_hash = $1
+                """,
+                [PostgresBytes(hash)]
+            )
+            guard let row = rows.single else { return .invalid }
+            let principal = Principal(
+                tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+                accountID: AccountID(rawValue: try row.decode("account_id")),
+                sessionID: SessionID(rawValue: try row.decode("session_id"))
+            )
+            let revoked: Date? = try row.decode("revoked_at")
+            let sessionEnd: Date = try row.decode("expires_at")
+            let tokenEnd: Date = try row.decode("token_expires_at")
+            let used: Date? = try row.decode("used_at")
+            let status: String = try row.decode("status")
+            guard revoked == nil, sessionEnd > now, status == AccountStatus.active.rawValue else { return .invalid }
+            if used != nil { return .reused(principal) }
+            guard tokenEnd > now else { return .invalid }
+            return .current(principal, sessionExpiresAt: sessionEnd)
+        }
+    }
+
+    public func rotateTokens(_ principal: Principal, oldRefreshHash: [UInt8], to tokens: SessionTokens, now: Date)
+        async throws -> Bool
+    {
+        guard let session = principal.sessionID else { return false }
+        return try await database.withTenant(principal.tenantID) { connection in
+            let used = try await connection.query(
+                "UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL",
+                [PostgresBytes(oldRefreshHash), now]
+            )
+            guard used.affectedRows == 1 else { return false }
+            try await connection.query(
+                """
+                UPDATE sessions SET access_token_hash = $2, access_expires_at = $3, last_used_at = $4
+                WHERE session_id = $1 AND revoked_at IS NULL
+                """,
+                [session.rawValue, PostgresBytes(tokens.accessHash), tokens.accessExpiresAt, now]
+            )
+            try await Self.insertRefreshToken(principal.tenantID, session, tokens, connection)
+            return true
+        }
+    }
+
+    public func revokeSession(_ principal: Principal, _ session: SessionID, reason: String, now: Date) async throws
+        -> Bool
+    {
+        try await database.withTenant(principal.tenantID) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE sessions SET revoked_at = $3, revoked_reason = $4
+                WHERE session_id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > $3
+                """,
+                [session.rawValue, principal.accountID.rawValue, now, reason]
+            )
+            return rows.affectedRows == 1
+        }
+    }
+
+    public func revokeAllSessions(_ principal: Principal, reason: String, now: Date) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await SessionSQL.revokeAll(account: principal.accountID, reason: reason, now: now, connection)
+        }
+    }
+
+    public func sessions(_ principal: Principal, now: Date) async throws -> [SessionInfo] {
+        try await database.withTenant(principal.tenantID) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT session_id, device_label, created_at, last_used_at, expires_at
+                FROM sessions
+                WHERE account_id = $1 AND revoked_at IS NULL AND expires_at > $2
+                ORDER BY created_at DESC
+                """,
+                [principal.accountID.rawValue, now]
+            )
+            return try rows.map { row in
+                SessionInfo(
+                    id: SessionID(rawValue: try row.decode("session_id")),
+                    deviceLabel: try row.decode("device_label"),
+                    createdAt: try row.decode("created_at"),
+                    lastUsedAt: try row.decode("last_used_at"),
+                    expiresAt: try row.decode("expires_at")
+                )
+            }
+        }
+    }
+
+    public func consumeAccountToken(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Principal? {
+        guard let tenant = try await lookupTenant(
+            "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+        else { return nil }
+        return try await database.withTenant(tenant) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE account_tokens SET used_at = $3
+                WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3
+                RETURNING tenant_id, account_id
+                """,
+                [PostgresBytes(hash), purpose.rawValue, now]
+            )
+            guard let row = rows.single else { return nil }
+            return Principal(
+                tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+                accountID: AccountID(rawValue: try row.decode("account_id"))
+            )
+        }
+    }
+
+    public func markEmailVerified(_ principal: Principal, at: Date) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                UPDATE accounts SET email_verified_at = coalesce(email_verified_at, $2), updated_at = $2
+                WHERE account_id = $1
+                """,
+                [principal.accountID.rawValue, at]
+            )
+        }
+    }
+
+    public func principal(forEmail email: String) async throws -> Principal? {
+        guard let tenant = try await lookupTenant("SELECT spotter_tenant_for_email($1) AS tenant_id", email) else {
+            return nil
+        }
+        return try await database.withTenant(tenant) { connection in
+            let rows = try await connection.query(
+                "SELECT account_id FROM accounts WHERE email = $1 AND status = 'active'",
+                [email]
+            )
+            guard let row = rows.single else { return nil }
+            return Principal(tenantID: tenant, accountID: AccountID(rawValue: try row.decode("account_id")))
+        }
+    }
+
+    public func issueAccountToken(_ principal: Principal, _ token: AccountToken, email: OutboxMessage) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await Self.insertToken(principal, token, connection)
+            try await OutboxSQL.enqueue(email, tenant: principal.tenantID, connection)
+        }
+    }
+
+    public func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                UPDATE accounts SET password_hash = $2, failed_sign_ins = 0, locked_until = NULL, updated_at = $3
+                WHERE account_id = $1
+                """,
+                [principal.accountID.rawValue, passwordHash, now]
+            )
+            try await SessionSQL.revokeAll(account: principal.accountID, reason: "password reset", now: now, connection)
+        }
+    }
+
+    public func addressFailures(_ address: String) async throws -> AddressFailures? {
+        try await database.withoutTenant { connection in
+            let rows = try await connection.query(
+                "SELECT failures, window_start, blocked_until FROM sign_in_address_failures WHERE address = $1",
+                [address]
+            )
+            guard let row = rows.single else { return nil }
+            return AddressFailures(
+                failures: try row.decode("failures"),
+                windowStart: try row.decode("window_start"),
+                blockedUntil: try row.decode("blocked_until")
+            )
+        }
+    }
+
+    public func recordAddressFailures(_ address: String, _ failures: AddressFailures) async throws {
+        try await database.withoutTenant { connection in
+            try await connection.query(
+                """
+                INSERT INTO sign_in_address_failures (address, failures, window_start, blocked_until)
+                VALUES ($1, $2, $3, $4)
+                ON CONFLICT (address) DO UPDATE
+                SET failures = excluded.failures, window_start = excluded.window_start,
+                    blocked_until = excluded.blocked_until
+                """,
+                [address, failures.failures, failures.windowStart, failures.blockedUntil]
+            )
+        }
+    }
+
+    private func lookupTenant(_ sql: String, _ key: some PostgresEncodable) async throws -> TenantID? {
+        try await database.withoutTenant { connection in
+            let row = try await connection.query(sql, [key]).single
+            return try row?.decode("tenant_id", as: UUID?.self).map(TenantID.init(rawValue:))
+        }
+    }
+
+    private static func insertToken(_ principal: Principal, _ token: AccountToken, _ connection: PostgresConnection)
+        async throws
+    {
+        try await connection.query(
+            """
+            INSERT INTO account_tokens (tenant_id, token_hash, account_id, purpose, expires_at)
+            VALUES ($1, $2, $3, $4, $5)
+            """,
+            [principal.tenantID.rawValue, PostgresBytes(token.hash), principal.accountID.rawValue,
+             token.purpose.rawValue, token.expiresAt]
+        )
+    }
+
+    private static func insertRefreshToken(
+        _ tenant: TenantID,
+        _ session: SessionID,
+        _ tokens: SessionTokens,
+        _ connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO refresh_tokens (tenant_id, token_hash, session_id, expires_at)
+            VALUES ($1, $2, $3, $4)
+            """,
+            [tenant.rawValue, PostgresBytes(tokens.refreshHash), session.rawValue, tokens.refreshExpiresAt]
+        )
+    }
+}

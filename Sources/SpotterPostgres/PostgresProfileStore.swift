@@ -1,0 +1,71 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `ProfileStore` on PostgreSQL.
+public struct PostgresProfileStore: ProfileStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func profile(_ principal: Principal) async throws -> Profile {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await Self.load(principal, connection)
+        }
+    }
+
+    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, now: Date) async throws -> Profile {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                UPDATE tenants
+                SET display_name = coalesce($2, display_name),
+                    time_zone = coalesce($3, time_zone),
+                    unit = coalesce($4, unit),
+                    updated_at = $5,
+                    version = version + 1
+                WHERE tenant_id = $1
+                """,
+                [principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now]
+            )
+            return try await Self.load(principal, connection)
+        }
+    }
+
+    static let selectProfile = """
+        SELECT t.tenant_id, a.account_id, t.kind, a.email, a.email_verified_at, a.username, t.display_name,
+               t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at
+        FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
+        """
+
+    private static func load(_ principal: Principal, _ connection: PostgresConnection) async throws -> Profile {
+        let rows = try await connection.query(
+            selectProfile + " WHERE a.tenant_id = $1 AND a.account_id = $2",
+            [principal.tenantID.rawValue, principal.accountID.rawValue]
+        )
+        guard let row = rows.single else { throw SpotterError.notFound("profile not found") }
+        return try decodeProfile(row)
+    }
+
+    static func decodeProfile(_ row: PostgresRow) throws -> Profile {
+        Profile(
+            tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+            accountID: AccountID(rawValue: try row.decode("account_id")),
+            kind: TenantKind(rawValue: try row.decode("kind")) ?? .lifter,
+            email: try row.decode("email"),
+            emailVerifiedAt: try row.decode("email_verified_at"),
+            username: try row.decode("username"),
+            displayName: try row.decode("display_name"),
+            timeZone: try row.decode("time_zone"),
+            unit: WeightUnit(rawValue: try row.decode("unit")) ?? .kg,
+            tier: TierGrant(
+                tier: Tier(rawValue: try row.decode("tier")) ?? .free,
+                expiresAt: try row.decode("tier_expires_at")
+            ),
+            status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
+            createdAt: try row.decode("created_at")
+        )
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// Outbox statements shared by the stores that send e-mail.
+enum OutboxSQL {
+    static func enqueue(_ message: OutboxMessage, tenant: TenantID, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO email_outbox (tenant_id, message_id, kind, recipient, subject, body)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            [tenant.rawValue, message.id, message.kind, message.recipient, message.subject, message.body]
+        )
+    }
+}
+
+/// Session statements shared by the auth and admin stores.
+enum SessionSQL {
+    /// Revokes every live session of an account; returns how many.
+    @discardableResult
+    static func revokeAll(account: AccountID, reason: String, now: Date, _ connection: PostgresConnection)
+        async throws -> Int
+    {
+        try await connection.query(
+            """
+            UPDATE sessions SET revoked_at = $2, revoked_reason = $3
+            WHERE account_id = $1 AND revoked_at IS NULL
+            """,
+            [account.rawValue, now, reason]
+        ).affectedRows
+    }
+}

@@ -1,0 +1,64 @@
+import Logging
+import Postgres
+import SpotterCore
+
+/// The database as the stores use it: a pool working as `spotter_app`, and the one place that sets
+/// a transaction's acting tenant.
+public struct SpotterDatabase: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Runs `body` in a transaction whose row-level security context is `tenant`. The setting is
+    /// transaction-local (`set_config(…, true)`), so it ends with the transaction and a pooled
+    /// connection never carries it into another request.
+    @discardableResult
+    public func withTenant<T: Sendable>(
+        _ tenant: TenantID,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
+                return try await body(connection)
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction with no tenant set: only the SECURITY DEFINER lookups and
+    /// non-tenant tables are reachable.
+    @discardableResult
+    public func withoutTenant<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in try await body(connection) }
+        }
+    }
+}
+
+/// Turns database failures into domain errors: unique violations into `alreadyExists` naming the
+/// field (from the constraint or index name), an unreachable database into `unavailable`.
+func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as PostgresError {
+        switch error.kind {
+        case .connection, .connectionLost, .poolTimeout, .poolClosed:
+            throw SpotterError.unavailable("the database is unavailable; try again shortly")
+        case .server where error.sqlState == PostgresError.Code.uniqueViolation:
+            let field = uniqueField(constraint: error.constraint)
+            throw SpotterError.alreadyExists(field: field, reason: "is already taken")
+        case .server, .decoding:
+            throw error
+        }
+    }
+}
+
+private func uniqueField(constraint: String?) -> String {
+    switch constraint {
+    case "accounts_email_key": "email"
+    case "accounts_username_key": "username"
+    default: "id"
+    }
+}
