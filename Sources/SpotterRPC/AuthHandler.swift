@@ -1,0 +1,105 @@
+import Foundation
+import GRPCCore
+import SpotterCore
+import SpotterProto
+
+/// `spotter.v1.AuthService`: validates nothing itself beyond proto shapes; `AuthService` decides.
+public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
+    private let auth: AuthService
+
+    public init(auth: AuthService) {
+        self.auth = auth
+    }
+
+    public func register(request: Spotter_V1_RegisterRequest, context: ServerContext) async throws
+        -> Spotter_V1_RegisterResponse
+    {
+        let principal = try await auth.register(
+            AuthService.Registration(
+                email: request.email,
+                username: request.username,
+                password: request.password,
+                kind: TenantKind(request.kind),
+                displayName: request.displayName.isEmpty ? nil : request.displayName,
+                timeZone: request.timeZone.isEmpty ? nil : request.timeZone,
+                unit: WeightUnit(request.unit)
+            )
+        )
+        return .with {
+            $0.tenantID = principal.tenantID.description
+            $0.accountID = principal.accountID.description
+        }
+    }
+
+    public func verifyEmail(request: Spotter_V1_VerifyEmailRequest, context: ServerContext) async throws
+        -> Spotter_V1_VerifyEmailResponse
+    {
+        try await auth.verifyEmail(token: request.token)
+        return Spotter_V1_VerifyEmailResponse()
+    }
+
+    public func signIn(request: Spotter_V1_SignInRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair {
+        let tokens = try await auth.signIn(
+            login: request.login,
+            password: request.password,
+            deviceLabel: request.deviceLabel,
+            address: RequestContext.current?.clientAddress ?? ""
+        )
+        return Spotter_V1_TokenPair(tokens)
+    }
+
+    public func refresh(request: Spotter_V1_RefreshRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair {
+        Spotter_V1_TokenPair(try await auth.refresh(refreshToken: request.refreshToken))
+    }
+
+    public func signOut(request: Spotter_V1_SignOutRequest, context: ServerContext) async throws
+        -> Spotter_V1_SignOutResponse
+    {
+        try await auth.signOut(try RequestContext.principal())
+        return Spotter_V1_SignOutResponse()
+    }
+
+    public func requestPasswordReset(request: Spotter_V1_RequestPasswordResetRequest, context: ServerContext)
+        async throws -> Spotter_V1_RequestPasswordResetResponse
+    {
+        try await auth.requestPasswordReset(email: request.email)
+        return Spotter_V1_RequestPasswordResetResponse()
+    }
+
+    public func completePasswordReset(request: Spotter_V1_CompletePasswordResetRequest, context: ServerContext)
+        async throws -> Spotter_V1_CompletePasswordResetResponse
+    {
+        try await auth.completePasswordReset(token: request.token, newPassword: request.newPassword)
+        return Spotter_V1_CompletePasswordResetResponse()
+    }
+
+    public func listSessions(request: Spotter_V1_ListSessionsRequest, context: ServerContext) async throws
+        -> Spotter_V1_ListSessionsResponse
+    {
+        let principal = try RequestContext.principal()
+        let sessions = try await auth.sessions(principal)
+        return .with {
+            $0.sessions = sessions.map { session in
+                .with {
+                    $0.sessionID = session.id.description
+                    $0.deviceLabel = session.deviceLabel
+                    $0.createdAt = Spotter_V1_Timestamp(session.createdAt)
+                    $0.lastUsedAt = Spotter_V1_Timestamp(session.lastUsedAt)
+                    $0.expiresAt = Spotter_V1_Timestamp(session.expiresAt)
+                    $0.current = session.id == principal.sessionID
+                }
+            }
+        }
+    }
+
+    public func revokeSession(request: Spotter_V1_RevokeSessionRequest, context: ServerContext) async throws
+        -> Spotter_V1_RevokeSessionResponse
+    {
+        let principal = try RequestContext.principal()
+        guard let session = SessionID(request.sessionID) else {
+            throw SpotterError.invalid("session_id", "must be a session id from ListSessions")
+        }
+        try await auth.revokeSession(principal, session)
+        return Spotter_V1_RevokeSessionResponse()
+    }
+}

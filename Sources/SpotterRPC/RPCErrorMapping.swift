@@ -1,0 +1,57 @@
+import GRPCCore
+import GRPCProtobuf
+import Logging
+import SpotterCore
+
+/// Maps any error a handler throws to what the client sees. Domain errors keep their message;
+/// anything else becomes INTERNAL with only the request id, and its details go to the log.
+enum RPCErrorMapping {
+    static func map(_ error: any Error, requestID: String, logger: Logger) -> any Error {
+        switch error {
+        case let error as SpotterError:
+            return status(for: error)
+        case let error as RPCError:
+            return error
+        case let error as GoogleRPCStatus:
+            return error
+        case is CancellationError:
+            return RPCError(code: .cancelled, message: "the call was cancelled")
+        default:
+            logger.error("internal error", metadata: ["error": "\(String(reflecting: error))"])
+            return RPCError(code: .internalError, message: "internal error (request id \(requestID))")
+        }
+    }
+
+    static func status(for error: SpotterError) -> GoogleRPCStatus {
+        switch error {
+        case .notFound(let message):
+            return GoogleRPCStatus(code: .notFound, message: message, details: [])
+        case .alreadyExists(let field, let reason):
+            return GoogleRPCStatus(
+                code: .alreadyExists,
+                message: "\(field): \(reason)",
+                details: [.badRequest(violations: [.init(field: field, description: reason)])]
+            )
+        case .invalidArgument(let violations):
+            return GoogleRPCStatus(
+                code: .invalidArgument,
+                message: "invalid argument: " + violations.map(\.description).joined(separator: "; "),
+                details: [.badRequest(violations: violations.map { .init(field: $0.field, description: $0.reason) })]
+            )
+        case .failedPrecondition(let message):
+            return GoogleRPCStatus(code: .failedPrecondition, message: message, details: [])
+        case .permissionDenied(let message):
+            return GoogleRPCStatus(code: .permissionDenied, message: message, details: [])
+        case .unauthenticated(let message):
+            return GoogleRPCStatus(code: .unauthenticated, message: message, details: [])
+        case .tooManyRequests(let message, let seconds):
+            return GoogleRPCStatus(
+                code: .resourceExhausted,
+                message: message,
+                details: [.retryInfo(delay: .seconds(seconds))]
+            )
+        case .unavailable(let message):
+            return GoogleRPCStatus(code: .unavailable, message: message, details: [])
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import GRPCCore
+import Logging
+import SpotterCore
+
+/// Runs around every call: gives it a request id and a logger, authenticates the bearer token of
+/// every method that is not public, maps errors for the client, and logs the outcome.
+public struct RequestInterceptor: ServerInterceptor {
+    /// Methods callable without an access token (full names: `spotter.v1.AuthService/SignIn`).
+    public static let publicMethods: Set<String> = [
+        "spotter.v1.AuthService/Register",
+        "spotter.v1.AuthService/VerifyEmail",
+        "spotter.v1.AuthService/SignIn",
+        "spotter.v1.AuthService/Refresh",
+        "spotter.v1.AuthService/RequestPasswordReset",
+        "spotter.v1.AuthService/CompletePasswordReset",
+        "grpc.health.v1.Health/Check",
+        "grpc.health.v1.Health/Watch",
+    ]
+
+    private let auth: AuthService
+    private let logger: Logger
+
+    public init(auth: AuthService, logger: Logger) {
+        self.auth = auth
+        self.logger = logger
+    }
+
+    public func intercept<Input: Sendable, Output: Sendable>(
+        request: StreamingServerRequest<Input>,
+        context: ServerContext,
+        next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    ) async throws -> StreamingServerResponse<Output> {
+        let method = context.descriptor.fullyQualifiedMethod
+        let requestID = Self.newRequestID()
+        var logger = self.logger
+        logger[metadataKey: "request_id"] = "\(requestID)"
+        logger[metadataKey: "method"] = "\(method)"
+        let started = ContinuousClock.now
+        var requestContext = RequestContext(
+            requestID: requestID,
+            principal: nil,
+            clientAddress: Self.address(of: context.remotePeer),
+            logger: logger
+        )
+        do {
+            if !Self.publicMethods.contains(method) {
+                let token = Self.bearerToken(in: request.metadata)
+                guard !token.isEmpty else {
+                    throw SpotterError.unauthenticated("missing metadata 'authorization: Bearer <access token>'")
+                }
+                let principal = try await auth.authenticate(accessToken: token)
+                requestContext.principal = principal
+                requestContext.logger[metadataKey: "tenant"] = "\(principal.tenantID)"
+            }
+            let response = try await RequestContext.$current.withValue(requestContext) {
+                try await next(request, context)
+            }
+            requestContext.logger.debug("ok", metadata: ["ms": "\(Self.milliseconds(since: started))"])
+            return response
+        } catch {
+            let mapped = RPCErrorMapping.map(error, requestID: requestID, logger: requestContext.logger)
+            requestContext.logger.info(
+                "failed",
+                metadata: ["ms": "\(Self.milliseconds(since: started))", "code": "\(Self.code(of: mapped))"]
+            )
+            throw mapped
+        }
+    }
+
+    /// The token of `authorization: Bearer <token>`, or "" when there is none.
+    static func bearerToken(in metadata: Metadata) -> String {
+        for value in metadata[stringValues: "authorization"] {
+            let parts = value.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                return parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return ""
+    }
+
+    /// `ipv4:127.0.0.1:5000` → `127.0.0.1`; `ipv6:[::1]:5000` → `::1`.
+    static func address(of peer: String) -> String {
+        var text = Substring(peer)
+        for prefix in ["ipv4:", "ipv6:", "unix:"] where text.hasPrefix(prefix) {
+            text = text.dropFirst(prefix.count)
+        }
+        if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
+            return String(text[text.index(after: text.startIndex)..<end])
+        }
+        if let colon = text.lastIndex(of: ":"), text.filter({ $0 == ":" }).count == 1 {
+            return String(text[..<colon])
+        }
+        return String(text)
+    }
+
+    private static func newRequestID() -> String {
+        String(UUID().uuidString.lowercased().prefix(13)).replacingOccurrences(of: "-", with: "")
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    private static func code(of error: any Error) -> String {
+        if let error = error as? any RPCErrorConvertible { return "\(error.rpcErrorCode)" }
+        if let error = error as? RPCError { return "\(error.code)" }
+        return "unknown"
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import SpotterCore
+
+/// Everything `spotterd` and `spotterctl` read from the environment, read once at start-up.
+/// Nothing below the wiring reads the environment.
+public struct ServerConfiguration: Sendable {
+    /// Where the database is.
+    public enum DatabaseLocation: Sendable, Equatable {
+        /// A libpq connection string or URL given by the operator.
+        case external(String)
+        /// A private cluster under `dataDirectory/postgres`, started and stopped by Spotter.
+        case embedded
+    }
+
+    public var database: DatabaseLocation
+    /// Keeps the embedded cluster, the development certificate and other local state.
+    public var dataDirectory: URL
+    /// The role request work runs as (`SET ROLE` after connecting).
+    public var applicationRole: String
+    /// The role `spotterctl` works as.
+    public var adminRole: String
+    public var poolSize: Int
+    public var migrationsDirectory: URL
+    /// Directory with `initdb`, `pg_ctl` and `postgres` for the embedded cluster; `nil` searches.
+    public var postgresBinDirectory: String?
+    public var host: String
+    public var port: Int
+    /// PEM certificate chain and key; `nil` creates a self-signed development certificate.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    public var logLevel: Logger.Level
+    public var auth: AuthPolicy
+    public var passwordCost: PasswordHasher.Cost
+    /// Run pending migrations when `spotterd` starts.
+    public var migrateOnStart: Bool
+
+    /// Reads the documented `SPOTTER_*` variables (see the README); unknown values are errors.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ServerConfiguration {
+        let reader = EnvironmentReader(environment)
+        let dataDirectory = URL(fileURLWithPath: reader.string("SPOTTER_DATA_DIR") ?? defaultDataDirectory())
+        var auth = AuthPolicy()
+        let port = try reader.integer("SPOTTER_GRPC_PORT", default: 8443, range: 0...65535)
+        auth.publicURL = reader.string("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(port)"
+        let configuration = ServerConfiguration(
+            database: reader.string("SPOTTER_DATABASE_URL").map(DatabaseLocation.external) ?? .embedded,
+            dataDirectory: dataDirectory,
+            applicationRole: reader.string("SPOTTER_DATABASE_ROLE") ?? "spotter_app",
+            adminRole: reader.string("SPOTTER_ADMIN_ROLE") ?? "spotter_admin",
+            poolSize: try reader.integer("SPOTTER_DATABASE_POOL_SIZE", default: 10, range: 1...500),
+            migrationsDirectory: URL(fileURLWithPath: reader.string("SPOTTER_MIGRATIONS_DIR") ?? defaultMigrations()),
+            postgresBinDirectory: reader.string("SPOTTER_POSTGRES_BIN"),
+            host: reader.string("SPOTTER_GRPC_HOST") ?? "127.0.0.1",
+            port: port,
+            tlsCertificatePath: reader.string("SPOTTER_TLS_CERT"),
+            tlsKeyPath: reader.string("SPOTTER_TLS_KEY"),
+            logLevel: try reader.logLevel("SPOTTER_LOG_LEVEL"),
+            auth: auth,
+            passwordCost: PasswordHasher.Cost(
+                logN: try reader.integer("SPOTTER_SCRYPT_LOG_N", default: 17, range: 10...22),
+                blockSize: 8,
+                parallelism: 1
+            ),
+            migrateOnStart: try reader.boolean("SPOTTER_MIGRATE_ON_START", default: true)
+        )
+        if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
+            throw ConfigurationError(variable: "SPOTTER_TLS_CERT", reason: "set both SPOTTER_TLS_CERT and SPOTTER_TLS_KEY")
+        }
+        return configuration
+    }
+
+    /// `/var/lib/spotter` for root, `~/.local/share/spotter` for anyone else.
+    static func defaultDataDirectory() -> String {
+        if getuid() == 0 { return "/var/lib/spotter" }
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSTemporaryDirectory()
+        return home + "/.local/share/spotter"
+    }
+
+    /// `Migrations/` of the source tree this binary was built from, else beside the binary.
+    static func defaultMigrations() -> String {
+        let source = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Migrations")
+        if FileManager.default.fileExists(atPath: source.path) { return source.path }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("../share/spotter/Migrations").path
+    }
+}
+
+/// A configuration value that cannot be used.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var variable: String
+    public var reason: String
+
+    public var description: String { "\(variable): \(reason)" }
+}
+
+private struct EnvironmentReader {
+    let environment: [String: String]
+
+    init(_ environment: [String: String]) {
+        self.environment = environment
+    }
+
+    func string(_ name: String) -> String? {
+        guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
+    func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = string(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError(variable: name, reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    func boolean(_ name: String, default fallback: Bool) throws -> Bool {
+        guard let text = string(name)?.lowercased() else { return fallback }
+        switch text {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ConfigurationError(variable: name, reason: "must be true or false")
+        }
+    }
+
+    func logLevel(_ name: String) throws -> Logger.Level {
+        guard let text = string(name)?.lowercased() else { return .info }
+        guard let level = Logger.Level(rawValue: text) else {
+            throw ConfigurationError(variable: name, reason: "must be trace, debug, info, notice, warning, error or critical")
+        }
+        return level
+    }
+}

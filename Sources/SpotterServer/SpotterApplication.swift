@@ -1,0 +1,98 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Logging
+import Postgres
+import ServiceLifecycle
+import SpotterCore
+import SpotterPostgres
+import SpotterRPC
+
+/// The whole server wired in one place: stores, services, handlers, the gRPC server over TLS and
+/// the database health monitor, as one `ServiceGroup`.
+public struct SpotterApplication: Sendable {
+    public let pool: PostgresPool
+    public let transport: HTTP2ServerTransport.Posix
+    public let serviceGroup: ServiceGroup
+    /// The certificate clients should trust when it is a generated development one.
+    public let developmentCertificatePath: String?
+
+    /// Builds the application on an open database.
+    public static func build(
+        settings: ServerConfiguration,
+        database: PostgresConfiguration,
+        logger: Logger
+    ) throws -> SpotterApplication {
+        let pool = PostgresPool(
+            configuration: database.with(role: settings.applicationRole),
+            options: PostgresPool.Options(maxConnections: settings.poolSize),
+            logger: logger
+        )
+        let spotterDatabase = SpotterDatabase(pool: pool)
+        let hasher = PasswordHasher(cost: settings.passwordCost, maxConcurrent: 2)
+        let auth = AuthService(
+            store: PostgresAuthStore(database: spotterDatabase),
+            hasher: hasher,
+            policy: settings.auth,
+            logger: logger
+        )
+        let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
+        let serving = ServingState()
+
+        let (certificate, key, development) = try tlsFiles(settings)
+        let transport = HTTP2ServerTransport.Posix(
+            address: .ipv4(host: settings.host, port: settings.port),
+            transportSecurity: .tls(
+                certificateChain: [.file(path: certificate, format: .pem)],
+                privateKey: .file(path: key, format: .pem)
+            )
+        )
+        let server = GRPCServer(
+            transport: transport,
+            services: [
+                AuthHandler(auth: auth),
+                AccountHandler(accounts: accounts),
+                HealthHandler(
+                    state: serving,
+                    services: ["spotter.v1.AuthService", "spotter.v1.AccountService", "grpc.health.v1.Health"]
+                ),
+            ],
+            interceptors: [RequestInterceptor(auth: auth, logger: logger)]
+        )
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: DatabaseHealthMonitor(pool: pool, state: serving, interval: .seconds(2), logger: logger)),
+                    .init(service: GRPCServerService(server: server)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        return SpotterApplication(
+            pool: pool,
+            transport: transport,
+            serviceGroup: group,
+            developmentCertificatePath: development ? certificate : nil
+        )
+    }
+
+    /// Runs until SIGINT or SIGTERM, then closes the pool.
+    public func run() async throws {
+        do {
+            try await serviceGroup.run()
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+        await pool.shutdown()
+    }
+
+    private static func tlsFiles(_ settings: ServerConfiguration) throws -> (String, String, Bool) {
+        if let certificate = settings.tlsCertificatePath, let key = settings.tlsKeyPath {
+            return (certificate, key, false)
+        }
+        let generated = try DevelopmentCertificate.ensure(in: settings.dataDirectory)
+        return (generated.certificate, generated.key, true)
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SpotterCore
+import SpotterServer
+
+/// `spotterd`: the Spotter server. Flags override the `SPOTTER_*` environment variables.
+@main
+struct Spotterd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spotterd",
+        abstract: "Runs the Spotter server: gRPC over TLS on PostgreSQL.",
+        discussion: "Configuration comes from SPOTTER_* environment variables (see the README); flags override them."
+    )
+
+    @Option(help: "Address to listen on (SPOTTER_GRPC_HOST).")
+    var host: String?
+
+    @Option(help: "Port to listen on (SPOTTER_GRPC_PORT).")
+    var port: Int?
+
+    @Option(help: "Data directory for the embedded database and development certificate (SPOTTER_DATA_DIR).")
+    var dataDir: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (SPOTTER_LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        if let host { environment["SPOTTER_GRPC_HOST"] = host }
+        if let port { environment["SPOTTER_GRPC_PORT"] = String(port) }
+        if let dataDir { environment["SPOTTER_DATA_DIR"] = dataDir }
+        if let logLevel { environment["SPOTTER_LOG_LEVEL"] = logLevel }
+        let settings = try ServerConfiguration.fromEnvironment(environment)
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "spotterd")
+
+        let database = try DatabaseSetup.open(settings, applicationName: "spotterd", logger: logger)
+        defer { database.close() }
+        if settings.migrateOnStart {
+            try await database.migrate(settings.migrationsDirectory, logger: logger)
+        }
+        let application = try SpotterApplication.build(
+            settings: settings,
+            database: database.configuration,
+            logger: logger
+        )
+        if let certificate = application.developmentCertificatePath {
+            logger.notice("no TLS certificate configured; using a self-signed development certificate",
+                          metadata: ["certificate": "\(certificate)"])
+        }
+        logger.notice("spotterd listening", metadata: ["address": "\(settings.host):\(settings.port)"])
+        try await application.run()
+        logger.notice("spotterd stopped")
+    }
+}
