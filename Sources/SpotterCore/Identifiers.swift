@@ -36,3 +36,16 @@ public struct SessionID: EntityID {
     public let rawValue: UUID
     public init(rawValue: UUID) { self.rawValue = rawValue }
 }
+
+extension EntityID {
+    /// Encodes as the plain UUID string, as clients and scripts expect.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(rawValue: try container.decode(UUID.self))
+    }
+}

@@ -196,15 +196,7 @@ public struct PostgresAuthStore: AuthStore {
                 """,
                 [principal.accountID.rawValue, now]
             )
-            return try rows.map { row in
-                SessionInfo(
-                    id: SessionID(rawValue: try row.decode("session_id")),
-                    deviceLabel: try row.decode("device_label"),
-                    createdAt: try row.decode("created_at"),
-                    lastUsedAt: try row.decode("last_used_at"),
-                    expiresAt: try row.decode("expires_at")
-                )
-            }
+            return try rows.map(SessionSQL.decodeInfo)
         }
     }
 

@@ -30,4 +30,15 @@ enum SessionSQL {
             [account.rawValue, now, reason]
         ).affectedRows
     }
+
+    /// A `SessionInfo` from a row with session_id, device_label, created_at, last_used_at, expires_at.
+    static func decodeInfo(_ row: PostgresRow) throws -> SessionInfo {
+        SessionInfo(
+            id: SessionID(rawValue: try row.decode("session_id")),
+            deviceLabel: try row.decode("device_label"),
+            createdAt: try row.decode("created_at"),
+            lastUsedAt: try row.decode("last_used_at"),
+            expiresAt: try row.decode("expires_at")
+        )
+    }
 }

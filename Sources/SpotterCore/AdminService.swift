@@ -1,0 +1,126 @@
+import Foundation
+
+/// What administrators may do with accounts, with the rules that every change is audited and needs
+/// a reason.
+public struct AdminService: Sendable {
+    private let store: any AdminStore
+    private let hasher: PasswordHasher
+    private let now: @Sendable () -> Date
+
+    public init(store: any AdminStore, hasher: PasswordHasher, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.hasher = hasher
+        self.now = now
+    }
+
+    public func accounts(_ filter: AccountFilter) async throws -> [AccountSummary] {
+        var validator = Validator()
+        validator.check((1...1000).contains(filter.limit), "limit", "must be from 1 to 1000")
+        validator.check(filter.offset >= 0, "offset", "must not be negative")
+        try validator.validate()
+        return try await store.accounts(filter)
+    }
+
+    /// The account `reference` names (tenant id, account id, e-mail or username); `notFound` otherwise.
+    public func account(_ reference: String) async throws -> AccountSummary {
+        guard let account = try await store.findAccount(reference) else {
+            throw SpotterError.notFound("no account matches '\(reference)'")
+        }
+        return account
+    }
+
+    public func detail(_ reference: String) async throws -> AccountDetail {
+        let account = try await account(reference)
+        guard let detail = try await store.accountDetail(account.tenantID, now: now()) else {
+            throw SpotterError.notFound("no account matches '\(reference)'")
+        }
+        return detail
+    }
+
+    /// Creates a lifter or coach account with a password the operator typed; e-mail optionally
+    /// marked verified.
+    public func createAccount(
+        kind: TenantKind,
+        email: String,
+        username: String,
+        password: String,
+        displayName: String?,
+        verified: Bool,
+        actor: AdminActor,
+        reason: String
+    ) async throws -> AccountSummary {
+        let normalizedEmail = CredentialRules.normalize(email)
+        var validator = Validator()
+        if let problem = CredentialRules.emailProblem(normalizedEmail) { validator.add("email", problem) }
+        if let problem = CredentialRules.usernameProblem(username) { validator.add("username", problem) }
+        if let problem = CredentialRules.passwordProblem(password) { validator.add("password", problem) }
+        if let displayName, let problem = CredentialRules.displayNameProblem(displayName) {
+            validator.add("display_name", problem)
+        }
+        Self.checkReason(reason, &validator)
+        try validator.validate()
+        let account = NewAccount(
+            tenantID: .random(),
+            accountID: .random(),
+            kind: kind,
+            email: normalizedEmail,
+            username: username,
+            displayName: displayName ?? username,
+            timeZone: "UTC",
+            unit: .kg,
+            passwordHash: try await hasher.hash(password),
+            createdAt: now()
+        )
+        try await store.createAccount(
+            account,
+            verified: verified,
+            audit: AuditRecord(
+                actor: actor,
+                action: "account.create",
+                targetTenantID: account.tenantID,
+                target: username,
+                reason: reason,
+                details: #"{"kind": "\#(kind.rawValue)", "verified": \#(verified)}"#
+            )
+        )
+        return try await self.account(account.tenantID.description)
+    }
+
+    /// Disables or enables an account; disabling revokes every session at once.
+    /// Returns the number of sessions revoked.
+    public func setStatus(_ reference: String, _ status: AccountStatus, actor: AdminActor, reason: String)
+        async throws -> Int
+    {
+        var validator = Validator()
+        Self.checkReason(reason, &validator)
+        try validator.validate()
+        let account = try await account(reference)
+        return try await store.setStatus(
+            account.tenantID,
+            status,
+            now: now(),
+            audit: AuditRecord(
+                actor: actor,
+                action: status == .disabled ? "account.disable" : "account.enable",
+                targetTenantID: account.tenantID,
+                target: account.username,
+                reason: reason
+            )
+        )
+    }
+
+    public func auditLog(_ filter: AuditFilter) async throws -> [AuditEntry] {
+        var validator = Validator()
+        validator.check((1...10_000).contains(filter.limit), "limit", "must be from 1 to 10000")
+        try validator.validate()
+        return try await store.auditLog(filter)
+    }
+
+    private static func checkReason(_ reason: String, _ validator: inout Validator) {
+        validator.check(
+            !reason.trimmingCharacters(in: .whitespaces).isEmpty,
+            "reason",
+            "is required for every change (--reason)"
+        )
+    }
+}

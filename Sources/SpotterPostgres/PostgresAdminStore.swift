@@ -1,0 +1,223 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `AdminStore` on PostgreSQL, working as the `spotter_admin` role (which row-level security lets
+/// see every tenant). Each change and its audit row commit together or not at all.
+public struct PostgresAdminStore: AdminStore {
+    private let pool: PostgresPool
+
+    /// `pool` must work as the admin role.
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    private static let selectSummary = """
+        SELECT t.tenant_id, a.account_id, t.kind, a.email, a.username, a.status, t.tier, t.tier_expires_at,
+               a.email_verified_at IS NOT NULL AS verified, t.created_at
+        FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
+        """
+
+    public func accounts(_ filter: AccountFilter) async throws -> [AccountSummary] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                let rows = try await connection.query(
+                    Self.selectSummary + """
+
+                        WHERE ($1::text IS NULL OR t.kind = $1)
+                          AND ($2::text IS NULL OR a.status = $2)
+                          AND ($3::text IS NULL OR t.tier = $3)
+                          AND ($4::text IS NULL OR a.email ILIKE '%' || $4 || '%' OR a.username ILIKE '%' || $4 || '%')
+                          AND ($5::timestamptz IS NULL OR t.created_at >= $5)
+                        ORDER BY t.created_at DESC, t.tenant_id
+                        LIMIT $6 OFFSET $7
+                        """,
+                    [filter.kind?.rawValue, filter.status?.rawValue, filter.tier?.rawValue,
+                     filter.search.map(Self.escapeLike), filter.createdSince, filter.limit, filter.offset]
+                )
+                return try rows.map(Self.decodeSummary)
+            }
+        }
+    }
+
+    public func findAccount(_ reference: String) async throws -> AccountSummary? {
+        let id = UUID(uuidString: reference)
+        return try await translatingErrors {
+            try await pool.withConnection { connection in
+                let rows = try await connection.query(
+                    Self.selectSummary + """
+
+                        WHERE t.tenant_id = $1 OR a.account_id = $1 OR a.email = lower($2) OR lower(a.username) = lower($2)
+                        LIMIT 1
+                        """,
+                    [id, reference]
+                )
+                return try rows.single.map(Self.decodeSummary)
+            }
+        }
+    }
+
+    public func accountDetail(_ tenant: TenantID, now: Date) async throws -> AccountDetail? {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                let profileRows = try await connection.query(
+                    PostgresProfileStore.selectProfile + " WHERE t.tenant_id = $1",
+                    [tenant.rawValue]
+                )
+                guard let profileRow = profileRows.single else { return nil }
+                let profile = try PostgresProfileStore.decodeProfile(profileRow)
+                let throttle = try await connection.query(
+                    "SELECT failed_sign_ins, locked_until FROM accounts WHERE tenant_id = $1 AND account_id = $2",
+                    [tenant.rawValue, profile.accountID.rawValue]
+                )
+                let sessions = try await connection.query(
+                    """
+                    SELECT session_id, device_label, created_at, last_used_at, expires_at
+                    FROM sessions
+                    WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
+                    ORDER BY created_at DESC
+                    """,
+                    [tenant.rawValue, now]
+                )
+                let activity = try await connection.query(
+                    "SELECT max(last_used_at) AS last FROM sessions WHERE tenant_id = $1",
+                    [tenant.rawValue]
+                )
+                return AccountDetail(
+                    profile: profile,
+                    failedSignIns: try throttle.single?.decode("failed_sign_ins") ?? 0,
+                    lockedUntil: try throttle.single?.decode("locked_until", as: Date?.self),
+                    sessions: try sessions.map(SessionSQL.decodeInfo),
+                    lastActivity: try activity.single?.decode("last", as: Date?.self)
+                )
+            }
+        }
+    }
+
+    public func createAccount(_ account: NewAccount, verified: Bool, audit: AuditRecord) async throws {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                try await connection.query(
+                    """
+                    INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $6)
+                    """,
+                    [account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
+                     account.unit.rawValue, account.createdAt]
+                )
+                try await connection.query(
+                    """
+                    INSERT INTO accounts (tenant_id, account_id, email, username, password_hash, email_verified_at,
+                                          created_at, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+                    """,
+                    [account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
+                     account.passwordHash, verified ? account.createdAt : nil, account.createdAt]
+                )
+                try await AuditSQL.append(audit, connection)
+            }
+        }
+    }
+
+    public func setStatus(_ tenant: TenantID, _ status: AccountStatus, now: Date, audit: AuditRecord) async throws
+        -> Int
+    {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                let rows = try await connection.query(
+                    "UPDATE accounts SET status = $2, updated_at = $3 WHERE tenant_id = $1 RETURNING account_id",
+                    [tenant.rawValue, status.rawValue, now]
+                )
+                var revoked = 0
+                if status == .disabled {
+                    for row in rows {
+                        revoked += try await SessionSQL.revokeAll(
+                            account: AccountID(rawValue: try row.decode("account_id")),
+                            reason: "account disabled",
+                            now: now,
+                            connection
+                        )
+                    }
+                }
+                var record = audit
+                record.details = #"{"sessions_revoked": \#(revoked)}"#
+                try await AuditSQL.append(record, connection)
+                return revoked
+            }
+        }
+    }
+
+    public func auditLog(_ filter: AuditFilter) async throws -> [AuditEntry] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT audit_id, at, actor_kind, actor, os_user, action, target_tenant_id, target, reason,
+                           details::text AS details
+                    FROM audit_log
+                    WHERE ($1::text IS NULL OR actor = $1 OR os_user = $1)
+                      AND ($2::text IS NULL OR action = $2 OR action LIKE $2 || '.%')
+                      AND ($3::uuid IS NULL OR target_tenant_id = $3)
+                      AND ($4::timestamptz IS NULL OR at >= $4)
+                      AND ($5::timestamptz IS NULL OR at < $5)
+                    ORDER BY audit_id DESC
+                    LIMIT $6
+                    """,
+                    [filter.actor, filter.action, filter.targetTenantID?.rawValue, filter.since, filter.until,
+                     filter.limit]
+                )
+                return try rows.map { row in
+                    AuditEntry(
+                        id: try row.decode("audit_id"),
+                        at: try row.decode("at"),
+                        actorKind: try row.decode("actor_kind"),
+                        actor: try row.decode("actor"),
+                        osUser: try row.decode("os_user"),
+                        action: try row.decode("action"),
+                        targetTenantID: try row.decode("target_tenant_id", as: UUID?.self).map(TenantID.init),
+                        target: try row.decode("target"),
+                        reason: try row.decode("reason"),
+                        details: try row.decode("details")
+                    )
+                }
+            }
+        }
+    }
+
+    private static func decodeSummary(_ row: PostgresRow) throws -> AccountSummary {
+        let tier = TierGrant(
+            tier: Tier(rawValue: try row.decode("tier")) ?? .free,
+            expiresAt: try row.decode("tier_expires_at")
+        )
+        return AccountSummary(
+            tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+            accountID: AccountID(rawValue: try row.decode("account_id")),
+            kind: TenantKind(rawValue: try row.decode("kind")) ?? .lifter,
+            email: try row.decode("email"),
+            username: try row.decode("username"),
+            status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
+            tier: tier.effective(at: Date()),
+            emailVerified: try row.decode("verified"),
+            createdAt: try row.decode("created_at")
+        )
+    }
+
+    private static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+/// The one statement that appends to the audit log.
+enum AuditSQL {
+    static func append(_ record: AuditRecord, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO audit_log (actor_kind, actor, os_user, action, target_tenant_id, target, reason, details)
+            VALUES ('admin', $1, $2, $3, $4, $5, $6, $7::jsonb)
+            """,
+            [record.actor.operatorName, record.actor.osUser, record.action, record.targetTenantID?.rawValue,
+             record.target, record.reason, record.details]
+        )
+    }
+}

@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+
+/// `spotterctl accounts list|show|create|disable|enable`.
+struct AccountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts",
+        abstract: "Finds, shows, creates, disables and enables accounts.",
+        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists accounts, newest first.")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "lifter or coach.") var kind: TenantKind?
+        @Option(help: "active or disabled.") var status: AccountStatus?
+        @Option(help: "free, pro, coach or coach_pro.") var tier: Tier?
+        @Option(help: "Text in the e-mail address or username.") var search: String?
+        @Option(help: "Accounts per page.") var limit = 50
+        @Option(help: "Page number, from 1.") var page = 1
+
+        func run() async throws {
+            try await runCommand {
+                guard page >= 1 else { throw SpotterError.invalid("page", "must be 1 or more") }
+                try await CommandContext.with(options) { context in
+                    let accounts = try await context.admin.accounts(
+                        AccountFilter(kind: kind, status: status, tier: tier, search: search, limit: limit,
+                                      offset: (page - 1) * limit)
+                    )
+                    if options.json { return try Output.json(accounts) }
+                    Output.table(
+                        ["TENANT", "KIND", "USERNAME", "EMAIL", "STATUS", "TIER", "VERIFIED", "CREATED"],
+                        accounts.map {
+                            [$0.tenantID.description, $0.kind.rawValue, $0.username, $0.email, $0.status.rawValue,
+                             $0.tier.rawValue, $0.emailVerified ? "yes" : "no", Output.date($0.createdAt)]
+                        }
+                    )
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Shows one account with its live sessions.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Tenant id, account id, e-mail address or username.") var account: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let detail = try await context.admin.detail(account)
+                    if options.json { return try Output.json(detail) }
+                    let profile = detail.profile
+                    let fields: [(String, String)] = [
+                        ("tenant", profile.tenantID.description), ("account", profile.accountID.description),
+                        ("kind", profile.kind.rawValue), ("username", profile.username), ("email", profile.email),
+                        ("email verified", Output.date(profile.emailVerifiedAt)), ("status", profile.status.rawValue),
+                        ("display name", profile.displayName), ("time zone", profile.timeZone),
+                        ("unit", profile.unit.rawValue),
+                        ("tier", "\(profile.tier.effective(at: Date()).rawValue) (stored \(profile.tier.tier.rawValue), "
+                            + "expires \(Output.date(profile.tier.expiresAt)))"),
+                        ("failed sign-ins", "\(detail.failedSignIns)"), ("locked until", Output.date(detail.lockedUntil)),
+                        ("created", Output.date(profile.createdAt)), ("last activity", Output.date(detail.lastActivity)),
+                    ]
+                    for (name, value) in fields {
+                        print(name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+                    }
+                    print("\nsessions:")
+                    Output.table(
+                        ["SESSION", "DEVICE", "CREATED", "LAST USED", "EXPIRES"],
+                        detail.sessions.map {
+                            [$0.id.description, $0.deviceLabel.isEmpty ? "-" : $0.deviceLabel, Output.date($0.createdAt),
+                             Output.date($0.lastUsedAt), Output.date($0.expiresAt)]
+                        }
+                    )
+                }
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Creates a lifter or coach account.",
+            discussion: "The password is read from a prompt, or from standard input with --password-stdin; never from the command line."
+        )
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "lifter or coach.") var kind: TenantKind
+        @Option(help: "E-mail address.") var email: String
+        @Option(help: "Username.") var username: String
+        @Option(help: "Display name (default: the username).") var displayName: String?
+        @Flag(help: "Mark the e-mail address verified.") var verified = false
+        @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+        @Option(help: "Why (written to the audit log).") var reason: String
+
+        func run() async throws {
+            try await runCommand {
+                let password = try readPassword(fromStdin: passwordStdin)
+                try await CommandContext.with(options) { context in
+                    let account = try await context.admin.createAccount(
+                        kind: kind, email: email, username: username, password: password, displayName: displayName,
+                        verified: verified, actor: context.actor, reason: reason
+                    )
+                    if options.json { return try Output.json(account) }
+                    print("created \(account.kind.rawValue) \(account.username) (tenant \(account.tenantID))")
+                }
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disables an account and revokes all its sessions at once.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Tenant id, account id, e-mail address or username.") var account: String
+        @Option(help: "Why (written to the audit log).") var reason: String
+        @Flag(help: "Do not ask for confirmation.") var yes = false
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let target = try await context.admin.account(account)
+                    try confirm("Disable \(target.username) <\(target.email)> and sign out every device?", yes: yes)
+                    let revoked = try await context.admin.setStatus(account, .disabled, actor: context.actor, reason: reason)
+                    if options.json { return try Output.json(["status": "disabled", "sessions_revoked": "\(revoked)"]) }
+                    print("disabled \(target.username); \(revoked) session(s) revoked")
+                }
+            }
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enables a disabled account.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Tenant id, account id, e-mail address or username.") var account: String
+        @Option(help: "Why (written to the audit log).") var reason: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    _ = try await context.admin.setStatus(account, .active, actor: context.actor, reason: reason)
+                    if options.json { return try Output.json(["status": "active"]) }
+                    print("enabled \(account)")
+                }
+            }
+        }
+    }
+}
+
+extension TenantKind: ExpressibleByArgument {}
+extension AccountStatus: ExpressibleByArgument {}
+extension Tier: ExpressibleByArgument {}
+
+/// Reads a password from standard input or a prompt without echo.
+func readPassword(fromStdin: Bool) throws -> String {
+    if fromStdin {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw SpotterError.invalid("password", "standard input had no password")
+        }
+        return line
+    }
+    guard isatty(STDIN_FILENO) == 1, let first = getpass("Password: ") else {
+        throw SpotterError.invalid("password", "no terminal to prompt on; use --password-stdin")
+    }
+    let password = String(cString: first)
+    guard let second = getpass("Repeat password: "), String(cString: second) == password else {
+        throw SpotterError.invalid("password", "the two entries differ")
+    }
+    return password
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+
+/// `spotterctl audit list`.
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Reads the append-only audit log.",
+        subcommands: [List.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists audit entries, newest first.")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Operator name or operating-system user.") var actor: String?
+        @Option(help: "Action, such as account.disable, or a prefix such as account.") var action: String?
+        @Option(help: "Tenant id of the target.") var target: String?
+        @Option(help: "Entries at or after this ISO 8601 time.") var since: String?
+        @Option(help: "Entries before this ISO 8601 time.") var until: String?
+        @Option(help: "Most entries to show.") var limit = 100
+
+        func run() async throws {
+            try await runCommand {
+                var validator = Validator()
+                let targetID = target.flatMap(TenantID.init)
+                validator.check(target == nil || targetID != nil, "target", "must be a tenant id")
+                let sinceDate = since.flatMap(parseTime)
+                let untilDate = until.flatMap(parseTime)
+                validator.check(since == nil || sinceDate != nil, "since", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
+                validator.check(until == nil || untilDate != nil, "until", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
+                try validator.validate()
+                try await CommandContext.with(options) { context in
+                    let entries = try await context.admin.auditLog(
+                        AuditFilter(actor: actor, action: action, targetTenantID: targetID, since: sinceDate,
+                                    until: untilDate, limit: limit)
+                    )
+                    if options.json { return try Output.json(entries) }
+                    Output.table(
+                        ["ID", "AT", "ACTOR", "OS USER", "ACTION", "TARGET", "REASON"],
+                        entries.map {
+                            ["\($0.id)", Output.date($0.at), $0.actor, $0.osUser ?? "-", $0.action,
+                             $0.target ?? $0.targetTenantID?.description ?? "-", $0.reason ?? "-"]
+                        }
+                    )
+                }
+            }
+        }
+    }
+}
+
+private func parseTime(_ text: String) -> Date? {
+    if let date = try? Date(text, strategy: .iso8601) { return date }
+    return try? Date(text + "T00:00:00Z", strategy: .iso8601)
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterServer
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @Option(help: "Your operator name for the audit log (default: SPOTTER_OPERATOR or your user name).")
+    var `operator`: String?
+}
+
+/// The database connection and services of one command run.
+struct CommandContext {
+    let settings: ServerConfiguration
+    let database: DatabaseSetup
+    let pool: PostgresPool
+    let admin: AdminService
+    let logger: Logger
+    let actor: AdminActor
+
+    /// Opens the configured database as the admin role; run `body`, then close everything.
+    static func with<T>(_ options: GlobalOptions, _ body: (CommandContext) async throws -> T) async throws -> T {
+        let settings = try ServerConfiguration.fromEnvironment()
+        var logger = Logger(label: "spotterctl")
+        logger.logLevel = .warning
+        let database = try DatabaseSetup.open(settings, applicationName: "spotterctl", logger: logger)
+        defer { database.close() }
+        let pool = PostgresPool(
+            configuration: database.configuration.with(role: settings.adminRole),
+            options: PostgresPool.Options(maxConnections: 2),
+            logger: logger
+        )
+        let environment = ProcessInfo.processInfo.environment
+        let osUser = environment["SUDO_USER"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) }
+            ?? "uid \(getuid())"
+        let context = CommandContext(
+            settings: settings,
+            database: database,
+            pool: pool,
+            admin: AdminService(
+                store: PostgresAdminStore(pool: pool),
+                hasher: PasswordHasher(cost: settings.passwordCost)
+            ),
+            logger: logger,
+            actor: AdminActor(operatorName: options.operator ?? environment["SPOTTER_OPERATOR"] ?? osUser, osUser: osUser)
+        )
+        do {
+            let result = try await body(context)
+            await pool.shutdown()
+            return result
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+    }
+}
+
+/// Runs a command body and turns any failure into one line on standard error and exit code 1.
+func runCommand(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        FileHandle.standardError.write(Data(("spotterctl: " + describe(error) + "\n").utf8))
+        throw ExitCode.failure
+    }
+}
+
+/// A one-line, human description of an error.
+func describe(_ error: any Error) -> String {
+    switch error {
+    case let error as SpotterError:
+        switch error {
+        case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
+            .unauthenticated(let message), .unavailable(let message):
+            return message
+        case .alreadyExists(let field, let reason):
+            return "\(field) \(reason)"
+        case .invalidArgument(let violations):
+            return violations.map(\.description).joined(separator: "; ")
+        case .tooManyRequests(let message, _):
+            return message
+        }
+    case let error as PostgresError:
+        return error.kind == .connection ? "database unreachable: \(error.message)" : error.description
+    default:
+        return "\(error)"
+    }
+}
+
+/// Asks for confirmation of a destructive action unless `--yes` was given.
+func confirm(_ question: String, yes: Bool) throws {
+    if yes { return }
+    guard isatty(STDIN_FILENO) == 1 else {
+        throw ValidationError("\(question) Refusing without a terminal; pass --yes to confirm.")
+    }
+    print("\(question) Type 'yes' to continue: ", terminator: "")
+    guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+        throw SpotterError.failedPrecondition("not confirmed; nothing changed")
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Prints rows as an aligned table for people, or values as JSON for scripts.
+enum Output {
+    static func json(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) {
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        print(line(header))
+        for row in rows { print(line(row)) }
+        if rows.isEmpty { print("(none)") }
+    }
+
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `spotterctl`: administration of a Spotter installation, straight on its database.
+@main
+struct SpotterCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spotterctl",
+        abstract: "Administers Spotter: accounts, migrations and the audit log.",
+        discussion: """
+            Connects like spotterd: to SPOTTER_DATABASE_URL, or to the embedded database under
+            SPOTTER_DATA_DIR (started for the command when spotterd is not running). Every change
+            needs --reason and is written to the audit log in the same transaction.
+            """,
+        subcommands: [MigrateCommand.self, AccountsCommand.self, AuditCommand.self]
+    )
+}
