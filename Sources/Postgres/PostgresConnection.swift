@@ -55,6 +55,8 @@ public final class PostgresConnection: @unchecked Sendable {
                 PQfinish(handle)
                 throw PostgresError(kind: .connection, message: message)
             }
+            // Server notices (such as "does not exist, skipping") are not errors; keep them off stderr.
+            PQsetNoticeProcessor(handle, { _, _ in }, nil)
             return PostgresConnection(handle: handle, queue: queue)
         }
         var setup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601';"

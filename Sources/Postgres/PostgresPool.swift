@@ -49,6 +49,7 @@ public actor PostgresPool {
     }
 
     /// Checks out a connection for the duration of `body` and returns it afterwards.
+    @discardableResult
     public nonisolated func withConnection<T: Sendable>(
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -68,6 +69,7 @@ public actor PostgresPool {
     ///
     /// A connection found broken at BEGIN, before any of `body` ran, is replaced and BEGIN retried
     /// once, so a restarted database costs the caller nothing.
+    @discardableResult
     public nonisolated func withTransaction<T: Sendable>(
         isolation: PostgresIsolation = .readCommitted,
         _ body: (PostgresConnection) async throws -> T

@@ -1,0 +1,106 @@
+import Foundation
+import Postgres
+import SpotterTestSupport
+import Testing
+
+@Suite("PostgreSQL connection")
+struct ConnectionTests {
+    @Test("decodes text, integers, numerics, booleans, UUIDs, timestamps, byte arrays and NULLs")
+    func decodesTypedValues() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let id = UUID()
+            let moment = Date(timeIntervalSince1970: 1_795_255_653.123456)
+            let rows = try await connection.query(
+                """
+                SELECT $1::text AS text, 42::int4 AS small, 9007199254740993::int8 AS big,
+                       123.4500::numeric AS amount, true AS yes, $2::uuid AS id, $3::timestamptz AS moment,
+                       $4::bytea AS bytes, NULL::text AS nothing, 2.5::float8 AS ratio
+                """,
+                ["grüße ' \" ;", id, moment, PostgresBytes([0, 1, 254, 255])]
+            )
+            let row = try #require(rows.single)
+            #expect(try row.decode("text", as: String.self) == "grüße ' \" ;")
+            #expect(try row.decode("small", as: Int32.self) == 42)
+            #expect(try row.decode("big", as: Int64.self) == 9_007_199_254_740_993)
+            #expect(try row.decode("amount", as: Decimal.self) == Decimal(string: "123.45"))
+            #expect(try row.decode("yes", as: Bool.self))
+            #expect(try row.decode("id", as: UUID.self) == id)
+            let decoded = try row.decode("moment", as: Date.self)
+            #expect(abs(decoded.timeIntervalSince(moment)) < 0.000_001)
+            #expect(try row.decode("bytes", as: PostgresBytes.self).bytes == [0, 1, 254, 255])
+            #expect(try row.decode("nothing", as: String?.self) == nil)
+            #expect(try row.decode("ratio", as: Double.self) == 2.5)
+            await connection.close()
+        }
+    }
+
+    @Test("decoding NULL into a non-optional names the column")
+    func nullIntoNonOptionalFails() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let row = try #require(try await connection.query("SELECT NULL::int AS missing").single)
+            let error = #expect(throws: PostgresError.self) { try row.decode("missing", as: Int.self) }
+            #expect(error?.column == "missing")
+            #expect(error?.kind == .decoding)
+            await connection.close()
+        }
+    }
+
+    @Test("server errors carry SQLSTATE, message, detail and constraint")
+    func serverErrorsCarrySQLState() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            try await connection.execute("CREATE TABLE t (id int PRIMARY KEY)")
+            try await connection.query("INSERT INTO t VALUES ($1)", [1])
+            let error = await #expect(throws: PostgresError.self) {
+                try await connection.query("INSERT INTO t VALUES ($1)", [1])
+            }
+            #expect(error?.sqlState == PostgresError.Code.uniqueViolation)
+            #expect(error?.constraint == "t_pkey")
+            #expect(error?.detail?.contains("(id)=(1)") == true)
+            let syntax = await #expect(throws: PostgresError.self) { try await connection.query("SELEC 1") }
+            #expect(syntax?.sqlState == "42601")
+            await connection.close()
+        }
+    }
+
+    @Test("parameters are never spliced into SQL")
+    func parametersAreNotSQL() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let hostile = "x'); DROP TABLE users; --"
+            let row = try #require(try await connection.query("SELECT $1::text AS value", [hostile]).single)
+            #expect(try row.decode("value", as: String.self) == hostile)
+            await connection.close()
+        }
+    }
+
+    @Test("a statement is prepared once per connection and reused")
+    func preparedStatementsAreCached() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            for value in 1...5 { try await connection.query("SELECT $1::int + 1 AS next", [value]) }
+            let count = try await connection.query(
+                "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1",
+                ["SELECT $1::int + 1 AS next"]
+            )
+            #expect(try count.single?.decode("n", as: Int.self) == 1)
+            await connection.close()
+        }
+    }
+
+    @Test("timestamps round-trip at microsecond precision, before 1970 too")
+    func timestampsRoundTrip() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            for seconds in [-2_208_988_800.5, 0, 951_782_400.000001, 4_102_444_800.999999] {
+                let date = Date(timeIntervalSince1970: seconds)
+                let row = try #require(try await connection.query("SELECT $1::timestamptz AS t", [date]).single)
+                let back = try row.decode("t", as: Date.self)
+                #expect(abs(back.timeIntervalSince1970 - seconds) < 0.000_002)
+            }
+            await connection.close()
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterTestSupport
+import Synchronization
+import Testing
+
+@Suite("PostgreSQL pool and transactions")
+struct PoolTests {
+    struct Boom: Error {}
+
+    private func counter(_ connection: PostgresConnection) async throws -> Int {
+        try await connection.query("SELECT count(*)::int AS n FROM items").single!.decode("n")
+    }
+
+    private func pool(_ database: TestDatabase, _ options: PostgresPool.Options = .init()) -> PostgresPool {
+        PostgresPool(configuration: database.ownerConfiguration, options: options, logger: Logger(label: "test"))
+    }
+
+    @Test("withTransaction commits on return and rolls back on throw")
+    func commitAndRollback() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database)
+            try await pool.withConnection { try await $0.execute("CREATE TABLE items (id int)") }
+            try await pool.withTransaction { try await $0.query("INSERT INTO items VALUES ($1)", [1]) }
+            await #expect(throws: Boom.self) {
+                try await pool.withTransaction { connection in
+                    try await connection.query("INSERT INTO items VALUES ($1)", [2])
+                    throw Boom()
+                }
+            }
+            #expect(try await pool.withConnection { try await counter($0) } == 1)
+            await pool.shutdown()
+        }
+    }
+
+    @Test("a cancelled task's transaction rolls back")
+    func cancellationRollsBack() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database)
+            try await pool.withConnection { try await $0.execute("CREATE TABLE items (id int)") }
+            let inserted = Mutex(false)
+            let task = Task {
+                try await pool.withTransaction { connection in
+                    try await connection.query("INSERT INTO items VALUES ($1)", [1])
+                    inserted.withLock { $0 = true }
+                    try await Task.sleep(for: .seconds(30))
+                }
+            }
+            while !inserted.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            #expect(try await pool.withConnection { try await counter($0) } == 0)
+            // The connection went back to the pool clean: no transaction left open.
+            let status = try await pool.withConnection { connection in
+                try await connection.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction'")
+            }
+            #expect(try status.single?.decode("n", as: Int.self) == 0)
+            await pool.shutdown()
+        }
+    }
+
+    @Test("a checkout waits at most the checkout timeout")
+    func checkoutTimesOut() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 1, checkoutTimeout: .milliseconds(200)))
+            let holding = Mutex(false)
+            let holder = Task {
+                try await pool.withConnection { _ in
+                    holding.withLock { $0 = true }
+                    try await Task.sleep(for: .seconds(2))
+                }
+            }
+            while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            let error = await #expect(throws: PostgresError.self) {
+                try await pool.withConnection { _ in }
+            }
+            #expect(error?.kind == .poolTimeout)
+            try await holder.value
+            try await pool.withConnection { _ in }  // free again
+            #expect(await pool.openConnections == 1)
+            await pool.shutdown()
+        }
+    }
+
+    @Test("never opens more connections than its bound")
+    func boundedConnections() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 3, checkoutTimeout: .seconds(10)))
+            try await withThrowingTaskGroup { group in
+                for _ in 0..<20 {
+                    group.addTask { try await pool.withConnection { try await $0.query("SELECT pg_sleep(0.01)") } }
+                }
+                try await group.waitForAll()
+            }
+            #expect(await pool.openConnections <= 3)
+            await pool.shutdown()
+        }
+    }
+
+    @Test("a connection the server dropped is replaced transparently")
+    func brokenConnectionIsReplaced() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 1, healthCheckAfterIdle: .zero))
+            let pid: Int32 = try await pool.withConnection { connection in
+                try await connection.query("SELECT pg_backend_pid() AS pid").single!.decode("pid")
+            }
+            let killer = try await database.ownerConnection()
+            try await killer.query("SELECT pg_terminate_backend($1)", [pid])
+            await killer.close()
+            try await Task.sleep(for: .milliseconds(100))
+            let newPID: Int32 = try await pool.withTransaction { connection in
+                try await connection.query("SELECT pg_backend_pid() AS pid").single!.decode("pid")
+            }
+            #expect(newPID != pid)
+            await pool.shutdown()
+        }
+    }
+
+    @Test("BEGIN on a dead connection is retried on a new one")
+    func transactionSurvivesDroppedIdleConnection() async throws {
+        try await TestDatabase.with { database in
+            // No health check on checkout: the retry at BEGIN has to do the work.
+            let pool = pool(database, .init(maxConnections: 1, healthCheckAfterIdle: .seconds(3600)))
+            let pid: Int32 = try await pool.withConnection { connection in
+                try await connection.query("SELECT pg_backend_pid() AS pid").single!.decode("pid")
+            }
+            let killer = try await database.ownerConnection()
+            try await killer.query("SELECT pg_terminate_backend($1)", [pid])
+            await killer.close()
+            try await Task.sleep(for: .milliseconds(100))
+            let value: Int = try await pool.withTransaction { connection in
+                try await connection.query("SELECT 7 AS seven").single!.decode("seven")
+            }
+            #expect(value == 7)
+            await pool.shutdown()
+        }
+    }
+}
