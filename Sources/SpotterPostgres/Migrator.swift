@@ -89,9 +89,10 @@ public struct Migrator: Sendable {
     /// which must own the schema.
     @discardableResult
     public func migrate(_ connection: PostgresConnection) async throws -> [Migration] {
-        try await connection.execute(Self.createTable)
+        // Lock first: even CREATE TABLE IF NOT EXISTS races with itself.
         try await connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
         do {
+            try await connection.execute(Self.createTable)
             let applied = try await apply(connection)
             try await connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey])
             return applied

@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+@Suite("Migrator")
+struct MigratorTests {
+    private let logger = Logger(label: "test")
+
+    private func emptyDatabase(_ body: (PostgresConfiguration) async throws -> Void) async throws {
+        let server = try TestDatabase.serverConfiguration()
+        let name = "spotter_migrate_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = try await PostgresConnection.connect(server)
+        try await admin.execute("CREATE DATABASE \(name)")
+        do {
+            try await body(server.with(database: name))
+        } catch {
+            _ = try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+            throw error
+        }
+        _ = try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+        await admin.close()
+    }
+
+    private let first = Migration(version: 1, name: "one", sql: "CREATE TABLE one (id int)")
+    private let second = Migration(version: 2, name: "two", sql: "CREATE TABLE two (id int); INSERT INTO two VALUES (2)")
+
+    @Test("applies pending migrations in order, records checksums, and applies nothing twice")
+    func appliesInOrderOnce() async throws {
+        try await emptyDatabase { configuration in
+            let connection = try await PostgresConnection.connect(configuration)
+            let applied = try await Migrator(migrations: [second, first], logger: logger).migrate(connection)
+            #expect(applied.map(\.version) == [1, 2])
+            #expect(try await Migrator(migrations: [first, second], logger: logger).migrate(connection).isEmpty)
+            let rows = try await connection.query("SELECT version, checksum FROM spotter_migrations ORDER BY version")
+            #expect(try rows.map { try $0.decode("checksum", as: String.self) } == [first.checksum, second.checksum])
+            await connection.close()
+        }
+    }
+
+    @Test("a failing migration leaves nothing behind and stops the run")
+    func failingMigrationRollsBack() async throws {
+        try await emptyDatabase { configuration in
+            let connection = try await PostgresConnection.connect(configuration)
+            let broken = Migration(version: 2, name: "broken", sql: "CREATE TABLE half (id int); SELECT * FROM nowhere")
+            await #expect(throws: PostgresError.self) {
+                try await Migrator(migrations: [first, broken], logger: logger).migrate(connection)
+            }
+            let half = try await connection.query("SELECT to_regclass('half') IS NULL AS gone")
+            #expect(try half.single?.decode("gone", as: Bool.self) == true)
+            let states = try await Migrator(migrations: [first, broken], logger: logger).status(connection)
+            #expect(states.map(\.status) == [.applied, .pending])
+            await connection.close()
+        }
+    }
+
+    @Test("an applied migration whose file changed is refused")
+    func changedFileIsRefused() async throws {
+        try await emptyDatabase { configuration in
+            let connection = try await PostgresConnection.connect(configuration)
+            try await Migrator(migrations: [first], logger: logger).migrate(connection)
+            let edited = Migration(version: 1, name: "one", sql: "CREATE TABLE one (id bigint)")
+            await #expect(throws: MigrationError.checksumMismatch(version: 1, name: "one")) {
+                try await Migrator(migrations: [edited, second], logger: logger).migrate(connection)
+            }
+            let two = try await connection.query("SELECT to_regclass('two') IS NULL AS absent")
+            #expect(try two.single?.decode("absent", as: Bool.self) == true)
+            await connection.close()
+        }
+    }
+
+    @Test("an applied migration whose file is missing is refused")
+    func missingFileIsRefused() async throws {
+        try await emptyDatabase { configuration in
+            let connection = try await PostgresConnection.connect(configuration)
+            try await Migrator(migrations: [first, second], logger: logger).migrate(connection)
+            await #expect(throws: MigrationError.missingFile(version: 2, name: "two")) {
+                try await Migrator(migrations: [first], logger: logger).migrate(connection)
+            }
+            await connection.close()
+        }
+    }
+
+    @Test("two processes migrating at once apply each migration exactly once")
+    func concurrentMigrationsSerialize() async throws {
+        try await emptyDatabase { configuration in
+            let slow = Migration(version: 1, name: "slow", sql: "SELECT pg_sleep(0.3); CREATE TABLE slow (id int)")
+            let migrator = Migrator(migrations: [slow, second], logger: logger)
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        let connection = try await PostgresConnection.connect(configuration)
+                        let applied = try await migrator.migrate(connection)
+                        await connection.close()
+                        return applied.count
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(counts.sorted() == [0, 0, 2])
+        }
+    }
+
+    @Test("the repository's migration files load in order with their names")
+    func loadsRepositoryMigrations() throws {
+        let migrations = try Migrator.load(from: TestDatabase.migrationsDirectory)
+        #expect(migrations.first?.version == 1)
+        #expect(migrations.map(\.version) == migrations.map(\.version).sorted())
+    }
+}
