@@ -137,7 +137,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotterCoreTests",
-            dependencies: ["SpotterCore"],
+            dependencies: [
+                "SpotterCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,99 @@
+import Foundation
+import SpotterCore
+import Testing
+
+@Suite("Credential rules")
+struct CredentialRulesTests {
+    @Test("passwords of 8 to 128 characters of any kind are accepted", arguments: [
+        "abcdefgz", "ÄÖÜ äöü ß!", "pass phrase with spaces", String(repeating: "x", count: 128), "🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️",
+    ])
+    func acceptsPasswords(password: String) {
+        #expect(CredentialRules.passwordProblem(password) == nil)
+    }
+
+    @Test("short, overlong and common passwords are refused with the reason")
+    func refusesPasswords() {
+        #expect(CredentialRules.passwordProblem("short") == "must be at least 8 characters")
+        #expect(CredentialRules.passwordProblem(String(repeating: "x", count: 129)) == "must be at most 128 characters")
+        #expect(CredentialRules.passwordProblem("Password1") == "is one of the most commonly used passwords")
+        #expect(CredentialRules.passwordProblem("12345678") == "is one of the most commonly used passwords")
+    }
+
+    @Test("no composition rules: lowercase letters alone are fine")
+    func noCompositionRules() {
+        #expect(CredentialRules.passwordProblem("thequickbrownfox") == nil)
+    }
+
+    @Test("usernames", arguments: [("ada", true), ("ada.lovelace_1", true), ("a", false), ("1ada", false), ("ada lovelace", false), ("ädä", false), (String(repeating: "a", count: 33), false)])
+    func usernames(username: String, valid: Bool) {
+        #expect((CredentialRules.usernameProblem(username) == nil) == valid)
+    }
+
+    @Test("e-mail addresses", arguments: [("ada@example.com", true), ("a.b+c@sub.example.org", true), ("ada", false), ("ada@localhost", false), ("a da@example.com", false), ("@example.com", false), ("ada@example.", false)])
+    func emails(email: String, valid: Bool) {
+        #expect((CredentialRules.emailProblem(email) == nil) == valid)
+    }
+
+    @Test("time zones must be IANA names")
+    func timeZones() {
+        #expect(CredentialRules.timeZoneProblem("Europe/Berlin") == nil)
+        #expect(CredentialRules.timeZoneProblem("Mars/Olympus_Mons") != nil)
+        #expect(CredentialRules.timeZoneProblem("") != nil)
+    }
+
+    @Test("the validator reports every bad field at once")
+    func validatorCollectsAll() {
+        var validator = Validator()
+        validator.check(false, "email", "is not an e-mail address")
+        validator.check(true, "username", "unused")
+        validator.add("password", "must be at least 8 characters")
+        #expect(throws: SpotterError.invalidArgument([
+            FieldViolation(field: "email", reason: "is not an e-mail address"),
+            FieldViolation(field: "password", reason: "must be at least 8 characters"),
+        ])) { try validator.validate() }
+    }
+}
+
+@Suite("Tiers and throttling")
+struct PolicyTests {
+    @Test("an expired tier counts as free")
+    func expiredTierIsFree() {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        #expect(TierGrant(tier: .pro, expiresAt: now.addingTimeInterval(1)).effective(at: now) == .pro)
+        #expect(TierGrant(tier: .pro, expiresAt: now).effective(at: now) == .free)
+        #expect(TierGrant(tier: .coachPro, expiresAt: nil).effective(at: now) == .coachPro)
+    }
+
+    @Test("tiers fit the tenant kind")
+    func tiersFitKind() {
+        #expect(Tier.pro.isAvailable(to: .lifter))
+        #expect(!Tier.pro.isAvailable(to: .coach))
+        #expect(Tier.coachPro.isAvailable(to: .coach))
+        #expect(!Tier.coach.isAvailable(to: .lifter))
+    }
+
+    @Test("an account locks only after five failures, doubling up to fifteen minutes")
+    func accountLockGrowsAndIsCapped() {
+        let policy = AuthPolicy()
+        let now = Date(timeIntervalSince1970: 0)
+        #expect(policy.accountLock(afterFailures: 4, now: now) == nil)
+        #expect(policy.accountLock(afterFailures: 5, now: now) == now.addingTimeInterval(30))
+        #expect(policy.accountLock(afterFailures: 6, now: now) == now.addingTimeInterval(60))
+        #expect(policy.accountLock(afterFailures: 100, now: now) == now.addingTimeInterval(15 * 60))
+    }
+
+    @Test("an address is blocked after too many failures in its window, and the window resets")
+    func addressBlocking() {
+        var policy = AuthPolicy()
+        policy.addressMaxFailures = 3
+        let start = Date(timeIntervalSince1970: 0)
+        var state = policy.addressFailures(after: nil, now: start)
+        state = policy.addressFailures(after: state, now: start.addingTimeInterval(1))
+        #expect(state.blockedUntil == nil)
+        state = policy.addressFailures(after: state, now: start.addingTimeInterval(2))
+        #expect(state.blockedUntil == start.addingTimeInterval(2 + policy.addressBlock))
+        let later = policy.addressFailures(after: state, now: start.addingTimeInterval(policy.addressWindow + 10))
+        #expect(later.failures == 1)
+        #expect(later.blockedUntil == nil)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+@Suite("Accounts and sign-in on PostgreSQL")
+struct AuthFlowTests {
+    private func register(_ auth: AuthService, _ name: String, kind: TenantKind = .lifter) async throws -> Principal {
+        try await auth.register(
+            AuthService.Registration(email: "\(name)@example.com", username: name, password: "long enough \(name)", kind: kind)
+        )
+    }
+
+    @Test("registration stores tenant, account and verification e-mail; the code verifies once")
+    func registerAndVerify() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            let principal = try await register(auth, "ada")
+            #expect(try await database.count("SELECT count(*)::int FROM tenants WHERE tenant_id = $1", [principal.tenantID.rawValue]) == 1)
+            let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "verify_email"))
+            #expect(try await database.count("SELECT count(*)::int FROM account_tokens WHERE token_hash = $1", [PostgresBytes(Token.hash(code))]) == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM account_tokens WHERE token_hash = $1", [PostgresBytes(Array(code.utf8))]) == 0)
+            try await auth.verifyEmail(token: code)
+            #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE email_verified_at IS NOT NULL") == 1)
+            await #expect(throws: SpotterError.self) { try await auth.verifyEmail(token: code) }
+        }
+    }
+
+    @Test("a taken e-mail or username (in any case) is refused naming the field, and nothing is half-written")
+    func duplicatesNameTheField() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
+                try await auth.register(.init(email: "ADA@example.com", username: "other", password: "long enough x", kind: .lifter))
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "username", reason: "is already taken")) {
+                try await auth.register(.init(email: "other@example.com", username: "ADA", password: "long enough x", kind: .coach))
+            }
+            #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM email_outbox") == 1)
+        }
+    }
+
+    @Test("invalid registration names every bad field")
+    func invalidRegistration() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            let error = await #expect(throws: SpotterError.self) {
+                try await auth.register(.init(email: "nope", username: "1", password: "short", kind: nil, timeZone: "Nowhere/City"))
+            }
+            let tenants = try await database.count("SELECT count(*)::int FROM tenants")
+            #expect(tenants == 0)
+            if case .invalidArgument(let violations) = error {
+                #expect(violations.map(\.field) == ["email", "username", "password", "kind", "time_zone"])
+            } else {
+                Issue.record("wrong error \(String(describing: error))")
+            }
+        }
+    }
+
+    @Test("sign in by username or e-mail in any case; a wrong password and an unknown login answer alike")
+    func signIn() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            let principal = try await register(auth, "ada")
+            let byName = try await auth.signIn(login: "Ada", password: "long enough ada", deviceLabel: "phone", address: "10.0.0.1")
+            let byEmail = try await auth.signIn(login: "ADA@example.com", password: "long enough ada", deviceLabel: "", address: "10.0.0.1")
+            #expect(byName.principal.tenantID == principal.tenantID)
+            #expect(byEmail.principal.tenantID == principal.tenantID)
+            #expect(try await auth.authenticate(accessToken: byName.accessToken).tenantID == principal.tenantID)
+            let wrong = SpotterError.unauthenticated("invalid login or password")
+            await #expect(throws: wrong) { try await auth.signIn(login: "ada", password: "wrong password", deviceLabel: "", address: "10.0.0.1") }
+            await #expect(throws: wrong) { try await auth.signIn(login: "nobody", password: "wrong password", deviceLabel: "", address: "10.0.0.1") }
+        }
+    }
+
+    @Test("repeated failures lock the account for a while, then it opens again; success resets the count")
+    func accountThrottling() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock()
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            for _ in 0..<5 {
+                await #expect(throws: SpotterError.unauthenticated("invalid login or password")) {
+                    try await auth.signIn(login: "ada", password: "guess guess", deviceLabel: "", address: "192.0.2.1")
+                }
+            }
+            // Locked now: even the right password is refused until the lock ends.
+            let locked = await #expect(throws: SpotterError.self) {
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.2")
+            }
+            #expect(locked == .tooManyRequests("too many failed sign-ins; try again in 30 seconds", retryAfterSeconds: 30))
+            clock.advance(by: 31)
+            _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.2")
+            #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 0)
+        }
+    }
+
+    @Test("too many failures from one address block that address, not others")
+    func addressThrottling() async throws {
+        try await TestDatabase.with { database in
+            var policy = AuthPolicy()
+            policy.addressMaxFailures = 3
+            let auth = database.authService(policy: policy)
+            _ = try await register(auth, "ada")
+            for name in ["x1", "x2", "x3"] {
+                await #expect(throws: SpotterError.self) {
+                    try await auth.signIn(login: name, password: "whatever1", deviceLabel: "", address: "198.51.100.7")
+                }
+            }
+            let blocked = await #expect(throws: SpotterError.self) {
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "198.51.100.7")
+            }
+            if case .tooManyRequests = blocked {} else { Issue.record("address not blocked: \(String(describing: blocked))") }
+            _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "198.51.100.8")
+        }
+    }
+
+    @Test("refresh rotates tokens; reusing an old refresh token revokes the whole session")
+    func refreshRotationAndReuse() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            let first = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            let second = try await auth.refresh(refreshToken: first.refreshToken)
+            #expect(second.accessToken != first.accessToken)
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: first.accessToken) }
+            _ = try await auth.authenticate(accessToken: second.accessToken)
+            await #expect(throws: SpotterError.unauthenticated("the refresh token is not valid")) {
+                try await auth.refresh(refreshToken: first.refreshToken)
+            }
+            // The thief's reuse ended the session for everyone holding its tokens.
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: second.accessToken) }
+            await #expect(throws: SpotterError.self) { try await auth.refresh(refreshToken: second.refreshToken) }
+        }
+    }
+
+    @Test("an expired access token is refused")
+    func expiredAccessToken() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock()
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            let tokens = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            clock.advance(by: 16 * 60)
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: tokens.accessToken) }
+            let renewed = try await auth.refresh(refreshToken: tokens.refreshToken)
+            _ = try await auth.authenticate(accessToken: renewed.accessToken)
+        }
+    }
+
+    @Test("a tenant cannot list or revoke another tenant's sessions")
+    func sessionsAreIsolated() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            _ = try await register(auth, "bob")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "ada's phone", address: "a")
+            let bob = try await auth.signIn(login: "bob", password: "long enough bob", deviceLabel: "bob's phone", address: "a")
+            let bobSessions = try await auth.sessions(bob.principal)
+            #expect(bobSessions.map(\.deviceLabel) == ["bob's phone"])
+            let adaSession = try #require(ada.principal.sessionID)
+            await #expect(throws: SpotterError.notFound("session \(adaSession) not found")) {
+                try await auth.revokeSession(bob.principal, adaSession)
+            }
+            _ = try await auth.authenticate(accessToken: ada.accessToken)
+            try await auth.signOut(ada.principal)
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: ada.accessToken) }
+        }
+    }
+
+    @Test("a password reset says nothing about unknown addresses, works once, and signs out every device")
+    func passwordReset() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            let session = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            try await auth.requestPasswordReset(email: "nobody@example.com")
+            #expect(try await database.count("SELECT count(*)::int FROM email_outbox WHERE kind = 'reset_password'") == 0)
+            try await auth.requestPasswordReset(email: "Ada@Example.com")
+            let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "reset_password"))
+            await #expect(throws: SpotterError.self) { try await auth.completePasswordReset(token: code, newPassword: "short") }
+            try await auth.completePasswordReset(token: code, newPassword: "a brand new secret")
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: session.accessToken) }
+            await #expect(throws: SpotterError.self) {
+                try await auth.completePasswordReset(token: code, newPassword: "another new secret")
+            }
+            _ = try await auth.signIn(login: "ada", password: "a brand new secret", deviceLabel: "", address: "a")
+        }
+    }
+
+    @Test("a disabled account's tokens stop working and it cannot sign in")
+    func disabledAccount() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            let tokens = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            let owner = try await database.ownerConnection()
+            try await owner.query("UPDATE accounts SET status = 'disabled'")
+            await owner.close()
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: tokens.accessToken) }
+            await #expect(throws: SpotterError.unauthenticated("this account is disabled")) {
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            }
+        }
+    }
+
+    @Test("profiles: each tenant reads and updates only its own")
+    func profiles() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            let ada = try await register(auth, "ada")
+            let bob = try await register(auth, "bob", kind: .coach)
+            let accounts = AccountService(store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool)))
+            let updated = try await accounts.updateProfile(ada, ProfileUpdate(displayName: " Ada L. ", timeZone: "Europe/London", unit: .lb))
+            #expect(updated.displayName == "Ada L.")
+            #expect(updated.timeZone == "Europe/London")
+            #expect(updated.unit == .lb)
+            let bobProfile = try await accounts.profile(bob)
+            #expect(bobProfile.displayName == "bob")
+            #expect(bobProfile.kind == .coach)
+            // A principal mixing Bob's tenant with Ada's account finds nothing.
+            await #expect(throws: SpotterError.notFound("profile not found")) {
+                try await accounts.profile(Principal(tenantID: bob.tenantID, accountID: ada.accountID))
+            }
+            await #expect(throws: SpotterError.self) {
+                try await accounts.updateProfile(ada, ProfileUpdate(displayName: "", timeZone: "Atlantis/Capital"))
+            }
+        }
+    }
+}

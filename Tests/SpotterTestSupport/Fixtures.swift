@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import Synchronization
+
+/// A clock a test can move.
+public final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    public init(_ start: Date = Date()) {
+        current = Mutex(start)
+    }
+
+    public var now: Date { current.withLock { $0 } }
+
+    public func advance(by seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+extension TestDatabase {
+    /// An `AuthService` on this database with cheap password hashing.
+    public func authService(clock: TestClock? = nil, policy: AuthPolicy = AuthPolicy()) -> AuthService {
+        AuthService(
+            store: PostgresAuthStore(database: SpotterDatabase(pool: appPool)),
+            hasher: PasswordHasher(cost: .testing),
+            policy: policy,
+            now: { clock?.now ?? Date() },
+            logger: Logger(label: "test")
+        )
+    }
+
+    /// The single-use code of the newest e-mail of `kind` to `recipient`, read from the outbox.
+    public func emailedCode(to recipient: String, kind: String) async throws -> String? {
+        let owner = try await ownerConnection()
+        defer { Task { await owner.close() } }
+        let rows = try await owner.query(
+            "SELECT body FROM email_outbox WHERE recipient = $1 AND kind = $2 ORDER BY created_at DESC LIMIT 1",
+            [recipient, kind]
+        )
+        guard let body = try rows.single?.decode("body", as: String.self),
+            let range = body.range(of: "code in the app: ")
+        else { return nil }
+        return String(body[range.upperBound...].prefix { !$0.isWhitespace })
+    }
+
+    /// Counts rows past row-level security.
+    public func count(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws -> Int {
+        let owner = try await ownerConnection()
+        defer { Task { await owner.close() } }
+        return try await owner.query(sql, parameters).single!.decode(0)
+    }
+}
