@@ -171,6 +171,7 @@ let package = Package(
                 "SpotterTestSupport",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
             ],
             swiftSettings: strict
         ),

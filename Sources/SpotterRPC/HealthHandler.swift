@@ -27,8 +27,8 @@ public final class ServingState: Sendable {
         for watcher in watchers { watcher.yield(serving) }
     }
 
-    /// The current status at once, then every change, until the consumer stops.
-    public func updates() -> AsyncStream<Bool> {
+    /// The current status at once, then every change, until `stop` is called or the consumer stops.
+    public func watch() -> (updates: AsyncStream<Bool>, stop: @Sendable () -> Void) {
         let (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in
             let id = state.nextID
@@ -40,7 +40,7 @@ public final class ServingState: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
         }
-        return stream
+        return (stream, { continuation.finish() })
     }
 }
 
@@ -69,18 +69,24 @@ public struct HealthHandler: Grpc_Health_V1_Health.ServiceProtocol {
         context: ServerContext
     ) async throws -> StreamingServerResponse<Grpc_Health_V1_HealthCheckResponse> {
         let known = services.contains(request.message.service)
-        let updates = state.updates()
+        let (updates, stop) = state.watch()
         return StreamingServerResponse { writer in
-            guard known else {
-                try await writer.write(.with { $0.status = .serviceUnknown })
-                // The protocol keeps the stream open: the service may become known later.
-                try await Task.sleep(for: .seconds(365 * 24 * 3600))
+            // gRPC signals a client going away, a deadline or server shutdown through the RPC
+            // cancellation handle, not by cancelling this task: end the stream then.
+            try await withRPCCancellationHandler {
+                guard known else {
+                    stop()
+                    try await writer.write(.with { $0.status = .serviceUnknown })
+                    try await context.cancellation.cancelled
+                    return [:]
+                }
+                for await serving in updates {
+                    try await writer.write(.with { $0.status = serving ? .serving : .notServing })
+                }
                 return [:]
+            } onCancelRPC: {
+                stop()
             }
-            for await serving in updates {
-                try await writer.write(.with { $0.status = serving ? .serving : .notServing })
-            }
-            return [:]
         }
     }
 }

@@ -1,0 +1,176 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import GRPCProtobuf
+import SpotterProto
+import SpotterTestSupport
+import Testing
+
+@Suite("End to end over TLS")
+struct EndToEndTests {
+    private func bearer(_ token: String) -> Metadata {
+        ["authorization": "Bearer \(token)"]
+    }
+
+    private func statusCode(_ body: () async throws -> Void) async -> RPCError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as RPCError {
+            return error.code
+        } catch {
+            return .unknown
+        }
+    }
+
+    @Test("register → verify → sign in → profile → refresh → old refresh fails → sign out → token refused")
+    func fullAccountLifecycle() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                let accounts = Spotter_V1_AccountService.Client(wrapping: client)
+                let registered = try await auth.register(.with {
+                    $0.email = "Ada@Example.com"
+                    $0.username = "ada"
+                    $0.password = "correct horse battery"
+                    $0.kind = .lifter
+                    $0.timeZone = "Europe/London"
+                })
+                #expect(!registered.tenantID.isEmpty)
+
+                let code = try #require(try await server.database.emailedCode(to: "ada@example.com", kind: "verify_email"))
+                _ = try await auth.verifyEmail(.with { $0.token = code })
+
+                let tokens = try await auth.signIn(.with {
+                    $0.login = "ada@example.com"
+                    $0.password = "correct horse battery"
+                    $0.deviceLabel = "test phone"
+                })
+                #expect(tokens.tenantID == registered.tenantID)
+
+                let profile = try await accounts.getProfile(.init(), metadata: bearer(tokens.accessToken))
+                #expect(profile.username == "ada")
+                #expect(profile.email == "ada@example.com")
+                #expect(profile.emailVerified)
+                #expect(profile.timeZone == "Europe/London")
+                #expect(profile.tier == .free)
+
+                let updated = try await accounts.updateProfile(
+                    .with {
+                        $0.displayName = "Ada"
+                        $0.unit = .lb
+                    },
+                    metadata: bearer(tokens.accessToken)
+                )
+                #expect(updated.displayName == "Ada")
+                #expect(updated.unit == .lb)
+                #expect(updated.timeZone == "Europe/London")
+
+                let sessions = try await auth.listSessions(.init(), metadata: bearer(tokens.accessToken))
+                #expect(sessions.sessions.map(\.deviceLabel) == ["test phone"])
+                #expect(sessions.sessions.first?.current == true)
+
+                let refreshed = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken })
+                _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken))
+                #expect(await statusCode { _ = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken }) } == .unauthenticated)
+                // Reuse revoked the session: the rotated tokens are dead too.
+                #expect(await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken)) } == .unauthenticated)
+
+                let again = try await auth.signIn(.with {
+                    $0.login = "ada"
+                    $0.password = "correct horse battery"
+                })
+                _ = try await auth.signOut(.init(), metadata: bearer(again.accessToken))
+                #expect(await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) } == .unauthenticated)
+            }
+        }
+    }
+
+    @Test("calls without a token, with a bad token or with bad input get the right codes and clear messages")
+    func errorCodes() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                let accounts = Spotter_V1_AccountService.Client(wrapping: client)
+                do {
+                    _ = try await accounts.getProfile(.init())
+                    Issue.record("no token accepted")
+                } catch let error as RPCError {
+                    #expect(error.code == .unauthenticated)
+                    #expect(error.message.contains("authorization"))
+                }
+                #expect(await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer("spa_forged")) } == .unauthenticated)
+                do {
+                    _ = try await auth.register(.with {
+                        $0.email = "not-an-address"
+                        $0.username = "x"
+                        $0.password = "short"
+                    })
+                    Issue.record("invalid registration accepted")
+                } catch let error as RPCError {
+                    #expect(error.code == .invalidArgument)
+                    #expect(error.message.contains("email: is not an e-mail address"))
+                    #expect(error.message.contains("username: must be 3 to 32 characters"))
+                    #expect(error.message.contains("password: must be at least 8 characters"))
+                    #expect(error.message.contains("kind: must be LIFTER or COACH"))
+                    let status = try #require(try error.unpackGoogleRPCStatus())
+                    let fields = status.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field)
+                    #expect(fields == ["email", "username", "password", "kind"])
+                }
+                #expect(await statusCode {
+                    _ = try await auth.signIn(.with {
+                        $0.login = "nobody"
+                        $0.password = "whatever password"
+                    })
+                } == .unauthenticated)
+                // The password reset answer does not reveal whether an account exists.
+                _ = try await auth.requestPasswordReset(.with { $0.email = "nobody@example.com" })
+            }
+        }
+    }
+
+    @Test("health reports SERVING for the server and each service, NOT_FOUND for unknown ones")
+    func healthCheck() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let health = Grpc_Health_V1_Health.Client(wrapping: client)
+                var status = try await health.check(.with { $0.service = "" }).status
+                for _ in 0..<50 where status != .serving {
+                    try await Task.sleep(for: .milliseconds(100))
+                    status = try await health.check(.with { $0.service = "" }).status
+                }
+                #expect(status == .serving)
+                #expect(try await health.check(.with { $0.service = "spotter.v1.AuthService" }).status == .serving)
+                #expect(await statusCode { _ = try await health.check(.with { $0.service = "nope.Service" }) } == .notFound)
+                let first = try await health.watch(.with { $0.service = "" }) { response in
+                    for try await message in response.messages { return message.status }
+                    return .unknown
+                }
+                #expect(first == .serving)
+            }
+        }
+    }
+
+    @Test("health reports NOT_SERVING while PostgreSQL is unreachable")
+    func healthWithoutDatabase() async throws {
+        let unreachable = "host=/nonexistent-spotter-socket port=1 user=nobody dbname=nothing connect_timeout=1"
+        try await TestServer.with(environment: ["SPOTTER_DATABASE_URL": unreachable]) { server in
+            try await server.withClient { client in
+                let health = Grpc_Health_V1_Health.Client(wrapping: client)
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await health.check(.with { $0.service = "" }).status == .notServing)
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                do {
+                    _ = try await auth.signIn(.with {
+                        $0.login = "ada"
+                        $0.password = "whatever password"
+                    })
+                    Issue.record("sign-in without a database succeeded")
+                } catch let error as RPCError {
+                    #expect(error.code == .unavailable)
+                    #expect(!error.message.contains("nonexistent"))
+                }
+            }
+        }
+    }
+}
