@@ -31,6 +31,9 @@ struct CommandContext {
         logger.logLevel = .warning
         let database = try DatabaseSetup.open(settings, applicationName: "spotterctl", logger: logger)
         defer { database.close() }
+        // Fail early with libpq's own reason, which an operator needs, rather than a generic one.
+        let probe = try await PostgresConnection.connect(database.configuration.with(role: settings.adminRole))
+        await probe.close()
         let pool = PostgresPool(
             configuration: database.configuration.with(role: settings.adminRole),
             options: PostgresPool.Options(maxConnections: 2),
@@ -89,7 +92,8 @@ func describe(_ error: any Error) -> String {
             return message
         }
     case let error as PostgresError:
-        return error.kind == .connection ? "database unreachable: \(error.message)" : error.description
+        let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? error.message
+        return error.kind == .connection ? "database unreachable: \(firstLine)" : error.description
     default:
         return "\(error)"
     }

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Interoperability check: Python's grpcio, a gRPC implementation no one here wrote, calls Spotter
+over TLS with stubs generated from proto/. Run by SpotterServerTests against a live test server:
+
+    interop_test.py --target 127.0.0.1:PORT --ca CERT.pem
+
+Exits 0 when every check passes and prints one line per check.
+"""
+
+import argparse
+import pathlib
+import sys
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import spotter_client  # noqa: E402
+
+import grpc  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", required=True)
+    parser.add_argument("--ca", required=True)
+    args = parser.parse_args()
+
+    s = spotter_client.load_stubs()
+    channel = spotter_client.channel(args.target, args.ca)
+    health = s.health_grpc.HealthStub(channel)
+    auth = s.auth_grpc.AuthServiceStub(channel)
+    account = s.account_grpc.AccountServiceStub(channel)
+    failures = []
+
+    def check(name, condition):
+        print(("ok   " if condition else "FAIL ") + name)
+        if not condition:
+            failures.append(name)
+
+    reply = health.Check(s.health.HealthCheckRequest(service=""), timeout=10)
+    check("health check of the server is SERVING", reply.status == s.health.HealthCheckResponse.SERVING)
+    reply = health.Check(s.health.HealthCheckRequest(service="spotter.v1.AccountService"), timeout=10)
+    check("health check of AccountService is SERVING", reply.status == s.health.HealthCheckResponse.SERVING)
+    watch = health.Watch(s.health.HealthCheckRequest(service=""), timeout=10)
+    check("health watch streams the current status", next(watch).status == s.health.HealthCheckResponse.SERVING)
+    watch.cancel()
+
+    name = "py" + uuid.uuid4().hex[:10]
+    registered = auth.Register(
+        s.auth.RegisterRequest(
+            email=f"{name}@example.com",
+            username=name,
+            password="interop password 1",
+            kind=s.common.TENANT_KIND_COACH,
+        ),
+        timeout=30,
+    )
+    check("register returns a tenant id", len(registered.tenant_id) == 36)
+
+    tokens = auth.SignIn(s.auth.SignInRequest(login=name, password="interop password 1", device_label="grpcio"), timeout=30)
+    check("sign-in returns both tokens", tokens.access_token.startswith("spa_") and tokens.refresh_token.startswith("spr_"))
+
+    profile = account.GetProfile(
+        s.account.GetProfileRequest(), metadata=[("authorization", f"Bearer {tokens.access_token}")], timeout=10
+    )
+    check("profile of the signed-in coach", profile.username == name and profile.kind == s.common.TENANT_KIND_COACH)
+
+    try:
+        account.GetProfile(s.account.GetProfileRequest(), timeout=10)
+        check("a call without a token is refused", False)
+    except grpc.RpcError as error:
+        check("a call without a token is UNAUTHENTICATED", error.code() == grpc.StatusCode.UNAUTHENTICATED)
+
+    try:
+        auth.Register(s.auth.RegisterRequest(email="bad", username=name, password="x"), timeout=10)
+        check("invalid registration is refused", False)
+    except grpc.RpcError as error:
+        details = error.details() or ""
+        check(
+            "invalid registration is INVALID_ARGUMENT naming each field",
+            error.code() == grpc.StatusCode.INVALID_ARGUMENT
+            and all(field in details for field in ("email:", "password:", "kind:")),
+        )
+
+    print(f"interop: {9 - len(failures)} of 9 checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+import Foundation
+import GRPCCore
+import SpotterProto
+import SpotterTestSupport
+import Testing
+
+/// Runs the built `spotterctl` binary against a test database.
+@Suite("spotterctl")
+struct SpotterCtlTests {
+    private func spotterctl(
+        _ arguments: [String],
+        database: TestDatabase,
+        input: String = "",
+        url: String? = nil
+    ) async throws -> Subprocess.Result {
+        let binary = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterctl").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPOTTER_DATABASE_URL"] = url ?? database.ownerConfiguration.connectionString
+        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
+        environment["SPOTTER_OPERATOR"] = "test-operator"
+        return try await Subprocess.run(binary, arguments, environment: environment, input: input)
+    }
+
+    private func json(_ result: Subprocess.Result) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+    }
+
+    private func auditCount(_ database: TestDatabase) async throws -> Int {
+        try await database.count("SELECT count(*)::int FROM audit_log")
+    }
+
+    @Test("accounts create, list and show, with the audit row written")
+    func createListShow() async throws {
+        try await TestDatabase.with { database in
+            let created = try await spotterctl(
+                ["accounts", "create", "--kind", "coach", "--email", "Coach@Example.com", "--username", "coachy",
+                 "--verified", "--password-stdin", "--reason", "onboarding call", "--json"],
+                database: database,
+                input: "a coach's password\n"
+            )
+            #expect(created.status == 0, "\(created.output)")
+            let account = try #require(try json(created) as? [String: Any])
+            #expect(account["username"] as? String == "coachy")
+            #expect(account["email"] as? String == "coach@example.com")
+            #expect(account["kind"] as? String == "coach")
+            #expect(account["email_verified"] as? Bool == true)
+
+            let listed = try await spotterctl(["accounts", "list", "--kind", "coach", "--json"], database: database)
+            let rows = try #require(try json(listed) as? [[String: Any]])
+            #expect(rows.map { $0["username"] as? String } == ["coachy"])
+            let lifters = try await spotterctl(["accounts", "list", "--kind", "lifter", "--json"], database: database)
+            #expect((try json(lifters) as? [Any])?.isEmpty == true)
+
+            let shown = try await spotterctl(["accounts", "show", "coach@example.com"], database: database)
+            #expect(shown.status == 0)
+            #expect(shown.output.contains("coachy"))
+            #expect(shown.output.contains("sessions:"))
+
+            let audit = try await spotterctl(["audit", "list", "--json"], database: database)
+            let entries = try #require(try json(audit) as? [[String: Any]])
+            #expect(entries.count == 1)
+            #expect(entries.first?["action"] as? String == "account.create")
+            #expect(entries.first?["reason"] as? String == "onboarding call")
+            #expect(entries.first?["actor"] as? String == "test-operator")
+            #expect(entries.first?["os_user"] as? String != nil)
+
+            let table = try await spotterctl(["audit", "list", "--action", "account"], database: database)
+            #expect(table.output.contains("account.create"))
+            #expect(table.output.contains("onboarding call"))
+        }
+    }
+
+    @Test("a failing command exits 1 with one line and leaves neither the change nor an audit row")
+    func failuresChangeNothing() async throws {
+        try await TestDatabase.with { database in
+            let arguments = ["accounts", "create", "--kind", "lifter", "--email", "ada@example.com", "--username", "ada",
+                             "--password-stdin", "--reason", "test"]
+            #expect(try await spotterctl(arguments, database: database, input: "long enough password\n").status == 0)
+            let before = try await auditCount(database)
+            let duplicate = try await spotterctl(
+                ["accounts", "create", "--kind", "lifter", "--email", "other@example.com", "--username", "ADA",
+                 "--password-stdin", "--reason", "test"],
+                database: database,
+                input: "long enough password\n"
+            )
+            #expect(duplicate.status == 1)
+            #expect(duplicate.output == "spotterctl: username is already taken\n")
+            #expect(try await auditCount(database) == before)
+            #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
+
+            let weak = try await spotterctl(arguments.dropLast(2) + ["--reason", "x"], database: database, input: "password\n")
+            #expect(weak.status == 1)
+            #expect(weak.output.contains("password: is one of the most commonly used passwords"))
+
+            let unknown = try await spotterctl(["accounts", "show", "nobody"], database: database)
+            #expect(unknown.status == 1)
+            #expect(unknown.output == "spotterctl: no account matches 'nobody'\n")
+
+            let noReason = try await spotterctl(["accounts", "disable", "ada", "--yes"], database: database)
+            #expect(noReason.status != 0)
+            #expect(noReason.output.contains("--reason"))
+
+            let unconfirmed = try await spotterctl(["accounts", "disable", "ada", "--reason", "x"], database: database)
+            #expect(unconfirmed.status != 0)
+            #expect(unconfirmed.output.contains("--yes"))
+            #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE status = 'disabled'") == 0)
+            #expect(try await auditCount(database) == before)
+
+            let unreachable = try await spotterctl(
+                ["accounts", "list"],
+                database: database,
+                url: "host=/nonexistent-spotter port=1 user=x dbname=x"
+            )
+            #expect(unreachable.status == 1)
+            #expect(unreachable.output.hasPrefix("spotterctl: database unreachable"))
+        }
+    }
+
+    @Test("disable revokes live sessions: a token that worked is refused by the running server; enable restores sign-in")
+    func disableRevokesSessions() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                let accounts = Spotter_V1_AccountService.Client(wrapping: client)
+                _ = try await auth.register(.with {
+                    $0.email = "ada@example.com"
+                    $0.username = "ada"
+                    $0.password = "correct horse battery"
+                    $0.kind = .lifter
+                })
+                let tokens = try await auth.signIn(.with {
+                    $0.login = "ada"
+                    $0.password = "correct horse battery"
+                })
+                let metadata: Metadata = ["authorization": "Bearer \(tokens.accessToken)"]
+                _ = try await accounts.getProfile(.init(), metadata: metadata)
+
+                let disabled = try await spotterctl(
+                    ["accounts", "disable", "ada", "--reason", "chargeback", "--yes", "--json"],
+                    database: server.database
+                )
+                #expect(disabled.status == 0, "\(disabled.output)")
+                #expect((try json(disabled) as? [String: String])?["sessions_revoked"] == "1")
+                await #expect(throws: RPCError.self) { _ = try await accounts.getProfile(.init(), metadata: metadata) }
+                await #expect(throws: RPCError.self) {
+                    _ = try await auth.signIn(.with {
+                        $0.login = "ada"
+                        $0.password = "correct horse battery"
+                    })
+                }
+
+                let enabled = try await spotterctl(["accounts", "enable", "ada", "--reason", "resolved"], database: server.database)
+                #expect(enabled.status == 0)
+                _ = try await auth.signIn(.with {
+                    $0.login = "ada"
+                    $0.password = "correct horse battery"
+                })
+                let actions = try await server.database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE action IN ('account.disable', 'account.enable')"
+                )
+                #expect(actions == 2)
+            }
+        }
+    }
+
+    @Test("migrate reports the schema up to date and lists every migration as applied")
+    func migrateStatus() async throws {
+        try await TestDatabase.with { database in
+            let apply = try await spotterctl(["migrate", "apply"], database: database)
+            #expect(apply.status == 0)
+            #expect(apply.output.contains("up to date"))
+            let status = try await spotterctl(["migrate", "status", "--json"], database: database)
+            let states = try #require(try json(status) as? [[String: Any]])
+            #expect(!states.isEmpty)
+            #expect(states.allSatisfy { $0["status"] as? String == "applied" })
+        }
+    }
+}
