@@ -156,7 +156,8 @@ let package = Package(
                 "SpotterProto",
                 "SpotterRPC",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
-                .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
