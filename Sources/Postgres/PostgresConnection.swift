@@ -3,9 +3,9 @@ import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One libpq connection.
@@ -61,7 +61,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         var setup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601';"
         if let timeout = configuration.statementTimeout {
-            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds =
+                timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
             setup += " SET statement_timeout = \(milliseconds);"
         }
         do {

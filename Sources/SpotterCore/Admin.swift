@@ -54,7 +54,8 @@ public struct AccountDetail: Sendable, Equatable, Codable {
     public var sessions: [SessionInfo]
     public var lastActivity: Date?
 
-    public init(profile: Profile, failedSignIns: Int, lockedUntil: Date?, sessions: [SessionInfo], lastActivity: Date?) {
+    public init(profile: Profile, failedSignIns: Int, lockedUntil: Date?, sessions: [SessionInfo], lastActivity: Date?)
+    {
         self.profile = profile
         self.failedSignIns = failedSignIns
         self.lockedUntil = lockedUntil

@@ -82,7 +82,9 @@ public struct SignInCandidate: Sendable, Equatable {
     public var failedAttempts: Int
     public var lockedUntil: Date?
 
-    public init(principal: Principal, passwordHash: String, status: AccountStatus, failedAttempts: Int, lockedUntil: Date?) {
+    public init(
+        principal: Principal, passwordHash: String, status: AccountStatus, failedAttempts: Int, lockedUntil: Date?
+    ) {
         self.principal = principal
         self.passwordHash = passwordHash
         self.status = status
@@ -158,7 +160,9 @@ public struct IssuedTokens: Sendable, Equatable {
     public var refreshToken: String
     public var refreshExpiresAt: Date
 
-    public init(principal: Principal, accessToken: String, accessExpiresAt: Date, refreshToken: String, refreshExpiresAt: Date) {
+    public init(
+        principal: Principal, accessToken: String, accessExpiresAt: Date, refreshToken: String, refreshExpiresAt: Date
+    ) {
         self.principal = principal
         self.accessToken = accessToken
         self.accessExpiresAt = accessExpiresAt

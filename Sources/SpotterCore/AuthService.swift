@@ -100,7 +100,9 @@ public struct AuthService: Sendable {
     /// Consumes a verification token and marks the address verified.
     public func verifyEmail(token: String) async throws {
         guard !token.isEmpty else { throw SpotterError.invalid("token", "is required") }
-        guard let principal = try await store.consumeAccountToken(hash: Token.hash(token), purpose: .verifyEmail, now: now())
+        guard
+            let principal = try await store.consumeAccountToken(
+                hash: Token.hash(token), purpose: .verifyEmail, now: now())
         else { throw SpotterError.notFound("the verification token is unknown, used or expired") }
         try await store.markEmailVerified(principal, at: now())
     }
@@ -233,7 +235,9 @@ public struct AuthService: Sendable {
         validator.check(!token.isEmpty, "token", "is required")
         if let problem = CredentialRules.passwordProblem(newPassword) { validator.add("new_password", problem) }
         try validator.validate()
-        guard let principal = try await store.consumeAccountToken(hash: Token.hash(token), purpose: .resetPassword, now: now())
+        guard
+            let principal = try await store.consumeAccountToken(
+                hash: Token.hash(token), purpose: .resetPassword, now: now())
         else { throw SpotterError.notFound("the reset token is unknown, used or expired") }
         try await store.resetPassword(principal, passwordHash: try await hasher.hash(newPassword), now: now())
         logger.info("password reset", metadata: ["tenant": "\(principal.tenantID)"])

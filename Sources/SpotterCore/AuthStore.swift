@@ -25,7 +25,8 @@ public protocol AuthStore: Sendable {
 
     /// Marks `oldRefreshHash` used and installs new tokens, atomically. Returns `false` when the old
     /// token was used meanwhile (a concurrent refresh won).
-    func rotateTokens(_ principal: Principal, oldRefreshHash: [UInt8], to tokens: SessionTokens, now: Date) async throws -> Bool
+    func rotateTokens(_ principal: Principal, oldRefreshHash: [UInt8], to tokens: SessionTokens, now: Date) async throws
+        -> Bool
 
     /// Revokes one of the principal's sessions; `false` when it does not exist or has already ended.
     @discardableResult

@@ -32,8 +32,10 @@ public struct PostgresAdminStore: AdminStore {
                         ORDER BY t.created_at DESC, t.tenant_id
                         LIMIT $6 OFFSET $7
                         """,
-                    [filter.kind?.rawValue, filter.status?.rawValue, filter.tier?.rawValue,
-                     filter.search.map(Self.escapeLike), filter.createdSince, filter.limit, filter.offset]
+                    [
+                        filter.kind?.rawValue, filter.status?.rawValue, filter.tier?.rawValue,
+                        filter.search.map(Self.escapeLike), filter.createdSince, filter.limit, filter.offset,
+                    ]
                 )
                 return try rows.map(Self.decodeSummary)
             }
@@ -102,8 +104,10 @@ public struct PostgresAdminStore: AdminStore {
                     INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
                     VALUES ($1, $2, $3, $4, $5, $6, $6)
                     """,
-                    [account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
-                     account.unit.rawValue, account.createdAt]
+                    [
+                        account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
+                        account.unit.rawValue, account.createdAt,
+                    ]
                 )
                 try await connection.query(
                     """
@@ -111,8 +115,10 @@ public struct PostgresAdminStore: AdminStore {
                                           created_at, updated_at)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
                     """,
-                    [account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
-                     account.passwordHash, verified ? account.createdAt : nil, account.createdAt]
+                    [
+                        account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
+                        account.passwordHash, verified ? account.createdAt : nil, account.createdAt,
+                    ]
                 )
                 try await AuditSQL.append(audit, connection)
             }
@@ -163,8 +169,10 @@ public struct PostgresAdminStore: AdminStore {
                     ORDER BY audit_id DESC
                     LIMIT $6
                     """,
-                    [filter.actor, filter.action, filter.targetTenantID?.rawValue, filter.since, filter.until,
-                     filter.limit]
+                    [
+                        filter.actor, filter.action, filter.targetTenantID?.rawValue, filter.since, filter.until,
+                        filter.limit,
+                    ]
                 )
                 return try rows.map { row in
                     AuditEntry(
@@ -216,8 +224,10 @@ enum AuditSQL {
             INSERT INTO audit_log (actor_kind, actor, os_user, action, target_tenant_id, target, reason, details)
             VALUES ('admin', $1, $2, $3, $4, $5, $6, $7::jsonb)
             """,
-            [record.actor.operatorName, record.actor.osUser, record.action, record.targetTenantID?.rawValue,
-             record.target, record.reason, record.details]
+            [
+                record.actor.operatorName, record.actor.osUser, record.action, record.targetTenantID?.rawValue,
+                record.target, record.reason, record.details,
+            ]
         )
     }
 }

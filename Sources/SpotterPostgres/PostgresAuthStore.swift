@@ -18,16 +18,20 @@ public struct PostgresAuthStore: AuthStore {
                 INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $6)
                 """,
-                [account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
-                 account.unit.rawValue, account.createdAt]
+                [
+                    account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
+                    account.unit.rawValue, account.createdAt,
+                ]
             )
             try await connection.query(
                 """
                 INSERT INTO accounts (tenant_id, account_id, email, username, password_hash, created_at, updated_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $6)
                 """,
-                [account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
-                 account.passwordHash, account.createdAt]
+                [
+                    account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
+                    account.passwordHash, account.createdAt,
+                ]
             )
             let principal = Principal(tenantID: account.tenantID, accountID: account.accountID)
             try await Self.insertToken(principal, verification, connection)
@@ -49,8 +53,9 @@ public struct PostgresAuthStore: AuthStore {
             )
             guard let row = rows.single else { return nil }
             return SignInCandidate(
-                principal: Principal(tenantID: TenantID(rawValue: try row.decode("tenant_id")),
-                                     accountID: AccountID(rawValue: try row.decode("account_id"))),
+                principal: Principal(
+                    tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+                    accountID: AccountID(rawValue: try row.decode("account_id"))),
                 passwordHash: try row.decode("password_hash"),
                 status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
                 failedAttempts: try row.decode("failed_sign_ins"),
@@ -85,9 +90,11 @@ public struct PostgresAuthStore: AuthStore {
                                       access_expires_at, created_at, last_used_at, expires_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
                 """,
-                [principal.tenantID.rawValue, session.id.rawValue, principal.accountID.rawValue, session.deviceLabel,
-                 PostgresBytes(session.tokens.accessHash), session.tokens.accessExpiresAt, session.createdAt,
-                 session.expiresAt]
+                [
+                    principal.tenantID.rawValue, session.id.rawValue, principal.accountID.rawValue, session.deviceLabel,
+                    PostgresBytes(session.tokens.accessHash), session.tokens.accessExpiresAt, session.createdAt,
+                    session.expiresAt,
+                ]
             )
             try await Self.insertRefreshToken(principal.tenantID, session.id, session.tokens, connection)
         }
@@ -109,8 +116,9 @@ public struct PostgresAuthStore: AuthStore {
     }
 
     public func lookupRefreshToken(hash: [UInt8], now: Date) async throws -> RefreshLookup {
-        guard let tenant = try await lookupTenant(
-            "SELECT spotter_tenant_for_refresh_token($1) AS tenant_id", PostgresBytes(hash))
+        guard
+            let tenant = try await lookupTenant(
+                "SELECT spotter_tenant_for_refresh_token($1) AS tenant_id", PostgresBytes(hash))
         else { return .invalid }
         return try await database.withTenant(tenant) { connection in
             let rows = try await connection.query(
@@ -201,8 +209,9 @@ public struct PostgresAuthStore: AuthStore {
     }
 
     public func consumeAccountToken(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Principal? {
-        guard let tenant = try await lookupTenant(
-            "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+        guard
+            let tenant = try await lookupTenant(
+                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
         else { return nil }
         return try await database.withTenant(tenant) { connection in
             let rows = try await connection.query(
@@ -312,8 +321,10 @@ public struct PostgresAuthStore: AuthStore {
             INSERT INTO account_tokens (tenant_id, token_hash, account_id, purpose, expires_at)
             VALUES ($1, $2, $3, $4, $5)
             """,
-            [principal.tenantID.rawValue, PostgresBytes(token.hash), principal.accountID.rawValue,
-             token.purpose.rawValue, token.expiresAt]
+            [
+                principal.tenantID.rawValue, PostgresBytes(token.hash), principal.accountID.rawValue,
+                token.purpose.rawValue, token.expiresAt,
+            ]
         )
     }
 

@@ -48,7 +48,8 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         return Spotter_V1_TokenPair(tokens)
     }
 
-    public func refresh(request: Spotter_V1_RefreshRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair {
+    public func refresh(request: Spotter_V1_RefreshRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair
+    {
         Spotter_V1_TokenPair(try await auth.refresh(refreshToken: request.refreshToken))
     }
 

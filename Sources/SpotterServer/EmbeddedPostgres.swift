@@ -44,9 +44,11 @@ public final class EmbeddedPostgres: Sendable {
         try prepareDirectories()
         if !FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) {
             logger.info("creating the embedded PostgreSQL cluster", metadata: ["path": "\(clusterDirectory.path)"])
-            try run("initdb", [
-                "-D", clusterDirectory.path, "-U", Self.superuser, "--auth=trust", "-E", "UTF8", "--locale=C",
-            ])
+            try run(
+                "initdb",
+                [
+                    "-D", clusterDirectory.path, "-U", Self.superuser, "--auth=trust", "-E", "UTF8", "--locale=C",
+                ])
         }
         if isRunning { return false }
         let options = "-c listen_addresses='' -c unix_socket_directories='\(socketDirectory.path)' -c port=\(Self.port)"

@@ -66,7 +66,8 @@ public struct ServerConfiguration: Sendable {
             migrateOnStart: try reader.boolean("SPOTTER_MIGRATE_ON_START", default: true)
         )
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
-            throw ConfigurationError(variable: "SPOTTER_TLS_CERT", reason: "set both SPOTTER_TLS_CERT and SPOTTER_TLS_KEY")
+            throw ConfigurationError(
+                variable: "SPOTTER_TLS_CERT", reason: "set both SPOTTER_TLS_CERT and SPOTTER_TLS_KEY")
         }
         return configuration
     }
@@ -112,7 +113,8 @@ private struct EnvironmentReader {
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = string(name) else { return fallback }
         guard let value = Int(text), range.contains(value) else {
-            throw ConfigurationError(variable: name, reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            throw ConfigurationError(
+                variable: name, reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
@@ -129,7 +131,8 @@ private struct EnvironmentReader {
     func logLevel(_ name: String) throws -> Logger.Level {
         guard let text = string(name)?.lowercased() else { return .info }
         guard let level = Logger.Level(rawValue: text) else {
-            throw ConfigurationError(variable: name, reason: "must be trace, debug, info, notice, warning, error or critical")
+            throw ConfigurationError(
+                variable: name, reason: "must be trace, debug, info, notice, warning, error or critical")
         }
         return level
     }

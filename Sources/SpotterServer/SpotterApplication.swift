@@ -62,7 +62,9 @@ public struct SpotterApplication: Sendable {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
-                    .init(service: DatabaseHealthMonitor(pool: pool, state: serving, interval: .seconds(2), logger: logger)),
+                    .init(
+                        service: DatabaseHealthMonitor(
+                            pool: pool, state: serving, interval: .seconds(2), logger: logger)),
                     .init(service: GRPCServerService(server: server)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],

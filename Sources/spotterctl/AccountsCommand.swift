@@ -25,15 +25,18 @@ struct AccountsCommand: AsyncParsableCommand {
                 guard page >= 1 else { throw SpotterError.invalid("page", "must be 1 or more") }
                 try await CommandContext.with(options) { context in
                     let accounts = try await context.admin.accounts(
-                        AccountFilter(kind: kind, status: status, tier: tier, search: search, limit: limit,
-                                      offset: (page - 1) * limit)
+                        AccountFilter(
+                            kind: kind, status: status, tier: tier, search: search, limit: limit,
+                            offset: (page - 1) * limit)
                     )
                     if options.json { return try Output.json(accounts) }
                     Output.table(
                         ["TENANT", "KIND", "USERNAME", "EMAIL", "STATUS", "TIER", "VERIFIED", "CREATED"],
                         accounts.map {
-                            [$0.tenantID.description, $0.kind.rawValue, $0.username, $0.email, $0.status.rawValue,
-                             $0.tier.rawValue, $0.emailVerified ? "yes" : "no", Output.date($0.createdAt)]
+                            [
+                                $0.tenantID.description, $0.kind.rawValue, $0.username, $0.email, $0.status.rawValue,
+                                $0.tier.rawValue, $0.emailVerified ? "yes" : "no", Output.date($0.createdAt),
+                            ]
                         }
                     )
                 }
@@ -58,10 +61,15 @@ struct AccountsCommand: AsyncParsableCommand {
                         ("email verified", Output.date(profile.emailVerifiedAt)), ("status", profile.status.rawValue),
                         ("display name", profile.displayName), ("time zone", profile.timeZone),
                         ("unit", profile.unit.rawValue),
-                        ("tier", "\(profile.tier.effective(at: Date()).rawValue) (stored \(profile.tier.tier.rawValue), "
-                            + "expires \(Output.date(profile.tier.expiresAt)))"),
-                        ("failed sign-ins", "\(detail.failedSignIns)"), ("locked until", Output.date(detail.lockedUntil)),
-                        ("created", Output.date(profile.createdAt)), ("last activity", Output.date(detail.lastActivity)),
+                        (
+                            "tier",
+                            "\(profile.tier.effective(at: Date()).rawValue) (stored \(profile.tier.tier.rawValue), "
+                                + "expires \(Output.date(profile.tier.expiresAt)))"
+                        ),
+                        ("failed sign-ins", "\(detail.failedSignIns)"),
+                        ("locked until", Output.date(detail.lockedUntil)),
+                        ("created", Output.date(profile.createdAt)),
+                        ("last activity", Output.date(detail.lastActivity)),
                     ]
                     for (name, value) in fields {
                         print(name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
@@ -70,8 +78,11 @@ struct AccountsCommand: AsyncParsableCommand {
                     Output.table(
                         ["SESSION", "DEVICE", "CREATED", "LAST USED", "EXPIRES"],
                         detail.sessions.map {
-                            [$0.id.description, $0.deviceLabel.isEmpty ? "-" : $0.deviceLabel, Output.date($0.createdAt),
-                             Output.date($0.lastUsedAt), Output.date($0.expiresAt)]
+                            [
+                                $0.id.description, $0.deviceLabel.isEmpty ? "-" : $0.deviceLabel,
+                                Output.date($0.createdAt),
+                                Output.date($0.lastUsedAt), Output.date($0.expiresAt),
+                            ]
                         }
                     )
                 }
@@ -82,7 +93,8 @@ struct AccountsCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Creates a lifter or coach account.",
-            discussion: "The password is read from a prompt, or from standard input with --password-stdin; never from the command line."
+            discussion:
+                "The password is read from a prompt, or from standard input with --password-stdin; never from the command line."
         )
         @OptionGroup var options: GlobalOptions
         @Option(help: "lifter or coach.") var kind: TenantKind
@@ -109,7 +121,8 @@ struct AccountsCommand: AsyncParsableCommand {
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disables an account and revokes all its sessions at once.")
+        static let configuration = CommandConfiguration(
+            abstract: "Disables an account and revokes all its sessions at once.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Tenant id, account id, e-mail address or username.") var account: String
         @Option(help: "Why (written to the audit log).") var reason: String
@@ -120,8 +133,11 @@ struct AccountsCommand: AsyncParsableCommand {
                 try await CommandContext.with(options) { context in
                     let target = try await context.admin.account(account)
                     try confirm("Disable \(target.username) <\(target.email)> and sign out every device?", yes: yes)
-                    let revoked = try await context.admin.setStatus(account, .disabled, actor: context.actor, reason: reason)
-                    if options.json { return try Output.json(["status": "disabled", "sessions_revoked": "\(revoked)"]) }
+                    let revoked = try await context.admin.setStatus(
+                        account, .disabled, actor: context.actor, reason: reason)
+                    if options.json {
+                        return try Output.json(["status": "disabled", "sessions_revoked": "\(revoked)"])
+                    }
                     print("disabled \(target.username); \(revoked) session(s) revoked")
                 }
             }

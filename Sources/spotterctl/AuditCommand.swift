@@ -28,20 +28,25 @@ struct AuditCommand: AsyncParsableCommand {
                 validator.check(target == nil || targetID != nil, "target", "must be a tenant id")
                 let sinceDate = since.flatMap(parseTime)
                 let untilDate = until.flatMap(parseTime)
-                validator.check(since == nil || sinceDate != nil, "since", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
-                validator.check(until == nil || untilDate != nil, "until", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
+                validator.check(
+                    since == nil || sinceDate != nil, "since", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
+                validator.check(
+                    until == nil || untilDate != nil, "until", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
                 try validator.validate()
                 try await CommandContext.with(options) { context in
                     let entries = try await context.admin.auditLog(
-                        AuditFilter(actor: actor, action: action, targetTenantID: targetID, since: sinceDate,
-                                    until: untilDate, limit: limit)
+                        AuditFilter(
+                            actor: actor, action: action, targetTenantID: targetID, since: sinceDate,
+                            until: untilDate, limit: limit)
                     )
                     if options.json { return try Output.json(entries) }
                     Output.table(
                         ["ID", "AT", "ACTOR", "OS USER", "ACTION", "TARGET", "REASON"],
                         entries.map {
-                            ["\($0.id)", Output.date($0.at), $0.actor, $0.osUser ?? "-", $0.action,
-                             $0.target ?? $0.targetTenantID?.description ?? "-", $0.reason ?? "-"]
+                            [
+                                "\($0.id)", Output.date($0.at), $0.actor, $0.osUser ?? "-", $0.action,
+                                $0.target ?? $0.targetTenantID?.description ?? "-", $0.reason ?? "-",
+                            ]
                         }
                     )
                 }

@@ -40,7 +40,8 @@ struct CommandContext {
             logger: logger
         )
         let environment = ProcessInfo.processInfo.environment
-        let osUser = environment["SUDO_USER"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) }
+        let osUser =
+            environment["SUDO_USER"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) }
             ?? "uid \(getuid())"
         let context = CommandContext(
             settings: settings,
@@ -51,7 +52,8 @@ struct CommandContext {
                 hasher: PasswordHasher(cost: settings.passwordCost)
             ),
             logger: logger,
-            actor: AdminActor(operatorName: options.operator ?? environment["SPOTTER_OPERATOR"] ?? osUser, osUser: osUser)
+            actor: AdminActor(
+                operatorName: options.operator ?? environment["SPOTTER_OPERATOR"] ?? osUser, osUser: osUser)
         )
         do {
             let result = try await body(context)

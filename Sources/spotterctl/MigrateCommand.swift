@@ -27,9 +27,11 @@ struct MigrateCommand: AsyncParsableCommand {
                     if options.json {
                         try Output.json(applied.map { ["version": "\($0.version)", "name": $0.name] })
                     } else {
-                        print(applied.isEmpty ? "Nothing to apply: the database is up to date." :
-                            applied.map { "applied \(String(format: "%04d", $0.version))_\($0.name)" }
-                                .joined(separator: "\n"))
+                        print(
+                            applied.isEmpty
+                                ? "Nothing to apply: the database is up to date."
+                                : applied.map { "applied \(String(format: "%04d", $0.version))_\($0.name)" }
+                                    .joined(separator: "\n"))
                     }
                 }
             }
@@ -37,7 +39,8 @@ struct MigrateCommand: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists migrations: applied, pending, changed or missing.")
+        static let configuration = CommandConfiguration(
+            abstract: "Lists migrations: applied, pending, changed or missing.")
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
@@ -56,7 +59,10 @@ struct MigrateCommand: AsyncParsableCommand {
                         Output.table(
                             ["VERSION", "NAME", "STATUS", "APPLIED"],
                             states.map {
-                                [String(format: "%04d", $0.version), $0.name, $0.status.rawValue, Output.date($0.appliedAt)]
+                                [
+                                    String(format: "%04d", $0.version), $0.name, $0.status.rawValue,
+                                    Output.date($0.appliedAt),
+                                ]
                             }
                         )
                     }

@@ -27,6 +27,7 @@ enum Output {
 
     static func date(_ date: Date?) -> String {
         guard let date else { return "-" }
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
+        return date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
     }
 }

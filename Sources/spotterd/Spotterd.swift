@@ -51,8 +51,9 @@ struct Spotterd: AsyncParsableCommand {
             logger: logger
         )
         if let certificate = application.developmentCertificatePath {
-            logger.notice("no TLS certificate configured; using a self-signed development certificate",
-                          metadata: ["certificate": "\(certificate)"])
+            logger.notice(
+                "no TLS certificate configured; using a self-signed development certificate",
+                metadata: ["certificate": "\(certificate)"])
         }
         logger.notice("spotterd listening", metadata: ["address": "\(settings.host):\(settings.port)"])
         try await application.run()

@@ -53,7 +53,8 @@ struct PoolTests {
             #expect(try await pool.withConnection { try await counter($0) } == 0)
             // The connection went back to the pool clean: no transaction left open.
             let status = try await pool.withConnection { connection in
-                try await connection.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction'")
+                try await connection.query(
+                    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction'")
             }
             #expect(try status.single?.decode("n", as: Int.self) == 0)
             await pool.shutdown()

@@ -18,7 +18,8 @@ struct PasswordHasherTests {
         )
         let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
         #expect(
-            hex == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+            hex
+                == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
         )
     }
 
@@ -47,7 +48,12 @@ struct PasswordHasherTests {
         #expect(try await stronger.verify("long enough password", against: old))
     }
 
-    @Test("malformed hashes never verify", arguments: ["", "$scrypt$", "$argon2id$v=19$m=1$abc$def", "$scrypt$ln=99,r=8,p=1$AAAA$AAAA", "$scrypt$ln=10,r=8,p=1$!!$AAAA"])
+    @Test(
+        "malformed hashes never verify",
+        arguments: [
+            "", "$scrypt$", "$argon2id$v=19$m=1$abc$def", "$scrypt$ln=99,r=8,p=1$AAAA$AAAA",
+            "$scrypt$ln=10,r=8,p=1$!!$AAAA",
+        ])
     func malformedNeverVerifies(phc: String) async throws {
         #expect(try await PasswordHasher(cost: .testing).verify("anything", against: phc) == false)
     }

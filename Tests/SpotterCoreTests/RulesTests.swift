@@ -4,9 +4,11 @@ import Testing
 
 @Suite("Credential rules")
 struct CredentialRulesTests {
-    @Test("passwords of 8 to 128 characters of any kind are accepted", arguments: [
-        "abcdefgz", "ÄÖÜ äöü ß!", "pass phrase with spaces", String(repeating: "x", count: 128), "🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️",
-    ])
+    @Test(
+        "passwords of 8 to 128 characters of any kind are accepted",
+        arguments: [
+            "abcdefgz", "ÄÖÜ äöü ß!", "pass phrase with spaces", String(repeating: "x", count: 128), "🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️🏋️‍♀️",
+        ])
     func acceptsPasswords(password: String) {
         #expect(CredentialRules.passwordProblem(password) == nil)
     }
@@ -24,12 +26,22 @@ struct CredentialRulesTests {
         #expect(CredentialRules.passwordProblem("thequickbrownfox") == nil)
     }
 
-    @Test("usernames", arguments: [("ada", true), ("ada.lovelace_1", true), ("a", false), ("1ada", false), ("ada lovelace", false), ("ädä", false), (String(repeating: "a", count: 33), false)])
+    @Test(
+        "usernames",
+        arguments: [
+            ("ada", true), ("ada.lovelace_1", true), ("a", false), ("1ada", false), ("ada lovelace", false),
+            ("ädä", false), (String(repeating: "a", count: 33), false),
+        ])
     func usernames(username: String, valid: Bool) {
         #expect((CredentialRules.usernameProblem(username) == nil) == valid)
     }
 
-    @Test("e-mail addresses", arguments: [("ada@example.com", true), ("a.b+c@sub.example.org", true), ("ada", false), ("ada@localhost", false), ("a da@example.com", false), ("@example.com", false), ("ada@example.", false)])
+    @Test(
+        "e-mail addresses",
+        arguments: [
+            ("ada@example.com", true), ("a.b+c@sub.example.org", true), ("ada", false), ("ada@localhost", false),
+            ("a da@example.com", false), ("@example.com", false), ("ada@example.", false),
+        ])
     func emails(email: String, valid: Bool) {
         #expect((CredentialRules.emailProblem(email) == nil) == valid)
     }
@@ -47,10 +59,12 @@ struct CredentialRulesTests {
         validator.check(false, "email", "is not an e-mail address")
         validator.check(true, "username", "unused")
         validator.add("password", "must be at least 8 characters")
-        #expect(throws: SpotterError.invalidArgument([
-            FieldViolation(field: "email", reason: "is not an e-mail address"),
-            FieldViolation(field: "password", reason: "must be at least 8 characters"),
-        ])) { try validator.validate() }
+        #expect(
+            throws: SpotterError.invalidArgument([
+                FieldViolation(field: "email", reason: "is not an e-mail address"),
+                FieldViolation(field: "password", reason: "must be at least 8 characters"),
+            ])
+        ) { try validator.validate() }
     }
 }
 

@@ -9,7 +9,8 @@ import Testing
 struct AuthFlowTests {
     private func register(_ auth: AuthService, _ name: String, kind: TenantKind = .lifter) async throws -> Principal {
         try await auth.register(
-            AuthService.Registration(email: "\(name)@example.com", username: name, password: "long enough \(name)", kind: kind)
+            AuthService.Registration(
+                email: "\(name)@example.com", username: name, password: "long enough \(name)", kind: kind)
         )
     }
 
@@ -18,12 +19,21 @@ struct AuthFlowTests {
         try await TestDatabase.with { database in
             let auth = database.authService()
             let principal = try await register(auth, "ada")
-            #expect(try await database.count("SELECT count(*)::int FROM tenants WHERE tenant_id = $1", [principal.tenantID.rawValue]) == 1)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM tenants WHERE tenant_id = $1", [principal.tenantID.rawValue]) == 1)
             let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "verify_email"))
-            #expect(try await database.count("SELECT count(*)::int FROM account_tokens WHERE token_hash = $1", [PostgresBytes(Token.hash(code))]) == 1)
-            #expect(try await database.count("SELECT count(*)::int FROM account_tokens WHERE token_hash = $1", [PostgresBytes(Array(code.utf8))]) == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM account_tokens WHERE token_hash = $1", [PostgresBytes(Token.hash(code))])
+                    == 1)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM account_tokens WHERE token_hash = $1", [PostgresBytes(Array(code.utf8))])
+                    == 0)
             try await auth.verifyEmail(token: code)
-            #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE email_verified_at IS NOT NULL") == 1)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM accounts WHERE email_verified_at IS NOT NULL") == 1)
             await #expect(throws: SpotterError.self) { try await auth.verifyEmail(token: code) }
         }
     }
@@ -34,10 +44,12 @@ struct AuthFlowTests {
             let auth = database.authService()
             _ = try await register(auth, "ada")
             await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
-                try await auth.register(.init(email: "ADA@example.com", username: "other", password: "long enough x", kind: .lifter))
+                try await auth.register(
+                    .init(email: "ADA@example.com", username: "other", password: "long enough x", kind: .lifter))
             }
             await #expect(throws: SpotterError.alreadyExists(field: "username", reason: "is already taken")) {
-                try await auth.register(.init(email: "other@example.com", username: "ADA", password: "long enough x", kind: .coach))
+                try await auth.register(
+                    .init(email: "other@example.com", username: "ADA", password: "long enough x", kind: .coach))
             }
             #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
             #expect(try await database.count("SELECT count(*)::int FROM email_outbox") == 1)
@@ -49,7 +61,8 @@ struct AuthFlowTests {
         try await TestDatabase.with { database in
             let auth = database.authService()
             let error = await #expect(throws: SpotterError.self) {
-                try await auth.register(.init(email: "nope", username: "1", password: "short", kind: nil, timeZone: "Nowhere/City"))
+                try await auth.register(
+                    .init(email: "nope", username: "1", password: "short", kind: nil, timeZone: "Nowhere/City"))
             }
             let tenants = try await database.count("SELECT count(*)::int FROM tenants")
             #expect(tenants == 0)
@@ -66,14 +79,20 @@ struct AuthFlowTests {
         try await TestDatabase.with { database in
             let auth = database.authService()
             let principal = try await register(auth, "ada")
-            let byName = try await auth.signIn(login: "Ada", password: "long enough ada", deviceLabel: "phone", address: "10.0.0.1")
-            let byEmail = try await auth.signIn(login: "ADA@example.com", password: "long enough ada", deviceLabel: "", address: "10.0.0.1")
+            let byName = try await auth.signIn(
+                login: "Ada", password: "long enough ada", deviceLabel: "phone", address: "10.0.0.1")
+            let byEmail = try await auth.signIn(
+                login: "ADA@example.com", password: "long enough ada", deviceLabel: "", address: "10.0.0.1")
             #expect(byName.principal.tenantID == principal.tenantID)
             #expect(byEmail.principal.tenantID == principal.tenantID)
             #expect(try await auth.authenticate(accessToken: byName.accessToken).tenantID == principal.tenantID)
             let wrong = SpotterError.unauthenticated("invalid login or password")
-            await #expect(throws: wrong) { try await auth.signIn(login: "ada", password: "wrong password", deviceLabel: "", address: "10.0.0.1") }
-            await #expect(throws: wrong) { try await auth.signIn(login: "nobody", password: "wrong password", deviceLabel: "", address: "10.0.0.1") }
+            await #expect(throws: wrong) {
+                try await auth.signIn(login: "ada", password: "wrong password", deviceLabel: "", address: "10.0.0.1")
+            }
+            await #expect(throws: wrong) {
+                try await auth.signIn(login: "nobody", password: "wrong password", deviceLabel: "", address: "10.0.0.1")
+            }
         }
     }
 
@@ -92,7 +111,8 @@ struct AuthFlowTests {
             let locked = await #expect(throws: SpotterError.self) {
                 try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.2")
             }
-            #expect(locked == .tooManyRequests("too many failed sign-ins; try again in 30 seconds", retryAfterSeconds: 30))
+            #expect(
+                locked == .tooManyRequests("too many failed sign-ins; try again in 30 seconds", retryAfterSeconds: 30))
             clock.advance(by: 31)
             _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.2")
             #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 0)
@@ -112,10 +132,15 @@ struct AuthFlowTests {
                 }
             }
             let blocked = await #expect(throws: SpotterError.self) {
-                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "198.51.100.7")
+                try await auth.signIn(
+                    login: "ada", password: "long enough ada", deviceLabel: "", address: "198.51.100.7")
             }
-            if case .tooManyRequests = blocked {} else { Issue.record("address not blocked: \(String(describing: blocked))") }
-            _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "198.51.100.8")
+            if case .tooManyRequests = blocked {
+            } else {
+                Issue.record("address not blocked: \(String(describing: blocked))")
+            }
+            _ = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", address: "198.51.100.8")
         }
     }
 
@@ -158,8 +183,10 @@ struct AuthFlowTests {
             let auth = database.authService()
             _ = try await register(auth, "ada")
             _ = try await register(auth, "bob")
-            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "ada's phone", address: "a")
-            let bob = try await auth.signIn(login: "bob", password: "long enough bob", deviceLabel: "bob's phone", address: "a")
+            let ada = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "ada's phone", address: "a")
+            let bob = try await auth.signIn(
+                login: "bob", password: "long enough bob", deviceLabel: "bob's phone", address: "a")
             let bobSessions = try await auth.sessions(bob.principal)
             #expect(bobSessions.map(\.deviceLabel) == ["bob's phone"])
             let adaSession = try #require(ada.principal.sessionID)
@@ -177,12 +204,16 @@ struct AuthFlowTests {
         try await TestDatabase.with { database in
             let auth = database.authService()
             _ = try await register(auth, "ada")
-            let session = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            let session = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
             try await auth.requestPasswordReset(email: "nobody@example.com")
-            #expect(try await database.count("SELECT count(*)::int FROM email_outbox WHERE kind = 'reset_password'") == 0)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM email_outbox WHERE kind = 'reset_password'") == 0)
             try await auth.requestPasswordReset(email: "Ada@Example.com")
             let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "reset_password"))
-            await #expect(throws: SpotterError.self) { try await auth.completePasswordReset(token: code, newPassword: "short") }
+            await #expect(throws: SpotterError.self) {
+                try await auth.completePasswordReset(token: code, newPassword: "short")
+            }
             try await auth.completePasswordReset(token: code, newPassword: "a brand new secret")
             await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: session.accessToken) }
             await #expect(throws: SpotterError.self) {
@@ -214,8 +245,10 @@ struct AuthFlowTests {
             let auth = database.authService()
             let ada = try await register(auth, "ada")
             let bob = try await register(auth, "bob", kind: .coach)
-            let accounts = AccountService(store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool)))
-            let updated = try await accounts.updateProfile(ada, ProfileUpdate(displayName: " Ada L. ", timeZone: "Europe/London", unit: .lb))
+            let accounts = AccountService(
+                store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool)))
+            let updated = try await accounts.updateProfile(
+                ada, ProfileUpdate(displayName: " Ada L. ", timeZone: "Europe/London", unit: .lb))
             #expect(updated.displayName == "Ada L.")
             #expect(updated.timeZone == "Europe/London")
             #expect(updated.unit == .lb)

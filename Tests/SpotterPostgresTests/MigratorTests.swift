@@ -25,7 +25,8 @@ struct MigratorTests {
     }
 
     private let first = Migration(version: 1, name: "one", sql: "CREATE TABLE one (id int)")
-    private let second = Migration(version: 2, name: "two", sql: "CREATE TABLE two (id int); INSERT INTO two VALUES (2)")
+    private let second = Migration(
+        version: 2, name: "two", sql: "CREATE TABLE two (id int); INSERT INTO two VALUES (2)")
 
     @Test("applies pending migrations in order, records checksums, and applies nothing twice")
     func appliesInOrderOnce() async throws {

@@ -142,7 +142,10 @@ struct RowLevelSecurityTests {
                   AND NOT (c.relrowsecurity AND c.relforcerowsecurity) AND c.relname <> 'audit_log'
                 """
             )
-            #expect(unforced.isEmpty, "tables with tenant_id but without forced RLS: \(unforced.map { try? $0.decode("relname", as: String.self) })")
+            #expect(
+                unforced.isEmpty,
+                "tables with tenant_id but without forced RLS: \(unforced.map { try? $0.decode("relname", as: String.self) })"
+            )
             await owner.close()
         }
     }

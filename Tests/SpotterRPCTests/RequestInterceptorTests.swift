@@ -16,9 +16,11 @@ struct RequestInterceptorTests {
         #expect(RequestInterceptor.bearerToken(in: [:]) == "")
     }
 
-    @Test("strips the port from peer addresses", arguments: [
-        ("ipv4:127.0.0.1:5000", "127.0.0.1"), ("ipv6:[::1]:5000", "::1"), ("unix:/tmp/s", "/tmp/s"),
-    ])
+    @Test(
+        "strips the port from peer addresses",
+        arguments: [
+            ("ipv4:127.0.0.1:5000", "127.0.0.1"), ("ipv6:[::1]:5000", "::1"), ("unix:/tmp/s", "/tmp/s"),
+        ])
     func clientAddress(peer: String, address: String) {
         #expect(RequestInterceptor.address(of: peer) == address)
     }
@@ -38,7 +40,8 @@ struct RequestInterceptorTests {
             (.notFound("x"), .notFound), (.alreadyExists(field: "email", reason: "is already taken"), .alreadyExists),
             (.invalid("email", "is bad"), .invalidArgument), (.failedPrecondition("x"), .failedPrecondition),
             (.permissionDenied("needs pro"), .permissionDenied), (.unauthenticated("x"), .unauthenticated),
-            (.tooManyRequests("slow down", retryAfterSeconds: 3), .resourceExhausted), (.unavailable("x"), .unavailable),
+            (.tooManyRequests("slow down", retryAfterSeconds: 3), .resourceExhausted),
+            (.unavailable("x"), .unavailable),
         ]
         for (error, code) in cases {
             let mapped = try #require(RPCErrorMapping.map(error, requestID: "r1", logger: logger) as? GoogleRPCStatus)
@@ -46,7 +49,9 @@ struct RequestInterceptorTests {
         }
         let invalid = try #require(
             RPCErrorMapping.map(
-                SpotterError.invalidArgument([FieldViolation(field: "a", reason: "x"), FieldViolation(field: "b.c", reason: "y")]),
+                SpotterError.invalidArgument([
+                    FieldViolation(field: "a", reason: "x"), FieldViolation(field: "b.c", reason: "y"),
+                ]),
                 requestID: "r1",
                 logger: logger
             ) as? GoogleRPCStatus
@@ -58,7 +63,8 @@ struct RequestInterceptorTests {
     @Test("unknown errors become INTERNAL with only the request id")
     func internalErrors() throws {
         struct DatabaseSecret: Error { var sql = "SELECT password_hash FROM accounts" }
-        let mapped = try #require(RPCErrorMapping.map(DatabaseSecret(), requestID: "req42", logger: Logger(label: "test")) as? RPCError)
+        let mapped = try #require(
+            RPCErrorMapping.map(DatabaseSecret(), requestID: "req42", logger: Logger(label: "test")) as? RPCError)
         #expect(mapped.code == .internalError)
         #expect(mapped.message == "internal error (request id req42)")
     }

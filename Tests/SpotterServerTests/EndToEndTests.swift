@@ -29,23 +29,26 @@ struct EndToEndTests {
             try await server.withClient { client in
                 let auth = Spotter_V1_AuthService.Client(wrapping: client)
                 let accounts = Spotter_V1_AccountService.Client(wrapping: client)
-                let registered = try await auth.register(.with {
-                    $0.email = "Ada@Example.com"
-                    $0.username = "ada"
-                    $0.password = "correct horse battery"
-                    $0.kind = .lifter
-                    $0.timeZone = "Europe/London"
-                })
+                let registered = try await auth.register(
+                    .with {
+                        $0.email = "Ada@Example.com"
+                        $0.username = "ada"
+                        $0.password = "correct horse battery"
+                        $0.kind = .lifter
+                        $0.timeZone = "Europe/London"
+                    })
                 #expect(!registered.tenantID.isEmpty)
 
-                let code = try #require(try await server.database.emailedCode(to: "ada@example.com", kind: "verify_email"))
+                let code = try #require(
+                    try await server.database.emailedCode(to: "ada@example.com", kind: "verify_email"))
                 _ = try await auth.verifyEmail(.with { $0.token = code })
 
-                let tokens = try await auth.signIn(.with {
-                    $0.login = "ada@example.com"
-                    $0.password = "correct horse battery"
-                    $0.deviceLabel = "test phone"
-                })
+                let tokens = try await auth.signIn(
+                    .with {
+                        $0.login = "ada@example.com"
+                        $0.password = "correct horse battery"
+                        $0.deviceLabel = "test phone"
+                    })
                 #expect(tokens.tenantID == registered.tenantID)
 
                 let profile = try await accounts.getProfile(.init(), metadata: bearer(tokens.accessToken))
@@ -72,16 +75,24 @@ struct EndToEndTests {
 
                 let refreshed = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken })
                 _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken))
-                #expect(await statusCode { _ = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken }) } == .unauthenticated)
+                #expect(
+                    await statusCode { _ = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken }) }
+                        == .unauthenticated)
                 // Reuse revoked the session: the rotated tokens are dead too.
-                #expect(await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken)) } == .unauthenticated)
+                #expect(
+                    await statusCode {
+                        _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken))
+                    } == .unauthenticated)
 
-                let again = try await auth.signIn(.with {
-                    $0.login = "ada"
-                    $0.password = "correct horse battery"
-                })
+                let again = try await auth.signIn(
+                    .with {
+                        $0.login = "ada"
+                        $0.password = "correct horse battery"
+                    })
                 _ = try await auth.signOut(.init(), metadata: bearer(again.accessToken))
-                #expect(await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) } == .unauthenticated)
+                #expect(
+                    await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
+                        == .unauthenticated)
             }
         }
     }
@@ -99,13 +110,16 @@ struct EndToEndTests {
                     #expect(error.code == .unauthenticated)
                     #expect(error.message.contains("authorization"))
                 }
-                #expect(await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer("spa_forged")) } == .unauthenticated)
+                #expect(
+                    await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer("spa_forged")) }
+                        == .unauthenticated)
                 do {
-                    _ = try await auth.register(.with {
-                        $0.email = "not-an-address"
-                        $0.username = "x"
-                        $0.password = "short"
-                    })
+                    _ = try await auth.register(
+                        .with {
+                            $0.email = "not-an-address"
+                            $0.username = "x"
+                            $0.password = "short"
+                        })
                     Issue.record("invalid registration accepted")
                 } catch let error as RPCError {
                     #expect(error.code == .invalidArgument)
@@ -117,12 +131,14 @@ struct EndToEndTests {
                     let fields = status.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field)
                     #expect(fields == ["email", "username", "password", "kind"])
                 }
-                #expect(await statusCode {
-                    _ = try await auth.signIn(.with {
-                        $0.login = "nobody"
-                        $0.password = "whatever password"
-                    })
-                } == .unauthenticated)
+                #expect(
+                    await statusCode {
+                        _ = try await auth.signIn(
+                            .with {
+                                $0.login = "nobody"
+                                $0.password = "whatever password"
+                            })
+                    } == .unauthenticated)
                 // The password reset answer does not reveal whether an account exists.
                 _ = try await auth.requestPasswordReset(.with { $0.email = "nobody@example.com" })
             }
@@ -141,7 +157,8 @@ struct EndToEndTests {
                 }
                 #expect(status == .serving)
                 #expect(try await health.check(.with { $0.service = "spotter.v1.AuthService" }).status == .serving)
-                #expect(await statusCode { _ = try await health.check(.with { $0.service = "nope.Service" }) } == .notFound)
+                #expect(
+                    await statusCode { _ = try await health.check(.with { $0.service = "nope.Service" }) } == .notFound)
                 let first = try await health.watch(.with { $0.service = "" }) { response in
                     for try await message in response.messages { return message.status }
                     return .unknown
@@ -161,10 +178,11 @@ struct EndToEndTests {
                 #expect(try await health.check(.with { $0.service = "" }).status == .notServing)
                 let auth = Spotter_V1_AuthService.Client(wrapping: client)
                 do {
-                    _ = try await auth.signIn(.with {
-                        $0.login = "ada"
-                        $0.password = "whatever password"
-                    })
+                    _ = try await auth.signIn(
+                        .with {
+                            $0.login = "ada"
+                            $0.password = "whatever password"
+                        })
                     Issue.record("sign-in without a database succeeded")
                 } catch let error as RPCError {
                     #expect(error.code == .unavailable)

@@ -33,8 +33,10 @@ struct SpotterCtlTests {
     func createListShow() async throws {
         try await TestDatabase.with { database in
             let created = try await spotterctl(
-                ["accounts", "create", "--kind", "coach", "--email", "Coach@Example.com", "--username", "coachy",
-                 "--verified", "--password-stdin", "--reason", "onboarding call", "--json"],
+                [
+                    "accounts", "create", "--kind", "coach", "--email", "Coach@Example.com", "--username", "coachy",
+                    "--verified", "--password-stdin", "--reason", "onboarding call", "--json",
+                ],
                 database: database,
                 input: "a coach's password\n"
             )
@@ -73,13 +75,17 @@ struct SpotterCtlTests {
     @Test("a failing command exits 1 with one line and leaves neither the change nor an audit row")
     func failuresChangeNothing() async throws {
         try await TestDatabase.with { database in
-            let arguments = ["accounts", "create", "--kind", "lifter", "--email", "ada@example.com", "--username", "ada",
-                             "--password-stdin", "--reason", "test"]
+            let arguments = [
+                "accounts", "create", "--kind", "lifter", "--email", "ada@example.com", "--username", "ada",
+                "--password-stdin", "--reason", "test",
+            ]
             #expect(try await spotterctl(arguments, database: database, input: "long enough password\n").status == 0)
             let before = try await auditCount(database)
             let duplicate = try await spotterctl(
-                ["accounts", "create", "--kind", "lifter", "--email", "other@example.com", "--username", "ADA",
-                 "--password-stdin", "--reason", "test"],
+                [
+                    "accounts", "create", "--kind", "lifter", "--email", "other@example.com", "--username", "ADA",
+                    "--password-stdin", "--reason", "test",
+                ],
                 database: database,
                 input: "long enough password\n"
             )
@@ -88,7 +94,8 @@ struct SpotterCtlTests {
             #expect(try await auditCount(database) == before)
             #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
 
-            let weak = try await spotterctl(arguments.dropLast(2) + ["--reason", "x"], database: database, input: "password\n")
+            let weak = try await spotterctl(
+                arguments.dropLast(2) + ["--reason", "x"], database: database, input: "password\n")
             #expect(weak.status == 1)
             #expect(weak.output.contains("password: is one of the most commonly used passwords"))
 
@@ -116,22 +123,25 @@ struct SpotterCtlTests {
         }
     }
 
-    @Test("disable revokes live sessions: a token that worked is refused by the running server; enable restores sign-in")
+    @Test(
+        "disable revokes live sessions: a token that worked is refused by the running server; enable restores sign-in")
     func disableRevokesSessions() async throws {
         try await TestServer.with { server in
             try await server.withClient { client in
                 let auth = Spotter_V1_AuthService.Client(wrapping: client)
                 let accounts = Spotter_V1_AccountService.Client(wrapping: client)
-                _ = try await auth.register(.with {
-                    $0.email = "ada@example.com"
-                    $0.username = "ada"
-                    $0.password = "correct horse battery"
-                    $0.kind = .lifter
-                })
-                let tokens = try await auth.signIn(.with {
-                    $0.login = "ada"
-                    $0.password = "correct horse battery"
-                })
+                _ = try await auth.register(
+                    .with {
+                        $0.email = "ada@example.com"
+                        $0.username = "ada"
+                        $0.password = "correct horse battery"
+                        $0.kind = .lifter
+                    })
+                let tokens = try await auth.signIn(
+                    .with {
+                        $0.login = "ada"
+                        $0.password = "correct horse battery"
+                    })
                 let metadata: Metadata = ["authorization": "Bearer \(tokens.accessToken)"]
                 _ = try await accounts.getProfile(.init(), metadata: metadata)
 
@@ -143,18 +153,21 @@ struct SpotterCtlTests {
                 #expect((try json(disabled) as? [String: String])?["sessions_revoked"] == "1")
                 await #expect(throws: RPCError.self) { _ = try await accounts.getProfile(.init(), metadata: metadata) }
                 await #expect(throws: RPCError.self) {
-                    _ = try await auth.signIn(.with {
+                    _ = try await auth.signIn(
+                        .with {
+                            $0.login = "ada"
+                            $0.password = "correct horse battery"
+                        })
+                }
+
+                let enabled = try await spotterctl(
+                    ["accounts", "enable", "ada", "--reason", "resolved"], database: server.database)
+                #expect(enabled.status == 0)
+                _ = try await auth.signIn(
+                    .with {
                         $0.login = "ada"
                         $0.password = "correct horse battery"
                     })
-                }
-
-                let enabled = try await spotterctl(["accounts", "enable", "ada", "--reason", "resolved"], database: server.database)
-                #expect(enabled.status == 0)
-                _ = try await auth.signIn(.with {
-                    $0.login = "ada"
-                    $0.password = "correct horse battery"
-                })
                 let actions = try await server.database.count(
                     "SELECT count(*)::int FROM audit_log WHERE action IN ('account.disable', 'account.enable')"
                 )

@@ -44,19 +44,21 @@ struct SpotterdProcessTests {
         let startLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         try #require(serving, "spotterd did not become healthy:\n\(startLog)")
         #expect(startLog.contains("self-signed development certificate"))
-        #expect(FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("postgres/PG_VERSION").path))
+        #expect(
+            FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("postgres/PG_VERSION").path))
 
         let transport = try HTTP2ClientTransport.Posix(
             target: .dns(host: "localhost", port: port),
             transportSecurity: .tls { $0.trustRoots = .certificates([.file(path: certificate, format: .pem)]) }
         )
         try await withGRPCClient(transport: transport) { client in
-            let registered = try await Spotter_V1_AuthService.Client(wrapping: client).register(.with {
-                $0.email = "ada@example.com"
-                $0.username = "ada"
-                $0.password = "correct horse battery"
-                $0.kind = .lifter
-            })
+            let registered = try await Spotter_V1_AuthService.Client(wrapping: client).register(
+                .with {
+                    $0.email = "ada@example.com"
+                    $0.username = "ada"
+                    $0.password = "correct horse battery"
+                    $0.kind = .lifter
+                })
             #expect(!registered.tenantID.isEmpty)
         }
 
@@ -65,10 +67,14 @@ struct SpotterdProcessTests {
         #expect(process.terminationStatus == 0)
         let stopLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(stopLog.contains("embedded PostgreSQL stopped"), "\(stopLog)")
-        #expect(!FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("postgres/postmaster.pid").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: dataDirectory.appendingPathComponent("postgres/postmaster.pid").path))
     }
 
-    private func healthStatus(port: Int, certificate: String) async throws -> Grpc_Health_V1_HealthCheckResponse.ServingStatus {
+    private func healthStatus(port: Int, certificate: String) async throws
+        -> Grpc_Health_V1_HealthCheckResponse.ServingStatus
+    {
         let transport = try HTTP2ClientTransport.Posix(
             target: .dns(host: "localhost", port: port),
             transportSecurity: .tls { $0.trustRoots = .certificates([.file(path: certificate, format: .pem)]) }
@@ -77,7 +83,9 @@ struct SpotterdProcessTests {
             var options = CallOptions.defaults
             options.timeout = .seconds(2)
             options.waitForReady = false
-            return try await Grpc_Health_V1_Health.Client(wrapping: client).check(.with { $0.service = "" }, options: options).status
+            return try await Grpc_Health_V1_Health.Client(wrapping: client).check(
+                .with { $0.service = "" }, options: options
+            ).status
         }
     }
 }

@@ -19,7 +19,8 @@ public enum Subprocess {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let outputFile = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotter-test-\(UUID()).out")
+        let outputFile = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "spotter-test-\(UUID()).out")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: outputFile) }
         let output = try FileHandle(forWritingTo: outputFile)
