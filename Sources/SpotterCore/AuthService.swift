@@ -278,7 +278,8 @@ public struct AuthService: Sendable {
     }
 
     private func throttled(until: Date, now: Date) -> SpotterError {
-        let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+        // Stored times are microsecond-precise: ignore sub-millisecond noise before rounding up.
+        let seconds = max(1, Int((until.timeIntervalSince(now) - 0.001).rounded(.up)))
         return .tooManyRequests("too many failed sign-ins; try again in \(seconds) seconds", retryAfterSeconds: seconds)
     }
 }

@@ -99,27 +99,7 @@ public struct PostgresAdminStore: AdminStore {
     public func createAccount(_ account: NewAccount, verified: Bool, audit: AuditRecord) async throws {
         try await translatingErrors {
             try await pool.withTransaction { connection in
-                try await connection.query(
-                    """
-                    INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $6)
-                    """,
-                    [
-                        account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
-                        account.unit.rawValue, account.createdAt,
-                    ]
-                )
-                try await connection.query(
-                    """
-                    INSERT INTO accounts (tenant_id, account_id, email, username, password_hash, email_verified_at,
-                                          created_at, updated_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-                    """,
-                    [
-                        account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
-                        account.passwordHash, verified ? account.createdAt : nil, account.createdAt,
-                    ]
-                )
+                try await AccountSQL.insert(account, verifiedAt: verified ? account.createdAt : nil, connection)
                 try await AuditSQL.append(audit, connection)
             }
         }

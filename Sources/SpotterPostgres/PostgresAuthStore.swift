@@ -13,26 +13,7 @@ public struct PostgresAuthStore: AuthStore {
 
     public func createAccount(_ account: NewAccount, verification: AccountToken, email: OutboxMessage) async throws {
         try await database.withTenant(account.tenantID) { connection in
-            try await connection.query(
-                """
-                INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $6)
-                """,
-                [
-                    account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
-                    account.unit.rawValue, account.createdAt,
-                ]
-            )
-            try await connection.query(
-                """
-                INSERT INTO accounts (tenant_id, account_id, email, username, password_hash, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $6)
-                """,
-                [
-                    account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
-                    account.passwordHash, account.createdAt,
-                ]
-            )
+            try await AccountSQL.insert(account, verifiedAt: nil, connection)
             let principal = Principal(tenantID: account.tenantID, accountID: account.accountID)
             try await Self.insertToken(principal, verification, connection)
             try await OutboxSQL.enqueue(email, tenant: account.tenantID, connection)

@@ -15,6 +15,34 @@ enum OutboxSQL {
     }
 }
 
+/// Account statements shared by registration and `spotterctl accounts create`.
+enum AccountSQL {
+    /// Inserts a tenant and its account; a taken e-mail or username fails with a unique violation.
+    static func insert(_ account: NewAccount, verifiedAt: Date?, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO tenants (tenant_id, kind, display_name, time_zone, unit, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $6)
+            """,
+            [
+                account.tenantID.rawValue, account.kind.rawValue, account.displayName, account.timeZone,
+                account.unit.rawValue, account.createdAt,
+            ]
+        )
+        try await connection.query(
+            """
+            INSERT INTO accounts (tenant_id, account_id, email, username, password_hash, email_verified_at,
+                                  created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+            """,
+            [
+                account.tenantID.rawValue, account.accountID.rawValue, account.email, account.username,
+                account.passwordHash, verifiedAt, account.createdAt,
+            ]
+        )
+    }
+}
+
 /// Session statements shared by the auth and admin stores.
 enum SessionSQL {
     /// Revokes every live session of an account; returns how many.

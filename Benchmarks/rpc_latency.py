@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Measures call latency of a running spotterd over TLS with Python's grpcio (sequential calls,
+one channel): GetProfile (token check + one tenant-scoped read) and SignIn (scrypt at the server's
+configured cost). Bounded: --calls GetProfile calls and --sign-ins SignIn calls, then it stops.
+
+    Benchmarks/rpc_latency.py --target 127.0.0.1:8443 --ca /var/lib/spotter/tls/dev-cert.pem
+"""
+
+import argparse
+import pathlib
+import statistics
+import sys
+import time
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "scripts"))
+import spotter_client  # noqa: E402
+
+
+def summary(name, samples):
+    samples = sorted(samples)
+    pick = lambda q: samples[min(len(samples) - 1, int(q * len(samples)))] * 1000  # noqa: E731
+    print(
+        f"{name}: n={len(samples)} mean={statistics.mean(samples) * 1000:.2f} ms "
+        f"p50={pick(0.50):.2f} ms p95={pick(0.95):.2f} ms p99={pick(0.99):.2f} ms"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", default="127.0.0.1:8443")
+    parser.add_argument("--ca", default=spotter_client.default_ca())
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--sign-ins", type=int, default=10)
+    args = parser.parse_args()
+
+    s = spotter_client.load_stubs()
+    channel = spotter_client.channel(args.target, args.ca)
+    auth = s.auth_grpc.AuthServiceStub(channel)
+    account = s.account_grpc.AccountServiceStub(channel)
+    name = "bench" + uuid.uuid4().hex[:8]
+    auth.Register(
+        s.auth.RegisterRequest(
+            email=f"{name}@example.com", username=name, password="benchmark password", kind=s.common.TENANT_KIND_LIFTER
+        ),
+        timeout=60,
+    )
+    sign_ins = []
+    for _ in range(args.sign_ins):
+        start = time.perf_counter()
+        tokens = auth.SignIn(s.auth.SignInRequest(login=name, password="benchmark password"), timeout=60)
+        sign_ins.append(time.perf_counter() - start)
+    metadata = [("authorization", f"Bearer {tokens.access_token}")]
+    for _ in range(50):  # warm-up
+        account.GetProfile(s.account.GetProfileRequest(), metadata=metadata, timeout=10)
+    profile = []
+    for _ in range(args.calls):
+        start = time.perf_counter()
+        account.GetProfile(s.account.GetProfileRequest(), metadata=metadata, timeout=10)
+        profile.append(time.perf_counter() - start)
+    summary("GetProfile", profile)
+    summary("SignIn", sign_ins)
+
+
+if __name__ == "__main__":
+    main()
