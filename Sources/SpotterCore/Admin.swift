@@ -19,7 +19,8 @@ public struct AccountSummary: Sendable, Equatable, Codable {
     public var email: String
     public var username: String
     public var status: AccountStatus
-    public var tier: Tier
+    /// The stored tier and its expiry; `effective(at:)` tells what applies now.
+    public var tier: TierGrant
     public var emailVerified: Bool
     public var createdAt: Date
 
@@ -30,7 +31,7 @@ public struct AccountSummary: Sendable, Equatable, Codable {
         email: String,
         username: String,
         status: AccountStatus,
-        tier: Tier,
+        tier: TierGrant,
         emailVerified: Bool,
         createdAt: Date
     ) {

@@ -184,7 +184,7 @@ public struct PostgresAdminStore: AdminStore {
             email: try row.decode("email"),
             username: try row.decode("username"),
             status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
-            tier: tier.effective(at: Date()),
+            tier: tier,
             emailVerified: try row.decode("verified"),
             createdAt: try row.decode("created_at")
         )

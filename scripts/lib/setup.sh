@@ -13,7 +13,8 @@ install_system_packages() {
     [ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
     [ -n "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null)" ] || missing+=(postgresql)
     command -v pkg-config >/dev/null || missing+=(pkg-config)
-    command -v python3 >/dev/null || missing+=(python3 python3-pip)
+    command -v python3 >/dev/null || missing+=(python3)
+    python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
     if [ ${#missing[@]} -gt 0 ]; then
         local sudo; sudo=$(need_root_for_apt)
         echo "==> installing ${missing[*]}"
