@@ -35,7 +35,8 @@ struct AccountsCommand: AsyncParsableCommand {
                         accounts.map {
                             [
                                 $0.tenantID.description, $0.kind.rawValue, $0.username, $0.email, $0.status.rawValue,
-                                $0.tier.effective(at: Date()).rawValue, $0.emailVerified ? "yes" : "no", Output.date($0.createdAt),
+                                $0.tier.effective(at: Date()).rawValue, $0.emailVerified ? "yes" : "no",
+                                Output.date($0.createdAt),
                             ]
                         }
                     )
