@@ -3,13 +3,20 @@ import Foundation
 /// What administrators may do with accounts, with the rules that every change is audited and needs
 /// a reason.
 public struct AdminService: Sendable {
-    private let store: any AdminStore
-    private let hasher: PasswordHasher
-    private let now: @Sendable () -> Date
+    let store: any AdminStore & AdminMaintenanceStore
+    let hasher: PasswordHasher
+    let policy: AuthPolicy
+    let now: @Sendable () -> Date
 
-    public init(store: any AdminStore, hasher: PasswordHasher, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        store: any AdminStore & AdminMaintenanceStore,
+        hasher: PasswordHasher,
+        policy: AuthPolicy = AuthPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.store = store
         self.hasher = hasher
+        self.policy = policy
         self.now = now
     }
 
@@ -91,9 +98,7 @@ public struct AdminService: Sendable {
     public func setStatus(_ reference: String, _ status: AccountStatus, actor: AdminActor, reason: String)
         async throws -> Int
     {
-        var validator = Validator()
-        Self.checkReason(reason, &validator)
-        try validator.validate()
+        try Self.requireReason(reason)
         let account = try await account(reference)
         return try await store.setStatus(
             account.tenantID,
@@ -114,6 +119,12 @@ public struct AdminService: Sendable {
         validator.check((1...10_000).contains(filter.limit), "limit", "must be from 1 to 10000")
         try validator.validate()
         return try await store.auditLog(filter)
+    }
+
+    static func requireReason(_ reason: String) throws {
+        var validator = Validator()
+        checkReason(reason, &validator)
+        try validator.validate()
     }
 
     private static func checkReason(_ reason: String, _ validator: inout Validator) {

@@ -5,14 +5,14 @@ import SpotterCore
 /// `AdminStore` on PostgreSQL, working as the `spotter_admin` role (which row-level security lets
 /// see every tenant). Each change and its audit row commit together or not at all.
 public struct PostgresAdminStore: AdminStore {
-    private let pool: PostgresPool
+    let pool: PostgresPool
 
     /// `pool` must work as the admin role.
     public init(pool: PostgresPool) {
         self.pool = pool
     }
 
-    private static let selectSummary = """
+    static let selectSummary = """
         SELECT t.tenant_id, a.account_id, t.kind, a.email, a.username, a.status, t.tier, t.tier_expires_at,
                a.email_verified_at IS NOT NULL AS verified, t.created_at
         FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
@@ -172,7 +172,7 @@ public struct PostgresAdminStore: AdminStore {
         }
     }
 
-    private static func decodeSummary(_ row: PostgresRow) throws -> AccountSummary {
+    static func decodeSummary(_ row: PostgresRow) throws -> AccountSummary {
         let tier = TierGrant(
             tier: Tier(rawValue: try row.decode("tier")) ?? .free,
             expiresAt: try row.decode("tier_expires_at")

@@ -6,8 +6,11 @@ import SpotterCore
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
-        abstract: "Finds, shows, creates, disables and enables accounts.",
-        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self]
+        abstract: "Finds, shows, creates, changes and erases accounts.",
+        subcommands: [
+            List.self, Show.self, Create.self, Disable.self, Enable.self, Unlock.self, VerifyEmail.self,
+            RevokeSessions.self, Rename.self, ResetPassword.self, Delete.self,
+        ]
     )
 
     struct List: AsyncParsableCommand {

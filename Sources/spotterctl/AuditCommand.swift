@@ -54,8 +54,3 @@ struct AuditCommand: AsyncParsableCommand {
         }
     }
 }
-
-private func parseTime(_ text: String) -> Date? {
-    if let date = try? Date(text, strategy: .iso8601) { return date }
-    return try? Date(text + "T00:00:00Z", strategy: .iso8601)
-}

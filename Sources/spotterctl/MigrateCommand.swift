@@ -18,23 +18,7 @@ struct MigrateCommand: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            try await runCommand {
-                try await CommandContext.with(options) { context in
-                    let applied = try await context.database.migrate(
-                        context.settings.migrationsDirectory,
-                        logger: context.logger
-                    )
-                    if options.json {
-                        try Output.json(applied.map { ["version": "\($0.version)", "name": $0.name] })
-                    } else {
-                        print(
-                            applied.isEmpty
-                                ? "Nothing to apply: the database is up to date."
-                                : applied.map { "applied \(String(format: "%04d", $0.version))_\($0.name)" }
-                                    .joined(separator: "\n"))
-                    }
-                }
-            }
+            try await applyMigrations(options)
         }
     }
 
@@ -46,13 +30,7 @@ struct MigrateCommand: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    let migrator = Migrator(
-                        migrations: try Migrator.load(from: context.settings.migrationsDirectory),
-                        logger: context.logger
-                    )
-                    let connection = try await PostgresConnection.connect(context.database.configuration)
-                    let states = try await migrator.status(connection)
-                    await connection.close()
+                    let states = try await context.migrationStates()
                     if options.json {
                         try Output.json(states)
                     } else {
@@ -69,6 +47,25 @@ struct MigrateCommand: AsyncParsableCommand {
                     if states.contains(where: { $0.status == .changed || $0.status == .missing }) {
                         throw ExitCode.failure
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Applies pending migrations and says which (shared by `migrate apply` and `db migrate`).
+func applyMigrations(_ options: GlobalOptions) async throws {
+    try await runCommand {
+        try await CommandContext.with(options) { context in
+            let applied = try await context.database.migrate(
+                context.settings.migrationsDirectory, logger: context.logger)
+            if options.json {
+                try Output.json(applied.map { ["version": "\($0.version)", "name": $0.name] })
+            } else if applied.isEmpty {
+                print("Nothing to apply: the database is up to date.")
+            } else {
+                for migration in applied {
+                    print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
                 }
             }
         }

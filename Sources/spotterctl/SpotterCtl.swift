@@ -5,12 +5,15 @@ import ArgumentParser
 struct SpotterCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spotterctl",
-        abstract: "Administers Spotter: accounts, migrations and the audit log.",
+        abstract: "Administers Spotter: accounts, tiers, the outbox, the audit log and the database.",
         discussion: """
             Connects like spotterd: to SPOTTER_DATABASE_URL, or to the embedded database under
             SPOTTER_DATA_DIR (started for the command when spotterd is not running). Every change
             needs --reason and is written to the audit log in the same transaction.
             """,
-        subcommands: [MigrateCommand.self, AccountsCommand.self, AuditCommand.self]
+        subcommands: [
+            StatusCommand.self, AccountsCommand.self, TiersCommand.self, OutboxCommand.self, AuditCommand.self,
+            DbCommand.self, MigrateCommand.self,
+        ]
     )
 }

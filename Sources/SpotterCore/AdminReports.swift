@@ -1,0 +1,118 @@
+import Foundation
+
+/// One e-mail in the outbox, as `spotterctl outbox` shows it.
+public struct OutboxEntry: Sendable, Equatable, Codable {
+    public var id: UUID
+    public var tenantID: TenantID
+    public var kind: String
+    public var recipient: String
+    public var subject: String
+    public var body: String
+    public var status: String
+    public var attempts: Int
+    public var lastError: String?
+    public var createdAt: Date
+    public var nextAttemptAt: Date
+    public var sentAt: Date?
+
+    public init(
+        id: UUID,
+        tenantID: TenantID,
+        kind: String,
+        recipient: String,
+        subject: String,
+        body: String,
+        status: String,
+        attempts: Int,
+        lastError: String?,
+        createdAt: Date,
+        nextAttemptAt: Date,
+        sentAt: Date?
+    ) {
+        self.id = id
+        self.tenantID = tenantID
+        self.kind = kind
+        self.recipient = recipient
+        self.subject = subject
+        self.body = body
+        self.status = status
+        self.attempts = attempts
+        self.lastError = lastError
+        self.createdAt = createdAt
+        self.nextAttemptAt = nextAttemptAt
+        self.sentAt = sentAt
+    }
+}
+
+/// Counts for `spotterctl status`.
+public struct SystemCounts: Sendable, Equatable, Codable {
+    /// Tenants by kind and tier in force, such as `lifter/free`.
+    public var tenants: [String: Int]
+    public var activeSessions: Int
+    public var outboxPending: Int
+    public var outboxFailed: Int
+
+    public init(tenants: [String: Int], activeSessions: Int, outboxPending: Int, outboxFailed: Int) {
+        self.tenants = tenants
+        self.activeSessions = activeSessions
+        self.outboxPending = outboxPending
+        self.outboxFailed = outboxFailed
+    }
+}
+
+/// One finding of `spotterctl db check`.
+public struct SecurityFinding: Sendable, Equatable, Codable {
+    public var check: String
+    public var ok: Bool
+    public var detail: String
+
+    public init(check: String, ok: Bool, detail: String) {
+        self.check = check
+        self.ok = ok
+        self.detail = detail
+    }
+}
+
+/// What `spotterctl db status` reports about the database itself.
+public struct DatabaseReport: Sendable, Equatable, Codable {
+    public var serverVersion: String
+    public var database: String
+    /// Open connections by application name.
+    public var connections: [String: Int]
+    /// Total size in bytes of each table, indexes included.
+    public var tableBytes: [String: Int64]
+
+    public init(serverVersion: String, database: String, connections: [String: Int], tableBytes: [String: Int64]) {
+        self.serverVersion = serverVersion
+        self.database = database
+        self.connections = connections
+        self.tableBytes = tableBytes
+    }
+}
+
+/// Administrative work beyond the account basics: maintenance, tiers, the outbox, erasure and
+/// reports. Every change method writes its audit record in the same transaction as the change.
+public protocol AdminMaintenanceStore: Sendable {
+    /// Clears sign-in throttling of the tenant's account.
+    func unlock(_ tenant: TenantID, audit: AuditRecord) async throws
+    func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
+    /// Revokes every live session; returns how many.
+    func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int
+    /// Changes the username; `alreadyExists` when it is taken.
+    func rename(_ tenant: TenantID, to username: String, now: Date, audit: AuditRecord) async throws
+    /// Stores a password reset token for the tenant's account.
+    func issueResetToken(_ tenant: TenantID, _ token: AccountToken, audit: AuditRecord) async throws
+    func setTier(_ tenant: TenantID, _ grant: TierGrant, now: Date, audit: AuditRecord) async throws
+    /// Tenants on a paid tier, soonest expiry first; with `expiringBefore`, only those ending by then.
+    func paidTiers(expiringBefore: Date?) async throws -> [AccountSummary]
+    /// Deletes the tenant and every row it owns, and pseudonymizes its audit rows, atomically.
+    func erase(_ tenant: TenantID, pseudonym: String, audit: AuditRecord) async throws
+    func outbox(status: String?, limit: Int) async throws -> [OutboxEntry]
+    func outboxMessage(_ id: UUID) async throws -> OutboxEntry?
+    /// Makes a failed or pending message due now; `false` when there is no such message.
+    func retryOutboxMessage(_ id: UUID, now: Date, audit: AuditRecord) async throws -> Bool
+    func counts(now: Date) async throws -> SystemCounts
+    func databaseReport() async throws -> DatabaseReport
+    /// Checks that RLS is forced on every tenant table and the request roles are unprivileged.
+    func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding]
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+extension AdminService {
+    /// A reset token handed to the operator to pass on (it is not e-mailed).
+    public struct ResetLink: Sendable, Codable {
+        public var token: String
+        public var link: String
+        public var expiresAt: Date
+    }
+
+    /// Clears sign-in throttling.
+    public func unlock(_ reference: String, actor: AdminActor, reason: String) async throws {
+        let account = try await audited(reference, reason)
+        try await store.unlock(account.tenantID, audit: record(actor, "account.unlock", account, reason))
+    }
+
+    /// Marks the e-mail address verified.
+    public func verifyEmail(_ reference: String, actor: AdminActor, reason: String) async throws {
+        let account = try await audited(reference, reason)
+        try await store.markEmailVerified(
+            account.tenantID,
+            now: now(),
+            audit: record(actor, "account.verify_email", account, reason)
+        )
+    }
+
+    /// Signs the account out everywhere; returns the number of sessions revoked.
+    public func revokeSessions(_ reference: String, actor: AdminActor, reason: String) async throws -> Int {
+        let account = try await audited(reference, reason)
+        return try await store.revokeSessions(
+            account.tenantID,
+            now: now(),
+            audit: record(actor, "account.revoke_sessions", account, reason)
+        )
+    }
+
+    /// Changes the username.
+    public func rename(_ reference: String, to username: String, actor: AdminActor, reason: String) async throws {
+        if let problem = CredentialRules.usernameProblem(username) { throw SpotterError.invalid("username", problem) }
+        let account = try await audited(reference, reason)
+        try await store.rename(
+            account.tenantID,
+            to: username,
+            now: now(),
+            audit: record(
+                actor, "account.rename", account, reason, details: ["from": account.username, "to": username])
+        )
+    }
+
+    /// Issues a one-time password reset token and returns it with its link; the user's password
+    /// stays valid until the token is used.
+    public func resetPassword(_ reference: String, actor: AdminActor, reason: String) async throws -> ResetLink {
+        let account = try await audited(reference, reason)
+        let token = Token.generate(prefix: "spp")
+        let expiresAt = now().addingTimeInterval(policy.resetTokenLifetime)
+        try await store.issueResetToken(
+            account.tenantID,
+            AccountToken(hash: Token.hash(token), purpose: .resetPassword, expiresAt: expiresAt),
+            audit: record(actor, "account.reset_password", account, reason)
+        )
+        return ResetLink(token: token, link: "\(policy.publicURL)/reset-password?token=\(token)", expiresAt: expiresAt)
+    }
+
+    /// Sets a tier, optionally until a time; the tier must fit the tenant's kind.
+    public func setTier(_ reference: String, _ tier: Tier, until: Date?, actor: AdminActor, reason: String) async throws
+    {
+        let account = try await audited(reference, reason)
+        guard tier.isAvailable(to: account.kind) else {
+            throw SpotterError.invalid("tier", "\(tier.rawValue) is not a tier for a \(account.kind.rawValue)")
+        }
+        if let until, until <= now() { throw SpotterError.invalid("until", "must be in the future") }
+        var details = ["from": account.tier.tier.rawValue, "to": tier.rawValue]
+        if let until { details["until"] = until.formatted(.iso8601) }
+        try await store.setTier(
+            account.tenantID,
+            TierGrant(tier: tier, expiresAt: until),
+            now: now(),
+            audit: record(actor, "tier.set", account, reason, details: details)
+        )
+    }
+
+    /// Ends the tenant's tier now, so it falls back to free.
+    public func expireTier(_ reference: String, actor: AdminActor, reason: String) async throws {
+        let account = try await audited(reference, reason)
+        guard account.tier.effective(at: now()) != .free else {
+            throw SpotterError.failedPrecondition("\(account.username) is already on the free tier")
+        }
+        try await store.setTier(
+            account.tenantID,
+            TierGrant(tier: account.tier.tier, expiresAt: now()),
+            now: now(),
+            audit: record(actor, "tier.expire", account, reason, details: ["tier": account.tier.tier.rawValue])
+        )
+    }
+
+    /// Tenants on paid tiers; with `within`, only those whose tier ends within that many seconds.
+    public func paidTiers(expiringWithin within: TimeInterval?) async throws -> [AccountSummary] {
+        try await store.paidTiers(expiringBefore: within.map { now().addingTimeInterval($0) })
+    }
+
+    /// Erases a tenant: its rows in every table, and the personal data in its audit rows, which
+    /// keep a pseudonymous record. Returns the pseudonym.
+    public func erase(_ reference: String, actor: AdminActor, reason: String) async throws -> String {
+        let account = try await audited(reference, reason)
+        let pseudonym =
+            "erased-"
+            + String(
+                Token.hash(account.tenantID.description).prefix(6).map {
+                    String(format: "%02x", $0)
+                }.joined())
+        try await store.erase(
+            account.tenantID,
+            pseudonym: pseudonym,
+            audit: AuditRecord(
+                actor: actor,
+                action: "account.delete",
+                targetTenantID: account.tenantID,
+                target: pseudonym,
+                reason: reason
+            )
+        )
+        return pseudonym
+    }
+
+    public func outbox(status: String?, limit: Int) async throws -> [OutboxEntry] {
+        if let status, !["pending", "sent", "failed"].contains(status) {
+            throw SpotterError.invalid("status", "must be pending, sent or failed")
+        }
+        return try await store.outbox(status: status, limit: limit)
+    }
+
+    public func outboxMessage(_ id: String) async throws -> OutboxEntry {
+        guard let uuid = UUID(uuidString: id), let entry = try await store.outboxMessage(uuid) else {
+            throw SpotterError.notFound("no outbox message \(id)")
+        }
+        return entry
+    }
+
+    /// Makes a pending or failed message due for delivery now.
+    public func retryOutboxMessage(_ id: String, actor: AdminActor, reason: String) async throws {
+        try Self.requireReason(reason)
+        let entry = try await outboxMessage(id)
+        guard entry.status != "sent" else { throw SpotterError.failedPrecondition("message \(id) was already sent") }
+        _ = try await store.retryOutboxMessage(
+            entry.id,
+            now: now(),
+            audit: AuditRecord(
+                actor: actor,
+                action: "outbox.retry",
+                targetTenantID: entry.tenantID,
+                target: entry.id.uuidString.lowercased(),
+                reason: reason
+            )
+        )
+    }
+
+    public func counts() async throws -> SystemCounts {
+        try await store.counts(now: now())
+    }
+
+    public func databaseReport() async throws -> DatabaseReport {
+        try await store.databaseReport()
+    }
+
+    public func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding] {
+        try await store.securityFindings(applicationRoles: applicationRoles)
+    }
+
+    private func audited(_ reference: String, _ reason: String) async throws -> AccountSummary {
+        try Self.requireReason(reason)
+        return try await account(reference)
+    }
+
+    private func record(
+        _ actor: AdminActor,
+        _ action: String,
+        _ account: AccountSummary,
+        _ reason: String,
+        details: [String: String] = [:]
+    ) -> AuditRecord {
+        let json = (try? JSONEncoder().encode(details)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return AuditRecord(
+            actor: actor,
+            action: action,
+            targetTenantID: account.tenantID,
+            target: account.username,
+            reason: reason,
+            details: json
+        )
+    }
+}

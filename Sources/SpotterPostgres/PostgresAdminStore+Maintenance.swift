@@ -1,0 +1,299 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+extension PostgresAdminStore: AdminMaintenanceStore {
+    public func unlock(_ tenant: TenantID, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            try await connection.query(
+                "UPDATE accounts SET failed_sign_ins = 0, locked_until = NULL WHERE tenant_id = $1",
+                [tenant.rawValue]
+            )
+        }
+    }
+
+    public func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            try await connection.query(
+                """
+                UPDATE accounts SET email_verified_at = coalesce(email_verified_at, $2), updated_at = $2
+                WHERE tenant_id = $1
+                """,
+                [tenant.rawValue, now]
+            )
+        }
+    }
+
+    public func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int {
+        try await change(audit) { connection in
+            try await connection.query(
+                """
+                UPDATE sessions SET revoked_at = $2, revoked_reason = 'revoked by an administrator'
+                WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
+                """,
+                [tenant.rawValue, now]
+            ).affectedRows
+        }
+    }
+
+    public func rename(_ tenant: TenantID, to username: String, now: Date, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            try await connection.query(
+                "UPDATE accounts SET username = $2, updated_at = $3 WHERE tenant_id = $1",
+                [tenant.rawValue, username, now]
+            )
+        }
+    }
+
+    public func issueResetToken(_ tenant: TenantID, _ token: AccountToken, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            try await connection.query(
+                """
+                INSERT INTO account_tokens (tenant_id, token_hash, account_id, purpose, expires_at)
+                SELECT tenant_id, $2, account_id, $3, $4 FROM accounts WHERE tenant_id = $1
+                """,
+                [tenant.rawValue, PostgresBytes(token.hash), token.purpose.rawValue, token.expiresAt]
+            )
+        }
+    }
+
+    public func setTier(_ tenant: TenantID, _ grant: TierGrant, now: Date, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            try await connection.query(
+                """
+                UPDATE tenants SET tier = $2, tier_expires_at = $3, updated_at = $4, version = version + 1
+                WHERE tenant_id = $1
+                """,
+                [tenant.rawValue, grant.tier.rawValue, grant.expiresAt, now]
+            )
+        }
+    }
+
+    public func paidTiers(expiringBefore: Date?) async throws -> [AccountSummary] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                try await connection.query(
+                    Self.selectSummary + """
+
+                        WHERE t.tier <> 'free' AND (t.tier_expires_at IS NULL OR t.tier_expires_at > now())
+                          AND ($1::timestamptz IS NULL OR t.tier_expires_at <= $1)
+                        ORDER BY t.tier_expires_at NULLS LAST, a.username
+                        """,
+                    [expiringBefore]
+                ).map(Self.decodeSummary)
+            }
+        }
+    }
+
+    public func erase(_ tenant: TenantID, pseudonym: String, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            // Every tenant-owned table references tenants with ON DELETE CASCADE, directly or
+            // through accounts and sessions; a test checks each table with a tenant_id column.
+            try await connection.query("DELETE FROM tenants WHERE tenant_id = $1", [tenant.rawValue])
+            try await connection.query(
+                "SELECT spotter_pseudonymize_audit($1, $2)",
+                [tenant.rawValue, pseudonym]
+            )
+        }
+    }
+
+    public func outbox(status: String?, limit: Int) async throws -> [OutboxEntry] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                try await connection.query(
+                    Self.selectOutbox + """
+
+                        WHERE ($1::text IS NULL AND status <> 'sent') OR status = $1
+                        ORDER BY created_at DESC LIMIT $2
+                        """,
+                    [status, limit]
+                ).map(Self.decodeOutbox)
+            }
+        }
+    }
+
+    public func outboxMessage(_ id: UUID) async throws -> OutboxEntry? {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                try await connection.query(Self.selectOutbox + " WHERE message_id = $1", [id]).single
+                    .map(Self.decodeOutbox)
+            }
+        }
+    }
+
+    public func retryOutboxMessage(_ id: UUID, now: Date, audit: AuditRecord) async throws -> Bool {
+        try await change(audit) { connection in
+            try await connection.query(
+                """
+                UPDATE email_outbox SET status = 'pending', next_attempt_at = $2, last_error = NULL
+                WHERE message_id = $1 AND status <> 'sent'
+                """,
+                [id, now]
+            ).affectedRows == 1
+        }
+    }
+
+    public func counts(now: Date) async throws -> SystemCounts {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                let tenants = try await connection.query(
+                    """
+                    SELECT kind || '/' || CASE WHEN tier_expires_at IS NOT NULL AND tier_expires_at <= $1
+                                               THEN 'free' ELSE tier END AS bucket,
+                           count(*)::int AS n
+                    FROM tenants GROUP BY 1 ORDER BY 1
+                    """,
+                    [now]
+                )
+                let other = try await connection.query(
+                    """
+                    SELECT (SELECT count(*)::int FROM sessions WHERE revoked_at IS NULL AND expires_at > $1) AS sessions,
+                           (SELECT count(*)::int FROM email_outbox WHERE status = 'pending') AS pending,
+                           (SELECT count(*)::int FROM email_outbox WHERE status = 'failed') AS failed
+                    """,
+                    [now]
+                ).single!
+                var buckets: [String: Int] = [:]
+                for row in tenants { buckets[try row.decode("bucket")] = try row.decode("n") }
+                return SystemCounts(
+                    tenants: buckets,
+                    activeSessions: try other.decode("sessions"),
+                    outboxPending: try other.decode("pending"),
+                    outboxFailed: try other.decode("failed")
+                )
+            }
+        }
+    }
+
+    public func databaseReport() async throws -> DatabaseReport {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                let server = try await connection.query(
+                    "SELECT current_setting('server_version') AS version, current_database() AS database"
+                ).single!
+                let connections = try await connection.query(
+                    """
+                    SELECT coalesce(nullif(application_name, ''), '(unnamed)') AS name, count(*)::int AS n
+                    FROM pg_stat_activity WHERE datname = current_database() GROUP BY 1
+                    """
+                )
+                let sizes = try await connection.query(
+                    """
+                    SELECT c.relname, pg_total_relation_size(c.oid) AS bytes
+                    FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace
+                    """
+                )
+                var byName: [String: Int] = [:]
+                for row in connections { byName[try row.decode("name")] = try row.decode("n") }
+                var bytes: [String: Int64] = [:]
+                for row in sizes { bytes[try row.decode("relname")] = try row.decode("bytes") }
+                return DatabaseReport(
+                    serverVersion: try server.decode("version"),
+                    database: try server.decode("database"),
+                    connections: byName,
+                    tableBytes: bytes
+                )
+            }
+        }
+    }
+
+    public func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                var findings: [SecurityFinding] = []
+                let tables = try await connection.query(
+                    """
+                    SELECT c.relname, c.relrowsecurity AND c.relforcerowsecurity AS forced
+                    FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id'
+                    WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace
+                    ORDER BY c.relname
+                    """
+                )
+                for table in tables {
+                    let name: String = try table.decode("relname")
+                    let forced: Bool = try table.decode("forced")
+                    findings.append(
+                        SecurityFinding(
+                            check: "rls forced on \(name)",
+                            ok: forced,
+                            detail: forced ? "enabled and forced" : "row-level security is not enabled and forced"
+                        )
+                    )
+                }
+                for role in applicationRoles {
+                    let rows = try await connection.query(
+                        """
+                        SELECT r.rolsuper, r.rolbypassrls,
+                               (SELECT count(*)::int FROM pg_class c WHERE c.relowner = r.oid) AS owned
+                        FROM pg_roles r WHERE r.rolname = $1
+                        """,
+                        [role]
+                    )
+                    guard let row = rows.single else {
+                        findings.append(
+                            SecurityFinding(check: "role \(role)", ok: false, detail: "role does not exist"))
+                        continue
+                    }
+                    let superuser: Bool = try row.decode("rolsuper")
+                    let bypass: Bool = try row.decode("rolbypassrls")
+                    let owned: Int = try row.decode("owned")
+                    findings.append(
+                        SecurityFinding(
+                            check: "role \(role) is not superuser", ok: !superuser,
+                            detail: superuser ? "SUPERUSER" : "ok")
+                    )
+                    findings.append(
+                        SecurityFinding(
+                            check: "role \(role) has no BYPASSRLS", ok: !bypass, detail: bypass ? "BYPASSRLS" : "ok")
+                    )
+                    findings.append(
+                        SecurityFinding(
+                            check: "role \(role) owns nothing",
+                            ok: owned == 0,
+                            detail: owned == 0 ? "ok" : "owns \(owned) relations"
+                        )
+                    )
+                }
+                return findings
+            }
+        }
+    }
+
+    /// Runs a change and appends its audit record in one transaction.
+    @discardableResult
+    private func change<T: Sendable>(
+        _ audit: AuditRecord,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                let value = try await body(connection)
+                try await AuditSQL.append(audit, connection)
+                return value
+            }
+        }
+    }
+
+    private static let selectOutbox = """
+        SELECT message_id, tenant_id, kind, recipient, subject, body, status, attempts, last_error, created_at,
+               next_attempt_at, sent_at
+        FROM email_outbox
+        """
+
+    private static func decodeOutbox(_ row: PostgresRow) throws -> OutboxEntry {
+        OutboxEntry(
+            id: try row.decode("message_id"),
+            tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+            kind: try row.decode("kind"),
+            recipient: try row.decode("recipient"),
+            subject: try row.decode("subject"),
+            body: try row.decode("body"),
+            status: try row.decode("status"),
+            attempts: try row.decode("attempts"),
+            lastError: try row.decode("last_error"),
+            createdAt: try row.decode("created_at"),
+            nextAttemptAt: try row.decode("next_attempt_at"),
+            sentAt: try row.decode("sent_at")
+        )
+    }
+}

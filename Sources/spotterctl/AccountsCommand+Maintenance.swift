@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+
+/// Options of every command that changes one account.
+struct AccountChange: ParsableArguments {
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "Tenant id, account id, e-mail address or username.") var account: String
+    @Option(help: "Why (written to the audit log).") var reason: String
+}
+
+extension AccountsCommand {
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Clears sign-in throttling of an account.")
+        @OptionGroup var change: AccountChange
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    try await context.admin.unlock(change.account, actor: context.actor, reason: change.reason)
+                    try report(
+                        change.options, ["account": change.account, "unlocked": "true"], "unlocked \(change.account)")
+                }
+            }
+        }
+    }
+
+    struct VerifyEmail: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-email",
+            abstract: "Marks an account's e-mail address verified."
+        )
+        @OptionGroup var change: AccountChange
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    try await context.admin.verifyEmail(change.account, actor: context.actor, reason: change.reason)
+                    try report(
+                        change.options, ["account": change.account, "verified": "true"], "verified \(change.account)")
+                }
+            }
+        }
+    }
+
+    struct RevokeSessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-sessions",
+            abstract: "Signs an account out of every device."
+        )
+        @OptionGroup var change: AccountChange
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    let revoked = try await context.admin.revokeSessions(
+                        change.account,
+                        actor: context.actor,
+                        reason: change.reason
+                    )
+                    try report(
+                        change.options,
+                        ["account": change.account, "sessions_revoked": "\(revoked)"],
+                        "\(revoked) session(s) revoked"
+                    )
+                }
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Changes an account's username.")
+        @OptionGroup var change: AccountChange
+        @Option(help: "The new username.") var to: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    try await context.admin.rename(change.account, to: to, actor: context.actor, reason: change.reason)
+                    try report(change.options, ["account": change.account, "username": to], "renamed to \(to)")
+                }
+            }
+        }
+    }
+
+    struct ResetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-password",
+            abstract: "Prints a one-time password reset link to hand to the user.",
+            discussion: "The current password keeps working until the link is used (within one hour)."
+        )
+        @OptionGroup var change: AccountChange
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    let reset = try await context.admin.resetPassword(
+                        change.account,
+                        actor: context.actor,
+                        reason: change.reason
+                    )
+                    if change.options.json { return try Output.json(reset) }
+                    print(reset.link)
+                    print("token \(reset.token), valid until \(Output.date(reset.expiresAt)), works once")
+                }
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erases an account: the tenant and all its data.",
+            discussion: "The audit log keeps a pseudonymous record that the account existed and what was done to it."
+        )
+        @OptionGroup var change: AccountChange
+        @Flag(help: "Do not ask for confirmation.") var yes = false
+        @Flag(help: "Show what would be erased and change nothing.") var dryRun = false
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    let target = try await context.admin.account(change.account)
+                    if dryRun {
+                        let summary =
+                            "would erase \(target.kind.rawValue) \(target.username) <\(target.email)> (tenant \(target.tenantID))"
+                        return try report(
+                            change.options, ["tenant": target.tenantID.description, "dry_run": "true"], summary)
+                    }
+                    try confirm("Erase \(target.username) <\(target.email)> and all of its data for good?", yes: yes)
+                    let pseudonym = try await context.admin.erase(
+                        change.account, actor: context.actor, reason: change.reason)
+                    try report(
+                        change.options,
+                        ["tenant": target.tenantID.description, "pseudonym": pseudonym],
+                        "erased \(target.username); the audit log now calls it \(pseudonym)"
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// Prints a small result as JSON or as one line.
+func report(_ options: GlobalOptions, _ fields: [String: String], _ line: String) throws {
+    if options.json { try Output.json(fields) } else { print(line) }
+}

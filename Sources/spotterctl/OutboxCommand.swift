@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+
+/// `spotterctl outbox list|show|retry`.
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "Lists, shows and retries e-mails waiting in the outbox.",
+        subcommands: [List.self, Show.self, Retry.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists pending and failed e-mails, newest first.")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "pending, failed or sent (default: pending and failed).") var status: String?
+        @Option(help: "Most messages to show.") var limit = 50
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let messages = try await context.admin.outbox(status: status, limit: limit)
+                    if options.json { return try Output.json(messages) }
+                    Output.table(
+                        ["ID", "STATUS", "KIND", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"],
+                        messages.map {
+                            [
+                                $0.id.uuidString.lowercased(), $0.status, $0.kind, $0.recipient, "\($0.attempts)",
+                                Output.date($0.createdAt), $0.lastError ?? "-",
+                            ]
+                        }
+                    )
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Shows one e-mail with its body, so its link can be handed over by hand."
+        )
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The message id from outbox list.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let message = try await context.admin.outboxMessage(id)
+                    if options.json { return try Output.json(message) }
+                    print("to:       \(message.recipient)\nsubject:  \(message.subject)")
+                    print(
+                        "status:   \(message.status) (\(message.attempts) attempts)\ncreated:  \(Output.date(message.createdAt))"
+                    )
+                    if let error = message.lastError { print("error:    \(error)") }
+                    print("\n\(message.body)")
+                }
+            }
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Makes a pending or failed e-mail due for delivery now.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The message id from outbox list.") var id: String
+        @Option(help: "Why (written to the audit log).") var reason: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    try await context.admin.retryOutboxMessage(id, actor: context.actor, reason: reason)
+                    try report(options, ["id": id, "status": "pending"], "message \(id) is due now")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+/// The built `spotterctl` binary's maintenance commands against a test database.
+@Suite("spotterctl maintenance")
+struct SpotterCtlMaintenanceTests {
+    private func spotterctl(_ arguments: [String], database: TestDatabase, input: String = "") async throws
+        -> Subprocess.Result
+    {
+        let binary = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterctl").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPOTTER_DATABASE_URL"] = database.ownerConfiguration.connectionString
+        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
+        environment["SPOTTER_OPERATOR"] = "test-operator"
+        return try await Subprocess.run(binary, arguments, environment: environment, input: input)
+    }
+
+    private func json(_ result: Subprocess.Result) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+    }
+
+    private func registerAndSignIn(_ database: TestDatabase, _ name: String, kind: TenantKind = .lifter) async throws
+        -> IssuedTokens
+    {
+        let auth = database.authService()
+        _ = try await auth.register(
+            .init(email: "\(name)@example.com", username: name, password: "long enough \(name)", kind: kind)
+        )
+        return try await auth.signIn(login: name, password: "long enough \(name)", deviceLabel: "phone", address: "a")
+    }
+
+    @Test("tiers set, list and expire; a tier that does not fit the kind is refused")
+    func tiers() async throws {
+        try await TestDatabase.with { database in
+            _ = try await registerAndSignIn(database, "ada")
+            _ = try await registerAndSignIn(database, "coach", kind: .coach)
+            let set = try await spotterctl(
+                ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-01", "--reason", "paid", "--json"],
+                database: database
+            )
+            #expect(set.status == 0, "\(set.output)")
+            let wrong = try await spotterctl(
+                ["tiers", "set", "coach", "--tier", "pro", "--reason", "x"], database: database)
+            #expect(wrong.status == 1)
+            #expect(wrong.output == "spotterctl: tier: pro is not a tier for a coach\n")
+            let past = try await spotterctl(
+                ["tiers", "set", "ada", "--tier", "pro", "--until", "2001-01-01", "--reason", "x"],
+                database: database
+            )
+            #expect(past.output.contains("until: must be in the future"))
+
+            let listed = try #require(
+                try json(try await spotterctl(["tiers", "list", "--json"], database: database)) as? [[String: Any]])
+            #expect(listed.map { $0["username"] as? String } == ["ada"])
+            let soon = try await spotterctl(["tiers", "list", "--expiring-within", "30", "--json"], database: database)
+            #expect((try json(soon) as? [Any])?.isEmpty == true)
+
+            #expect(
+                try await spotterctl(["tiers", "expire", "ada", "--reason", "refund"], database: database).status == 0)
+            let profile = try await AccountService(
+                store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool))
+            ).profile(try await principal(database, "ada"))
+            #expect(profile.tier.effective(at: Date()) == .free)
+            let again = try await spotterctl(["tiers", "expire", "ada", "--reason", "x"], database: database)
+            #expect(again.output == "spotterctl: ada is already on the free tier\n")
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 2)
+        }
+    }
+
+    @Test("reset-password prints a one-time token that sets a new password; unlock clears throttling")
+    func resetAndUnlock() async throws {
+        try await TestDatabase.with { database in
+            _ = try await registerAndSignIn(database, "ada")
+            let reset = try await spotterctl(
+                ["accounts", "reset-password", "ada", "--reason", "asked by phone", "--json"], database: database)
+            let token = try #require((try json(reset) as? [String: Any])?["token"] as? String)
+            let auth = database.authService()
+            try await auth.completePasswordReset(token: token, newPassword: "a fresh new secret")
+            _ = try await auth.signIn(login: "ada", password: "a fresh new secret", deviceLabel: "", address: "b")
+
+            let owner = try await database.ownerConnection()
+            try await owner.query(
+                "UPDATE accounts SET failed_sign_ins = 9, locked_until = now() + interval '10 minutes'")
+            await owner.close()
+            #expect(
+                try await spotterctl(["accounts", "unlock", "ada", "--reason", "locked out"], database: database).status
+                    == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM accounts WHERE failed_sign_ins = 0 AND locked_until IS NULL") == 1)
+        }
+    }
+
+    @Test("revoke-sessions, verify-email and rename; a taken username changes nothing")
+    func revokeVerifyRename() async throws {
+        try await TestDatabase.with { database in
+            let tokens = try await registerAndSignIn(database, "ada")
+            _ = try await registerAndSignIn(database, "bob")
+            let revoked = try await spotterctl(
+                ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json"], database: database)
+            #expect((try json(revoked) as? [String: String])?["sessions_revoked"] == "1")
+            await #expect(throws: SpotterError.self) {
+                try await database.authService().authenticate(accessToken: tokens.accessToken)
+            }
+
+            #expect(
+                try await spotterctl(["accounts", "verify-email", "ada", "--reason", "checked id"], database: database)
+                    .status == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM accounts WHERE username = 'ada' AND email_verified_at IS NOT NULL") == 1)
+
+            let before = try await database.count("SELECT count(*)::int FROM audit_log")
+            let taken = try await spotterctl(
+                ["accounts", "rename", "ada", "--to", "BOB", "--reason", "x"], database: database)
+            #expect(taken.status == 1)
+            #expect(taken.output == "spotterctl: username is already taken\n")
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log") == before)
+            #expect(
+                try await spotterctl(
+                    ["accounts", "rename", "ada", "--to", "ada2", "--reason", "x"], database: database
+                ).status == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE username = 'ada2'") == 1)
+        }
+    }
+
+    @Test("delete erases the tenant's rows in every table and pseudonymizes its audit rows")
+    func deleteErasesEverything() async throws {
+        try await TestDatabase.with { database in
+            let ada = try await registerAndSignIn(database, "ada")
+            _ = try await registerAndSignIn(database, "bob")
+            _ = try await database.authService().refresh(refreshToken: ada.refreshToken)
+            #expect(
+                try await spotterctl(
+                    ["accounts", "rename", "ada", "--to", "ada.l", "--reason", "x"], database: database
+                ).status == 0)
+
+            let dryRun = try await spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr", "--dry-run"], database: database)
+            #expect(dryRun.output.contains("would erase"))
+            let unconfirmed = try await spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr"], database: database)
+            #expect(unconfirmed.status != 0)
+            #expect(try await database.count("SELECT count(*)::int FROM tenants") == 2)
+
+            let deleted = try await spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr request", "--yes", "--json"], database: database)
+            #expect(deleted.status == 0, "\(deleted.output)")
+            let pseudonym = try #require((try json(deleted) as? [String: String])?["pseudonym"])
+
+            // Every table with a tenant_id column, from the catalog: nothing of Ada's is left, and
+            // each such table cascades from tenants, so a new table cannot be forgotten.
+            let owner = try await database.ownerConnection()
+            let tables = try await owner.query(
+                """
+                SELECT c.relname,
+                       EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'f'
+                               AND k.confdeltype = 'c') AS cascades
+                FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id'
+                WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace
+                """
+            )
+            #expect(tables.count >= 6)
+            for table in tables {
+                let name: String = try table.decode("relname")
+                let left: Int = try await owner.query(
+                    "SELECT count(*)::int FROM \(name) WHERE tenant_id = $1",
+                    [ada.principal.tenantID.rawValue]
+                ).single!.decode(0)
+                #expect(left == 0, "\(name) still has rows of the erased tenant")
+                if name != "tenants" {
+                    #expect(try table.decode("cascades", as: Bool.self), "\(name) does not cascade")
+                }
+            }
+            let audit = try await owner.query(
+                "SELECT target, details::text AS details, action FROM audit_log WHERE target_tenant_id = $1",
+                [ada.principal.tenantID.rawValue]
+            )
+            #expect(audit.count == 2)
+            for row in audit {
+                #expect(try row.decode("target", as: String.self) == pseudonym)
+                #expect(try row.decode("details", as: String.self) == "{}")
+            }
+            await owner.close()
+            #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE reason LIKE '%ada%' OR target LIKE '%ada%'") == 0)
+        }
+    }
+
+    @Test("outbox list, show and retry: an admin can hand a verification link over by hand")
+    func outbox() async throws {
+        try await TestDatabase.with { database in
+            _ = try await registerAndSignIn(database, "ada")
+            let listed = try #require(
+                try json(try await spotterctl(["outbox", "list", "--json"], database: database)) as? [[String: Any]])
+            #expect(listed.count == 1)
+            let id = try #require(listed.first?["id"] as? String)
+            let shown = try await spotterctl(["outbox", "show", id], database: database)
+            let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "verify_email"))
+            #expect(shown.output.contains(code))
+
+            let sent = try await spotterctl(["outbox", "retry", id, "--reason", "x"], database: database)
+            #expect(sent.status == 0)
+            let owner = try await database.ownerConnection()
+            try await owner.query(
+                "UPDATE email_outbox SET status = 'failed', attempts = 5, last_error = '550 mailbox unknown'")
+            await owner.close()
+            let failed = try await spotterctl(["outbox", "list", "--status", "failed"], database: database)
+            #expect(failed.output.contains("550 mailbox unknown"))
+            #expect(
+                try await spotterctl(["outbox", "retry", id, "--reason", "fixed address"], database: database).status
+                    == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM email_outbox WHERE status = 'pending' AND last_error IS NULL") == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'outbox.retry'") == 2)
+            let unknown = try await spotterctl(["outbox", "show", UUID().uuidString], database: database)
+            #expect(unknown.status == 1)
+            let badStatus = try await spotterctl(["outbox", "list", "--status", "lost"], database: database)
+            #expect(badStatus.output == "spotterctl: status: must be pending, sent or failed\n")
+        }
+    }
+
+    @Test("status, db status and db check report on a healthy database")
+    func reports() async throws {
+        try await TestDatabase.with { database in
+            _ = try await registerAndSignIn(database, "ada")
+            let status = try #require(
+                try json(try await spotterctl(["status", "--json"], database: database)) as? [String: Any])
+            #expect(status["reachable"] as? Bool == true)
+            #expect(status["pending_migrations"] as? Int == 0)
+            let counts = try #require(status["counts"] as? [String: Any])
+            #expect((counts["tenants"] as? [String: Int])?["lifter/free"] == 1)
+            #expect(counts["active_sessions"] as? Int == 1)
+            #expect(counts["outbox_pending"] as? Int == 1)
+
+            let db = try #require(
+                try json(try await spotterctl(["db", "status", "--json"], database: database)) as? [String: Any])
+            #expect(((db["database"] as? [String: Any])?["table_bytes"] as? [String: Any])?["accounts"] != nil)
+            let check = try await spotterctl(["db", "check"], database: database)
+            #expect(check.status == 0, "\(check.output)")
+            #expect(!check.output.contains("FAIL"))
+
+            let owner = try await database.ownerConnection()
+            try await owner.execute("ALTER TABLE email_outbox NO FORCE ROW LEVEL SECURITY")
+            await owner.close()
+            let failing = try await spotterctl(["db", "check"], database: database)
+            #expect(failing.status == 1)
+            #expect(failing.output.contains("rls forced on email_outbox"))
+        }
+    }
+
+    private func principal(_ database: TestDatabase, _ username: String) async throws -> Principal {
+        let owner = try await database.ownerConnection()
+        defer { Task { await owner.close() } }
+        let row = try await owner.query("SELECT tenant_id, account_id FROM accounts WHERE username = $1", [username])
+            .single!
+        return Principal(
+            tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+            accountID: AccountID(rawValue: try row.decode("account_id")))
+    }
+}
