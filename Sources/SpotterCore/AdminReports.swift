@@ -113,6 +113,9 @@ public protocol AdminMaintenanceStore: Sendable {
     func retryOutboxMessage(_ id: UUID, now: Date, audit: AuditRecord) async throws -> Bool
     func counts(now: Date) async throws -> SystemCounts
     func databaseReport() async throws -> DatabaseReport
+    /// Everything the tenant owns, for export, with the audit record of the export; `nil` when the
+    /// tenant does not exist.
+    func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport?
     /// Checks that RLS is forced on every tenant table and the request roles are unprivileged.
     func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding]
 }

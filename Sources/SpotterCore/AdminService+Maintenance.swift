@@ -154,6 +154,16 @@ extension AdminService {
         )
     }
 
+    /// One tenant's complete data. Reading is audited too: an export is personal data leaving.
+    public func export(_ reference: String, actor: AdminActor, reason: String) async throws -> TenantExport {
+        let account = try await audited(reference, reason)
+        let audit = record(actor, "account.export", account, reason)
+        guard let export = try await store.export(account.tenantID, now: now(), audit: audit) else {
+            throw SpotterError.notFound("no account matches '\(reference)'")
+        }
+        return export
+    }
+
     public func counts() async throws -> SystemCounts {
         try await store.counts(now: now())
     }

@@ -197,6 +197,29 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport? {
+        guard let detail = try await accountDetail(tenant, now: now) else { return nil }
+        let emails = try await change(audit) { connection in
+            try await connection.query(
+                """
+                SELECT kind, recipient, subject, status, created_at, sent_at
+                FROM email_outbox WHERE tenant_id = $1 ORDER BY created_at
+                """,
+                [tenant.rawValue]
+            ).map { row in
+                ExportedEmail(
+                    kind: try row.decode("kind"),
+                    recipient: try row.decode("recipient"),
+                    subject: try row.decode("subject"),
+                    status: try row.decode("status"),
+                    createdAt: try row.decode("created_at"),
+                    sentAt: try row.decode("sent_at")
+                )
+            }
+        }
+        return TenantExport(exportedAt: now, profile: detail.profile, sessions: detail.sessions, emails: emails)
+    }
+
     public func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding] {
         try await translatingErrors {
             try await pool.withConnection { connection in

@@ -20,16 +20,23 @@ struct AccountsCommand: AsyncParsableCommand {
         @Option(help: "active or disabled.") var status: AccountStatus?
         @Option(help: "free, pro, coach or coach_pro.") var tier: Tier?
         @Option(help: "Text in the e-mail address or username.") var search: String?
+        @Option(help: "Only accounts created at or after this ISO 8601 time or date.") var createdSince: String?
         @Option(help: "Accounts per page.") var limit = 50
         @Option(help: "Page number, from 1.") var page = 1
 
         func run() async throws {
             try await runCommand {
                 guard page >= 1 else { throw SpotterError.invalid("page", "must be 1 or more") }
+                let since = try createdSince.map { text in
+                    guard let date = parseTime(text) else {
+                        throw SpotterError.invalid("created-since", "must be an ISO 8601 time such as 2026-11-01")
+                    }
+                    return date
+                }
                 try await CommandContext.with(options) { context in
                     let accounts = try await context.admin.accounts(
                         AccountFilter(
-                            kind: kind, status: status, tier: tier, search: search, limit: limit,
+                            kind: kind, status: status, tier: tier, search: search, createdSince: since, limit: limit,
                             offset: (page - 1) * limit)
                     )
                     if options.json { return try Output.json(accounts) }

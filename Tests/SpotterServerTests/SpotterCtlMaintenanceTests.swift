@@ -256,6 +256,42 @@ struct SpotterCtlMaintenanceTests {
         }
     }
 
+    @Test("export writes the tenant's data as JSON without secrets, and is audited")
+    func export() async throws {
+        try await TestDatabase.with { database in
+            let tokens = try await registerAndSignIn(database, "ada")
+            _ = try await registerAndSignIn(database, "bob")
+            let file = NSTemporaryDirectory() + "export-\(UUID().uuidString).json"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let result = try await spotterctl(
+                ["export", "ada", "--reason", "subject access request", "--output", file],
+                database: database
+            )
+            #expect(result.status == 0, "\(result.output)")
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(document["format"] as? String == "spotter-export")
+            #expect((document["profile"] as? [String: Any])?["username"] as? String == "ada")
+            #expect((document["sessions"] as? [Any])?.count == 1)
+            #expect((document["emails"] as? [[String: Any]])?.first?["kind"] as? String == "verify_email")
+            #expect(!text.contains("bob"))
+            #expect(!text.contains("scrypt"))
+            #expect(!text.contains(tokens.accessToken))
+            #expect(!text.contains("spv_"))
+            let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(permissions == 0o600)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.export'") == 1)
+
+            let recent = try await spotterctl(
+                ["accounts", "list", "--created-since", "2000-01-01", "--json"], database: database)
+            #expect((try json(recent) as? [Any])?.count == 2)
+            let future = try await spotterctl(
+                ["accounts", "list", "--created-since", "2999-01-01", "--json"], database: database)
+            #expect((try json(future) as? [Any])?.isEmpty == true)
+        }
+    }
+
     private func principal(_ database: TestDatabase, _ username: String) async throws -> Principal {
         let owner = try await database.ownerConnection()
         defer { Task { await owner.close() } }

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+
+/// `spotterctl export`: one tenant's complete data as JSON.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Writes one tenant's complete data as JSON to a file or standard output.",
+        discussion: "No secrets are exported: no password hash, tokens or e-mail bodies. The export is audited."
+    )
+    @OptionGroup var change: AccountChange
+    @Option(help: "File to write (created with mode 0600); default: standard output.") var output: String?
+
+    func run() async throws {
+        try await runCommand {
+            try await CommandContext.with(change.options) { context in
+                let export = try await context.admin.export(change.account, actor: context.actor, reason: change.reason)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                encoder.dateEncodingStrategy = .iso8601
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                let data = try encoder.encode(export)
+                guard let output else {
+                    print(String(decoding: data, as: UTF8.self))
+                    return
+                }
+                guard
+                    FileManager.default.createFile(
+                        atPath: output, contents: data, attributes: [.posixPermissions: 0o600])
+                else { throw SpotterError.failedPrecondition("cannot write \(output)") }
+                FileHandle.standardError.write(Data("wrote \(data.count) bytes to \(output)\n".utf8))
+            }
+        }
+    }
+}
