@@ -116,6 +116,11 @@ public protocol AdminMaintenanceStore: Sendable {
     /// Everything the tenant owns, for export, with the audit record of the export; `nil` when the
     /// tenant does not exist.
     func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport?
+    /// Feedback across tenants, newest first; `open` filters by whether it is unresolved.
+    func feedback(open: Bool?, limit: Int) async throws -> [Feedback]
+    func feedbackItem(_ id: UUID) async throws -> Feedback?
+    /// Marks feedback resolved with an answer the filer can read; `false` if it was resolved already.
+    func resolveFeedback(_ id: UUID, resolution: String, by: String, now: Date, audit: AuditRecord) async throws -> Bool
     /// Checks that RLS is forced on every tenant table and the request roles are unprivileged.
     func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding]
 }

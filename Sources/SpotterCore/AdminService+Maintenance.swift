@@ -164,6 +164,42 @@ extension AdminService {
         return export
     }
 
+    public func feedback(open: Bool?, limit: Int) async throws -> [Feedback] {
+        guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
+        return try await store.feedback(open: open, limit: limit)
+    }
+
+    public func feedbackItem(_ id: String) async throws -> Feedback {
+        guard let uuid = UUID(uuidString: id), let item = try await store.feedbackItem(uuid) else {
+            throw SpotterError.notFound("no feedback \(id)")
+        }
+        return item
+    }
+
+    /// Resolves feedback with an answer the filer sees.
+    public func resolveFeedback(_ id: String, resolution: String, actor: AdminActor, reason: String) async throws {
+        try Self.requireReason(reason)
+        let answer = resolution.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !answer.isEmpty, answer.count <= 2000 else {
+            throw SpotterError.invalid("resolution", "must be 1 to 2000 characters")
+        }
+        let item = try await feedbackItem(id)
+        let resolved = try await store.resolveFeedback(
+            item.id,
+            resolution: answer,
+            by: actor.operatorName,
+            now: now(),
+            audit: AuditRecord(
+                actor: actor,
+                action: "feedback.resolve",
+                targetTenantID: item.tenantID,
+                target: item.id.uuidString.lowercased(),
+                reason: reason
+            )
+        )
+        guard resolved else { throw SpotterError.failedPrecondition("feedback \(id) is already resolved") }
+    }
+
     public func counts() async throws -> SystemCounts {
         try await store.counts(now: now())
     }

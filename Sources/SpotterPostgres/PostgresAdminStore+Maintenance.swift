@@ -220,6 +220,49 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         return TenantExport(exportedAt: now, profile: detail.profile, sessions: detail.sessions, emails: emails)
     }
 
+    public func feedback(open: Bool?, limit: Int) async throws -> [Feedback] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                try await connection.query(
+                    FeedbackSQL.select + """
+
+                        WHERE $1::boolean IS NULL OR (status = 'open') = $1
+                        ORDER BY created_at DESC LIMIT $2
+                        """,
+                    [open, limit]
+                ).map(FeedbackSQL.decode)
+            }
+        }
+    }
+
+    public func feedbackItem(_ id: UUID) async throws -> Feedback? {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                try await connection.query(FeedbackSQL.select + " WHERE feedback_id = $1", [id]).single
+                    .map(FeedbackSQL.decode)
+            }
+        }
+    }
+
+    public func resolveFeedback(_ id: UUID, resolution: String, by: String, now: Date, audit: AuditRecord)
+        async throws -> Bool
+    {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                let updated = try await connection.query(
+                    """
+                    UPDATE feedback SET status = 'resolved', resolved_at = $2, resolved_by = $3, resolution = $4
+                    WHERE feedback_id = $1 AND status = 'open'
+                    """,
+                    [id, now, by, resolution]
+                )
+                guard updated.affectedRows == 1 else { return false }
+                try await AuditSQL.append(audit, connection)
+                return true
+            }
+        }
+    }
+
     public func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding] {
         try await translatingErrors {
             try await pool.withConnection { connection in

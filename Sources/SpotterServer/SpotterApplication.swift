@@ -37,6 +37,7 @@ public struct SpotterApplication: Sendable {
             logger: logger
         )
         let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
+        let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
         let serving = ServingState()
 
         let (certificate, key, development) = try tlsFiles(settings)
@@ -52,9 +53,13 @@ public struct SpotterApplication: Sendable {
             services: [
                 AuthHandler(auth: auth),
                 AccountHandler(accounts: accounts),
+                FeedbackHandler(feedback: feedback),
                 HealthHandler(
                     state: serving,
-                    services: ["spotter.v1.AuthService", "spotter.v1.AccountService", "grpc.health.v1.Health"]
+                    services: [
+                        "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
+                        "grpc.health.v1.Health",
+                    ]
                 ),
             ],
             interceptors: [RequestInterceptor(auth: auth, logger: logger)]

@@ -12,7 +12,8 @@ struct SpotterCtl: AsyncParsableCommand {
             needs --reason and is written to the audit log in the same transaction.
             """,
         subcommands: [
-            StatusCommand.self, AccountsCommand.self, TiersCommand.self, ExportCommand.self, OutboxCommand.self,
+            StatusCommand.self, AccountsCommand.self, TiersCommand.self, ExportCommand.self, FeedbackCommand.self,
+            OutboxCommand.self,
             AuditCommand.self,
             DbCommand.self, MigrateCommand.self,
         ]

@@ -8,20 +8,7 @@ import Testing
 /// The built `spotterctl` binary's maintenance commands against a test database.
 @Suite("spotterctl maintenance")
 struct SpotterCtlMaintenanceTests {
-    private func spotterctl(_ arguments: [String], database: TestDatabase, input: String = "") async throws
-        -> Subprocess.Result
-    {
-        let binary = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterctl").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["SPOTTER_DATABASE_URL"] = database.ownerConfiguration.connectionString
-        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
-        environment["SPOTTER_OPERATOR"] = "test-operator"
-        return try await Subprocess.run(binary, arguments, environment: environment, input: input)
-    }
-
-    private func json(_ result: Subprocess.Result) throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(result.output.utf8))
-    }
+    private func json(_ result: Subprocess.Result) throws -> Any { try result.json() }
 
     private func registerAndSignIn(_ database: TestDatabase, _ name: String, kind: TenantKind = .lifter) async throws
         -> IssuedTokens
@@ -38,34 +25,32 @@ struct SpotterCtlMaintenanceTests {
         try await TestDatabase.with { database in
             _ = try await registerAndSignIn(database, "ada")
             _ = try await registerAndSignIn(database, "coach", kind: .coach)
-            let set = try await spotterctl(
-                ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-01", "--reason", "paid", "--json"],
-                database: database
+            let set = try await database.spotterctl(
+                ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-01", "--reason", "paid", "--json"]
             )
             #expect(set.status == 0, "\(set.output)")
-            let wrong = try await spotterctl(
-                ["tiers", "set", "coach", "--tier", "pro", "--reason", "x"], database: database)
+            let wrong = try await database.spotterctl(
+                ["tiers", "set", "coach", "--tier", "pro", "--reason", "x"])
             #expect(wrong.status == 1)
             #expect(wrong.output == "spotterctl: tier: pro is not a tier for a coach\n")
-            let past = try await spotterctl(
-                ["tiers", "set", "ada", "--tier", "pro", "--until", "2001-01-01", "--reason", "x"],
-                database: database
+            let past = try await database.spotterctl(
+                ["tiers", "set", "ada", "--tier", "pro", "--until", "2001-01-01", "--reason", "x"]
             )
             #expect(past.output.contains("until: must be in the future"))
 
             let listed = try #require(
-                try json(try await spotterctl(["tiers", "list", "--json"], database: database)) as? [[String: Any]])
+                try json(try await database.spotterctl(["tiers", "list", "--json"])) as? [[String: Any]])
             #expect(listed.map { $0["username"] as? String } == ["ada"])
-            let soon = try await spotterctl(["tiers", "list", "--expiring-within", "30", "--json"], database: database)
+            let soon = try await database.spotterctl(["tiers", "list", "--expiring-within", "30", "--json"])
             #expect((try json(soon) as? [Any])?.isEmpty == true)
 
             #expect(
-                try await spotterctl(["tiers", "expire", "ada", "--reason", "refund"], database: database).status == 0)
+                try await database.spotterctl(["tiers", "expire", "ada", "--reason", "refund"]).status == 0)
             let profile = try await AccountService(
                 store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool))
             ).profile(try await principal(database, "ada"))
             #expect(profile.tier.effective(at: Date()) == .free)
-            let again = try await spotterctl(["tiers", "expire", "ada", "--reason", "x"], database: database)
+            let again = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "x"])
             #expect(again.output == "spotterctl: ada is already on the free tier\n")
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 2)
         }
@@ -75,8 +60,8 @@ struct SpotterCtlMaintenanceTests {
     func resetAndUnlock() async throws {
         try await TestDatabase.with { database in
             _ = try await registerAndSignIn(database, "ada")
-            let reset = try await spotterctl(
-                ["accounts", "reset-password", "ada", "--reason", "asked by phone", "--json"], database: database)
+            let reset = try await database.spotterctl(
+                ["accounts", "reset-password", "ada", "--reason", "asked by phone", "--json"])
             let token = try #require((try json(reset) as? [String: Any])?["token"] as? String)
             let auth = database.authService()
             try await auth.completePasswordReset(token: token, newPassword: "a fresh new secret")
@@ -87,7 +72,7 @@ struct SpotterCtlMaintenanceTests {
                 "UPDATE accounts SET failed_sign_ins = 9, locked_until = now() + interval '10 minutes'")
             await owner.close()
             #expect(
-                try await spotterctl(["accounts", "unlock", "ada", "--reason", "locked out"], database: database).status
+                try await database.spotterctl(["accounts", "unlock", "ada", "--reason", "locked out"]).status
                     == 0)
             #expect(
                 try await database.count(
@@ -100,29 +85,29 @@ struct SpotterCtlMaintenanceTests {
         try await TestDatabase.with { database in
             let tokens = try await registerAndSignIn(database, "ada")
             _ = try await registerAndSignIn(database, "bob")
-            let revoked = try await spotterctl(
-                ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json"], database: database)
+            let revoked = try await database.spotterctl(
+                ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json"])
             #expect((try json(revoked) as? [String: String])?["sessions_revoked"] == "1")
             await #expect(throws: SpotterError.self) {
                 try await database.authService().authenticate(accessToken: tokens.accessToken)
             }
 
             #expect(
-                try await spotterctl(["accounts", "verify-email", "ada", "--reason", "checked id"], database: database)
+                try await database.spotterctl(["accounts", "verify-email", "ada", "--reason", "checked id"])
                     .status == 0)
             #expect(
                 try await database.count(
                     "SELECT count(*)::int FROM accounts WHERE username = 'ada' AND email_verified_at IS NOT NULL") == 1)
 
             let before = try await database.count("SELECT count(*)::int FROM audit_log")
-            let taken = try await spotterctl(
-                ["accounts", "rename", "ada", "--to", "BOB", "--reason", "x"], database: database)
+            let taken = try await database.spotterctl(
+                ["accounts", "rename", "ada", "--to", "BOB", "--reason", "x"])
             #expect(taken.status == 1)
             #expect(taken.output == "spotterctl: username is already taken\n")
             #expect(try await database.count("SELECT count(*)::int FROM audit_log") == before)
             #expect(
-                try await spotterctl(
-                    ["accounts", "rename", "ada", "--to", "ada2", "--reason", "x"], database: database
+                try await database.spotterctl(
+                    ["accounts", "rename", "ada", "--to", "ada2", "--reason", "x"]
                 ).status == 0)
             #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE username = 'ada2'") == 1)
         }
@@ -135,20 +120,20 @@ struct SpotterCtlMaintenanceTests {
             _ = try await registerAndSignIn(database, "bob")
             _ = try await database.authService().refresh(refreshToken: ada.refreshToken)
             #expect(
-                try await spotterctl(
-                    ["accounts", "rename", "ada", "--to", "ada.l", "--reason", "x"], database: database
+                try await database.spotterctl(
+                    ["accounts", "rename", "ada", "--to", "ada.l", "--reason", "x"]
                 ).status == 0)
 
-            let dryRun = try await spotterctl(
-                ["accounts", "delete", "ada.l", "--reason", "gdpr", "--dry-run"], database: database)
+            let dryRun = try await database.spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr", "--dry-run"])
             #expect(dryRun.output.contains("would erase"))
-            let unconfirmed = try await spotterctl(
-                ["accounts", "delete", "ada.l", "--reason", "gdpr"], database: database)
+            let unconfirmed = try await database.spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr"])
             #expect(unconfirmed.status != 0)
             #expect(try await database.count("SELECT count(*)::int FROM tenants") == 2)
 
-            let deleted = try await spotterctl(
-                ["accounts", "delete", "ada.l", "--reason", "gdpr request", "--yes", "--json"], database: database)
+            let deleted = try await database.spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr request", "--yes", "--json"])
             #expect(deleted.status == 0, "\(deleted.output)")
             let pseudonym = try #require((try json(deleted) as? [String: String])?["pseudonym"])
 
@@ -198,31 +183,31 @@ struct SpotterCtlMaintenanceTests {
         try await TestDatabase.with { database in
             _ = try await registerAndSignIn(database, "ada")
             let listed = try #require(
-                try json(try await spotterctl(["outbox", "list", "--json"], database: database)) as? [[String: Any]])
+                try json(try await database.spotterctl(["outbox", "list", "--json"])) as? [[String: Any]])
             #expect(listed.count == 1)
             let id = try #require(listed.first?["id"] as? String)
-            let shown = try await spotterctl(["outbox", "show", id], database: database)
+            let shown = try await database.spotterctl(["outbox", "show", id])
             let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "verify_email"))
             #expect(shown.output.contains(code))
 
-            let sent = try await spotterctl(["outbox", "retry", id, "--reason", "x"], database: database)
+            let sent = try await database.spotterctl(["outbox", "retry", id, "--reason", "x"])
             #expect(sent.status == 0)
             let owner = try await database.ownerConnection()
             try await owner.query(
                 "UPDATE email_outbox SET status = 'failed', attempts = 5, last_error = '550 mailbox unknown'")
             await owner.close()
-            let failed = try await spotterctl(["outbox", "list", "--status", "failed"], database: database)
+            let failed = try await database.spotterctl(["outbox", "list", "--status", "failed"])
             #expect(failed.output.contains("550 mailbox unknown"))
             #expect(
-                try await spotterctl(["outbox", "retry", id, "--reason", "fixed address"], database: database).status
+                try await database.spotterctl(["outbox", "retry", id, "--reason", "fixed address"]).status
                     == 0)
             #expect(
                 try await database.count(
                     "SELECT count(*)::int FROM email_outbox WHERE status = 'pending' AND last_error IS NULL") == 1)
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'outbox.retry'") == 2)
-            let unknown = try await spotterctl(["outbox", "show", UUID().uuidString], database: database)
+            let unknown = try await database.spotterctl(["outbox", "show", UUID().uuidString])
             #expect(unknown.status == 1)
-            let badStatus = try await spotterctl(["outbox", "list", "--status", "lost"], database: database)
+            let badStatus = try await database.spotterctl(["outbox", "list", "--status", "lost"])
             #expect(badStatus.output == "spotterctl: status: must be pending, sent or failed\n")
         }
     }
@@ -232,7 +217,7 @@ struct SpotterCtlMaintenanceTests {
         try await TestDatabase.with { database in
             _ = try await registerAndSignIn(database, "ada")
             let status = try #require(
-                try json(try await spotterctl(["status", "--json"], database: database)) as? [String: Any])
+                try json(try await database.spotterctl(["status", "--json"])) as? [String: Any])
             #expect(status["reachable"] as? Bool == true)
             #expect(status["pending_migrations"] as? Int == 0)
             let counts = try #require(status["counts"] as? [String: Any])
@@ -241,16 +226,16 @@ struct SpotterCtlMaintenanceTests {
             #expect(counts["outbox_pending"] as? Int == 1)
 
             let db = try #require(
-                try json(try await spotterctl(["db", "status", "--json"], database: database)) as? [String: Any])
+                try json(try await database.spotterctl(["db", "status", "--json"])) as? [String: Any])
             #expect(((db["database"] as? [String: Any])?["table_bytes"] as? [String: Any])?["accounts"] != nil)
-            let check = try await spotterctl(["db", "check"], database: database)
+            let check = try await database.spotterctl(["db", "check"])
             #expect(check.status == 0, "\(check.output)")
             #expect(!check.output.contains("FAIL"))
 
             let owner = try await database.ownerConnection()
             try await owner.execute("ALTER TABLE email_outbox NO FORCE ROW LEVEL SECURITY")
             await owner.close()
-            let failing = try await spotterctl(["db", "check"], database: database)
+            let failing = try await database.spotterctl(["db", "check"])
             #expect(failing.status == 1)
             #expect(failing.output.contains("rls forced on email_outbox"))
         }
@@ -263,9 +248,8 @@ struct SpotterCtlMaintenanceTests {
             _ = try await registerAndSignIn(database, "bob")
             let file = NSTemporaryDirectory() + "export-\(UUID().uuidString).json"
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let result = try await spotterctl(
-                ["export", "ada", "--reason", "subject access request", "--output", file],
-                database: database
+            let result = try await database.spotterctl(
+                ["export", "ada", "--reason", "subject access request", "--output", file]
             )
             #expect(result.status == 0, "\(result.output)")
             let text = try String(contentsOfFile: file, encoding: .utf8)
@@ -283,11 +267,11 @@ struct SpotterCtlMaintenanceTests {
             #expect(
                 try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.export'") == 1)
 
-            let recent = try await spotterctl(
-                ["accounts", "list", "--created-since", "2000-01-01", "--json"], database: database)
+            let recent = try await database.spotterctl(
+                ["accounts", "list", "--created-since", "2000-01-01", "--json"])
             #expect((try json(recent) as? [Any])?.count == 2)
-            let future = try await spotterctl(
-                ["accounts", "list", "--created-since", "2999-01-01", "--json"], database: database)
+            let future = try await database.spotterctl(
+                ["accounts", "list", "--created-since", "2999-01-01", "--json"])
             #expect((try json(future) as? [Any])?.isEmpty == true)
         }
     }

@@ -7,23 +7,7 @@ import Testing
 /// Runs the built `spotterctl` binary against a test database.
 @Suite("spotterctl")
 struct SpotterCtlTests {
-    private func spotterctl(
-        _ arguments: [String],
-        database: TestDatabase,
-        input: String = "",
-        url: String? = nil
-    ) async throws -> Subprocess.Result {
-        let binary = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterctl").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["SPOTTER_DATABASE_URL"] = url ?? database.ownerConfiguration.connectionString
-        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
-        environment["SPOTTER_OPERATOR"] = "test-operator"
-        return try await Subprocess.run(binary, arguments, environment: environment, input: input)
-    }
-
-    private func json(_ result: Subprocess.Result) throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(result.output.utf8))
-    }
+    private func json(_ result: Subprocess.Result) throws -> Any { try result.json() }
 
     private func auditCount(_ database: TestDatabase) async throws -> Int {
         try await database.count("SELECT count(*)::int FROM audit_log")
@@ -32,12 +16,11 @@ struct SpotterCtlTests {
     @Test("accounts create, list and show, with the audit row written")
     func createListShow() async throws {
         try await TestDatabase.with { database in
-            let created = try await spotterctl(
+            let created = try await database.spotterctl(
                 [
                     "accounts", "create", "--kind", "coach", "--email", "Coach@Example.com", "--username", "coachy",
                     "--verified", "--password-stdin", "--reason", "onboarding call", "--json",
                 ],
-                database: database,
                 input: "a coach's password\n"
             )
             #expect(created.status == 0, "\(created.output)")
@@ -47,18 +30,18 @@ struct SpotterCtlTests {
             #expect(account["kind"] as? String == "coach")
             #expect(account["email_verified"] as? Bool == true)
 
-            let listed = try await spotterctl(["accounts", "list", "--kind", "coach", "--json"], database: database)
+            let listed = try await database.spotterctl(["accounts", "list", "--kind", "coach", "--json"])
             let rows = try #require(try json(listed) as? [[String: Any]])
             #expect(rows.map { $0["username"] as? String } == ["coachy"])
-            let lifters = try await spotterctl(["accounts", "list", "--kind", "lifter", "--json"], database: database)
+            let lifters = try await database.spotterctl(["accounts", "list", "--kind", "lifter", "--json"])
             #expect((try json(lifters) as? [Any])?.isEmpty == true)
 
-            let shown = try await spotterctl(["accounts", "show", "coach@example.com"], database: database)
+            let shown = try await database.spotterctl(["accounts", "show", "coach@example.com"])
             #expect(shown.status == 0)
             #expect(shown.output.contains("coachy"))
             #expect(shown.output.contains("sessions:"))
 
-            let audit = try await spotterctl(["audit", "list", "--json"], database: database)
+            let audit = try await database.spotterctl(["audit", "list", "--json"])
             let entries = try #require(try json(audit) as? [[String: Any]])
             #expect(entries.count == 1)
             #expect(entries.first?["action"] as? String == "account.create")
@@ -66,7 +49,7 @@ struct SpotterCtlTests {
             #expect(entries.first?["actor"] as? String == "test-operator")
             #expect(entries.first?["os_user"] as? String != nil)
 
-            let table = try await spotterctl(["audit", "list", "--action", "account"], database: database)
+            let table = try await database.spotterctl(["audit", "list", "--action", "account"])
             #expect(table.output.contains("account.create"))
             #expect(table.output.contains("onboarding call"))
         }
@@ -79,14 +62,13 @@ struct SpotterCtlTests {
                 "accounts", "create", "--kind", "lifter", "--email", "ada@example.com", "--username", "ada",
                 "--password-stdin", "--reason", "test",
             ]
-            #expect(try await spotterctl(arguments, database: database, input: "long enough password\n").status == 0)
+            #expect(try await database.spotterctl(arguments, input: "long enough password\n").status == 0)
             let before = try await auditCount(database)
-            let duplicate = try await spotterctl(
+            let duplicate = try await database.spotterctl(
                 [
                     "accounts", "create", "--kind", "lifter", "--email", "other@example.com", "--username", "ADA",
                     "--password-stdin", "--reason", "test",
                 ],
-                database: database,
                 input: "long enough password\n"
             )
             #expect(duplicate.status == 1)
@@ -94,28 +76,27 @@ struct SpotterCtlTests {
             #expect(try await auditCount(database) == before)
             #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
 
-            let weak = try await spotterctl(
-                arguments.dropLast(2) + ["--reason", "x"], database: database, input: "password\n")
+            let weak = try await database.spotterctl(
+                arguments.dropLast(2) + ["--reason", "x"], input: "password\n")
             #expect(weak.status == 1)
             #expect(weak.output.contains("password: is one of the most commonly used passwords"))
 
-            let unknown = try await spotterctl(["accounts", "show", "nobody"], database: database)
+            let unknown = try await database.spotterctl(["accounts", "show", "nobody"])
             #expect(unknown.status == 1)
             #expect(unknown.output == "spotterctl: no account matches 'nobody'\n")
 
-            let noReason = try await spotterctl(["accounts", "disable", "ada", "--yes"], database: database)
+            let noReason = try await database.spotterctl(["accounts", "disable", "ada", "--yes"])
             #expect(noReason.status != 0)
             #expect(noReason.output.contains("--reason"))
 
-            let unconfirmed = try await spotterctl(["accounts", "disable", "ada", "--reason", "x"], database: database)
+            let unconfirmed = try await database.spotterctl(["accounts", "disable", "ada", "--reason", "x"])
             #expect(unconfirmed.status != 0)
             #expect(unconfirmed.output.contains("--yes"))
             #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE status = 'disabled'") == 0)
             #expect(try await auditCount(database) == before)
 
-            let unreachable = try await spotterctl(
+            let unreachable = try await database.spotterctl(
                 ["accounts", "list"],
-                database: database,
                 url: "host=/nonexistent-spotter port=1 user=x dbname=x"
             )
             #expect(unreachable.status == 1)
@@ -145,9 +126,8 @@ struct SpotterCtlTests {
                 let metadata: Metadata = ["authorization": "Bearer \(tokens.accessToken)"]
                 _ = try await accounts.getProfile(.init(), metadata: metadata)
 
-                let disabled = try await spotterctl(
-                    ["accounts", "disable", "ada", "--reason", "chargeback", "--yes", "--json"],
-                    database: server.database
+                let disabled = try await server.database.spotterctl(
+                    ["accounts", "disable", "ada", "--reason", "chargeback", "--yes", "--json"]
                 )
                 #expect(disabled.status == 0, "\(disabled.output)")
                 #expect((try json(disabled) as? [String: String])?["sessions_revoked"] == "1")
@@ -160,8 +140,8 @@ struct SpotterCtlTests {
                         })
                 }
 
-                let enabled = try await spotterctl(
-                    ["accounts", "enable", "ada", "--reason", "resolved"], database: server.database)
+                let enabled = try await server.database.spotterctl(
+                    ["accounts", "enable", "ada", "--reason", "resolved"])
                 #expect(enabled.status == 0)
                 _ = try await auth.signIn(
                     .with {
@@ -179,10 +159,10 @@ struct SpotterCtlTests {
     @Test("migrate reports the schema up to date and lists every migration as applied")
     func migrateStatus() async throws {
         try await TestDatabase.with { database in
-            let apply = try await spotterctl(["migrate", "apply"], database: database)
+            let apply = try await database.spotterctl(["migrate", "apply"])
             #expect(apply.status == 0)
             #expect(apply.output.contains("up to date"))
-            let status = try await spotterctl(["migrate", "status", "--json"], database: database)
+            let status = try await database.spotterctl(["migrate", "status", "--json"])
             let states = try #require(try json(status) as? [[String: Any]])
             #expect(!states.isEmpty)
             #expect(states.allSatisfy { $0["status"] as? String == "applied" })

@@ -44,3 +44,24 @@ public enum Subprocess {
         return Result(status: process.terminationStatus, output: text)
     }
 }
+
+extension TestDatabase {
+    /// Runs the built `spotterctl` against this database (or `url`) as operator `test-operator`.
+    public func spotterctl(_ arguments: [String], input: String = "", url: String? = nil) async throws
+        -> Subprocess.Result
+    {
+        let binary = Self.repositoryRoot.appendingPathComponent(".build/debug/spotterctl").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPOTTER_DATABASE_URL"] = url ?? ownerConfiguration.connectionString
+        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
+        environment["SPOTTER_OPERATOR"] = "test-operator"
+        return try await Subprocess.run(binary, arguments, environment: environment, input: input)
+    }
+}
+
+extension Subprocess.Result {
+    /// The output parsed as JSON.
+    public func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(output.utf8))
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+
+/// `spotterctl feedback list|show|resolve`.
+struct FeedbackCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feedback",
+        abstract: "Triages feedback and bug reports filed by users.",
+        subcommands: [List.self, Show.self, Resolve.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lists feedback, newest first (open only by default).")
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Include resolved feedback.") var all = false
+        @Option(help: "Most items to show.") var limit = 50
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let items = try await context.admin.feedback(open: all ? nil : true, limit: limit)
+                    if options.json { return try Output.json(items) }
+                    Output.table(
+                        ["ID", "KIND", "STATUS", "CREATED", "TENANT", "SUBJECT"],
+                        items.map {
+                            [
+                                $0.id.uuidString.lowercased(), $0.kind.rawValue,
+                                $0.resolvedAt == nil ? "open" : "resolved",
+                                Output.date($0.createdAt), $0.tenantID.description, $0.subject,
+                            ]
+                        }
+                    )
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Shows one report in full.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The feedback id from feedback list.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let item = try await context.admin.feedbackItem(id)
+                    if options.json { return try Output.json(item) }
+                    print("\(item.kind.rawValue): \(item.subject)")
+                    print(
+                        "from tenant \(item.tenantID), \(Output.date(item.createdAt)), app \(item.appVersion.isEmpty ? "-" : item.appVersion)"
+                    )
+                    print("\n\(item.body)\n")
+                    if let resolvedAt = item.resolvedAt {
+                        print(
+                            "resolved \(Output.date(resolvedAt)) by \(item.resolvedBy ?? "-"): \(item.resolution ?? "")"
+                        )
+                    } else {
+                        print("open")
+                    }
+                }
+            }
+        }
+    }
+
+    struct Resolve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Resolves a report with an answer the user can read.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The feedback id from feedback list.") var id: String
+        @Option(help: "The answer shown to the user.") var resolution: String
+        @Option(help: "Why (written to the audit log).") var reason: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    try await context.admin.resolveFeedback(
+                        id, resolution: resolution, actor: context.actor, reason: reason)
+                    try report(options, ["id": id, "status": "resolved"], "resolved \(id)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRPCCore
+import GRPCProtobuf
+import SpotterProto
+import SpotterTestSupport
+import Testing
+
+@Suite("Feedback")
+struct FeedbackTests {
+    private func signIn(
+        _ auth: Spotter_V1_AuthService.Client<some ClientTransport>,
+        _ name: String
+    ) async throws -> Metadata {
+        _ = try await auth.register(
+            .with {
+                $0.email = "\(name)@example.com"
+                $0.username = name
+                $0.password = "long enough \(name)"
+                $0.kind = .lifter
+            })
+        let tokens = try await auth.signIn(
+            .with {
+                $0.login = name
+                $0.password = "long enough \(name)"
+            })
+        return ["authorization": "Bearer \(tokens.accessToken)"]
+    }
+
+    @Test("a lifter files a bug over RPC, an admin resolves it with spotterctl, and the lifter reads the answer")
+    func fileAndResolve() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                let feedback = Spotter_V1_FeedbackService.Client(wrapping: client)
+                let ada = try await signIn(auth, "ada")
+                let bob = try await signIn(auth, "bob")
+                let filed = try await feedback.submitFeedback(
+                    .with {
+                        $0.kind = .bug
+                        $0.subject = "  Rest timer stops when the screen locks "
+                        $0.body = "Steps: start a set, lock the phone."
+                        $0.appVersion = "ios 1.4.2"
+                    },
+                    metadata: ada
+                )
+                #expect(filed.subject == "Rest timer stops when the screen locks")
+                #expect(!filed.resolved)
+                #expect(try await feedback.listFeedback(.init(), metadata: bob).feedback.isEmpty)
+
+                do {
+                    _ = try await feedback.submitFeedback(
+                        .with { $0.body = String(repeating: "x", count: 10_001) }, metadata: ada)
+                    Issue.record("invalid feedback accepted")
+                } catch let error as RPCError {
+                    #expect(error.code == .invalidArgument)
+                    let fields = try #require(try error.unpackGoogleRPCStatus()).details.compactMap(\.badRequest)
+                        .flatMap(\.violations).map(\.field)
+                    #expect(fields == ["kind", "subject", "body"])
+                }
+
+                let open = try await server.database.spotterctl(["feedback", "list", "--json"])
+                let items = try #require(try open.json() as? [[String: Any]])
+                #expect(items.count == 1)
+                #expect(items.first?["kind"] as? String == "bug")
+                let shown = try await server.database.spotterctl(["feedback", "show", filed.feedbackID])
+                #expect(shown.output.contains("lock the phone"))
+                let resolved = try await server.database.spotterctl(
+                    ["feedback", "resolve", filed.feedbackID, "--resolution", "Fixed in 1.4.3", "--reason", "triage"]
+                )
+                #expect(resolved.status == 0, "\(resolved.output)")
+                let twice = try await server.database.spotterctl(
+                    ["feedback", "resolve", filed.feedbackID, "--resolution", "again", "--reason", "triage"]
+                )
+                #expect(twice.output == "spotterctl: feedback \(filed.feedbackID) is already resolved\n")
+                #expect(
+                    (try await server.database.spotterctl(["feedback", "list", "--json"]).json() as? [Any])?.isEmpty
+                        == true)
+
+                let mine = try await feedback.listFeedback(.init(), metadata: ada).feedback
+                #expect(mine.count == 1)
+                #expect(mine.first?.resolved == true)
+                #expect(mine.first?.resolution == "Fixed in 1.4.3")
+                #expect(
+                    try await server.database.count(
+                        "SELECT count(*)::int FROM audit_log WHERE action = 'feedback.resolve'") == 1)
+            }
+        }
+    }
+}
