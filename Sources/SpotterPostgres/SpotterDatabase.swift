@@ -39,6 +39,7 @@ public struct SpotterDatabase: Sendable {
 
 /// Turns database failures into domain errors: unique violations into `alreadyExists` naming the
 /// field (from the constraint or index name), an unreachable database into `unavailable`.
+@discardableResult
 func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()

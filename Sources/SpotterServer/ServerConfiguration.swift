@@ -34,6 +34,14 @@ public struct ServerConfiguration: Sendable {
     public var passwordCost: PasswordHasher.Cost
     /// Run pending migrations when `spotterd` starts.
     public var migrateOnStart: Bool
+    /// How to deliver e-mail; `nil` writes e-mails to the log instead (development).
+    public var smtp: SMTPConfiguration?
+    /// The sender address of every e-mail.
+    public var mailFrom: String
+    /// The role the mailer works as: it sees every tenant's outbox and nothing else.
+    public var mailerRole: String
+    /// How often the mailer looks for due e-mail.
+    public var mailerInterval: Duration
 
     /// Reads the documented `SPOTTER_*` variables (see the README); unknown values are errors.
     public static func fromEnvironment(
@@ -63,7 +71,12 @@ public struct ServerConfiguration: Sendable {
                 blockSize: 8,
                 parallelism: 1
             ),
-            migrateOnStart: try reader.boolean("SPOTTER_MIGRATE_ON_START", default: true)
+            migrateOnStart: try reader.boolean("SPOTTER_MIGRATE_ON_START", default: true),
+            smtp: try reader.smtp(),
+            mailFrom: reader.string("SPOTTER_MAIL_FROM") ?? "no-reply@localhost",
+            mailerRole: reader.string("SPOTTER_MAILER_ROLE") ?? "spotter_mailer",
+            mailerInterval: .milliseconds(
+                try reader.integer("SPOTTER_MAILER_INTERVAL_MS", default: 2000, range: 10...600_000))
         )
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
             throw ConfigurationError(
@@ -126,6 +139,29 @@ private struct EnvironmentReader {
         case "0", "false", "no", "off": return false
         default: throw ConfigurationError(variable: name, reason: "must be true or false")
         }
+    }
+
+    func smtp() throws -> SMTPConfiguration? {
+        guard let host = string("SPOTTER_SMTP_HOST") else { return nil }
+        let securityText = string("SPOTTER_SMTP_SECURITY") ?? "starttls"
+        guard let security = SMTPConfiguration.Security(rawValue: securityText.lowercased()) else {
+            throw ConfigurationError(variable: "SPOTTER_SMTP_SECURITY", reason: "must be starttls or none")
+        }
+        if string("SPOTTER_SMTP_USERNAME") != nil, security == .none {
+            throw ConfigurationError(
+                variable: "SPOTTER_SMTP_SECURITY",
+                reason: "must be starttls when SPOTTER_SMTP_USERNAME is set: a password is never sent in plain text"
+            )
+        }
+        return SMTPConfiguration(
+            host: host,
+            port: try integer("SPOTTER_SMTP_PORT", default: 587, range: 1...65535),
+            security: security,
+            username: string("SPOTTER_SMTP_USERNAME"),
+            password: string("SPOTTER_SMTP_PASSWORD"),
+            trustRootsFile: string("SPOTTER_SMTP_CA_FILE"),
+            heloName: string("SPOTTER_SMTP_HELO") ?? "spotter.localdomain"
+        )
     }
 
     func logLevel(_ name: String) throws -> Logger.Level {

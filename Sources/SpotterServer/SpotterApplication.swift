@@ -12,6 +12,7 @@ import SpotterRPC
 /// the database health monitor, as one `ServiceGroup`.
 public struct SpotterApplication: Sendable {
     public let pool: PostgresPool
+    public let mailerPool: PostgresPool
     public let transport: HTTP2ServerTransport.Posix
     public let serviceGroup: ServiceGroup
     /// The certificate clients should trust when it is a generated development one.
@@ -29,6 +30,18 @@ public struct SpotterApplication: Sendable {
             logger: logger
         )
         let spotterDatabase = SpotterDatabase(pool: pool)
+        let mailerPool = PostgresPool(
+            configuration: database.with(role: settings.mailerRole),
+            options: PostgresPool.Options(maxConnections: 2),
+            logger: logger
+        )
+        let delivery = MailDelivery(
+            sender: settings.mailFrom,
+            store: PostgresOutboxStore(pool: mailerPool),
+            transport: settings.smtp.map { SMTPTransport(configuration: $0) as any MailTransport }
+                ?? LogMailTransport(logger: logger),
+            logger: logger
+        )
         let hasher = PasswordHasher(cost: settings.passwordCost, maxConcurrent: 2)
         let auth = AuthService(
             store: PostgresAuthStore(database: spotterDatabase),
@@ -71,6 +84,8 @@ public struct SpotterApplication: Sendable {
                         service: DatabaseHealthMonitor(
                             pool: pool, state: serving, interval: .seconds(2), logger: logger)),
                     .init(service: GRPCServerService(server: server)),
+                    .init(
+                        service: MailerService(delivery: delivery, interval: settings.mailerInterval, logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -78,6 +93,7 @@ public struct SpotterApplication: Sendable {
         )
         return SpotterApplication(
             pool: pool,
+            mailerPool: mailerPool,
             transport: transport,
             serviceGroup: group,
             developmentCertificatePath: development ? certificate : nil
@@ -90,9 +106,11 @@ public struct SpotterApplication: Sendable {
             try await serviceGroup.run()
         } catch {
             await pool.shutdown()
+            await mailerPool.shutdown()
             throw error
         }
         await pool.shutdown()
+        await mailerPool.shutdown()
     }
 
     private static func tlsFiles(_ settings: ServerConfiguration) throws -> (String, String, Bool) {

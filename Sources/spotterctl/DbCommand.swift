@@ -74,7 +74,9 @@ struct DbCommand: AsyncParsableCommand {
             try await runCommand {
                 try await CommandContext.with(options) { context in
                     let findings = try await context.admin.securityFindings(
-                        applicationRoles: [context.settings.applicationRole, context.settings.adminRole]
+                        applicationRoles: [
+                            context.settings.applicationRole, context.settings.adminRole, context.settings.mailerRole,
+                        ]
                     )
                     if options.json {
                         try Output.json(findings)

@@ -18,6 +18,7 @@ struct SpotterdProcessTests {
         environment.removeValue(forKey: "SPOTTER_DATABASE_URL")
         environment["SPOTTER_DATA_DIR"] = dataDirectory.path
         environment["SPOTTER_SCRYPT_LOG_N"] = "10"
+        environment["SPOTTER_MAILER_INTERVAL_MS"] = "100"
         let log = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotterd-\(port).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
@@ -61,6 +62,14 @@ struct SpotterdProcessTests {
                 })
             #expect(!registered.tenantID.isEmpty)
         }
+
+        // With no SMTP configured, the mailer writes the verification e-mail to the log.
+        var logged = false
+        for _ in 0..<50 where !logged {
+            try await Task.sleep(for: .milliseconds(100))
+            logged = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("e-mail not sent (no SMTP configured)")
+        }
+        #expect(logged)
 
         kill(process.processIdentifier, SIGTERM)
         for await _ in exited.stream {}

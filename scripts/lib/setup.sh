@@ -28,10 +28,10 @@ install_system_packages() {
 }
 
 install_python_packages() {
-    if ! python3 -c 'import grpc, grpc_tools' 2>/dev/null; then
-        echo "==> installing grpcio and grpcio-tools"
-        python3 -m pip install -q grpcio grpcio-tools 2>/dev/null \
-            || python3 -m pip install -q --break-system-packages grpcio grpcio-tools
+    if ! python3 -c 'import grpc, grpc_tools, aiosmtpd' 2>/dev/null; then
+        echo "==> installing grpcio, grpcio-tools and aiosmtpd"
+        python3 -m pip install -q grpcio grpcio-tools aiosmtpd 2>/dev/null \
+            || python3 -m pip install -q --break-system-packages grpcio grpcio-tools aiosmtpd
     fi
 }
 

@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import NIOSSL
+import SpotterCore
+
+/// Where and how to deliver e-mail over SMTP.
+public struct SMTPConfiguration: Sendable {
+    public enum Security: String, Sendable {
+        /// Upgrade with STARTTLS before authenticating; refuse servers that do not offer it.
+        case startTLS = "starttls"
+        /// Plain text: only for a relay on the same machine.
+        case none
+    }
+
+    public var host: String
+    public var port: Int
+    public var security: Security
+    public var username: String?
+    public var password: String?
+    /// A PEM file of certificates to trust instead of the system's (for a private relay).
+    public var trustRootsFile: String?
+    /// The name sent in EHLO.
+    public var heloName: String
+
+    public init(
+        host: String,
+        port: Int,
+        security: Security,
+        username: String? = nil,
+        password: String? = nil,
+        trustRootsFile: String? = nil,
+        heloName: String = "spotter.localdomain"
+    ) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.username = username
+        self.password = password
+        self.trustRootsFile = trustRootsFile
+        self.heloName = heloName
+    }
+}
+
+/// Sends mail with SMTP (RFC 5321), STARTTLS (RFC 3207) and AUTH PLAIN (RFC 4954), one connection
+/// per message. 5xx replies to MAIL, RCPT or DATA are permanent failures; other failures (4xx, 5xx
+/// to EHLO, STARTTLS or AUTH, network errors) are retried later.
+public struct SMTPTransport: MailTransport {
+    private let configuration: SMTPConfiguration
+
+    public init(configuration: SMTPConfiguration) {
+        self.configuration = configuration
+    }
+
+    public func send(from sender: String, to recipient: String, subject: String, body: String) async throws {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(10))
+                .connect(host: configuration.host, port: configuration.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw MailDeliveryError(
+                "cannot connect to \(configuration.host):\(configuration.port): \(error)", permanent: false)
+        }
+        try await channel.executeThenClose { inbound, outbound in
+            var session = SMTPSession(lines: inbound.makeAsyncIterator(), outbound: outbound)
+            try await session.expect(220, after: nil)
+            var capabilities = try await session.command("EHLO \(configuration.heloName)", expect: 250)
+            if configuration.security == .startTLS {
+                guard capabilities.contains(where: { $0.uppercased().hasPrefix("STARTTLS") }) else {
+                    throw MailDeliveryError("the SMTP server does not offer STARTTLS", permanent: false)
+                }
+                _ = try await session.command("STARTTLS", expect: 220)
+                try await startTLS(on: channel.channel)
+                capabilities = try await session.command("EHLO \(configuration.heloName)", expect: 250)
+            }
+            if let username = configuration.username {
+                let credentials = Data(([0] + Array(username.utf8) + [0] + Array((configuration.password ?? "").utf8)))
+                _ = try await session.command("AUTH PLAIN \(credentials.base64EncodedString())", expect: 235)
+            }
+            _ = try await session.command("MAIL FROM:<\(sender)>", expect: 250)
+            _ = try await session.command("RCPT TO:<\(recipient)>", expect: 250, 251)
+            _ = try await session.command("DATA", expect: 354)
+            try await session.write(Self.message(from: sender, to: recipient, subject: subject, body: body) + "\r\n.")
+            try await session.expect(250, after: "DATA")
+            _ = try? await session.command("QUIT", expect: 221)
+        }
+    }
+
+    private func startTLS(on channel: any Channel) async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let file = configuration.trustRootsFile {
+            tls.trustRoots = .file(file)
+        }
+        let context = try NIOSSLContext(configuration: tls)
+        let host = configuration.host
+        // TLS goes first in the pipeline, below the line decoder; handlers are made on the event loop.
+        try await channel.eventLoop.submit {
+            let handler = try NIOSSLClientHandler(context: context, serverHostname: host)
+            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+        }.get()
+    }
+
+    /// RFC 5322 headers and a dot-stuffed, CRLF-terminated UTF-8 body.
+    static func message(from sender: String, to recipient: String, subject: String, body: String) -> String {
+        let encodedSubject =
+            subject.allSatisfy(\.isASCII)
+            ? subject : "=?UTF-8?B?\(Data(subject.utf8).base64EncodedString())?="
+        let date = Date().formatted(
+            Date.FormatStyle(locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "UTC")!)
+                .weekday(.abbreviated).day(.twoDigits).month(.abbreviated).year().hour(.twoDigits(amPM: .omitted))
+                .minute(.twoDigits).second(.twoDigits)
+        )
+        let headers = [
+            "From: Spotter <\(sender)>", "To: <\(recipient)>", "Subject: \(encodedSubject)", "Date: \(date) +0000",
+            "Message-ID: <\(UUID().uuidString.lowercased())@spotter>", "MIME-Version: 1.0",
+            "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit",
+        ]
+        let lines = body.replacingOccurrences(of: "\r\n", with: "\n").split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .map { $0.hasPrefix(".") ? "." + $0 : String($0) }
+        return (headers + [""] + lines).joined(separator: "\r\n")
+    }
+}
+
+/// The reply-reading and command-writing half of one SMTP conversation.
+private struct SMTPSession {
+    var lines: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    var last = ""
+
+    mutating func write(_ text: String) async throws {
+        try await outbound.write(ByteBuffer(string: text + "\r\n"))
+    }
+
+    /// Sends a command and reads its reply, which must have one of `codes`; returns the reply lines.
+    mutating func command(_ text: String, expect codes: Int...) async throws -> [String] {
+        try await write(text)
+        last = String(text.prefix(4))
+        return try await reply(expect: codes)
+    }
+
+    mutating func expect(_ code: Int, after command: String?) async throws {
+        last = command ?? "greeting"
+        _ = try await reply(expect: [code])
+    }
+
+    /// Reads a possibly multi-line reply (`250-…` continues, `250 …` ends).
+    private mutating func reply(expect codes: [Int]) async throws -> [String] {
+        var texts: [String] = []
+        while true {
+            guard let buffer = try await lines.next() else {
+                throw MailDeliveryError("the SMTP server closed the connection after \(last)", permanent: false)
+            }
+            var line = String(buffer: buffer)
+            if line.hasSuffix("\r") { line.removeLast() }
+            guard line.count >= 3, let code = Int(line.prefix(3)) else {
+                throw MailDeliveryError("unexpected SMTP reply after \(last): \(line)", permanent: false)
+            }
+            texts.append(String(line.dropFirst(4)))
+            if line.count > 3, line[line.index(line.startIndex, offsetBy: 3)] == "-" { continue }
+            guard codes.contains(code) else {
+                // A 5xx about this message (sender, recipient, content) will not change on retry; one
+                // about the session (EHLO, STARTTLS, AUTH) is a configuration to fix, so retry later.
+                let aboutMessage = ["MAIL", "RCPT", "DATA"].contains(last)
+                throw MailDeliveryError(
+                    "SMTP \(last) answered \(line)", permanent: aboutMessage && (500...599).contains(code))
+            }
+            return texts
+        }
+    }
+}
+
+/// Development delivery: writes the e-mail to the log instead of sending it.
+public struct LogMailTransport: MailTransport {
+    private let logger: Logging.Logger
+
+    public init(logger: Logging.Logger) {
+        self.logger = logger
+    }
+
+    public func send(from sender: String, to recipient: String, subject: String, body: String) async throws {
+        logger.notice(
+            "e-mail not sent (no SMTP configured); its text follows",
+            metadata: ["to": "\(recipient)", "subject": "\(subject)", "body": "\(body)"]
+        )
+    }
+}
