@@ -67,7 +67,8 @@ struct SpotterdProcessTests {
         var logged = false
         for _ in 0..<50 where !logged {
             try await Task.sleep(for: .milliseconds(100))
-            logged = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("e-mail not sent (no SMTP configured)")
+            logged = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(
+                "e-mail not sent (no SMTP configured)")
         }
         #expect(logged)
 
