@@ -124,3 +124,30 @@ public protocol AdminMaintenanceStore: Sendable {
     /// Checks that RLS is forced on every tenant table and the request roles are unprivileged.
     func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding]
 }
+
+/// A named administrator allowed to make changes with `spotterctl`.
+public struct AdminOperator: Sendable, Equatable, Codable {
+    public var name: String
+    public var displayName: String
+    public var email: String
+    public var createdAt: Date
+    public var createdBy: String
+    public var disabledAt: Date?
+
+    public init(name: String, displayName: String, email: String, createdAt: Date, createdBy: String, disabledAt: Date?)
+    {
+        self.name = name
+        self.displayName = displayName
+        self.email = email
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.disabledAt = disabledAt
+    }
+}
+
+/// The registry of administrators.
+public protocol AdminOperatorStore: Sendable {
+    func operators() async throws -> [AdminOperator]
+    /// Registers an operator; `alreadyExists` naming `username` when the name is taken.
+    func createOperator(_ admin: AdminOperator, audit: AuditRecord) async throws
+}

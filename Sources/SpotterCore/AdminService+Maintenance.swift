@@ -10,13 +10,13 @@ extension AdminService {
 
     /// Clears sign-in throttling.
     public func unlock(_ reference: String, actor: AdminActor, reason: String) async throws {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         try await store.unlock(account.tenantID, audit: record(actor, "account.unlock", account, reason))
     }
 
     /// Marks the e-mail address verified.
     public func verifyEmail(_ reference: String, actor: AdminActor, reason: String) async throws {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         try await store.markEmailVerified(
             account.tenantID,
             now: now(),
@@ -26,7 +26,7 @@ extension AdminService {
 
     /// Signs the account out everywhere; returns the number of sessions revoked.
     public func revokeSessions(_ reference: String, actor: AdminActor, reason: String) async throws -> Int {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         return try await store.revokeSessions(
             account.tenantID,
             now: now(),
@@ -37,7 +37,7 @@ extension AdminService {
     /// Changes the username.
     public func rename(_ reference: String, to username: String, actor: AdminActor, reason: String) async throws {
         if let problem = CredentialRules.usernameProblem(username) { throw SpotterError.invalid("username", problem) }
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         try await store.rename(
             account.tenantID,
             to: username,
@@ -50,7 +50,7 @@ extension AdminService {
     /// Issues a one-time password reset token and returns it with its link; the user's password
     /// stays valid until the token is used.
     public func resetPassword(_ reference: String, actor: AdminActor, reason: String) async throws -> ResetLink {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         let token = Token.generate(prefix: "spp")
         let expiresAt = now().addingTimeInterval(policy.resetTokenLifetime)
         try await store.issueResetToken(
@@ -64,7 +64,7 @@ extension AdminService {
     /// Sets a tier, optionally until a time; the tier must fit the tenant's kind.
     public func setTier(_ reference: String, _ tier: Tier, until: Date?, actor: AdminActor, reason: String) async throws
     {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         guard tier.isAvailable(to: account.kind) else {
             throw SpotterError.invalid("tier", "\(tier.rawValue) is not a tier for a \(account.kind.rawValue)")
         }
@@ -81,7 +81,7 @@ extension AdminService {
 
     /// Ends the tenant's tier now, so it falls back to free.
     public func expireTier(_ reference: String, actor: AdminActor, reason: String) async throws {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         guard account.tier.effective(at: now()) != .free else {
             throw SpotterError.failedPrecondition("\(account.username) is already on the free tier")
         }
@@ -101,7 +101,7 @@ extension AdminService {
     /// Erases a tenant: its rows in every table, and the personal data in its audit rows, which
     /// keep a pseudonymous record. Returns the pseudonym.
     public func erase(_ reference: String, actor: AdminActor, reason: String) async throws -> String {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         let pseudonym =
             "erased-"
             + String(
@@ -139,6 +139,7 @@ extension AdminService {
     /// Makes a pending or failed message due for delivery now.
     public func retryOutboxMessage(_ id: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)
+        try await checkOperator(actor)
         let entry = try await outboxMessage(id)
         guard entry.status != "sent" else { throw SpotterError.failedPrecondition("message \(id) was already sent") }
         _ = try await store.retryOutboxMessage(
@@ -156,7 +157,7 @@ extension AdminService {
 
     /// One tenant's complete data. Reading is audited too: an export is personal data leaving.
     public func export(_ reference: String, actor: AdminActor, reason: String) async throws -> TenantExport {
-        let account = try await audited(reference, reason)
+        let account = try await audited(reference, reason, actor)
         let audit = record(actor, "account.export", account, reason)
         guard let export = try await store.export(account.tenantID, now: now(), audit: audit) else {
             throw SpotterError.notFound("no account matches '\(reference)'")
@@ -179,6 +180,7 @@ extension AdminService {
     /// Resolves feedback with an answer the filer sees.
     public func resolveFeedback(_ id: String, resolution: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)
+        try await checkOperator(actor)
         let answer = resolution.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !answer.isEmpty, answer.count <= 2000 else {
             throw SpotterError.invalid("resolution", "must be 1 to 2000 characters")
@@ -212,8 +214,9 @@ extension AdminService {
         try await store.securityFindings(applicationRoles: applicationRoles)
     }
 
-    private func audited(_ reference: String, _ reason: String) async throws -> AccountSummary {
+    private func audited(_ reference: String, _ reason: String, _ actor: AdminActor) async throws -> AccountSummary {
         try Self.requireReason(reason)
+        try await checkOperator(actor)
         return try await account(reference)
     }
 

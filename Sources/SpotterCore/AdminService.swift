@@ -3,13 +3,13 @@ import Foundation
 /// What administrators may do with accounts, with the rules that every change is audited and needs
 /// a reason.
 public struct AdminService: Sendable {
-    let store: any AdminStore & AdminMaintenanceStore
+    let store: any AdminStore & AdminMaintenanceStore & AdminOperatorStore
     let hasher: PasswordHasher
     let policy: AuthPolicy
     let now: @Sendable () -> Date
 
     public init(
-        store: any AdminStore & AdminMaintenanceStore,
+        store: any AdminStore & AdminMaintenanceStore & AdminOperatorStore,
         hasher: PasswordHasher,
         policy: AuthPolicy = AuthPolicy(),
         now: @escaping @Sendable () -> Date = { Date() }
@@ -66,6 +66,7 @@ public struct AdminService: Sendable {
         }
         Self.checkReason(reason, &validator)
         try validator.validate()
+        try await checkOperator(actor)
         let account = NewAccount(
             tenantID: .random(),
             accountID: .random(),
@@ -99,6 +100,7 @@ public struct AdminService: Sendable {
         async throws -> Int
     {
         try Self.requireReason(reason)
+        try await checkOperator(actor)
         let account = try await account(reference)
         return try await store.setStatus(
             account.tenantID,
@@ -119,6 +121,57 @@ public struct AdminService: Sendable {
         validator.check((1...10_000).contains(filter.limit), "limit", "must be from 1 to 10000")
         try validator.validate()
         return try await store.auditLog(filter)
+    }
+
+    /// Once any operator is registered, only a registered, active operator may change anything.
+    func checkOperator(_ actor: AdminActor) async throws {
+        let registered = try await store.operators()
+        guard !registered.isEmpty else { return }
+        guard registered.contains(where: { $0.name == actor.operatorName && $0.disabledAt == nil }) else {
+            throw SpotterError.permissionDenied(
+                "'\(actor.operatorName)' is not a registered operator; use --operator or SPOTTER_OPERATOR with your "
+                    + "operator name (spotterctl accounts create --kind operator registers one)"
+            )
+        }
+    }
+
+    /// Registers a named administrator. The first one can be created by anyone with database
+    /// access; after that only a registered operator can add more.
+    public func createOperator(name: String, displayName: String?, email: String, actor: AdminActor, reason: String)
+        async throws -> AdminOperator
+    {
+        let normalizedEmail = CredentialRules.normalize(email)
+        var validator = Validator()
+        validator.check(
+            name.range(of: "^[a-z][a-z0-9_.-]{1,31}$", options: .regularExpression) != nil,
+            "username",
+            "must be 2 to 32 of a-z, 0-9, '_', '.', '-', starting with a letter"
+        )
+        if let problem = CredentialRules.emailProblem(normalizedEmail) { validator.add("email", problem) }
+        if let displayName, let problem = CredentialRules.displayNameProblem(displayName) {
+            validator.add("display_name", problem)
+        }
+        Self.checkReason(reason, &validator)
+        try validator.validate()
+        try await checkOperator(actor)
+        let admin = AdminOperator(
+            name: name,
+            displayName: displayName ?? name,
+            email: normalizedEmail,
+            createdAt: now(),
+            createdBy: actor.operatorName,
+            disabledAt: nil
+        )
+        try await store.createOperator(
+            admin,
+            audit: AuditRecord(
+                actor: actor, action: "operator.create", targetTenantID: nil, target: name, reason: reason)
+        )
+        return admin
+    }
+
+    public func operators() async throws -> [AdminOperator] {
+        try await store.operators()
     }
 
     static func requireReason(_ reason: String) throws {

@@ -59,7 +59,7 @@ func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
 private func uniqueField(constraint: String?) -> String {
     switch constraint {
     case "accounts_email_key": "email"
-    case "accounts_username_key": "username"
+    case "accounts_username_key", "admin_operators_pkey": "username"
     default: "id"
     }
 }

@@ -9,7 +9,7 @@ struct AccountsCommand: AsyncParsableCommand {
         abstract: "Finds, shows, creates, changes and erases accounts.",
         subcommands: [
             List.self, Show.self, Create.self, Disable.self, Enable.self, Unlock.self, VerifyEmail.self,
-            RevokeSessions.self, Rename.self, ResetPassword.self, Delete.self,
+            RevokeSessions.self, Rename.self, ResetPassword.self, Delete.self, Operators.self,
         ]
     )
 
@@ -101,16 +101,25 @@ struct AccountsCommand: AsyncParsableCommand {
         }
     }
 
+    /// What `accounts create` makes.
+    enum NewAccountKind: String, ExpressibleByArgument, CaseIterable {
+        case lifter
+        case coach
+        case `operator`
+    }
+
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Creates a lifter or coach account.",
-            discussion:
-                "The password is read from a prompt, or from standard input with --password-stdin; never from the command line."
+            abstract: "Creates a lifter or coach account, or registers an admin operator.",
+            discussion: "A lifter's or coach's password is read from a prompt, or from standard input with "
+                + "--password-stdin; never from the command line. An operator has no password: operators act "
+                + "through spotterctl on the server, and once one is registered every change must name a "
+                + "registered operator (--operator or SPOTTER_OPERATOR)."
         )
         @OptionGroup var options: GlobalOptions
-        @Option(help: "lifter or coach.") var kind: TenantKind
+        @Option(help: "lifter, coach or operator.") var kind: NewAccountKind
         @Option(help: "E-mail address.") var email: String
-        @Option(help: "Username.") var username: String
+        @Option(help: "Username (for an operator: the operator name).") var username: String
         @Option(help: "Display name (default: the username).") var displayName: String?
         @Flag(help: "Mark the e-mail address verified.") var verified = false
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
@@ -118,14 +127,56 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
+                if kind == .operator {
+                    return try await CommandContext.with(options) { context in
+                        let admin = try await context.admin.createOperator(
+                            name: username,
+                            displayName: displayName,
+                            email: email,
+                            actor: context.actor,
+                            reason: reason
+                        )
+                        if options.json { return try Output.json(admin) }
+                        print("registered operator \(admin.name)")
+                    }
+                }
                 let password = try readPassword(fromStdin: passwordStdin)
                 try await CommandContext.with(options) { context in
                     let account = try await context.admin.createAccount(
-                        kind: kind, email: email, username: username, password: password, displayName: displayName,
-                        verified: verified, actor: context.actor, reason: reason
+                        kind: kind == .coach ? .coach : .lifter,
+                        email: email,
+                        username: username,
+                        password: password,
+                        displayName: displayName,
+                        verified: verified,
+                        actor: context.actor,
+                        reason: reason
                     )
                     if options.json { return try Output.json(account) }
                     print("created \(account.kind.rawValue) \(account.username) (tenant \(account.tenantID))")
+                }
+            }
+        }
+    }
+
+    struct Operators: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists the registered admin operators.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let operators = try await context.admin.operators()
+                    if options.json { return try Output.json(operators) }
+                    Output.table(
+                        ["NAME", "DISPLAY NAME", "EMAIL", "CREATED", "BY", "DISABLED"],
+                        operators.map {
+                            [
+                                $0.name, $0.displayName, $0.email, Output.date($0.createdAt), $0.createdBy,
+                                $0.disabledAt.map { Output.date($0) } ?? "-",
+                            ]
+                        }
+                    )
                 }
             }
         }

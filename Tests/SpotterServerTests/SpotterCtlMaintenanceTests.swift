@@ -276,6 +276,50 @@ struct SpotterCtlMaintenanceTests {
         }
     }
 
+    @Test("once an operator is registered, only registered operators can change anything")
+    func operators() async throws {
+        try await TestDatabase.with { database in
+            _ = try await registerAndSignIn(database, "ada")
+            let first = try await database.spotterctl(
+                [
+                    "accounts", "create", "--kind", "operator", "--username", "alice", "--email", "Alice@Ops.example",
+                    "--display-name", "Alice Admin", "--reason", "first operator", "--json",
+                ]
+            )
+            #expect(first.status == 0, "\(first.output)")
+            #expect((try json(first) as? [String: Any])?["email"] as? String == "alice@ops.example")
+
+            let before = try await database.count("SELECT count(*)::int FROM audit_log")
+            let stranger = try await database.spotterctl(["accounts", "disable", "ada", "--reason", "x", "--yes"])
+            #expect(stranger.status == 1)
+            #expect(stranger.output.contains("'test-operator' is not a registered operator"))
+            #expect(try await database.count("SELECT count(*)::int FROM accounts WHERE status = 'disabled'") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log") == before)
+
+            let alice = try await database.spotterctl(
+                ["accounts", "disable", "ada", "--reason", "abuse report", "--yes", "--operator", "alice"]
+            )
+            #expect(alice.status == 0, "\(alice.output)")
+            let entries = try #require(
+                try json(try await database.spotterctl(["audit", "list", "--json"])) as? [[String: Any]])
+            #expect(entries.first?["actor"] as? String == "alice")
+            #expect(entries.first?["action"] as? String == "account.disable")
+            #expect(entries.last?["action"] as? String == "operator.create")
+
+            let listed = try #require(
+                try json(try await database.spotterctl(["accounts", "operators", "--json"])) as? [[String: Any]]
+            )
+            #expect(listed.map { $0["name"] as? String } == ["alice"])
+            let duplicate = try await database.spotterctl(
+                [
+                    "accounts", "create", "--kind", "operator", "--username", "alice", "--email", "a2@ops.example",
+                    "--reason", "x", "--operator", "alice",
+                ]
+            )
+            #expect(duplicate.output == "spotterctl: username is already taken\n")
+        }
+    }
+
     private func principal(_ database: TestDatabase, _ username: String) async throws -> Principal {
         let owner = try await database.ownerConnection()
         defer { Task { await owner.close() } }
