@@ -9,7 +9,7 @@ public struct DatabaseSetup: Sendable {
     /// The login connection (owner of the schema) and the embedded cluster if one was started.
     public let configuration: PostgresConfiguration
     public let embedded: EmbeddedPostgres?
-    /// Whether this process started the embedded cluster and so must stop it.
+    /// Whether this process started the embedded cluster (another may have been running it).
     public let startedEmbedded: Bool
 
     /// Resolves where the database is, starting the embedded cluster if that is the configured one.
@@ -50,11 +50,11 @@ public struct DatabaseSetup: Sendable {
         return try await migrator.migrate(connection)
     }
 
-    /// Stops the embedded cluster if this process started it.
+    /// Leaves the embedded cluster; the last process using it stops it.
     public func close() {
-        guard startedEmbedded, let embedded else { return }
+        guard let embedded else { return }
         do {
-            try embedded.stop()
+            try embedded.release()
         } catch {
             Logger(label: "spotter.database").error("could not stop embedded PostgreSQL: \(error)")
         }

@@ -1,9 +1,12 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A private PostgreSQL cluster under a data directory, for running Spotter with no database
 /// configured: created with `initdb` on first start, listening only on a unix socket inside the
-/// data directory, stopped again on shutdown when this process started it.
+/// data directory, and stopped by the last process using it (spotterd and spotterctl share it:
+/// each holds a shared lock on `users.lock` while it uses the cluster, and the one that can turn
+/// its lock exclusive when it is done is the last and stops the cluster).
 ///
 /// PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` system user
 /// (or a `spotter` system user created for it) and its commands run through `runuser`.
@@ -12,6 +15,8 @@ public final class EmbeddedPostgres: Sendable {
     private let binDirectory: String
     private let osUser: String?
     private let logger: Logger
+    /// The open `users.lock` while this process uses the cluster.
+    private let userLock = Mutex<Int32?>(nil)
     private static let superuser = "spotter"
     private static let database = "spotter"
     private static let port = 5432
@@ -37,11 +42,14 @@ public final class EmbeddedPostgres: Sendable {
         (try? run("pg_ctl", ["-D", clusterDirectory.path, "status"])) != nil
     }
 
-    /// Creates the cluster if needed and starts it unless it runs already. Returns `true` when this
-    /// call started it (and so should stop it).
+    /// Creates the cluster if needed, joins its users and starts it unless it runs already.
+    /// Returns `true` when this call started it.
     @discardableResult
     public func start() throws -> Bool {
         try prepareDirectories()
+        // One process at a time creates and starts the cluster.
+        let startLock = try Self.lock(dataDirectory.appendingPathComponent("start.lock").path, LOCK_EX)
+        defer { close(startLock) }
         if !FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) {
             logger.info("creating the embedded PostgreSQL cluster", metadata: ["path": "\(clusterDirectory.path)"])
             try run(
@@ -49,6 +57,9 @@ public final class EmbeddedPostgres: Sendable {
                 [
                     "-D", clusterDirectory.path, "-U", Self.superuser, "--auth=trust", "-E", "UTF8", "--locale=C",
                 ])
+        }
+        try userLock.withLock { held in
+            if held == nil { held = try Self.lock(dataDirectory.appendingPathComponent("users.lock").path, LOCK_SH) }
         }
         if isRunning { return false }
         let options = "-c listen_addresses='' -c unix_socket_directories='\(socketDirectory.path)' -c port=\(Self.port)"
@@ -58,11 +69,47 @@ public final class EmbeddedPostgres: Sendable {
         return true
     }
 
+    /// Leaves the cluster; the last process to leave stops it. Returns `true` when it stopped it.
+    @discardableResult
+    public func release() throws -> Bool {
+        guard
+            let descriptor = userLock.withLock({ held -> Int32? in
+                defer { held = nil }
+                return held
+            })
+        else { return false }
+        defer { close(descriptor) }
+        // Turning the shared lock exclusive succeeds only when no other process holds it.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            logger.info("embedded PostgreSQL left running for another process")
+            return false
+        }
+        try stop()
+        return true
+    }
+
     /// Stops the cluster (fast shutdown: running transactions roll back, committed data is kept).
     public func stop() throws {
         guard isRunning else { return }
         try run("pg_ctl", ["-D", clusterDirectory.path, "-m", "fast", "-w", "-t", "60", "stop"])
         logger.info("embedded PostgreSQL stopped")
+    }
+
+    /// Opens (creating) a lock file and takes a blocking `flock` on it.
+    private static func lock(_ path: String, _ operation: Int32) throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw EmbeddedPostgresError(
+                command: "open \(path)", status: errno, output: String(cString: strerror(errno)))
+        }
+        while flock(descriptor, operation) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                throw EmbeddedPostgresError(
+                    command: "flock \(path)", status: errno, output: String(cString: strerror(errno)))
+            }
+        }
+        return descriptor
     }
 
     private func createDatabaseIfMissing() throws {

@@ -113,13 +113,9 @@ public struct SMTPTransport: MailTransport {
         let encodedSubject =
             subject.allSatisfy(\.isASCII)
             ? subject : "=?UTF-8?B?\(Data(subject.utf8).base64EncodedString())?="
-        let date = Date().formatted(
-            Date.FormatStyle(locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "UTC")!)
-                .weekday(.abbreviated).day(.twoDigits).month(.abbreviated).year().hour(.twoDigits(amPM: .omitted))
-                .minute(.twoDigits).second(.twoDigits)
-        )
+        let date = rfc5322Date(Date())
         let headers = [
-            "From: Spotter <\(sender)>", "To: <\(recipient)>", "Subject: \(encodedSubject)", "Date: \(date) +0000",
+            "From: Spotter <\(sender)>", "To: <\(recipient)>", "Subject: \(encodedSubject)", "Date: \(date)",
             "Message-ID: <\(UUID().uuidString.lowercased())@spotter>", "MIME-Version: 1.0",
             "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit",
         ]
@@ -129,6 +125,19 @@ public struct SMTPTransport: MailTransport {
         .map { $0.hasPrefix(".") ? "." + $0 : String($0) }
         return (headers + [""] + lines).joined(separator: "\r\n")
     }
+}
+
+/// `Sat, 21 Nov 2026 11:32:43 +0000` (RFC 5322 section 3.3), in UTC, independent of locale.
+func rfc5322Date(_ date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
+    let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+    return
+        "\(weekdays[(parts.weekday ?? 1) - 1]), \(two(parts.day)) \(months[(parts.month ?? 1) - 1]) \(parts.year ?? 1970) "
+        + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) +0000"
 }
 
 /// The reply-reading and command-writing half of one SMTP conversation.

@@ -5,9 +5,10 @@ import Postgres
 import SpotterCore
 import SpotterPostgres
 import SpotterProto
-import SpotterServer
 import SpotterTestSupport
 import Testing
+
+@testable import SpotterServer
 
 /// The mailer against a real SMTP server (Python's aiosmtpd) on loopback with STARTTLS and AUTH.
 @Suite("Mailer")
@@ -217,4 +218,21 @@ private struct UnusedOutbox: OutboxStore {
     func claimDue(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] { [] }
     func markSent(_ delivery: OutboxDelivery, at: Date) async throws {}
     func markFailed(_ delivery: OutboxDelivery, error: String, retryAt: Date?) async throws {}
+}
+
+@Suite("SMTP message format")
+struct SMTPMessageTests {
+    @Test("dates follow RFC 5322 in UTC")
+    func rfc5322() {
+        #expect(rfc5322Date(Date(timeIntervalSince1970: 1_795_260_763)) == "Sat, 21 Nov 2026 11:32:43 +0000")
+        #expect(rfc5322Date(Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 +0000")
+    }
+
+    @Test("lines starting with a dot are dot-stuffed, line ends are CRLF, and non-ASCII subjects are encoded")
+    func dotStuffingAndEncoding() {
+        let text = SMTPTransport.message(from: "a@x.test", to: "b@y.test", subject: "Grüße", body: "one\n.two\r\nthree")
+        #expect(text.contains("Subject: =?UTF-8?B?R3LDvMOfZQ==?="))
+        #expect(text.hasSuffix("\r\n\r\none\r\n..two\r\nthree"))
+        #expect(!text.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+    }
 }

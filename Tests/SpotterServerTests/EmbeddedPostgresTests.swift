@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterServer
+import Testing
+
+@Suite("Embedded PostgreSQL")
+struct EmbeddedPostgresTests {
+    @Test("the cluster is shared: the first user starts it, only the last one to leave stops it")
+    func lastUserStops() async throws {
+        let directory = URL(fileURLWithPath: "/tmp/spotter-embedded-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger(label: "test")
+        // Two users of one data directory, as spotterd and spotterctl are.
+        let first = try EmbeddedPostgres(dataDirectory: directory, logger: logger)
+        let second = try EmbeddedPostgres(dataDirectory: directory, logger: logger)
+        #expect(try first.start())
+        #expect(try second.start() == false)
+
+        #expect(try first.release() == false)  // the second still uses it
+        #expect(first.isRunning)
+        let connection = try await PostgresConnection.connect(
+            PostgresConfiguration(connectionString: second.connectionString))
+        #expect(try await connection.query("SELECT 1 AS one").single?.decode("one", as: Int.self) == 1)
+        await connection.close()
+
+        #expect(try second.release())
+        #expect(!second.isRunning)
+        #expect(try second.release() == false)  // leaving twice is harmless
+
+        // A later user finds the cluster and its data again.
+        let third = try EmbeddedPostgres(dataDirectory: directory, logger: logger)
+        #expect(try third.start())
+        #expect(try third.release())
+    }
+}
