@@ -327,7 +327,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     /// Runs a change and appends its audit record in one transaction.
     @discardableResult
-    private func change<T: Sendable>(
+    func change<T: Sendable>(
         _ audit: AuditRecord,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {

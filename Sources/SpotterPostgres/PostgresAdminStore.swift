@@ -97,11 +97,8 @@ public struct PostgresAdminStore: AdminStore {
     }
 
     public func createAccount(_ account: NewAccount, verified: Bool, audit: AuditRecord) async throws {
-        try await translatingErrors {
-            try await pool.withTransaction { connection in
-                try await AccountSQL.insert(account, verifiedAt: verified ? account.createdAt : nil, connection)
-                try await AuditSQL.append(audit, connection)
-            }
+        try await change(audit) { connection in
+            try await AccountSQL.insert(account, verifiedAt: verified ? account.createdAt : nil, connection)
         }
     }
 

@@ -46,8 +46,14 @@ public struct DatabaseSetup: Sendable {
     public func migrate(_ directory: URL, logger: Logger) async throws -> [Migration] {
         let migrator = Migrator(migrations: try Migrator.load(from: directory), logger: logger)
         let connection = try await PostgresConnection.connect(configuration.with(role: nil))
-        defer { Task { await connection.close() } }
-        return try await migrator.migrate(connection)
+        do {
+            let applied = try await migrator.migrate(connection)
+            await connection.close()
+            return applied
+        } catch {
+            await connection.close()
+            throw error
+        }
     }
 
     /// Leaves the embedded cluster; the last process using it stops it.
