@@ -105,7 +105,11 @@ public struct Migrator: Sendable {
     /// Every migration known to the files or the database, and where it stands.
     public func status(_ connection: PostgresConnection) async throws -> [MigrationState] {
         let exists = try await connection.query("SELECT to_regclass('spotter_migrations') IS NOT NULL AS present")
-        let recorded = try exists.single!.decode("present", as: Bool.self) ? try await appliedRows(connection) : [:]
+        let present = try exists.single!.decode("present", as: Bool.self)
+        return states(recorded: present ? try await appliedRows(connection) : [:])
+    }
+
+    private func states(recorded: [Int: AppliedRow]) -> [MigrationState] {
         var states = migrations.map { migration -> MigrationState in
             guard let row = recorded[migration.version] else {
                 return MigrationState(version: migration.version, name: migration.name, status: .pending)
@@ -120,15 +124,16 @@ public struct Migrator: Sendable {
         return states.sorted { $0.version < $1.version }
     }
 
+    /// Runs with the lock held and the migrations table in place.
     private func apply(_ connection: PostgresConnection) async throws -> [Migration] {
-        for state in try await status(connection) {
+        let done = try await appliedRows(connection)
+        for state in states(recorded: done) {
             switch state.status {
             case .changed: throw MigrationError.checksumMismatch(version: state.version, name: state.name)
             case .missing: throw MigrationError.missingFile(version: state.version, name: state.name)
             case .applied, .pending: continue
             }
         }
-        let done = try await appliedRows(connection)
         var applied: [Migration] = []
         for migration in migrations where done[migration.version] == nil {
             logger.info("applying migration", metadata: ["migration": "\(migration.version)_\(migration.name)"])
@@ -149,11 +154,11 @@ public struct Migrator: Sendable {
         return applied
     }
 
-    private func appliedRows(_ connection: PostgresConnection) async throws
-        -> [Int: (name: String, checksum: String, at: Date)]
-    {
+    private typealias AppliedRow = (name: String, checksum: String, at: Date)
+
+    private func appliedRows(_ connection: PostgresConnection) async throws -> [Int: AppliedRow] {
         let rows = try await connection.query("SELECT version, name, checksum, applied_at FROM spotter_migrations")
-        var result: [Int: (name: String, checksum: String, at: Date)] = [:]
+        var result: [Int: AppliedRow] = [:]
         for row in rows {
             result[try row.decode("version")] = (
                 try row.decode("name"), try row.decode("checksum"), try row.decode("applied_at")

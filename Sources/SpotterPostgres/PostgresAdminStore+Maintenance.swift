@@ -26,13 +26,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     public func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int {
         try await change(audit) { connection in
-            try await connection.query(
-                """
-                UPDATE sessions SET revoked_at = $2, revoked_reason = 'revoked by an administrator'
-                WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
-                """,
-                [tenant.rawValue, now]
-            ).affectedRows
+            try await SessionSQL.revokeAll(tenant: tenant, reason: "revoked by an administrator", now: now, connection)
         }
     }
 
@@ -331,10 +325,19 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         _ audit: AuditRecord,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        try await change(auditing: { _ in audit }, body)
+    }
+
+    /// Runs a change and appends the audit record made from its result, in one transaction.
+    @discardableResult
+    func change<T: Sendable>(
+        auditing audit: (T) -> AuditRecord,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await translatingErrors {
             try await pool.withTransaction { connection in
                 let value = try await body(connection)
-                try await AuditSQL.append(audit, connection)
+                try await AuditSQL.append(audit(value), connection)
                 return value
             }
         }

@@ -105,28 +105,19 @@ public struct PostgresAdminStore: AdminStore {
     public func setStatus(_ tenant: TenantID, _ status: AccountStatus, now: Date, audit: AuditRecord) async throws
         -> Int
     {
-        try await translatingErrors {
-            try await pool.withTransaction { connection in
-                let rows = try await connection.query(
-                    "UPDATE accounts SET status = $2, updated_at = $3 WHERE tenant_id = $1 RETURNING account_id",
-                    [tenant.rawValue, status.rawValue, now]
-                )
-                var revoked = 0
-                if status == .disabled {
-                    for row in rows {
-                        revoked += try await SessionSQL.revokeAll(
-                            account: AccountID(rawValue: try row.decode("account_id")),
-                            reason: "account disabled",
-                            now: now,
-                            connection
-                        )
-                    }
-                }
+        try await change(
+            auditing: { revoked in
                 var record = audit
                 record.details = #"{"sessions_revoked": \#(revoked)}"#
-                try await AuditSQL.append(record, connection)
-                return revoked
+                return record
             }
+        ) { connection in
+            try await connection.query(
+                "UPDATE accounts SET status = $2, updated_at = $3 WHERE tenant_id = $1",
+                [tenant.rawValue, status.rawValue, now]
+            )
+            guard status == .disabled else { return 0 }
+            return try await SessionSQL.revokeAll(tenant: tenant, reason: "account disabled", now: now, connection)
         }
     }
 

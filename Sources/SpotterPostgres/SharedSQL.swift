@@ -59,6 +59,19 @@ enum SessionSQL {
         ).affectedRows
     }
 
+    /// Revokes every live session of a tenant (all its accounts); returns how many.
+    static func revokeAll(tenant: TenantID, reason: String, now: Date, _ connection: PostgresConnection)
+        async throws -> Int
+    {
+        try await connection.query(
+            """
+            UPDATE sessions SET revoked_at = $2, revoked_reason = $3
+            WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
+            """,
+            [tenant.rawValue, now, reason]
+        ).affectedRows
+    }
+
     /// A `SessionInfo` from a row with session_id, device_label, created_at, last_used_at, expires_at.
     static func decodeInfo(_ row: PostgresRow) throws -> SessionInfo {
         SessionInfo(

@@ -26,13 +26,10 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                guard page >= 1 else { throw SpotterError.invalid("page", "must be 1 or more") }
-                let since = try createdSince.map { text in
-                    guard let date = parseTime(text) else {
-                        throw SpotterError.invalid("created-since", "must be an ISO 8601 time such as 2026-11-01")
-                    }
-                    return date
-                }
+                var validator = Validator()
+                validator.check(page >= 1, "page", "must be 1 or more")
+                let since = parseTime(createdSince, field: "created-since", into: &validator)
+                try validator.validate()
                 try await CommandContext.with(options) { context in
                     let accounts = try await context.admin.accounts(
                         AccountFilter(

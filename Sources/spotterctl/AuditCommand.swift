@@ -26,12 +26,8 @@ struct AuditCommand: AsyncParsableCommand {
                 var validator = Validator()
                 let targetID = target.flatMap(TenantID.init)
                 validator.check(target == nil || targetID != nil, "target", "must be a tenant id")
-                let sinceDate = since.flatMap(parseTime)
-                let untilDate = until.flatMap(parseTime)
-                validator.check(
-                    since == nil || sinceDate != nil, "since", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
-                validator.check(
-                    until == nil || untilDate != nil, "until", "must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
+                let sinceDate = parseTime(since, field: "since", into: &validator)
+                let untilDate = parseTime(until, field: "until", into: &validator)
                 try validator.validate()
                 try await CommandContext.with(options) { context in
                     let entries = try await context.admin.auditLog(

@@ -16,15 +16,8 @@ struct ExportCommand: AsyncParsableCommand {
         try await runCommand {
             try await CommandContext.with(change.options) { context in
                 let export = try await context.admin.export(change.account, actor: context.actor, reason: change.reason)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                encoder.dateEncodingStrategy = .iso8601
-                encoder.keyEncodingStrategy = .convertToSnakeCase
-                let data = try encoder.encode(export)
-                guard let output else {
-                    print(String(decoding: data, as: UTF8.self))
-                    return
-                }
+                guard let output else { return try Output.json(export) }
+                let data = try Output.encode(export)
                 guard
                     FileManager.default.createFile(
                         atPath: output, contents: data, attributes: [.posixPermissions: 0o600])

@@ -3,11 +3,16 @@ import Foundation
 /// Prints rows as an aligned table for people, or values as JSON for scripts.
 enum Output {
     static func json(_ value: some Encodable) throws {
+        print(String(decoding: try encode(value), as: UTF8.self))
+    }
+
+    /// spotterctl's JSON: pretty, sorted keys, snake_case, ISO 8601 dates.
+    static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        return try encoder.encode(value)
     }
 
     static func table(_ header: [String], _ rows: [[String]]) {

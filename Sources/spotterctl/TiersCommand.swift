@@ -19,12 +19,9 @@ struct TiersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let end = try until.map { text in
-                    guard let date = parseTime(text) else {
-                        throw SpotterError.invalid("until", "must be an ISO 8601 time such as 2027-01-31T00:00:00Z")
-                    }
-                    return date
-                }
+                var validator = Validator()
+                let end = parseTime(until, field: "until", into: &validator)
+                try validator.validate()
                 try await CommandContext.with(change.options) { context in
                     try await context.admin.setTier(
                         change.account, tier, until: end, actor: context.actor, reason: change.reason)
@@ -86,8 +83,12 @@ struct TiersCommand: AsyncParsableCommand {
     }
 }
 
-/// Parses `2027-01-31T12:00:00Z` or `2027-01-31` (midnight UTC).
-func parseTime(_ text: String) -> Date? {
+/// Parses an optional time option, `2027-01-31T12:00:00Z` or `2027-01-31` (midnight UTC); a value
+/// that is not one is recorded against `field`.
+func parseTime(_ text: String?, field: String, into validator: inout Validator) -> Date? {
+    guard let text else { return nil }
     if let date = try? Date(text, strategy: .iso8601) { return date }
-    return try? Date(text + "T00:00:00Z", strategy: .iso8601)
+    if let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return date }
+    validator.add(field, "must be an ISO 8601 date or time such as 2026-11-01 or 2026-11-01T00:00:00Z")
+    return nil
 }

@@ -48,11 +48,7 @@ struct SpotterdProcessTests {
         #expect(
             FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("postgres/PG_VERSION").path))
 
-        let transport = try HTTP2ClientTransport.Posix(
-            target: .dns(host: "localhost", port: port),
-            transportSecurity: .tls { $0.trustRoots = .certificates([.file(path: certificate, format: .pem)]) }
-        )
-        try await withGRPCClient(transport: transport) { client in
+        try await TestServer.withClient(port: port, certificate: certificate) { client in
             let registered = try await Spotter_V1_AuthService.Client(wrapping: client).register(
                 .with {
                     $0.email = "ada@example.com"
@@ -85,11 +81,7 @@ struct SpotterdProcessTests {
     private func healthStatus(port: Int, certificate: String) async throws
         -> Grpc_Health_V1_HealthCheckResponse.ServingStatus
     {
-        let transport = try HTTP2ClientTransport.Posix(
-            target: .dns(host: "localhost", port: port),
-            transportSecurity: .tls { $0.trustRoots = .certificates([.file(path: certificate, format: .pem)]) }
-        )
-        return try await withGRPCClient(transport: transport) { client in
+        try await TestServer.withClient(port: port, certificate: certificate) { client in
             var options = CallOptions.defaults
             options.timeout = .seconds(2)
             options.waitForReady = false

@@ -65,11 +65,18 @@ struct TestServer {
     func withClient<T: Sendable>(
         _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T
     ) async throws -> T {
+        try await Self.withClient(port: port, certificate: certificatePath, body)
+    }
+
+    /// A client of any server on this machine's `localhost:port` that trusts `certificate` (PEM).
+    static func withClient<T: Sendable>(
+        port: Int,
+        certificate: String,
+        _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T
+    ) async throws -> T {
         let transport = try HTTP2ClientTransport.Posix(
             target: .dns(host: "localhost", port: port),
-            transportSecurity: .tls {
-                $0.trustRoots = .certificates([.file(path: certificatePath, format: .pem)])
-            }
+            transportSecurity: .tls { $0.trustRoots = .certificates([.file(path: certificate, format: .pem)]) }
         )
         return try await withGRPCClient(transport: transport) { client in
             try await body(client)
