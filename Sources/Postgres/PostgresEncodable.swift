@@ -108,3 +108,25 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
         }
     }
 }
+
+/// An array parameter (`$1::uuid[]`) in PostgreSQL's array literal form: every element quoted and
+/// escaped, `nil` elements as NULL. Lets one statement insert many rows through `unnest`.
+extension Array: PostgresEncodable where Element: PostgresEncodable {
+    public var postgresText: String? {
+        var text = "{"
+        for (index, element) in enumerated() {
+            if index > 0 { text += "," }
+            guard let value = element.postgresText else {
+                text += "NULL"
+                continue
+            }
+            text += "\""
+            for character in value.unicodeScalars {
+                if character == "\"" || character == "\\" { text += "\\" }
+                text.unicodeScalars.append(character)
+            }
+            text += "\""
+        }
+        return text + "}"
+    }
+}

@@ -6,10 +6,43 @@ public struct Principal: Sendable, Hashable {
     public var tenantID: TenantID
     public var accountID: AccountID
     public var sessionID: SessionID?
+    /// The tenant's settings as read when the call was authenticated; `nil` when the principal was
+    /// made some other way (services then read them).
+    public var tenant: TenantContext?
 
-    public init(tenantID: TenantID, accountID: AccountID, sessionID: SessionID? = nil) {
+    public init(tenantID: TenantID, accountID: AccountID, sessionID: SessionID? = nil, tenant: TenantContext? = nil) {
         self.tenantID = tenantID
         self.accountID = accountID
         self.sessionID = sessionID
+        self.tenant = tenant
+    }
+}
+
+/// The tenant facts most calls need: what kind it is, its tier, and how it wants to see times and
+/// weights.
+public struct TenantContext: Sendable, Hashable {
+    public var kind: TenantKind
+    public var tier: TierGrant
+    public var timeZone: String
+    public var unit: WeightUnit
+
+    public init(kind: TenantKind, tier: TierGrant, timeZone: String, unit: WeightUnit) {
+        self.kind = kind
+        self.tier = tier
+        self.timeZone = timeZone
+        self.unit = unit
+    }
+}
+
+/// Reads a tenant's context when the principal does not carry it.
+public protocol TenantContextStore: Sendable {
+    func tenantContext(_ principal: Principal) async throws -> TenantContext
+}
+
+extension Principal {
+    /// The carried tenant context, or the store's.
+    public func context(from store: any TenantContextStore) async throws -> TenantContext {
+        if let tenant { return tenant }
+        return try await store.tenantContext(self)
     }
 }

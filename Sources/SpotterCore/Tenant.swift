@@ -29,7 +29,7 @@ public enum Tier: String, Sendable, Codable, CaseIterable {
 }
 
 /// A tenant's tier as stored, and the rule that an expired tier counts as free.
-public struct TierGrant: Sendable, Equatable, Codable {
+public struct TierGrant: Sendable, Hashable, Codable {
     public var tier: Tier
     public var expiresAt: Date?
 

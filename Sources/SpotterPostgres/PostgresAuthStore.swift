@@ -82,16 +82,20 @@ public struct PostgresAuthStore: AuthStore {
     }
 
     public func authenticate(accessTokenHash: [UInt8], now: Date) async throws -> Principal? {
-        try await database.withoutTenant { connection in
+        try await database.withoutTenantAutocommit { connection in
             let rows = try await connection.query(
-                "SELECT tenant_id, account_id, session_id FROM spotter_authenticate($1, $2)",
+                """
+                SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit
+                FROM spotter_authenticate($1, $2)
+                """,
                 [PostgresBytes(accessTokenHash), now]
             )
             guard let row = rows.single else { return nil }
             return Principal(
                 tenantID: TenantID(rawValue: try row.decode("tenant_id")),
                 accountID: AccountID(rawValue: try row.decode("account_id")),
-                sessionID: SessionID(rawValue: try row.decode("session_id"))
+                sessionID: SessionID(rawValue: try row.decode("session_id")),
+                tenant: try TenantContextSQL.decode(row)
             )
         }
     }

@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import SpotterCore
 
-/// `ProfileStore` on PostgreSQL.
-public struct PostgresProfileStore: ProfileStore {
+/// `ProfileStore` and `TenantContextStore` on PostgreSQL.
+public struct PostgresProfileStore: ProfileStore, TenantContextStore {
     private let database: SpotterDatabase
 
     public init(database: SpotterDatabase) {
@@ -31,6 +31,17 @@ public struct PostgresProfileStore: ProfileStore {
                 [principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now]
             )
             return try await Self.load(principal, connection)
+        }
+    }
+
+    public func tenantContext(_ principal: Principal) async throws -> TenantContext {
+        try await database.withTenant(principal.tenantID) { connection in
+            let rows = try await connection.query(
+                "SELECT kind, tier, tier_expires_at, time_zone, unit FROM tenants WHERE tenant_id = $1",
+                [principal.tenantID.rawValue]
+            )
+            guard let row = rows.single else { throw SpotterError.notFound("tenant not found") }
+            return try TenantContextSQL.decode(row)
         }
     }
 
@@ -66,6 +77,21 @@ public struct PostgresProfileStore: ProfileStore {
             ),
             status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
             createdAt: try row.decode("created_at")
+        )
+    }
+}
+
+/// Decodes the tenant columns `kind, tier, tier_expires_at, time_zone, unit`.
+enum TenantContextSQL {
+    static func decode(_ row: PostgresRow) throws -> TenantContext {
+        TenantContext(
+            kind: TenantKind(rawValue: try row.decode("kind")) ?? .lifter,
+            tier: TierGrant(
+                tier: Tier(rawValue: try row.decode("tier")) ?? .free,
+                expiresAt: try row.decode("tier_expires_at")
+            ),
+            timeZone: try row.decode("time_zone"),
+            unit: WeightUnit(rawValue: try row.decode("unit")) ?? .kg
         )
     }
 }

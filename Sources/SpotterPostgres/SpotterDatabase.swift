@@ -37,6 +37,18 @@ public struct SpotterDatabase: Sendable {
     }
 }
 
+extension SpotterDatabase {
+    /// Runs one statement outside an explicit transaction (autocommit) with no tenant set: for the
+    /// single-statement SECURITY DEFINER lookups on every call's path, where BEGIN and COMMIT would
+    /// double the round trips.
+    @discardableResult
+    public func withoutTenantAutocommit<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await translatingErrors {
+            try await pool.withConnection { connection in try await body(connection) }
+        }
+    }
+}
+
 /// Turns database failures into domain errors: unique violations into `alreadyExists` naming the
 /// field (from the constraint or index name), an unreachable database into `unavailable`.
 @discardableResult

@@ -1,0 +1,185 @@
+import Foundation
+
+/// An exercise: built-in (catalog) or a tenant's custom one.
+public struct ExerciseID: EntityID {
+    public let rawValue: UUID
+    public init(rawValue: UUID) { self.rawValue = rawValue }
+}
+
+/// The movement pattern; `isolation` for single-joint movements.
+public enum ExerciseCategory: String, Sendable, Codable, CaseIterable {
+    case squat, hinge, lunge, push, pull, carry, core, isolation
+}
+
+public enum MuscleGroup: String, Sendable, Codable, CaseIterable {
+    case chest, back, shoulders, biceps, triceps, forearms, quadriceps, hamstrings, glutes, calves, abs, traps
+    case lowerBack = "lower_back"
+    case fullBody = "full_body"
+}
+
+public enum Equipment: String, Sendable, Codable, CaseIterable {
+    case barbell, dumbbell, machine, cable, bodyweight, kettlebell, band, other
+}
+
+/// The three lifts the free tier gets progress for.
+public enum BigThreeLift: String, Sendable, Codable, CaseIterable {
+    case squat
+    case benchPress = "bench_press"
+    case deadlift
+}
+
+public struct Exercise: Sendable, Equatable, Codable {
+    public var id: ExerciseID
+    public var name: String
+    public var category: ExerciseCategory
+    public var muscleGroup: MuscleGroup
+    public var equipment: Equipment
+    public var instructions: String
+    /// `nil` for built-in exercises.
+    public var custom: CustomExercise?
+    /// Set on the built-in squat, bench press and deadlift.
+    public var bigThree: BigThreeLift?
+
+    public init(
+        id: ExerciseID,
+        name: String,
+        category: ExerciseCategory,
+        muscleGroup: MuscleGroup,
+        equipment: Equipment,
+        instructions: String,
+        custom: CustomExercise? = nil,
+        bigThree: BigThreeLift? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.category = category
+        self.muscleGroup = muscleGroup
+        self.equipment = equipment
+        self.instructions = instructions
+        self.custom = custom
+        self.bigThree = bigThree
+    }
+
+    public var isCustom: Bool { custom != nil }
+    public var isArchived: Bool { custom?.archivedAt != nil }
+
+    /// The input that would produce this exercise's fields.
+    public var input: ExerciseInput {
+        ExerciseInput(
+            name: name,
+            category: category,
+            muscleGroup: muscleGroup,
+            equipment: equipment,
+            instructions: instructions
+        )
+    }
+}
+
+/// What a custom exercise has beyond the catalog fields.
+public struct CustomExercise: Sendable, Equatable, Codable {
+    public var archivedAt: Date?
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(archivedAt: Date?, version: Int64, createdAt: Date, updatedAt: Date) {
+        self.archivedAt = archivedAt
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The editable fields of a custom exercise, validated.
+public struct ExerciseInput: Sendable, Equatable, Codable {
+    public var name: String
+    public var category: ExerciseCategory
+    public var muscleGroup: MuscleGroup
+    public var equipment: Equipment
+    public var instructions: String
+
+    public init(
+        name: String,
+        category: ExerciseCategory,
+        muscleGroup: MuscleGroup,
+        equipment: Equipment,
+        instructions: String
+    ) {
+        self.name = name
+        self.category = category
+        self.muscleGroup = muscleGroup
+        self.equipment = equipment
+        self.instructions = instructions
+    }
+}
+
+/// An exercise input as a client sent it: every field may be missing.
+public struct ExerciseDraft: Sendable, Equatable {
+    public var name: String
+    public var category: ExerciseCategory?
+    public var muscleGroup: MuscleGroup?
+    public var equipment: Equipment?
+    public var instructions: String
+
+    public init(
+        name: String,
+        category: ExerciseCategory?,
+        muscleGroup: MuscleGroup?,
+        equipment: Equipment?,
+        instructions: String
+    ) {
+        self.name = name
+        self.category = category
+        self.muscleGroup = muscleGroup
+        self.equipment = equipment
+        self.instructions = instructions
+    }
+
+    /// The validated input; every bad field is reported under `prefix`.
+    public func validated(prefix: String = "exercise.") throws(SpotterError) -> ExerciseInput {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let instructions = instructions.trimmingCharacters(in: .whitespacesAndNewlines)
+        var validator = Validator()
+        validator.check(!name.isEmpty, prefix + "name", "is required")
+        validator.check(name.count <= 100, prefix + "name", "must be at most 100 characters")
+        validator.check(category != nil, prefix + "category", "is required")
+        validator.check(muscleGroup != nil, prefix + "muscle_group", "is required")
+        validator.check(equipment != nil, prefix + "equipment", "is required")
+        validator.check(instructions.count <= 300, prefix + "instructions", "must be at most 300 characters")
+        try validator.validate()
+        return ExerciseInput(
+            name: name,
+            category: category!,
+            muscleGroup: muscleGroup!,
+            equipment: equipment!,
+            instructions: instructions
+        )
+    }
+}
+
+/// Which exercises a listing returns.
+public struct ExerciseFilter: Sendable, Equatable {
+    public var category: ExerciseCategory?
+    public var muscleGroup: MuscleGroup?
+    public var equipment: Equipment?
+    public var customOnly: Bool
+    public var includeArchived: Bool
+    /// Lower-cased substring of the name; empty matches every name.
+    public var query: String
+
+    public init(
+        category: ExerciseCategory? = nil,
+        muscleGroup: MuscleGroup? = nil,
+        equipment: Equipment? = nil,
+        customOnly: Bool = false,
+        includeArchived: Bool = false,
+        query: String = ""
+    ) {
+        self.category = category
+        self.muscleGroup = muscleGroup
+        self.equipment = equipment
+        self.customOnly = customOnly
+        self.includeArchived = includeArchived
+        self.query = query
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Listing the catalog and managing the tenant's custom exercises.
+public struct ExerciseService: Sendable {
+    private let store: any ExerciseStore
+    private let now: @Sendable () -> Date
+
+    public init(store: any ExerciseStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.now = now
+    }
+
+    /// One page of exercises by name.
+    public func list(_ principal: Principal, _ filter: ExerciseFilter, pageSize: Int, pageToken: String)
+        async throws -> Page<Exercise>
+    {
+        var filter = filter
+        filter.query = filter.query.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard filter.query.count <= 100 else { throw SpotterError.invalid("query", "must be at most 100 characters") }
+        let limit = try PageToken.size(pageSize)
+        let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
+            guard let id = ExerciseID(parts[1]) else { throw .invalid("page.page_token", "is not a token this call returned") }
+            return ExerciseCursor(name: parts[0], id: id)
+        }
+        let items = try await store.exercises(principal, filter, after: cursor, limit: limit + 1)
+        let page = Array(items.prefix(limit))
+        let next = items.count > limit ? page.last.map { PageToken.encode([$0.name.lowercased(), $0.id.description]) } : nil
+        return Page(items: page, nextToken: next ?? "")
+    }
+
+    public func get(_ principal: Principal, _ id: String) async throws -> Exercise {
+        let id = try Self.id(id)
+        guard let exercise = try await store.exercise(principal, id) else { throw Self.notFound }
+        return exercise
+    }
+
+    /// Creates a custom exercise, under the client's id when it sent one.
+    public func create(_ principal: Principal, id: String, _ draft: ExerciseDraft) async throws -> Exercise {
+        let exerciseID = id.isEmpty ? ExerciseID.random() : try Self.id(id)
+        let input = try draft.validated()
+        return try await store.createExercise(principal, exerciseID, input, now: now())
+    }
+
+    public func update(_ principal: Principal, id: String, _ draft: ExerciseDraft, expectedVersion: Int64?)
+        async throws -> Exercise
+    {
+        let exerciseID = try Self.id(id)
+        let input = try draft.validated()
+        return try await store.updateExercise(principal, exerciseID, input, expectedVersion: expectedVersion, now: now())
+    }
+
+    public func archive(_ principal: Principal, id: String, archived: Bool) async throws -> Exercise {
+        try await store.archiveExercise(principal, try Self.id(id), archived: archived, now: now())
+    }
+
+    static let notFound = SpotterError.notFound("exercise not found")
+
+    static func id(_ text: String, field: String = "exercise_id") throws(SpotterError) -> ExerciseID {
+        guard !text.isEmpty else { throw .invalid(field, "is required") }
+        guard let id = ExerciseID(text) else { throw .invalid(field, "must be a UUID") }
+        return id
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Opaque page tokens: the sort key of a page's last item, base64url-encoded. Clients never parse
+/// them; a token that does not decode is a clear `invalidArgument`, never a crash or a wrong page.
+public enum PageToken {
+    public static let defaultSize = 20
+    public static let maxSize = 100
+
+    public static func encode(_ parts: [String]) -> String {
+        Data(parts.joined(separator: "\n").utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The parts of `token`, or `nil` for an empty token.
+    public static func decode(_ token: String, parts count: Int, field: String = "page.page_token") throws(SpotterError)
+        -> [String]?
+    {
+        guard !token.isEmpty else { return nil }
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else {
+            throw .invalid(field, "is not a token this call returned")
+        }
+        let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == count else { throw .invalid(field, "is not a token this call returned") }
+        return parts
+    }
+
+    /// A page size: 0 means the default; 1–100 otherwise.
+    public static func size(_ requested: Int, field: String = "page.page_size") throws(SpotterError) -> Int {
+        if requested == 0 { return defaultSize }
+        guard (1...maxSize).contains(requested) else { throw .invalid(field, "must be between 1 and \(maxSize)") }
+        return requested
+    }
+
+    /// A timestamp as exact microseconds, for tokens.
+    public static func micros(_ date: Date) -> String {
+        String(Int64((date.timeIntervalSince1970 * 1_000_000).rounded()))
+    }
+
+    public static func date(micros text: String, field: String = "page.page_token") throws(SpotterError) -> Date {
+        guard let micros = Int64(text) else { throw .invalid(field, "is not a token this call returned") }
+        return Date(timeIntervalSince1970: TimeInterval(micros) / 1_000_000)
+    }
+}
+
+/// One page of results.
+public struct Page<Item: Sendable>: Sendable {
+    public var items: [Item]
+    /// Empty on the last page.
+    public var nextToken: String
+
+    public init(items: [Item], nextToken: String) {
+        self.items = items
+        self.nextToken = nextToken
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// One logged set of an exercise with where it came from.
+public struct ExerciseSetRecord: Sendable, Equatable {
+    public var workoutID: WorkoutID
+    public var workoutName: String
+    public var startedAt: Date
+    public var exerciseIndex: Int
+    public var setIndex: Int
+    public var set: WorkoutSet
+
+    public init(
+        workoutID: WorkoutID,
+        workoutName: String,
+        startedAt: Date,
+        exerciseIndex: Int,
+        setIndex: Int,
+        set: WorkoutSet
+    ) {
+        self.workoutID = workoutID
+        self.workoutName = workoutName
+        self.startedAt = startedAt
+        self.exerciseIndex = exerciseIndex
+        self.setIndex = setIndex
+        self.set = set
+    }
+}
+
+/// A set's estimate together with the set.
+public struct EstimatedSet: Sendable, Equatable {
+    public var kilograms: Double
+    public var formula: E1RMFormula
+    public var record: ExerciseSetRecord
+}
+
+/// One day of an exercise's progress.
+public struct ProgressPoint: Sendable, Equatable {
+    /// The local date, YYYY-MM-DD.
+    public var date: String
+    /// The day's best estimate; `nil` when no set could be estimated.
+    public var best: EstimatedSet?
+    /// Why there is no estimate, when there is none.
+    public var noEstimateReason: String?
+    public var topSet: ExerciseSetRecord
+    public var volume: Mass
+    public var setCount: Int
+}
+
+public struct RepRecord: Sendable, Equatable {
+    public var reps: Int
+    public var record: ExerciseSetRecord
+}
+
+public struct PersonalRecords: Sendable, Equatable {
+    public var heaviest: ExerciseSetRecord?
+    public var bestE1RM: EstimatedSet?
+    /// For each weight, the most reps; heaviest first.
+    public var mostReps: [RepRecord]
+}
+
+public struct ProgressReport: Sendable, Equatable {
+    public var exercise: Exercise
+    public var points: [ProgressPoint]
+    public var records: PersonalRecords
+}
+
+/// Turns an exercise's sets into per-day points and records. Only counted (non-warm-up) sets take
+/// part; ties go to the earlier set, so a record points at the first time it was reached.
+public enum ProgressCalculator {
+    public static func report(
+        exercise: Exercise,
+        sets: [ExerciseSetRecord],
+        formula: E1RMFormula,
+        timeZone: TimeZone
+    ) -> ProgressReport {
+        let counted = sets.filter { $0.set.type.isCounted }
+            .sorted { ($0.startedAt, $0.exerciseIndex, $0.setIndex) < ($1.startedAt, $1.exerciseIndex, $1.setIndex) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+
+        var points: [ProgressPoint] = []
+        var records = PersonalRecords(heaviest: nil, bestE1RM: nil, mostReps: [])
+        var repsByWeight: [Decimal: RepRecord] = [:]
+        var dayStart = 0
+        while dayStart < counted.count {
+            let date = localDate(counted[dayStart].startedAt, calendar)
+            var dayEnd = dayStart
+            while dayEnd < counted.count, localDate(counted[dayEnd].startedAt, calendar) == date { dayEnd += 1 }
+            let day = counted[dayStart..<dayEnd]
+            var best: EstimatedSet?
+            var reasons: [String] = []
+            var top = day.first!
+            var volume = Mass.zero
+            for record in day {
+                volume = volume + record.set.volume
+                if isHeavier(record, than: top) { top = record }
+                switch OneRepMax.estimate(
+                    weight: record.set.weight, reps: record.set.reps, rpe: record.set.rpe, formula: formula)
+                {
+                case .estimate(let kilograms, let used):
+                    if kilograms > (best?.kilograms ?? 0) {
+                        best = EstimatedSet(kilograms: kilograms, formula: used, record: record)
+                    }
+                case .none(let reason):
+                    reasons.append(reason)
+                }
+                if let weight = record.set.weight, weight.kilograms > 0, record.set.reps > 0,
+                    record.set.reps > (repsByWeight[weight.kilograms]?.reps ?? 0)
+                {
+                    repsByWeight[weight.kilograms] = RepRecord(reps: record.set.reps, record: record)
+                }
+            }
+            if let heaviest = records.heaviest {
+                if isHeavier(top, than: heaviest) { records.heaviest = top }
+            } else if top.set.weight != nil {
+                records.heaviest = top
+            }
+            if let best, best.kilograms > (records.bestE1RM?.kilograms ?? 0) { records.bestE1RM = best }
+            points.append(
+                ProgressPoint(
+                    date: date,
+                    best: best,
+                    noEstimateReason: best == nil ? reasons.first : nil,
+                    topSet: top,
+                    volume: volume,
+                    setCount: day.count
+                )
+            )
+            dayStart = dayEnd
+        }
+        records.mostReps = repsByWeight.values.sorted {
+            $0.record.set.weight!.kilograms > $1.record.set.weight!.kilograms
+        }
+        return ProgressReport(exercise: exercise, points: points, records: records)
+    }
+
+    /// Heavier weight wins; at equal weight, more reps.
+    private static func isHeavier(_ candidate: ExerciseSetRecord, than current: ExerciseSetRecord) -> Bool {
+        let a = candidate.set.weight?.kilograms ?? 0
+        let b = current.set.weight?.kilograms ?? 0
+        return a > b || (a == b && candidate.set.reps > current.set.reps)
+    }
+
+    /// YYYY-MM-DD of `date` in the calendar's time zone.
+    public static func localDate(_ date: Date, _ calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+}
+
+/// What each tier may see.
+public enum Entitlements {
+    /// Progress for an exercise: the free tier covers the big three only.
+    public static func checkProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
+        switch tier {
+        case .pro, .coachPro:
+            return
+        case .free, .coach:
+            if exercise.bigThree != nil { return }
+            throw .permissionDenied(
+                "progress for \(exercise.name) needs the Pro tier; the free tier covers Barbell Back Squat, "
+                    + "Barbell Bench Press and Barbell Deadlift"
+            )
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Progress per exercise and training statistics over the tenant's own workouts.
+public struct ProgressService: Sendable {
+    private let store: any ProgressStore
+    private let exercises: any ExerciseStore
+    private let contexts: any TenantContextStore
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: any ProgressStore,
+        exercises: any ExerciseStore,
+        contexts: any TenantContextStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.exercises = exercises
+        self.contexts = contexts
+        self.now = now
+    }
+
+    /// Per-day e1RM, top set and volume plus records in `[from, to)`; gated by tier.
+    public func progress(_ principal: Principal, exerciseID: String, from: Date?, to: Date?, formula: E1RMFormula)
+        async throws -> ProgressReport
+    {
+        let id = try ExerciseService.id(exerciseID)
+        if let from, let to, from >= to { throw SpotterError.invalid("to", "must be after from") }
+        guard let exercise = try await exercises.exercise(principal, id) else { throw ExerciseService.notFound }
+        let context = try await principal.context(from: contexts)
+        try Entitlements.checkProgress(for: exercise, tier: context.tier.effective(at: now()))
+        let sets = try await store.exerciseSets(principal, id, from: from, to: to)
+        return ProgressCalculator.report(
+            exercise: exercise,
+            sets: sets,
+            formula: formula,
+            timeZone: TimeZone(identifier: context.timeZone) ?? .gmt
+        )
+    }
+
+    /// Every set of one exercise, newest first. Listing one's own sets is not gated.
+    public func results(_ principal: Principal, exerciseID: String, pageSize: Int, pageToken: String) async throws
+        -> Page<ExerciseSetRecord>
+    {
+        let id = try ExerciseService.id(exerciseID)
+        let limit = try PageToken.size(pageSize)
+        let cursor = try PageToken.decode(pageToken, parts: 4).map { parts throws(SpotterError) in
+            guard let workout = WorkoutID(parts[1]), let exercise = Int(parts[2]), let set = Int(parts[3]) else {
+                throw .invalid("page.page_token", "is not a token this call returned")
+            }
+            return ExerciseResultCursor(
+                startedAt: try PageToken.date(micros: parts[0]), workoutID: workout, exerciseIndex: exercise,
+                setIndex: set)
+        }
+        guard try await exercises.exercise(principal, id) != nil else { throw ExerciseService.notFound }
+        let records = try await store.exerciseResults(principal, id, after: cursor, limit: limit + 1)
+        let page = Array(records.prefix(limit))
+        let next =
+            records.count > limit
+            ? page.last.map {
+                PageToken.encode([
+                    PageToken.micros($0.startedAt), $0.workoutID.description, "\($0.exerciseIndex)", "\($0.setIndex)",
+                ])
+            } : nil
+        return Page(items: page, nextToken: next ?? "")
+    }
+
+    /// Totals per day, ISO week or month in the tenant's time zone.
+    public func statistics(_ principal: Principal, period: StatisticsPeriod?, from: Date?, to: Date?) async throws
+        -> [StatisticsBucket]
+    {
+        var validator = Validator()
+        validator.check(period != nil, "period", "is required (DAY, WEEK or MONTH)")
+        validator.check(from != nil, "from", "is required")
+        validator.check(to != nil, "to", "is required")
+        if let from, let to {
+            validator.check(from < to, "to", "must be after from")
+            validator.check(to.timeIntervalSince(from) <= StatisticsQuery.maxRange, "to", "must be at most 3 years after from")
+        }
+        try validator.validate()
+        let context = try await principal.context(from: contexts)
+        return try await store.statistics(
+            principal,
+            StatisticsQuery(period: period!, from: from!, to: to!, timeZone: context.timeZone)
+        )
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+public enum StatisticsPeriod: String, Sendable, Codable, CaseIterable {
+    case day
+    /// ISO week: Monday to Sunday in the lifter's time zone.
+    case week
+    case month
+}
+
+public struct MuscleGroupVolume: Sendable, Equatable {
+    public var muscleGroup: MuscleGroup
+    public var setCount: Int
+    public var volume: Mass
+
+    public init(muscleGroup: MuscleGroup, setCount: Int, volume: Mass) {
+        self.muscleGroup = muscleGroup
+        self.setCount = setCount
+        self.volume = volume
+    }
+}
+
+/// Totals of one day, week or month; counted (non-warm-up) sets only.
+public struct StatisticsBucket: Sendable, Equatable {
+    /// The period's first local date, YYYY-MM-DD.
+    public var startDate: String
+    public var workouts: Int
+    public var activeMinutes: Int
+    public var setCount: Int
+    public var repCount: Int
+    public var volume: Mass
+    /// Busiest first.
+    public var muscleGroups: [MuscleGroupVolume]
+
+    public init(
+        startDate: String,
+        workouts: Int,
+        activeMinutes: Int,
+        setCount: Int,
+        repCount: Int,
+        volume: Mass,
+        muscleGroups: [MuscleGroupVolume]
+    ) {
+        self.startDate = startDate
+        self.workouts = workouts
+        self.activeMinutes = activeMinutes
+        self.setCount = setCount
+        self.repCount = repCount
+        self.volume = volume
+        self.muscleGroups = muscleGroups
+    }
+}
+
+/// A statistics request, validated.
+public struct StatisticsQuery: Sendable, Equatable {
+    public static let maxRange: TimeInterval = 3 * 366 * 86_400
+
+    public var period: StatisticsPeriod
+    public var from: Date
+    public var to: Date
+    public var timeZone: String
+
+    public init(period: StatisticsPeriod, from: Date, to: Date, timeZone: String) {
+        self.period = period
+        self.from = from
+        self.to = to
+        self.timeZone = timeZone
+    }
+}

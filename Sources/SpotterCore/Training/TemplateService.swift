@@ -1,0 +1,71 @@
+import Foundation
+
+/// The tenant's workout templates.
+public struct TemplateService: Sendable {
+    private let store: any TemplateStore
+    private let now: @Sendable () -> Date
+
+    public init(store: any TemplateStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.now = now
+    }
+
+    public func create(_ principal: Principal, id: String, _ draft: TemplateDraft) async throws -> Template {
+        let templateID = id.isEmpty ? TemplateID.random() : try Self.id(id)
+        return try await store.createTemplate(principal, templateID, try draft.validated(), now: now())
+    }
+
+    public func get(_ principal: Principal, id: String) async throws -> Template {
+        guard let template = try await store.template(principal, try Self.id(id)) else { throw Self.notFound }
+        return template
+    }
+
+    public func update(_ principal: Principal, id: String, _ draft: TemplateDraft, expectedVersion: Int64?)
+        async throws -> Template
+    {
+        let templateID = try Self.id(id)
+        let content = try draft.validated()
+        return try await store.updateTemplate(principal, templateID, content, expectedVersion: expectedVersion, now: now())
+    }
+
+    /// A new template with the same items; "<name> (copy)" unless a name is given.
+    public func copy(_ principal: Principal, id: String, newID: String, name: String) async throws -> Template {
+        let source = try await get(principal, id: id)
+        let copyID = newID.isEmpty ? TemplateID.random() : try Self.id(newID, field: "new_template_id")
+        var content = source.content
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        content.name = name.isEmpty ? String((source.content.name + " (copy)").prefix(100)) : name
+        guard content.name.count <= 100 else { throw SpotterError.invalid("name", "must be at most 100 characters") }
+        return try await store.createTemplate(principal, copyID, content, now: now())
+    }
+
+    public func archive(_ principal: Principal, id: String, archived: Bool) async throws -> Template {
+        try await store.archiveTemplate(principal, try Self.id(id), archived: archived, now: now())
+    }
+
+    public func delete(_ principal: Principal, id: String) async throws {
+        guard try await store.deleteTemplate(principal, try Self.id(id), now: now()) else { throw Self.notFound }
+    }
+
+    public func list(_ principal: Principal, includeArchived: Bool, pageSize: Int, pageToken: String) async throws
+        -> Page<Template>
+    {
+        let limit = try PageToken.size(pageSize)
+        let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
+            guard let id = TemplateID(parts[1]) else { throw .invalid("page.page_token", "is not a token this call returned") }
+            return TemplateCursor(name: parts[0], id: id)
+        }
+        let items = try await store.templates(principal, includeArchived: includeArchived, after: cursor, limit: limit + 1)
+        let page = Array(items.prefix(limit))
+        let next = items.count > limit ? page.last.map { PageToken.encode([$0.content.name.lowercased(), $0.id.description]) } : nil
+        return Page(items: page, nextToken: next ?? "")
+    }
+
+    static let notFound = SpotterError.notFound("template not found")
+
+    static func id(_ text: String, field: String = "template_id") throws(SpotterError) -> TemplateID {
+        guard !text.isEmpty else { throw .invalid(field, "is required") }
+        guard let id = TemplateID(text) else { throw .invalid(field, "must be a UUID") }
+        return id
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where an exercise listing page ends: names sort case-insensitively, ids break ties.
+public struct ExerciseCursor: Sendable, Equatable {
+    public var name: String
+    public var id: ExerciseID
+
+    public init(name: String, id: ExerciseID) {
+        self.name = name
+        self.id = id
+    }
+}
+
+/// Built-in and custom exercises.
+public protocol ExerciseStore: Sendable {
+    /// Exercises matching `filter`, ordered by lower-cased name then id, after `cursor`.
+    func exercises(_ principal: Principal, _ filter: ExerciseFilter, after cursor: ExerciseCursor?, limit: Int)
+        async throws -> [Exercise]
+    /// A built-in exercise or one of the tenant's custom ones (archived too); `nil` otherwise.
+    func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise?
+    /// Creates a custom exercise. An existing one with the same id and input is returned as is;
+    /// with other input it is `alreadyExists`.
+    func createExercise(_ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, now: Date) async throws
+        -> Exercise
+    /// Replaces a custom exercise's fields.
+    func updateExercise(
+        _ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, expectedVersion: Int64?, now: Date
+    ) async throws -> Exercise
+    func archiveExercise(_ principal: Principal, _ id: ExerciseID, archived: Bool, now: Date) async throws -> Exercise
+}
+
+/// Logged workouts and history.
+public protocol WorkoutStore: Sendable {
+    /// Stores a new workout with its exercises and sets in one transaction. An existing workout
+    /// with this id and the same fingerprint is returned as is; another fingerprint (or a deleted
+    /// workout) is `alreadyExists`. Unknown exercise or template ids are `invalidArgument` naming
+    /// their paths.
+    func logWorkout(_ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, now: Date) async throws
+        -> Workout
+    func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout?
+    func replaceWorkout(
+        _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, expectedVersion: Int64?, now: Date
+    ) async throws -> Workout
+    func updateWorkout(
+        _ principal: Principal, _ id: WorkoutID, _ patch: WorkoutPatch, expectedVersion: Int64?, now: Date
+    ) async throws -> Workout
+    /// Marks the workout deleted and removes its sets; `false` when there was no live workout.
+    func deleteWorkout(_ principal: Principal, _ id: WorkoutID, now: Date) async throws -> Bool
+    /// Newest first.
+    func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry]
+}
+
+/// Where a template listing page ends.
+public struct TemplateCursor: Sendable, Equatable {
+    public var name: String
+    public var id: TemplateID
+
+    public init(name: String, id: TemplateID) {
+        self.name = name
+        self.id = id
+    }
+}
+
+public protocol TemplateStore: Sendable {
+    /// Creates a template; an existing one with this id and the same content is returned as is.
+    func createTemplate(_ principal: Principal, _ id: TemplateID, _ content: TemplateContent, now: Date) async throws
+        -> Template
+    func template(_ principal: Principal, _ id: TemplateID) async throws -> Template?
+    func updateTemplate(
+        _ principal: Principal, _ id: TemplateID, _ content: TemplateContent, expectedVersion: Int64?, now: Date
+    ) async throws -> Template
+    func archiveTemplate(_ principal: Principal, _ id: TemplateID, archived: Bool, now: Date) async throws -> Template
+    func deleteTemplate(_ principal: Principal, _ id: TemplateID, now: Date) async throws -> Bool
+    func templates(_ principal: Principal, includeArchived: Bool, after cursor: TemplateCursor?, limit: Int)
+        async throws -> [Template]
+}
+
+/// Where a per-exercise results page ends.
+public struct ExerciseResultCursor: Sendable, Equatable {
+    public var startedAt: Date
+    public var workoutID: WorkoutID
+    public var exerciseIndex: Int
+    public var setIndex: Int
+
+    public init(startedAt: Date, workoutID: WorkoutID, exerciseIndex: Int, setIndex: Int) {
+        self.startedAt = startedAt
+        self.workoutID = workoutID
+        self.exerciseIndex = exerciseIndex
+        self.setIndex = setIndex
+    }
+}
+
+/// Reads for progress and statistics.
+public protocol ProgressStore: Sendable {
+    /// Every set of the exercise in live workouts started in `[from, to)`.
+    func exerciseSets(_ principal: Principal, _ exercise: ExerciseID, from: Date?, to: Date?) async throws
+        -> [ExerciseSetRecord]
+    /// The exercise's sets newest first (then by position), after `cursor`.
+    func exerciseResults(
+        _ principal: Principal, _ exercise: ExerciseID, after cursor: ExerciseResultCursor?, limit: Int
+    ) async throws -> [ExerciseSetRecord]
+    /// Buckets with at least one workout, oldest first.
+    func statistics(_ principal: Principal, _ query: StatisticsQuery) async throws -> [StatisticsBucket]
+}

@@ -1,0 +1,215 @@
+import Crypto
+import Foundation
+
+public struct WorkoutID: EntityID {
+    public let rawValue: UUID
+    public init(rawValue: UUID) { self.rawValue = rawValue }
+}
+
+public enum SetType: String, Sendable, Codable, CaseIterable {
+    case warmUp = "warm_up"
+    case working, drop, failure
+
+    /// Warm-up sets are kept and shown but never counted in sets, reps, volume, e1RM or records.
+    public var isCounted: Bool { self != .warmUp }
+}
+
+/// One logged set, weights in kilograms.
+public struct WorkoutSet: Sendable, Equatable, Codable {
+    public var reps: Int
+    /// `nil` for bodyweight sets.
+    public var weight: Mass?
+    /// 1–10 in steps of 0.5.
+    public var rpe: Decimal?
+    public var restSeconds: Int?
+    public var note: String
+    public var type: SetType
+
+    public init(
+        reps: Int,
+        weight: Mass?,
+        rpe: Decimal? = nil,
+        restSeconds: Int? = nil,
+        note: String = "",
+        type: SetType = .working
+    ) {
+        self.reps = reps
+        self.weight = weight
+        self.rpe = rpe
+        self.restSeconds = restSeconds
+        self.note = note
+        self.type = type
+    }
+
+    /// Reps × weight, zero for bodyweight sets.
+    public var volume: Mass { (weight ?? .zero) * reps }
+}
+
+public struct WorkoutExercise: Sendable, Equatable, Codable {
+    public var exerciseID: ExerciseID
+    public var notes: String
+    public var sets: [WorkoutSet]
+
+    public init(exerciseID: ExerciseID, notes: String = "", sets: [WorkoutSet]) {
+        self.exerciseID = exerciseID
+        self.notes = notes
+        self.sets = sets
+    }
+}
+
+/// A workout's content: what a client sends, validated.
+public struct WorkoutContent: Sendable, Equatable, Codable {
+    public var name: String
+    public var startedAt: Date
+    public var durationSeconds: Int
+    public var notes: String
+    public var templateID: TemplateID?
+    public var exercises: [WorkoutExercise]
+
+    public init(
+        name: String,
+        startedAt: Date,
+        durationSeconds: Int,
+        notes: String = "",
+        templateID: TemplateID? = nil,
+        exercises: [WorkoutExercise]
+    ) {
+        self.name = name
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.notes = notes
+        self.templateID = templateID
+        self.exercises = exercises
+    }
+
+    /// Counts over the counted sets.
+    public var summary: WorkoutSummary {
+        var summary = WorkoutSummary(exerciseCount: exercises.count, setCount: 0, repCount: 0, volume: .zero)
+        for set in exercises.lazy.flatMap(\.sets) where set.type.isCounted {
+            summary.setCount += 1
+            summary.repCount += set.reps
+            summary.volume = summary.volume + set.volume
+        }
+        return summary
+    }
+
+    /// SHA-256 of a canonical encoding: equal content, equal fingerprint. A retried log call is
+    /// recognised by it.
+    public var fingerprint: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        let data = (try? encoder.encode(self)) ?? Data()
+        return Array(SHA256.hash(data: data))
+    }
+}
+
+public struct WorkoutSummary: Sendable, Equatable, Codable {
+    public var exerciseCount: Int
+    public var setCount: Int
+    public var repCount: Int
+    public var volume: Mass
+
+    public init(exerciseCount: Int, setCount: Int, repCount: Int, volume: Mass) {
+        self.exerciseCount = exerciseCount
+        self.setCount = setCount
+        self.repCount = repCount
+        self.volume = volume
+    }
+}
+
+/// A stored workout.
+public struct Workout: Sendable, Equatable {
+    public var id: WorkoutID
+    public var content: WorkoutContent
+    /// The template's version when the workout was logged from it.
+    public var templateVersion: Int64?
+    /// Current names of the exercises, by id.
+    public var exerciseNames: [ExerciseID: String]
+    public var summary: WorkoutSummary
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: WorkoutID,
+        content: WorkoutContent,
+        templateVersion: Int64?,
+        exerciseNames: [ExerciseID: String],
+        summary: WorkoutSummary,
+        version: Int64,
+        createdAt: Date,
+        updatedAt: Date
+    ) {
+        self.id = id
+        self.content = content
+        self.templateVersion = templateVersion
+        self.exerciseNames = exerciseNames
+        self.summary = summary
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One history entry.
+public struct WorkoutEntry: Sendable, Equatable {
+    public var id: WorkoutID
+    public var name: String
+    public var startedAt: Date
+    public var durationSeconds: Int
+    public var summary: WorkoutSummary
+
+    public init(id: WorkoutID, name: String, startedAt: Date, durationSeconds: Int, summary: WorkoutSummary) {
+        self.id = id
+        self.name = name
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.summary = summary
+    }
+}
+
+/// Field changes of UpdateWorkout; `nil` keeps the stored value.
+public struct WorkoutPatch: Sendable, Equatable {
+    public var name: String?
+    public var startedAt: Date?
+    public var durationSeconds: Int?
+    public var notes: String?
+
+    public init(name: String? = nil, startedAt: Date? = nil, durationSeconds: Int? = nil, notes: String? = nil) {
+        self.name = name
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.notes = notes
+    }
+}
+
+/// A history query: newest first, keyset paged.
+public struct HistoryQuery: Sendable, Equatable {
+    public var from: Date?
+    public var to: Date?
+    /// Case-insensitive text matched against workout and exercise names; empty matches all.
+    public var text: String
+    public var limit: Int
+    /// The last entry of the previous page.
+    public var after: HistoryCursor?
+
+    public init(from: Date? = nil, to: Date? = nil, text: String = "", limit: Int = 20, after: HistoryCursor? = nil) {
+        self.from = from
+        self.to = to
+        self.text = text
+        self.limit = limit
+        self.after = after
+    }
+}
+
+/// Where a history page ends.
+public struct HistoryCursor: Sendable, Equatable, Codable {
+    public var startedAt: Date
+    public var id: WorkoutID
+
+    public init(startedAt: Date, id: WorkoutID) {
+        self.startedAt = startedAt
+        self.id = id
+    }
+}

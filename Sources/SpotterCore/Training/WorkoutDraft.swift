@@ -1,0 +1,232 @@
+import Foundation
+
+/// A weight as a client sent it.
+public struct WeightDraft: Sendable, Equatable {
+    public var value: Double
+    public var unit: WeightUnit?
+
+    public init(value: Double, unit: WeightUnit?) {
+        self.value = value
+        self.unit = unit
+    }
+
+    /// The exact mass, or the reasons it is not one (reported under `field`).
+    func validated(_ field: String, into validator: inout Validator) -> Mass? {
+        guard let unit else {
+            validator.add(field + ".unit", "is required (KG or LB)")
+            return nil
+        }
+        guard let value = Decimal(exactly: value), value >= 0 else {
+            validator.add(field + ".value", "must be a finite number of at least 0")
+            return nil
+        }
+        guard value.fractionDigits <= 2 else {
+            validator.add(field + ".value", "must have at most 2 decimal places")
+            return nil
+        }
+        let mass = Mass(value, unit)
+        guard mass.kilograms <= 2000 else {
+            validator.add(field + ".value", "must be at most 2000 kg (4409.24 lb)")
+            return nil
+        }
+        return mass
+    }
+}
+
+/// An RPE as a client sent it: 1–10 in steps of 0.5.
+func validatedRPE(_ rpe: Double?, _ field: String, into validator: inout Validator) -> Decimal? {
+    guard let rpe else { return nil }
+    guard rpe >= 1, rpe <= 10, (rpe * 2).rounded() == rpe * 2 else {
+        validator.add(field, "must be between 1 and 10 in steps of 0.5")
+        return nil
+    }
+    return Decimal(exactly: rpe)
+}
+
+/// A set as a client sent it.
+public struct SetDraft: Sendable, Equatable {
+    public var reps: Int?
+    public var weight: WeightDraft?
+    public var rpe: Double?
+    public var restSeconds: Int?
+    public var note: String
+    /// `nil` means working.
+    public var type: SetType?
+
+    public init(
+        reps: Int?,
+        weight: WeightDraft? = nil,
+        rpe: Double? = nil,
+        restSeconds: Int? = nil,
+        note: String = "",
+        type: SetType? = nil
+    ) {
+        self.reps = reps
+        self.weight = weight
+        self.rpe = rpe
+        self.restSeconds = restSeconds
+        self.note = note
+        self.type = type
+    }
+}
+
+public struct WorkoutExerciseDraft: Sendable, Equatable {
+    public var exerciseID: String
+    public var notes: String
+    public var sets: [SetDraft]
+
+    public init(exerciseID: String, notes: String = "", sets: [SetDraft]) {
+        self.exerciseID = exerciseID
+        self.notes = notes
+        self.sets = sets
+    }
+}
+
+/// A workout as a client sent it: nothing checked yet.
+public struct WorkoutDraft: Sendable, Equatable {
+    public var name: String
+    public var startedAt: Date?
+    public var durationSeconds: Int
+    public var notes: String
+    public var templateID: String
+    public var exercises: [WorkoutExerciseDraft]
+
+    public init(
+        name: String,
+        startedAt: Date?,
+        durationSeconds: Int,
+        notes: String = "",
+        templateID: String = "",
+        exercises: [WorkoutExerciseDraft]
+    ) {
+        self.name = name
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.notes = notes
+        self.templateID = templateID
+        self.exercises = exercises
+    }
+
+    /// The validated content. Every offending field is reported at once, by its path under
+    /// `prefix` (`workout.exercises[2].sets[0].rpe`), so a client can fix them all in one go.
+    public func validated(now: Date, prefix: String = "workout.") throws(SpotterError) -> WorkoutContent {
+        var validator = Validator()
+        let name = WorkoutRules.name(name, prefix + "name", into: &validator)
+        let startedAt = WorkoutRules.startedAt(startedAt, now: now, prefix + "started_at", into: &validator)
+        WorkoutRules.duration(durationSeconds, prefix + "duration_seconds", into: &validator)
+        let notes = WorkoutRules.notes(notes, prefix + "notes", into: &validator)
+        let templateID = TemplateID(self.templateID)
+        validator.check(
+            self.templateID.isEmpty || templateID != nil, prefix + "template_id", "must be a UUID or empty")
+        validator.check(!exercises.isEmpty, prefix + "exercises", "must contain at least one exercise")
+        validator.check(exercises.count <= 100, prefix + "exercises", "must contain at most 100 exercises")
+
+        var entries: [WorkoutExercise] = []
+        for (index, exercise) in exercises.enumerated() {
+            let path = "\(prefix)exercises[\(index)]"
+            let id = ExerciseID(exercise.exerciseID)
+            if exercise.exerciseID.isEmpty {
+                validator.add(path + ".exercise_id", "is required")
+            } else if id == nil {
+                validator.add(path + ".exercise_id", "must be a UUID")
+            }
+            validator.check(exercise.notes.count <= 1000, path + ".notes", "must be at most 1000 characters")
+            validator.check(!exercise.sets.isEmpty, path + ".sets", "must contain at least one set")
+            validator.check(exercise.sets.count <= 100, path + ".sets", "must contain at most 100 sets")
+            var sets: [WorkoutSet] = []
+            for (setIndex, set) in exercise.sets.enumerated() {
+                if let set = Self.validated(set, "\(path).sets[\(setIndex)]", into: &validator) { sets.append(set) }
+            }
+            if let id {
+                entries.append(
+                    WorkoutExercise(
+                        exerciseID: id,
+                        notes: exercise.notes.trimmingCharacters(in: .whitespacesAndNewlines),
+                        sets: sets
+                    )
+                )
+            }
+        }
+        try validator.validate()
+        return WorkoutContent(
+            name: name,
+            startedAt: startedAt!,
+            durationSeconds: durationSeconds,
+            notes: notes,
+            templateID: templateID,
+            exercises: entries
+        )
+    }
+
+    private static func validated(_ set: SetDraft, _ path: String, into validator: inout Validator) -> WorkoutSet? {
+        let before = validator.violations.count
+        if let reps = set.reps {
+            validator.check((0...1000).contains(reps), path + ".reps", "must be between 0 and 1000")
+        } else {
+            validator.add(path + ".reps", "is required")
+        }
+        let weight = set.weight?.validated(path + ".weight", into: &validator)
+        let rpe = validatedRPE(set.rpe, path + ".rpe", into: &validator)
+        if let rest = set.restSeconds {
+            validator.check((0...3600).contains(rest), path + ".rest_seconds", "must be between 0 and 3600")
+        }
+        validator.check(set.note.count <= 1000, path + ".note", "must be at most 1000 characters")
+        guard validator.violations.count == before else { return nil }
+        return WorkoutSet(
+            reps: set.reps!,
+            weight: weight,
+            rpe: rpe,
+            restSeconds: set.restSeconds,
+            note: set.note.trimmingCharacters(in: .whitespacesAndNewlines),
+            type: set.type ?? .working
+        )
+    }
+}
+
+/// The field rules shared by a whole workout and a patch of it.
+enum WorkoutRules {
+    /// Clients log offline and clocks drift, so a start a little in the future is accepted.
+    static let futureTolerance: TimeInterval = 24 * 3600
+
+    static func name(_ name: String, _ field: String, into validator: inout Validator) -> String {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        validator.check(!name.isEmpty, field, "is required")
+        validator.check(name.count <= 100, field, "must be at most 100 characters")
+        return name
+    }
+
+    static func startedAt(_ date: Date?, now: Date, _ field: String, into validator: inout Validator) -> Date? {
+        guard let date else {
+            validator.add(field, "is required")
+            return nil
+        }
+        validator.check(date.timeIntervalSince1970 >= 0, field, "must not be before 1970")
+        validator.check(
+            date <= now.addingTimeInterval(futureTolerance), field, "must not be more than a day in the future")
+        return date
+    }
+
+    static func duration(_ seconds: Int, _ field: String, into validator: inout Validator) {
+        validator.check((0...86_400).contains(seconds), field, "must be between 0 and 86400 seconds")
+    }
+
+    static func notes(_ notes: String, _ field: String, into validator: inout Validator) -> String {
+        let notes = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        validator.check(notes.count <= 5000, field, "must be at most 5000 characters")
+        return notes
+    }
+}
+
+extension WorkoutPatch {
+    /// Checks the fields that are set, by the same rules as a whole workout.
+    public func validated(now: Date) throws(SpotterError) -> WorkoutPatch {
+        var validator = Validator()
+        var patch = self
+        if let name { patch.name = WorkoutRules.name(name, "name", into: &validator) }
+        if let startedAt { _ = WorkoutRules.startedAt(startedAt, now: now, "started_at", into: &validator) }
+        if let durationSeconds { WorkoutRules.duration(durationSeconds, "duration_seconds", into: &validator) }
+        if let notes { patch.notes = WorkoutRules.notes(notes, "notes", into: &validator) }
+        try validator.validate()
+        return patch
+    }
+}

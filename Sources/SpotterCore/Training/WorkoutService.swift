@@ -1,0 +1,91 @@
+import Foundation
+
+/// Logging, editing and reading the tenant's workouts.
+public struct WorkoutService: Sendable {
+    private let store: any WorkoutStore
+    private let templates: any TemplateStore
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: any WorkoutStore,
+        templates: any TemplateStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.templates = templates
+        self.now = now
+    }
+
+    /// Validates and stores a whole workout; a retry with the same id and content returns the stored one.
+    public func log(_ principal: Principal, id: String, _ draft: WorkoutDraft) async throws -> Workout {
+        let workoutID = id.isEmpty ? WorkoutID.random() : try Self.id(id)
+        let content = try draft.validated(now: now())
+        return try await store.logWorkout(principal, workoutID, content, now: now())
+    }
+
+    /// Today's workout from a template; nothing is stored.
+    public func prefill(_ principal: Principal, templateID: String, startedAt: Date?) async throws -> WorkoutContent {
+        let id = try TemplateService.id(templateID)
+        guard let template = try await templates.template(principal, id) else { throw TemplateService.notFound }
+        return template.content.prefill(templateID: id, startedAt: startedAt ?? now())
+    }
+
+    public func get(_ principal: Principal, id: String) async throws -> Workout {
+        guard let workout = try await store.workout(principal, try Self.id(id)) else { throw Self.notFound }
+        return workout
+    }
+
+    public func replace(_ principal: Principal, id: String, _ draft: WorkoutDraft, expectedVersion: Int64?)
+        async throws -> Workout
+    {
+        let workoutID = try Self.id(id)
+        let content = try draft.validated(now: now())
+        return try await store.replaceWorkout(principal, workoutID, content, expectedVersion: expectedVersion, now: now())
+    }
+
+    public func update(_ principal: Principal, id: String, _ patch: WorkoutPatch, expectedVersion: Int64?)
+        async throws -> Workout
+    {
+        let workoutID = try Self.id(id)
+        let patch = try patch.validated(now: now())
+        return try await store.updateWorkout(principal, workoutID, patch, expectedVersion: expectedVersion, now: now())
+    }
+
+    public func delete(_ principal: Principal, id: String) async throws {
+        guard try await store.deleteWorkout(principal, try Self.id(id), now: now()) else { throw Self.notFound }
+    }
+
+    /// One page of history, newest first.
+    public func history(
+        _ principal: Principal,
+        from: Date?,
+        to: Date?,
+        text: String,
+        pageSize: Int,
+        pageToken: String
+    ) async throws -> Page<WorkoutEntry> {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var validator = Validator()
+        validator.check(text.count <= 100, "query", "must be at most 100 characters")
+        if let from, let to { validator.check(from < to, "to", "must be after from") }
+        try validator.validate()
+        let limit = try PageToken.size(pageSize)
+        let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
+            guard let id = WorkoutID(parts[1]) else { throw .invalid("page.page_token", "is not a token this call returned") }
+            return HistoryCursor(startedAt: try PageToken.date(micros: parts[0]), id: id)
+        }
+        let query = HistoryQuery(from: from, to: to, text: text.lowercased(), limit: limit + 1, after: cursor)
+        let entries = try await store.history(principal, query)
+        let page = Array(entries.prefix(limit))
+        let next = entries.count > limit ? page.last.map { PageToken.encode([PageToken.micros($0.startedAt), $0.id.description]) } : nil
+        return Page(items: page, nextToken: next ?? "")
+    }
+
+    static let notFound = SpotterError.notFound("workout not found")
+
+    static func id(_ text: String) throws(SpotterError) -> WorkoutID {
+        guard !text.isEmpty else { throw .invalid("workout_id", "is required") }
+        guard let id = WorkoutID(text) else { throw .invalid("workout_id", "must be a UUID") }
+        return id
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// Exercise statements shared by the training stores: one view over the built-in catalog and the
+/// tenant's custom exercises.
+enum ExerciseSQL {
+    /// Built-in and custom exercises with the same columns; `custom` tells them apart.
+    static let all = """
+        SELECT exercise_id, name, category, muscle_group, equipment, instructions, big_three,
+               NULL::timestamptz AS archived_at, 0::bigint AS version, NULL::timestamptz AS created_at,
+               NULL::timestamptz AS updated_at, false AS custom
+        FROM catalog_exercises
+        UNION ALL
+        SELECT exercise_id, name, category, muscle_group, equipment, instructions, NULL,
+               archived_at, version, created_at, updated_at, true
+        FROM exercises
+        WHERE tenant_id = spotter_current_tenant() AND deleted_at IS NULL
+        """
+
+    static func decode(_ row: PostgresRow) throws -> Exercise {
+        let custom: Bool = try row.decode("custom")
+        return Exercise(
+            id: ExerciseID(rawValue: try row.decode("exercise_id")),
+            name: try row.decode("name"),
+            category: try enumValue(row, "category"),
+            muscleGroup: try enumValue(row, "muscle_group"),
+            equipment: try enumValue(row, "equipment"),
+            instructions: try row.decode("instructions"),
+            custom: custom
+                ? CustomExercise(
+                    archivedAt: try row.decode("archived_at"),
+                    version: try row.decode("version"),
+                    createdAt: try row.decode("created_at"),
+                    updatedAt: try row.decode("updated_at")
+                ) : nil,
+            bigThree: try (row.decode("big_three") as String?).flatMap(BigThreeLift.init(rawValue:))
+        )
+    }
+
+    /// The current names of `ids` that are built-in or live custom exercises of the acting tenant.
+    static func names(_ ids: [ExerciseID], _ connection: PostgresConnection) async throws -> [ExerciseID: String] {
+        let rows = try await connection.query(
+            """
+            SELECT id, coalesce(c.name, x.name) AS name
+            FROM unnest($1::uuid[]) AS id
+            LEFT JOIN catalog_exercises c ON c.exercise_id = id
+            LEFT JOIN exercises x
+                ON x.tenant_id = spotter_current_tenant() AND x.exercise_id = id AND x.deleted_at IS NULL
+            """,
+            [Array(Set(ids.map(\.rawValue)))]
+        )
+        var names: [ExerciseID: String] = [:]
+        for row in rows {
+            if let name: String = try row.decode("name") { names[ExerciseID(rawValue: try row.decode("id"))] = name }
+        }
+        return names
+    }
+
+    /// Names of `ids`, or `invalidArgument` naming the path of every id that is not an exercise.
+    static func requireNames(
+        _ ids: [ExerciseID],
+        path: (Int) -> String,
+        _ connection: PostgresConnection
+    ) async throws -> [ExerciseID: String] {
+        let names = try await names(ids, connection)
+        var validator = Validator()
+        for (index, id) in ids.enumerated() where names[id] == nil {
+            validator.add(path(index), "no such exercise")
+        }
+        try validator.validate()
+        return names
+    }
+
+    static func enumValue<T: RawRepresentable>(_ row: PostgresRow, _ column: String) throws -> T
+    where T.RawValue == String {
+        let text: String = try row.decode(column)
+        guard let value = T(rawValue: text) else {
+            throw PostgresError(kind: .decoding, message: "unknown \(column) '\(text)'", column: column)
+        }
+        return value
+    }
+}
+
+/// The answer for a versioned row that was not changed: gone, or changed since the client read it.
+enum VersionCheck {
+    static func failure(
+        _ what: String,
+        expected: Int64?,
+        current: Int64?
+    ) -> SpotterError {
+        guard let current else { return .notFound("\(what) not found") }
+        return .failedPrecondition(
+            "expected_version: the \(what) is at version \(current), not \(expected ?? current); read it again"
+        )
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `ExerciseStore` on PostgreSQL: the catalog is shared, custom exercises are under RLS.
+public struct PostgresExerciseStore: ExerciseStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func exercises(_ principal: Principal, _ filter: ExerciseFilter, after cursor: ExerciseCursor?, limit: Int)
+        async throws -> [Exercise]
+    {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                SELECT * FROM (\(ExerciseSQL.all)) e
+                WHERE (custom OR NOT $1)
+                  AND (archived_at IS NULL OR $2)
+                  AND ($3::text IS NULL OR category = $3)
+                  AND ($4::text IS NULL OR muscle_group = $4)
+                  AND ($5::text IS NULL OR equipment = $5)
+                  AND ($6 = '' OR strpos(lower(name), $6) > 0)
+                  AND ($7::text IS NULL OR (lower(name), exercise_id) > ($7, $8::uuid))
+                ORDER BY lower(name), exercise_id
+                LIMIT $9
+                """,
+                [
+                    filter.customOnly, filter.includeArchived, filter.category?.rawValue, filter.muscleGroup?.rawValue,
+                    filter.equipment?.rawValue, filter.query, cursor?.name, cursor?.id.rawValue, limit,
+                ]
+            ).map(ExerciseSQL.decode)
+        }
+    }
+
+    public func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise? {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await Self.load(id, connection)
+        }
+    }
+
+    public func createExercise(_ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, now: Date)
+        async throws -> Exercise
+    {
+        try await database.withTenant(principal.tenantID) { connection in
+            if let existing = try await Self.load(id, connection) {
+                guard existing.isCustom, existing.input == input else {
+                    throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+                }
+                return existing
+            }
+            let rows = try await connection.query(
+                """
+                INSERT INTO exercises (tenant_id, exercise_id, name, category, muscle_group, equipment, instructions,
+                                       created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+                ON CONFLICT (tenant_id, exercise_id) DO NOTHING
+                """,
+                [
+                    principal.tenantID.rawValue, id.rawValue, input.name, input.category.rawValue,
+                    input.muscleGroup.rawValue, input.equipment.rawValue, input.instructions, now,
+                ]
+            )
+            // A deleted exercise keeps its id as a tombstone.
+            guard rows.affectedRows == 1, let created = try await Self.load(id, connection) else {
+                throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+            }
+            return created
+        }
+    }
+
+    public func updateExercise(
+        _ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, expectedVersion: Int64?, now: Date
+    ) async throws -> Exercise {
+        try await change(principal, id, expectedVersion: expectedVersion) { connection in
+            try await connection.query(
+                """
+                UPDATE exercises
+                SET name = $3, category = $4, muscle_group = $5, equipment = $6, instructions = $7,
+                    updated_at = $8, version = version + 1
+                WHERE tenant_id = $1 AND exercise_id = $2 AND deleted_at IS NULL
+                  AND ($9::bigint IS NULL OR version = $9)
+                """,
+                [
+                    principal.tenantID.rawValue, id.rawValue, input.name, input.category.rawValue,
+                    input.muscleGroup.rawValue, input.equipment.rawValue, input.instructions, now, expectedVersion,
+                ]
+            ).affectedRows
+        }
+    }
+
+    public func archiveExercise(_ principal: Principal, _ id: ExerciseID, archived: Bool, now: Date) async throws
+        -> Exercise
+    {
+        try await change(principal, id, expectedVersion: nil) { connection in
+            try await connection.query(
+                """
+                UPDATE exercises
+                SET archived_at = CASE WHEN $3 THEN coalesce(archived_at, $4) END,
+                    updated_at = $4, version = version + 1
+                WHERE tenant_id = $1 AND exercise_id = $2 AND deleted_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id.rawValue, archived, now]
+            ).affectedRows
+        }
+    }
+
+    /// Runs an UPDATE of one custom exercise and returns it, or the reason nothing changed.
+    private func change(
+        _ principal: Principal,
+        _ id: ExerciseID,
+        expectedVersion: Int64?,
+        _ update: @escaping (PostgresConnection) async throws -> Int
+    ) async throws -> Exercise {
+        try await database.withTenant(principal.tenantID) { connection in
+            let existing = try await Self.load(id, connection)
+            if let existing, !existing.isCustom {
+                throw SpotterError.failedPrecondition("built-in exercises cannot be changed; create a custom one")
+            }
+            guard try await update(connection) == 1, let changed = try await Self.load(id, connection) else {
+                throw VersionCheck.failure("exercise", expected: expectedVersion, current: existing?.custom?.version)
+            }
+            return changed
+        }
+    }
+
+    static func load(_ id: ExerciseID, _ connection: PostgresConnection) async throws -> Exercise? {
+        try await connection.query(
+            "SELECT * FROM (\(ExerciseSQL.all)) e WHERE exercise_id = $1",
+            [id.rawValue]
+        ).single.map(ExerciseSQL.decode)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `TemplateStore` on PostgreSQL, under row-level security.
+public struct PostgresTemplateStore: TemplateStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func createTemplate(_ principal: Principal, _ id: TemplateID, _ content: TemplateContent, now: Date)
+        async throws -> Template
+    {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            let names = try await Self.requireNames(content, connection)
+            let inserted = try await connection.query(
+                """
+                INSERT INTO templates (tenant_id, template_id, name, notes, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $5)
+                ON CONFLICT (tenant_id, template_id) DO NOTHING
+                """,
+                [tenant.rawValue, id.rawValue, content.name, content.notes, now]
+            )
+            guard inserted.affectedRows == 1 else {
+                // A retried create answers with what it stored the first time.
+                guard let existing = try await Self.load(tenant, id, connection), existing.content == content else {
+                    throw SpotterError.alreadyExists(
+                        field: "template_id", reason: "is already used by a different template")
+                }
+                return existing
+            }
+            try await Self.insertItems(tenant, id, content, connection)
+            return Template(
+                id: id, content: content, archivedAt: nil, version: 1, createdAt: now, updatedAt: now,
+                exerciseNames: names)
+        }
+    }
+
+    public func template(_ principal: Principal, _ id: TemplateID) async throws -> Template? {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await Self.load(principal.tenantID, id, connection)
+        }
+    }
+
+    public func updateTemplate(
+        _ principal: Principal, _ id: TemplateID, _ content: TemplateContent, expectedVersion: Int64?, now: Date
+    ) async throws -> Template {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            _ = try await Self.requireNames(content, connection)
+            try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
+                try await connection.query(
+                    """
+                    UPDATE templates SET name = $3, notes = $4, updated_at = $5, version = version + 1
+                    WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL
+                      AND ($6::bigint IS NULL OR version = $6)
+                    """,
+                    [tenant.rawValue, id.rawValue, content.name, content.notes, now, expectedVersion]
+                ).affectedRows
+            }
+            try await connection.query(
+                "DELETE FROM template_items WHERE tenant_id = $1 AND template_id = $2",
+                [tenant.rawValue, id.rawValue]
+            )
+            try await Self.insertItems(tenant, id, content, connection)
+            return try await Self.loaded(tenant, id, connection)
+        }
+    }
+
+    public func archiveTemplate(_ principal: Principal, _ id: TemplateID, archived: Bool, now: Date) async throws
+        -> Template
+    {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            try await Self.change(tenant, id, expectedVersion: nil, connection) {
+                try await connection.query(
+                    """
+                    UPDATE templates
+                    SET archived_at = CASE WHEN $3 THEN coalesce(archived_at, $4) END, updated_at = $4,
+                        version = version + 1
+                    WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL
+                    """,
+                    [tenant.rawValue, id.rawValue, archived, now]
+                ).affectedRows
+            }
+            return try await Self.loaded(tenant, id, connection)
+        }
+    }
+
+    public func deleteTemplate(_ principal: Principal, _ id: TemplateID, now: Date) async throws -> Bool {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            let deleted = try await connection.query(
+                """
+                UPDATE templates SET deleted_at = $3, updated_at = $3, version = version + 1
+                WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL
+                """,
+                [tenant.rawValue, id.rawValue, now]
+            )
+            guard deleted.affectedRows == 1 else { return false }
+            try await connection.query(
+                "DELETE FROM template_items WHERE tenant_id = $1 AND template_id = $2",
+                [tenant.rawValue, id.rawValue]
+            )
+            return true
+        }
+    }
+
+    public func templates(_ principal: Principal, includeArchived: Bool, after cursor: TemplateCursor?, limit: Int)
+        async throws -> [Template]
+    {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            let rows = try await connection.query(
+                Self.select + """
+                     WHERE tenant_id = $1 AND deleted_at IS NULL AND (archived_at IS NULL OR $2)
+                      AND ($3::text IS NULL OR (lower(name), template_id) > ($3, $4::uuid))
+                    ORDER BY lower(name), template_id
+                    LIMIT $5
+                    """,
+                [tenant.rawValue, includeArchived, cursor?.name, cursor?.id.rawValue, limit]
+            )
+            let ids = try rows.map { row in try row.decode("template_id") as UUID }
+            let items = try await Self.items(tenant, ids, connection)
+            return try rows.map { row in try Self.decode(row, items: items) }
+        }
+    }
+
+    private static let select = """
+        SELECT template_id, name, notes, archived_at, version, created_at, updated_at FROM templates
+        """
+
+    private static func requireNames(_ content: TemplateContent, _ connection: PostgresConnection) async throws
+        -> [ExerciseID: String]
+    {
+        try await ExerciseSQL.requireNames(
+            content.items.map(\.exerciseID), path: { "template.items[\($0)].exercise_id" }, connection)
+    }
+
+    private static func insertItems(
+        _ tenant: TenantID, _ id: TemplateID, _ content: TemplateContent, _ connection: PostgresConnection
+    ) async throws {
+        let items = content.items
+        try await connection.query(
+            """
+            INSERT INTO template_items (tenant_id, template_id, position, exercise_id, target_sets, reps_min, reps_max,
+                                        target_rpe, rest_seconds, notes)
+            SELECT $1, $2, t.position - 1, t.exercise_id, t.target_sets, t.reps_min, t.reps_max, t.target_rpe,
+                   t.rest_seconds, t.notes
+            FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[], $7::numeric[], $8::int[], $9::text[])
+                WITH ORDINALITY AS t(exercise_id, target_sets, reps_min, reps_max, target_rpe, rest_seconds, notes,
+                                     position)
+            """,
+            [
+                tenant.rawValue, id.rawValue, items.map(\.exerciseID.rawValue), items.map(\.targetSets),
+                items.map(\.repsMin), items.map(\.repsMax), items.map(\.targetRPE), items.map(\.restSeconds),
+                items.map(\.notes),
+            ]
+        )
+    }
+
+    /// Runs an UPDATE of one template, or throws why nothing changed.
+    private static func change(
+        _ tenant: TenantID,
+        _ id: TemplateID,
+        expectedVersion: Int64?,
+        _ connection: PostgresConnection,
+        _ update: () async throws -> Int
+    ) async throws {
+        guard try await update() == 1 else {
+            let rows = try await connection.query(
+                "SELECT version FROM templates WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL",
+                [tenant.rawValue, id.rawValue]
+            )
+            throw VersionCheck.failure(
+                "template", expected: expectedVersion, current: try rows.single?.decode("version"))
+        }
+    }
+
+    static func load(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws -> Template? {
+        let rows = try await connection.query(
+            select + " WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL",
+            [tenant.rawValue, id.rawValue]
+        )
+        guard let row = rows.single else { return nil }
+        return try decode(row, items: try await items(tenant, [id.rawValue], connection))
+    }
+
+    private static func loaded(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws
+        -> Template
+    {
+        guard let template = try await load(tenant, id, connection) else {
+            throw SpotterError.notFound("template not found")
+        }
+        return template
+    }
+
+    /// Items of the templates, by template, in order, with exercise names.
+    private static func items(_ tenant: TenantID, _ ids: [UUID], _ connection: PostgresConnection) async throws
+        -> [UUID: [(TemplateItem, String)]]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT i.template_id, i.exercise_id, i.target_sets, i.reps_min, i.reps_max, i.target_rpe, i.rest_seconds,
+                   i.notes, coalesce(c.name, x.name, '') AS name
+            FROM template_items i
+            LEFT JOIN catalog_exercises c ON c.exercise_id = i.exercise_id
+            LEFT JOIN exercises x ON x.tenant_id = i.tenant_id AND x.exercise_id = i.exercise_id
+            WHERE i.tenant_id = $1 AND i.template_id = ANY($2::uuid[])
+            ORDER BY i.template_id, i.position
+            """,
+            [tenant.rawValue, ids]
+        )
+        var items: [UUID: [(TemplateItem, String)]] = [:]
+        for row in rows {
+            let item = TemplateItem(
+                exerciseID: ExerciseID(rawValue: try row.decode("exercise_id")),
+                targetSets: try row.decode("target_sets"),
+                repsMin: try row.decode("reps_min"),
+                repsMax: try row.decode("reps_max"),
+                targetRPE: try row.decode("target_rpe"),
+                restSeconds: try row.decode("rest_seconds"),
+                notes: try row.decode("notes")
+            )
+            items[try row.decode("template_id"), default: []].append((item, try row.decode("name")))
+        }
+        return items
+    }
+
+    private static func decode(_ row: PostgresRow, items: [UUID: [(TemplateItem, String)]]) throws -> Template {
+        let id: UUID = try row.decode("template_id")
+        let entries = items[id] ?? []
+        var names: [ExerciseID: String] = [:]
+        for (item, name) in entries { names[item.exerciseID] = name }
+        return Template(
+            id: TemplateID(rawValue: id),
+            content: TemplateContent(name: try row.decode("name"), notes: try row.decode("notes"), items: entries.map(\.0)),
+            archivedAt: try row.decode("archived_at"),
+            version: try row.decode("version"),
+            createdAt: try row.decode("created_at"),
+            updatedAt: try row.decode("updated_at"),
+            exerciseNames: names
+        )
+    }
+}

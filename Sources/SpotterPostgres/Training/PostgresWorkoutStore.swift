@@ -1,0 +1,248 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `WorkoutStore` on PostgreSQL, under row-level security. Every change is one transaction.
+public struct PostgresWorkoutStore: WorkoutStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func logWorkout(_ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, now: Date) async throws
+        -> Workout
+    {
+        let tenant = principal.tenantID
+        let summary = content.summary
+        let fingerprint = content.fingerprint
+        return try await database.withTenant(tenant) { connection in
+            let names = try await ExerciseSQL.requireNames(
+                content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
+            let templateVersion = try await content.templateID.asyncMap {
+                try await WorkoutSQL.templateVersion(tenant, $0, field: "workout.template_id", connection)
+            }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO workouts (tenant_id, workout_id, name, started_at, duration_seconds, notes, template_id,
+                                      template_version, exercise_count, set_count, rep_count, volume_kg,
+                                      log_fingerprint, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
+                ON CONFLICT (tenant_id, workout_id) DO NOTHING
+                """,
+                [
+                    tenant.rawValue, id.rawValue, content.name, content.startedAt, content.durationSeconds,
+                    content.notes, content.templateID?.rawValue, templateVersion, summary.exerciseCount,
+                    summary.setCount, summary.repCount, summary.volume.kilograms, PostgresBytes(fingerprint), now,
+                ]
+            )
+            guard inserted.affectedRows == 1 else {
+                return try await Self.retried(tenant, id, fingerprint: fingerprint, connection)
+            }
+            try await WorkoutSQL.insertChildren(tenant, id, content, connection)
+            return Workout(
+                id: id,
+                content: content,
+                templateVersion: templateVersion,
+                exerciseNames: names,
+                summary: summary,
+                version: 1,
+                createdAt: now,
+                updatedAt: now
+            )
+        }
+    }
+
+    /// The stored workout when a log call is a retry of the one that created it.
+    private static func retried(
+        _ tenant: TenantID,
+        _ id: WorkoutID,
+        fingerprint: [UInt8],
+        _ connection: PostgresConnection
+    ) async throws -> Workout {
+        let rows = try await connection.query(
+            "SELECT log_fingerprint FROM workouts WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL",
+            [tenant.rawValue, id.rawValue]
+        )
+        guard let stored: PostgresBytes = try rows.single?.decode("log_fingerprint"),
+            stored.bytes == fingerprint,
+            let workout = try await WorkoutSQL.load(tenant, id, connection)
+        else {
+            throw SpotterError.alreadyExists(field: "workout_id", reason: "is already used by a different workout")
+        }
+        return workout
+    }
+
+    public func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout? {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await WorkoutSQL.load(principal.tenantID, id, connection)
+        }
+    }
+
+    public func replaceWorkout(
+        _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, expectedVersion: Int64?, now: Date
+    ) async throws -> Workout {
+        let tenant = principal.tenantID
+        let summary = content.summary
+        return try await database.withTenant(tenant) { connection in
+            _ = try await ExerciseSQL.requireNames(
+                content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
+            let current = try await Self.current(tenant, id, connection)
+            // A workout keeps the template version it followed unless it is moved to another template.
+            var templateVersion = current?.templateID == content.templateID ? current?.templateVersion : nil
+            if let template = content.templateID, templateVersion == nil {
+                templateVersion = try await WorkoutSQL.templateVersion(
+                    tenant, template, field: "workout.template_id", connection)
+            }
+            let updated = try await connection.query(
+                """
+                UPDATE workouts
+                SET name = $3, started_at = $4, duration_seconds = $5, notes = $6, template_id = $7,
+                    template_version = $8, exercise_count = $9, set_count = $10, rep_count = $11, volume_kg = $12,
+                    updated_at = $13, version = version + 1
+                WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+                  AND ($14::bigint IS NULL OR version = $14)
+                """,
+                [
+                    tenant.rawValue, id.rawValue, content.name, content.startedAt, content.durationSeconds,
+                    content.notes, content.templateID?.rawValue, templateVersion, summary.exerciseCount,
+                    summary.setCount, summary.repCount, summary.volume.kilograms, now, expectedVersion,
+                ]
+            )
+            guard updated.affectedRows == 1 else {
+                throw VersionCheck.failure("workout", expected: expectedVersion, current: current?.version)
+            }
+            try await connection.query(
+                "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
+                [tenant.rawValue, id.rawValue]
+            )
+            try await WorkoutSQL.insertChildren(tenant, id, content, connection)
+            return try await Self.loaded(tenant, id, connection)
+        }
+    }
+
+    public func updateWorkout(
+        _ principal: Principal, _ id: WorkoutID, _ patch: WorkoutPatch, expectedVersion: Int64?, now: Date
+    ) async throws -> Workout {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            let updated = try await connection.query(
+                """
+                UPDATE workouts
+                SET name = coalesce($3, name), started_at = coalesce($4, started_at),
+                    duration_seconds = coalesce($5, duration_seconds), notes = coalesce($6, notes),
+                    updated_at = $7, version = version + 1
+                WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+                  AND ($8::bigint IS NULL OR version = $8)
+                """,
+                [
+                    tenant.rawValue, id.rawValue, patch.name, patch.startedAt, patch.durationSeconds, patch.notes, now,
+                    expectedVersion,
+                ]
+            )
+            guard updated.affectedRows == 1 else {
+                let current = try await Self.current(tenant, id, connection)
+                throw VersionCheck.failure("workout", expected: expectedVersion, current: current?.version)
+            }
+            if let startedAt = patch.startedAt {
+                try await connection.query(
+                    "UPDATE workout_sets SET started_at = $3 WHERE tenant_id = $1 AND workout_id = $2",
+                    [tenant.rawValue, id.rawValue, startedAt]
+                )
+            }
+            return try await Self.loaded(tenant, id, connection)
+        }
+    }
+
+    public func deleteWorkout(_ principal: Principal, _ id: WorkoutID, now: Date) async throws -> Bool {
+        let tenant = principal.tenantID
+        return try await database.withTenant(tenant) { connection in
+            let deleted = try await connection.query(
+                """
+                UPDATE workouts SET deleted_at = $3, updated_at = $3, version = version + 1
+                WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+                """,
+                [tenant.rawValue, id.rawValue, now]
+            )
+            guard deleted.affectedRows == 1 else { return false }
+            // The tombstone is the workout row; its sets leave progress and statistics at once.
+            try await connection.query(
+                "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
+                [tenant.rawValue, id.rawValue]
+            )
+            return true
+        }
+    }
+
+    public func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry] {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg
+                FROM workouts w
+                WHERE tenant_id = $1 AND deleted_at IS NULL
+                  AND ($2::timestamptz IS NULL OR started_at >= $2)
+                  AND ($3::timestamptz IS NULL OR started_at < $3)
+                  AND ($4::timestamptz IS NULL OR (started_at, workout_id) < ($4, $5::uuid))
+                  AND ($6 = '' OR strpos(lower(name), $6) > 0 OR EXISTS (
+                        SELECT FROM workout_exercises we
+                        LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
+                        LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
+                        WHERE we.tenant_id = w.tenant_id AND we.workout_id = w.workout_id
+                          AND strpos(lower(coalesce(c.name, x.name)), $6) > 0))
+                ORDER BY started_at DESC, workout_id DESC
+                LIMIT $7
+                """,
+                [
+                    principal.tenantID.rawValue, query.from, query.to, query.after?.startedAt,
+                    query.after?.id.rawValue, query.text, query.limit,
+                ]
+            ).map { row in
+                WorkoutEntry(
+                    id: WorkoutID(rawValue: try row.decode("workout_id")),
+                    name: try row.decode("name"),
+                    startedAt: try row.decode("started_at"),
+                    durationSeconds: try row.decode("duration_seconds"),
+                    summary: try WorkoutSQL.decodeSummary(row)
+                )
+            }
+        }
+    }
+
+    /// The live workout's version and template, or `nil`.
+    private static func current(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws
+        -> (version: Int64, templateID: TemplateID?, templateVersion: Int64?)?
+    {
+        let rows = try await connection.query(
+            """
+            SELECT version, template_id, template_version FROM workouts
+            WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+            FOR UPDATE
+            """,
+            [tenant.rawValue, id.rawValue]
+        )
+        guard let row = rows.single else { return nil }
+        return (
+            try row.decode("version"),
+            try (row.decode("template_id") as UUID?).map(TemplateID.init(rawValue:)),
+            try row.decode("template_version")
+        )
+    }
+
+    private static func loaded(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws
+        -> Workout
+    {
+        guard let workout = try await WorkoutSQL.load(tenant, id, connection) else {
+            throw SpotterError.notFound("workout not found")
+        }
+        return workout
+    }
+}
+
+extension Optional {
+    /// `map` for an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// Writing and reading a workout's rows: the workout, its exercises and its sets.
+enum WorkoutSQL {
+    /// Inserts the exercises and sets of `content` (two statements however many sets there are).
+    static func insertChildren(
+        _ tenant: TenantID,
+        _ id: WorkoutID,
+        _ content: WorkoutContent,
+        _ connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes)
+            SELECT $1, $2, t.position - 1, t.exercise_id, t.notes
+            FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS t(exercise_id, notes, position)
+            """,
+            [
+                tenant.rawValue, id.rawValue, content.exercises.map(\.exerciseID.rawValue),
+                content.exercises.map(\.notes),
+            ]
+        )
+        var exercisePositions: [Int] = []
+        var positions: [Int] = []
+        var exerciseIDs: [UUID] = []
+        var types: [String] = []
+        var reps: [Int] = []
+        var weights: [Decimal?] = []
+        var rpes: [Decimal?] = []
+        var rests: [Int?] = []
+        var notes: [String] = []
+        for (exerciseIndex, exercise) in content.exercises.enumerated() {
+            for (setIndex, set) in exercise.sets.enumerated() {
+                exercisePositions.append(exerciseIndex)
+                positions.append(setIndex)
+                exerciseIDs.append(exercise.exerciseID.rawValue)
+                types.append(set.type.rawValue)
+                reps.append(set.reps)
+                weights.append(set.weight?.kilograms)
+                rpes.append(set.rpe)
+                rests.append(set.restSeconds)
+                notes.append(set.note)
+            }
+        }
+        try await connection.query(
+            """
+            INSERT INTO workout_sets (tenant_id, workout_id, exercise_position, position, exercise_id, started_at,
+                                      set_type, reps, weight_kg, rpe, rest_seconds, note)
+            SELECT $1, $2, t.exercise_position, t.position, t.exercise_id, $3, t.set_type, t.reps, t.weight_kg, t.rpe,
+                   t.rest_seconds, t.note
+            FROM unnest($4::int[], $5::int[], $6::uuid[], $7::text[], $8::int[], $9::numeric[], $10::numeric[],
+                        $11::int[], $12::text[])
+                AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note)
+            """,
+            [
+                tenant.rawValue, id.rawValue, content.startedAt, exercisePositions, positions, exerciseIDs, types, reps,
+                weights, rpes, rests, notes,
+            ]
+        )
+    }
+
+    /// The live workout `id` with every set, or `nil`.
+    static func load(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws -> Workout? {
+        let rows = try await connection.query(
+            """
+            SELECT workout_id, name, started_at, duration_seconds, notes, template_id, template_version,
+                   exercise_count, set_count, rep_count, volume_kg, version, created_at, updated_at
+            FROM workouts
+            WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+            """,
+            [tenant.rawValue, id.rawValue]
+        )
+        guard let row = rows.single else { return nil }
+        let exerciseRows = try await connection.query(
+            """
+            SELECT we.exercise_id, we.notes, coalesce(c.name, x.name, '') AS name
+            FROM workout_exercises we
+            LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
+            LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
+            WHERE we.tenant_id = $1 AND we.workout_id = $2
+            ORDER BY we.position
+            """,
+            [tenant.rawValue, id.rawValue]
+        )
+        let setRows = try await connection.query(
+            """
+            SELECT exercise_position, set_type, reps, weight_kg, rpe, rest_seconds, note
+            FROM workout_sets
+            WHERE tenant_id = $1 AND workout_id = $2
+            ORDER BY exercise_position, position
+            """,
+            [tenant.rawValue, id.rawValue]
+        )
+        var names: [ExerciseID: String] = [:]
+        var exercises: [WorkoutExercise] = try exerciseRows.map { row in
+            let id = ExerciseID(rawValue: try row.decode("exercise_id"))
+            names[id] = try row.decode("name")
+            return WorkoutExercise(exerciseID: id, notes: try row.decode("notes"), sets: [])
+        }
+        for row in setRows {
+            let position: Int = try row.decode("exercise_position")
+            exercises[position].sets.append(try decodeSet(row))
+        }
+        let content = WorkoutContent(
+            name: try row.decode("name"),
+            startedAt: try row.decode("started_at"),
+            durationSeconds: try row.decode("duration_seconds"),
+            notes: try row.decode("notes"),
+            templateID: try (row.decode("template_id") as UUID?).map(TemplateID.init(rawValue:)),
+            exercises: exercises
+        )
+        return Workout(
+            id: id,
+            content: content,
+            templateVersion: try row.decode("template_version"),
+            exerciseNames: names,
+            summary: try decodeSummary(row),
+            version: try row.decode("version"),
+            createdAt: try row.decode("created_at"),
+            updatedAt: try row.decode("updated_at")
+        )
+    }
+
+    static func decodeSet(_ row: PostgresRow) throws -> WorkoutSet {
+        WorkoutSet(
+            reps: try row.decode("reps"),
+            weight: try (row.decode("weight_kg") as Decimal?).map(Mass.init(kilograms:)),
+            rpe: try row.decode("rpe"),
+            restSeconds: try row.decode("rest_seconds"),
+            note: try row.decode("note"),
+            type: try ExerciseSQL.enumValue(row, "set_type")
+        )
+    }
+
+    static func decodeSummary(_ row: PostgresRow) throws -> WorkoutSummary {
+        WorkoutSummary(
+            exerciseCount: try row.decode("exercise_count"),
+            setCount: try row.decode("set_count"),
+            repCount: try row.decode("rep_count"),
+            volume: Mass(kilograms: try row.decode("volume_kg"))
+        )
+    }
+
+    /// The version of the live template `id`, or `invalidArgument` naming `field`.
+    static func templateVersion(_ tenant: TenantID, _ id: TemplateID, field: String, _ connection: PostgresConnection)
+        async throws -> Int64
+    {
+        let rows = try await connection.query(
+            "SELECT version FROM templates WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL",
+            [tenant.rawValue, id.rawValue]
+        )
+        guard let row = rows.single else { throw SpotterError.invalid(field, "no such template") }
+        return try row.decode("version")
+    }
+}
