@@ -51,6 +51,16 @@ public struct SpotterApplication: Sendable {
         )
         let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
         let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
+        let exerciseStore = PostgresExerciseStore(database: spotterDatabase)
+        let templateStore = PostgresTemplateStore(database: spotterDatabase)
+        let exercises = ExerciseService(store: exerciseStore)
+        let workouts = WorkoutService(store: PostgresWorkoutStore(database: spotterDatabase), templates: templateStore)
+        let templates = TemplateService(store: templateStore)
+        let progress = ProgressService(
+            store: PostgresProgressStore(database: spotterDatabase),
+            exercises: exerciseStore,
+            contexts: PostgresProfileStore(database: spotterDatabase)
+        )
         let serving = ServingState()
 
         let (certificate, key, development) = try tlsFiles(settings)
@@ -67,11 +77,16 @@ public struct SpotterApplication: Sendable {
                 AuthHandler(auth: auth),
                 AccountHandler(accounts: accounts),
                 FeedbackHandler(feedback: feedback),
+                ExerciseHandler(exercises: exercises),
+                WorkoutHandler(workouts: workouts),
+                TemplateHandler(templates: templates),
+                ProgressHandler(progress: progress),
                 HealthHandler(
                     state: serving,
                     services: [
                         "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
-                        "grpc.health.v1.Health",
+                        "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
+                        "spotter.v1.ProgressService", "grpc.health.v1.Health",
                     ]
                 ),
             ],

@@ -1,0 +1,125 @@
+import Foundation
+import GRPCCore
+import SpotterCore
+import SpotterProto
+
+/// `spotter.v1.ProgressService`: per-exercise progress, results and statistics.
+public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol {
+    private let progress: ProgressService
+
+    public init(progress: ProgressService) {
+        self.progress = progress
+    }
+
+    public func getProgress(request: Spotter_V1_GetProgressRequest, context: ServerContext) async throws
+        -> Spotter_V1_GetProgressResponse
+    {
+        let (principal, tenant) = try RequestContext.tenant()
+        let formula: E1RMFormula = request.formula == .brzycki ? .brzycki : .epley
+        let report = try await progress.progress(
+            principal,
+            exerciseID: request.exerciseID,
+            from: request.hasFrom ? request.from.date : nil,
+            to: request.hasTo ? request.to.date : nil,
+            formula: formula
+        )
+        let unit = tenant.unit
+        return .with {
+            $0.exercise = Spotter_V1_Exercise(report.exercise)
+            $0.points = report.points.map { point in
+                .with {
+                    $0.date = point.date
+                    if let best = point.best {
+                        $0.e1Rm = Spotter_V1_Weight(kilograms: best.kilograms, unit)
+                        $0.e1RmFormula = best.formula.proto()
+                        $0.e1RmSet = Spotter_V1_SetReference(best.record, unit: unit)
+                    }
+                    $0.noEstimateReason = point.noEstimateReason ?? ""
+                    $0.topSet = Spotter_V1_SetReference(point.topSet, unit: unit)
+                    $0.volume = Spotter_V1_Weight(point.volume, unit)
+                    $0.setCount = Int32(point.setCount)
+                }
+            }
+            $0.records = .with {
+                if let heaviest = report.records.heaviest {
+                    $0.heaviestWeight = Spotter_V1_SetReference(heaviest, unit: unit)
+                }
+                if let best = report.records.bestE1RM {
+                    $0.bestE1Rm = Spotter_V1_Weight(kilograms: best.kilograms, unit)
+                    $0.bestE1RmFormula = best.formula.proto()
+                    $0.bestE1RmSet = Spotter_V1_SetReference(best.record, unit: unit)
+                }
+                $0.mostReps = report.records.mostReps.map { record in
+                    .with {
+                        $0.reps = Int32(record.reps)
+                        $0.set = Spotter_V1_SetReference(record.record, unit: unit)
+                    }
+                }
+            }
+        }
+    }
+
+    public func listExerciseResults(request: Spotter_V1_ListExerciseResultsRequest, context: ServerContext)
+        async throws -> Spotter_V1_ListExerciseResultsResponse
+    {
+        let (principal, tenant) = try RequestContext.tenant()
+        let page = try await progress.results(
+            principal, exerciseID: request.exerciseID, pageSize: Int(request.page.pageSize),
+            pageToken: request.page.pageToken)
+        return .with {
+            $0.results = page.items.map { record in
+                .with {
+                    $0.set = Spotter_V1_SetReference(record, unit: tenant.unit)
+                    $0.workoutName = record.workoutName
+                    $0.type = record.set.type.proto()
+                    $0.note = record.set.note
+                }
+            }
+            $0.nextPageToken = page.nextToken
+        }
+    }
+
+    public func getStatistics(request: Spotter_V1_GetStatisticsRequest, context: ServerContext) async throws
+        -> Spotter_V1_GetStatisticsResponse
+    {
+        let (principal, tenant) = try RequestContext.tenant()
+        let buckets = try await progress.statistics(
+            principal,
+            period: StatisticsPeriod(proto: request.period),
+            from: request.hasFrom ? request.from.date : nil,
+            to: request.hasTo ? request.to.date : nil
+        )
+        return .with {
+            $0.buckets = buckets.map { bucket in
+                .with {
+                    $0.startDate = bucket.startDate
+                    $0.workouts = Int32(bucket.workouts)
+                    $0.activeMinutes = Int32(bucket.activeMinutes)
+                    $0.setCount = Int32(bucket.setCount)
+                    $0.repCount = Int32(bucket.repCount)
+                    $0.volume = Spotter_V1_Weight(bucket.volume, tenant.unit)
+                    $0.muscleGroups = bucket.muscleGroups.map { group in
+                        .with {
+                            $0.muscleGroup = group.muscleGroup.proto()
+                            $0.setCount = Int32(group.setCount)
+                            $0.volume = Spotter_V1_Weight(group.volume, tenant.unit)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Spotter_V1_SetReference {
+    init(_ record: ExerciseSetRecord, unit: WeightUnit) {
+        self.init()
+        workoutID = record.workoutID.description
+        startedAt = Spotter_V1_Timestamp(record.startedAt)
+        exerciseIndex = Int32(record.exerciseIndex)
+        setIndex = Int32(record.setIndex)
+        reps = Int32(record.set.reps)
+        if let weight = record.set.weight { self.weight = Spotter_V1_Weight(weight, unit) }
+        if let rpe = record.set.rpe { self.rpe = rpe.doubleValue }
+    }
+}

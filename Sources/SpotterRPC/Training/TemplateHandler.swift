@@ -1,0 +1,76 @@
+import GRPCCore
+import SpotterCore
+import SpotterProto
+
+/// `spotter.v1.TemplateService`: the tenant's workout templates.
+public struct TemplateHandler: Spotter_V1_TemplateService.SimpleServiceProtocol {
+    private let templates: TemplateService
+
+    public init(templates: TemplateService) {
+        self.templates = templates
+    }
+
+    public func createTemplate(request: Spotter_V1_CreateTemplateRequest, context: ServerContext) async throws
+        -> Spotter_V1_Template
+    {
+        let created = try await templates.create(
+            try RequestContext.principal(), id: request.templateID, TemplateDraft(request.template))
+        return Spotter_V1_Template(created)
+    }
+
+    public func getTemplate(request: Spotter_V1_GetTemplateRequest, context: ServerContext) async throws
+        -> Spotter_V1_Template
+    {
+        Spotter_V1_Template(try await templates.get(try RequestContext.principal(), id: request.templateID))
+    }
+
+    public func updateTemplate(request: Spotter_V1_UpdateTemplateRequest, context: ServerContext) async throws
+        -> Spotter_V1_Template
+    {
+        let updated = try await templates.update(
+            try RequestContext.principal(),
+            id: request.templateID,
+            TemplateDraft(request.template),
+            expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil
+        )
+        return Spotter_V1_Template(updated)
+    }
+
+    public func copyTemplate(request: Spotter_V1_CopyTemplateRequest, context: ServerContext) async throws
+        -> Spotter_V1_Template
+    {
+        let copy = try await templates.copy(
+            try RequestContext.principal(), id: request.templateID, newID: request.newTemplateID, name: request.name)
+        return Spotter_V1_Template(copy)
+    }
+
+    public func archiveTemplate(request: Spotter_V1_ArchiveTemplateRequest, context: ServerContext) async throws
+        -> Spotter_V1_Template
+    {
+        let archived = try await templates.archive(
+            try RequestContext.principal(), id: request.templateID, archived: request.archived)
+        return Spotter_V1_Template(archived)
+    }
+
+    public func deleteTemplate(request: Spotter_V1_DeleteTemplateRequest, context: ServerContext) async throws
+        -> Spotter_V1_DeleteTemplateResponse
+    {
+        try await templates.delete(try RequestContext.principal(), id: request.templateID)
+        return Spotter_V1_DeleteTemplateResponse()
+    }
+
+    public func listTemplates(request: Spotter_V1_ListTemplatesRequest, context: ServerContext) async throws
+        -> Spotter_V1_ListTemplatesResponse
+    {
+        let page = try await templates.list(
+            try RequestContext.principal(),
+            includeArchived: request.includeArchived,
+            pageSize: Int(request.page.pageSize),
+            pageToken: request.page.pageToken
+        )
+        return .with {
+            $0.templates = page.items.map(Spotter_V1_Template.init)
+            $0.nextPageToken = page.nextToken
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import SpotterCore
+import SpotterProto
+import SwiftProtobuf
+
+// Spotter's proto enums list the core enum's cases in the same order after UNSPECIFIED = 0, so one
+// mapping serves them all (TrainingMappingTests checks every pair by name).
+extension CaseIterable where Self: Equatable {
+    /// The core case of a proto enum value; `nil` for UNSPECIFIED and unknown values.
+    init?<P: SwiftProtobuf.Enum>(proto: P) {
+        let cases = Array(Self.allCases)
+        let index = proto.rawValue - 1
+        guard cases.indices.contains(index) else { return nil }
+        self = cases[index]
+    }
+
+    func proto<P: SwiftProtobuf.Enum>(_: P.Type = P.self) -> P {
+        P(rawValue: Array(Self.allCases).firstIndex(of: self)! + 1)!
+    }
+}
+
+extension Spotter_V1_Timestamp {
+    var date: Date { Date(timeIntervalSince1970: TimeInterval(unixMicros) / 1_000_000) }
+}
+
+extension Spotter_V1_Weight {
+    init(_ mass: Mass, _ unit: WeightUnit) {
+        self.init()
+        value = mass.value(in: unit).doubleValue
+        self.unit = unit.proto
+    }
+
+    init(kilograms: Double, _ unit: WeightUnit) {
+        self.init(Mass(kilograms: Decimal(kilograms)), unit)
+    }
+
+    var draft: WeightDraft { WeightDraft(value: value, unit: WeightUnit(unit)) }
+}
+
+extension WorkoutDraft {
+    init(_ input: Spotter_V1_WorkoutInput) {
+        self.init(
+            name: input.name,
+            startedAt: input.hasStartedAt ? input.startedAt.date : nil,
+            durationSeconds: Int(input.durationSeconds),
+            notes: input.notes,
+            templateID: input.templateID,
+            exercises: input.exercises.map { exercise in
+                WorkoutExerciseDraft(
+                    exerciseID: exercise.exerciseID,
+                    notes: exercise.notes,
+                    sets: exercise.sets.map { set in
+                        SetDraft(
+                            reps: set.hasReps ? Int(set.reps) : nil,
+                            weight: set.hasWeight ? set.weight.draft : nil,
+                            rpe: set.hasRpe ? set.rpe : nil,
+                            restSeconds: set.hasRestSeconds ? Int(set.restSeconds) : nil,
+                            note: set.note,
+                            type: SetType(proto: set.type)
+                        )
+                    }
+                )
+            }
+        )
+    }
+}
+
+extension Spotter_V1_WorkoutInput {
+    init(_ content: WorkoutContent, unit: WeightUnit) {
+        self.init()
+        name = content.name
+        startedAt = Spotter_V1_Timestamp(content.startedAt)
+        durationSeconds = Int32(content.durationSeconds)
+        notes = content.notes
+        templateID = content.templateID?.description ?? ""
+        exercises = content.exercises.map { exercise in
+            .with {
+                $0.exerciseID = exercise.exerciseID.description
+                $0.notes = exercise.notes
+                $0.sets = exercise.sets.map { set in
+                    .with {
+                        $0.reps = Int32(set.reps)
+                        if let weight = set.weight { $0.weight = Spotter_V1_Weight(weight, unit) }
+                        if let rpe = set.rpe { $0.rpe = rpe.doubleValue }
+                        if let rest = set.restSeconds { $0.restSeconds = Int32(rest) }
+                        $0.note = set.note
+                        $0.type = set.type.proto()
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Spotter_V1_WorkoutSummary {
+    init(_ summary: WorkoutSummary, unit: WeightUnit) {
+        self.init()
+        exerciseCount = Int32(summary.exerciseCount)
+        setCount = Int32(summary.setCount)
+        repCount = Int32(summary.repCount)
+        volume = Spotter_V1_Weight(summary.volume, unit)
+    }
+}
+
+extension Spotter_V1_Workout {
+    init(_ workout: Workout, unit: WeightUnit) {
+        self.init()
+        workoutID = workout.id.description
+        name = workout.content.name
+        startedAt = Spotter_V1_Timestamp(workout.content.startedAt)
+        durationSeconds = Int32(workout.content.durationSeconds)
+        notes = workout.content.notes
+        templateID = workout.content.templateID?.description ?? ""
+        templateVersion = workout.templateVersion ?? 0
+        exercises = workout.content.exercises.map { exercise in
+            .with {
+                $0.exerciseID = exercise.exerciseID.description
+                $0.exerciseName = workout.exerciseNames[exercise.exerciseID] ?? ""
+                $0.notes = exercise.notes
+                $0.sets = exercise.sets.map { Spotter_V1_WorkoutSet($0, unit: unit) }
+            }
+        }
+        summary = Spotter_V1_WorkoutSummary(workout.summary, unit: unit)
+        version = workout.version
+        createdAt = Spotter_V1_Timestamp(workout.createdAt)
+        updatedAt = Spotter_V1_Timestamp(workout.updatedAt)
+    }
+}
+
+extension Spotter_V1_WorkoutSet {
+    init(_ set: WorkoutSet, unit: WeightUnit) {
+        self.init()
+        reps = Int32(set.reps)
+        if let weight = set.weight { self.weight = Spotter_V1_Weight(weight, unit) }
+        if let rpe = set.rpe { self.rpe = rpe.doubleValue }
+        if let rest = set.restSeconds { restSeconds = Int32(rest) }
+        note = set.note
+        type = set.type.proto()
+    }
+}
+
+extension Spotter_V1_Exercise {
+    init(_ exercise: Exercise) {
+        self.init()
+        exerciseID = exercise.id.description
+        name = exercise.name
+        category = exercise.category.proto()
+        muscleGroup = exercise.muscleGroup.proto()
+        equipment = exercise.equipment.proto()
+        instructions = exercise.instructions
+        custom = exercise.isCustom
+        archived = exercise.isArchived
+        version = exercise.custom?.version ?? 0
+    }
+}
+
+extension ExerciseDraft {
+    init(_ input: Spotter_V1_ExerciseInput) {
+        self.init(
+            name: input.name,
+            category: ExerciseCategory(proto: input.category),
+            muscleGroup: MuscleGroup(proto: input.muscleGroup),
+            equipment: Equipment(proto: input.equipment),
+            instructions: input.instructions
+        )
+    }
+}
+
+extension Spotter_V1_Template {
+    init(_ template: Template) {
+        self.init()
+        templateID = template.id.description
+        name = template.content.name
+        notes = template.content.notes
+        items = template.content.items.map { item in
+            .with {
+                $0.exerciseID = item.exerciseID.description
+                $0.exerciseName = template.exerciseNames[item.exerciseID] ?? ""
+                $0.targetSets = Int32(item.targetSets)
+                $0.repsMin = Int32(item.repsMin)
+                $0.repsMax = Int32(item.repsMax)
+                if let rpe = item.targetRPE { $0.targetRpe = rpe.doubleValue }
+                if let rest = item.restSeconds { $0.restSeconds = Int32(rest) }
+                $0.notes = item.notes
+            }
+        }
+        archived = template.archivedAt != nil
+        version = template.version
+        createdAt = Spotter_V1_Timestamp(template.createdAt)
+        updatedAt = Spotter_V1_Timestamp(template.updatedAt)
+    }
+}
+
+extension TemplateDraft {
+    init(_ input: Spotter_V1_TemplateInput) {
+        self.init(
+            name: input.name,
+            notes: input.notes,
+            items: input.items.map { item in
+                TemplateItemDraft(
+                    exerciseID: item.exerciseID,
+                    targetSets: Int(item.targetSets),
+                    repsMin: Int(item.repsMin),
+                    repsMax: Int(item.repsMax),
+                    targetRPE: item.hasTargetRpe ? item.targetRpe : nil,
+                    restSeconds: item.hasRestSeconds ? Int(item.restSeconds) : nil,
+                    notes: item.notes
+                )
+            }
+        )
+    }
+}
+
+extension RequestContext {
+    /// The signed-in tenant's context, as authentication read it.
+    static func tenant() throws -> (Principal, TenantContext) {
+        let principal = try principal()
+        guard let tenant = principal.tenant else {
+            throw SpotterError.unavailable("the tenant's settings could not be read; try again")
+        }
+        return (principal, tenant)
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Workouts on PostgreSQL")
+struct WorkoutStoreTests {
+    private let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    @Test("a logged workout is stored whole; a retry with the same id and content returns it, other content is refused")
+    func logIsIdempotent() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let id = WorkoutID.random().description
+            let draft = workoutDraft(at: start, exercises: [Catalog.squat, Catalog.benchPress], sets: 5)
+            let logged = try await training.workouts.log(ada, id: id, draft)
+            #expect(logged.version == 1)
+            #expect(logged.summary.setCount == 10)
+            #expect(logged.exerciseNames[Catalog.squat] == "Barbell Back Squat")
+
+            let retried = try await training.workouts.log(ada, id: id, draft)
+            #expect(retried.id == logged.id)
+            #expect(retried.content == logged.content)
+            #expect(try await database.count("SELECT count(*)::int FROM workouts") == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 10)
+
+            var changed = draft
+            changed.exercises[0].sets[0].reps = 6
+            await #expect(
+                throws: SpotterError.alreadyExists(field: "workout_id", reason: "is already used by a different workout")
+            ) { try await training.workouts.log(ada, id: id, changed) }
+            #expect(try await database.count("SELECT count(*)::int FROM workout_sets WHERE reps = 6") == 0)
+        }
+    }
+
+    @Test("unknown exercises and templates are refused naming their paths, and nothing is written")
+    func unknownReferences() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            var draft = workoutDraft(at: start, exercises: [Catalog.squat, .random(), Catalog.deadlift, .random()])
+            let error = await #expect(throws: SpotterError.self) { try await training.workouts.log(ada, id: "", draft) }
+            #expect(
+                error
+                    == .invalidArgument([
+                        FieldViolation(field: "workout.exercises[1].exercise_id", reason: "no such exercise"),
+                        FieldViolation(field: "workout.exercises[3].exercise_id", reason: "no such exercise"),
+                    ]))
+            draft = workoutDraft(at: start)
+            draft.templateID = TemplateID.random().description
+            await #expect(throws: SpotterError.invalid("workout.template_id", "no such template")) {
+                try await training.workouts.log(ada, id: "", draft)
+            }
+            #expect(try await database.count("SELECT count(*)::int FROM workouts") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 0)
+        }
+    }
+
+    @Test("pounds are stored as exact kilograms, and warm-up sets are kept but not counted")
+    func unitsAndWarmUps() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let draft = WorkoutDraft(
+                name: "Legs",
+                startedAt: start,
+                durationSeconds: 3000,
+                exercises: [
+                    WorkoutExerciseDraft(
+                        exerciseID: Catalog.squat.description,
+                        sets: [
+                            SetDraft(reps: 5, weight: WeightDraft(value: 135, unit: .lb), type: .warmUp),
+                            SetDraft(reps: 5, weight: WeightDraft(value: 225, unit: .lb), rpe: 8),
+                            SetDraft(reps: 3, weight: WeightDraft(value: 232.5, unit: .lb), rpe: 9.5, restSeconds: 180),
+                        ])
+                ])
+            let logged = try await training.workouts.log(ada, id: "", draft)
+            let stored = try await training.workouts.get(ada, id: logged.id.description)
+            #expect(stored.content == logged.content)
+            #expect(stored.content.exercises[0].sets[1].weight?.value(in: .lb) == 225)
+            #expect(stored.content.exercises[0].sets[2].weight?.value(in: .lb) == Decimal(string: "232.5"))
+            #expect(stored.content.exercises[0].sets[0].type == .warmUp)
+            #expect(stored.summary.setCount == 2)
+            #expect(stored.summary.repCount == 8)
+            #expect(stored.summary.volume.value(in: .lb) == Decimal(225 * 5) + Decimal(string: "697.5")!)
+            let kilograms = try await database.ownerConnection().query(
+                "SELECT weight_kg::text FROM workout_sets ORDER BY position"
+            ).map { try $0.decode(0) as String }
+            #expect(kilograms == ["61.234970", "102.058283", "105.460226"])
+        }
+    }
+
+    @Test("replace and patch bump the version; a stale expected version changes nothing")
+    func editing() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let logged = try await training.workouts.log(ada, id: "", workoutDraft(at: start))
+            let id = logged.id.description
+
+            let replaced = try await training.workouts.replace(
+                ada, id: id, workoutDraft("Bench only", at: start, sets: 1, reps: 3, kilograms: 110),
+                expectedVersion: 1)
+            #expect(replaced.version == 2)
+            #expect(replaced.content.exercises[0].sets.count == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 1)
+
+            let later = start.addingTimeInterval(-86_400)
+            let patched = try await training.workouts.update(
+                ada, id: id, WorkoutPatch(name: "  Heavy bench ", startedAt: later), expectedVersion: nil)
+            #expect(patched.version == 3)
+            #expect(patched.content.name == "Heavy bench")
+            #expect(patched.content.startedAt == later)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM workout_sets WHERE started_at = $1", [later]) == 1)
+
+            await #expect(throws: SpotterError.self) {
+                try await training.workouts.update(ada, id: id, WorkoutPatch(name: "Lost"), expectedVersion: 2)
+            }
+            await #expect(throws: SpotterError.invalid("name", "is required")) {
+                try await training.workouts.update(ada, id: id, WorkoutPatch(name: " "), expectedVersion: nil)
+            }
+            #expect(try await training.workouts.get(ada, id: id).content.name == "Heavy bench")
+        }
+    }
+
+    @Test("a deleted workout leaves a tombstone and disappears from history and progress at once")
+    func deletion() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let logged = try await training.workouts.log(ada, id: "", workoutDraft(at: start))
+            try await training.workouts.delete(ada, id: logged.id.description)
+            await #expect(throws: SpotterError.notFound("workout not found")) {
+                try await training.workouts.get(ada, id: logged.id.description)
+            }
+            await #expect(throws: SpotterError.notFound("workout not found")) {
+                try await training.workouts.delete(ada, id: logged.id.description)
+            }
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM workouts WHERE deleted_at IS NOT NULL AND version = 2") == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 0)
+            let history = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            #expect(history.items.isEmpty)
+            let progress = try await training.progress.progress(
+                ada, exerciseID: Catalog.benchPress.description, from: nil, to: nil, formula: .epley)
+            #expect(progress.points.isEmpty)
+        }
+    }
+
+    @Test("history is newest first in pages, filters by date and searches workout and exercise names")
+    func history() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let empty = try await training.workouts.history(ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            #expect(empty.items.isEmpty && empty.nextToken.isEmpty)
+            for day in 0..<25 {
+                let exercises = day % 5 == 0 ? [Catalog.overheadPress] : [Catalog.squat]
+                _ = try await training.workouts.log(
+                    ada, id: "",
+                    workoutDraft(
+                        day % 2 == 0 ? "Even day" : "Odd day", at: start.addingTimeInterval(Double(-day) * 86_400),
+                        exercises: exercises))
+            }
+            var seen: [Date] = []
+            var token = ""
+            repeat {
+                let page = try await training.workouts.history(
+                    ada, from: nil, to: nil, text: "", pageSize: 10, pageToken: token)
+                seen += page.items.map(\.startedAt)
+                token = page.nextToken
+            } while !token.isEmpty
+            #expect(seen.count == 25)
+            #expect(seen == seen.sorted(by: >))
+
+            let ranged = try await training.workouts.history(
+                ada, from: start.addingTimeInterval(-4.5 * 86_400), to: start, text: "", pageSize: 100, pageToken: "")
+            #expect(ranged.items.count == 4)
+            let byName = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "ODD", pageSize: 100, pageToken: "")
+            #expect(byName.items.count == 12)
+            let byExercise = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "overhead", pageSize: 100, pageToken: "")
+            #expect(byExercise.items.count == 5)
+            #expect(byExercise.items[0].summary.setCount == 3)
+
+            await #expect(throws: SpotterError.invalid("page.page_token", "is not a token this call returned")) {
+                try await training.workouts.history(ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "nope!")
+            }
+        }
+    }
+
+    @Test("another tenant cannot read, change or reference a lifter's workouts, templates or custom exercises")
+    func tenantIsolation() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let bob = try await database.lifter("bob")
+            let custom = try await training.exercises.create(
+                ada, id: "",
+                ExerciseDraft(
+                    name: "Zercher Squat", category: .squat, muscleGroup: .quadriceps, equipment: .barbell,
+                    instructions: ""))
+            let template = try await training.templates.create(
+                ada, id: "", TemplateDraft(name: "A", items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 5)]))
+            let workout = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: start, exercises: [custom.id, Catalog.squat]))
+            let id = workout.id.description
+
+            await #expect(throws: SpotterError.notFound("workout not found")) {
+                try await training.workouts.get(bob, id: id)
+            }
+            await #expect(throws: SpotterError.self) {
+                try await training.workouts.replace(bob, id: id, workoutDraft(at: start), expectedVersion: nil)
+            }
+            await #expect(throws: SpotterError.notFound("workout not found")) {
+                try await training.workouts.delete(bob, id: id)
+            }
+            await #expect(throws: SpotterError.notFound("template not found")) {
+                try await training.templates.get(bob, id: template.id.description)
+            }
+            await #expect(throws: SpotterError.notFound("exercise not found")) {
+                try await training.exercises.get(bob, custom.id.description)
+            }
+            await #expect(
+                throws: SpotterError.invalid("workout.exercises[0].exercise_id", "no such exercise")
+            ) { try await training.workouts.log(bob, id: "", workoutDraft(at: start, exercises: [custom.id])) }
+            // Reusing another tenant's workout id creates Bob's own workout; Ada's is untouched.
+            _ = try await training.workouts.log(bob, id: id, workoutDraft("Bob's", at: start))
+            #expect(try await training.workouts.get(ada, id: id).content.name == "Push day")
+
+            let bobsCustom = try await training.exercises.list(
+                bob, ExerciseFilter(customOnly: true), pageSize: 0, pageToken: "")
+            #expect(bobsCustom.items.isEmpty)
+            let bobsHistory = try await training.workouts.history(
+                bob, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            #expect(bobsHistory.items.map(\.name) == ["Bob's"])
+            let bobsSquat = try await training.progress.progress(
+                bob, exerciseID: Catalog.squat.description, from: nil, to: nil, formula: .epley)
+            #expect(bobsSquat.points.isEmpty)
+            await #expect(throws: SpotterError.notFound("exercise not found")) {
+                try await training.progress.progress(
+                    bob, exerciseID: custom.id.description, from: nil, to: nil, formula: .epley)
+            }
+            let bobsStatistics = try await training.progress.statistics(
+                bob, period: .day, from: start.addingTimeInterval(-86_400), to: start.addingTimeInterval(86_400))
+            #expect(bobsStatistics.map(\.setCount) == [3])
+            let adasStatistics = try await training.progress.statistics(
+                ada, period: .day, from: start.addingTimeInterval(-86_400), to: start.addingTimeInterval(86_400))
+            #expect(adasStatistics.map(\.setCount) == [6])
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import SpotterCore
+import SpotterPostgres
+
+/// Fixed ids of built-in exercises (Migrations/0007_exercise_catalog.sql).
+public enum Catalog {
+    public static let squat = ExerciseID("c0000000-0000-4000-8000-000000000001")!
+    public static let benchPress = ExerciseID("c0000000-0000-4000-8000-000000000002")!
+    public static let deadlift = ExerciseID("c0000000-0000-4000-8000-000000000003")!
+    public static let frontSquat = ExerciseID("c0000000-0000-4000-8000-000000000004")!
+    public static let overheadPress = ExerciseID("c0000000-0000-4000-8000-000000000005")!
+    public static let dumbbellBenchPress = ExerciseID("c0000000-0000-4000-8000-000000000026")!
+}
+
+/// The training services on one test database, with a clock the test controls.
+public struct TrainingServices: Sendable {
+    public let exercises: ExerciseService
+    public let workouts: WorkoutService
+    public let templates: TemplateService
+    public let progress: ProgressService
+}
+
+extension TestDatabase {
+    public func trainingServices(clock: TestClock? = nil) -> TrainingServices {
+        let database = SpotterDatabase(pool: appPool)
+        let now: @Sendable () -> Date = { clock?.now ?? Date() }
+        let exerciseStore = PostgresExerciseStore(database: database)
+        let templateStore = PostgresTemplateStore(database: database)
+        return TrainingServices(
+            exercises: ExerciseService(store: exerciseStore, now: now),
+            workouts: WorkoutService(store: PostgresWorkoutStore(database: database), templates: templateStore, now: now),
+            templates: TemplateService(store: templateStore, now: now),
+            progress: ProgressService(
+                store: PostgresProgressStore(database: database),
+                exercises: exerciseStore,
+                contexts: PostgresProfileStore(database: database),
+                now: now
+            )
+        )
+    }
+
+    /// Registers a lifter named `name` and returns their principal.
+    public func lifter(_ name: String, kind: TenantKind = .lifter) async throws -> Principal {
+        try await authService().register(
+            AuthService.Registration(
+                email: "\(name)@example.com", username: name, password: "long enough \(name)", kind: kind)
+        )
+    }
+}
+
+/// A workout draft of `sets` working sets of `reps` at `kilograms` for each exercise.
+public func workoutDraft(
+    _ name: String = "Push day",
+    at startedAt: Date,
+    exercises: [ExerciseID] = [Catalog.benchPress],
+    sets: Int = 3,
+    reps: Int = 5,
+    kilograms: Double = 100,
+    rpe: Double? = nil
+) -> WorkoutDraft {
+    WorkoutDraft(
+        name: name,
+        startedAt: startedAt,
+        durationSeconds: 3600,
+        exercises: exercises.map { id in
+            WorkoutExerciseDraft(
+                exerciseID: id.description,
+                sets: (0..<sets).map { _ in
+                    SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg), rpe: rpe)
+                }
+            )
+        }
+    )
+}
