@@ -1,0 +1,162 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Exercises and templates on PostgreSQL")
+struct ExerciseAndTemplateStoreTests {
+    private let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private func zercher(_ name: String = "Zercher Squat") -> ExerciseDraft {
+        ExerciseDraft(name: name, category: .squat, muscleGroup: .quadriceps, equipment: .barbell, instructions: "")
+    }
+
+    @Test("the built-in catalog holds at least 80 exercises every tenant can filter, search and page through")
+    func catalog() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices()
+            let ada = try await database.lifter("ada")
+            var names: [String] = []
+            var token = ""
+            repeat {
+                let page = try await training.exercises.list(ada, ExerciseFilter(), pageSize: 25, pageToken: token)
+                names += page.items.map(\.name)
+                token = page.nextToken
+            } while !token.isEmpty
+            #expect(names.count >= 80)
+            #expect(names == names.sorted { $0.lowercased() < $1.lowercased() })
+            let dumbbellChest = try await training.exercises.list(
+                ada, ExerciseFilter(muscleGroup: .chest, equipment: .dumbbell), pageSize: 100, pageToken: "")
+            #expect(!dumbbellChest.items.isEmpty)
+            #expect(dumbbellChest.items.allSatisfy { $0.muscleGroup == .chest && $0.equipment == .dumbbell })
+            let search = try await training.exercises.list(
+                ada, ExerciseFilter(query: "  DEADLIFT "), pageSize: 100, pageToken: "")
+            #expect(search.items.contains { $0.id == Catalog.deadlift })
+            #expect(search.items.allSatisfy { $0.name.lowercased().contains("deadlift") })
+            let squat = try await training.exercises.get(ada, Catalog.squat.description)
+            #expect(squat.bigThree == .squat && !squat.isCustom && !squat.instructions.isEmpty)
+        }
+    }
+
+    @Test("custom exercises: a retried create returns the same one, names are unique, edits bump the version")
+    func customExercises() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let id = ExerciseID.random().description
+            let created = try await training.exercises.create(ada, id: id, zercher())
+            #expect(created.custom?.version == 1)
+            #expect(try await training.exercises.create(ada, id: id, zercher()) == created)
+            await #expect(throws: SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")) {
+                try await training.exercises.create(ada, id: id, zercher("Other"))
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "id", reason: "is already taken")) {
+                try await training.exercises.create(ada, id: "", zercher("zercher squat"))
+            }
+            await #expect(throws: SpotterError.self) {
+                try await training.exercises.create(ada, id: Catalog.squat.description, zercher("Mine"))
+            }
+            let renamed = try await training.exercises.update(
+                ada, id: id, zercher("Zercher Box Squat"), expectedVersion: 1)
+            #expect(renamed.name == "Zercher Box Squat" && renamed.custom?.version == 2)
+            await #expect(throws: SpotterError.self) {
+                try await training.exercises.update(ada, id: id, zercher("Late"), expectedVersion: 1)
+            }
+            await #expect(
+                throws: SpotterError.failedPrecondition("built-in exercises cannot be changed; create a custom one")
+            ) { try await training.exercises.update(ada, id: Catalog.squat.description, zercher(), expectedVersion: nil) }
+            let invalid = await #expect(throws: SpotterError.self) {
+                try await training.exercises.create(
+                    ada, id: "",
+                    ExerciseDraft(name: "", category: nil, muscleGroup: nil, equipment: .band, instructions: ""))
+            }
+            #expect(
+                invalid
+                    == .invalidArgument([
+                        FieldViolation(field: "exercise.name", reason: "is required"),
+                        FieldViolation(field: "exercise.category", reason: "is required"),
+                        FieldViolation(field: "exercise.muscle_group", reason: "is required"),
+                    ]))
+        }
+    }
+
+    @Test("an archived custom exercise leaves the list but stays in old workouts and can be restored")
+    func archiving() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let custom = try await training.exercises.create(ada, id: "", zercher())
+            let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
+            let archived = try await training.exercises.archive(ada, id: custom.id.description, archived: true)
+            #expect(archived.isArchived)
+            let listed = try await training.exercises.list(ada, ExerciseFilter(customOnly: true), pageSize: 0, pageToken: "")
+            #expect(listed.items.isEmpty)
+            let all = try await training.exercises.list(
+                ada, ExerciseFilter(customOnly: true, includeArchived: true), pageSize: 0, pageToken: "")
+            #expect(all.items.map(\.id) == [custom.id])
+            let stored = try await training.workouts.get(ada, id: workout.id.description)
+            #expect(stored.exerciseNames[custom.id] == "Zercher Squat")
+            let restored = try await training.exercises.archive(ada, id: custom.id.description, archived: false)
+            #expect(!restored.isArchived && restored.custom?.version == 3)
+        }
+    }
+
+    @Test("templates: update bumps the version, copy and archive work, and logging from one records its version")
+    func templates() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let draft = TemplateDraft(
+                name: "Upper A",
+                items: [
+                    TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, targetRPE: 8),
+                    TemplateItemDraft(
+                        exerciseID: Catalog.overheadPress.description, targetSets: 2, repsMin: 8, repsMax: 12,
+                        restSeconds: 90),
+                ])
+            let id = TemplateID.random().description
+            let template = try await training.templates.create(ada, id: id, draft)
+            #expect(try await training.templates.create(ada, id: id, draft) == template)
+            #expect(template.exerciseNames[Catalog.benchPress] == "Barbell Bench Press")
+
+            let prefilled = try await training.workouts.prefill(ada, templateID: id, startedAt: start)
+            #expect(prefilled.exercises.map(\.sets.count) == [3, 2])
+            #expect(prefilled.exercises[1].sets[0].reps == 12)
+            var today = workoutDraft("Upper A", at: start, exercises: [Catalog.benchPress, Catalog.overheadPress, Catalog.squat])
+            today.templateID = id
+            let logged = try await training.workouts.log(ada, id: "", today)
+            #expect(logged.templateVersion == 1)
+
+            var edited = draft
+            edited.items.removeLast()
+            let updated = try await training.templates.update(ada, id: id, edited, expectedVersion: 1)
+            #expect(updated.version == 2 && updated.content.items.count == 1)
+            #expect(try await training.workouts.get(ada, id: logged.id.description).templateVersion == 1)
+            // Editing the workout never changes the template.
+            _ = try await training.workouts.replace(
+                ada, id: logged.id.description, today, expectedVersion: nil)
+            #expect(try await training.templates.get(ada, id: id).content == updated.content)
+            #expect(try await training.workouts.get(ada, id: logged.id.description).templateVersion == 1)
+
+            let copy = try await training.templates.copy(ada, id: id, newID: "", name: "")
+            #expect(copy.content.name == "Upper A (copy)" && copy.version == 1)
+            _ = try await training.templates.archive(ada, id: id, archived: true)
+            let listed = try await training.templates.list(ada, includeArchived: false, pageSize: 0, pageToken: "")
+            #expect(listed.items.map(\.id) == [copy.id])
+            let all = try await training.templates.list(ada, includeArchived: true, pageSize: 1, pageToken: "")
+            #expect(all.items.count == 1 && !all.nextToken.isEmpty)
+            try await training.templates.delete(ada, id: copy.id.description)
+            let afterDelete = try await training.templates.list(ada, includeArchived: true, pageSize: 0, pageToken: "")
+            #expect(afterDelete.items.map(\.id) == [template.id])
+
+            let invalid = await #expect(throws: SpotterError.self) {
+                try await training.templates.create(
+                    ada, id: "",
+                    TemplateDraft(
+                        name: "Bad",
+                        items: [TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)]))
+            }
+            #expect(invalid == .invalid("template.items[0].exercise_id", "no such exercise"))
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Progress and statistics on PostgreSQL")
+struct ProgressStoreTests {
+    /// Monday 2026-09-07 12:00 UTC.
+    private let monday = Date(timeIntervalSince1970: 1_788_782_400)
+
+    @Test("progress gives per-day e1RM with its method, top set, volume and records; free covers the big three only")
+    func progressAndTierGate() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(30 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday, exercises: [Catalog.squat], reps: 5, kilograms: 100))
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday.addingTimeInterval(2 * 86_400), exercises: [Catalog.squat], sets: 1, reps: 3, kilograms: 110, rpe: 8))
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday.addingTimeInterval(4 * 86_400), exercises: [Catalog.squat], sets: 2, reps: 15, kilograms: 60))
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday, exercises: [Catalog.frontSquat], reps: 5, kilograms: 80))
+
+            let report = try await training.progress.progress(
+                ada, exerciseID: Catalog.squat.description, from: nil, to: nil, formula: .epley)
+            #expect(report.points.map(\.date) == ["2026-09-07", "2026-09-09", "2026-09-11"])
+            #expect(report.points[0].best?.formula == .epley)
+            #expect(abs((report.points[0].best?.kilograms ?? 0) - 100 * (1 + 5.0 / 30)) < 1e-9)
+            #expect(report.points[0].volume == Mass(kilograms: 1500))
+            #expect(report.points[1].best?.formula == .rpe)
+            #expect(abs((report.points[1].best?.kilograms ?? 0) - 110 / 0.863) < 1e-9)
+            #expect(report.points[2].best == nil)
+            #expect(report.points[2].noEstimateReason?.contains("15 reps") == true)
+            #expect(report.records.heaviest?.set.weight == Mass(kilograms: 110))
+            #expect(report.records.bestE1RM?.formula == .rpe)
+            #expect(report.records.mostReps.map(\.reps) == [3, 5, 15])
+
+            let ranged = try await training.progress.progress(
+                ada, exerciseID: Catalog.squat.description, from: monday.addingTimeInterval(86_400),
+                to: monday.addingTimeInterval(3 * 86_400), formula: .brzycki)
+            #expect(ranged.points.map(\.date) == ["2026-09-09"])
+
+            await #expect(throws: SpotterError.self) {
+                try await training.progress.progress(
+                    ada, exerciseID: Catalog.frontSquat.description, from: nil, to: nil, formula: .epley)
+            }
+            do {
+                _ = try await training.progress.progress(
+                    ada, exerciseID: Catalog.frontSquat.description, from: nil, to: nil, formula: .epley)
+            } catch let SpotterError.permissionDenied(message) {
+                #expect(message.contains("Pro tier") && message.contains("Front Squat"))
+            }
+            let owner = try await database.ownerConnection()
+            try await owner.query("UPDATE tenants SET tier = 'pro' WHERE tenant_id = $1", [ada.tenantID.rawValue])
+            let pro = try await training.progress.progress(
+                ada, exerciseID: Catalog.frontSquat.description, from: nil, to: nil, formula: .epley)
+            #expect(pro.points.count == 1)
+            // An expired tier counts as free again.
+            try await owner.query(
+                "UPDATE tenants SET tier_expires_at = $2 WHERE tenant_id = $1",
+                [ada.tenantID.rawValue, clock.now.addingTimeInterval(-1)])
+            await owner.close()
+            await #expect(throws: SpotterError.self) {
+                try await training.progress.progress(
+                    ada, exerciseID: Catalog.frontSquat.description, from: nil, to: nil, formula: .epley)
+            }
+
+            let results = try await training.progress.results(
+                ada, exerciseID: Catalog.squat.description, pageSize: 4, pageToken: "")
+            #expect(results.items.map(\.set.reps) == [15, 15, 3, 5])
+            let rest = try await training.progress.results(
+                ada, exerciseID: Catalog.squat.description, pageSize: 4, pageToken: results.nextToken)
+            #expect(rest.items.map(\.set.reps) == [5, 5] && rest.nextToken.isEmpty)
+        }
+    }
+
+    @Test("statistics group by day, ISO week (Monday) and month in the lifter's time zone, with muscle groups")
+    func statistics() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(monday.addingTimeInterval(60 * 86_400)))
+            let ada = try await database.lifter("ada")
+            let owner = try await database.ownerConnection()
+            try await owner.query(
+                "UPDATE tenants SET time_zone = 'Pacific/Auckland' WHERE tenant_id = $1", [ada.tenantID.rawValue])
+            await owner.close()
+            // Sunday 2026-09-06 13:00 UTC is Monday 01:00 in Auckland: the same ISO week as the Monday.
+            let sundayUTC = monday.addingTimeInterval(-23 * 3600)
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: sundayUTC, exercises: [Catalog.squat]))
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday, exercises: [Catalog.benchPress, Catalog.squat], sets: 2))
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday.addingTimeInterval(7 * 86_400), exercises: [Catalog.deadlift]))
+
+            let range = (from: monday.addingTimeInterval(-10 * 86_400), to: monday.addingTimeInterval(30 * 86_400))
+            let weeks = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to)
+            #expect(weeks.map(\.startDate) == ["2026-09-07", "2026-09-14"])
+            #expect(weeks[0].workouts == 2 && weeks[0].activeMinutes == 120 && weeks[0].setCount == 7)
+            #expect(weeks[0].volume == Mass(kilograms: 3500))
+            #expect(weeks[0].muscleGroups.map(\.muscleGroup) == [.quadriceps, .chest])
+            #expect(weeks[0].muscleGroups.map(\.setCount) == [5, 2])
+            let days = try await training.progress.statistics(ada, period: .day, from: range.from, to: range.to)
+            #expect(days.map(\.startDate) == ["2026-09-07", "2026-09-08", "2026-09-15"])
+            let months = try await training.progress.statistics(ada, period: .month, from: range.from, to: range.to)
+            #expect(months.map(\.startDate) == ["2026-09-01"] && months[0].workouts == 3)
+
+            let invalid = await #expect(throws: SpotterError.self) {
+                try await training.progress.statistics(ada, period: nil, from: range.to, to: range.from)
+            }
+            #expect(
+                invalid
+                    == .invalidArgument([
+                        FieldViolation(field: "period", reason: "is required (DAY, WEEK or MONTH)"),
+                        FieldViolation(field: "to", reason: "must be after from"),
+                    ]))
+        }
+    }
+}
