@@ -124,6 +124,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "spotter-load",
+            dependencies: [
+                "SpotterProto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+            ],
+            path: "Benchmarks/LoadGenerator",
+            swiftSettings: strict
+        ),
         .target(
             name: "SpotterTestSupport",
             dependencies: [

@@ -8,6 +8,10 @@ step with the API. Needs `pip install grpcio grpcio-tools`.
     scripts/spotter_client.py register --email ada@example.com --username ada --password '…' --kind lifter
     scripts/spotter_client.py sign-in --login ada --password '…'        # prints the tokens as JSON
     scripts/spotter_client.py profile --token <access token>
+    scripts/spotter_client.py call --token <access token> spotter.v1.WorkoutService/ListWorkouts '{}'
+
+`call` reaches any method: the request is the JSON form of its request message (field names as in
+the .proto files) and the answer is printed as JSON.
 
 Options --target (default 127.0.0.1:8443) and --ca (the server's certificate; default: the
 development certificate under SPOTTER_DATA_DIR) choose the server.
@@ -46,6 +50,11 @@ def load_stubs():
         "health": "grpc.health.v1.health_pb2",
         "health_grpc": "grpc.health.v1.health_pb2_grpc",
     }
+    # Every other message module too, so `call` finds any method in the descriptor pool.
+    for path in sorted(out.rglob("*_pb2.py")):
+        module = ".".join(path.relative_to(out).with_suffix("").parts)
+        if module not in names.values():
+            names[module] = module
     # The generated "grpc" package would shadow grpcio: import grpcio first, then load by path.
     import grpc  # noqa: F401
 
@@ -95,6 +104,10 @@ def main(argv=None):
     verify.add_argument("--token", required=True)
     prof = sub.add_parser("profile")
     prof.add_argument("--token", required=True)
+    call = sub.add_parser("call", help="call any method with a JSON request")
+    call.add_argument("--token", default=None)
+    call.add_argument("method", help="package.Service/Method, e.g. spotter.v1.WorkoutService/LogWorkout")
+    call.add_argument("request", nargs="?", default="{}", help="the request as JSON ('-' reads stdin)")
     args = parser.parse_args(argv)
 
     import grpc
@@ -117,6 +130,8 @@ def main(argv=None):
             )
         elif args.command == "verify-email":
             reply = s.auth_grpc.AuthServiceStub(ch).VerifyEmail(s.auth.VerifyEmailRequest(token=args.token), timeout=10)
+        elif args.command == "call":
+            reply = call_method(ch, args.method, sys.stdin.read() if args.request == "-" else args.request, args.token)
         else:
             reply = s.account_grpc.AccountServiceStub(ch).GetProfile(
                 s.account.GetProfileRequest(), metadata=[("authorization", f"Bearer {args.token}")], timeout=10
@@ -126,6 +141,21 @@ def main(argv=None):
     except grpc.RpcError as error:
         print(f"{error.code().name}: {error.details()}", file=sys.stderr)
         return 1
+
+
+def call_method(ch, method, request_json, token):
+    """Calls `package.Service/Method` with a request given as JSON."""
+    from google.protobuf import descriptor_pool, json_format, message_factory
+
+    service, _, name = method.partition("/")
+    descriptor = descriptor_pool.Default().FindServiceByName(service).FindMethodByName(name)
+    request_type = message_factory.GetMessageClass(descriptor.input_type)
+    reply_type = message_factory.GetMessageClass(descriptor.output_type)
+    request = json_format.Parse(request_json, request_type())
+    stub = ch.unary_unary(f"/{service}/{name}", request_serializer=request_type.SerializeToString,
+                          response_deserializer=reply_type.FromString)
+    metadata = [("authorization", f"Bearer {token}")] if token else None
+    return stub(request, metadata=metadata, timeout=30)
 
 
 if __name__ == "__main__":

@@ -166,9 +166,11 @@ public struct TemplateDraft: Sendable, Equatable {
             validator.check((1...20).contains(item.targetSets), path + ".target_sets", "must be between 1 and 20")
             validator.check((1...100).contains(item.repsMin), path + ".reps_min", "must be between 1 and 100")
             let repsMax = item.repsMax == 0 ? item.repsMin : item.repsMax
-            validator.check(
-                item.repsMax == 0 || (item.repsMin...100).contains(item.repsMax) || item.repsMin > 100,
-                path + ".reps_max", "must be between reps_min and 100")
+            if item.repsMax != 0 {
+                validator.check(
+                    item.repsMax >= item.repsMin && item.repsMax <= 100, path + ".reps_max",
+                    "must be between reps_min and 100")
+            }
             let rpe = validatedRPE(item.targetRPE, path + ".target_rpe", into: &validator)
             if let rest = item.restSeconds {
                 validator.check((0...3600).contains(rest), path + ".rest_seconds", "must be between 0 and 3600")

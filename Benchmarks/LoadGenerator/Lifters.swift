@@ -1,0 +1,113 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import SpotterProto
+
+/// A signed-in lifter of the benchmark.
+struct Lifter: Sendable {
+    let metadata: Metadata
+}
+
+/// Creating (or reusing) the lifters a scenario needs, with their data.
+enum Lifters {
+    static let password = "benchmark password 1"
+
+    static func prepare(
+        scenario: LoadGenerator.Scenario,
+        count: Int,
+        prefix: String,
+        client: GRPCClient<HTTP2ClientTransport.Posix>
+    ) async throws -> [Lifter] {
+        var lifters: [Lifter] = []
+        for index in 0..<count {
+            let name = "\(prefix)-\(scenario.rawValue)-\(index)"
+            let lifter = try await signIn(name, client)
+            try await seed(scenario, lifter, client)
+            lifters.append(lifter)
+        }
+        return lifters
+    }
+
+    private static func signIn(_ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>) async throws -> Lifter {
+        let auth = Spotter_V1_AuthService.Client(wrapping: client)
+        do {
+            _ = try await auth.register(
+                .with {
+                    $0.email = "\(name)@bench.invalid"
+                    $0.username = name
+                    $0.password = password
+                    $0.kind = .lifter
+                })
+        } catch let error as RPCError where error.code == .alreadyExists {
+            // A rerun with the same prefix reuses the lifter and its data.
+        }
+        let tokens = try await auth.signIn(
+            .with {
+                $0.login = name
+                $0.password = password
+                $0.deviceLabel = "spotter-load"
+            })
+        return Lifter(metadata: ["authorization": "Bearer \(tokens.accessToken)"])
+    }
+
+    /// History: 200 workouts of 10 sets (2,000 sets). Progress: three workouts a week for a year.
+    private static func seed(
+        _ scenario: LoadGenerator.Scenario,
+        _ lifter: Lifter,
+        _ client: GRPCClient<HTTP2ClientTransport.Posix>
+    ) async throws {
+        let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+        let existing = try await workouts.listWorkouts(.with { $0.page.pageSize = 1 }, metadata: lifter.metadata)
+        guard existing.workouts.isEmpty else { return }
+        let now = Date()
+        let count: Int
+        let spacing: TimeInterval
+        switch scenario {
+        case .log: return
+        case .history: (count, spacing) = (200, 86_400)
+        case .progress: (count, spacing) = (156, 365 * 86_400 / 156)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                if index >= 8 { try await group.next() }
+                group.addTask {
+                    let startedAt = now.addingTimeInterval(-Double(index) * spacing - 3600)
+                    _ = try await workouts.logWorkout(
+                        .with { $0.workout = Workouts.tenSets(at: startedAt, progression: Double(count - index)) },
+                        metadata: lifter.metadata)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// The workout every scenario logs: squat and bench press, 5 sets each.
+enum Workouts {
+    static let squat = "c0000000-0000-4000-8000-000000000001"
+    static let bench = "c0000000-0000-4000-8000-000000000002"
+
+    static func tenSets(at startedAt: Date, progression: Double = 0) -> Spotter_V1_WorkoutInput {
+        .with {
+            $0.name = "Squat and bench"
+            $0.startedAt = .at(startedAt)
+            $0.durationSeconds = 3600
+            $0.exercises = [(squat, 100.0), (bench, 70.0)].map { exercise, base in
+                .with {
+                    $0.exerciseID = exercise
+                    $0.sets = (0..<5).map { set in
+                        .with {
+                            $0.reps = 5
+                            $0.weight = .with {
+                                $0.value = base + (progression * 0.25).rounded() + Double(set) * 2.5
+                                $0.unit = .kg
+                            }
+                            $0.rpe = 7 + Double(set) * 0.5
+                            $0.type = .working
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import SpotterProto
+import Synchronization
+
+/// Drives a running spotterd over TLS with a fixed number of calls at a fixed concurrency and
+/// prints throughput, latency percentiles and errors. See Benchmarks/README.md.
+@main
+struct LoadGenerator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spotter-load",
+        abstract: "Load generator for spotterd: log-workout, history and progress calls over TLS."
+    )
+
+    enum Scenario: String, ExpressibleByArgument, CaseIterable {
+        /// LogWorkout with 2 exercises × 5 sets.
+        case log
+        /// ListWorkouts, a 20-entry page, for lifters with 2,000 logged sets each.
+        case history
+        /// GetProgress for squat over the last year, for lifters with a year of training.
+        case progress
+    }
+
+    @Option(help: "Server host.") var host = "localhost"
+    @Option(help: "Server port.") var port = 50051
+    @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
+    @Option(help: "log, history or progress.") var scenario: Scenario
+    @Option(help: "Calls to measure.") var calls = 2000
+    @Option(help: "Calls in flight at once.") var concurrency = 8
+    @Option(help: "Lifters (tenants) the calls are spread over.") var tenants = 8
+    @Option(help: "HTTP/2 connections the calls are spread over.") var connections = 4
+    @Option(help: "Unmeasured calls before measuring.") var warmup = 200
+    @Option(help: "Prefix of the lifters' usernames; reruns with the same prefix reuse their data.")
+    var prefix = "bench"
+
+    func run() async throws {
+        let clients = try (0..<connections).map { _ in
+            GRPCClient(
+                transport: try HTTP2ClientTransport.Posix(
+                    target: .dns(host: host, port: port),
+                    transportSecurity: .tls { $0.trustRoots = .certificates([.file(path: certificate, format: .pem)]) }
+                )
+            )
+        }
+        try await withThrowingDiscardingTaskGroup { group in
+            for client in clients { group.addTask { try await client.runConnections() } }
+            defer { clients.forEach { $0.beginGracefulShutdown() } }
+            let lifters = try await Lifters.prepare(
+                scenario: scenario, count: tenants, prefix: prefix, client: clients[0])
+            let call = Call(scenario: scenario, lifters: lifters)
+            if warmup > 0 {
+                _ = try await Driver.run(calls: warmup, concurrency: concurrency, clients: clients, call: call)
+            }
+            let result = try await Driver.run(calls: calls, concurrency: concurrency, clients: clients, call: call)
+            print(result.report(scenario: scenario.rawValue, concurrency: concurrency))
+        }
+    }
+}
+
+/// One measured call of a scenario.
+struct Call: Sendable {
+    let scenario: LoadGenerator.Scenario
+    let lifters: [Lifter]
+
+    func callAsFunction(_ index: Int, _ client: GRPCClient<HTTP2ClientTransport.Posix>) async throws {
+        let lifter = lifters[index % lifters.count]
+        switch scenario {
+        case .log:
+            let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+            _ = try await workouts.logWorkout(
+                .with {
+                    $0.workoutID = UUID().uuidString.lowercased()
+                    $0.workout = Workouts.tenSets(at: Date())
+                }, metadata: lifter.metadata)
+        case .history:
+            let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+            let page = try await workouts.listWorkouts(.with { $0.page.pageSize = 20 }, metadata: lifter.metadata)
+            guard page.workouts.count == 20 else { throw LoadError("history page has \(page.workouts.count) entries") }
+        case .progress:
+            let progress = Spotter_V1_ProgressService.Client(wrapping: client)
+            let now = Date()
+            let series = try await progress.getProgress(
+                .with {
+                    $0.exerciseID = Workouts.squat
+                    $0.from = .at(now.addingTimeInterval(-365 * 86_400))
+                    $0.to = .at(now)
+                }, metadata: lifter.metadata)
+            guard series.points.count >= 100 else { throw LoadError("progress has \(series.points.count) points") }
+        }
+    }
+}
+
+struct LoadError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs calls with a fixed number in flight and collects their latencies.
+enum Driver {
+    struct Result {
+        var latencies: [Duration]
+        var errors: [String: Int]
+        var elapsed: Duration
+
+        func report(scenario: String, concurrency: Int) -> String {
+            let sorted = latencies.sorted()
+            func percentile(_ p: Double) -> String {
+                guard !sorted.isEmpty else { return "-" }
+                let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+                return String(format: "%.2f ms", milliseconds(sorted[max(0, index)]))
+            }
+            let seconds = milliseconds(elapsed) / 1000
+            var lines = [
+                "scenario=\(scenario) concurrency=\(concurrency) calls=\(latencies.count + errors.values.reduce(0, +))",
+                String(format: "  throughput %.0f calls/s over %.2f s", Double(latencies.count) / seconds, seconds),
+                "  latency p50 \(percentile(0.50))  p90 \(percentile(0.90))  p99 \(percentile(0.99))  max \(percentile(1.0))",
+                "  errors \(errors.values.reduce(0, +))",
+            ]
+            for (message, count) in errors.sorted(by: { $0.value > $1.value }).prefix(5) {
+                lines.append("    \(count) × \(message)")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    static func run(
+        calls: Int,
+        concurrency: Int,
+        clients: [GRPCClient<HTTP2ClientTransport.Posix>],
+        call: Call
+    ) async throws -> Result {
+        let next = Counter()
+        let started = ContinuousClock.now
+        let results = try await withThrowingTaskGroup(of: ([Duration], [String: Int]).self) { group in
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var latencies: [Duration] = []
+                    var errors: [String: Int] = [:]
+                    let client = clients[worker % clients.count]
+                    while true {
+                        let index = next.take()
+                        guard index < calls else { break }
+                        let begin = ContinuousClock.now
+                        do {
+                            try await call(index, client)
+                            latencies.append(ContinuousClock.now - begin)
+                        } catch {
+                            errors["\(error)".prefix(160).description, default: 0] += 1
+                        }
+                    }
+                    return (latencies, errors)
+                }
+            }
+            var all = Result(latencies: [], errors: [:], elapsed: .zero)
+            for try await (latencies, errors) in group {
+                all.latencies += latencies
+                all.errors.merge(errors, uniquingKeysWith: +)
+            }
+            return all
+        }
+        var result = results
+        result.elapsed = ContinuousClock.now - started
+        return result
+    }
+}
+
+/// Hands out call numbers to the workers.
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+extension Spotter_V1_Timestamp {
+    static func at(_ date: Date) -> Self {
+        .with { $0.unixMicros = Int64(date.timeIntervalSince1970 * 1_000_000) }
+    }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs the Spotter load generator beside the raw-SQL proxy (pgbench with ../shared/bench) in one
+# run, on one throwaway PostgreSQL cluster with default durability (fsync and synchronous_commit
+# on), same client counts. Builds spotterd and spotter-load in release mode first.
+#
+#   Benchmarks/run.sh                     # everything (about 5 minutes after the build)
+#   CALLS=4000 CONCURRENCY="8 64" Benchmarks/run.sh
+#
+# Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. scripts/lib/setup.sh
+
+proxy=${PROXY_DIR:-$root/../shared/bench}
+calls=${CALLS:-3000}
+duration=${DURATION:-15}
+concurrency=${CONCURRENCY:-8 32 64}
+port=55440
+grpc_port=50551
+
+install_system_packages
+command -v pgbench >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-contrib; }
+pg_bin=$(postgres_bin_dir)
+
+echo "==> building release binaries"
+swift build -c release --scratch-path .build-release --product spotterd
+swift build -c release --scratch-path .build-release --product spotter-load
+bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
+
+cluster=$(mktemp -d /tmp/spotter-bench.XXXXXX)
+chmod 755 "$cluster"
+run_as_pg=()
+if [ "$(id -u)" = 0 ]; then
+    ensure_postgres_user
+    chown postgres:postgres "$cluster"
+    run_as_pg=(runuser -u postgres --)
+fi
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    "${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$cluster"
+}
+trap cleanup EXIT
+
+echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
+"${run_as_pg[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
+"${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/postgres.log" -w -t 60 \
+    -o "-c listen_addresses='' -c unix_socket_directories='$cluster' -c port=$port -c max_connections=200" \
+    start >/dev/null
+psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
+"${psql[@]}" -c "CREATE DATABASE proxy" -c "CREATE DATABASE spotter"
+"${psql[@]}" -d proxy -f "$proxy/schema.sql"
+
+echo "==> spotterd on 127.0.0.1:$grpc_port"
+data="$cluster/spotter"
+mkdir -p "$data"
+# Cheap password hashing only speeds up signing the benchmark's lifters in; no measured call hashes.
+SPOTTER_DATABASE_URL="host=$cluster port=$port user=postgres dbname=spotter" \
+SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_PORT=$grpc_port SPOTTER_SCRYPT_LOG_N=10 \
+SPOTTER_DATABASE_POOL_SIZE=${POOL_SIZE:-16} SPOTTER_LOG_LEVEL=warning \
+    "$bin/spotterd" > "$cluster/spotterd.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 150); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$grpc_port") 2>/dev/null && break
+    sleep 0.2
+done
+certificate="$data/tls/dev-cert.pem"
+load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate" --calls "$calls")
+
+pgbench=("${run_as_pg[@]}" pgbench -h "$cluster" -p "$port" -U postgres -n -M prepared -T "$duration")
+summary() { grep -E '^(tps|latency average)' | sed 's/^/  /'; }
+
+for c in $concurrency; do
+    echo "==> log a workout of 10 sets, $c concurrent"
+    echo "raw-SQL proxy (pgbench logworkout.sql, $c clients, ${duration}s):"
+    "${pgbench[@]}" -c "$c" -j 2 -f "$proxy/logworkout.sql" proxy 2>/dev/null | summary
+    "${load[@]}" --scenario log --concurrency "$c" --tenants 64
+done
+
+echo "==> a 20-entry history page (lifters with 2,000 sets), 8 concurrent"
+echo "raw-SQL proxy (pgbench history.sql, 8 clients, ${duration}s):"
+"${pgbench[@]}" -c 8 -j 2 -f "$proxy/history.sql" proxy 2>/dev/null | summary
+"${load[@]}" --scenario history --concurrency 8 --tenants 8
+
+echo "==> progress series for one exercise over a year of data"
+"${load[@]}" --scenario progress --concurrency 1 --tenants 4 --calls 500
+"${load[@]}" --scenario progress --concurrency 8 --tenants 4

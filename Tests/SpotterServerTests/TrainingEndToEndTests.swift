@@ -1,0 +1,214 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import GRPCProtobuf
+import SpotterProto
+import SpotterTestSupport
+import Testing
+
+@Suite("Training end to end over TLS")
+struct TrainingEndToEndTests {
+    /// A lifter signed in over the API, preferring pounds.
+    private func signUp(_ client: GRPCClient<HTTP2ClientTransport.Posix>, _ name: String) async throws -> Metadata {
+        let auth = Spotter_V1_AuthService.Client(wrapping: client)
+        _ = try await auth.register(
+            .with {
+                $0.email = "\(name)@example.com"
+                $0.username = name
+                $0.password = "correct horse battery"
+                $0.kind = .lifter
+                $0.timeZone = "Europe/Berlin"
+            })
+        let tokens = try await auth.signIn(
+            .with {
+                $0.login = name
+                $0.password = "correct horse battery"
+            })
+        let metadata: Metadata = ["authorization": "Bearer \(tokens.accessToken)"]
+        _ = try await Spotter_V1_AccountService.Client(wrapping: client).updateProfile(
+            .with { $0.unit = .lb }, metadata: metadata)
+        return metadata
+    }
+
+    private func code(_ body: () async throws -> Void) async -> RPCError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as RPCError {
+            return error.code
+        } catch {
+            return .unknown
+        }
+    }
+
+    private let squat = "c0000000-0000-4000-8000-000000000001"
+    private let bench = "c0000000-0000-4000-8000-000000000002"
+    private let overheadPress = "c0000000-0000-4000-8000-000000000005"
+
+    @Test("template → log from template → edit → history → progress → statistics → delete")
+    func wholeFlow() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUp(client, "ada")
+                let templates = Spotter_V1_TemplateService.Client(wrapping: client)
+                let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+                let progress = Spotter_V1_ProgressService.Client(wrapping: client)
+
+                let template = try await templates.createTemplate(
+                    .with {
+                        $0.template.name = "Lower"
+                        $0.template.items = [
+                            .with {
+                                $0.exerciseID = squat
+                                $0.targetSets = 3
+                                $0.repsMin = 5
+                                $0.targetRpe = 8
+                            },
+                            .with {
+                                $0.exerciseID = overheadPress
+                                $0.targetSets = 2
+                                $0.repsMin = 8
+                                $0.repsMax = 10
+                            },
+                        ]
+                    }, metadata: ada)
+                #expect(template.items.map(\.exerciseName) == ["Barbell Back Squat", "Overhead Press"])
+
+                var today = try await workouts.prefillFromTemplate(
+                    .with { $0.templateID = template.templateID }, metadata: ada)
+                #expect(today.templateID == template.templateID)
+                #expect(today.exercises.map(\.sets.count) == [3, 2])
+                for index in today.exercises[0].sets.indices {
+                    today.exercises[0].sets[index].weight = .with {
+                        $0.value = 225
+                        $0.unit = .lb
+                    }
+                }
+                today.exercises[1].sets.removeLast()
+                today.durationSeconds = 3000
+                let workoutID = UUID().uuidString.lowercased()
+                let logged = try await workouts.logWorkout(
+                    .with {
+                        $0.workoutID = workoutID
+                        $0.workout = today
+                    }, metadata: ada)
+                #expect(logged.templateVersion == 1)
+                #expect(logged.exercises[0].sets[0].weight.value == 225)
+                #expect(logged.exercises[0].sets[0].weight.unit == .lb)
+                #expect(logged.summary.volume.value == 3375)
+                let retried = try await workouts.logWorkout(
+                    .with {
+                        $0.workoutID = workoutID
+                        $0.workout = today
+                    }, metadata: ada)
+                #expect(retried == logged)
+                #expect(try await templates.getTemplate(.with { $0.templateID = template.templateID }, metadata: ada).items.count == 2)
+
+                let renamed = try await workouts.updateWorkout(
+                    .with {
+                        $0.workoutID = workoutID
+                        $0.name = "Lower, heavy"
+                        $0.expectedVersion = 1
+                    }, metadata: ada)
+                #expect(renamed.version == 2 && renamed.exercises.count == 2)
+
+                let history = try await workouts.listWorkouts(.with { $0.query = "squat" }, metadata: ada)
+                #expect(history.workouts.map(\.name) == ["Lower, heavy"])
+                #expect(history.workouts[0].summary.setCount == 4)
+
+                let squatProgress = try await progress.getProgress(.with { $0.exerciseID = squat }, metadata: ada)
+                #expect(squatProgress.points.count == 1)
+                #expect(squatProgress.points[0].e1RmFormula == .rpe)
+                #expect(squatProgress.points[0].e1Rm.unit == .lb)
+                #expect(abs(squatProgress.points[0].e1Rm.value - 225 / 0.811) < 0.01)
+                #expect(squatProgress.records.heaviestWeight.weight.value == 225)
+                #expect(
+                    await code { _ = try await progress.getProgress(.with { $0.exerciseID = overheadPress }, metadata: ada) }
+                        == .permissionDenied)
+
+                let now = Spotter_V1_Timestamp.with { $0.unixMicros = Int64(Date().timeIntervalSince1970 * 1_000_000) }
+                let statistics = try await progress.getStatistics(
+                    .with {
+                        $0.period = .week
+                        $0.from = .with { $0.unixMicros = now.unixMicros - 30 * 86_400 * 1_000_000 }
+                        $0.to = .with { $0.unixMicros = now.unixMicros + 86_400 * 1_000_000 }
+                    }, metadata: ada)
+                #expect(statistics.buckets.map(\.workouts) == [1])
+                #expect(statistics.buckets[0].activeMinutes == 50)
+                #expect(statistics.buckets[0].muscleGroups.first?.muscleGroup == .quadriceps)
+
+                _ = try await workouts.deleteWorkout(.with { $0.workoutID = workoutID }, metadata: ada)
+                #expect(try await workouts.listWorkouts(.init(), metadata: ada).workouts.isEmpty)
+                #expect(
+                    await code { _ = try await workouts.getWorkout(.with { $0.workoutID = workoutID }, metadata: ada) }
+                        == .notFound)
+            }
+        }
+    }
+
+    @Test("an invalid workout is refused as a whole, naming every field path in the message and BadRequest")
+    func invalidWorkout() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUp(client, "ada")
+                let bob = try await signUp(client, "bob")
+                let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+                do {
+                    _ = try await workouts.logWorkout(
+                        .with {
+                            $0.workout.name = "Bad"
+                            $0.workout.startedAt = .with { $0.unixMicros = 1_790_000_000_000_000 }
+                            $0.workout.exercises = [
+                                .with {
+                                    $0.exerciseID = squat
+                                    $0.sets = [.with { $0.reps = 5 }]
+                                },
+                                .with { $0.exerciseID = bench },
+                                .with {
+                                    $0.exerciseID = bench
+                                    $0.sets = [
+                                        .with {
+                                            $0.reps = 5
+                                            $0.rpe = 11
+                                        },
+                                        .with { $0.weight.value = 100 },
+                                    ]
+                                },
+                            ]
+                        }, metadata: ada)
+                    Issue.record("invalid workout accepted")
+                } catch let error as RPCError {
+                    #expect(error.code == .invalidArgument)
+                    #expect(error.message.contains("workout.exercises[2].sets[0].rpe: must be between 1 and 10 in steps of 0.5"))
+                    let status = try #require(try error.unpackGoogleRPCStatus())
+                    let fields = status.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field)
+                    #expect(
+                        fields == [
+                            "workout.exercises[1].sets", "workout.exercises[2].sets[0].rpe",
+                            "workout.exercises[2].sets[1].reps", "workout.exercises[2].sets[1].weight.unit",
+                        ])
+                }
+                #expect(try await workouts.listWorkouts(.init(), metadata: ada).workouts.isEmpty)
+
+                // Another lifter's workout answers exactly like a missing one.
+                let logged = try await workouts.logWorkout(
+                    .with {
+                        $0.workout.name = "Ada's"
+                        $0.workout.startedAt = .with { $0.unixMicros = 1_790_000_000_000_000 }
+                        $0.workout.exercises = [
+                            .with {
+                                $0.exerciseID = squat
+                                $0.sets = [.with { $0.reps = 5 }]
+                            }
+                        ]
+                    }, metadata: ada)
+                var missing: RPCError?
+                var foreign: RPCError?
+                do { _ = try await workouts.getWorkout(.with { $0.workoutID = UUID().uuidString }, metadata: bob) } catch let error as RPCError { missing = error }
+                do { _ = try await workouts.getWorkout(.with { $0.workoutID = logged.workoutID }, metadata: bob) } catch let error as RPCError { foreign = error }
+                #expect(missing?.code == .notFound)
+                #expect(foreign?.code == missing?.code && foreign?.message == missing?.message)
+            }
+        }
+    }
+}
