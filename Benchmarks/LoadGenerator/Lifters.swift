@@ -28,7 +28,8 @@ enum Lifters {
         return lifters
     }
 
-    private static func signIn(_ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>) async throws -> Lifter {
+    private static func signIn(_ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>) async throws -> Lifter
+    {
         let auth = Spotter_V1_AuthService.Client(wrapping: client)
         do {
             _ = try await auth.register(

@@ -47,7 +47,9 @@ struct ExerciseAndTemplateStoreTests {
             let created = try await training.exercises.create(ada, id: id, zercher())
             #expect(created.custom?.version == 1)
             #expect(try await training.exercises.create(ada, id: id, zercher()) == created)
-            await #expect(throws: SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")) {
+            await #expect(
+                throws: SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+            ) {
                 try await training.exercises.create(ada, id: id, zercher("Other"))
             }
             await #expect(throws: SpotterError.alreadyExists(field: "id", reason: "is already taken")) {
@@ -64,7 +66,9 @@ struct ExerciseAndTemplateStoreTests {
             }
             await #expect(
                 throws: SpotterError.failedPrecondition("built-in exercises cannot be changed; create a custom one")
-            ) { try await training.exercises.update(ada, id: Catalog.squat.description, zercher(), expectedVersion: nil) }
+            ) {
+                try await training.exercises.update(ada, id: Catalog.squat.description, zercher(), expectedVersion: nil)
+            }
             let invalid = await #expect(throws: SpotterError.self) {
                 try await training.exercises.create(
                     ada, id: "",
@@ -89,7 +93,8 @@ struct ExerciseAndTemplateStoreTests {
             let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
             let archived = try await training.exercises.archive(ada, id: custom.id.description, archived: true)
             #expect(archived.isArchived)
-            let listed = try await training.exercises.list(ada, ExerciseFilter(customOnly: true), pageSize: 0, pageToken: "")
+            let listed = try await training.exercises.list(
+                ada, ExerciseFilter(customOnly: true), pageSize: 0, pageToken: "")
             #expect(listed.items.isEmpty)
             let all = try await training.exercises.list(
                 ada, ExerciseFilter(customOnly: true, includeArchived: true), pageSize: 0, pageToken: "")
@@ -109,7 +114,8 @@ struct ExerciseAndTemplateStoreTests {
             let draft = TemplateDraft(
                 name: "Upper A",
                 items: [
-                    TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, targetRPE: 8),
+                    TemplateItemDraft(
+                        exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, targetRPE: 8),
                     TemplateItemDraft(
                         exerciseID: Catalog.overheadPress.description, targetSets: 2, repsMin: 8, repsMax: 12,
                         restSeconds: 90),
@@ -122,7 +128,8 @@ struct ExerciseAndTemplateStoreTests {
             let prefilled = try await training.workouts.prefill(ada, templateID: id, startedAt: start)
             #expect(prefilled.exercises.map(\.sets.count) == [3, 2])
             #expect(prefilled.exercises[1].sets[0].reps == 12)
-            var today = workoutDraft("Upper A", at: start, exercises: [Catalog.benchPress, Catalog.overheadPress, Catalog.squat])
+            var today = workoutDraft(
+                "Upper A", at: start, exercises: [Catalog.benchPress, Catalog.overheadPress, Catalog.squat])
             today.templateID = id
             let logged = try await training.workouts.log(ada, id: "", today)
             #expect(logged.templateVersion == 1)
@@ -154,7 +161,9 @@ struct ExerciseAndTemplateStoreTests {
                     ada, id: "",
                     TemplateDraft(
                         name: "Bad",
-                        items: [TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)]))
+                        items: [
+                            TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)
+                        ]))
             }
             #expect(invalid == .invalid("template.items[0].exercise_id", "no such exercise"))
         }

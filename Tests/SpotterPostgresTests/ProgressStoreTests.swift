@@ -15,11 +15,18 @@ struct ProgressStoreTests {
             let clock = TestClock(monday.addingTimeInterval(30 * 86_400))
             let training = database.trainingServices(clock: clock)
             let ada = try await database.lifter("ada")
-            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday, exercises: [Catalog.squat], reps: 5, kilograms: 100))
             _ = try await training.workouts.log(
-                ada, id: "", workoutDraft(at: monday.addingTimeInterval(2 * 86_400), exercises: [Catalog.squat], sets: 1, reps: 3, kilograms: 110, rpe: 8))
+                ada, id: "", workoutDraft(at: monday, exercises: [Catalog.squat], reps: 5, kilograms: 100))
             _ = try await training.workouts.log(
-                ada, id: "", workoutDraft(at: monday.addingTimeInterval(4 * 86_400), exercises: [Catalog.squat], sets: 2, reps: 15, kilograms: 60))
+                ada, id: "",
+                workoutDraft(
+                    at: monday.addingTimeInterval(2 * 86_400), exercises: [Catalog.squat], sets: 1, reps: 3,
+                    kilograms: 110, rpe: 8))
+            _ = try await training.workouts.log(
+                ada, id: "",
+                workoutDraft(
+                    at: monday.addingTimeInterval(4 * 86_400), exercises: [Catalog.squat], sets: 2, reps: 15,
+                    kilograms: 60))
             _ = try await training.workouts.log(
                 ada, id: "", workoutDraft(at: monday, exercises: [Catalog.frontSquat], reps: 5, kilograms: 80))
 

@@ -29,7 +29,8 @@ struct WorkoutStoreTests {
             var changed = draft
             changed.exercises[0].sets[0].reps = 6
             await #expect(
-                throws: SpotterError.alreadyExists(field: "workout_id", reason: "is already used by a different workout")
+                throws: SpotterError.alreadyExists(
+                    field: "workout_id", reason: "is already used by a different workout")
             ) { try await training.workouts.log(ada, id: id, changed) }
             #expect(try await database.count("SELECT count(*)::int FROM workout_sets WHERE reps = 6") == 0)
         }
@@ -157,7 +158,8 @@ struct WorkoutStoreTests {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(start))
             let ada = try await database.lifter("ada")
-            let empty = try await training.workouts.history(ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            let empty = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
             #expect(empty.items.isEmpty && empty.nextToken.isEmpty)
             for day in 0..<25 {
                 let exercises = day % 5 == 0 ? [Catalog.overheadPress] : [Catalog.squat]
@@ -207,7 +209,10 @@ struct WorkoutStoreTests {
                     name: "Zercher Squat", category: .squat, muscleGroup: .quadriceps, equipment: .barbell,
                     instructions: ""))
             let template = try await training.templates.create(
-                ada, id: "", TemplateDraft(name: "A", items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 5)]))
+                ada, id: "",
+                TemplateDraft(
+                    name: "A", items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 5)])
+            )
             let workout = try await training.workouts.log(
                 ada, id: "", workoutDraft(at: start, exercises: [custom.id, Catalog.squat]))
             let id = workout.id.description

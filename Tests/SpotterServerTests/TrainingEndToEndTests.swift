@@ -102,7 +102,9 @@ struct TrainingEndToEndTests {
                         $0.workout = today
                     }, metadata: ada)
                 #expect(retried == logged)
-                #expect(try await templates.getTemplate(.with { $0.templateID = template.templateID }, metadata: ada).items.count == 2)
+                #expect(
+                    try await templates.getTemplate(.with { $0.templateID = template.templateID }, metadata: ada).items
+                        .count == 2)
 
                 let renamed = try await workouts.updateWorkout(
                     .with {
@@ -123,7 +125,9 @@ struct TrainingEndToEndTests {
                 #expect(abs(squatProgress.points[0].e1Rm.value - 225 / 0.811) < 0.01)
                 #expect(squatProgress.records.heaviestWeight.weight.value == 225)
                 #expect(
-                    await code { _ = try await progress.getProgress(.with { $0.exerciseID = overheadPress }, metadata: ada) }
+                    await code {
+                        _ = try await progress.getProgress(.with { $0.exerciseID = overheadPress }, metadata: ada)
+                    }
                         == .permissionDenied)
 
                 let now = Spotter_V1_Timestamp.with { $0.unixMicros = Int64(Date().timeIntervalSince1970 * 1_000_000) }
@@ -179,7 +183,9 @@ struct TrainingEndToEndTests {
                     Issue.record("invalid workout accepted")
                 } catch let error as RPCError {
                     #expect(error.code == .invalidArgument)
-                    #expect(error.message.contains("workout.exercises[2].sets[0].rpe: must be between 1 and 10 in steps of 0.5"))
+                    #expect(
+                        error.message.contains(
+                            "workout.exercises[2].sets[0].rpe: must be between 1 and 10 in steps of 0.5"))
                     let status = try #require(try error.unpackGoogleRPCStatus())
                     let fields = status.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field)
                     #expect(
@@ -204,8 +210,12 @@ struct TrainingEndToEndTests {
                     }, metadata: ada)
                 var missing: RPCError?
                 var foreign: RPCError?
-                do { _ = try await workouts.getWorkout(.with { $0.workoutID = UUID().uuidString }, metadata: bob) } catch let error as RPCError { missing = error }
-                do { _ = try await workouts.getWorkout(.with { $0.workoutID = logged.workoutID }, metadata: bob) } catch let error as RPCError { foreign = error }
+                do {
+                    _ = try await workouts.getWorkout(.with { $0.workoutID = UUID().uuidString }, metadata: bob)
+                } catch let error as RPCError { missing = error }
+                do {
+                    _ = try await workouts.getWorkout(.with { $0.workoutID = logged.workoutID }, metadata: bob)
+                } catch let error as RPCError { foreign = error }
                 #expect(missing?.code == .notFound)
                 #expect(foreign?.code == missing?.code && foreign?.message == missing?.message)
             }

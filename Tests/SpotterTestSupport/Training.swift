@@ -28,7 +28,8 @@ extension TestDatabase {
         let templateStore = PostgresTemplateStore(database: database)
         return TrainingServices(
             exercises: ExerciseService(store: exerciseStore, now: now),
-            workouts: WorkoutService(store: PostgresWorkoutStore(database: database), templates: templateStore, now: now),
+            workouts: WorkoutService(
+                store: PostgresWorkoutStore(database: database), templates: templateStore, now: now),
             templates: TemplateService(store: templateStore, now: now),
             progress: ProgressService(
                 store: PostgresProgressStore(database: database),

@@ -19,12 +19,15 @@ public struct ExerciseService: Sendable {
         guard filter.query.count <= 100 else { throw SpotterError.invalid("query", "must be at most 100 characters") }
         let limit = try PageToken.size(pageSize)
         let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
-            guard let id = ExerciseID(parts[1]) else { throw .invalid("page.page_token", "is not a token this call returned") }
+            guard let id = ExerciseID(parts[1]) else {
+                throw .invalid("page.page_token", "is not a token this call returned")
+            }
             return ExerciseCursor(name: parts[0], id: id)
         }
         let items = try await store.exercises(principal, filter, after: cursor, limit: limit + 1)
         let page = Array(items.prefix(limit))
-        let next = items.count > limit ? page.last.map { PageToken.encode([$0.name.lowercased(), $0.id.description]) } : nil
+        let next =
+            items.count > limit ? page.last.map { PageToken.encode([$0.name.lowercased(), $0.id.description]) } : nil
         return Page(items: page, nextToken: next ?? "")
     }
 
@@ -46,7 +49,8 @@ public struct ExerciseService: Sendable {
     {
         let exerciseID = try Self.id(id)
         let input = try draft.validated()
-        return try await store.updateExercise(principal, exerciseID, input, expectedVersion: expectedVersion, now: now())
+        return try await store.updateExercise(
+            principal, exerciseID, input, expectedVersion: expectedVersion, now: now())
     }
 
     public func archive(_ principal: Principal, id: String, archived: Bool) async throws -> Exercise {

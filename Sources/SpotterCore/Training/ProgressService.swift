@@ -74,7 +74,8 @@ public struct ProgressService: Sendable {
         validator.check(to != nil, "to", "is required")
         if let from, let to {
             validator.check(from < to, "to", "must be after from")
-            validator.check(to.timeIntervalSince(from) <= StatisticsQuery.maxRange, "to", "must be at most 3 years after from")
+            validator.check(
+                to.timeIntervalSince(from) <= StatisticsQuery.maxRange, "to", "must be at most 3 years after from")
         }
         try validator.validate()
         let context = try await principal.context(from: contexts)

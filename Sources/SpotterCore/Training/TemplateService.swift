@@ -25,7 +25,8 @@ public struct TemplateService: Sendable {
     {
         let templateID = try Self.id(id)
         let content = try draft.validated()
-        return try await store.updateTemplate(principal, templateID, content, expectedVersion: expectedVersion, now: now())
+        return try await store.updateTemplate(
+            principal, templateID, content, expectedVersion: expectedVersion, now: now())
     }
 
     /// A new template with the same items; "<name> (copy)" unless a name is given.
@@ -52,12 +53,17 @@ public struct TemplateService: Sendable {
     {
         let limit = try PageToken.size(pageSize)
         let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
-            guard let id = TemplateID(parts[1]) else { throw .invalid("page.page_token", "is not a token this call returned") }
+            guard let id = TemplateID(parts[1]) else {
+                throw .invalid("page.page_token", "is not a token this call returned")
+            }
             return TemplateCursor(name: parts[0], id: id)
         }
-        let items = try await store.templates(principal, includeArchived: includeArchived, after: cursor, limit: limit + 1)
+        let items = try await store.templates(
+            principal, includeArchived: includeArchived, after: cursor, limit: limit + 1)
         let page = Array(items.prefix(limit))
-        let next = items.count > limit ? page.last.map { PageToken.encode([$0.content.name.lowercased(), $0.id.description]) } : nil
+        let next =
+            items.count > limit
+            ? page.last.map { PageToken.encode([$0.content.name.lowercased(), $0.id.description]) } : nil
         return Page(items: page, nextToken: next ?? "")
     }
 

@@ -40,7 +40,8 @@ public struct WorkoutService: Sendable {
     {
         let workoutID = try Self.id(id)
         let content = try draft.validated(now: now())
-        return try await store.replaceWorkout(principal, workoutID, content, expectedVersion: expectedVersion, now: now())
+        return try await store.replaceWorkout(
+            principal, workoutID, content, expectedVersion: expectedVersion, now: now())
     }
 
     public func update(_ principal: Principal, id: String, _ patch: WorkoutPatch, expectedVersion: Int64?)
@@ -71,13 +72,17 @@ public struct WorkoutService: Sendable {
         try validator.validate()
         let limit = try PageToken.size(pageSize)
         let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
-            guard let id = WorkoutID(parts[1]) else { throw .invalid("page.page_token", "is not a token this call returned") }
+            guard let id = WorkoutID(parts[1]) else {
+                throw .invalid("page.page_token", "is not a token this call returned")
+            }
             return HistoryCursor(startedAt: try PageToken.date(micros: parts[0]), id: id)
         }
         let query = HistoryQuery(from: from, to: to, text: text.lowercased(), limit: limit + 1, after: cursor)
         let entries = try await store.history(principal, query)
         let page = Array(entries.prefix(limit))
-        let next = entries.count > limit ? page.last.map { PageToken.encode([PageToken.micros($0.startedAt), $0.id.description]) } : nil
+        let next =
+            entries.count > limit
+            ? page.last.map { PageToken.encode([PageToken.micros($0.startedAt), $0.id.description]) } : nil
         return Page(items: page, nextToken: next ?? "")
     }
 

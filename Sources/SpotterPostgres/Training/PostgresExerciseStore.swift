@@ -47,7 +47,8 @@ public struct PostgresExerciseStore: ExerciseStore {
         try await database.withTenant(principal.tenantID) { connection in
             if let existing = try await Self.load(id, connection) {
                 guard existing.isCustom, existing.input == input else {
-                    throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+                    throw SpotterError.alreadyExists(
+                        field: "exercise_id", reason: "is already used by another exercise")
                 }
                 return existing
             }

@@ -103,7 +103,9 @@ public struct PostgresProgressStore: ProgressStore {
                     repCount: try row.decode("reps"),
                     volume: Mass(kilograms: try row.decode("volume_kg")),
                     muscleGroups: (groups[bucket] ?? []).sorted {
-                        ($0.volume, $0.setCount, $1.muscleGroup.rawValue) > ($1.volume, $1.setCount, $0.muscleGroup.rawValue)
+                        ($0.volume, $0.setCount, $1.muscleGroup.rawValue) > (
+                            $1.volume, $1.setCount, $0.muscleGroup.rawValue
+                        )
                     }
                 )
             }

@@ -237,7 +237,8 @@ public struct PostgresTemplateStore: TemplateStore {
         for (item, name) in entries { names[item.exerciseID] = name }
         return Template(
             id: TemplateID(rawValue: id),
-            content: TemplateContent(name: try row.decode("name"), notes: try row.decode("notes"), items: entries.map(\.0)),
+            content: TemplateContent(
+                name: try row.decode("name"), notes: try row.decode("notes"), items: entries.map(\.0)),
             archivedAt: try row.decode("archived_at"),
             version: try row.decode("version"),
             createdAt: try row.decode("created_at"),
