@@ -20,7 +20,7 @@ enum Lifters {
     ) async throws -> [Lifter] {
         var lifters: [Lifter] = []
         for index in 0..<count {
-            let name = "\(prefix)-\(scenario.rawValue)-\(index)"
+            let name = "\(prefix)_\(scenario.rawValue)_\(index)"
             let lifter = try await signIn(name, client)
             try await seed(scenario, lifter, client)
             lifters.append(lifter)
