@@ -14,38 +14,23 @@ public struct PostgresWorkoutStore: WorkoutStore {
         -> Workout
     {
         let tenant = principal.tenantID
-        let summary = content.summary
-        let fingerprint = content.fingerprint
         return try await database.withTenant(tenant) { connection in
             let names = try await ExerciseSQL.requireNames(
                 content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let templateVersion = try await content.templateID.asyncMap {
                 try await WorkoutSQL.templateVersion(tenant, $0, field: "workout.template_id", connection)
             }
-            let inserted = try await connection.query(
-                """
-                INSERT INTO workouts (tenant_id, workout_id, name, started_at, duration_seconds, notes, template_id,
-                                      template_version, exercise_count, set_count, rep_count, volume_kg,
-                                      log_fingerprint, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
-                ON CONFLICT (tenant_id, workout_id) DO NOTHING
-                """,
-                [
-                    tenant.rawValue, id.rawValue, content.name, content.startedAt, content.durationSeconds,
-                    content.notes, content.templateID?.rawValue, templateVersion, summary.exerciseCount,
-                    summary.setCount, summary.repCount, summary.volume.kilograms, PostgresBytes(fingerprint), now,
-                ]
-            )
-            guard inserted.affectedRows == 1 else {
-                return try await Self.retried(tenant, id, fingerprint: fingerprint, connection)
+            let inserted = try await WorkoutSQL.insert(
+                tenant, id, content, templateVersion: templateVersion, now: now, connection)
+            guard inserted else {
+                return try await Self.retried(tenant, id, fingerprint: content.fingerprint, connection)
             }
-            try await WorkoutSQL.insertChildren(tenant, id, content, connection)
             return Workout(
                 id: id,
                 content: content,
                 templateVersion: templateVersion,
                 exerciseNames: names,
-                summary: summary,
+                summary: content.summary,
                 version: 1,
                 createdAt: now,
                 updatedAt: now

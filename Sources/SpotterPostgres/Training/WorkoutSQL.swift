@@ -4,7 +4,7 @@ import SpotterCore
 
 /// Writing and reading a workout's rows: the workout, its exercises and its sets.
 enum WorkoutSQL {
-    /// Inserts the exercises and sets of `content` (two statements however many sets there are).
+    /// Inserts the exercises and sets of `content` under an existing workout row.
     static func insertChildren(
         _ tenant: TenantID,
         _ id: WorkoutID,
@@ -13,15 +13,71 @@ enum WorkoutSQL {
     ) async throws {
         try await connection.query(
             """
-            INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes)
-            SELECT $1, $2, t.position - 1, t.exercise_id, t.notes
-            FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS t(exercise_id, notes, position)
+            WITH w AS (SELECT $1::uuid AS tenant_id, $2::uuid AS workout_id, $3::timestamptz AS started_at),
+            \(children)
+            SELECT 1
             """,
-            [
-                tenant.rawValue, id.rawValue, content.exercises.map(\.exerciseID.rawValue),
-                content.exercises.map(\.notes),
-            ]
+            childParameters(tenant, id, content)
         )
+    }
+
+    /// Inserts a new workout with its exercises and sets in one statement; `false` when a workout
+    /// with this id already exists (then nothing is written).
+    static func insert(
+        _ tenant: TenantID,
+        _ id: WorkoutID,
+        _ content: WorkoutContent,
+        templateVersion: Int64?,
+        now: Date,
+        _ connection: PostgresConnection
+    ) async throws -> Bool {
+        let summary = content.summary
+        let workout: [any PostgresEncodable] = [
+            content.name, content.durationSeconds, content.notes, content.templateID?.rawValue, templateVersion,
+            summary.exerciseCount, summary.setCount, summary.repCount, summary.volume.kilograms,
+            PostgresBytes(content.fingerprint), now,
+        ]
+        let rows = try await connection.query(
+            """
+            WITH w AS (
+                INSERT INTO workouts (tenant_id, workout_id, started_at, name, duration_seconds, notes, template_id,
+                                      template_version, exercise_count, set_count, rep_count, volume_kg,
+                                      log_fingerprint, created_at, updated_at)
+                VALUES ($1, $2, $3, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25)
+                ON CONFLICT (tenant_id, workout_id) DO NOTHING
+                RETURNING tenant_id, workout_id, started_at
+            ),
+            \(children)
+            SELECT count(*)::int AS inserted FROM w
+            """,
+            childParameters(tenant, id, content) + workout
+        )
+        return try rows.single?.decode("inserted") == 1
+    }
+
+    /// The exercise and set inserts, fed by a CTE `w(tenant_id, workout_id, started_at)` and the
+    /// arrays of `childParameters` ($4–$14): two statements' worth of rows in one round trip.
+    private static let children = """
+        e AS (
+            INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes)
+            SELECT w.tenant_id, w.workout_id, t.position - 1, t.exercise_id, t.notes
+            FROM w, unnest($4::uuid[], $5::text[]) WITH ORDINALITY AS t(exercise_id, notes, position)
+        ),
+        s AS (
+            INSERT INTO workout_sets (tenant_id, workout_id, exercise_position, position, exercise_id, started_at,
+                                      set_type, reps, weight_kg, rpe, rest_seconds, note)
+            SELECT w.tenant_id, w.workout_id, t.exercise_position, t.position, t.exercise_id, w.started_at,
+                   t.set_type, t.reps, t.weight_kg, t.rpe, t.rest_seconds, t.note
+            FROM w, unnest($6::int[], $7::int[], $8::uuid[], $9::text[], $10::int[], $11::numeric[],
+                           $12::numeric[], $13::int[], $14::text[])
+                AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note)
+        )
+        """
+
+    /// $1–$3: tenant, workout, start; $4–$14: the exercises' and sets' columns as arrays.
+    private static func childParameters(_ tenant: TenantID, _ id: WorkoutID, _ content: WorkoutContent)
+        -> [any PostgresEncodable]
+    {
         var exercisePositions: [Int] = []
         var positions: [Int] = []
         var exerciseIDs: [UUID] = []
@@ -44,21 +100,11 @@ enum WorkoutSQL {
                 notes.append(set.note)
             }
         }
-        try await connection.query(
-            """
-            INSERT INTO workout_sets (tenant_id, workout_id, exercise_position, position, exercise_id, started_at,
-                                      set_type, reps, weight_kg, rpe, rest_seconds, note)
-            SELECT $1, $2, t.exercise_position, t.position, t.exercise_id, $3, t.set_type, t.reps, t.weight_kg, t.rpe,
-                   t.rest_seconds, t.note
-            FROM unnest($4::int[], $5::int[], $6::uuid[], $7::text[], $8::int[], $9::numeric[], $10::numeric[],
-                        $11::int[], $12::text[])
-                AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note)
-            """,
-            [
-                tenant.rawValue, id.rawValue, content.startedAt, exercisePositions, positions, exerciseIDs, types, reps,
-                weights, rpes, rests, notes,
-            ]
-        )
+        return [
+            tenant.rawValue, id.rawValue, content.startedAt, content.exercises.map(\.exerciseID.rawValue),
+            content.exercises.map(\.notes), exercisePositions, positions, exerciseIDs, types, reps, weights, rpes,
+            rests, notes,
+        ]
     }
 
     /// The live workout `id` with every set, or `nil`.
