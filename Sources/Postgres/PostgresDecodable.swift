@@ -78,13 +78,41 @@ extension Double: PostgresDecodable {
 }
 
 extension Decimal: PostgresDecodable {
+    /// Plain `[-]digits[.digits]` of up to 18 significant digits is read directly (the common case,
+    /// and `Decimal(string:)` costs a locale lookup per call); anything else goes to Foundation.
     public static func decode(postgresText text: String) throws -> Decimal {
-        guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+        var significand: UInt64 = 0
+        var digits = 0
+        var scale = 0
+        var negative = false
+        var fraction = false
+        var simple = true
+        for (offset, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if significand > 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                significand = significand &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+                if fraction { scale += 1 }
+            case UInt8(ascii: "-") where offset == 0:
+                negative = true
+            case UInt8(ascii: ".") where !fraction:
+                fraction = true
+            default:
+                simple = false
+            }
+            if !simple || digits > 18 { break }
+        }
+        if simple, digits <= 18, !text.isEmpty {
+            return Decimal(sign: negative ? .minus : .plus, exponent: -scale, significand: Decimal(significand))
+        }
+        guard let value = Decimal(string: text, locale: posixLocale) else {
             throw PostgresDecodingFailure("not a numeric")
         }
         return value
     }
 }
+
+private let posixLocale = Locale(identifier: "en_US_POSIX")
 
 extension UUID: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> UUID {

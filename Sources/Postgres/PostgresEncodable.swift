@@ -114,6 +114,7 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
 extension Array: PostgresEncodable where Element: PostgresEncodable {
     public var postgresText: String? {
         var text = "{"
+        text.reserveCapacity(count * 8 + 2)
         for (index, element) in enumerated() {
             if index > 0 { text += "," }
             guard let value = element.postgresText else {
@@ -121,9 +122,13 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
                 continue
             }
             text += "\""
-            for character in value.unicodeScalars {
-                if character == "\"" || character == "\\" { text += "\\" }
-                text.unicodeScalars.append(character)
+            if value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                for character in value.unicodeScalars {
+                    if character == "\"" || character == "\\" { text += "\\" }
+                    text.unicodeScalars.append(character)
+                }
+            } else {
+                text += value
             }
             text += "\""
         }

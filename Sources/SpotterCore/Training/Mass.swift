@@ -54,7 +54,7 @@ extension Decimal {
     /// `102.299999…`), or `nil` when it is not finite.
     public init?(exactly double: Double) {
         guard double.isFinite else { return nil }
-        self.init(string: "\(double)", locale: Locale(identifier: "en_US_POSIX"))
+        self.init(string: "\(double)", locale: posixLocale)
     }
 
     /// The number of fractional digits needed to write it.
@@ -68,3 +68,5 @@ extension Decimal {
         return digits
     }
 }
+
+private let posixLocale = Locale(identifier: "en_US_POSIX")

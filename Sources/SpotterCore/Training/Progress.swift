@@ -81,11 +81,12 @@ public enum ProgressCalculator {
         var points: [ProgressPoint] = []
         var records = PersonalRecords(heaviest: nil, bestE1RM: nil, mostReps: [])
         var repsByWeight: [Decimal: RepRecord] = [:]
+        let dates = counted.map { localDate($0.startedAt, calendar) }
         var dayStart = 0
         while dayStart < counted.count {
-            let date = localDate(counted[dayStart].startedAt, calendar)
+            let date = dates[dayStart]
             var dayEnd = dayStart
-            while dayEnd < counted.count, localDate(counted[dayEnd].startedAt, calendar) == date { dayEnd += 1 }
+            while dayEnd < counted.count, dates[dayEnd] == date { dayEnd += 1 }
             let day = counted[dayStart..<dayEnd]
             var best: EstimatedSet?
             var reasons: [String] = []
@@ -144,7 +145,11 @@ public enum ProgressCalculator {
     /// YYYY-MM-DD of `date` in the calendar's time zone.
     public static func localDate(_ date: Date, _ calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.year!, 4))-\(padded(parts.month!, 2))-\(padded(parts.day!, 2))"
     }
 }
 

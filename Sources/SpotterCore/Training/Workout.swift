@@ -96,11 +96,33 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
     /// SHA-256 of a canonical encoding: equal content, equal fingerprint. A retried log call is
     /// recognised by it.
     public var fingerprint: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        let data = (try? encoder.encode(self)) ?? Data()
-        return Array(SHA256.hash(data: data))
+        // Every field, length-prefixed so no two contents write the same text.
+        var text = ""
+        text.reserveCapacity(64 + exercises.count * 256)
+        func field(_ value: String) {
+            text += String(value.utf8.count)
+            text += ":"
+            text += value
+        }
+        field(name)
+        field(String(Int64((startedAt.timeIntervalSince1970 * 1_000_000).rounded())))
+        field(String(durationSeconds))
+        field(notes)
+        field(templateID?.description ?? "")
+        for exercise in exercises {
+            field(exercise.exerciseID.description)
+            field(exercise.notes)
+            field(String(exercise.sets.count))
+            for set in exercise.sets {
+                field(String(set.reps))
+                field(set.weight.map { "\($0.kilograms)" } ?? "-")
+                field(set.rpe.map { "\($0)" } ?? "-")
+                field(set.restSeconds.map(String.init) ?? "-")
+                field(set.note)
+                field(set.type.rawValue)
+            }
+        }
+        return Array(SHA256.hash(data: Array(text.utf8)))
     }
 }
 
