@@ -18,6 +18,8 @@ public final class PostgresConnection: @unchecked Sendable {
     public var isBroken: Bool { broken.load(ordering: .acquiring) }
 
     private let queue: DispatchQueue
+    /// Runs a transaction's code on `queue` too, so its libpq calls need no thread hop.
+    let executor: QueueExecutor
     // Touched only on `queue`.
     private var handle: OpaquePointer?
     private var statementNames: [String: String] = [:]
@@ -28,6 +30,7 @@ public final class PostgresConnection: @unchecked Sendable {
     private init(handle: OpaquePointer, queue: DispatchQueue) {
         self.handle = handle
         self.queue = queue
+        self.executor = QueueExecutor(queue: queue)
     }
 
     deinit {
@@ -38,6 +41,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public static func connect(_ configuration: PostgresConfiguration) async throws -> PostgresConnection {
         let id = serial.add(1, ordering: .relaxed).newValue
         let queue = DispatchQueue(label: "spotter.postgres.connection.\(id)")
+        queue.setSpecific(key: QueueExecutor.key, value: id)
         let connection: PostgresConnection = try await run(on: queue) {
             let keywords = ["dbname", "application_name", "connect_timeout"]
             let values = [configuration.connectionString, configuration.applicationName, "10"]
@@ -243,15 +247,44 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with this connection's queue as the task's executor: the code between statements
+    /// and the blocking libpq calls then share the queue's thread, and a statement costs no hop to
+    /// another thread and back.
+    public func withExecutorPreference<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(executor) { try await body() }
+    }
+
     private static func run<T: Sendable>(
         on queue: DispatchQueue,
         _ body: @escaping @Sendable () throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        // Already on the queue (the task runs on `QueueExecutor`): call libpq right here.
+        if let current = DispatchQueue.getSpecific(key: QueueExecutor.key),
+            current == queue.getSpecific(key: QueueExecutor.key)
+        {
+            return try body()
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result { try body() })
             }
         }
+    }
+}
+
+/// A task executor over a connection's serial queue.
+final class QueueExecutor: TaskExecutor {
+    /// Marks a connection's queue with the connection's serial number.
+    static let key = DispatchSpecificKey<UInt64>()
+    private let queue: DispatchQueue
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

@@ -55,7 +55,7 @@ public actor PostgresPool {
     ) async throws -> T {
         let connection = try await checkout()
         do {
-            let value = try await body(connection)
+            let value = try await connection.withExecutorPreference { try await body(connection) }
             await checkin(connection)
             return value
         } catch {
@@ -78,31 +78,35 @@ public actor PostgresPool {
         while true {
             attempt += 1
             let connection = try await checkout()
-            do {
-                try await connection.queryIgnoringCancellation(isolation.beginStatement, [])
-            } catch let error as PostgresError where error.kind == .connectionLost && attempt == 1 {
-                connection.markBroken()
-                await checkin(connection)
-                continue
-            } catch {
-                await checkin(connection)
-                throw error
-            }
-            do {
-                let value = try await body(connection)
-                if Task.isCancelled {
+            // BEGIN, the body and COMMIT all run on the connection's queue (no hop per statement).
+            let outcome: TransactionAttempt<T> = try await connection.withExecutorPreference {
+                do {
+                    try await connection.queryIgnoringCancellation(isolation.beginStatement, [])
+                } catch let error as PostgresError where error.kind == .connectionLost && attempt == 1 {
+                    connection.markBroken()
+                    await checkin(connection)
+                    return .retry
+                } catch {
+                    await checkin(connection)
+                    throw error
+                }
+                do {
+                    let value = try await body(connection)
+                    if Task.isCancelled {
+                        await rollback(connection)
+                        await checkin(connection)
+                        throw CancellationError()
+                    }
+                    try await connection.queryIgnoringCancellation("COMMIT", [])
+                    await checkin(connection)
+                    return .done(value)
+                } catch {
                     await rollback(connection)
                     await checkin(connection)
-                    throw CancellationError()
+                    throw error
                 }
-                try await connection.queryIgnoringCancellation("COMMIT", [])
-                await checkin(connection)
-                return value
-            } catch {
-                await rollback(connection)
-                await checkin(connection)
-                throw error
             }
+            if case .done(let value) = outcome { return value }
         }
     }
 
@@ -234,4 +238,10 @@ public enum PostgresIsolation: Sendable {
         case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
         }
     }
+}
+
+/// Whether a transaction ran, or must be retried on a fresh connection.
+private enum TransactionAttempt<T: Sendable>: Sendable {
+    case retry
+    case done(T)
 }
