@@ -1,29 +1,47 @@
 import Foundation
 
-/// A weight, held exactly in kilograms as a decimal: the canonical unit everything is stored and
-/// summed in. Pounds are converted once on the way in and once on the way out, so nothing drifts
-/// through binary floating point.
+/// A weight, held exactly as a whole number of micrograms (kilograms with 6 decimal places): the canonical unit everything is stored and summed in. Pounds are converted once
+/// on the way in and once on the way out, so nothing drifts through binary floating point, and sums
+/// and comparisons are integer arithmetic.
 public struct Mass: Sendable, Hashable, Comparable, Codable {
     /// The international pound, exactly.
     public static let kilogramsPerPound = Decimal(string: "0.45359237")!
     /// Stored precision: a pound value with 2 decimals converts and back without loss at 6 places.
     static let storedScale: Int16 = 6
 
-    public var kilograms: Decimal
+    /// Kilograms × 1,000,000.
+    public var micrograms: Int64
 
-    public init(kilograms: Decimal) {
-        self.kilograms = kilograms
+    public init(micrograms: Int64) {
+        self.micrograms = micrograms
     }
 
-    public static let zero = Mass(kilograms: 0)
+    /// `kilograms` rounded to 6 decimal places.
+    public init(kilograms: Decimal) {
+        let scaled = (kilograms * 1_000_000).rounded(scale: 0)
+        micrograms = NSDecimalNumber(decimal: scaled).int64Value
+    }
 
-    /// A value in `unit`, converted to kilograms at the stored precision.
+    public static let zero = Mass(micrograms: 0)
+    /// The heaviest set weight accepted.
+    public static let maximum = Mass(micrograms: 2_000_000_000)
+
+    /// A value in `unit`, converted to kilograms at the stored precision. Callers keep `value`
+    /// within a few tonnes (validation does).
     public init(_ value: Decimal, _ unit: WeightUnit) {
         switch unit {
-        case .kg: kilograms = value.rounded(scale: Self.storedScale)
-        case .lb: kilograms = (value * Self.kilogramsPerPound).rounded(scale: Self.storedScale)
+        case .kg: self.init(kilograms: value)
+        case .lb: self.init(kilograms: value * Self.kilogramsPerPound)
         }
     }
+
+    /// Exact kilograms.
+    public var kilograms: Decimal {
+        Decimal(sign: micrograms < 0 ? .minus : .plus, exponent: -6, significand: Decimal(micrograms.magnitude))
+    }
+
+    /// Kilograms as a `Double`, for estimates.
+    public var approximateKilograms: Double { Double(micrograms) / 1_000_000 }
 
     /// The value in `unit`, rounded to 2 decimal places (half away from zero).
     public func value(in unit: WeightUnit) -> Decimal {
@@ -33,9 +51,17 @@ public struct Mass: Sendable, Hashable, Comparable, Codable {
         }
     }
 
-    public static func + (lhs: Mass, rhs: Mass) -> Mass { Mass(kilograms: lhs.kilograms + rhs.kilograms) }
-    public static func * (lhs: Mass, reps: Int) -> Mass { Mass(kilograms: lhs.kilograms * Decimal(reps)) }
-    public static func < (lhs: Mass, rhs: Mass) -> Bool { lhs.kilograms < rhs.kilograms }
+    /// `123.456789`: the exact kilograms as decimal text.
+    public var kilogramText: String {
+        let magnitude = micrograms.magnitude
+        let fraction = String(magnitude % 1_000_000)
+        return (micrograms < 0 ? "-" : "") + String(magnitude / 1_000_000) + "."
+            + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    public static func + (lhs: Mass, rhs: Mass) -> Mass { Mass(micrograms: lhs.micrograms + rhs.micrograms) }
+    public static func * (lhs: Mass, reps: Int) -> Mass { Mass(micrograms: lhs.micrograms * Int64(reps)) }
+    public static func < (lhs: Mass, rhs: Mass) -> Bool { lhs.micrograms < rhs.micrograms }
 }
 
 extension Decimal {

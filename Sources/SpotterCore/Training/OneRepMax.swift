@@ -44,12 +44,12 @@ public enum OneRepMax {
     /// The estimate for one set. A set with a logged RPE uses the RPE table; otherwise `formula`
     /// (Epley or Brzycki).
     public static func estimate(weight: Mass?, reps: Int, rpe: Decimal?, formula: E1RMFormula) -> E1RMEstimate {
-        guard let weight, weight.kilograms > 0 else { return .none(reason: "the set has no weight") }
+        guard let weight, weight > .zero else { return .none(reason: "the set has no weight") }
         guard reps >= 1 else { return .none(reason: "the set has no completed reps") }
         guard reps <= maxReps else {
             return .none(reason: "\(reps) reps is outside the 1–\(maxReps) rep range of the formulas")
         }
-        let kilograms = weight.kilograms.doubleValue
+        let kilograms = weight.approximateKilograms
         if let rpe {
             guard rpe >= 6 else {
                 return .none(reason: "RPE \(rpe) is below 6, outside the RPE table")

@@ -80,7 +80,7 @@ public enum ProgressCalculator {
 
         var points: [ProgressPoint] = []
         var records = PersonalRecords(heaviest: nil, bestE1RM: nil, mostReps: [])
-        var repsByWeight: [Decimal: RepRecord] = [:]
+        var repsByWeight: [Mass: RepRecord] = [:]
         let dates = counted.map { localDate($0.startedAt, calendar) }
         var dayStart = 0
         while dayStart < counted.count {
@@ -105,10 +105,10 @@ public enum ProgressCalculator {
                 case .none(let reason):
                     reasons.append(reason)
                 }
-                if let weight = record.set.weight, weight.kilograms > 0, record.set.reps > 0,
-                    record.set.reps > (repsByWeight[weight.kilograms]?.reps ?? 0)
+                if let weight = record.set.weight, weight > .zero, record.set.reps > 0,
+                    record.set.reps > (repsByWeight[weight]?.reps ?? 0)
                 {
-                    repsByWeight[weight.kilograms] = RepRecord(reps: record.set.reps, record: record)
+                    repsByWeight[weight] = RepRecord(reps: record.set.reps, record: record)
                 }
             }
             if let heaviest = records.heaviest {
@@ -130,15 +130,15 @@ public enum ProgressCalculator {
             dayStart = dayEnd
         }
         records.mostReps = repsByWeight.values.sorted {
-            $0.record.set.weight!.kilograms > $1.record.set.weight!.kilograms
+            $0.record.set.weight! > $1.record.set.weight!
         }
         return ProgressReport(exercise: exercise, points: points, records: records)
     }
 
     /// Heavier weight wins; at equal weight, more reps.
     private static func isHeavier(_ candidate: ExerciseSetRecord, than current: ExerciseSetRecord) -> Bool {
-        let a = candidate.set.weight?.kilograms ?? 0
-        let b = current.set.weight?.kilograms ?? 0
+        let a = candidate.set.weight ?? .zero
+        let b = current.set.weight ?? .zero
         return a > b || (a == b && candidate.set.reps > current.set.reps)
     }
 

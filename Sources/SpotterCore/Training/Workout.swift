@@ -115,7 +115,7 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
             field(String(exercise.sets.count))
             for set in exercise.sets {
                 field(String(set.reps))
-                field(set.weight.map { "\($0.kilograms)" } ?? "-")
+                field(set.weight.map { String($0.micrograms) } ?? "-")
                 field(set.rpe.map { "\($0)" } ?? "-")
                 field(set.restSeconds.map(String.init) ?? "-")
                 field(set.note)

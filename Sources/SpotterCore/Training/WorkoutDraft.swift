@@ -24,8 +24,7 @@ public struct WeightDraft: Sendable, Equatable {
             validator.add(field + ".value", "must have at most 2 decimal places")
             return nil
         }
-        let mass = Mass(value, unit)
-        guard mass.kilograms <= 2000 else {
+        guard value <= 10_000, case let mass = Mass(value, unit), mass <= Mass.maximum else {
             validator.add(field + ".value", "must be at most 2000 kg (4409.24 lb)")
             return nil
         }

@@ -89,7 +89,7 @@ public struct PostgresProgressStore: ProgressStore {
                     MuscleGroupVolume(
                         muscleGroup: muscle,
                         setCount: try row.decode("sets"),
-                        volume: Mass(kilograms: try row.decode("volume_kg"))
+                        volume: try row.decode("volume_kg") as Mass
                     )
                 )
             }
@@ -101,7 +101,7 @@ public struct PostgresProgressStore: ProgressStore {
                     activeMinutes: try row.decode("minutes"),
                     setCount: try row.decode("sets"),
                     repCount: try row.decode("reps"),
-                    volume: Mass(kilograms: try row.decode("volume_kg")),
+                    volume: try row.decode("volume_kg") as Mass,
                     muscleGroups: (groups[bucket] ?? []).sorted {
                         ($0.volume, $0.setCount, $1.muscleGroup.rawValue) > (
                             $1.volume, $1.setCount, $0.muscleGroup.rawValue

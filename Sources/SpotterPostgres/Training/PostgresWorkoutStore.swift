@@ -91,7 +91,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 [
                     tenant.rawValue, id.rawValue, content.name, content.startedAt, content.durationSeconds,
                     content.notes, content.templateID?.rawValue, templateVersion, summary.exerciseCount,
-                    summary.setCount, summary.repCount, summary.volume.kilograms, now, expectedVersion,
+                    summary.setCount, summary.repCount, summary.volume, now, expectedVersion,
                 ]
             )
             guard updated.affectedRows == 1 else {

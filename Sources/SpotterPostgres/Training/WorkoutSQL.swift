@@ -34,7 +34,7 @@ enum WorkoutSQL {
         let summary = content.summary
         let workout: [any PostgresEncodable] = [
             content.name, content.durationSeconds, content.notes, content.templateID?.rawValue, templateVersion,
-            summary.exerciseCount, summary.setCount, summary.repCount, summary.volume.kilograms,
+            summary.exerciseCount, summary.setCount, summary.repCount, summary.volume,
             PostgresBytes(content.fingerprint), now,
         ]
         let rows = try await connection.query(
@@ -83,7 +83,7 @@ enum WorkoutSQL {
         var exerciseIDs: [UUID] = []
         var types: [String] = []
         var reps: [Int] = []
-        var weights: [Decimal?] = []
+        var weights: [Mass?] = []
         var rpes: [Decimal?] = []
         var rests: [Int?] = []
         var notes: [String] = []
@@ -94,7 +94,7 @@ enum WorkoutSQL {
                 exerciseIDs.append(exercise.exerciseID.rawValue)
                 types.append(set.type.rawValue)
                 reps.append(set.reps)
-                weights.append(set.weight?.kilograms)
+                weights.append(set.weight)
                 rpes.append(set.rpe)
                 rests.append(set.restSeconds)
                 notes.append(set.note)
@@ -172,7 +172,7 @@ enum WorkoutSQL {
     static func decodeSet(_ row: PostgresRow) throws -> WorkoutSet {
         WorkoutSet(
             reps: try row.decode("reps"),
-            weight: try (row.decode("weight_kg") as Decimal?).map(Mass.init(kilograms:)),
+            weight: try row.decode("weight_kg"),
             rpe: try row.decode("rpe"),
             restSeconds: try row.decode("rest_seconds"),
             note: try row.decode("note"),
@@ -185,7 +185,7 @@ enum WorkoutSQL {
             exerciseCount: try row.decode("exercise_count"),
             setCount: try row.decode("set_count"),
             repCount: try row.decode("rep_count"),
-            volume: Mass(kilograms: try row.decode("volume_kg"))
+            volume: try row.decode("volume_kg") as Mass
         )
     }
 

@@ -31,7 +31,7 @@ extension Spotter_V1_Weight {
     }
 
     init(kilograms: Double, _ unit: WeightUnit) {
-        self.init(Mass(kilograms: Decimal(kilograms)), unit)
+        self.init(Mass(micrograms: Int64((kilograms * 1_000_000).rounded())), unit)
     }
 
     var draft: WeightDraft { WeightDraft(value: value, unit: WeightUnit(unit)) }
