@@ -67,7 +67,34 @@ for _ in $(seq 1 150); do
     sleep 0.2
 done
 certificate="$data/tls/dev-cert.pem"
-load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate" --calls "$calls")
+load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate")
+
+# CPU seconds (user + system) of every process with this name, from /proc.
+cpu_ticks() {
+    local total=0 pid fields
+    for pid in $(pgrep -x "$1"); do
+        read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
+        total=$((total + fields[13] + fields[14]))
+    done
+    echo "$total"
+}
+hz=$(getconf CLK_TCK)
+# Runs spotter-load (200 warm-up calls, then the measured ones) and prints the CPU time per call,
+# warm-up included, of spotterd, PostgreSQL and the generator.
+measure() {
+    local s0 p0 s1 p1 lu ls n=$calls args=()
+    for arg in "$@"; do
+        case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
+    done
+    s0=$(cpu_ticks spotterd); p0=$(cpu_ticks postgres)
+    TIMEFORMAT='%U %S'
+    { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" 2>&1; } 2> "$cluster/time"
+    s1=$(cpu_ticks spotterd); p1=$(cpu_ticks postgres)
+    read -r lu ls < "$cluster/time"
+    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
+        split(l, t, " "); printf "  cpu per call: spotterd %.2f ms, postgres %.2f ms, spotter-load %.2f ms\n",
+        s / hz * 1000 / n, p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }'
+}
 
 pgbench=("${run_as_pg[@]}" pgbench -h "$cluster" -p "$port" -U postgres -n -M prepared -T "$duration")
 summary() { grep -E '^(tps|latency average)' | sed 's/^/  /'; }
@@ -76,14 +103,19 @@ for c in $concurrency; do
     echo "==> log a workout of 10 sets, $c concurrent"
     echo "raw-SQL proxy (pgbench logworkout.sql, $c clients, ${duration}s):"
     "${pgbench[@]}" -c "$c" -j 2 -f "$proxy/logworkout.sql" proxy 2>/dev/null | summary
-    "${load[@]}" --scenario log --concurrency "$c" --tenants 64
+    measure --scenario log --concurrency "$c" --tenants 64
 done
+
+echo "==> seeding the history and progress lifters, then VACUUM ANALYZE (as autovacuum would)"
+"${load[@]}" --scenario history --tenants 8 --calls 1 --warmup 0 >/dev/null
+"${load[@]}" --scenario progress --tenants 4 --calls 1 --warmup 0 >/dev/null
+"${psql[@]}" -d spotter -c "VACUUM ANALYZE"
 
 echo "==> a 20-entry history page (lifters with 2,000 sets), 8 concurrent"
 echo "raw-SQL proxy (pgbench history.sql, 8 clients, ${duration}s):"
 "${pgbench[@]}" -c 8 -j 2 -f "$proxy/history.sql" proxy 2>/dev/null | summary
-"${load[@]}" --scenario history --concurrency 8 --tenants 8
+measure --scenario history --concurrency 8 --tenants 8
 
 echo "==> progress series for one exercise over a year of data"
-"${load[@]}" --scenario progress --concurrency 1 --tenants 4 --calls 500
-"${load[@]}" --scenario progress --concurrency 8 --tenants 4
+measure --scenario progress --concurrency 1 --tenants 4 --calls=500
+measure --scenario progress --concurrency 8 --tenants 4

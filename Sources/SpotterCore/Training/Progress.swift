@@ -81,7 +81,14 @@ public enum ProgressCalculator {
         var points: [ProgressPoint] = []
         var records = PersonalRecords(heaviest: nil, bestE1RM: nil, mostReps: [])
         var repsByWeight: [Mass: RepRecord] = [:]
-        let dates = counted.map { localDate($0.startedAt, calendar) }
+        // Sets of one workout share its start: work out each distinct start's date once.
+        var previous: (Date, String)?
+        let dates = counted.map { record in
+            if let previous, previous.0 == record.startedAt { return previous.1 }
+            let date = localDate(record.startedAt, calendar)
+            previous = (record.startedAt, date)
+            return date
+        }
         var dayStart = 0
         while dayStart < counted.count {
             let date = dates[dayStart]
