@@ -69,10 +69,10 @@ done
 certificate="$data/tls/dev-cert.pem"
 load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate")
 
-# CPU seconds (user + system) of every process with this name, from /proc.
+# CPU ticks (user + system) of the processes pgrep finds with these arguments, from /proc.
 cpu_ticks() {
     local total=0 pid fields
-    for pid in $(pgrep -x "$1"); do
+    for pid in $(pgrep "$@"); do
         read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
         total=$((total + fields[13] + fields[14]))
     done
@@ -86,10 +86,11 @@ measure() {
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
-    s0=$(cpu_ticks spotterd); p0=$(cpu_ticks postgres)
+    # spotterd's pool connections to the spotter database live for the whole run.
+    s0=$(cpu_ticks -x spotterd); p0=$(cpu_ticks -f '^postgres: postgres spotter ')
     TIMEFORMAT='%U %S'
     { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" 2>&1; } 2> "$cluster/time"
-    s1=$(cpu_ticks spotterd); p1=$(cpu_ticks postgres)
+    s1=$(cpu_ticks -x spotterd); p1=$(cpu_ticks -f '^postgres: postgres spotter ')
     read -r lu ls < "$cluster/time"
     awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
         split(l, t, " "); printf "  cpu per call: spotterd %.2f ms, postgres %.2f ms, spotter-load %.2f ms\n",

@@ -81,7 +81,22 @@ def main():
             and all(field in details for field in ("email:", "password:", "kind:")),
         )
 
-    print(f"interop: {9 - len(failures)} of 9 checks passed")
+    # The README's `spotter_client.py call` path: any method, JSON in and out.
+    workout = spotter_client.call_method(
+        channel,
+        "spotter.v1.WorkoutService/LogWorkout",
+        """{"workout": {"name": "Interop", "started_at": {"unix_micros": "1790000000000000"},
+            "exercises": [{"exercise_id": "c0000000-0000-4000-8000-000000000001",
+                           "sets": [{"reps": 5, "weight": {"value": 100, "unit": "WEIGHT_UNIT_KG"}, "rpe": 8},
+                                    {"reps": 3, "weight": {"value": 110, "unit": "WEIGHT_UNIT_KG"}}]}]}}""",
+        tokens.access_token,
+    )
+    check("a workout logged from JSON comes back with its summary", workout.summary.set_count == 2
+          and workout.summary.volume.value == 830 and workout.exercises[0].exercise_name == "Barbell Back Squat")
+    history = spotter_client.call_method(channel, "spotter.v1.WorkoutService/ListWorkouts", "{}", tokens.access_token)
+    check("history lists it", [entry.workout_id for entry in history.workouts] == [workout.workout_id])
+
+    print(f"interop: {11 - len(failures)} of 11 checks passed")
     return 1 if failures else 0
 
 

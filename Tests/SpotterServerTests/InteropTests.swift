@@ -14,7 +14,7 @@ struct InteropTests {
                 timeout: .seconds(120)
             )
             #expect(result.status == 0, "interop_test.py failed:\n\(result.output)")
-            #expect(result.output.contains("interop: 9 of 9 checks passed"), "\(result.output)")
+            #expect(result.output.contains("interop: 11 of 11 checks passed"), "\(result.output)")
         }
     }
 }
