@@ -12,12 +12,107 @@ public struct TenantExport: Sendable, Equatable, Codable {
     public var profile: Profile
     public var sessions: [SessionInfo]
     public var emails: [ExportedEmail]
+    /// The tenant's custom exercises (built-in ones are referenced by id and name).
+    public var exercises: [Exercise]
+    public var templates: [ExportedTemplate]
+    /// Every live workout with every set, oldest first; weights in kilograms.
+    public var workouts: [ExportedWorkout]
 
-    public init(exportedAt: Date, profile: Profile, sessions: [SessionInfo], emails: [ExportedEmail]) {
+    public init(
+        exportedAt: Date,
+        profile: Profile,
+        sessions: [SessionInfo],
+        emails: [ExportedEmail],
+        exercises: [Exercise] = [],
+        templates: [ExportedTemplate] = [],
+        workouts: [ExportedWorkout] = []
+    ) {
         self.exportedAt = exportedAt
         self.profile = profile
         self.sessions = sessions
         self.emails = emails
+        self.exercises = exercises
+        self.templates = templates
+        self.workouts = workouts
+    }
+}
+
+/// A template as exported.
+public struct ExportedTemplate: Sendable, Equatable, Codable {
+    public var id: TemplateID
+    public var name: String
+    public var notes: String
+    public var items: [TemplateItem]
+    public var archivedAt: Date?
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(_ template: Template) {
+        id = template.id
+        name = template.content.name
+        notes = template.content.notes
+        items = template.content.items
+        archivedAt = template.archivedAt
+        version = template.version
+        createdAt = template.createdAt
+        updatedAt = template.updatedAt
+    }
+}
+
+/// A workout as exported: plain numbers, weights in kilograms.
+public struct ExportedWorkout: Sendable, Equatable, Codable {
+    public struct Entry: Sendable, Equatable, Codable {
+        public var exerciseID: ExerciseID
+        public var exerciseName: String
+        public var notes: String
+        public var sets: [ExportedSet]
+    }
+
+    public struct ExportedSet: Sendable, Equatable, Codable {
+        public var type: SetType
+        public var reps: Int
+        public var weightKg: Decimal?
+        public var rpe: Decimal?
+        public var restSeconds: Int?
+        public var note: String
+    }
+
+    public var id: WorkoutID
+    public var name: String
+    public var startedAt: Date
+    public var durationSeconds: Int
+    public var notes: String
+    public var templateID: TemplateID?
+    public var templateVersion: Int64?
+    public var exercises: [Entry]
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(_ workout: Workout) {
+        id = workout.id
+        name = workout.content.name
+        startedAt = workout.content.startedAt
+        durationSeconds = workout.content.durationSeconds
+        notes = workout.content.notes
+        templateID = workout.content.templateID
+        templateVersion = workout.templateVersion
+        exercises = workout.content.exercises.map { exercise in
+            Entry(
+                exerciseID: exercise.exerciseID,
+                exerciseName: workout.exerciseNames[exercise.exerciseID] ?? "",
+                notes: exercise.notes,
+                sets: exercise.sets.map { set in
+                    ExportedSet(
+                        type: set.type, reps: set.reps, weightKg: set.weight?.kilograms, rpe: set.rpe,
+                        restSeconds: set.restSeconds, note: set.note)
+                }
+            )
+        }
+        version = workout.version
+        createdAt = workout.createdAt
+        updatedAt = workout.updatedAt
     }
 }
 

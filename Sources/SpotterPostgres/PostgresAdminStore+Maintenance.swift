@@ -193,8 +193,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     public func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport? {
         guard let detail = try await accountDetail(tenant, now: now) else { return nil }
-        let emails = try await change(audit) { connection in
-            try await connection.query(
+        let (emails, training) = try await change(audit) { connection in
+            let emails = try await connection.query(
                 """
                 SELECT kind, recipient, subject, status, created_at, sent_at
                 FROM email_outbox WHERE tenant_id = $1 ORDER BY created_at
@@ -210,8 +210,17 @@ extension PostgresAdminStore: AdminMaintenanceStore {
                     sentAt: try row.decode("sent_at")
                 )
             }
+            return (emails, try await TrainingExportSQL.load(tenant, connection))
         }
-        return TenantExport(exportedAt: now, profile: detail.profile, sessions: detail.sessions, emails: emails)
+        return TenantExport(
+            exportedAt: now,
+            profile: detail.profile,
+            sessions: detail.sessions,
+            emails: emails,
+            exercises: training.exercises,
+            templates: training.templates,
+            workouts: training.workouts
+        )
     }
 
     public func feedback(open: Bool?, limit: Int) async throws -> [Feedback] {

@@ -7,7 +7,11 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Writes one tenant's complete data as JSON to a file or standard output.",
-        discussion: "No secrets are exported: no password hash, tokens or e-mail bodies. The export is audited."
+        discussion: """
+            Profile, sessions, e-mails sent, custom exercises, templates and every workout with its sets \
+            (weights in kilograms). No secrets are exported: no password hash, tokens or e-mail bodies. \
+            The export is audited.
+            """
     )
     @OptionGroup var change: AccountChange
     @Option(help: "File to write (created with mode 0600); default: standard output.") var output: String?

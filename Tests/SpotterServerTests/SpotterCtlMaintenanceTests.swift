@@ -245,7 +245,22 @@ struct SpotterCtlMaintenanceTests {
     func export() async throws {
         try await TestDatabase.with { database in
             let tokens = try await registerAndSignIn(database, "ada")
-            _ = try await registerAndSignIn(database, "bob")
+            let bob = try await registerAndSignIn(database, "bob")
+            let training = database.trainingServices()
+            let custom = try await training.exercises.create(
+                tokens.principal, id: "",
+                ExerciseDraft(
+                    name: "Zercher Squat", category: .squat, muscleGroup: .quadriceps, equipment: .barbell,
+                    instructions: ""))
+            _ = try await training.templates.create(
+                tokens.principal, id: "",
+                TemplateDraft(
+                    name: "Legs",
+                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 5)]
+                ))
+            _ = try await training.workouts.log(
+                tokens.principal, id: "", workoutDraft(at: Date(), exercises: [custom.id, Catalog.squat]))
+            _ = try await training.workouts.log(bob.principal, id: "", workoutDraft("Bob's day", at: Date()))
             let file = NSTemporaryDirectory() + "export-\(UUID().uuidString).json"
             defer { try? FileManager.default.removeItem(atPath: file) }
             let result = try await database.spotterctl(
@@ -258,7 +273,15 @@ struct SpotterCtlMaintenanceTests {
             #expect((document["profile"] as? [String: Any])?["username"] as? String == "ada")
             #expect((document["sessions"] as? [Any])?.count == 1)
             #expect((document["emails"] as? [[String: Any]])?.first?["kind"] as? String == "verify_email")
+            #expect((document["exercises"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Zercher Squat"])
+            #expect((document["templates"] as? [[String: Any]])?.first?["name"] as? String == "Legs")
+            let workouts = try #require(document["workouts"] as? [[String: Any]])
+            #expect(workouts.count == 1)
+            let entries = try #require(workouts.first?["exercises"] as? [[String: Any]])
+            #expect(entries.map { $0["exercise_name"] as? String } == ["Zercher Squat", "Barbell Back Squat"])
+            #expect((entries.first?["sets"] as? [[String: Any]])?.first?["weight_kg"] as? Double == 100)
             #expect(!text.contains("bob"))
+            #expect(!text.contains("Bob's day"))
             #expect(!text.contains("scrypt"))
             #expect(!text.contains(tokens.accessToken))
             #expect(!text.contains("spv_"))

@@ -129,7 +129,7 @@ public struct PostgresTemplateStore: TemplateStore {
         }
     }
 
-    private static let select = """
+    static let select = """
         SELECT template_id, name, notes, archived_at, version, created_at, updated_at FROM templates
         """
 
@@ -199,7 +199,7 @@ public struct PostgresTemplateStore: TemplateStore {
     }
 
     /// Items of the templates, by template, in order, with exercise names.
-    private static func items(_ tenant: TenantID, _ ids: [UUID], _ connection: PostgresConnection) async throws
+    static func items(_ tenant: TenantID, _ ids: [UUID], _ connection: PostgresConnection) async throws
         -> [UUID: [(TemplateItem, String)]]
     {
         let rows = try await connection.query(
@@ -230,7 +230,7 @@ public struct PostgresTemplateStore: TemplateStore {
         return items
     }
 
-    private static func decode(_ row: PostgresRow, items: [UUID: [(TemplateItem, String)]]) throws -> Template {
+    static func decode(_ row: PostgresRow, items: [UUID: [(TemplateItem, String)]]) throws -> Template {
         let id: UUID = try row.decode("template_id")
         let entries = items[id] ?? []
         var names: [ExerciseID: String] = [:]
