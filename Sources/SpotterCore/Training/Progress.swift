@@ -3,7 +3,8 @@ import Foundation
 /// One logged set of an exercise with where it came from.
 public struct ExerciseSetRecord: Sendable, Equatable {
     public var workoutID: WorkoutID
-    public var workoutName: String
+    /// `nil` where it was not read (progress has no use for it).
+    public var workoutName: String?
     public var startedAt: Date
     public var exerciseIndex: Int
     public var setIndex: Int
@@ -11,7 +12,7 @@ public struct ExerciseSetRecord: Sendable, Equatable {
 
     public init(
         workoutID: WorkoutID,
-        workoutName: String,
+        workoutName: String?,
         startedAt: Date,
         exerciseIndex: Int,
         setIndex: Int,

@@ -92,7 +92,7 @@ public struct ExerciseResultCursor: Sendable, Equatable {
 
 /// Reads for progress and statistics.
 public protocol ProgressStore: Sendable {
-    /// Every set of the exercise in live workouts started in `[from, to)`.
+    /// Every set of the exercise in live workouts started in `[from, to)`, without workout names.
     func exerciseSets(_ principal: Principal, _ exercise: ExerciseID, from: Date?, to: Date?) async throws
         -> [ExerciseSetRecord]
     /// The exercise's sets newest first (then by position), after `cursor`.

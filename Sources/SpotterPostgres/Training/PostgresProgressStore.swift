@@ -14,14 +14,18 @@ public struct PostgresProgressStore: ProgressStore {
     public func exerciseSets(_ principal: Principal, _ exercise: ExerciseID, from: Date?, to: Date?) async throws
         -> [ExerciseSetRecord]
     {
+        // One index range of workout_sets, no join: progress needs no workout names.
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(
-                Self.select + """
-                     WHERE s.tenant_id = $1 AND s.exercise_id = $2
-                      AND ($3::timestamptz IS NULL OR s.started_at >= $3)
-                      AND ($4::timestamptz IS NULL OR s.started_at < $4)
-                    ORDER BY s.started_at, s.workout_id, s.exercise_position, s.position
-                    """,
+                """
+                SELECT workout_id, NULL::text AS workout_name, started_at, exercise_position, position, set_type,
+                       reps, weight_kg, rpe, rest_seconds, note
+                FROM workout_sets
+                WHERE tenant_id = $1 AND exercise_id = $2
+                  AND ($3::timestamptz IS NULL OR started_at >= $3)
+                  AND ($4::timestamptz IS NULL OR started_at < $4)
+                ORDER BY started_at, workout_id, exercise_position, position
+                """,
                 [principal.tenantID.rawValue, exercise.rawValue, from, to]
             ).map(Self.decode)
         }

@@ -70,7 +70,7 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
             $0.results = page.items.map { record in
                 .with {
                     $0.set = Spotter_V1_SetReference(record, unit: tenant.unit)
-                    $0.workoutName = record.workoutName
+                    $0.workoutName = record.workoutName ?? ""
                     $0.type = record.set.type.proto()
                     $0.note = record.set.note
                 }
