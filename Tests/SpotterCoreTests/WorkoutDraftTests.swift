@@ -1,0 +1,224 @@
+import Foundation
+import SpotterCore
+import Testing
+
+@Suite("Training rules: workout drafts")
+struct TrainingRulesWorkoutDraftTests {
+    static let now = date("2024-03-01T12:00:00Z")
+    static let exerciseID = "6f2b1d0e-3c4a-4b5e-9f60-718293a4b5c6"
+
+    @Test("a draft with many problems is refused once, naming every bad field by its path")
+    func manyProblems() throws {
+        let draft = WorkoutDraft(
+            name: "   ",
+            startedAt: Self.now.addingTimeInterval(24 * 3600 + 1),
+            durationSeconds: -1,
+            templateID: "not-a-template",
+            exercises: [
+                WorkoutExerciseDraft(
+                    exerciseID: "",
+                    sets: [
+                        SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg)),
+                        SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg), rpe: 10.5),
+                        SetDraft(reps: nil, weight: WeightDraft(value: 100, unit: .kg)),
+                    ]),
+                WorkoutExerciseDraft(
+                    exerciseID: "not-a-uuid",
+                    sets: [
+                        SetDraft(reps: 5, rpe: 7.3),
+                        SetDraft(reps: 5, weight: WeightDraft(value: -5, unit: .kg)),
+                        SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: nil)),
+                        SetDraft(reps: 5, weight: WeightDraft(value: 100.125, unit: .lb)),
+                        SetDraft(reps: 5, restSeconds: 4000),
+                    ]),
+                WorkoutExerciseDraft(exerciseID: Self.exerciseID, sets: []),
+            ])
+
+        let found = violations { () throws(SpotterError) in try draft.validated(now: Self.now) }
+        let expected: Set<String> = [
+            "workout.name",
+            "workout.started_at",
+            "workout.duration_seconds",
+            "workout.template_id",
+            "workout.exercises[0].exercise_id",
+            "workout.exercises[0].sets[1].rpe",
+            "workout.exercises[0].sets[2].reps",
+            "workout.exercises[1].exercise_id",
+            "workout.exercises[1].sets[0].rpe",
+            "workout.exercises[1].sets[1].weight.value",
+            "workout.exercises[1].sets[2].weight.unit",
+            "workout.exercises[1].sets[3].weight.value",
+            "workout.exercises[1].sets[4].rest_seconds",
+            "workout.exercises[2].sets",
+        ]
+        #expect(Set(found.map(\.field)) == expected)
+        #expect(found.count == expected.count, "\(found)")
+
+        let reasons = Dictionary(found.map { ($0.field, $0.reason) }, uniquingKeysWith: { first, _ in first })
+        #expect(reasons["workout.exercises[0].sets[1].rpe"] == "must be between 1 and 10 in steps of 0.5")
+        #expect(reasons["workout.exercises[1].sets[0].rpe"] == "must be between 1 and 10 in steps of 0.5")
+        #expect(reasons["workout.name"] == "is required")
+        #expect(reasons["workout.started_at"] == "must not be more than a day in the future")
+        #expect(reasons["workout.exercises[0].exercise_id"] == "is required")
+        #expect(reasons["workout.exercises[1].exercise_id"] == "must be a UUID")
+        #expect(reasons["workout.exercises[0].sets[2].reps"] == "is required")
+        #expect(reasons["workout.exercises[1].sets[1].weight.value"] == "must be a finite number of at least 0")
+        #expect(reasons["workout.exercises[1].sets[2].weight.unit"] == "is required (KG or LB)")
+        #expect(reasons["workout.exercises[1].sets[3].weight.value"] == "must have at most 2 decimal places")
+        #expect(reasons["workout.exercises[1].sets[4].rest_seconds"] == "must be between 0 and 3600")
+    }
+
+    @Test("a missing start is named, and a start up to a day in the future is accepted")
+    func startedAt() throws {
+        let sets = [WorkoutExerciseDraft(exerciseID: Self.exerciseID, sets: [SetDraft(reps: 5)])]
+        let missing = WorkoutDraft(name: "Legs", startedAt: nil, durationSeconds: 0, exercises: sets)
+        #expect(
+            throws: SpotterError.invalid("workout.started_at", "is required")
+        ) { try missing.validated(now: Self.now) }
+
+        let tomorrow = WorkoutDraft(
+            name: "Legs", startedAt: Self.now.addingTimeInterval(24 * 3600), durationSeconds: 0, exercises: sets)
+        #expect(try tomorrow.validated(now: Self.now).startedAt == Self.now.addingTimeInterval(24 * 3600))
+    }
+
+    @Test("a valid draft converts pounds to kilograms and defaults the set type to working")
+    func validDraft() throws {
+        let draft = WorkoutDraft(
+            name: "  Heavy day ",
+            startedAt: Self.now,
+            durationSeconds: 3600,
+            notes: " felt good ",
+            exercises: [
+                WorkoutExerciseDraft(
+                    exerciseID: Self.exerciseID,
+                    notes: " belt ",
+                    sets: [
+                        SetDraft(reps: 10, weight: WeightDraft(value: 45, unit: .lb), type: .warmUp),
+                        SetDraft(reps: 5, weight: WeightDraft(value: 225, unit: .lb), rpe: 8.5, restSeconds: 180),
+                        SetDraft(reps: 12, note: " bodyweight "),
+                        SetDraft(reps: 3, weight: WeightDraft(value: 102.5, unit: .kg), type: .failure),
+                    ])
+            ])
+        let content = try draft.validated(now: Self.now)
+        #expect(content.name == "Heavy day")
+        #expect(content.notes == "felt good")
+        #expect(content.startedAt == Self.now)
+        #expect(content.durationSeconds == 3600)
+        #expect(content.templateID == nil)
+        let exercise = try #require(content.exercises.first)
+        #expect(exercise.exerciseID == ExerciseID(Self.exerciseID))
+        #expect(exercise.notes == "belt")
+        #expect(
+            exercise.sets == [
+                WorkoutSet(reps: 10, weight: kg(decimal("20.411657")), type: .warmUp),
+                WorkoutSet(
+                    reps: 5, weight: kg(decimal("102.058283")), rpe: decimal("8.5"), restSeconds: 180,
+                    type: .working),
+                WorkoutSet(reps: 12, weight: nil, note: "bodyweight", type: .working),
+                WorkoutSet(reps: 3, weight: kg(decimal("102.5")), type: .failure),
+            ])
+    }
+
+    @Test("an empty exercise list is named workout.exercises")
+    func emptyExercises() {
+        let draft = WorkoutDraft(name: "Legs", startedAt: Self.now, durationSeconds: 0, exercises: [])
+        #expect(
+            throws: SpotterError.invalid("workout.exercises", "must contain at least one exercise")
+        ) { try draft.validated(now: Self.now) }
+    }
+
+    @Test("weights above 2000 kg and non-finite weights are refused")
+    func weightLimits() throws {
+        func draft(_ weight: WeightDraft) -> WorkoutDraft {
+            WorkoutDraft(
+                name: "Legs", startedAt: Self.now, durationSeconds: 0,
+                exercises: [
+                    WorkoutExerciseDraft(exerciseID: Self.exerciseID, sets: [SetDraft(reps: 1, weight: weight)])
+                ])
+        }
+        let field = "workout.exercises[0].sets[0].weight.value"
+        #expect(try draft(WeightDraft(value: 2000, unit: .kg)).validated(now: Self.now).exercises.count == 1)
+        #expect(try draft(WeightDraft(value: 4409.24, unit: .lb)).validated(now: Self.now).exercises.count == 1)
+        #expect(
+            violations { () throws(SpotterError) in
+                try draft(WeightDraft(value: 2000.01, unit: .kg)).validated(now: Self.now)
+            }.map(\.field) == [field])
+        #expect(
+            violations { () throws(SpotterError) in
+                try draft(WeightDraft(value: 4409.25, unit: .lb)).validated(now: Self.now)
+            }.map(\.field) == [field])
+        #expect(
+            violations { () throws(SpotterError) in
+                try draft(WeightDraft(value: .nan, unit: .kg)).validated(now: Self.now)
+            }.map(\.field) == [field])
+        #expect(
+            violations { () throws(SpotterError) in
+                try draft(WeightDraft(value: .infinity, unit: .lb)).validated(now: Self.now)
+            }.map(\.field) == [field])
+    }
+}
+
+@Suite("Training rules: workout summary and fingerprint")
+struct TrainingRulesWorkoutContentTests {
+    static func content(benchReps: Int = 5) -> WorkoutContent {
+        WorkoutContent(
+            name: "Push",
+            startedAt: date("2024-03-01T12:00:00Z"),
+            durationSeconds: 3600,
+            exercises: [
+                WorkoutExercise(
+                    exerciseID: squatID,
+                    sets: [
+                        WorkoutSet(reps: 10, weight: kg(60), type: .warmUp),
+                        WorkoutSet(reps: benchReps, weight: kg(100)),
+                        WorkoutSet(reps: 8, weight: kg(80), type: .drop),
+                        WorkoutSet(reps: 6, weight: kg(90), type: .failure),
+                    ]),
+                WorkoutExercise(
+                    exerciseID: flyID,
+                    sets: [
+                        WorkoutSet(reps: 10, weight: kg(20), type: .warmUp),
+                        WorkoutSet(reps: 12, weight: nil),
+                    ]),
+            ])
+    }
+
+    @Test("the summary counts sets, reps and volume without warm-up sets")
+    func summaryExcludesWarmUps() {
+        #expect(
+            Self.content().summary
+                == WorkoutSummary(exerciseCount: 2, setCount: 4, repCount: 31, volume: kg(500 + 640 + 540)))
+    }
+
+    @Test("equal content has an equal fingerprint, and one changed rep changes it")
+    func fingerprint() throws {
+        #expect(Self.content().fingerprint == Self.content().fingerprint)
+        #expect(Self.content().fingerprint.count == 32)
+        #expect(Self.content(benchReps: 6).fingerprint != Self.content().fingerprint)
+
+        // The same content reached through validation (100 kg rounded to the stored scale).
+        let draft = WorkoutDraft(
+            name: "Push",
+            startedAt: date("2024-03-01T12:00:00Z"),
+            durationSeconds: 3600,
+            exercises: [
+                WorkoutExerciseDraft(
+                    exerciseID: squatID.description,
+                    sets: [
+                        SetDraft(reps: 10, weight: WeightDraft(value: 60, unit: .kg), type: .warmUp),
+                        SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg)),
+                        SetDraft(reps: 8, weight: WeightDraft(value: 80, unit: .kg), type: .drop),
+                        SetDraft(reps: 6, weight: WeightDraft(value: 90, unit: .kg), type: .failure),
+                    ]),
+                WorkoutExerciseDraft(
+                    exerciseID: flyID.description,
+                    sets: [
+                        SetDraft(reps: 10, weight: WeightDraft(value: 20, unit: .kg), type: .warmUp),
+                        SetDraft(reps: 12),
+                    ]),
+            ])
+        let validated = try draft.validated(now: date("2024-03-01T12:00:00Z"))
+        #expect(validated == Self.content())
+        #expect(validated.fingerprint == Self.content().fingerprint)
+    }
+}
