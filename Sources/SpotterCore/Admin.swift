@@ -54,14 +54,26 @@ public struct AccountDetail: Sendable, Equatable, Codable {
     public var lockedUntil: Date?
     public var sessions: [SessionInfo]
     public var lastActivity: Date?
+    /// Live (not deleted) workouts.
+    public var workouts: Int
+    public var lastWorkoutAt: Date?
 
-    public init(profile: Profile, failedSignIns: Int, lockedUntil: Date?, sessions: [SessionInfo], lastActivity: Date?)
-    {
+    public init(
+        profile: Profile,
+        failedSignIns: Int,
+        lockedUntil: Date?,
+        sessions: [SessionInfo],
+        lastActivity: Date?,
+        workouts: Int = 0,
+        lastWorkoutAt: Date? = nil
+    ) {
         self.profile = profile
         self.failedSignIns = failedSignIns
         self.lockedUntil = lockedUntil
         self.sessions = sessions
         self.lastActivity = lastActivity
+        self.workouts = workouts
+        self.lastWorkoutAt = lastWorkoutAt
     }
 }
 

@@ -85,12 +85,21 @@ public struct PostgresAdminStore: AdminStore {
                     "SELECT max(last_used_at) AS last FROM sessions WHERE tenant_id = $1",
                     [tenant.rawValue]
                 )
+                let training = try await connection.query(
+                    """
+                    SELECT count(*)::int AS workouts, max(started_at) AS last
+                    FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
+                    """,
+                    [tenant.rawValue]
+                )
                 return AccountDetail(
                     profile: profile,
                     failedSignIns: try throttle.single?.decode("failed_sign_ins") ?? 0,
                     lockedUntil: try throttle.single?.decode("locked_until", as: Date?.self),
                     sessions: try sessions.map(SessionSQL.decodeInfo),
-                    lastActivity: try activity.single?.decode("last", as: Date?.self)
+                    lastActivity: try activity.single?.decode("last", as: Date?.self),
+                    workouts: try training.single?.decode("workouts") ?? 0,
+                    lastWorkoutAt: try training.single?.decode("last", as: Date?.self)
                 )
             }
         }

@@ -78,6 +78,7 @@ struct AccountsCommand: AsyncParsableCommand {
                         ("locked until", Output.date(detail.lockedUntil)),
                         ("created", Output.date(profile.createdAt)),
                         ("last activity", Output.date(detail.lastActivity)),
+                        ("workouts", "\(detail.workouts) (last \(Output.date(detail.lastWorkoutAt)))"),
                     ]
                     for (name, value) in fields {
                         print(name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
