@@ -21,34 +21,22 @@ grpc_port=50551
 
 install_system_packages
 command -v pgbench >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-contrib; }
-pg_bin=$(postgres_bin_dir)
 
 echo "==> building release binaries"
 swift build -c release --scratch-path .build-release --product spotterd
 swift build -c release --scratch-path .build-release --product spotter-load
 bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
 
-cluster=$(mktemp -d /tmp/spotter-bench.XXXXXX)
-chmod 755 "$cluster"
-run_as_pg=()
-if [ "$(id -u)" = 0 ]; then
-    ensure_postgres_user
-    chown postgres:postgres "$cluster"
-    run_as_pg=(runuser -u postgres --)
-fi
+make_cluster_dir spotter-bench
 server_pid=
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    "${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -m fast -w stop >/dev/null 2>&1 || true
-    rm -rf "$cluster"
+    stop_cluster fast
 }
 trap cleanup EXIT
 
 echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
-"${run_as_pg[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
-"${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/postgres.log" -w -t 60 \
-    -o "-c listen_addresses='' -c unix_socket_directories='$cluster' -c port=$port -c max_connections=200" \
-    start >/dev/null
+start_cluster $port "-c max_connections=200"
 psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
 "${psql[@]}" -c "CREATE DATABASE proxy" -c "CREATE DATABASE spotter"
 "${psql[@]}" -d proxy -f "$proxy/schema.sql"

@@ -78,37 +78,55 @@ extension Double: PostgresDecodable {
 }
 
 extension Decimal: PostgresDecodable {
-    /// Plain `[-]digits[.digits]` of up to 18 significant digits is read directly (the common case,
-    /// and `Decimal(string:)` costs a locale lookup per call); anything else goes to Foundation.
+    /// Plain numerics are read directly (the common case, and `Decimal(string:)` costs a locale
+    /// lookup per call); anything else goes to Foundation.
     public static func decode(postgresText text: String) throws -> Decimal {
-        var significand: UInt64 = 0
+        if let fixed = PostgresFixedPoint(text) {
+            return Decimal(
+                sign: fixed.value < 0 ? .minus : .plus, exponent: -fixed.scale,
+                significand: Decimal(fixed.value.magnitude))
+        }
+        guard let value = Decimal(string: text, locale: posixLocale) else {
+            throw PostgresDecodingFailure("not a numeric")
+        }
+        return value
+    }
+}
+
+/// A `numeric` in its plain text form `[-]digits[.digits]` as an integer and a scale:
+/// `-12.30` is 1230 × 10⁻² negated. `nil` for any other form and beyond 18 significant digits.
+public struct PostgresFixedPoint: Sendable, Equatable {
+    /// The digits as one integer, signed.
+    public var value: Int64
+    /// Digits after the point.
+    public var scale: Int
+
+    public init?(_ text: String) {
+        var magnitude: Int64 = 0
+        var significant = 0
         var digits = 0
         var scale = 0
         var negative = false
         var fraction = false
-        var simple = true
         for (offset, byte) in text.utf8.enumerated() {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if significand > 0 || byte != UInt8(ascii: "0") { digits += 1 }
-                significand = significand &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
+                if magnitude > 0 || byte != UInt8(ascii: "0") { significant += 1 }
+                guard significant <= 18 else { return nil }
+                magnitude = magnitude * 10 + Int64(byte - UInt8(ascii: "0"))
+                digits += 1
                 if fraction { scale += 1 }
             case UInt8(ascii: "-") where offset == 0:
                 negative = true
             case UInt8(ascii: ".") where !fraction:
                 fraction = true
             default:
-                simple = false
+                return nil
             }
-            if !simple || digits > 18 { break }
         }
-        if simple, digits <= 18, !text.isEmpty {
-            return Decimal(sign: negative ? .minus : .plus, exponent: -scale, significand: Decimal(significand))
-        }
-        guard let value = Decimal(string: text, locale: posixLocale) else {
-            throw PostgresDecodingFailure("not a numeric")
-        }
-        return value
+        guard digits > 0 else { return nil }
+        self.value = negative ? -magnitude : magnitude
+        self.scale = scale
     }
 }
 

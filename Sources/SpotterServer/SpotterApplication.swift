@@ -51,16 +51,7 @@ public struct SpotterApplication: Sendable {
         )
         let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
         let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
-        let exerciseStore = PostgresExerciseStore(database: spotterDatabase)
-        let templateStore = PostgresTemplateStore(database: spotterDatabase)
-        let exercises = ExerciseService(store: exerciseStore)
-        let workouts = WorkoutService(store: PostgresWorkoutStore(database: spotterDatabase), templates: templateStore)
-        let templates = TemplateService(store: templateStore)
-        let progress = ProgressService(
-            store: PostgresProgressStore(database: spotterDatabase),
-            exercises: exerciseStore,
-            contexts: PostgresProfileStore(database: spotterDatabase)
-        )
+        let training = TrainingServices(database: spotterDatabase)
         let serving = ServingState()
 
         let (certificate, key, development) = try tlsFiles(settings)
@@ -77,10 +68,10 @@ public struct SpotterApplication: Sendable {
                 AuthHandler(auth: auth),
                 AccountHandler(accounts: accounts),
                 FeedbackHandler(feedback: feedback),
-                ExerciseHandler(exercises: exercises),
-                WorkoutHandler(workouts: workouts),
-                TemplateHandler(templates: templates),
-                ProgressHandler(progress: progress),
+                ExerciseHandler(exercises: training.exercises),
+                WorkoutHandler(workouts: training.workouts),
+                TemplateHandler(templates: training.templates),
+                ProgressHandler(progress: training.progress),
                 HealthHandler(
                     state: serving,
                     services: [

@@ -12,17 +12,6 @@ struct EndToEndTests {
         ["authorization": "Bearer \(token)"]
     }
 
-    private func statusCode(_ body: () async throws -> Void) async -> RPCError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as RPCError {
-            return error.code
-        } catch {
-            return .unknown
-        }
-    }
-
     @Test("register → verify → sign in → profile → refresh → old refresh fails → sign out → token refused")
     func fullAccountLifecycle() async throws {
         try await TestServer.with { server in
@@ -76,11 +65,11 @@ struct EndToEndTests {
                 let refreshed = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken })
                 _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken))
                 #expect(
-                    await statusCode { _ = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken }) }
+                    await rpcCode { _ = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken }) }
                         == .unauthenticated)
                 // Reuse revoked the session: the rotated tokens are dead too.
                 #expect(
-                    await statusCode {
+                    await rpcCode {
                         _ = try await accounts.getProfile(.init(), metadata: bearer(refreshed.accessToken))
                     } == .unauthenticated)
 
@@ -91,7 +80,7 @@ struct EndToEndTests {
                     })
                 _ = try await auth.signOut(.init(), metadata: bearer(again.accessToken))
                 #expect(
-                    await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
+                    await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
                         == .unauthenticated)
             }
         }
@@ -111,7 +100,7 @@ struct EndToEndTests {
                     #expect(error.message.contains("authorization"))
                 }
                 #expect(
-                    await statusCode { _ = try await accounts.getProfile(.init(), metadata: bearer("spa_forged")) }
+                    await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer("spa_forged")) }
                         == .unauthenticated)
                 do {
                     _ = try await auth.register(
@@ -132,7 +121,7 @@ struct EndToEndTests {
                     #expect(fields == ["email", "username", "password", "kind"])
                 }
                 #expect(
-                    await statusCode {
+                    await rpcCode {
                         _ = try await auth.signIn(
                             .with {
                                 $0.login = "nobody"
@@ -158,7 +147,7 @@ struct EndToEndTests {
                 #expect(status == .serving)
                 #expect(try await health.check(.with { $0.service = "spotter.v1.AuthService" }).status == .serving)
                 #expect(
-                    await statusCode { _ = try await health.check(.with { $0.service = "nope.Service" }) } == .notFound)
+                    await rpcCode { _ = try await health.check(.with { $0.service = "nope.Service" }) } == .notFound)
                 let first = try await health.watch(.with { $0.service = "" }) { response in
                     for try await message in response.messages { return message.status }
                     return .unknown

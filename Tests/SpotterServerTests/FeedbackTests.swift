@@ -7,33 +7,13 @@ import Testing
 
 @Suite("Feedback")
 struct FeedbackTests {
-    private func signIn(
-        _ auth: Spotter_V1_AuthService.Client<some ClientTransport>,
-        _ name: String
-    ) async throws -> Metadata {
-        _ = try await auth.register(
-            .with {
-                $0.email = "\(name)@example.com"
-                $0.username = name
-                $0.password = "long enough \(name)"
-                $0.kind = .lifter
-            })
-        let tokens = try await auth.signIn(
-            .with {
-                $0.login = name
-                $0.password = "long enough \(name)"
-            })
-        return ["authorization": "Bearer \(tokens.accessToken)"]
-    }
-
     @Test("a lifter files a bug over RPC, an admin resolves it with spotterctl, and the lifter reads the answer")
     func fileAndResolve() async throws {
         try await TestServer.with { server in
             try await server.withClient { client in
-                let auth = Spotter_V1_AuthService.Client(wrapping: client)
                 let feedback = Spotter_V1_FeedbackService.Client(wrapping: client)
-                let ada = try await signIn(auth, "ada")
-                let bob = try await signIn(auth, "bob")
+                let ada = try await signUpLifter(client, "ada")
+                let bob = try await signUpLifter(client, "bob")
                 let filed = try await feedback.submitFeedback(
                     .with {
                         $0.kind = .bug

@@ -10,35 +10,10 @@ import Testing
 struct TrainingEndToEndTests {
     /// A lifter signed in over the API, preferring pounds.
     private func signUp(_ client: GRPCClient<HTTP2ClientTransport.Posix>, _ name: String) async throws -> Metadata {
-        let auth = Spotter_V1_AuthService.Client(wrapping: client)
-        _ = try await auth.register(
-            .with {
-                $0.email = "\(name)@example.com"
-                $0.username = name
-                $0.password = "correct horse battery"
-                $0.kind = .lifter
-                $0.timeZone = "Europe/Berlin"
-            })
-        let tokens = try await auth.signIn(
-            .with {
-                $0.login = name
-                $0.password = "correct horse battery"
-            })
-        let metadata: Metadata = ["authorization": "Bearer \(tokens.accessToken)"]
+        let metadata = try await signUpLifter(client, name, timeZone: "Europe/Berlin")
         _ = try await Spotter_V1_AccountService.Client(wrapping: client).updateProfile(
             .with { $0.unit = .lb }, metadata: metadata)
         return metadata
-    }
-
-    private func code(_ body: () async throws -> Void) async -> RPCError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as RPCError {
-            return error.code
-        } catch {
-            return .unknown
-        }
     }
 
     private let squat = "c0000000-0000-4000-8000-000000000001"
@@ -125,7 +100,7 @@ struct TrainingEndToEndTests {
                 #expect(abs(squatProgress.points[0].e1Rm.value - 225 / 0.811) < 0.01)
                 #expect(squatProgress.records.heaviestWeight.weight.value == 225)
                 #expect(
-                    await code {
+                    await rpcCode {
                         _ = try await progress.getProgress(.with { $0.exerciseID = overheadPress }, metadata: ada)
                     }
                         == .permissionDenied)
@@ -144,7 +119,9 @@ struct TrainingEndToEndTests {
                 _ = try await workouts.deleteWorkout(.with { $0.workoutID = workoutID }, metadata: ada)
                 #expect(try await workouts.listWorkouts(.init(), metadata: ada).workouts.isEmpty)
                 #expect(
-                    await code { _ = try await workouts.getWorkout(.with { $0.workoutID = workoutID }, metadata: ada) }
+                    await rpcCode {
+                        _ = try await workouts.getWorkout(.with { $0.workoutID = workoutID }, metadata: ada)
+                    }
                         == .notFound)
             }
         }

@@ -9,35 +9,12 @@ public enum Catalog {
     public static let deadlift = ExerciseID("c0000000-0000-4000-8000-000000000003")!
     public static let frontSquat = ExerciseID("c0000000-0000-4000-8000-000000000004")!
     public static let overheadPress = ExerciseID("c0000000-0000-4000-8000-000000000005")!
-    public static let dumbbellBenchPress = ExerciseID("c0000000-0000-4000-8000-000000000026")!
-}
-
-/// The training services on one test database, with a clock the test controls.
-public struct TrainingServices: Sendable {
-    public let exercises: ExerciseService
-    public let workouts: WorkoutService
-    public let templates: TemplateService
-    public let progress: ProgressService
 }
 
 extension TestDatabase {
+    /// The training services on this database, with a clock the test controls.
     public func trainingServices(clock: TestClock? = nil) -> TrainingServices {
-        let database = SpotterDatabase(pool: appPool)
-        let now: @Sendable () -> Date = { clock?.now ?? Date() }
-        let exerciseStore = PostgresExerciseStore(database: database)
-        let templateStore = PostgresTemplateStore(database: database)
-        return TrainingServices(
-            exercises: ExerciseService(store: exerciseStore, now: now),
-            workouts: WorkoutService(
-                store: PostgresWorkoutStore(database: database), templates: templateStore, now: now),
-            templates: TemplateService(store: templateStore, now: now),
-            progress: ProgressService(
-                store: PostgresProgressStore(database: database),
-                exercises: exerciseStore,
-                contexts: PostgresProfileStore(database: database),
-                now: now
-            )
-        )
+        TrainingServices(database: SpotterDatabase(pool: appPool), now: { clock?.now ?? Date() })
     }
 
     /// Registers a lifter named `name` and returns their principal.

@@ -1,4 +1,4 @@
-# Shared by scripts/run.sh and scripts/test.sh: installs what a fresh Debian machine lacks.
+# Shared by the scripts: installs what a fresh Debian machine lacks and runs throwaway clusters.
 
 need_root_for_apt() {
     if [ "$(id -u)" != 0 ]; then
@@ -41,4 +41,32 @@ postgres_bin_dir() {
 
 ensure_postgres_user() {
     id -u postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+}
+
+# A throwaway PostgreSQL cluster in a new directory /tmp/PREFIX.XXXXXX, reachable only on a unix
+# socket in that directory. As root its files belong to, and the server runs as, `postgres`
+# (PostgreSQL refuses to run as root). Sets `cluster`, `pg_bin` and `run_as_pg`.
+make_cluster_dir() {
+    pg_bin=$(postgres_bin_dir)
+    cluster=$(mktemp -d "/tmp/$1.XXXXXX")
+    chmod 755 "$cluster"
+    run_as_pg=()
+    if [ "$(id -u)" = 0 ]; then
+        ensure_postgres_user
+        chown postgres:postgres "$cluster"
+        run_as_pg=(runuser -u postgres --)
+    fi
+}
+
+# initdb and start the cluster of make_cluster_dir on port $1 with extra server options $2.
+start_cluster() {
+    "${run_as_pg[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
+    "${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/postgres.log" -w -t 60 \
+        -o "-c listen_addresses='' -c unix_socket_directories='$cluster' -c port=$1 ${2:-}" start >/dev/null
+}
+
+# Stops the cluster (shutdown mode $1, default fast) and removes its directory.
+stop_cluster() {
+    "${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -m "${1:-fast}" -w stop >/dev/null 2>&1 || true
+    rm -rf "$cluster"
 }

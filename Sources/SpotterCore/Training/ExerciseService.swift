@@ -18,17 +18,9 @@ public struct ExerciseService: Sendable {
         filter.query = filter.query.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard filter.query.count <= 100 else { throw SpotterError.invalid("query", "must be at most 100 characters") }
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
-            guard let id = ExerciseID(parts[1]) else {
-                throw .invalid("page.page_token", "is not a token this call returned")
-            }
-            return ExerciseCursor(name: parts[0], id: id)
-        }
+        let cursor = try PageToken.cursor(ExerciseCursor.self, from: pageToken)
         let items = try await store.exercises(principal, filter, after: cursor, limit: limit + 1)
-        let page = Array(items.prefix(limit))
-        let next =
-            items.count > limit ? page.last.map { PageToken.encode([$0.name.lowercased(), $0.id.description]) } : nil
-        return Page(items: page, nextToken: next ?? "")
+        return Page(fetched: items, limit: limit) { ExerciseCursor(name: $0.name.lowercased(), id: $0.id) }
     }
 
     public func get(_ principal: Principal, _ id: String) async throws -> Exercise {

@@ -1,14 +1,12 @@
 import Foundation
 
-/// A weight, held exactly as a whole number of micrograms (kilograms with 6 decimal places): the canonical unit everything is stored and summed in. Pounds are converted once
-/// on the way in and once on the way out, so nothing drifts through binary floating point, and sums
-/// and comparisons are integer arithmetic.
+/// A weight, held exactly as a whole number of micrograms (kilograms with 6 decimal places): the
+/// canonical unit everything is stored and summed in. Pounds are converted once on the way in and
+/// once on the way out, so nothing drifts through binary floating point, and sums and comparisons
+/// are integer arithmetic.
 public struct Mass: Sendable, Hashable, Comparable, Codable {
     /// The international pound, exactly.
     public static let kilogramsPerPound = Decimal(string: "0.45359237")!
-    /// Stored precision: a pound value with 2 decimals converts and back without loss at 6 places.
-    static let storedScale: Int16 = 6
-
     /// Kilograms × 1,000,000.
     public var micrograms: Int64
 

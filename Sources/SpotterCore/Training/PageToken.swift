@@ -44,6 +44,24 @@ public enum PageToken {
         guard let micros = Int64(text) else { throw .invalid(field, "is not a token this call returned") }
         return Date(timeIntervalSince1970: TimeInterval(micros) / 1_000_000)
     }
+
+    /// The cursor `token` carries, `nil` for the first page; `invalidArgument` for a token that is
+    /// not one of `C`'s.
+    public static func cursor<C: PageCursor>(_: C.Type, from token: String) throws(SpotterError) -> C? {
+        guard let parts = try decode(token, parts: C.tokenPartCount) else { return nil }
+        guard let cursor = C(tokenParts: parts) else {
+            throw .invalid("page.page_token", "is not a token this call returned")
+        }
+        return cursor
+    }
+}
+
+/// The sort key where a page ends, written into page tokens as text parts.
+public protocol PageCursor: Sendable {
+    static var tokenPartCount: Int { get }
+    /// `nil` when the parts are not a cursor of this kind.
+    init?(tokenParts: [String])
+    var tokenParts: [String] { get }
 }
 
 /// One page of results.
@@ -55,5 +73,12 @@ public struct Page<Item: Sendable>: Sendable {
     public init(items: [Item], nextToken: String) {
         self.items = items
         self.nextToken = nextToken
+    }
+
+    /// The page of `fetched`, which a store read with one item more than `limit` to learn whether
+    /// another page follows; the token then carries the cursor of the page's last item.
+    public init<C: PageCursor>(fetched: [Item], limit: Int, cursor: (Item) -> C) {
+        items = Array(fetched.prefix(limit))
+        nextToken = fetched.count > limit ? items.last.map { PageToken.encode(cursor($0).tokenParts) } ?? "" : ""
     }
 }

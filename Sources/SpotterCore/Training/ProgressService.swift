@@ -43,25 +43,10 @@ public struct ProgressService: Sendable {
     {
         let id = try ExerciseService.id(exerciseID)
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.decode(pageToken, parts: 4).map { parts throws(SpotterError) in
-            guard let workout = WorkoutID(parts[1]), let exercise = Int(parts[2]), let set = Int(parts[3]) else {
-                throw .invalid("page.page_token", "is not a token this call returned")
-            }
-            return ExerciseResultCursor(
-                startedAt: try PageToken.date(micros: parts[0]), workoutID: workout, exerciseIndex: exercise,
-                setIndex: set)
-        }
+        let cursor = try PageToken.cursor(ExerciseResultCursor.self, from: pageToken)
         guard try await exercises.exercise(principal, id) != nil else { throw ExerciseService.notFound }
         let records = try await store.exerciseResults(principal, id, after: cursor, limit: limit + 1)
-        let page = Array(records.prefix(limit))
-        let next =
-            records.count > limit
-            ? page.last.map {
-                PageToken.encode([
-                    PageToken.micros($0.startedAt), $0.workoutID.description, "\($0.exerciseIndex)", "\($0.setIndex)",
-                ])
-            } : nil
-        return Page(items: page, nextToken: next ?? "")
+        return Page(fetched: records, limit: limit, cursor: ExerciseResultCursor.init)
     }
 
     /// Totals per day, ISO week or month in the tenant's time zone.

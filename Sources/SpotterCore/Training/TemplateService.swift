@@ -52,19 +52,10 @@ public struct TemplateService: Sendable {
         -> Page<Template>
     {
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
-            guard let id = TemplateID(parts[1]) else {
-                throw .invalid("page.page_token", "is not a token this call returned")
-            }
-            return TemplateCursor(name: parts[0], id: id)
-        }
+        let cursor = try PageToken.cursor(TemplateCursor.self, from: pageToken)
         let items = try await store.templates(
             principal, includeArchived: includeArchived, after: cursor, limit: limit + 1)
-        let page = Array(items.prefix(limit))
-        let next =
-            items.count > limit
-            ? page.last.map { PageToken.encode([$0.content.name.lowercased(), $0.id.description]) } : nil
-        return Page(items: page, nextToken: next ?? "")
+        return Page(fetched: items, limit: limit) { TemplateCursor(name: $0.content.name.lowercased(), id: $0.id) }
     }
 
     static let notFound = SpotterError.notFound("template not found")

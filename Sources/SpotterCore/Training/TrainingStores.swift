@@ -1,15 +1,26 @@
 import Foundation
 
-/// Where an exercise listing page ends: names sort case-insensitively, ids break ties.
-public struct ExerciseCursor: Sendable, Equatable {
+/// Where a listing by name ends: lower-cased names sort, ids break ties.
+public struct NameCursor<ID: EntityID>: PageCursor, Equatable {
     public var name: String
-    public var id: ExerciseID
+    public var id: ID
 
-    public init(name: String, id: ExerciseID) {
+    public init(name: String, id: ID) {
         self.name = name
         self.id = id
     }
+
+    public static var tokenPartCount: Int { 2 }
+    public var tokenParts: [String] { [name, id.description] }
+
+    public init?(tokenParts parts: [String]) {
+        guard let id = ID(parts[1]) else { return nil }
+        self.init(name: parts[0], id: id)
+    }
 }
+
+public typealias ExerciseCursor = NameCursor<ExerciseID>
+public typealias TemplateCursor = NameCursor<TemplateID>
 
 /// Built-in and custom exercises.
 public protocol ExerciseStore: Sendable {
@@ -50,17 +61,6 @@ public protocol WorkoutStore: Sendable {
     func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry]
 }
 
-/// Where a template listing page ends.
-public struct TemplateCursor: Sendable, Equatable {
-    public var name: String
-    public var id: TemplateID
-
-    public init(name: String, id: TemplateID) {
-        self.name = name
-        self.id = id
-    }
-}
-
 public protocol TemplateStore: Sendable {
     /// Creates a template; an existing one with this id and the same content is returned as is.
     func createTemplate(_ principal: Principal, _ id: TemplateID, _ content: TemplateContent, now: Date) async throws
@@ -76,7 +76,7 @@ public protocol TemplateStore: Sendable {
 }
 
 /// Where a per-exercise results page ends.
-public struct ExerciseResultCursor: Sendable, Equatable {
+public struct ExerciseResultCursor: PageCursor, Equatable {
     public var startedAt: Date
     public var workoutID: WorkoutID
     public var exerciseIndex: Int
@@ -87,6 +87,25 @@ public struct ExerciseResultCursor: Sendable, Equatable {
         self.workoutID = workoutID
         self.exerciseIndex = exerciseIndex
         self.setIndex = setIndex
+    }
+
+    public init(_ record: ExerciseSetRecord) {
+        self.init(
+            startedAt: record.startedAt, workoutID: record.workoutID, exerciseIndex: record.exerciseIndex,
+            setIndex: record.setIndex)
+    }
+
+    public static var tokenPartCount: Int { 4 }
+
+    public var tokenParts: [String] {
+        [PageToken.micros(startedAt), workoutID.description, String(exerciseIndex), String(setIndex)]
+    }
+
+    public init?(tokenParts parts: [String]) {
+        guard let startedAt = try? PageToken.date(micros: parts[0]), let workoutID = WorkoutID(parts[1]),
+            let exerciseIndex = Int(parts[2]), let setIndex = Int(parts[3])
+        else { return nil }
+        self.init(startedAt: startedAt, workoutID: workoutID, exerciseIndex: exerciseIndex, setIndex: setIndex)
     }
 }
 

@@ -226,12 +226,20 @@ public struct HistoryQuery: Sendable, Equatable {
 }
 
 /// Where a history page ends.
-public struct HistoryCursor: Sendable, Equatable, Codable {
+public struct HistoryCursor: PageCursor, Equatable {
     public var startedAt: Date
     public var id: WorkoutID
 
     public init(startedAt: Date, id: WorkoutID) {
         self.startedAt = startedAt
         self.id = id
+    }
+
+    public static var tokenPartCount: Int { 2 }
+    public var tokenParts: [String] { [PageToken.micros(startedAt), id.description] }
+
+    public init?(tokenParts parts: [String]) {
+        guard let startedAt = try? PageToken.date(micros: parts[0]), let id = WorkoutID(parts[1]) else { return nil }
+        self.init(startedAt: startedAt, id: id)
     }
 }

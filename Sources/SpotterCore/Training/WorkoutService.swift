@@ -71,19 +71,10 @@ public struct WorkoutService: Sendable {
         if let from, let to { validator.check(from < to, "to", "must be after from") }
         try validator.validate()
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.decode(pageToken, parts: 2).map { parts throws(SpotterError) in
-            guard let id = WorkoutID(parts[1]) else {
-                throw .invalid("page.page_token", "is not a token this call returned")
-            }
-            return HistoryCursor(startedAt: try PageToken.date(micros: parts[0]), id: id)
-        }
+        let cursor = try PageToken.cursor(HistoryCursor.self, from: pageToken)
         let query = HistoryQuery(from: from, to: to, text: text.lowercased(), limit: limit + 1, after: cursor)
         let entries = try await store.history(principal, query)
-        let page = Array(entries.prefix(limit))
-        let next =
-            entries.count > limit
-            ? page.last.map { PageToken.encode([PageToken.micros($0.startedAt), $0.id.description]) } : nil
-        return Page(items: page, nextToken: next ?? "")
+        return Page(fetched: entries, limit: limit) { HistoryCursor(startedAt: $0.startedAt, id: $0.id) }
     }
 
     static let notFound = SpotterError.notFound("workout not found")

@@ -5,17 +5,22 @@ import SpotterCore
 /// Exercise statements shared by the training stores: one view over the built-in catalog and the
 /// tenant's custom exercises.
 enum ExerciseSQL {
-    /// Built-in and custom exercises with the same columns; `custom` tells them apart.
+    /// Custom exercises in the columns `decode` reads; add the WHERE clause.
+    static let custom = """
+        SELECT exercise_id, name, category, muscle_group, equipment, instructions, NULL::text AS big_three,
+               archived_at, version, created_at, updated_at, true AS custom
+        FROM exercises
+        """
+
+    /// Built-in and the acting tenant's live custom exercises with the same columns; `custom` tells
+    /// them apart.
     static let all = """
         SELECT exercise_id, name, category, muscle_group, equipment, instructions, big_three,
                NULL::timestamptz AS archived_at, 0::bigint AS version, NULL::timestamptz AS created_at,
                NULL::timestamptz AS updated_at, false AS custom
         FROM catalog_exercises
         UNION ALL
-        SELECT exercise_id, name, category, muscle_group, equipment, instructions, NULL,
-               archived_at, version, created_at, updated_at, true
-        FROM exercises
-        WHERE tenant_id = spotter_current_tenant() AND deleted_at IS NULL
+        \(custom) WHERE tenant_id = spotter_current_tenant() AND deleted_at IS NULL
         """
 
     static func decode(_ row: PostgresRow) throws -> Exercise {

@@ -14,6 +14,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
         -> Workout
     {
         let tenant = principal.tenantID
+        let summary = content.summary
         return try await database.withTenant(tenant) { connection in
             let names = try await ExerciseSQL.requireNames(
                 content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
@@ -21,7 +22,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 try await WorkoutSQL.templateVersion(tenant, $0, field: "workout.template_id", connection)
             }
             let inserted = try await WorkoutSQL.insert(
-                tenant, id, content, templateVersion: templateVersion, now: now, connection)
+                tenant, id, content, summary: summary, templateVersion: templateVersion, now: now, connection)
             guard inserted else {
                 return try await Self.retried(tenant, id, fingerprint: content.fingerprint, connection)
             }
@@ -30,7 +31,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 content: content,
                 templateVersion: templateVersion,
                 exerciseNames: names,
-                summary: content.summary,
+                summary: summary,
                 version: 1,
                 createdAt: now,
                 updatedAt: now
@@ -70,7 +71,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
         let tenant = principal.tenantID
         let summary = content.summary
         return try await database.withTenant(tenant) { connection in
-            _ = try await ExerciseSQL.requireNames(
+            let names = try await ExerciseSQL.requireNames(
                 content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let current = try await Self.current(tenant, id, connection)
             // A workout keeps the template version it followed unless it is moved to another template.
@@ -87,6 +88,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
                     updated_at = $13, version = version + 1
                 WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
                   AND ($14::bigint IS NULL OR version = $14)
+                RETURNING version, created_at
                 """,
                 [
                     tenant.rawValue, id.rawValue, content.name, content.startedAt, content.durationSeconds,
@@ -94,7 +96,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
                     summary.setCount, summary.repCount, summary.volume, now, expectedVersion,
                 ]
             )
-            guard updated.affectedRows == 1 else {
+            guard let row = updated.single else {
                 throw VersionCheck.failure("workout", expected: expectedVersion, current: current?.version)
             }
             try await connection.query(
@@ -102,7 +104,17 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 [tenant.rawValue, id.rawValue]
             )
             try await WorkoutSQL.insertChildren(tenant, id, content, connection)
-            return try await Self.loaded(tenant, id, connection)
+            // Everything the client sees is known here; reading it back would cost three queries.
+            return Workout(
+                id: id,
+                content: content,
+                templateVersion: templateVersion,
+                exerciseNames: names,
+                summary: summary,
+                version: try row.decode("version"),
+                createdAt: try row.decode("created_at"),
+                updatedAt: now
+            )
         }
     }
 

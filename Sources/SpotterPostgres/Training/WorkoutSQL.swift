@@ -27,11 +27,11 @@ enum WorkoutSQL {
         _ tenant: TenantID,
         _ id: WorkoutID,
         _ content: WorkoutContent,
+        summary: WorkoutSummary,
         templateVersion: Int64?,
         now: Date,
         _ connection: PostgresConnection
     ) async throws -> Bool {
-        let summary = content.summary
         let workout: [any PostgresEncodable] = [
             content.name, content.durationSeconds, content.notes, content.templateID?.rawValue, templateVersion,
             summary.exerciseCount, summary.setCount, summary.repCount, summary.volume,
@@ -109,64 +109,82 @@ enum WorkoutSQL {
 
     /// The live workout `id` with every set, or `nil`.
     static func load(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws -> Workout? {
+        try await load(tenant, only: id, connection).first
+    }
+
+    /// Live workouts with every set: the one `id`, or all of the tenant's (oldest first) when `id`
+    /// is `nil`. Three statements whatever the number of workouts.
+    static func load(_ tenant: TenantID, only id: WorkoutID?, _ connection: PostgresConnection) async throws
+        -> [Workout]
+    {
+        // Fragments of constant SQL; the id itself is always a parameter.
+        let workoutFilter = id == nil ? "" : " AND workout_id = $2"
+        let parameters: [any PostgresEncodable] = id.map { [tenant.rawValue, $0.rawValue] } ?? [tenant.rawValue]
         let rows = try await connection.query(
             """
             SELECT workout_id, name, started_at, duration_seconds, notes, template_id, template_version,
                    exercise_count, set_count, rep_count, volume_kg, version, created_at, updated_at
             FROM workouts
-            WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+            WHERE tenant_id = $1 AND deleted_at IS NULL\(workoutFilter)
+            ORDER BY started_at, workout_id
             """,
-            [tenant.rawValue, id.rawValue]
+            parameters
         )
-        guard let row = rows.single else { return nil }
+        guard !rows.isEmpty else { return [] }
         let exerciseRows = try await connection.query(
             """
-            SELECT we.exercise_id, we.notes, coalesce(c.name, x.name, '') AS name
+            SELECT we.workout_id, we.exercise_id, we.notes, coalesce(c.name, x.name, '') AS name
             FROM workout_exercises we
             LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
             LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
-            WHERE we.tenant_id = $1 AND we.workout_id = $2
-            ORDER BY we.position
+            WHERE we.tenant_id = $1\(id == nil ? "" : " AND we.workout_id = $2")
+            ORDER BY we.workout_id, we.position
             """,
-            [tenant.rawValue, id.rawValue]
+            parameters
         )
         let setRows = try await connection.query(
             """
-            SELECT exercise_position, set_type, reps, weight_kg, rpe, rest_seconds, note
+            SELECT workout_id, exercise_position, set_type, reps, weight_kg, rpe, rest_seconds, note
             FROM workout_sets
-            WHERE tenant_id = $1 AND workout_id = $2
-            ORDER BY exercise_position, position
+            WHERE tenant_id = $1\(workoutFilter)
+            ORDER BY workout_id, exercise_position, position
             """,
-            [tenant.rawValue, id.rawValue]
+            parameters
         )
-        var names: [ExerciseID: String] = [:]
-        var exercises: [WorkoutExercise] = try exerciseRows.map { row in
-            let id = ExerciseID(rawValue: try row.decode("exercise_id"))
-            names[id] = try row.decode("name")
-            return WorkoutExercise(exerciseID: id, notes: try row.decode("notes"), sets: [])
+        var exercises: [UUID: [WorkoutExercise]] = [:]
+        var names: [UUID: [ExerciseID: String]] = [:]
+        for row in exerciseRows {
+            let workout: UUID = try row.decode("workout_id")
+            let exercise = ExerciseID(rawValue: try row.decode("exercise_id"))
+            names[workout, default: [:]][exercise] = try row.decode("name")
+            exercises[workout, default: []].append(
+                WorkoutExercise(exerciseID: exercise, notes: try row.decode("notes"), sets: []))
         }
         for row in setRows {
+            let workout: UUID = try row.decode("workout_id")
             let position: Int = try row.decode("exercise_position")
-            exercises[position].sets.append(try decodeSet(row))
+            exercises[workout]?[position].sets.append(try decodeSet(row))
         }
-        let content = WorkoutContent(
-            name: try row.decode("name"),
-            startedAt: try row.decode("started_at"),
-            durationSeconds: try row.decode("duration_seconds"),
-            notes: try row.decode("notes"),
-            templateID: try (row.decode("template_id") as UUID?).map(TemplateID.init(rawValue:)),
-            exercises: exercises
-        )
-        return Workout(
-            id: id,
-            content: content,
-            templateVersion: try row.decode("template_version"),
-            exerciseNames: names,
-            summary: try decodeSummary(row),
-            version: try row.decode("version"),
-            createdAt: try row.decode("created_at"),
-            updatedAt: try row.decode("updated_at")
-        )
+        return try rows.map { row in
+            let workout: UUID = try row.decode("workout_id")
+            return Workout(
+                id: WorkoutID(rawValue: workout),
+                content: WorkoutContent(
+                    name: try row.decode("name"),
+                    startedAt: try row.decode("started_at"),
+                    durationSeconds: try row.decode("duration_seconds"),
+                    notes: try row.decode("notes"),
+                    templateID: try (row.decode("template_id") as UUID?).map(TemplateID.init(rawValue:)),
+                    exercises: exercises[workout] ?? []
+                ),
+                templateVersion: try row.decode("template_version"),
+                exerciseNames: names[workout] ?? [:],
+                summary: try decodeSummary(row),
+                version: try row.decode("version"),
+                createdAt: try row.decode("created_at"),
+                updatedAt: try row.decode("updated_at")
+            )
+        }
     }
 
     static func decodeSet(_ row: PostgresRow) throws -> WorkoutSet {

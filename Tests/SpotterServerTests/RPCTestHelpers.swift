@@ -1,0 +1,38 @@
+import GRPCCore
+import SpotterProto
+
+/// The status code `body` failed with; `nil` when it succeeded, `.unknown` for a non-RPC error.
+func rpcCode(_ body: () async throws -> Void) async -> RPCError.Code? {
+    do {
+        try await body()
+        return nil
+    } catch let error as RPCError {
+        return error.code
+    } catch {
+        return .unknown
+    }
+}
+
+/// Registers lifter `name` over the API, signs in, and returns call metadata carrying the access
+/// token.
+func signUpLifter(
+    _ client: GRPCClient<some ClientTransport>,
+    _ name: String,
+    timeZone: String = ""
+) async throws -> Metadata {
+    let auth = Spotter_V1_AuthService.Client(wrapping: client)
+    _ = try await auth.register(
+        .with {
+            $0.email = "\(name)@example.com"
+            $0.username = name
+            $0.password = "long enough \(name)"
+            $0.kind = .lifter
+            $0.timeZone = timeZone
+        })
+    let tokens = try await auth.signIn(
+        .with {
+            $0.login = name
+            $0.password = "long enough \(name)"
+        })
+    return ["authorization": "Bearer \(tokens.accessToken)"]
+}
