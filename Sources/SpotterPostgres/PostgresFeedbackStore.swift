@@ -11,7 +11,7 @@ public struct PostgresFeedbackStore: FeedbackStore {
     }
 
     public func submit(_ principal: Principal, _ feedback: Feedback) async throws {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
                 INSERT INTO feedback (tenant_id, feedback_id, account_id, kind, subject, body, app_version, created_at)
@@ -26,7 +26,7 @@ public struct PostgresFeedbackStore: FeedbackStore {
     }
 
     public func feedback(_ principal: Principal) async throws -> [Feedback] {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 FeedbackSQL.select + " WHERE account_id = $1 ORDER BY created_at DESC",
                 [principal.accountID.rawValue]

@@ -11,13 +11,13 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
     }
 
     public func profile(_ principal: Principal) async throws -> Profile {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await Self.load(principal, connection)
         }
     }
 
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, now: Date) async throws -> Profile {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
                 UPDATE tenants
@@ -35,7 +35,7 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
     }
 
     public func tenantContext(_ principal: Principal) async throws -> TenantContext {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             let rows = try await connection.query(
                 "SELECT kind, tier, tier_expires_at, time_zone, unit FROM tenants WHERE tenant_id = $1",
                 [principal.tenantID.rawValue]

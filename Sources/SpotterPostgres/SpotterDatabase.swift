@@ -27,6 +27,16 @@ public struct SpotterDatabase: Sendable {
         }
     }
 
+    /// Runs `body` in a transaction acting as the principal's tenant (a coach's, in a view of a
+    /// client: see `Principal.clientView(of:)`).
+    @discardableResult
+    public func withTenant<T: Sendable>(
+        _ principal: Principal,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await withTenant(principal.actingTenantID, body)
+    }
+
     /// Runs `body` in a transaction with no tenant set: only the SECURITY DEFINER lookups and
     /// non-tenant tables are reachable.
     @discardableResult

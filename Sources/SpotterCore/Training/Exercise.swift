@@ -4,6 +4,9 @@ import Foundation
 public struct ExerciseID: EntityID {
     public let rawValue: UUID
     public init(rawValue: UUID) { self.rawValue = rawValue }
+
+    /// Built-in exercises have ids `c0000000-0000-4000-8000-…` (migration 0007); custom ones never do.
+    public var isCatalog: Bool { description.hasPrefix("c0000000-0000-4000-8000-") }
 }
 
 /// The movement pattern; `isolation` for single-joint movements.

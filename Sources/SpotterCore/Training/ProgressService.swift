@@ -23,17 +23,30 @@ public struct ProgressService: Sendable {
     public func progress(_ principal: Principal, exerciseID: String, from: Date?, to: Date?, formula: E1RMFormula)
         async throws -> ProgressReport
     {
+        let context = try await principal.context(from: contexts)
+        let tier = context.tier.effective(at: now())
+        return try await report(principal, exerciseID: exerciseID, from: from, to: to, formula: formula,
+            timeZone: context.timeZone) { exercise throws(SpotterError) in
+            try Entitlements.checkProgress(for: exercise, tier: tier)
+        }
+    }
+
+    /// The progress report of the principal's tenant (a coach's client view too), with days in
+    /// `timeZone`, after `gate` allowed the exercise.
+    public func report(
+        _ principal: Principal, exerciseID: String, from: Date?, to: Date?, formula: E1RMFormula, timeZone: String,
+        gate: (Exercise) throws(SpotterError) -> Void
+    ) async throws -> ProgressReport {
         let id = try ExerciseService.id(exerciseID)
         if let from, let to, from >= to { throw SpotterError.invalid("to", "must be after from") }
         guard let exercise = try await exercises.exercise(principal, id) else { throw ExerciseService.notFound }
-        let context = try await principal.context(from: contexts)
-        try Entitlements.checkProgress(for: exercise, tier: context.tier.effective(at: now()))
+        try gate(exercise)
         let sets = try await store.exerciseSets(principal, id, from: from, to: to)
         return ProgressCalculator.report(
             exercise: exercise,
             sets: sets,
             formula: formula,
-            timeZone: TimeZone(identifier: context.timeZone) ?? .gmt
+            timeZone: TimeZone(identifier: timeZone) ?? .gmt
         )
     }
 

@@ -13,7 +13,7 @@ public struct PostgresExerciseStore: ExerciseStore {
     public func exercises(_ principal: Principal, _ filter: ExerciseFilter, after cursor: ExerciseCursor?, limit: Int)
         async throws -> [Exercise]
     {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
                 SELECT * FROM (\(ExerciseSQL.all)) e
@@ -36,7 +36,7 @@ public struct PostgresExerciseStore: ExerciseStore {
     }
 
     public func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise? {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await Self.load(id, connection)
         }
     }
@@ -44,7 +44,7 @@ public struct PostgresExerciseStore: ExerciseStore {
     public func createExercise(_ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, now: Date)
         async throws -> Exercise
     {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             if let existing = try await Self.load(id, connection) {
                 guard existing.isCustom, existing.input == input else {
                     throw SpotterError.alreadyExists(
@@ -115,7 +115,7 @@ public struct PostgresExerciseStore: ExerciseStore {
         expectedVersion: Int64?,
         _ update: @escaping (PostgresConnection) async throws -> Int
     ) async throws -> Exercise {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             let existing = try await Self.load(id, connection)
             if let existing, !existing.isCustom {
                 throw SpotterError.failedPrecondition("built-in exercises cannot be changed; create a custom one")

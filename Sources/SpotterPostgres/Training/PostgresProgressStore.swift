@@ -15,7 +15,7 @@ public struct PostgresProgressStore: ProgressStore {
         -> [ExerciseSetRecord]
     {
         // One index range of workout_sets, no join: progress needs no workout names.
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
                 SELECT workout_id, NULL::text AS workout_name, started_at, exercise_position, position, set_type,
@@ -34,7 +34,7 @@ public struct PostgresProgressStore: ProgressStore {
     public func exerciseResults(
         _ principal: Principal, _ exercise: ExerciseID, after cursor: ExerciseResultCursor?, limit: Int
     ) async throws -> [ExerciseSetRecord] {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 Self.select + """
                      WHERE s.tenant_id = $1 AND s.exercise_id = $2
@@ -58,7 +58,7 @@ public struct PostgresProgressStore: ProgressStore {
         let parameters: [any PostgresEncodable] = [
             tenant.rawValue, query.period.rawValue, query.timeZone, query.from, query.to,
         ]
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let totals = try await connection.query(
                 """
                 SELECT date_trunc($2, started_at AT TIME ZONE $3)::date::text AS bucket, count(*) AS workouts,

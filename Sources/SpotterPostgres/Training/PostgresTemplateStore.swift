@@ -14,7 +14,7 @@ public struct PostgresTemplateStore: TemplateStore {
         async throws -> Template
     {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let names = try await Self.requireNames(content, connection)
             let inserted = try await connection.query(
                 """
@@ -40,7 +40,7 @@ public struct PostgresTemplateStore: TemplateStore {
     }
 
     public func template(_ principal: Principal, _ id: TemplateID) async throws -> Template? {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await Self.load(principal.tenantID, id, connection)
         }
     }
@@ -49,7 +49,7 @@ public struct PostgresTemplateStore: TemplateStore {
         _ principal: Principal, _ id: TemplateID, _ content: TemplateContent, expectedVersion: Int64?, now: Date
     ) async throws -> Template {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             _ = try await Self.requireNames(content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
                 try await connection.query(
@@ -74,7 +74,7 @@ public struct PostgresTemplateStore: TemplateStore {
         -> Template
     {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             try await Self.change(tenant, id, expectedVersion: nil, connection) {
                 try await connection.query(
                     """
@@ -92,7 +92,7 @@ public struct PostgresTemplateStore: TemplateStore {
 
     public func deleteTemplate(_ principal: Principal, _ id: TemplateID, now: Date) async throws -> Bool {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let deleted = try await connection.query(
                 """
                 UPDATE templates SET deleted_at = $3, updated_at = $3, version = version + 1
@@ -113,7 +113,7 @@ public struct PostgresTemplateStore: TemplateStore {
         async throws -> [Template]
     {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let rows = try await connection.query(
                 Self.select + """
                      WHERE tenant_id = $1 AND deleted_at IS NULL AND (archived_at IS NULL OR $2)

@@ -15,7 +15,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
     {
         let tenant = principal.tenantID
         let summary = content.summary
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let names = try await ExerciseSQL.requireNames(
                 content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let templateVersion = try await content.templateID.asyncMap {
@@ -60,7 +60,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
     }
 
     public func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout? {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await WorkoutSQL.load(principal.tenantID, id, connection)
         }
     }
@@ -70,7 +70,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
     ) async throws -> Workout {
         let tenant = principal.tenantID
         let summary = content.summary
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let names = try await ExerciseSQL.requireNames(
                 content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let current = try await Self.current(tenant, id, connection)
@@ -122,7 +122,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
         _ principal: Principal, _ id: WorkoutID, _ patch: WorkoutPatch, expectedVersion: Int64?, now: Date
     ) async throws -> Workout {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let updated = try await connection.query(
                 """
                 UPDATE workouts
@@ -153,7 +153,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
 
     public func deleteWorkout(_ principal: Principal, _ id: WorkoutID, now: Date) async throws -> Bool {
         let tenant = principal.tenantID
-        return try await database.withTenant(tenant) { connection in
+        return try await database.withTenant(principal) { connection in
             let deleted = try await connection.query(
                 """
                 UPDATE workouts SET deleted_at = $3, updated_at = $3, version = version + 1
@@ -172,7 +172,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
     }
 
     public func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry] {
-        try await database.withTenant(principal.tenantID) { connection in
+        try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
                 SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg

@@ -1,0 +1,228 @@
+import Foundation
+
+/// What a lifter lets one coach see. Each scope is granted per link and takes effect on the next
+/// call; the database enforces the same rule on its own (migration 0008).
+public enum Scope: String, Sendable, CaseIterable, Comparable, Codable {
+    /// Workout names, dates and durations.
+    case history
+    /// Every set, rep, weight, RPE and note; also needed to comment.
+    case details
+    /// e1RM series, records and statistics.
+    case progress
+    /// Body weight and measurements.
+    case body
+
+    public static func < (lhs: Scope, rhs: Scope) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// Parses scope names, naming `field` and the bad value when one is unknown.
+    public static func parse(_ names: [String], field: String = "scopes") throws(SpotterError) -> Set<Scope> {
+        var scopes: Set<Scope> = []
+        var validator = Validator()
+        for (index, name) in names.enumerated() {
+            guard let scope = Scope(rawValue: name.lowercased()) else {
+                validator.add("\(field)[\(index)]", "'\(name)' is not a scope (history, details, progress, body)")
+                continue
+            }
+            scopes.insert(scope)
+        }
+        try validator.validate()
+        return scopes
+    }
+}
+
+/// Where a link between a lifter and a coach stands.
+public enum LinkStatus: String, Sendable, Codable, CaseIterable {
+    /// Asked by one side, waiting for the other.
+    case pending
+    case active
+    case declined
+    case ended
+}
+
+/// The side of a link.
+public enum LinkSide: String, Sendable, Codable, CaseIterable {
+    case lifter
+    case coach
+}
+
+/// A link between a lifter and a coach, as either side sees it.
+public struct CoachLink: Sendable, Equatable {
+    public struct ID: EntityID {
+        public let rawValue: UUID
+        public init(rawValue: UUID) { self.rawValue = rawValue }
+    }
+
+    public var id: ID
+    public var lifterID: TenantID
+    public var coachID: TenantID
+    public var status: LinkStatus
+    public var requestedBy: LinkSide
+    public var scopes: Set<Scope>
+    public var createdAt: Date
+    public var respondedAt: Date?
+    public var endedAt: Date?
+    public var endedBy: LinkSide?
+    /// The other side's display name.
+    public var lifterName: String
+    public var coachName: String
+
+    public init(
+        id: ID, lifterID: TenantID, coachID: TenantID, status: LinkStatus, requestedBy: LinkSide,
+        scopes: Set<Scope>, createdAt: Date, respondedAt: Date? = nil, endedAt: Date? = nil,
+        endedBy: LinkSide? = nil, lifterName: String = "", coachName: String = ""
+    ) {
+        self.id = id
+        self.lifterID = lifterID
+        self.coachID = coachID
+        self.status = status
+        self.requestedBy = requestedBy
+        self.scopes = scopes
+        self.createdAt = createdAt
+        self.respondedAt = respondedAt
+        self.endedAt = endedAt
+        self.endedBy = endedBy
+        self.lifterName = lifterName
+        self.coachName = coachName
+    }
+}
+
+/// A coach's single-use invite code. The code itself is shown once, when it is made.
+public struct CoachInvite: Sendable, Equatable {
+    public var id: UUID
+    /// Only set in the answer to creating the invite.
+    public var code: String?
+    public var note: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+
+    public init(id: UUID, code: String?, note: String, createdAt: Date, expiresAt: Date, usedAt: Date?) {
+        self.id = id
+        self.code = code
+        self.note = note
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+    }
+}
+
+/// Invite codes: 10 characters from an alphabet without look-alikes (no 0/O, 1/I/L), about 49 bits
+/// of randomness; they are single use, expire, and only their SHA-256 is stored.
+public enum InviteCode {
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    public static let length = 10
+    public static let defaultValidity: TimeInterval = 7 * 86_400
+    public static let maxValidity: TimeInterval = 30 * 86_400
+
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+
+    /// The code as typed (case, spaces and dashes ignored), or `nil` when it cannot be a code.
+    public static func normalize(_ typed: String) -> String? {
+        let code = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        guard code.count == length, code.allSatisfy(alphabet.contains) else { return nil }
+        return code
+    }
+}
+
+/// What kind of data a coach call read, for the lifter's access log.
+public enum AccessKind: String, Sendable, Codable, CaseIterable {
+    case overview
+    case history
+    case details
+    case progress
+    case statistics
+    case body
+}
+
+/// One coach call that read a lifter's data.
+public struct AccessLogEntry: Sendable, Equatable {
+    public var id: Int64
+    public var coachID: TenantID
+    public var coachName: String
+    public var accessedAt: Date
+    public var kind: AccessKind
+    public var method: String
+
+    public init(id: Int64, coachID: TenantID, coachName: String, accessedAt: Date, kind: AccessKind, method: String) {
+        self.id = id
+        self.coachID = coachID
+        self.coachName = coachName
+        self.accessedAt = accessedAt
+        self.kind = kind
+        self.method = method
+    }
+}
+
+/// Where an access-log page ends.
+public struct AccessLogCursor: PageCursor, Equatable {
+    public var accessedAt: Date
+    public var id: Int64
+
+    public init(accessedAt: Date, id: Int64) {
+        self.accessedAt = accessedAt
+        self.id = id
+    }
+
+    public static var tokenPartCount: Int { 2 }
+    public var tokenParts: [String] { [PageToken.micros(accessedAt), String(id)] }
+
+    public init?(tokenParts parts: [String]) {
+        guard let at = try? PageToken.date(micros: parts[0]), let id = Int64(parts[1]) else { return nil }
+        self.init(accessedAt: at, id: id)
+    }
+}
+
+/// What a coach's tier allows. An expired tier counts as free.
+public enum CoachEntitlements {
+    /// How many active clients a coach may have.
+    public static func clientLimit(_ tier: Tier) -> Int {
+        switch tier {
+        case .coachPro: 200
+        case .coach: 20
+        case .free, .pro: 1
+        }
+    }
+
+    /// Refuses a new active link when the coach is at the tier's limit.
+    public static func checkCapacity(activeClients: Int, tier: Tier) throws(SpotterError) {
+        let limit = clientLimit(tier)
+        guard activeClients >= limit else { return }
+        let next =
+            switch tier {
+            case .coachPro: "contact support to raise it"
+            case .coach: "the Coach Pro tier allows \(clientLimit(.coachPro))"
+            case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
+            }
+        throw .failedPrecondition(
+            "the coach has \(activeClients) active client\(activeClients == 1 ? "" : "s"), the limit of the "
+                + "\(tierName(tier)) tier; \(next)")
+    }
+
+    /// A client's progress: the Coach tier covers the big three, Coach Pro every exercise.
+    public static func checkClientProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
+        switch tier {
+        case .coachPro:
+            return
+        case .coach:
+            if exercise.bigThree != nil { return }
+            throw .permissionDenied(
+                "a client's progress for \(exercise.name) needs the Coach Pro tier; the Coach tier covers "
+                    + "Barbell Back Squat, Barbell Bench Press and Barbell Deadlift")
+        case .free, .pro:
+            throw .permissionDenied("a client's progress needs the Coach tier (or Coach Pro for every exercise)")
+        }
+    }
+
+    static func tierName(_ tier: Tier) -> String {
+        switch tier {
+        case .free, .pro: "free"
+        case .coach: "Coach"
+        case .coachPro: "Coach Pro"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Comments on a lifter's workouts: a coach with the details scope and the lifter write them; both
+/// read the thread; the lifter may delete any comment on their workouts, a coach their own.
+extension CoachingService {
+    static let commentNotFound = SpotterError.notFound("comment not found")
+
+    /// A coach comments on a client's workout, or on one set of it.
+    public func commentAsCoach(
+        _ principal: Principal, client: String, workoutID: String, exerciseIndex: Int?, setIndex: Int?, body: String
+    ) async throws -> WorkoutComment {
+        let (view, _, _) = try await clientView(
+            principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout")
+        return try await comment(view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
+    }
+
+    /// The lifter comments on (or replies under) their own workout.
+    public func comment(
+        _ principal: Principal, workoutID: String, exerciseIndex: Int?, setIndex: Int?, body: String
+    ) async throws -> WorkoutComment {
+        _ = try await requireKind(.lifter, principal)
+        return try await comment(principal, author: principal.tenantID, side: .lifter, workoutID, exerciseIndex, setIndex, body)
+    }
+
+    private func comment(
+        _ principal: Principal, author: TenantID, side: LinkSide, _ workoutID: String, _ exerciseIndex: Int?,
+        _ setIndex: Int?, _ body: String
+    ) async throws -> WorkoutComment {
+        let body = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        var validator = Validator()
+        validator.check(!body.isEmpty, "body", "is required")
+        validator.check(body.count <= 2000, "body", "must be at most 2000 characters")
+        validator.check(
+            (exerciseIndex == nil) == (setIndex == nil), "set_index", "exercise_index and set_index go together")
+        try validator.validate()
+        let workout = try await training.workouts.get(principal, id: workoutID)
+        if let exerciseIndex, let setIndex {
+            guard workout.content.exercises.indices.contains(exerciseIndex) else {
+                throw SpotterError.invalid("exercise_index", "the workout has \(workout.content.exercises.count) exercises")
+            }
+            let sets = workout.content.exercises[exerciseIndex].sets
+            guard sets.indices.contains(setIndex) else {
+                throw SpotterError.invalid("set_index", "exercise \(exerciseIndex) has \(sets.count) sets")
+            }
+        }
+        return try await store.addComment(
+            principal,
+            WorkoutComment(
+                id: UUID(), workoutID: workout.id, exerciseIndex: exerciseIndex, setIndex: setIndex, authorID: author,
+                authorSide: side, authorName: "", body: body, createdAt: now()))
+    }
+
+    /// The thread on a client's workout (details scope).
+    public func clientComments(_ principal: Principal, client: String, workoutID: String) async throws
+        -> [WorkoutComment]
+    {
+        let (view, _, _) = try await clientView(
+            principal, client: client, needs: .details, kind: .details, method: "ListClientComments")
+        return try await comments(view, workoutID: workoutID)
+    }
+
+    /// The thread on the lifter's own workout, oldest first.
+    public func comments(_ principal: Principal, workoutID: String) async throws -> [WorkoutComment] {
+        let workout = try await training.workouts.get(principal, id: workoutID)
+        return try await store.comments(principal, workout.id)
+    }
+
+    /// The lifter deletes any comment on their workouts.
+    public func deleteComment(_ principal: Principal, id: String) async throws {
+        _ = try await requireKind(.lifter, principal)
+        try await deleteComment(principal, Self.commentID(id))
+    }
+
+    /// A coach deletes one of their own comments on a client's workout (details scope).
+    public func deleteCommentAsCoach(_ principal: Principal, client: String, id: String) async throws {
+        let commentID = try Self.commentID(id)
+        let (view, _, _) = try await clientView(
+            principal, client: client, needs: .details, kind: .details, method: "DeleteClientComment")
+        try await deleteComment(view, commentID)
+    }
+
+    private func deleteComment(_ principal: Principal, _ id: UUID) async throws {
+        guard try await store.deleteComment(principal, id) else { throw Self.commentNotFound }
+    }
+
+    private static func commentID(_ text: String) throws(SpotterError) -> UUID {
+        guard !text.isEmpty else { throw .invalid("comment_id", "is required") }
+        guard let id = UUID(uuidString: text) else { throw .invalid("comment_id", "must be a UUID") }
+        return id
+    }
+}

@@ -1,0 +1,234 @@
+import Crypto
+import Foundation
+
+/// Coaching for both sides: links and scopes, invites, the access log, a coach's reads of a client,
+/// programs, assignments, following a program, and comments.
+///
+/// Every coach read goes through `clientView`: it finds the active link, refuses a missing scope,
+/// writes one access-log row, and hands back a principal whose transactions still act as the
+/// coach, so the database's policies check the same grant again.
+public struct CoachingService: Sendable {
+    let store: any CoachingStore
+    let training: TrainingServices
+    let workouts: any WorkoutStore
+    let templates: any TemplateStore
+    let contexts: any TenantContextStore
+    let now: @Sendable () -> Date
+
+    public init(
+        store: any CoachingStore,
+        training: TrainingServices,
+        workouts: any WorkoutStore,
+        templates: any TemplateStore,
+        contexts: any TenantContextStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.training = training
+        self.workouts = workouts
+        self.templates = templates
+        self.contexts = contexts
+        self.now = now
+    }
+
+    static let clientNotFound = SpotterError.notFound("client not found")
+    static let coachNotFound = SpotterError.notFound("coach not found")
+
+    // MARK: Who may call
+
+    /// The principal's context, refusing a tenant of the other kind.
+    func requireKind(_ kind: TenantKind, _ principal: Principal) async throws -> TenantContext {
+        let context = try await principal.context(from: contexts)
+        guard context.kind == kind else {
+            throw SpotterError.permissionDenied(
+                kind == .coach ? "this call is for coach accounts" : "this call is for lifter accounts")
+        }
+        return context
+    }
+
+    static func tenantID(_ text: String, field: String) throws(SpotterError) -> TenantID {
+        guard !text.isEmpty else { throw .invalid(field, "is required") }
+        guard let id = TenantID(text) else { throw .invalid(field, "must be a UUID") }
+        return id
+    }
+
+    // MARK: Links
+
+    /// A lifter asks a coach, found by username, granting `scopes` once the coach accepts.
+    public func requestCoach(_ principal: Principal, username: String, scopes: [String]) async throws -> CoachLink {
+        _ = try await requireKind(.lifter, principal)
+        let granted = try Scope.parse(scopes)
+        let coach = try await other(username: username, kind: .coach, principal)
+        return try await store.linking(principal) { link in
+            guard try await link.openLink(lifter: principal.tenantID, coach: coach) == nil else {
+                throw SpotterError.alreadyExists(
+                    field: "username", reason: "you already have a pending or active link with this coach")
+            }
+            return try await link.requestLink(
+                CoachLink(
+                    id: .random(), lifterID: principal.tenantID, coachID: coach, status: .pending,
+                    requestedBy: .lifter, scopes: granted, createdAt: now()))
+        }
+    }
+
+    /// A coach invites a lifter by username; the lifter accepts with scopes or declines.
+    public func inviteClient(_ principal: Principal, username: String) async throws -> CoachLink {
+        _ = try await requireKind(.coach, principal)
+        let lifter = try await other(username: username, kind: .lifter, principal)
+        return try await store.linking(principal) { link in
+            guard try await link.openLink(lifter: lifter, coach: principal.tenantID) == nil else {
+                throw SpotterError.alreadyExists(
+                    field: "username", reason: "you already have a pending or active link with this lifter")
+            }
+            return try await link.requestLink(
+                CoachLink(
+                    id: .random(), lifterID: lifter, coachID: principal.tenantID, status: .pending,
+                    requestedBy: .coach, scopes: [], createdAt: now()))
+        }
+    }
+
+    private func other(username: String, kind: TenantKind, _ principal: Principal) async throws -> TenantID {
+        let name = username.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw SpotterError.invalid("username", "is required") }
+        guard let (tenant, found) = try await store.tenant(username: name), found == kind,
+            tenant != principal.tenantID
+        else { throw SpotterError.notFound("no \(kind.rawValue) with username '\(name)'") }
+        return tenant
+    }
+
+    /// A coach makes a single-use invite code, valid for `validDays` (default 7, at most 30).
+    public func createInvite(_ principal: Principal, note: String, validDays: Int) async throws -> CoachInvite {
+        _ = try await requireKind(.coach, principal)
+        var validator = Validator()
+        validator.check(note.count <= 200, "note", "must be at most 200 characters")
+        validator.check((0...30).contains(validDays), "valid_days", "must be between 1 and 30 (0 means 7)")
+        try validator.validate()
+        let code = InviteCode.generate()
+        let created = now()
+        let validity = validDays == 0 ? InviteCode.defaultValidity : TimeInterval(validDays) * 86_400
+        let invite = CoachInvite(
+            id: UUID(), code: code, note: note, createdAt: created, expiresAt: created + validity, usedAt: nil)
+        try await store.createInvite(principal, invite, codeHash: Self.hash(code))
+        return invite
+    }
+
+    public func invites(_ principal: Principal) async throws -> [CoachInvite] {
+        _ = try await requireKind(.coach, principal)
+        return try await store.invites(principal)
+    }
+
+    public func revokeInvite(_ principal: Principal, id: String) async throws {
+        _ = try await requireKind(.coach, principal)
+        guard let uuid = UUID(uuidString: id) else { throw SpotterError.invalid("invite_id", "must be a UUID") }
+        guard try await store.revokeInvite(principal, uuid, now: now()) else {
+            throw SpotterError.notFound("invite not found or already used")
+        }
+    }
+
+    /// A lifter redeems a coach's code: the link is active at once with `scopes`.
+    public func redeemInvite(_ principal: Principal, code: String, scopes: [String]) async throws -> CoachLink {
+        _ = try await requireKind(.lifter, principal)
+        let granted = try Scope.parse(scopes)
+        guard let normalized = InviteCode.normalize(code) else {
+            throw SpotterError.invalid("code", "must be the 10-letter code the coach gave you")
+        }
+        let hash = Self.hash(normalized)
+        let at = now()
+        return try await store.linking(principal) { link in
+            guard let coach = try await link.inviteCoach(codeHash: hash, now: at) else {
+                throw SpotterError.notFound("invite code not found, already used or expired")
+            }
+            guard try await link.openLink(lifter: principal.tenantID, coach: coach) == nil else {
+                throw SpotterError.alreadyExists(
+                    field: "code", reason: "you already have a pending or active link with this coach")
+            }
+            try await checkCapacity(coach, link, at: at)
+            let id = CoachLink.ID.random()
+            guard
+                try await link.redeemInvite(
+                    codeHash: hash, lifter: principal.tenantID, scopes: granted, link: id, now: at) != nil,
+                let opened = try await link.openLink(lifter: principal.tenantID, coach: coach)
+            else { throw SpotterError.notFound("invite code not found, already used or expired") }
+            return opened
+        }
+    }
+
+    private func checkCapacity(_ coach: TenantID, _ link: any LinkTransaction, at: Date) async throws {
+        guard let (tier, active) = try await link.coachCapacity(coach) else { throw Self.coachNotFound }
+        try CoachEntitlements.checkCapacity(activeClients: active, tier: tier.effective(at: at))
+    }
+
+    /// The invited side accepts (a lifter with the scopes to grant) or declines a pending request.
+    /// `other` is the coach's tenant id for a lifter, the client's for a coach.
+    public func respond(_ principal: Principal, other: String, accept: Bool, scopes: [String]) async throws
+        -> CoachLink
+    {
+        let context = try await principal.context(from: contexts)
+        let side: LinkSide = context.kind == .coach ? .coach : .lifter
+        let otherID = try Self.tenantID(other, field: side == .coach ? "client_id" : "coach_id")
+        let granted = side == .lifter ? try Scope.parse(scopes) : []
+        let (lifter, coach) = side == .coach ? (otherID, principal.tenantID) : (principal.tenantID, otherID)
+        let at = now()
+        return try await store.linking(principal) { link in
+            guard let open = try await link.openLink(lifter: lifter, coach: coach), open.status == .pending,
+                open.requestedBy != side
+            else { throw SpotterError.notFound("no pending request to answer") }
+            guard accept else {
+                return try await link.updateLink(open, status: .declined, scopes: open.scopes, by: side, now: at)
+            }
+            try await checkCapacity(coach, link, at: at)
+            return try await link.updateLink(
+                open, status: .active, scopes: side == .lifter ? granted : open.scopes, by: side, now: at)
+        }
+    }
+
+    /// A lifter changes what a coach (pending or active) may see; it applies to the coach's next call.
+    public func setScopes(_ principal: Principal, coach: String, scopes: [String]) async throws -> CoachLink {
+        _ = try await requireKind(.lifter, principal)
+        let coachID = try Self.tenantID(coach, field: "coach_id")
+        let granted = try Scope.parse(scopes)
+        return try await store.linking(principal) { link in
+            guard let open = try await link.openLink(lifter: principal.tenantID, coach: coachID) else {
+                throw Self.coachNotFound
+            }
+            return try await link.updateLink(open, status: open.status, scopes: granted, by: .lifter, now: now())
+        }
+    }
+
+    /// Either side ends an active link, withdraws its own request, or declines the other's; access
+    /// ends with this call's commit.
+    public func endLink(_ principal: Principal, other: String) async throws -> CoachLink {
+        let context = try await principal.context(from: contexts)
+        let side: LinkSide = context.kind == .coach ? .coach : .lifter
+        let otherID = try Self.tenantID(other, field: side == .coach ? "client_id" : "coach_id")
+        let (lifter, coach) = side == .coach ? (otherID, principal.tenantID) : (principal.tenantID, otherID)
+        return try await store.linking(principal) { link in
+            guard let open = try await link.openLink(lifter: lifter, coach: coach) else {
+                throw side == .coach ? Self.clientNotFound : Self.coachNotFound
+            }
+            let status: LinkStatus = open.status == .pending && open.requestedBy != side ? .declined : .ended
+            return try await link.updateLink(open, status: status, scopes: open.scopes, by: side, now: now())
+        }
+    }
+
+    /// The principal's links: a lifter's coaches or a coach's clients and requests.
+    public func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink] {
+        try await store.links(principal, includeClosed: includeClosed)
+    }
+
+    /// Which coach read which kind of data and when, newest first.
+    public func accessLog(_ principal: Principal, coach: String, pageSize: Int, pageToken: String) async throws
+        -> Page<AccessLogEntry>
+    {
+        _ = try await requireKind(.lifter, principal)
+        let coachID = coach.isEmpty ? nil : try Self.tenantID(coach, field: "coach_id")
+        let limit = try PageToken.size(pageSize)
+        let cursor = try PageToken.cursor(AccessLogCursor.self, from: pageToken)
+        let entries = try await store.accessLog(principal, coach: coachID, after: cursor, limit: limit + 1)
+        return Page(fetched: entries, limit: limit) { AccessLogCursor(accessedAt: $0.accessedAt, id: $0.id) }
+    }
+
+    static func hash(_ code: String) -> Data {
+        Data(SHA256.hash(data: Array(code.utf8)))
+    }
+}

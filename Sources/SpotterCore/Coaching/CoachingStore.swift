@@ -1,0 +1,107 @@
+import Foundation
+
+/// The facts a coach's client list is built from, read in the coach's transaction (so only what
+/// each client's scopes let through is there).
+public struct ClientFacts: Sendable {
+    public var link: CoachLink
+    public var timeZone: String
+    public var lastWorkoutAt: Date?
+    public var workoutsSince: Int
+    public var follow: (content: ProgramContent, startedOn: Date)?
+    public var newRecordExercise: String?
+
+    public init(
+        link: CoachLink, timeZone: String, lastWorkoutAt: Date?, workoutsSince: Int,
+        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?
+    ) {
+        self.link = link
+        self.timeZone = timeZone
+        self.lastWorkoutAt = lastWorkoutAt
+        self.workoutsSince = workoutsSince
+        self.follow = follow
+        self.newRecordExercise = newRecordExercise
+    }
+}
+
+/// Links, invites, the access log, programs, assignments and comments.
+public protocol CoachingStore: Sendable {
+    // MARK: Links
+
+    /// Runs `body` in one transaction acting as the principal, so a check (an open link, the
+    /// coach's capacity) and the change it allows commit together.
+    func linking<T: Sendable>(_ principal: Principal, _ body: (any LinkTransaction) async throws -> T)
+        async throws -> T
+    /// The principal's links (as lifter or as coach), newest first; closed ones only when asked.
+    func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink]
+    /// A live account's tenant and kind by username.
+    func tenant(username: String) async throws -> (TenantID, TenantKind)?
+
+    // MARK: Invites
+
+    func createInvite(_ principal: Principal, _ invite: CoachInvite, codeHash: Data) async throws
+    func invites(_ principal: Principal) async throws -> [CoachInvite]
+    func revokeInvite(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool
+
+    // MARK: Access log
+
+    func accessLog(_ principal: Principal, coach: TenantID?, after: AccessLogCursor?, limit: Int) async throws
+        -> [AccessLogEntry]
+
+    // MARK: Coach reads
+
+    /// The coach's active clients with the facts the list shows; `since` is each client's Monday
+    /// computed in the database from `now` and the client's time zone.
+    func clientFacts(_ principal: Principal, now: Date, bigThreeOnly: Bool) async throws -> [ClientFacts]
+    func markSeen(_ principal: Principal, lifter: TenantID, now: Date) async throws
+
+    // MARK: Programs
+
+    func createProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent, now: Date) async throws
+        -> Program
+    func updateProgram(
+        _ principal: Principal, _ id: ProgramID, _ content: ProgramContent, expectedVersion: Int64?, now: Date
+    ) async throws -> Program
+    /// One of the principal's programs, or (for a lifter) one assigned by an actively linked coach.
+    func program(_ principal: Principal, _ id: ProgramID) async throws -> Program?
+    func programs(_ principal: Principal) async throws -> [Program]
+    func deleteProgram(_ principal: Principal, _ id: ProgramID, now: Date) async throws -> Bool
+
+    // MARK: Assignments and following
+
+    /// Assigns a template or program of the coach's; `invalidArgument` when it does not exist.
+    func assign(_ principal: Principal, _ assignment: Assignment) async throws -> Assignment
+    func unassign(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool
+    /// The coach's assignments (optionally for one client), or those a lifter received.
+    func assignments(_ principal: Principal, lifter: TenantID?) async throws -> [Assignment]
+    func follow(_ principal: Principal, _ program: Program, startedOn: String, now: Date) async throws
+    func unfollow(_ principal: Principal) async throws -> Bool
+    /// The followed program, if it is still visible (an assignment ended hides it).
+    func followed(_ principal: Principal) async throws -> ProgramFollow?
+
+    // MARK: Comments
+
+    /// Adds a comment to a live workout of the principal's tenant (for a coach: a client view).
+    func addComment(_ principal: Principal, _ comment: WorkoutComment) async throws -> WorkoutComment
+    func comments(_ principal: Principal, _ workout: WorkoutID) async throws -> [WorkoutComment]
+    func deleteComment(_ principal: Principal, _ id: UUID) async throws -> Bool
+}
+
+/// The transaction `CoachingStore.linking` hands its body.
+public protocol LinkTransaction: Sendable {
+    /// The pending or active link between `lifter` and `coach`.
+    func openLink(lifter: TenantID, coach: TenantID) async throws -> CoachLink?
+    /// Opens a pending link asked for by the acting side.
+    func requestLink(_ link: CoachLink) async throws -> CoachLink
+    /// Changes a link's status (recording who ended it) or scopes, as the acting side.
+    func updateLink(_ link: CoachLink, status: LinkStatus, scopes: Set<Scope>, by side: LinkSide, now: Date)
+        async throws -> CoachLink
+    /// A coach's tier and active client count; holds a per-coach lock until the transaction ends.
+    func coachCapacity(_ coach: TenantID) async throws -> (TierGrant, Int)?
+    /// Writes one access-log row for the acting coach reading `lifter`.
+    func recordAccess(lifter: TenantID, kind: AccessKind, method: String, now: Date) async throws
+    /// The coach of an invite code that can still be redeemed.
+    func inviteCoach(codeHash: Data, now: Date) async throws -> TenantID?
+    /// Marks the invite used and opens the active link; `nil` when it is no longer redeemable.
+    func redeemInvite(codeHash: Data, lifter: TenantID, scopes: Set<Scope>, link: CoachLink.ID, now: Date)
+        async throws -> TenantID?
+}

@@ -1,0 +1,320 @@
+import Foundation
+
+/// A named plan of one or more weeks: for each weekday of each week a template, or rest.
+public struct Program: Sendable, Equatable {
+    public var id: ProgramID
+    public var ownerID: TenantID
+    public var content: ProgramContent
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Names of the templates the days use.
+    public var templateNames: [TemplateID: String]
+
+    public init(
+        id: ProgramID, ownerID: TenantID, content: ProgramContent, version: Int64, createdAt: Date, updatedAt: Date,
+        templateNames: [TemplateID: String]
+    ) {
+        self.id = id
+        self.ownerID = ownerID
+        self.content = content
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.templateNames = templateNames
+    }
+}
+
+public struct ProgramID: EntityID {
+    public let rawValue: UUID
+    public init(rawValue: UUID) { self.rawValue = rawValue }
+}
+
+/// One training day of a program; days without one are rest.
+public struct ProgramDay: Sendable, Hashable {
+    /// 1-based week of the program.
+    public var week: Int
+    /// ISO weekday: 1 = Monday … 7 = Sunday.
+    public var weekday: Int
+    public var templateID: TemplateID
+
+    public init(week: Int, weekday: Int, templateID: TemplateID) {
+        self.week = week
+        self.weekday = weekday
+        self.templateID = templateID
+    }
+}
+
+/// A program's fields, validated.
+public struct ProgramContent: Sendable, Equatable {
+    public var name: String
+    public var notes: String
+    public var weeks: Int
+    /// Ordered by week, then weekday.
+    public var days: [ProgramDay]
+
+    public init(name: String, notes: String, weeks: Int, days: [ProgramDay]) {
+        self.name = name
+        self.notes = notes
+        self.weeks = weeks
+        self.days = days.sorted { ($0.week, $0.weekday) < ($1.week, $1.weekday) }
+    }
+}
+
+/// A program as a client sent it; `validated()` names every bad field.
+public struct ProgramDraft: Sendable {
+    public struct Day: Sendable {
+        public var week: Int
+        public var weekday: Int
+        public var templateID: String
+
+        public init(week: Int, weekday: Int, templateID: String) {
+            self.week = week
+            self.weekday = weekday
+            self.templateID = templateID
+        }
+    }
+
+    public var name: String
+    public var notes: String
+    public var weeks: Int
+    public var days: [Day]
+
+    public init(name: String, notes: String = "", weeks: Int, days: [Day]) {
+        self.name = name
+        self.notes = notes
+        self.weeks = weeks
+        self.days = days
+    }
+
+    public func validated() throws(SpotterError) -> ProgramContent {
+        var validator = Validator()
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        validator.check(!name.isEmpty, "program.name", "is required")
+        validator.check(name.count <= 100, "program.name", "must be at most 100 characters")
+        validator.check(notes.count <= 5000, "program.notes", "must be at most 5000 characters")
+        validator.check((1...52).contains(weeks), "program.weeks", "must be between 1 and 52")
+        validator.check(!days.isEmpty, "program.days", "must name at least one training day")
+        var seen: Set<[Int]> = []
+        var parsed: [ProgramDay] = []
+        for (index, day) in days.enumerated() {
+            let path = "program.days[\(index)]"
+            validator.check((1...max(1, weeks)).contains(day.week), "\(path).week", "must be between 1 and \(weeks)")
+            validator.check((1...7).contains(day.weekday), "\(path).weekday", "must be between 1 (Monday) and 7")
+            validator.check(
+                seen.insert([day.week, day.weekday]).inserted, "\(path)", "week \(day.week) day \(day.weekday) twice")
+            if let id = TemplateID(day.templateID) {
+                parsed.append(ProgramDay(week: day.week, weekday: day.weekday, templateID: id))
+            } else {
+                validator.add("\(path).template_id", day.templateID.isEmpty ? "is required" : "must be a UUID")
+            }
+        }
+        try validator.validate()
+        return ProgramContent(name: name, notes: notes, weeks: weeks, days: parsed)
+    }
+}
+
+/// Calendar arithmetic on local dates ("YYYY-MM-DD") for following a program.
+public enum ProgramSchedule {
+    static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = .gmt
+        return calendar
+    }()
+
+    /// Parses a local date, naming `field` when it is not one.
+    public static func date(_ text: String, field: String) throws(SpotterError) -> Date {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, text.count == 10,
+            let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+            format(date) == text
+        else { throw .invalid(field, "must be a date like 2026-11-23") }
+        return date
+    }
+
+    public static func format(_ date: Date) -> String {
+        let c = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(c.year!) + "-" + pad(c.month!) + "-" + pad(c.day!)
+    }
+
+    private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+
+    /// The local date at `instant` in `timeZone`, as midnight UTC of that date.
+    public static func localDay(_ instant: Date, timeZone: TimeZone) -> Date {
+        var local = Calendar(identifier: .iso8601)
+        local.timeZone = timeZone
+        let c = local.dateComponents([.year, .month, .day], from: instant)
+        return calendar.date(from: c)!
+    }
+
+    /// ISO weekday of a local day: 1 = Monday.
+    public static func weekday(_ day: Date) -> Int {
+        (calendar.component(.weekday, from: day) + 5) % 7 + 1
+    }
+
+    /// The Monday of the week holding `day`.
+    public static func monday(of day: Date) -> Date {
+        calendar.date(byAdding: .day, value: 1 - weekday(day), to: day)!
+    }
+
+    /// What the program plans on `day` when followed from `start`: week 1 is the seven days from
+    /// the start date; each day trains the template set for its week and weekday.
+    public static func plan(_ content: ProgramContent, startedOn start: Date, on day: Date) -> PlannedDay {
+        let offset = calendar.dateComponents([.day], from: start, to: day).day!
+        guard offset >= 0 else { return PlannedDay(week: nil, weekday: weekday(day), templateID: nil, state: .notStarted) }
+        let week = offset / 7 + 1
+        guard week <= content.weeks else {
+            return PlannedDay(week: nil, weekday: weekday(day), templateID: nil, state: .finished)
+        }
+        let template = content.days.first { $0.week == week && $0.weekday == weekday(day) }?.templateID
+        return PlannedDay(week: week, weekday: weekday(day), templateID: template, state: template == nil ? .rest : .training)
+    }
+
+    /// How many training days the program plans in the Monday–Sunday week holding `day`.
+    public static func plannedInWeek(_ content: ProgramContent, startedOn start: Date, holding day: Date) -> Int {
+        let monday = monday(of: day)
+        return (0..<7).count { offset in
+            plan(content, startedOn: start, on: calendar.date(byAdding: .day, value: offset, to: monday)!).state
+                == .training
+        }
+    }
+}
+
+/// One day of a followed program.
+public struct PlannedDay: Sendable, Equatable {
+    public enum State: String, Sendable {
+        case training
+        case rest
+        case notStarted = "not_started"
+        case finished
+    }
+
+    public var week: Int?
+    public var weekday: Int
+    public var templateID: TemplateID?
+    public var state: State
+
+    public init(week: Int?, weekday: Int, templateID: TemplateID?, state: State) {
+        self.week = week
+        self.weekday = weekday
+        self.templateID = templateID
+        self.state = state
+    }
+}
+
+/// The program a lifter follows.
+public struct ProgramFollow: Sendable, Equatable {
+    public var program: Program
+    /// "YYYY-MM-DD".
+    public var startedOn: String
+
+    public init(program: Program, startedOn: String) {
+        self.program = program
+        self.startedOn = startedOn
+    }
+}
+
+/// Today for a lifter: the followed program's plan and, on a training day, the template pre-filled.
+public struct TodayPlan: Sendable, Equatable {
+    public var date: String
+    public var follow: ProgramFollow?
+    public var day: PlannedDay?
+    public var template: Template?
+
+    public init(date: String, follow: ProgramFollow?, day: PlannedDay?, template: Template?) {
+        self.date = date
+        self.follow = follow
+        self.day = day
+        self.template = template
+    }
+}
+
+/// A coach's template or program given to a client.
+public struct Assignment: Sendable, Equatable {
+    public enum Item: Sendable, Equatable {
+        case template(TemplateID)
+        case program(ProgramID)
+    }
+
+    public var id: UUID
+    public var coachID: TenantID
+    public var lifterID: TenantID
+    public var item: Item
+    /// The template's or program's current name and version: the lifter always sees the latest.
+    public var name: String
+    public var version: Int64
+    public var note: String
+    public var createdAt: Date
+    public var coachName: String
+
+    public init(
+        id: UUID, coachID: TenantID, lifterID: TenantID, item: Item, name: String, version: Int64, note: String,
+        createdAt: Date, coachName: String
+    ) {
+        self.id = id
+        self.coachID = coachID
+        self.lifterID = lifterID
+        self.item = item
+        self.name = name
+        self.version = version
+        self.note = note
+        self.createdAt = createdAt
+        self.coachName = coachName
+    }
+}
+
+/// A comment on a lifter's workout, or on one of its sets.
+public struct WorkoutComment: Sendable, Equatable {
+    public var id: UUID
+    public var workoutID: WorkoutID
+    /// Both set, or both `nil` for a comment on the whole workout.
+    public var exerciseIndex: Int?
+    public var setIndex: Int?
+    public var authorID: TenantID
+    public var authorSide: LinkSide
+    public var authorName: String
+    public var body: String
+    public var createdAt: Date
+
+    public init(
+        id: UUID, workoutID: WorkoutID, exerciseIndex: Int?, setIndex: Int?, authorID: TenantID, authorSide: LinkSide,
+        authorName: String, body: String, createdAt: Date
+    ) {
+        self.id = id
+        self.workoutID = workoutID
+        self.exerciseIndex = exerciseIndex
+        self.setIndex = setIndex
+        self.authorID = authorID
+        self.authorSide = authorSide
+        self.authorName = authorName
+        self.body = body
+        self.createdAt = createdAt
+    }
+}
+
+/// One client on a coach's list, with what the granted scopes allow to show.
+public struct ClientSummary: Sendable, Equatable {
+    public var link: CoachLink
+    /// With the history scope.
+    public var lastWorkoutAt: Date?
+    public var workoutsThisWeek: Int?
+    /// Planned training days this week in the followed program, with the history scope.
+    public var plannedThisWeek: Int?
+    /// No workout for at least the asked number of days (history scope).
+    public var inactive: Bool
+    /// The exercise of a new heaviest working set since the coach last opened the client
+    /// (progress scope, within the coach's tier).
+    public var newRecordExercise: String?
+
+    public init(
+        link: CoachLink, lastWorkoutAt: Date?, workoutsThisWeek: Int?, plannedThisWeek: Int?, inactive: Bool,
+        newRecordExercise: String?
+    ) {
+        self.link = link
+        self.lastWorkoutAt = lastWorkoutAt
+        self.workoutsThisWeek = workoutsThisWeek
+        self.plannedThisWeek = plannedThisWeek
+        self.inactive = inactive
+        self.newRecordExercise = newRecordExercise
+    }
+}
