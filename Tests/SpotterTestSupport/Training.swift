@@ -50,3 +50,12 @@ public func workoutDraft(
         }
     )
 }
+
+extension TestDatabase {
+    /// Coaching on this database, with a clock the test controls.
+    public func coachingService(clock: TestClock? = nil) -> CoachingService {
+        let now: @Sendable () -> Date = { clock?.now ?? Date() }
+        let database = SpotterDatabase(pool: appPool)
+        return CoachingService(database: database, training: TrainingServices(database: database, now: now), now: now)
+    }
+}

@@ -149,7 +149,7 @@ extension CoachingService {
 
 extension Sequence where Element: Hashable {
     /// The elements in order, each once.
-    func uniqued() -> [Element] {
+    public func uniqued() -> [Element] {
         var seen: Set<Element> = []
         return filter { seen.insert($0).inserted }
     }

@@ -10,7 +10,6 @@ import Foundation
 public struct CoachingService: Sendable {
     let store: any CoachingStore
     let training: TrainingServices
-    let workouts: any WorkoutStore
     let templates: any TemplateStore
     let contexts: any TenantContextStore
     let now: @Sendable () -> Date
@@ -18,14 +17,12 @@ public struct CoachingService: Sendable {
     public init(
         store: any CoachingStore,
         training: TrainingServices,
-        workouts: any WorkoutStore,
         templates: any TemplateStore,
         contexts: any TenantContextStore,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.training = training
-        self.workouts = workouts
         self.templates = templates
         self.contexts = contexts
         self.now = now
@@ -228,7 +225,7 @@ public struct CoachingService: Sendable {
         return Page(fetched: entries, limit: limit) { AccessLogCursor(accessedAt: $0.accessedAt, id: $0.id) }
     }
 
-    static func hash(_ code: String) -> Data {
-        Data(SHA256.hash(data: Array(code.utf8)))
+    static func hash(_ code: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(code.utf8)))
     }
 }

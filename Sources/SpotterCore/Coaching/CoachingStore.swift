@@ -38,7 +38,7 @@ public protocol CoachingStore: Sendable {
 
     // MARK: Invites
 
-    func createInvite(_ principal: Principal, _ invite: CoachInvite, codeHash: Data) async throws
+    func createInvite(_ principal: Principal, _ invite: CoachInvite, codeHash: [UInt8]) async throws
     func invites(_ principal: Principal) async throws -> [CoachInvite]
     func revokeInvite(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool
 
@@ -100,8 +100,8 @@ public protocol LinkTransaction: Sendable {
     /// Writes one access-log row for the acting coach reading `lifter`.
     func recordAccess(lifter: TenantID, kind: AccessKind, method: String, now: Date) async throws
     /// The coach of an invite code that can still be redeemed.
-    func inviteCoach(codeHash: Data, now: Date) async throws -> TenantID?
+    func inviteCoach(codeHash: [UInt8], now: Date) async throws -> TenantID?
     /// Marks the invite used and opens the active link; `nil` when it is no longer redeemable.
-    func redeemInvite(codeHash: Data, lifter: TenantID, scopes: Set<Scope>, link: CoachLink.ID, now: Date)
+    func redeemInvite(codeHash: [UInt8], lifter: TenantID, scopes: Set<Scope>, link: CoachLink.ID, now: Date)
         async throws -> TenantID?
 }

@@ -39,10 +39,28 @@ public struct PostgresTemplateStore: TemplateStore {
         }
     }
 
+    /// The tenant's own template, else one an actively linked coach assigned to this lifter (alone
+    /// or in a program); the policies of migration 0008 decide what is visible.
     public func template(_ principal: Principal, _ id: TemplateID) async throws -> Template? {
         try await database.withTenant(principal) { connection in
-            try await Self.load(principal.tenantID, id, connection)
+            guard let owner = try await Self.visibleOwner(principal.tenantID, id, connection) else { return nil }
+            return try await Self.load(owner, id, connection)
         }
+    }
+
+    /// Whose live template `id` the tenant sees: its own first, else an assigning coach's.
+    static func visibleOwner(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws
+        -> TenantID?
+    {
+        try await connection.query(
+            """
+            SELECT tenant_id FROM templates
+            WHERE template_id = $2 AND deleted_at IS NULL
+              AND (tenant_id = $1 OR tenant_id IN (SELECT a.tenant_id FROM assignments a WHERE a.lifter_id = $1))
+            ORDER BY tenant_id = $1 DESC LIMIT 1
+            """,
+            [tenant.rawValue, id.rawValue]
+        ).single.map { TenantID(rawValue: try $0.decode("tenant_id")) }
     }
 
     public func updateTemplate(

@@ -207,12 +207,18 @@ enum WorkoutSQL {
         )
     }
 
-    /// The version of the live template `id`, or `invalidArgument` naming `field`.
+    /// The version of the live template `id` (the tenant's own, or one a coach assigned), or
+    /// `invalidArgument` naming `field`.
     static func templateVersion(_ tenant: TenantID, _ id: TemplateID, field: String, _ connection: PostgresConnection)
         async throws -> Int64
     {
         let rows = try await connection.query(
-            "SELECT version FROM templates WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL",
+            """
+            SELECT version FROM templates
+            WHERE template_id = $2 AND deleted_at IS NULL
+              AND (tenant_id = $1 OR tenant_id IN (SELECT a.tenant_id FROM assignments a WHERE a.lifter_id = $1))
+            ORDER BY tenant_id = $1 DESC LIMIT 1
+            """,
             [tenant.rawValue, id.rawValue]
         )
         guard let row = rows.single else { throw SpotterError.invalid(field, "no such template") }

@@ -14,3 +14,17 @@ extension TrainingServices {
         )
     }
 }
+
+extension CoachingService {
+    /// Coaching on PostgreSQL stores, reading training data through `training`.
+    public init(database: SpotterDatabase, training: TrainingServices, now: @escaping @Sendable () -> Date = { Date() })
+    {
+        self.init(
+            store: PostgresCoachingStore(database: database),
+            training: training,
+            templates: PostgresTemplateStore(database: database),
+            contexts: PostgresProfileStore(database: database),
+            now: now
+        )
+    }
+}

@@ -1,0 +1,520 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `CoachingStore` on PostgreSQL. Every method runs in a transaction acting as the principal's
+/// tenant; a coach's reads of a client rely on the coach-side policies of migration 0008.
+public struct PostgresCoachingStore: CoachingStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    // MARK: Links
+
+    public func linking<T: Sendable>(_ principal: Principal, _ body: (any LinkTransaction) async throws -> T)
+        async throws -> T
+    {
+        try await database.withTenant(principal) { connection in
+            try await body(PostgresLinkTransaction(connection: connection, actor: principal.actingTenantID))
+        }
+    }
+
+    public func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                PostgresLinkTransaction.select + """
+                     WHERE (l.tenant_id = $1 OR l.coach_id = $1)
+                      AND ($2 OR l.status IN ('pending', 'active'))
+                    ORDER BY l.created_at DESC, l.link_id
+                    LIMIT 500
+                    """,
+                [principal.tenantID.rawValue, includeClosed]
+            ).map(PostgresLinkTransaction.decode)
+        }
+    }
+
+    public func tenant(username: String) async throws -> (TenantID, TenantKind)? {
+        try await database.withoutTenantAutocommit { connection in
+            guard let row = try await connection.query(
+                "SELECT tenant_id, kind FROM spotter_tenant_for_username($1)", [username]
+            ).single else { return nil }
+            return (TenantID(rawValue: try row.decode("tenant_id")), try ExerciseSQL.enumValue(row, "kind"))
+        }
+    }
+
+    // MARK: Invites
+
+    public func createInvite(_ principal: Principal, _ invite: CoachInvite, codeHash: [UInt8]) async throws {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                INSERT INTO coach_invites (tenant_id, invite_id, code_hash, note, created_at, expires_at)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                """,
+                [
+                    principal.tenantID.rawValue, invite.id, PostgresBytes(codeHash), invite.note, invite.createdAt,
+                    invite.expiresAt,
+                ]
+            )
+        }
+    }
+
+    public func invites(_ principal: Principal) async throws -> [CoachInvite] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                SELECT invite_id, note, created_at, expires_at, used_at FROM coach_invites
+                WHERE tenant_id = $1 AND revoked_at IS NULL
+                ORDER BY created_at DESC LIMIT 100
+                """,
+                [principal.tenantID.rawValue]
+            ).map { row in
+                CoachInvite(
+                    id: try row.decode("invite_id"), code: nil, note: try row.decode("note"),
+                    createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
+                    usedAt: try row.decode("used_at"))
+            }
+        }
+    }
+
+    public func revokeInvite(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                UPDATE coach_invites SET revoked_at = $3
+                WHERE tenant_id = $1 AND invite_id = $2 AND used_at IS NULL AND revoked_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id, now]
+            ).affectedRows == 1
+        }
+    }
+
+    // MARK: Access log
+
+    public func accessLog(_ principal: Principal, coach: TenantID?, after: AccessLogCursor?, limit: Int) async throws
+        -> [AccessLogEntry]
+    {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                SELECT a.access_id, a.coach_id, coalesce(t.display_name, '') AS coach_name, a.accessed_at, a.data,
+                       a.method
+                FROM coach_access_log a
+                LEFT JOIN tenants t ON t.tenant_id = a.coach_id
+                WHERE a.tenant_id = $1 AND ($2::uuid IS NULL OR a.coach_id = $2)
+                  AND ($3::timestamptz IS NULL OR (a.accessed_at, a.access_id) < ($3, $4::bigint))
+                ORDER BY a.accessed_at DESC, a.access_id DESC
+                LIMIT $5
+                """,
+                [principal.tenantID.rawValue, coach?.rawValue, after?.accessedAt, after?.id, limit]
+            ).map { row in
+                AccessLogEntry(
+                    id: try row.decode("access_id"),
+                    coachID: TenantID(rawValue: try row.decode("coach_id")),
+                    coachName: try row.decode("coach_name"),
+                    accessedAt: try row.decode("accessed_at"),
+                    kind: try ExerciseSQL.enumValue(row, "data"),
+                    method: try row.decode("method")
+                )
+            }
+        }
+    }
+
+    // MARK: Coach reads
+
+    public func clientFacts(_ principal: Principal, now: Date, bigThreeOnly: Bool) async throws -> [ClientFacts] {
+        try await database.withTenant(principal) { connection in
+            // One access-log row per client listed, in one statement.
+            try await connection.query(
+                """
+                INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method)
+                SELECT tenant_id, coach_id, $2, 'overview', 'ListClients' FROM coach_links
+                WHERE coach_id = $1 AND status = 'active'
+                """,
+                [principal.tenantID.rawValue, now]
+            )
+            // Each subquery sees only what the client's grants let through (row-level security).
+            let rows = try await connection.query(
+                """
+                SELECT \(PostgresLinkTransaction.columns), lt.time_zone,
+                  (SELECT max(w.started_at) FROM workouts w
+                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL) AS last_workout_at,
+                  (SELECT count(*) FROM workouts w
+                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
+                     AND w.started_at >= date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)
+                                          AT TIME ZONE lt.time_zone)::int AS workouts_since,
+                  f.program_tenant_id, f.program_id, f.started_on::text AS started_on,
+                  (SELECT coalesce(c.name, x.name)
+                   FROM workouts w
+                   JOIN workout_sets s ON s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
+                   LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
+                   LEFT JOIN exercises x ON x.tenant_id = s.tenant_id AND x.exercise_id = s.exercise_id
+                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
+                     AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
+                     AND s.set_type <> 'warm_up' AND s.weight_kg IS NOT NULL
+                     AND (NOT $3 OR c.big_three IS NOT NULL)
+                     AND EXISTS (SELECT FROM workout_sets p WHERE p.tenant_id = s.tenant_id
+                         AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
+                         AND p.set_type <> 'warm_up')
+                     AND NOT EXISTS (SELECT FROM workout_sets p WHERE p.tenant_id = s.tenant_id
+                         AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
+                         AND p.set_type <> 'warm_up' AND p.weight_kg >= s.weight_kg)
+                   ORDER BY w.started_at DESC LIMIT 1) AS new_record
+                FROM coach_links l
+                JOIN tenants lt ON lt.tenant_id = l.tenant_id
+                JOIN tenants ct ON ct.tenant_id = l.coach_id
+                LEFT JOIN program_follows f ON f.tenant_id = l.tenant_id
+                WHERE l.coach_id = $1 AND l.status = 'active'
+                ORDER BY lower(lt.display_name), l.tenant_id
+                """,
+                [principal.tenantID.rawValue, now, bigThreeOnly]
+            )
+            let follows: [(TenantID, ProgramID)] = try rows.compactMap { row in
+                guard let owner: UUID = try row.decode("program_tenant_id"), let id: UUID = try row.decode("program_id")
+                else { return nil }
+                return (TenantID(rawValue: owner), ProgramID(rawValue: id))
+            }
+            var programs: [[UUID]: ProgramContent] = [:]
+            for program in try await ProgramSQL.load(follows, connection) {
+                programs[[program.ownerID.rawValue, program.id.rawValue]] = program.content
+            }
+            return try rows.map { row in
+                var follow: (content: ProgramContent, startedOn: Date)?
+                if let owner: UUID = try row.decode("program_tenant_id"), let id: UUID = try row.decode("program_id"),
+                    let content = programs[[owner, id]], let start: String = try row.decode("started_on")
+                {
+                    follow = (content, try ProgramSchedule.date(start, field: "started_on"))
+                }
+                return ClientFacts(
+                    link: try PostgresLinkTransaction.decode(row),
+                    timeZone: try row.decode("time_zone"),
+                    lastWorkoutAt: try row.decode("last_workout_at"),
+                    workoutsSince: try row.decode("workouts_since"),
+                    follow: follow,
+                    newRecordExercise: try row.decode("new_record")
+                )
+            }
+        }
+    }
+
+    public func markSeen(_ principal: Principal, lifter: TenantID, now: Date) async throws {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                UPDATE coach_links SET coach_seen_at = $3
+                WHERE tenant_id = $1 AND coach_id = $2 AND status = 'active'
+                """,
+                [lifter.rawValue, principal.actingTenantID.rawValue, now]
+            )
+        }
+    }
+
+    // MARK: Programs
+
+    public func createProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent, now: Date)
+        async throws -> Program
+    {
+        let tenant = principal.tenantID
+        return try await database.withTenant(principal) { connection in
+            try await ProgramSQL.requireTemplates(tenant, content, connection)
+            let inserted = try await connection.query(
+                """
+                INSERT INTO programs (tenant_id, program_id, name, notes, weeks, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $6)
+                ON CONFLICT (tenant_id, program_id) DO NOTHING
+                """,
+                [tenant.rawValue, id.rawValue, content.name, content.notes, content.weeks, now]
+            )
+            if inserted.affectedRows == 1 {
+                try await ProgramSQL.insertDays(tenant, id, content, connection)
+            }
+            // A retried create answers with what it stored the first time.
+            guard let program = try await ProgramSQL.load([(tenant, id)], connection).first,
+                program.content == content
+            else {
+                throw SpotterError.alreadyExists(field: "program_id", reason: "is already used by a different program")
+            }
+            return program
+        }
+    }
+
+    public func updateProgram(
+        _ principal: Principal, _ id: ProgramID, _ content: ProgramContent, expectedVersion: Int64?, now: Date
+    ) async throws -> Program {
+        let tenant = principal.tenantID
+        return try await database.withTenant(principal) { connection in
+            try await ProgramSQL.requireTemplates(tenant, content, connection)
+            let updated = try await connection.query(
+                """
+                UPDATE programs SET name = $3, notes = $4, weeks = $5, updated_at = $6, version = version + 1
+                WHERE tenant_id = $1 AND program_id = $2 AND deleted_at IS NULL
+                  AND ($7::bigint IS NULL OR version = $7)
+                """,
+                [tenant.rawValue, id.rawValue, content.name, content.notes, content.weeks, now, expectedVersion]
+            )
+            guard updated.affectedRows == 1 else {
+                let current = try await connection.query(
+                    "SELECT version FROM programs WHERE tenant_id = $1 AND program_id = $2 AND deleted_at IS NULL",
+                    [tenant.rawValue, id.rawValue]
+                ).single?.decode("version") as Int64?
+                throw VersionCheck.failure("program", expected: expectedVersion, current: current)
+            }
+            try await connection.query(
+                "DELETE FROM program_days WHERE tenant_id = $1 AND program_id = $2", [tenant.rawValue, id.rawValue])
+            try await ProgramSQL.insertDays(tenant, id, content, connection)
+            return try await ProgramSQL.load([(tenant, id)], connection)[0]
+        }
+    }
+
+    public func program(_ principal: Principal, _ id: ProgramID) async throws -> Program? {
+        try await database.withTenant(principal) { connection in
+            // The principal's own, else one an actively linked coach assigned (policies decide).
+            let owner = try await connection.query(
+                """
+                SELECT tenant_id FROM programs
+                WHERE program_id = $2 AND deleted_at IS NULL
+                  AND (tenant_id = $1 OR tenant_id IN (SELECT a.tenant_id FROM assignments a
+                                                       WHERE a.lifter_id = $1 AND a.program_id = $2))
+                ORDER BY tenant_id = $1 DESC LIMIT 1
+                """,
+                [principal.tenantID.rawValue, id.rawValue]
+            ).single.map { TenantID(rawValue: try $0.decode("tenant_id")) }
+            guard let owner else { return nil }
+            return try await ProgramSQL.load([(owner, id)], connection).first
+        }
+    }
+
+    public func programs(_ principal: Principal) async throws -> [Program] {
+        try await database.withTenant(principal) { connection in
+            let ids = try await connection.query(
+                """
+                SELECT program_id FROM programs WHERE tenant_id = $1 AND deleted_at IS NULL
+                ORDER BY lower(name), program_id LIMIT 500
+                """,
+                [principal.tenantID.rawValue]
+            ).map { (principal.tenantID, ProgramID(rawValue: try $0.decode("program_id"))) }
+            return try await ProgramSQL.load(ids, connection)
+        }
+    }
+
+    public func deleteProgram(_ principal: Principal, _ id: ProgramID, now: Date) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            let deleted = try await connection.query(
+                """
+                UPDATE programs SET deleted_at = $3, updated_at = $3, version = version + 1
+                WHERE tenant_id = $1 AND program_id = $2 AND deleted_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id.rawValue, now]
+            )
+            guard deleted.affectedRows == 1 else { return false }
+            try await connection.query(
+                """
+                UPDATE assignments SET removed_at = $3
+                WHERE tenant_id = $1 AND program_id = $2 AND removed_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id.rawValue, now]
+            )
+            return true
+        }
+    }
+
+    // MARK: Assignments and following
+
+    private static let assignmentSelect = """
+        SELECT a.assignment_id, a.tenant_id, a.lifter_id, a.template_id, a.program_id, a.note, a.created_at,
+               coalesce(t.name, p.name, '') AS name, coalesce(t.version, p.version, 0) AS version,
+               coalesce(ct.display_name, '') AS coach_name
+        FROM assignments a
+        LEFT JOIN templates t ON t.tenant_id = a.tenant_id AND t.template_id = a.template_id
+        LEFT JOIN programs p ON p.tenant_id = a.tenant_id AND p.program_id = a.program_id
+        LEFT JOIN tenants ct ON ct.tenant_id = a.tenant_id
+        """
+
+    private static func decodeAssignment(_ row: PostgresRow) throws -> Assignment {
+        let item: Assignment.Item =
+            if let template: UUID = try row.decode("template_id") {
+                .template(TemplateID(rawValue: template))
+            } else {
+                .program(ProgramID(rawValue: try row.decode("program_id")))
+            }
+        return Assignment(
+            id: try row.decode("assignment_id"),
+            coachID: TenantID(rawValue: try row.decode("tenant_id")),
+            lifterID: TenantID(rawValue: try row.decode("lifter_id")),
+            item: item,
+            name: try row.decode("name"),
+            version: try row.decode("version"),
+            note: try row.decode("note"),
+            createdAt: try row.decode("created_at"),
+            coachName: try row.decode("coach_name")
+        )
+    }
+
+    public func assign(_ principal: Principal, _ assignment: Assignment) async throws -> Assignment {
+        try await database.withTenant(principal) { connection in
+            let (template, program): (UUID?, UUID?) =
+                switch assignment.item {
+                case .template(let id): (id.rawValue, nil)
+                case .program(let id): (nil, id.rawValue)
+                }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO assignments (tenant_id, assignment_id, lifter_id, template_id, program_id, note, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                ON CONFLICT DO NOTHING
+                """,
+                [
+                    principal.tenantID.rawValue, assignment.id, assignment.lifterID.rawValue, template, program,
+                    assignment.note, assignment.createdAt,
+                ]
+            )
+            guard inserted.affectedRows == 1 else {
+                throw SpotterError.alreadyExists(
+                    field: template == nil ? "program_id" : "template_id", reason: "is already assigned to this client")
+            }
+            return try Self.decodeAssignment(
+                try await connection.query(
+                    Self.assignmentSelect + " WHERE a.tenant_id = $1 AND a.assignment_id = $2",
+                    [principal.tenantID.rawValue, assignment.id]
+                ).single!)
+        }
+    }
+
+    public func unassign(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                UPDATE assignments SET removed_at = $3
+                WHERE tenant_id = $1 AND assignment_id = $2 AND removed_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id, now]
+            ).affectedRows == 1
+        }
+    }
+
+    public func assignments(_ principal: Principal, lifter: TenantID?) async throws -> [Assignment] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                Self.assignmentSelect + """
+                     WHERE a.removed_at IS NULL AND (a.tenant_id = $1 OR a.lifter_id = $1)
+                      AND ($2::uuid IS NULL OR a.lifter_id = $2)
+                    ORDER BY a.created_at DESC, a.assignment_id
+                    LIMIT 500
+                    """,
+                [principal.tenantID.rawValue, lifter?.rawValue]
+            ).map(Self.decodeAssignment)
+        }
+    }
+
+    public func follow(_ principal: Principal, _ program: Program, startedOn: String, now: Date) async throws {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                INSERT INTO program_follows (tenant_id, program_tenant_id, program_id, started_on, created_at)
+                VALUES ($1, $2, $3, $4::date, $5)
+                ON CONFLICT (tenant_id) DO UPDATE SET program_tenant_id = excluded.program_tenant_id,
+                    program_id = excluded.program_id, started_on = excluded.started_on, created_at = excluded.created_at
+                """,
+                [principal.tenantID.rawValue, program.ownerID.rawValue, program.id.rawValue, startedOn, now]
+            )
+        }
+    }
+
+    public func unfollow(_ principal: Principal) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "DELETE FROM program_follows WHERE tenant_id = $1", [principal.tenantID.rawValue]
+            ).affectedRows == 1
+        }
+    }
+
+    public func followed(_ principal: Principal) async throws -> ProgramFollow? {
+        try await database.withTenant(principal) { connection in
+            guard
+                let row = try await connection.query(
+                    """
+                    SELECT program_tenant_id, program_id, started_on::text AS started_on FROM program_follows
+                    WHERE tenant_id = $1
+                    """,
+                    [principal.tenantID.rawValue]
+                ).single
+            else { return nil }
+            let key = (
+                TenantID(rawValue: try row.decode("program_tenant_id")),
+                ProgramID(rawValue: try row.decode("program_id"))
+            )
+            return try await ProgramSQL.load([key], connection).first.map {
+                ProgramFollow(program: $0, startedOn: try row.decode("started_on"))
+            }
+        }
+    }
+
+    // MARK: Comments
+
+    private static let commentSelect = """
+        SELECT c.comment_id, c.tenant_id, c.workout_id, c.exercise_position, c.set_position, c.author_id, c.body,
+               c.created_at, coalesce(t.display_name, '') AS author_name
+        FROM workout_comments c
+        LEFT JOIN tenants t ON t.tenant_id = c.author_id
+        """
+
+    private static func decodeComment(_ row: PostgresRow) throws -> WorkoutComment {
+        let tenant: UUID = try row.decode("tenant_id")
+        let author: UUID = try row.decode("author_id")
+        return WorkoutComment(
+            id: try row.decode("comment_id"),
+            workoutID: WorkoutID(rawValue: try row.decode("workout_id")),
+            exerciseIndex: try row.decode("exercise_position"),
+            setIndex: try row.decode("set_position"),
+            authorID: TenantID(rawValue: author),
+            authorSide: author == tenant ? .lifter : .coach,
+            authorName: try row.decode("author_name"),
+            body: try row.decode("body"),
+            createdAt: try row.decode("created_at")
+        )
+    }
+
+    public func addComment(_ principal: Principal, _ comment: WorkoutComment) async throws -> WorkoutComment {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                INSERT INTO workout_comments (tenant_id, comment_id, workout_id, exercise_position, set_position,
+                                              author_id, body, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                """,
+                [
+                    principal.tenantID.rawValue, comment.id, comment.workoutID.rawValue, comment.exerciseIndex,
+                    comment.setIndex, comment.authorID.rawValue, comment.body, comment.createdAt,
+                ]
+            )
+            return try Self.decodeComment(
+                try await connection.query(
+                    Self.commentSelect + " WHERE c.tenant_id = $1 AND c.comment_id = $2",
+                    [principal.tenantID.rawValue, comment.id]
+                ).single!)
+        }
+    }
+
+    public func comments(_ principal: Principal, _ workout: WorkoutID) async throws -> [WorkoutComment] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                Self.commentSelect + """
+                     WHERE c.tenant_id = $1 AND c.workout_id = $2
+                    ORDER BY c.created_at, c.comment_id
+                    """,
+                [principal.tenantID.rawValue, workout.rawValue]
+            ).map(Self.decodeComment)
+        }
+    }
+
+    public func deleteComment(_ principal: Principal, _ id: UUID) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "DELETE FROM workout_comments WHERE tenant_id = $1 AND comment_id = $2",
+                [principal.tenantID.rawValue, id]
+            ).affectedRows == 1
+        }
+    }
+}
