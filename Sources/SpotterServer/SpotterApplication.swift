@@ -52,6 +52,7 @@ public struct SpotterApplication: Sendable {
         let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
         let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
         let training = TrainingServices(database: spotterDatabase)
+        let coaching = CoachingService(database: spotterDatabase, training: training)
         let serving = ServingState()
 
         let (certificate, key, development) = try tlsFiles(settings)
@@ -72,12 +73,16 @@ public struct SpotterApplication: Sendable {
                 WorkoutHandler(workouts: training.workouts),
                 TemplateHandler(templates: training.templates),
                 ProgressHandler(progress: training.progress),
+                CoachingHandler(coaching: coaching),
+                CoachHandler(coaching: coaching),
+                ProgramHandler(coaching: coaching),
                 HealthHandler(
                     state: serving,
                     services: [
                         "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
                         "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
-                        "spotter.v1.ProgressService", "grpc.health.v1.Health",
+                        "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
+                        "spotter.v1.ProgramService", "grpc.health.v1.Health",
                     ]
                 ),
             ],

@@ -34,7 +34,7 @@ public struct CoachingService: Sendable {
     // MARK: Who may call
 
     /// The principal's context, refusing a tenant of the other kind.
-    func requireKind(_ kind: TenantKind, _ principal: Principal) async throws -> TenantContext {
+    public func requireKind(_ kind: TenantKind, _ principal: Principal) async throws -> TenantContext {
         let context = try await principal.context(from: contexts)
         guard context.kind == kind else {
             throw SpotterError.permissionDenied(

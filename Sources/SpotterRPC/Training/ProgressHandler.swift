@@ -23,8 +23,59 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
             to: request.hasTo ? request.to.date : nil,
             formula: formula
         )
-        let unit = tenant.unit
+        return Spotter_V1_GetProgressResponse(report, unit: tenant.unit)
+    }
+
+    public func listExerciseResults(request: Spotter_V1_ListExerciseResultsRequest, context: ServerContext)
+        async throws -> Spotter_V1_ListExerciseResultsResponse
+    {
+        let (principal, tenant) = try RequestContext.tenant()
+        let page = try await progress.results(
+            principal, exerciseID: request.exerciseID, pageSize: Int(request.page.pageSize),
+            pageToken: request.page.pageToken)
         return .with {
+            $0.results = page.items.map { record in
+                .with {
+                    $0.set = Spotter_V1_SetReference(record, unit: tenant.unit)
+                    $0.workoutName = record.workoutName ?? ""
+                    $0.type = record.set.type.proto()
+                    $0.note = record.set.note
+                }
+            }
+            $0.nextPageToken = page.nextToken
+        }
+    }
+
+    public func getStatistics(request: Spotter_V1_GetStatisticsRequest, context: ServerContext) async throws
+        -> Spotter_V1_GetStatisticsResponse
+    {
+        let (principal, tenant) = try RequestContext.tenant()
+        let buckets = try await progress.statistics(
+            principal,
+            period: StatisticsPeriod(proto: request.period),
+            from: request.hasFrom ? request.from.date : nil,
+            to: request.hasTo ? request.to.date : nil
+        )
+        return Spotter_V1_GetStatisticsResponse(buckets, unit: tenant.unit)
+    }
+}
+
+extension Spotter_V1_SetReference {
+    init(_ record: ExerciseSetRecord, unit: WeightUnit) {
+        self.init()
+        workoutID = record.workoutID.description
+        startedAt = Spotter_V1_Timestamp(record.startedAt)
+        exerciseIndex = Int32(record.exerciseIndex)
+        setIndex = Int32(record.setIndex)
+        reps = Int32(record.set.reps)
+        if let weight = record.set.weight { self.weight = Spotter_V1_Weight(weight, unit) }
+        if let rpe = record.set.rpe { self.rpe = rpe.doubleValue }
+    }
+}
+
+extension Spotter_V1_GetProgressResponse {
+    init(_ report: ProgressReport, unit: WeightUnit) {
+        self = .with {
             $0.exercise = Spotter_V1_Exercise(report.exercise)
             $0.points = report.points.map { point in
                 .with {
@@ -58,38 +109,11 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
             }
         }
     }
+}
 
-    public func listExerciseResults(request: Spotter_V1_ListExerciseResultsRequest, context: ServerContext)
-        async throws -> Spotter_V1_ListExerciseResultsResponse
-    {
-        let (principal, tenant) = try RequestContext.tenant()
-        let page = try await progress.results(
-            principal, exerciseID: request.exerciseID, pageSize: Int(request.page.pageSize),
-            pageToken: request.page.pageToken)
-        return .with {
-            $0.results = page.items.map { record in
-                .with {
-                    $0.set = Spotter_V1_SetReference(record, unit: tenant.unit)
-                    $0.workoutName = record.workoutName ?? ""
-                    $0.type = record.set.type.proto()
-                    $0.note = record.set.note
-                }
-            }
-            $0.nextPageToken = page.nextToken
-        }
-    }
-
-    public func getStatistics(request: Spotter_V1_GetStatisticsRequest, context: ServerContext) async throws
-        -> Spotter_V1_GetStatisticsResponse
-    {
-        let (principal, tenant) = try RequestContext.tenant()
-        let buckets = try await progress.statistics(
-            principal,
-            period: StatisticsPeriod(proto: request.period),
-            from: request.hasFrom ? request.from.date : nil,
-            to: request.hasTo ? request.to.date : nil
-        )
-        return .with {
+extension Spotter_V1_GetStatisticsResponse {
+    init(_ buckets: [StatisticsBucket], unit: WeightUnit) {
+        self = .with {
             $0.buckets = buckets.map { bucket in
                 .with {
                     $0.startDate = bucket.startDate
@@ -97,29 +121,16 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
                     $0.activeMinutes = Int32(bucket.activeMinutes)
                     $0.setCount = Int32(bucket.setCount)
                     $0.repCount = Int32(bucket.repCount)
-                    $0.volume = Spotter_V1_Weight(bucket.volume, tenant.unit)
+                    $0.volume = Spotter_V1_Weight(bucket.volume, unit)
                     $0.muscleGroups = bucket.muscleGroups.map { group in
                         .with {
                             $0.muscleGroup = group.muscleGroup.proto()
                             $0.setCount = Int32(group.setCount)
-                            $0.volume = Spotter_V1_Weight(group.volume, tenant.unit)
+                            $0.volume = Spotter_V1_Weight(group.volume, unit)
                         }
                     }
                 }
             }
         }
-    }
-}
-
-extension Spotter_V1_SetReference {
-    init(_ record: ExerciseSetRecord, unit: WeightUnit) {
-        self.init()
-        workoutID = record.workoutID.description
-        startedAt = Spotter_V1_Timestamp(record.startedAt)
-        exerciseIndex = Int32(record.exerciseIndex)
-        setIndex = Int32(record.setIndex)
-        reps = Int32(record.set.reps)
-        if let weight = record.set.weight { self.weight = Spotter_V1_Weight(weight, unit) }
-        if let rpe = record.set.rpe { self.rpe = rpe.doubleValue }
     }
 }

@@ -82,14 +82,20 @@ public struct WorkoutHandler: Spotter_V1_WorkoutService.SimpleServiceProtocol {
             pageSize: Int(request.page.pageSize),
             pageToken: request.page.pageToken
         )
-        return .with {
+        return Spotter_V1_ListWorkoutsResponse(page, unit: tenant.unit)
+    }
+}
+
+extension Spotter_V1_ListWorkoutsResponse {
+    init(_ page: Page<WorkoutEntry>, unit: WeightUnit) {
+        self = .with {
             $0.workouts = page.items.map { entry in
                 .with {
                     $0.workoutID = entry.id.description
                     $0.name = entry.name
                     $0.startedAt = Spotter_V1_Timestamp(entry.startedAt)
                     $0.durationSeconds = Int32(entry.durationSeconds)
-                    $0.summary = Spotter_V1_WorkoutSummary(entry.summary, unit: tenant.unit)
+                    $0.summary = Spotter_V1_WorkoutSummary(entry.summary, unit: unit)
                 }
             }
             $0.nextPageToken = page.nextToken
