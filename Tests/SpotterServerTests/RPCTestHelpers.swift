@@ -18,7 +18,8 @@ func rpcCode(_ body: () async throws -> Void) async -> RPCError.Code? {
 func signUpLifter(
     _ client: GRPCClient<some ClientTransport>,
     _ name: String,
-    timeZone: String = ""
+    timeZone: String = "",
+    kind: Spotter_V1_TenantKind = .lifter
 ) async throws -> Metadata {
     let auth = Spotter_V1_AuthService.Client(wrapping: client)
     _ = try await auth.register(
@@ -26,7 +27,7 @@ func signUpLifter(
             $0.email = "\(name)@example.com"
             $0.username = name
             $0.password = "long enough \(name)"
-            $0.kind = .lifter
+            $0.kind = kind
             $0.timeZone = timeZone
         })
     let tokens = try await auth.signIn(
