@@ -17,6 +17,9 @@ public struct TenantExport: Sendable, Equatable, Codable {
     public var templates: [ExportedTemplate]
     /// Every live workout with every set, oldest first; weights in kilograms.
     public var workouts: [ExportedWorkout]
+    /// Links (as lifter or coach), programs, assignments given or received, comments on the
+    /// tenant's workouts or written by it, and the access log of coaches' reads.
+    public var coaching: ExportedCoaching
 
     public init(
         exportedAt: Date,
@@ -25,7 +28,8 @@ public struct TenantExport: Sendable, Equatable, Codable {
         emails: [ExportedEmail],
         exercises: [Exercise] = [],
         templates: [ExportedTemplate] = [],
-        workouts: [ExportedWorkout] = []
+        workouts: [ExportedWorkout] = [],
+        coaching: ExportedCoaching = ExportedCoaching()
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -34,6 +38,27 @@ public struct TenantExport: Sendable, Equatable, Codable {
         self.exercises = exercises
         self.templates = templates
         self.workouts = workouts
+        self.coaching = coaching
+    }
+}
+
+/// A tenant's coaching data as exported.
+public struct ExportedCoaching: Sendable, Equatable, Codable {
+    public var links: [CoachLink]
+    public var programs: [Program]
+    public var assignments: [Assignment]
+    public var comments: [WorkoutComment]
+    public var accessLog: [AccessLogEntry]
+
+    public init(
+        links: [CoachLink] = [], programs: [Program] = [], assignments: [Assignment] = [],
+        comments: [WorkoutComment] = [], accessLog: [AccessLogEntry] = []
+    ) {
+        self.links = links
+        self.programs = programs
+        self.assignments = assignments
+        self.comments = comments
+        self.accessLog = accessLog
     }
 }
 

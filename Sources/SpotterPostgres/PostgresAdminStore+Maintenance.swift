@@ -193,7 +193,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     public func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport? {
         guard let detail = try await accountDetail(tenant, now: now) else { return nil }
-        let (emails, training) = try await change(audit) { connection in
+        let (emails, training, coaching) = try await change(audit) { connection in
             let emails = try await connection.query(
                 """
                 SELECT kind, recipient, subject, status, created_at, sent_at
@@ -210,7 +210,10 @@ extension PostgresAdminStore: AdminMaintenanceStore {
                     sentAt: try row.decode("sent_at")
                 )
             }
-            return (emails, try await TrainingExportSQL.load(tenant, connection))
+            return (
+                emails, try await TrainingExportSQL.load(tenant, connection),
+                try await CoachingExportSQL.load(tenant, connection)
+            )
         }
         return TenantExport(
             exportedAt: now,
@@ -219,7 +222,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
             emails: emails,
             exercises: training.exercises,
             templates: training.templates,
-            workouts: training.workouts
+            workouts: training.workouts,
+            coaching: coaching
         )
     }
 

@@ -49,7 +49,9 @@ struct CoachingEndToEndTests {
                 let logged = try await workouts.logWorkout(
                     .with {
                         $0.workout.name = "Heavy squat"
-                        $0.workout.startedAt = .with { $0.unixMicros = Int64(Date().timeIntervalSince1970 - 3600) * 1_000_000 }
+                        $0.workout.startedAt = .with {
+                            $0.unixMicros = Int64(Date().timeIntervalSince1970 - 3600) * 1_000_000
+                        }
                         $0.workout.durationSeconds = 3600
                         $0.workout.exercises = [
                             .with {

@@ -261,6 +261,13 @@ struct SpotterCtlMaintenanceTests {
             _ = try await training.workouts.log(
                 tokens.principal, id: "", workoutDraft(at: Date(), exercises: [custom.id, Catalog.squat]))
             _ = try await training.workouts.log(bob.principal, id: "", workoutDraft("Bob's day", at: Date()))
+            let coaching = database.coachingService()
+            let cora = try await database.lifter("cora", kind: .coach)
+            let invite = try await coaching.createInvite(cora, note: "", validDays: 0)
+            _ = try await coaching.redeemInvite(tokens.principal, code: invite.code ?? "", scopes: ["history"])
+            _ = try await coaching.clientHistory(
+                cora, client: tokens.principal.tenantID.description, from: nil, to: nil, text: "", pageSize: 0,
+                pageToken: "")
             let file = NSTemporaryDirectory() + "export-\(UUID().uuidString).json"
             defer { try? FileManager.default.removeItem(atPath: file) }
             let result = try await database.spotterctl(
@@ -280,6 +287,12 @@ struct SpotterCtlMaintenanceTests {
             let entries = try #require(workouts.first?["exercises"] as? [[String: Any]])
             #expect(entries.map { $0["exercise_name"] as? String } == ["Zercher Squat", "Barbell Back Squat"])
             #expect((entries.first?["sets"] as? [[String: Any]])?.first?["weight_kg"] as? Double == 100)
+            let coachingData = try #require(document["coaching"] as? [String: Any])
+            let links = try #require(coachingData["links"] as? [[String: Any]])
+            #expect(links.map { $0["coach_name"] as? String } == ["cora"])
+            #expect(links.first?["scopes"] as? [String] == ["history"])
+            let accessLog = try #require(coachingData["access_log"] as? [[String: Any]])
+            #expect(accessLog.map { $0["method"] as? String } == ["ListClientWorkouts"])
             #expect(!text.contains("bob"))
             #expect(!text.contains("Bob's day"))
             let shown = try await database.spotterctl(["accounts", "show", "ada", "--json"])

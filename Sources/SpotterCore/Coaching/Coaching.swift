@@ -48,7 +48,7 @@ public enum LinkSide: String, Sendable, Codable, CaseIterable {
 }
 
 /// A link between a lifter and a coach, as either side sees it.
-public struct CoachLink: Sendable, Equatable {
+public struct CoachLink: Sendable, Equatable, Codable {
     public struct ID: EntityID {
         public let rawValue: UUID
         public init(rawValue: UUID) { self.rawValue = rawValue }
@@ -140,7 +140,7 @@ public enum AccessKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// One coach call that read a lifter's data.
-public struct AccessLogEntry: Sendable, Equatable {
+public struct AccessLogEntry: Sendable, Equatable, Codable {
     public var id: Int64
     public var coachID: TenantID
     public var coachName: String

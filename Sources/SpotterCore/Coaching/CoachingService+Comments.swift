@@ -11,7 +11,8 @@ extension CoachingService {
     ) async throws -> WorkoutComment {
         let (view, _, _) = try await clientView(
             principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout")
-        return try await comment(view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
+        return try await comment(
+            view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
     }
 
     /// The lifter comments on (or replies under) their own workout.
@@ -19,7 +20,8 @@ extension CoachingService {
         _ principal: Principal, workoutID: String, exerciseIndex: Int?, setIndex: Int?, body: String
     ) async throws -> WorkoutComment {
         _ = try await requireKind(.lifter, principal)
-        return try await comment(principal, author: principal.tenantID, side: .lifter, workoutID, exerciseIndex, setIndex, body)
+        return try await comment(
+            principal, author: principal.tenantID, side: .lifter, workoutID, exerciseIndex, setIndex, body)
     }
 
     private func comment(
@@ -36,7 +38,8 @@ extension CoachingService {
         let workout = try await training.workouts.get(principal, id: workoutID)
         if let exerciseIndex, let setIndex {
             guard workout.content.exercises.indices.contains(exerciseIndex) else {
-                throw SpotterError.invalid("exercise_index", "the workout has \(workout.content.exercises.count) exercises")
+                throw SpotterError.invalid(
+                    "exercise_index", "the workout has \(workout.content.exercises.count) exercises")
             }
             let sets = workout.content.exercises[exerciseIndex].sets
             guard sets.indices.contains(setIndex) else {

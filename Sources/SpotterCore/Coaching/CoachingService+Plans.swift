@@ -54,7 +54,8 @@ extension CoachingService {
         let clientID = try Self.tenantID(client, field: "client_id")
         var validator = Validator()
         validator.check(
-            templateID.isEmpty != programID.isEmpty, "template_id", "exactly one of template_id and program_id is needed")
+            templateID.isEmpty != programID.isEmpty, "template_id",
+            "exactly one of template_id and program_id is needed")
         validator.check(note.count <= 1000, "note", "must be at most 1000 characters")
         try validator.validate()
         let item: Assignment.Item

@@ -43,9 +43,12 @@ extension CoachingService {
                 lastWorkoutAt: history ? fact.lastWorkoutAt : nil,
                 workoutsThisWeek: history ? fact.workoutsSince : nil,
                 plannedThisWeek: history
-                    ? fact.follow.map { ProgramSchedule.plannedInWeek($0.content, startedOn: $0.startedOn, holding: today) }
+                    ? fact.follow.map {
+                        ProgramSchedule.plannedInWeek($0.content, startedOn: $0.startedOn, holding: today)
+                    }
                     : nil,
-                inactive: history && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
+                inactive: history
+                    && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
                 newRecordExercise: scopes.contains(.progress) && tier != .free && tier != .pro
                     ? fact.newRecordExercise : nil
             )

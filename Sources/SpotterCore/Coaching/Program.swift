@@ -1,7 +1,7 @@
 import Foundation
 
 /// A named plan of one or more weeks: for each weekday of each week a template, or rest.
-public struct Program: Sendable, Equatable {
+public struct Program: Sendable, Equatable, Codable {
     public var id: ProgramID
     public var ownerID: TenantID
     public var content: ProgramContent
@@ -31,7 +31,7 @@ public struct ProgramID: EntityID {
 }
 
 /// One training day of a program; days without one are rest.
-public struct ProgramDay: Sendable, Hashable {
+public struct ProgramDay: Sendable, Hashable, Codable {
     /// 1-based week of the program.
     public var week: Int
     /// ISO weekday: 1 = Monday … 7 = Sunday.
@@ -46,7 +46,7 @@ public struct ProgramDay: Sendable, Hashable {
 }
 
 /// A program's fields, validated.
-public struct ProgramContent: Sendable, Equatable {
+public struct ProgramContent: Sendable, Equatable, Codable {
     public var name: String
     public var notes: String
     public var weeks: Int
@@ -161,13 +161,16 @@ public enum ProgramSchedule {
     /// the start date; each day trains the template set for its week and weekday.
     public static func plan(_ content: ProgramContent, startedOn start: Date, on day: Date) -> PlannedDay {
         let offset = calendar.dateComponents([.day], from: start, to: day).day!
-        guard offset >= 0 else { return PlannedDay(week: nil, weekday: weekday(day), templateID: nil, state: .notStarted) }
+        guard offset >= 0 else {
+            return PlannedDay(week: nil, weekday: weekday(day), templateID: nil, state: .notStarted)
+        }
         let week = offset / 7 + 1
         guard week <= content.weeks else {
             return PlannedDay(week: nil, weekday: weekday(day), templateID: nil, state: .finished)
         }
         let template = content.days.first { $0.week == week && $0.weekday == weekday(day) }?.templateID
-        return PlannedDay(week: week, weekday: weekday(day), templateID: template, state: template == nil ? .rest : .training)
+        return PlannedDay(
+            week: week, weekday: weekday(day), templateID: template, state: template == nil ? .rest : .training)
     }
 
     /// How many training days the program plans in the Monday–Sunday week holding `day`.
@@ -230,8 +233,8 @@ public struct TodayPlan: Sendable, Equatable {
 }
 
 /// A coach's template or program given to a client.
-public struct Assignment: Sendable, Equatable {
-    public enum Item: Sendable, Equatable {
+public struct Assignment: Sendable, Equatable, Codable {
+    public enum Item: Sendable, Equatable, Codable {
         case template(TemplateID)
         case program(ProgramID)
     }
@@ -264,7 +267,7 @@ public struct Assignment: Sendable, Equatable {
 }
 
 /// A comment on a lifter's workout, or on one of its sets.
-public struct WorkoutComment: Sendable, Equatable {
+public struct WorkoutComment: Sendable, Equatable, Codable {
     public var id: UUID
     public var workoutID: WorkoutID
     /// Both set, or both `nil` for a comment on the whole workout.

@@ -25,8 +25,10 @@ public struct ProgressService: Sendable {
     {
         let context = try await principal.context(from: contexts)
         let tier = context.tier.effective(at: now())
-        return try await report(principal, exerciseID: exerciseID, from: from, to: to, formula: formula,
-            timeZone: context.timeZone) { exercise throws(SpotterError) in
+        return try await report(
+            principal, exerciseID: exerciseID, from: from, to: to, formula: formula,
+            timeZone: context.timeZone
+        ) { exercise throws(SpotterError) in
             try Entitlements.checkProgress(for: exercise, tier: tier)
         }
     }

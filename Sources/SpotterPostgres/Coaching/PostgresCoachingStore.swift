@@ -37,9 +37,11 @@ public struct PostgresCoachingStore: CoachingStore {
 
     public func tenant(username: String) async throws -> (TenantID, TenantKind)? {
         try await database.withoutTenantAutocommit { connection in
-            guard let row = try await connection.query(
-                "SELECT tenant_id, kind FROM spotter_tenant_for_username($1)", [username]
-            ).single else { return nil }
+            guard
+                let row = try await connection.query(
+                    "SELECT tenant_id, kind FROM spotter_tenant_for_username($1)", [username]
+                ).single
+            else { return nil }
             return (TenantID(rawValue: try row.decode("tenant_id")), try ExerciseSQL.enumValue(row, "kind"))
         }
     }
@@ -98,28 +100,32 @@ public struct PostgresCoachingStore: CoachingStore {
     {
         try await database.withTenant(principal) { connection in
             try await connection.query(
-                """
-                SELECT a.access_id, a.coach_id, coalesce(t.display_name, '') AS coach_name, a.accessed_at, a.data,
-                       a.method
-                FROM coach_access_log a
-                LEFT JOIN tenants t ON t.tenant_id = a.coach_id
-                WHERE a.tenant_id = $1 AND ($2::uuid IS NULL OR a.coach_id = $2)
-                  AND ($3::timestamptz IS NULL OR (a.accessed_at, a.access_id) < ($3, $4::bigint))
-                ORDER BY a.accessed_at DESC, a.access_id DESC
-                LIMIT $5
-                """,
+                Self.accessSelect + """
+                         WHERE a.tenant_id = $1 AND ($2::uuid IS NULL OR a.coach_id = $2)
+                      AND ($3::timestamptz IS NULL OR (a.accessed_at, a.access_id) < ($3, $4::bigint))
+                    ORDER BY a.accessed_at DESC, a.access_id DESC
+                    LIMIT $5
+                    """,
                 [principal.tenantID.rawValue, coach?.rawValue, after?.accessedAt, after?.id, limit]
-            ).map { row in
-                AccessLogEntry(
-                    id: try row.decode("access_id"),
-                    coachID: TenantID(rawValue: try row.decode("coach_id")),
-                    coachName: try row.decode("coach_name"),
-                    accessedAt: try row.decode("accessed_at"),
-                    kind: try ExerciseSQL.enumValue(row, "data"),
-                    method: try row.decode("method")
-                )
-            }
+            ).map(Self.decodeAccess)
         }
+    }
+
+    static let accessSelect = """
+        SELECT a.access_id, a.coach_id, coalesce(t.display_name, '') AS coach_name, a.accessed_at, a.data, a.method
+        FROM coach_access_log a
+        LEFT JOIN tenants t ON t.tenant_id = a.coach_id
+        """
+
+    static func decodeAccess(_ row: PostgresRow) throws -> AccessLogEntry {
+        AccessLogEntry(
+            id: try row.decode("access_id"),
+            coachID: TenantID(rawValue: try row.decode("coach_id")),
+            coachName: try row.decode("coach_name"),
+            accessedAt: try row.decode("accessed_at"),
+            kind: try ExerciseSQL.enumValue(row, "data"),
+            method: try row.decode("method")
+        )
     }
 
     // MARK: Coach reads
@@ -255,10 +261,11 @@ public struct PostgresCoachingStore: CoachingStore {
                 [tenant.rawValue, id.rawValue, content.name, content.notes, content.weeks, now, expectedVersion]
             )
             guard updated.affectedRows == 1 else {
-                let current = try await connection.query(
-                    "SELECT version FROM programs WHERE tenant_id = $1 AND program_id = $2 AND deleted_at IS NULL",
-                    [tenant.rawValue, id.rawValue]
-                ).single?.decode("version") as Int64?
+                let current =
+                    try await connection.query(
+                        "SELECT version FROM programs WHERE tenant_id = $1 AND program_id = $2 AND deleted_at IS NULL",
+                        [tenant.rawValue, id.rawValue]
+                    ).single?.decode("version") as Int64?
                 throw VersionCheck.failure("program", expected: expectedVersion, current: current)
             }
             try await connection.query(
@@ -322,7 +329,7 @@ public struct PostgresCoachingStore: CoachingStore {
 
     // MARK: Assignments and following
 
-    private static let assignmentSelect = """
+    static let assignmentSelect = """
         SELECT a.assignment_id, a.tenant_id, a.lifter_id, a.template_id, a.program_id, a.note, a.created_at,
                coalesce(t.name, p.name, '') AS name, coalesce(t.version, p.version, 0) AS version,
                coalesce(ct.display_name, '') AS coach_name
@@ -332,7 +339,7 @@ public struct PostgresCoachingStore: CoachingStore {
         LEFT JOIN tenants ct ON ct.tenant_id = a.tenant_id
         """
 
-    private static func decodeAssignment(_ row: PostgresRow) throws -> Assignment {
+    static func decodeAssignment(_ row: PostgresRow) throws -> Assignment {
         let item: Assignment.Item =
             if let template: UUID = try row.decode("template_id") {
                 .template(TemplateID(rawValue: template))
@@ -453,14 +460,14 @@ public struct PostgresCoachingStore: CoachingStore {
 
     // MARK: Comments
 
-    private static let commentSelect = """
+    static let commentSelect = """
         SELECT c.comment_id, c.tenant_id, c.workout_id, c.exercise_position, c.set_position, c.author_id, c.body,
                c.created_at, coalesce(t.display_name, '') AS author_name
         FROM workout_comments c
         LEFT JOIN tenants t ON t.tenant_id = c.author_id
         """
 
-    private static func decodeComment(_ row: PostgresRow) throws -> WorkoutComment {
+    static func decodeComment(_ row: PostgresRow) throws -> WorkoutComment {
         let tenant: UUID = try row.decode("tenant_id")
         let author: UUID = try row.decode("author_id")
         return WorkoutComment(

@@ -78,7 +78,9 @@ enum ProgramSQL {
         try validator.validate()
     }
 
-    static func insertDays(_ tenant: TenantID, _ id: ProgramID, _ content: ProgramContent, _ connection: PostgresConnection)
+    static func insertDays(
+        _ tenant: TenantID, _ id: ProgramID, _ content: ProgramContent, _ connection: PostgresConnection
+    )
         async throws
     {
         try await connection.query(

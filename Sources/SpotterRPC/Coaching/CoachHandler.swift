@@ -36,7 +36,8 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
     public func inviteClient(request: Spotter_V1_InviteClientRequest, context: ServerContext) async throws
         -> Spotter_V1_CoachLink
     {
-        Spotter_V1_CoachLink(try await coaching.inviteClient(try RequestContext.principal(), username: request.username))
+        Spotter_V1_CoachLink(
+            try await coaching.inviteClient(try RequestContext.principal(), username: request.username))
     }
 
     public func respondToClient(request: Spotter_V1_RespondToClientRequest, context: ServerContext) async throws
@@ -59,7 +60,8 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
     public func listClients(request: Spotter_V1_ListClientsRequest, context: ServerContext) async throws
         -> Spotter_V1_ListClientsResponse
     {
-        let clients = try await coaching.clients(try RequestContext.principal(), inactiveDays: Int(request.inactiveDays))
+        let clients = try await coaching.clients(
+            try RequestContext.principal(), inactiveDays: Int(request.inactiveDays))
         return .with {
             $0.clients = clients.map { client in
                 .with {
@@ -89,7 +91,8 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         -> Spotter_V1_Workout
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let workout = try await coaching.clientWorkout(principal, client: request.clientID, workoutID: request.workoutID)
+        let workout = try await coaching.clientWorkout(
+            principal, client: request.clientID, workoutID: request.workoutID)
         return Spotter_V1_Workout(workout, unit: tenant.unit)
     }
 

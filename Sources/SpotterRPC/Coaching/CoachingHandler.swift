@@ -39,7 +39,8 @@ public struct CoachingHandler: Spotter_V1_CoachingService.SimpleServiceProtocol 
         -> Spotter_V1_CoachLink
     {
         Spotter_V1_CoachLink(
-            try await coaching.setScopes(try RequestContext.principal(), coach: request.coachID, scopes: request.scopes))
+            try await coaching.setScopes(try RequestContext.principal(), coach: request.coachID, scopes: request.scopes)
+        )
     }
 
     public func endCoaching(request: Spotter_V1_EndCoachingRequest, context: ServerContext) async throws
