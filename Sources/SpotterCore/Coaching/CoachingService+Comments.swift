@@ -9,10 +9,11 @@ extension CoachingService {
     public func commentAsCoach(
         _ principal: Principal, client: String, workoutID: String, exerciseIndex: Int?, setIndex: Int?, body: String
     ) async throws -> WorkoutComment {
-        let (view, _, _) = try await clientView(
-            principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout")
-        return try await comment(
-            view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
+        try await reading(
+            principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout"
+        ) { view, _, _ in
+            try await comment(view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
+        }
     }
 
     /// The lifter comments on (or replies under) their own workout.
@@ -57,9 +58,9 @@ extension CoachingService {
     public func clientComments(_ principal: Principal, client: String, workoutID: String) async throws
         -> [WorkoutComment]
     {
-        let (view, _, _) = try await clientView(
-            principal, client: client, needs: .details, kind: .details, method: "ListClientComments")
-        return try await comments(view, workoutID: workoutID)
+        try await reading(principal, client: client, needs: .details, kind: .details, method: "ListClientComments") {
+            view, _, _ in try await comments(view, workoutID: workoutID)
+        }
     }
 
     /// The thread on the lifter's own workout, oldest first.
@@ -77,9 +78,9 @@ extension CoachingService {
     /// A coach deletes one of their own comments on a client's workout (details scope).
     public func deleteCommentAsCoach(_ principal: Principal, client: String, id: String) async throws {
         let commentID = try Self.commentID(id)
-        let (view, _, _) = try await clientView(
-            principal, client: client, needs: .details, kind: .details, method: "DeleteClientComment")
-        try await deleteComment(view, commentID)
+        try await reading(principal, client: client, needs: .details, kind: .details, method: "DeleteClientComment") {
+            view, _, _ in try await deleteComment(view, commentID)
+        }
     }
 
     private func deleteComment(_ principal: Principal, _ id: UUID) async throws {

@@ -2,26 +2,26 @@ import Foundation
 
 /// A coach's reads of one client, each within the scopes the client granted.
 extension CoachingService {
-    /// The coach's view of `client` for a call needing `scope`: the active link or `notFound` (the
-    /// same answer as a tenant that does not exist), `permissionDenied` without the scope, and one
-    /// access-log row. The returned principal reads the client's rows acting as the coach.
-    func clientView(
-        _ principal: Principal, client: String, needs scope: Scope, kind: AccessKind, method: String
-    ) async throws -> (view: Principal, link: CoachLink, context: TenantContext) {
+    /// Runs a coach's read of `client` needing `scope`: the active link or `notFound` (the same
+    /// answer as a tenant that does not exist), `permissionDenied` without the scope; then `body`
+    /// with a principal that reads the client's rows while acting as the coach (so the database
+    /// checks the grant again); then, when it succeeded, one access-log row for the whole call.
+    func reading<T: Sendable>(
+        _ principal: Principal, client: String, needs scope: Scope, kind: AccessKind, method: String,
+        _ body: (_ view: Principal, _ link: CoachLink, _ coach: TenantContext) async throws -> T
+    ) async throws -> T {
         let context = try await requireKind(.coach, principal)
         let clientID = try Self.tenantID(client, field: "client_id")
         let link = try await store.linking(principal) { link in
-            guard let open = try await link.openLink(lifter: clientID, coach: principal.tenantID),
-                open.status == .active
-            else { throw Self.clientNotFound }
-            guard open.scopes.contains(scope) else {
-                throw SpotterError.permissionDenied(
-                    "\(open.lifterName) has not granted you the \(scope.rawValue) scope")
-            }
-            try await link.recordAccess(lifter: clientID, kind: kind, method: method, now: now())
-            return open
+            try await link.openLink(lifter: clientID, coach: principal.tenantID)
         }
-        return (principal.clientView(of: clientID), link, context)
+        guard let link, link.status == .active else { throw Self.clientNotFound }
+        guard link.scopes.contains(scope) else {
+            throw SpotterError.permissionDenied("\(link.lifterName) has not granted you the \(scope.rawValue) scope")
+        }
+        let result = try await body(principal.clientView(of: clientID), link, context)
+        try await store.recordAccess(principal, lifter: clientID, kind: kind, method: method, now: now())
+        return result
     }
 
     /// The coach's active clients: last workout, workouts and planned days this week, and flags.
@@ -60,25 +60,26 @@ extension CoachingService {
         _ principal: Principal, client: String, from: Date?, to: Date?, text: String, pageSize: Int,
         pageToken: String
     ) async throws -> Page<WorkoutEntry> {
-        let (view, link, _) = try await clientView(
-            principal, client: client, needs: .history, kind: .history, method: "ListClientWorkouts")
-        var page = try await training.workouts.history(
-            view, from: from, to: to, text: text, pageSize: pageSize, pageToken: pageToken)
-        if !link.scopes.contains(.details) {
-            page.items = page.items.map { entry in
-                var entry = entry
-                entry.summary = WorkoutSummary(exerciseCount: 0, setCount: 0, repCount: 0, volume: .zero)
-                return entry
+        try await reading(principal, client: client, needs: .history, kind: .history, method: "ListClientWorkouts") {
+            view, link, _ in
+            var page = try await training.workouts.history(
+                view, from: from, to: to, text: text, pageSize: pageSize, pageToken: pageToken)
+            if !link.scopes.contains(.details) {
+                page.items = page.items.map { entry in
+                    var entry = entry
+                    entry.summary = WorkoutSummary(exerciseCount: 0, setCount: 0, repCount: 0, volume: .zero)
+                    return entry
+                }
             }
+            return page
         }
-        return page
     }
 
     /// One of a client's workouts with every set (details scope).
     public func clientWorkout(_ principal: Principal, client: String, workoutID: String) async throws -> Workout {
-        let (view, _, _) = try await clientView(
-            principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout")
-        return try await training.workouts.get(view, id: workoutID)
+        try await reading(principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout") {
+            view, _, _ in try await training.workouts.get(view, id: workoutID)
+        }
     }
 
     /// A client's progress for one exercise (progress scope; the coach's tier decides which
@@ -86,25 +87,28 @@ extension CoachingService {
     public func clientProgress(
         _ principal: Principal, client: String, exerciseID: String, from: Date?, to: Date?, formula: E1RMFormula
     ) async throws -> ProgressReport {
-        let (view, _, context) = try await clientView(
-            principal, client: client, needs: .progress, kind: .progress, method: "GetClientProgress")
-        let tier = context.tier.effective(at: now())
-        let clientContext = try await contexts.tenantContext(view)
-        let report = try await training.progress.report(
-            view, exerciseID: exerciseID, from: from, to: to, formula: formula, timeZone: clientContext.timeZone
-        ) { exercise throws(SpotterError) in
-            try CoachEntitlements.checkClientProgress(for: exercise, tier: tier)
+        try await reading(principal, client: client, needs: .progress, kind: .progress, method: "GetClientProgress") {
+            view, _, coach in
+            let tier = coach.tier.effective(at: now())
+            let clientContext = try await contexts.tenantContext(view)
+            let report = try await training.progress.report(
+                view, exerciseID: exerciseID, from: from, to: to, formula: formula, timeZone: clientContext.timeZone
+            ) { exercise throws(SpotterError) in
+                try CoachEntitlements.checkClientProgress(for: exercise, tier: tier)
+            }
+            try await store.markSeen(principal, lifter: view.tenantID, now: now())
+            return report
         }
-        try await store.markSeen(principal, lifter: view.tenantID, now: now())
-        return report
     }
 
     /// A client's statistics (progress scope), in the client's time zone.
     public func clientStatistics(
         _ principal: Principal, client: String, period: StatisticsPeriod?, from: Date?, to: Date?
     ) async throws -> [StatisticsBucket] {
-        let (view, _, _) = try await clientView(
-            principal, client: client, needs: .progress, kind: .statistics, method: "GetClientStatistics")
-        return try await training.progress.statistics(view, period: period, from: from, to: to)
+        try await reading(
+            principal, client: client, needs: .progress, kind: .statistics, method: "GetClientStatistics"
+        ) { view, _, _ in
+            try await training.progress.statistics(view, period: period, from: from, to: to)
+        }
     }
 }

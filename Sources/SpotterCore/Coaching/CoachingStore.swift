@@ -44,6 +44,9 @@ public protocol CoachingStore: Sendable {
 
     // MARK: Access log
 
+    /// Writes one access-log row for the coach reading `lifter` (nothing once the link has ended).
+    func recordAccess(_ principal: Principal, lifter: TenantID, kind: AccessKind, method: String, now: Date)
+        async throws
     func accessLog(_ principal: Principal, coach: TenantID?, after: AccessLogCursor?, limit: Int) async throws
         -> [AccessLogEntry]
 
@@ -97,8 +100,6 @@ public protocol LinkTransaction: Sendable {
         async throws -> CoachLink
     /// A coach's tier and active client count; holds a per-coach lock until the transaction ends.
     func coachCapacity(_ coach: TenantID) async throws -> (TierGrant, Int)?
-    /// Writes one access-log row for the acting coach reading `lifter`.
-    func recordAccess(lifter: TenantID, kind: AccessKind, method: String, now: Date) async throws
     /// The coach of an invite code that can still be redeemed.
     func inviteCoach(codeHash: [UInt8], now: Date) async throws -> TenantID?
     /// Marks the invite used and opens the active link; `nil` when it is no longer redeemable.

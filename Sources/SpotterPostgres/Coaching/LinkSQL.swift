@@ -100,13 +100,6 @@ struct PostgresLinkTransaction: LinkTransaction {
         )
     }
 
-    func recordAccess(lifter: TenantID, kind: AccessKind, method: String, now: Date) async throws {
-        try await connection.query(
-            "INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method) VALUES ($1, $2, $3, $4, $5)",
-            [lifter.rawValue, actor.rawValue, now, kind.rawValue, method]
-        )
-    }
-
     func inviteCoach(codeHash: [UInt8], now: Date) async throws -> TenantID? {
         try await connection.query(
             "SELECT spotter_invite_coach($1, $2) AS coach", [PostgresBytes(codeHash), now]

@@ -95,6 +95,21 @@ public struct PostgresCoachingStore: CoachingStore {
 
     // MARK: Access log
 
+    public func recordAccess(_ principal: Principal, lifter: TenantID, kind: AccessKind, method: String, now: Date)
+        async throws
+    {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method)
+                SELECT $1, $2, $3, $4, $5 FROM coach_links
+                WHERE tenant_id = $1 AND coach_id = $2 AND status = 'active'
+                """,
+                [lifter.rawValue, principal.actingTenantID.rawValue, now, kind.rawValue, method]
+            )
+        }
+    }
+
     public func accessLog(_ principal: Principal, coach: TenantID?, after: AccessLogCursor?, limit: Int) async throws
         -> [AccessLogEntry]
     {

@@ -16,7 +16,7 @@ public struct PostgresExerciseStore: ExerciseStore {
         try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
-                SELECT * FROM (\(ExerciseSQL.all)) e
+                SELECT * FROM (\(ExerciseSQL.all(tenant: "$10"))) e
                 WHERE (custom OR NOT $1)
                   AND (archived_at IS NULL OR $2)
                   AND ($3::text IS NULL OR category = $3)
@@ -30,6 +30,7 @@ public struct PostgresExerciseStore: ExerciseStore {
                 [
                     filter.customOnly, filter.includeArchived, filter.category?.rawValue, filter.muscleGroup?.rawValue,
                     filter.equipment?.rawValue, filter.query, cursor?.name, cursor?.id.rawValue, limit,
+                    principal.tenantID.rawValue,
                 ]
             ).map(ExerciseSQL.decode)
         }
@@ -37,7 +38,7 @@ public struct PostgresExerciseStore: ExerciseStore {
 
     public func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise? {
         try await database.withTenant(principal) { connection in
-            try await Self.load(id, connection)
+            try await Self.load(principal.tenantID, id, connection)
         }
     }
 
@@ -45,7 +46,7 @@ public struct PostgresExerciseStore: ExerciseStore {
         async throws -> Exercise
     {
         try await database.withTenant(principal) { connection in
-            if let existing = try await Self.load(id, connection) {
+            if let existing = try await Self.load(principal.tenantID, id, connection) {
                 guard existing.isCustom, existing.input == input else {
                     throw SpotterError.alreadyExists(
                         field: "exercise_id", reason: "is already used by another exercise")
@@ -65,7 +66,7 @@ public struct PostgresExerciseStore: ExerciseStore {
                 ]
             )
             // A deleted exercise keeps its id as a tombstone.
-            guard rows.affectedRows == 1, let created = try await Self.load(id, connection) else {
+            guard rows.affectedRows == 1, let created = try await Self.load(principal.tenantID, id, connection) else {
                 throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
             }
             return created
@@ -116,21 +117,25 @@ public struct PostgresExerciseStore: ExerciseStore {
         _ update: @escaping (PostgresConnection) async throws -> Int
     ) async throws -> Exercise {
         try await database.withTenant(principal) { connection in
-            let existing = try await Self.load(id, connection)
+            let existing = try await Self.load(principal.tenantID, id, connection)
             if let existing, !existing.isCustom {
                 throw SpotterError.failedPrecondition("built-in exercises cannot be changed; create a custom one")
             }
-            guard try await update(connection) == 1, let changed = try await Self.load(id, connection) else {
+            guard try await update(connection) == 1,
+                let changed = try await Self.load(principal.tenantID, id, connection)
+            else {
                 throw VersionCheck.failure("exercise", expected: expectedVersion, current: existing?.custom?.version)
             }
             return changed
         }
     }
 
-    static func load(_ id: ExerciseID, _ connection: PostgresConnection) async throws -> Exercise? {
+    static func load(_ tenant: TenantID, _ id: ExerciseID, _ connection: PostgresConnection) async throws
+        -> Exercise?
+    {
         try await connection.query(
-            "SELECT * FROM (\(ExerciseSQL.all)) e WHERE exercise_id = $1",
-            [id.rawValue]
+            "SELECT * FROM (\(ExerciseSQL.all(tenant: "$2"))) e WHERE exercise_id = $1",
+            [id.rawValue, tenant.rawValue]
         ).single.map(ExerciseSQL.decode)
     }
 }
