@@ -234,6 +234,10 @@ CREATE POLICY coach_read ON program_days FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
         AND l.status = 'active' AND l.scopes && ARRAY['history']));
 
+-- Whoever writes a comment is its author: a lifter cannot post in a coach's name, nor a coach in
+-- anyone else's.
+CREATE POLICY own_name ON workout_comments AS RESTRICTIVE FOR INSERT TO spotter_app
+    WITH CHECK (author_id = spotter_current_tenant());
 -- A coach comments (and deletes their own comments) only with the details scope.
 CREATE POLICY coach_comment ON workout_comments FOR INSERT TO spotter_app
     WITH CHECK (author_id = spotter_current_tenant()
