@@ -1,0 +1,284 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Coaching links, tiers, programs and comments on PostgreSQL")
+struct CoachingServiceTests {
+    private let start = Date(timeIntervalSince1970: 1_795_392_000)  // Monday 2026-11-23 00:00 UTC
+
+    private func setTier(_ database: TestDatabase, _ tenant: Principal, _ tier: Tier, until: Date? = nil)
+        async throws
+    {
+        let owner = try await database.ownerConnection()
+        try await owner.query(
+            "UPDATE tenants SET tier = $2, tier_expires_at = $3 WHERE tenant_id = $1",
+            [tenant.tenantID.rawValue, tier.rawValue, until])
+    }
+
+    @Test("the coach's tier limits active clients: free 1, Coach more; an expired tier counts as free again")
+    func clientLimits() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            let bob = try await database.lifter("bob")
+            let cy = try await database.lifter("cyd")
+
+            let first = try await coaching.createInvite(coach, note: "", validDays: 0)
+            _ = try await coaching.redeemInvite(ada, code: first.code!, scopes: ["history"])
+            let second = try await coaching.createInvite(coach, note: "", validDays: 0)
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "the coach has 1 active client, the limit of the free tier; the Coach tier allows 20")
+            ) { try await coaching.redeemInvite(bob, code: second.code!, scopes: ["history"]) }
+            // The refused redemption left the code unused and no link behind.
+            #expect(try await coaching.links(bob, includeClosed: true).isEmpty)
+
+            try await setTier(database, coach, .coach, until: start.addingTimeInterval(86_400))
+            _ = try await coaching.redeemInvite(bob, code: second.code!, scopes: ["history"])
+            // A lifter's request is checked when the coach accepts it.
+            _ = try await coaching.requestCoach(cy, username: "cora", scopes: ["details"])
+            clock.advance(by: 2 * 86_400)  // the Coach tier has expired: free again, 2 clients already
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "the coach has 2 active clients, the limit of the free tier; the Coach tier allows 20")
+            ) { try await coaching.respond(coach, other: cy.tenantID.description, accept: true, scopes: []) }
+            // Declining is always possible.
+            let declined = try await coaching.respond(coach, other: cy.tenantID.description, accept: false, scopes: [])
+            #expect(declined.status == .declined)
+        }
+    }
+
+    @Test("links: request/accept both ways, one open link per pair, ending is final and a new link starts afresh")
+    func linkLifecycle() async throws {
+        try await TestDatabase.with { database in
+            let coaching = database.coachingService(clock: TestClock(start))
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await setTier(database, coach, .coach)
+
+            // Kinds are checked: a lifter cannot ask another lifter, nor a coach a coach.
+            _ = try await database.lifter("bob")
+            await #expect(throws: SpotterError.notFound("no coach with username 'bob'")) {
+                try await coaching.requestCoach(ada, username: "bob", scopes: [])
+            }
+            await #expect(throws: SpotterError.permissionDenied("this call is for lifter accounts")) {
+                try await coaching.requestCoach(coach, username: "cora", scopes: [])
+            }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(
+                        field: "scopes[1]", reason: "'everything' is not a scope (history, details, progress, body)")
+                ])
+            ) { try await coaching.requestCoach(ada, username: "cora", scopes: ["history", "everything"]) }
+
+            let invited = try await coaching.inviteClient(coach, username: "ADA")
+            #expect(invited.status == .pending && invited.requestedBy == .coach && invited.scopes.isEmpty)
+            await #expect(
+                throws: SpotterError.alreadyExists(
+                    field: "username", reason: "you already have a pending or active link with this coach")
+            ) { try await coaching.requestCoach(ada, username: "cora", scopes: []) }
+            // The coach cannot accept their own invitation.
+            await #expect(throws: SpotterError.notFound("no pending request to answer")) {
+                try await coaching.respond(coach, other: ada.tenantID.description, accept: true, scopes: [])
+            }
+            let accepted = try await coaching.respond(
+                ada, other: coach.tenantID.description, accept: true, scopes: ["progress", "history"])
+            #expect(accepted.status == .active)
+            #expect(accepted.scopes == [.history, .progress])
+            #expect(accepted.coachName == "cora" && accepted.lifterName == "ada")
+
+            let ended = try await coaching.endLink(coach, other: ada.tenantID.description)
+            #expect(ended.status == .ended && ended.endedBy == .coach)
+            await #expect(throws: SpotterError.notFound("coach not found")) {
+                try await coaching.setScopes(ada, coach: coach.tenantID.description, scopes: ["details"])
+            }
+            // A new request makes a new link; the old one stays in the history.
+            let again = try await coaching.requestCoach(ada, username: "cora", scopes: ["details"])
+            #expect(again.id != accepted.id)
+            #expect(try await coaching.links(ada, includeClosed: false).map(\.id) == [again.id])
+            #expect(try await coaching.links(ada, includeClosed: true).count == 2)
+            // Withdrawing one's own request ends it; declining the other's declines it.
+            #expect(try await coaching.endLink(ada, other: coach.tenantID.description).status == .ended)
+        }
+    }
+
+    @Test("invite codes are single use, expire, can be revoked, and a bad code names the field")
+    func invites() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await setTier(database, coach, .coachPro)
+
+            await #expect(throws: SpotterError.invalid("code", "must be the 10-letter code the coach gave you")) {
+                try await coaching.redeemInvite(ada, code: "12", scopes: [])
+            }
+            let expiring = try await coaching.createInvite(coach, note: "gym flyer", validDays: 1)
+            clock.advance(by: 86_401)
+            await #expect(throws: SpotterError.notFound("invite code not found, already used or expired")) {
+                try await coaching.redeemInvite(ada, code: expiring.code!, scopes: [])
+            }
+            let revoked = try await coaching.createInvite(coach, note: "", validDays: 0)
+            try await coaching.revokeInvite(coach, id: revoked.id.uuidString)
+            await #expect(throws: SpotterError.notFound("invite code not found, already used or expired")) {
+                try await coaching.redeemInvite(ada, code: revoked.code!, scopes: [])
+            }
+            // Codes are stored only as hashes.
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM coach_invites WHERE code_hash = $1::bytea",
+                    [
+                        "\\x" + Array(revoked.code!.utf8).map { String(format: "%02x", $0) }.joined()
+                    ]) == 0)
+            #expect(try await coaching.invites(coach).map(\.note) == ["gym flyer"])
+        }
+    }
+
+    @Test(
+        "a program from a coach: assigned, followed, today's template at its latest version, hidden when the link ends")
+    func programs() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start.addingTimeInterval(12 * 3600))
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
+            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["history"])
+
+            let squatDay = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Squat day",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5)]))
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(
+                        field: "program.days.template_id", reason: "no template \(Catalog.squat) among yours")
+                ])
+            ) {
+                try await coaching.createProgram(
+                    coach, id: "",
+                    ProgramDraft(
+                        name: "Bad", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: Catalog.squat.description)]
+                    ))
+            }
+            let program = try await coaching.createProgram(
+                coach, id: "",
+                ProgramDraft(
+                    name: "Four weeks", weeks: 4,
+                    days: [
+                        .init(week: 1, weekday: 1, templateID: squatDay.id.description),
+                        .init(week: 1, weekday: 4, templateID: squatDay.id.description),
+                    ]))
+            #expect(program.templateNames[squatDay.id] == "Squat day")
+
+            // Not yet assigned: the lifter cannot see or follow it.
+            await #expect(throws: SpotterError.notFound("program not found")) {
+                try await coaching.follow(ada, programID: program.id.description, startOn: "")
+            }
+            let assignment = try await coaching.assign(
+                coach, client: ada.tenantID.description, templateID: "", programID: program.id.description, note: "")
+            await #expect(
+                throws: SpotterError.alreadyExists(field: "program_id", reason: "is already assigned to this client")
+            ) {
+                try await coaching.assign(
+                    coach, client: ada.tenantID.description, templateID: "", programID: program.id.description,
+                    note: "")
+            }
+            #expect(try await coaching.assignments(ada, client: "").map(\.id) == [assignment.id])
+            let follow = try await coaching.follow(ada, programID: program.id.description, startOn: "")
+            #expect(follow.startedOn == "2026-11-23")
+            var today = try await coaching.today(ada)
+            #expect(today.day == PlannedDay(week: 1, weekday: 1, templateID: squatDay.id, state: .training))
+            #expect(today.template?.version == 1)
+
+            // The coach edits the template: the lifter sees version 2 and a log from it records 2.
+            _ = try await training.templates.update(
+                coach, id: squatDay.id.description,
+                TemplateDraft(
+                    name: "Squat day",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 3)]),
+                expectedVersion: 1)
+            today = try await coaching.today(ada)
+            #expect(today.template?.version == 2)
+            #expect(today.template?.content.items.first?.targetSets == 5)
+            var draft = workoutDraft("Squat day", at: clock.now, exercises: [Catalog.squat])
+            draft.templateID = squatDay.id.description
+            let logged = try await training.workouts.log(ada, id: "", draft)
+            #expect(logged.templateVersion == 2)
+
+            // Tuesday is rest; the coach's client list counts the week's plan and workouts.
+            clock.advance(by: 86_400)
+            #expect(try await coaching.today(ada).day?.state == .rest)
+            let clients = try await coaching.clients(coach, inactiveDays: 0)
+            #expect(clients.first?.plannedThisWeek == 2)
+            #expect(clients.first?.workoutsThisWeek == 1)
+            #expect(clients.first?.inactive == false)
+
+            // Ending the link hides the assignment, the program and its templates from the lifter.
+            _ = try await coaching.endLink(ada, other: coach.tenantID.description)
+            #expect(try await coaching.assignments(ada, client: "").isEmpty)
+            #expect(try await coaching.today(ada).follow == nil)
+            await #expect(throws: SpotterError.notFound("template not found")) {
+                try await training.templates.get(ada, id: squatDay.id.description)
+            }
+            // The workout keeps its reference and version.
+            #expect(try await training.workouts.get(ada, id: logged.id.description).templateVersion == 2)
+        }
+    }
+
+    @Test("a coach's custom exercise cannot be assigned; comments check their set and body")
+    func assignmentAndCommentRules() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
+            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["details"])
+            let custom = try await training.exercises.create(
+                coach, id: "",
+                ExerciseDraft(
+                    name: "Cora Press", category: .push, muscleGroup: .chest, equipment: .machine, instructions: ""))
+            let template = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Press",
+                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 8)]))
+            await #expect(
+                throws: SpotterError.invalid(
+                    "template_id",
+                    "template 'Press' uses your custom exercise 'Cora Press'; assigned templates can use built-in exercises only"
+                )
+            ) {
+                try await coaching.assign(
+                    coach, client: ada.tenantID.description, templateID: template.id.description, programID: "",
+                    note: "")
+            }
+
+            let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, sets: 2))
+            await #expect(throws: SpotterError.invalid("set_index", "exercise 0 has 2 sets")) {
+                try await coaching.commentAsCoach(
+                    coach, client: ada.tenantID.description, workoutID: workout.id.description, exerciseIndex: 0,
+                    setIndex: 2, body: "hm")
+            }
+            await #expect(throws: SpotterError.invalid("body", "is required")) {
+                try await coaching.comment(
+                    ada, workoutID: workout.id.description, exerciseIndex: nil, setIndex: nil, body: "  ")
+            }
+            let fromCoach = try await coaching.commentAsCoach(
+                coach, client: ada.tenantID.description, workoutID: workout.id.description, exerciseIndex: 0,
+                setIndex: 1, body: "Nice lockout")
+            // The lifter may delete any comment on their workouts, the coach's included.
+            try await coaching.deleteComment(ada, id: fromCoach.id.uuidString)
+            #expect(try await coaching.comments(ada, workoutID: workout.id.description).isEmpty)
+        }
+    }
+}
