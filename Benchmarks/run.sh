@@ -98,12 +98,15 @@ done
 echo "==> seeding the history and progress lifters, then VACUUM ANALYZE (as autovacuum would)"
 "${load[@]}" --scenario history --tenants 8 --calls 1 --warmup 0 >/dev/null
 "${load[@]}" --scenario progress --tenants 4 --calls 1 --warmup 0 >/dev/null
+"${load[@]}" --scenario coach-history --tenants 8 --calls 1 --warmup 0 >/dev/null
 "${psql[@]}" -d spotter -c "VACUUM ANALYZE"
 
 echo "==> a 20-entry history page (lifters with 2,000 sets), 8 concurrent"
 echo "raw-SQL proxy (pgbench history.sql, 8 clients, ${duration}s):"
 "${pgbench[@]}" -c 8 -j 2 -f "$proxy/history.sql" proxy 2>/dev/null | summary
 measure --scenario history --concurrency 8 --tenants 8
+echo "==> the same page read by each lifter's coach (ListClientWorkouts: link check, RLS, access log), 8 concurrent"
+measure --scenario coach-history --concurrency 8 --tenants 8
 
 echo "==> progress series for one exercise over a year of data"
 measure --scenario progress --concurrency 1 --tenants 4 --calls=500

@@ -3,9 +3,11 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import SpotterProto
 
-/// A signed-in lifter of the benchmark.
+/// A signed-in tenant of the benchmark: a lifter, or for coach scenarios a coach and the client
+/// it reads.
 struct Lifter: Sendable {
     let metadata: Metadata
+    var clientID = ""
 }
 
 /// Creating (or reusing) the lifters a scenario needs, with their data.
@@ -20,16 +22,41 @@ enum Lifters {
     ) async throws -> [Lifter] {
         var lifters: [Lifter] = []
         for index in 0..<count {
-            let name = "\(prefix)_\(scenario.rawValue)_\(index)"
+            let name = "\(prefix)_\(scenario.rawValue.filter(\.isLetter))_\(index)"
             let lifter = try await signIn(name, client)
             try await seed(scenario, lifter, client)
-            lifters.append(lifter)
+            if scenario == .coachHistory {
+                lifters.append(try await coach(of: lifter, named: name + "c", client))
+            } else {
+                lifters.append(lifter)
+            }
         }
         return lifters
     }
 
-    private static func signIn(_ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>) async throws -> Lifter
+    /// A coach linked to `lifter` with the history and details scopes (an invite code redeemed once).
+    private static func coach(of lifter: Lifter, named name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>)
+        async throws -> Lifter
     {
+        var coach = try await signIn(name, client, kind: .coach)
+        let coachService = Spotter_V1_CoachService.Client(wrapping: client)
+        if try await coachService.listClients(.init(), metadata: coach.metadata).clients.isEmpty {
+            let invite = try await coachService.createInvite(.init(), metadata: coach.metadata)
+            _ = try await Spotter_V1_CoachingService.Client(wrapping: client).redeemInvite(
+                .with {
+                    $0.code = invite.code
+                    $0.scopes = ["history", "details"]
+                }, metadata: lifter.metadata)
+        }
+        let links = try await Spotter_V1_CoachingService.Client(wrapping: client).listLinks(
+            .init(), metadata: coach.metadata)
+        coach.clientID = links.links.first { $0.status == .active }?.lifterID ?? ""
+        return coach
+    }
+
+    private static func signIn(
+        _ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>, kind: Spotter_V1_TenantKind = .lifter
+    ) async throws -> Lifter {
         let auth = Spotter_V1_AuthService.Client(wrapping: client)
         do {
             _ = try await auth.register(
@@ -37,7 +64,7 @@ enum Lifters {
                     $0.email = "\(name)@bench.invalid"
                     $0.username = name
                     $0.password = password
-                    $0.kind = .lifter
+                    $0.kind = kind
                 })
         } catch let error as RPCError where error.code == .alreadyExists {
             // A rerun with the same prefix reuses the lifter and its data.
@@ -65,7 +92,7 @@ enum Lifters {
         let spacing: TimeInterval
         switch scenario {
         case .log: return
-        case .history: (count, spacing) = (200, 86_400)
+        case .history, .coachHistory: (count, spacing) = (200, 86_400)
         case .progress: (count, spacing) = (156, 365 * 86_400 / 156)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in

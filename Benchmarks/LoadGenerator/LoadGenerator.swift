@@ -21,12 +21,15 @@ struct LoadGenerator: AsyncParsableCommand {
         case history
         /// GetProgress for squat over the last year, for lifters with a year of training.
         case progress
+        /// CoachService.ListClientWorkouts, a 20-entry page of a client with 2,000 sets, read by a
+        /// coach with the history and details scopes (row-level security on the coach's grants).
+        case coachHistory = "coach-history"
     }
 
     @Option(help: "Server host.") var host = "localhost"
     @Option(help: "Server port.") var port = 50051
     @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
-    @Option(help: "log, history or progress.") var scenario: Scenario
+    @Option(help: "log, history, progress or coach-history.") var scenario: Scenario
     @Option(help: "Calls to measure.") var calls = 2000
     @Option(help: "Calls in flight at once.") var concurrency = 8
     @Option(help: "Lifters (tenants) the calls are spread over.") var tenants = 8
@@ -78,6 +81,14 @@ struct Call: Sendable {
             let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
             let page = try await workouts.listWorkouts(.with { $0.page.pageSize = 20 }, metadata: lifter.metadata)
             guard page.workouts.count == 20 else { throw LoadError("history page has \(page.workouts.count) entries") }
+        case .coachHistory:
+            let coach = Spotter_V1_CoachService.Client(wrapping: client)
+            let page = try await coach.listClientWorkouts(
+                .with {
+                    $0.clientID = lifter.clientID
+                    $0.page.pageSize = 20
+                }, metadata: lifter.metadata)
+            guard page.workouts.count == 20 else { throw LoadError("client page has \(page.workouts.count) entries") }
         case .progress:
             let progress = Spotter_V1_ProgressService.Client(wrapping: client)
             let now = Date()
