@@ -233,6 +233,56 @@ struct CoachingServiceTests {
         }
     }
 
+    @Test("client flags: inactive after N days; a new heaviest set since the coach last opened progress")
+    func clientFlags() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await setTier(database, coach, .coach)
+            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
+            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["history", "progress"])
+
+            // No workout yet: inactive, nothing else to show.
+            var summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(summary.inactive && summary.lastWorkoutAt == nil && summary.newRecordExercise == nil)
+
+            clock.advance(by: 3600)
+            _ = try await training.workouts.log(
+                ada, id: "",
+                workoutDraft(at: clock.now, exercises: [Catalog.squat, Catalog.frontSquat], kilograms: 100))
+            clock.advance(by: 86_400)
+            _ = try await training.workouts.log(
+                ada, id: "",
+                workoutDraft(at: clock.now, exercises: [Catalog.squat, Catalog.frontSquat], kilograms: 110))
+            summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(!summary.inactive)
+            // Front squat is beyond the Coach tier's big three, so only the squat is flagged.
+            #expect(summary.newRecordExercise == "Barbell Back Squat")
+
+            // Opening the client's progress marks it seen; a lighter session flags nothing.
+            _ = try await coaching.clientProgress(
+                coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
+                formula: .epley)
+            clock.advance(by: 86_400)
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: clock.now, exercises: [Catalog.squat]))
+            summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(summary.newRecordExercise == nil)
+
+            // Six quiet days later (Tuesday of the next week) the client is flagged inactive.
+            clock.advance(by: 6 * 86_400)
+            summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(summary.inactive)
+            #expect(summary.workoutsThisWeek == 0)  // a new week began on Monday
+            // Without the progress scope there is no record flag, without history no dates.
+            _ = try await coaching.setScopes(ada, coach: coach.tenantID.description, scopes: [])
+            summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(summary.lastWorkoutAt == nil && summary.workoutsThisWeek == nil && !summary.inactive)
+        }
+    }
+
     @Test("a coach's custom exercise cannot be assigned; comments check their set and body")
     func assignmentAndCommentRules() async throws {
         try await TestDatabase.with { database in
