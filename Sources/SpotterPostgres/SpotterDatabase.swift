@@ -11,18 +11,33 @@ public struct SpotterDatabase: Sendable {
         self.pool = pool
     }
 
+    /// The transaction the current task has open, so a store called inside another store's
+    /// transaction body (see `CoachingStore.inOneTransaction`) joins it instead of opening its own.
+    struct OpenTransaction: Sendable {
+        let tenant: TenantID
+        let connection: PostgresConnection
+    }
+
+    @TaskLocal static var open: OpenTransaction?
+
     /// Runs `body` in a transaction whose row-level security context is `tenant`. The setting is
     /// transaction-local (`set_config(…, true)`), so it ends with the transaction and a pooled
-    /// connection never carries it into another request.
+    /// connection never carries it into another request. Called while this task already has a
+    /// transaction open for the same tenant, `body` runs in that one.
     @discardableResult
     public func withTenant<T: Sendable>(
         _ tenant: TenantID,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await translatingErrors {
+        if let open = Self.open, open.tenant == tenant {
+            return try await translatingErrors { try await body(open.connection) }
+        }
+        return try await translatingErrors {
             try await pool.withTransaction { connection in
                 try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
-                return try await body(connection)
+                return try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
+                    try await body(connection)
+                }
             }
         }
     }

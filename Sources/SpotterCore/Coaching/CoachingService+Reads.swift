@@ -2,26 +2,30 @@ import Foundation
 
 /// A coach's reads of one client, each within the scopes the client granted.
 extension CoachingService {
-    /// Runs a coach's read of `client` needing `scope`: the active link or `notFound` (the same
-    /// answer as a tenant that does not exist), `permissionDenied` without the scope; then `body`
-    /// with a principal that reads the client's rows while acting as the coach (so the database
-    /// checks the grant again); then, when it succeeded, one access-log row for the whole call.
+    /// Runs a coach's read of `client` needing `scope`, all in one transaction acting as the coach:
+    /// the active link or `notFound` (the same answer as a tenant that does not exist),
+    /// `permissionDenied` without the scope; then `body` with a principal that reads the client's
+    /// rows (so the database checks the grant again); then, when it succeeded, one access-log row
+    /// for the whole call. A failure rolls everything back, the log row included.
     func reading<T: Sendable>(
         _ principal: Principal, client: String, needs scope: Scope, kind: AccessKind, method: String,
         _ body: (_ view: Principal, _ link: CoachLink, _ coach: TenantContext) async throws -> T
     ) async throws -> T {
         let context = try await requireKind(.coach, principal)
         let clientID = try Self.tenantID(client, field: "client_id")
-        let link = try await store.linking(principal) { link in
-            try await link.openLink(lifter: clientID, coach: principal.tenantID)
+        return try await store.inOneTransaction(principal) {
+            let link = try await store.linking(principal) { link in
+                try await link.openLink(lifter: clientID, coach: principal.tenantID)
+            }
+            guard let link, link.status == .active else { throw Self.clientNotFound }
+            guard link.scopes.contains(scope) else {
+                throw SpotterError.permissionDenied(
+                    "\(link.lifterName) has not granted you the \(scope.rawValue) scope")
+            }
+            let result = try await body(principal.clientView(of: clientID), link, context)
+            try await store.recordAccess(principal, lifter: clientID, kind: kind, method: method, now: now())
+            return result
         }
-        guard let link, link.status == .active else { throw Self.clientNotFound }
-        guard link.scopes.contains(scope) else {
-            throw SpotterError.permissionDenied("\(link.lifterName) has not granted you the \(scope.rawValue) scope")
-        }
-        let result = try await body(principal.clientView(of: clientID), link, context)
-        try await store.recordAccess(principal, lifter: clientID, kind: kind, method: method, now: now())
-        return result
     }
 
     /// The coach's active clients: last workout, workouts and planned days this week, and flags.

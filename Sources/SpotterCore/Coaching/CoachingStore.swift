@@ -27,6 +27,10 @@ public struct ClientFacts: Sendable {
 public protocol CoachingStore: Sendable {
     // MARK: Links
 
+    /// Runs `body` in one transaction acting as the principal; every store call inside it acting
+    /// as the same tenant joins that transaction. A coach's read is one transaction: the link
+    /// check, the read and the access-log row commit (or roll back) together.
+    func inOneTransaction<T: Sendable>(_ principal: Principal, _ body: () async throws -> T) async throws -> T
     /// Runs `body` in one transaction acting as the principal, so a check (an open link, the
     /// coach's capacity) and the change it allows commit together.
     func linking<T: Sendable>(_ principal: Principal, _ body: (any LinkTransaction) async throws -> T)

@@ -21,6 +21,12 @@ public struct PostgresCoachingStore: CoachingStore {
         }
     }
 
+    public func inOneTransaction<T: Sendable>(_ principal: Principal, _ body: () async throws -> T)
+        async throws -> T
+    {
+        try await database.withTenant(principal) { _ in try await body() }
+    }
+
     public func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink] {
         try await database.withTenant(principal) { connection in
             try await connection.query(
