@@ -84,7 +84,8 @@ CREATE TABLE program_days (
     template_id uuid NOT NULL,
     PRIMARY KEY (tenant_id, program_id, week, weekday),
     FOREIGN KEY (tenant_id, program_id) REFERENCES programs (tenant_id, program_id) ON DELETE CASCADE,
-    FOREIGN KEY (tenant_id, template_id) REFERENCES templates (tenant_id, template_id)
+    -- Templates are only ever soft-deleted; a hard delete is a tenant's erasure, which takes all.
+    FOREIGN KEY (tenant_id, template_id) REFERENCES templates (tenant_id, template_id) ON DELETE CASCADE
 );
 
 -- A coach's template or program given to a linked client.
@@ -99,8 +100,8 @@ CREATE TABLE assignments (
     removed_at    timestamptz,
     PRIMARY KEY (tenant_id, assignment_id),
     CHECK ((template_id IS NULL) <> (program_id IS NULL)),
-    FOREIGN KEY (tenant_id, template_id) REFERENCES templates (tenant_id, template_id),
-    FOREIGN KEY (tenant_id, program_id) REFERENCES programs (tenant_id, program_id)
+    FOREIGN KEY (tenant_id, template_id) REFERENCES templates (tenant_id, template_id) ON DELETE CASCADE,
+    FOREIGN KEY (tenant_id, program_id) REFERENCES programs (tenant_id, program_id) ON DELETE CASCADE
 );
 CREATE INDEX assignments_lifter_idx ON assignments (lifter_id, tenant_id) WHERE removed_at IS NULL;
 CREATE UNIQUE INDEX assignments_open_key ON assignments (tenant_id, lifter_id, coalesce(template_id, program_id))

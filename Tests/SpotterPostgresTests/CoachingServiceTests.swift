@@ -230,6 +230,15 @@ struct CoachingServiceTests {
             }
             // The workout keeps its reference and version.
             #expect(try await training.workouts.get(ada, id: logged.id.description).templateVersion == 2)
+
+            // Erasing the coach (spotterctl accounts delete) removes their programs, assignments and
+            // links; the lifter's data stays.
+            let owner = try await database.ownerConnection()
+            try await owner.query("DELETE FROM tenants WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            #expect(try await database.count("SELECT count(*)::int FROM coach_links") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM assignments") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM program_days") == 0)
+            #expect(try await training.workouts.get(ada, id: logged.id.description).id == logged.id)
         }
     }
 
@@ -312,6 +321,19 @@ struct CoachingServiceTests {
                     coach, client: ada.tenantID.description, templateID: template.id.description, programID: "",
                     note: "")
             }
+
+            // A deleted template's assignment is gone from both sides' lists.
+            let plain = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Bench",
+                    items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5)]))
+            _ = try await coaching.assign(
+                coach, client: ada.tenantID.description, templateID: plain.id.description, programID: "", note: "")
+            #expect(try await coaching.assignments(ada, client: "").map(\.name) == ["Bench"])
+            try await training.templates.delete(coach, id: plain.id.description)
+            #expect(try await coaching.assignments(ada, client: "").isEmpty)
+            #expect(try await coaching.assignments(coach, client: "").isEmpty)
 
             let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, sets: 2))
             await #expect(throws: SpotterError.invalid("set_index", "exercise 0 has 2 sets")) {

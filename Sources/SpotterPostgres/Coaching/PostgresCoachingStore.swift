@@ -427,6 +427,7 @@ public struct PostgresCoachingStore: CoachingStore {
             try await connection.query(
                 Self.assignmentSelect + """
                      WHERE a.removed_at IS NULL AND (a.tenant_id = $1 OR a.lifter_id = $1)
+                      AND coalesce(t.deleted_at, p.deleted_at) IS NULL
                       AND ($2::uuid IS NULL OR a.lifter_id = $2)
                     ORDER BY a.created_at DESC, a.assignment_id
                     LIMIT 500
