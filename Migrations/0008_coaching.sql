@@ -222,23 +222,26 @@ CREATE POLICY coach_read ON workout_exercises FOR SELECT TO spotter_app
 CREATE POLICY coach_read ON workout_sets FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
         AND l.status = 'active' AND l.scopes && ARRAY['details', 'progress']));
+-- A coach sees the lifter's comments and their own, not another coach's advice to the same lifter.
 CREATE POLICY coach_read ON workout_comments FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['details']));
+        AND l.status = 'active' AND l.scopes && ARRAY['details'])
+        AND author_id IN (tenant_id, spotter_current_tenant()));
 CREATE POLICY coach_read ON program_follows FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history']));
+        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details']));
 CREATE POLICY coach_read ON programs FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history']));
+        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details']));
 CREATE POLICY coach_read ON program_days FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history']));
+        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details']));
 
 -- Whoever writes a comment is its author: a lifter cannot post in a coach's name, nor a coach in
--- anyone else's.
+-- anyone else's; and no one edits a comment afterwards (it is deleted and written again).
 CREATE POLICY own_name ON workout_comments AS RESTRICTIVE FOR INSERT TO spotter_app
     WITH CHECK (author_id = spotter_current_tenant());
+REVOKE UPDATE ON workout_comments FROM spotter_app;
 -- A coach comments (and deletes their own comments) only with the details scope.
 CREATE POLICY coach_comment ON workout_comments FOR INSERT TO spotter_app
     WITH CHECK (author_id = spotter_current_tenant()
@@ -312,8 +315,10 @@ BEGIN
 END
 $$;
 
--- Redeems an unused, unexpired invite code for `lifter`: marks it used and opens an active link
--- with `granted` scopes. Returns the coach's tenant, or nothing when the code is not redeemable.
+-- Redeems an unused, unexpired invite code for the signed-in lifter (the transaction's tenant; the
+-- `lifter` argument must name it, so no caller can link someone else): marks it used and opens an
+-- active link with `granted` scopes. Returns the coach's tenant, or nothing when the code is not
+-- redeemable.
 CREATE FUNCTION spotter_redeem_invite(hash bytea, lifter uuid, granted text[], link uuid, as_of timestamptz)
 RETURNS uuid
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
@@ -321,6 +326,10 @@ AS $$
 DECLARE
     coach uuid;
 BEGIN
+    IF lifter IS DISTINCT FROM spotter_current_tenant()
+        OR NOT EXISTS (SELECT FROM tenants t WHERE t.tenant_id = lifter AND t.kind = 'lifter') THEN
+        RAISE EXCEPTION 'an invite is redeemed by the signed-in lifter only' USING ERRCODE = '42501';
+    END IF;
     UPDATE coach_invites SET used_at = as_of, used_by = lifter
     WHERE code_hash = hash AND used_at IS NULL AND revoked_at IS NULL AND expires_at > as_of
     RETURNING tenant_id INTO coach;

@@ -3542,7 +3542,7 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Unused invites, newest first (codes are never shown again).
+        /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ListInvitesRequest` messages.
@@ -3647,7 +3647,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history; sets, reps and volume only with details).
+        /// > A client's history (scope history). Without the details scope each entry's summary counts
+        /// > and volume are zero.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ListClientWorkoutsRequest` messages.
@@ -3854,7 +3855,7 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Unused invites, newest first (codes are never shown again).
+        /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListInvitesRequest` message.
@@ -3959,7 +3960,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history; sets, reps and volume only with details).
+        /// > A client's history (scope history). Without the details scope each entry's summary counts
+        /// > and volume are zero.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -4164,7 +4166,7 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Unused invites, newest first (codes are never shown again).
+        /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ListInvitesRequest` message.
@@ -4269,7 +4271,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history; sets, reps and volume only with details).
+        /// > A client's history (scope history). Without the details scope each entry's summary counts
+        /// > and volume are zero.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -5093,7 +5096,7 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Unused invites, newest first (codes are never shown again).
+        /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListInvitesRequest` message.
@@ -5228,7 +5231,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history; sets, reps and volume only with details).
+        /// > A client's history (scope history). Without the details scope each entry's summary counts
+        /// > and volume are zero.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -5509,7 +5513,7 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Unused invites, newest first (codes are never shown again).
+        /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListInvitesRequest` message.
@@ -5710,7 +5714,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history; sets, reps and volume only with details).
+        /// > A client's history (scope history). Without the details scope each entry's summary counts
+        /// > and volume are zero.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -6080,7 +6085,7 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Unused invites, newest first (codes are never shown again).
+    /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ListInvitesRequest` message.
@@ -6251,7 +6256,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > A client's history (scope history; sets, reps and volume only with details).
+    /// > A client's history (scope history). Without the details scope each entry's summary counts
+    /// > and volume are zero.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -6574,7 +6580,7 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Unused invites, newest first (codes are never shown again).
+    /// > Invites not revoked, newest first, with when each was used (codes are never shown again).
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -6769,7 +6775,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > A client's history (scope history; sets, reps and volume only with details).
+    /// > A client's history (scope history). Without the details scope each entry's summary counts
+    /// > and volume are zero.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -1005,7 +1005,7 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
   /// Clears the value of `link`. Subsequent reads from it will return its default value.
   public mutating func clearLink() {_uniqueStorage()._link = nil}
 
-  /// The fields below need the history scope (or details); absent otherwise.
+  /// The fields below need the history or details scope; absent otherwise.
   public var lastWorkoutAt: Spotter_V1_Timestamp {
     get {_storage._lastWorkoutAt ?? Spotter_V1_Timestamp()}
     set {_uniqueStorage()._lastWorkoutAt = newValue}

@@ -76,9 +76,9 @@ struct CoachingRowLevelSecurityTests {
         ("workout_exercises", [.details]),
         ("workout_sets", [.details, .progress]),
         ("workout_comments", [.details]),
-        ("programs", [.history]),
-        ("program_days", [.history]),
-        ("program_follows", [.history]),
+        ("programs", [.history, .details]),
+        ("program_days", [.history, .details]),
+        ("program_follows", [.history, .details]),
         ("templates", []),
         ("template_items", []),
     ]
@@ -173,7 +173,6 @@ struct CoachingRowLevelSecurityTests {
                     "DELETE FROM workout_sets WHERE tenant_id = $1",
                     "DELETE FROM workout_exercises WHERE tenant_id = $1",
                     "UPDATE exercises SET name = 'Hijacked' WHERE tenant_id = $1",
-                    "UPDATE workout_comments SET body = 'Hijacked' WHERE tenant_id = $1",
                     // Only their own comments; the lifter's is not.
                     "DELETE FROM workout_comments WHERE tenant_id = $1",
                     "UPDATE program_follows SET started_on = '2000-01-03' WHERE tenant_id = $1",
@@ -185,6 +184,14 @@ struct CoachingRowLevelSecurityTests {
                 #expect(try await count("workouts", of: f.lifter.tenantID, connection) > 0)
             }
             #expect(try await snapshot(database, f.lifter.tenantID) == before)
+            // Comments cannot be edited by anyone (no UPDATE privilege at all).
+            let rewritten = await #expect(throws: PostgresError.self) {
+                try await asTenant(database, f.coach.tenantID) { connection in
+                    try await connection.query(
+                        "UPDATE workout_comments SET body = 'Hijacked' WHERE tenant_id = $1", [client])
+                }
+            }
+            #expect(rewritten?.sqlState == PostgresError.Code.insufficientPrivilege)
             // Nor can the coach add rows under the lifter's tenant.
             let inserted = await #expect(throws: PostgresError.self) {
                 try await asTenant(database, f.coach.tenantID) { connection in
@@ -465,6 +472,64 @@ struct CoachingRowLevelSecurityTests {
     // MARK: Helpers
 
     /// An active link from the lifter to the coach with `scopes`, through an invite code.
+    @Test(
+        "no one redeems an invite for someone else; comments cannot be edited; coaches do not see each other's comments"
+    )
+    func redemptionAndComments() async throws {
+        try await TestDatabase.with { database in
+            let f = try await fixture(database)
+            let coaching = database.coachingService(clock: TestClock(start))
+            let owner = try await database.ownerConnection()
+            try await owner.query(
+                "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [f.coach.tenantID.rawValue])
+            let code = try await coaching.createInvite(f.coach, note: "", validDays: 0).code!
+            let hash = PostgresBytes(Token.hash(code))  // how invite codes are stored
+
+            // The coach, or another lifter, naming the lifter: refused, and the code stays unused.
+            for actor in [f.coach.tenantID, f.stranger.tenantID] {
+                let refused = await #expect(throws: PostgresError.self) {
+                    try await asTenant(database, actor) { connection in
+                        try await connection.query(
+                            "SELECT spotter_redeem_invite($1, $2, '{history,details}', gen_random_uuid(), now())",
+                            [hash, f.lifter.tenantID.rawValue])
+                    }
+                }
+                #expect(refused?.sqlState == PostgresError.Code.insufficientPrivilege)
+            }
+            #expect(try await database.count("SELECT count(*)::int FROM coach_links") == 0)
+            _ = try await coaching.redeemInvite(f.lifter, code: code, scopes: ["details"])
+
+            // A second coach with details on the same lifter.
+            let other = try await database.lifter("coach_two", kind: .coach)
+            try await owner.query(
+                "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [other.tenantID.rawValue])
+            let second = try await coaching.createInvite(other, note: "", validDays: 0).code!
+            _ = try await coaching.redeemInvite(f.lifter, code: second, scopes: ["details"])
+            let client = f.lifter.tenantID.description
+            let first = try await coaching.commentAsCoach(
+                f.coach, client: client, workoutID: f.workout.description, exerciseIndex: nil, setIndex: nil,
+                body: "from coach one")
+            _ = try await coaching.commentAsCoach(
+                other, client: client, workoutID: f.workout.description, exerciseIndex: nil, setIndex: nil,
+                body: "from coach two")
+            let seenByOne = try await coaching.clientComments(f.coach, client: client, workoutID: f.workout.description)
+            #expect(!seenByOne.map(\.body).contains("from coach two"))
+            #expect(seenByOne.map(\.body).contains("from coach one"))
+            // The lifter sees the whole thread.
+            #expect(try await coaching.comments(f.lifter, workoutID: f.workout.description).count == 3)
+
+            // Nobody rewrites a comment, not even on their own workout.
+            let edited = await #expect(throws: PostgresError.self) {
+                try await asTenant(database, f.lifter.tenantID) { connection in
+                    try await connection.query(
+                        "UPDATE workout_comments SET body = 'rewritten' WHERE tenant_id = $1 AND comment_id = $2",
+                        [f.lifter.tenantID.rawValue, first.id])
+                }
+            }
+            #expect(edited?.sqlState == PostgresError.Code.insufficientPrivilege)
+        }
+    }
+
     private func link(_ coaching: CoachingService, _ f: Fixture, scopes: [String]) async throws {
         let code = try await coaching.createInvite(f.coach, note: "", validDays: 0).code!
         _ = try await coaching.redeemInvite(f.lifter, code: code, scopes: scopes)

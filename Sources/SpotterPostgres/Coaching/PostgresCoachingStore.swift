@@ -105,7 +105,8 @@ public struct PostgresCoachingStore: CoachingStore {
         async throws
     {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
+            // No row when the link ended meanwhile: then the read is refused too (rolled back).
+            let logged = try await connection.query(
                 """
                 INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method)
                 SELECT $1, $2, $3, $4, $5 FROM coach_links
@@ -113,6 +114,7 @@ public struct PostgresCoachingStore: CoachingStore {
                 """,
                 [lifter.rawValue, principal.actingTenantID.rawValue, now, kind.rawValue, method]
             )
+            guard logged.affectedRows == 1 else { throw SpotterError.notFound("client not found") }
         }
     }
 
@@ -304,7 +306,8 @@ public struct PostgresCoachingStore: CoachingStore {
                 SELECT tenant_id FROM programs
                 WHERE program_id = $2 AND deleted_at IS NULL
                   AND (tenant_id = $1 OR tenant_id IN (SELECT a.tenant_id FROM assignments a
-                                                       WHERE a.lifter_id = $1 AND a.program_id = $2))
+                                                       WHERE a.lifter_id = $1 AND a.program_id = $2
+                                                         AND a.removed_at IS NULL))
                 ORDER BY tenant_id = $1 DESC LIMIT 1
                 """,
                 [principal.tenantID.rawValue, id.rawValue]

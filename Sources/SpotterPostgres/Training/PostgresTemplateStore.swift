@@ -43,24 +43,30 @@ public struct PostgresTemplateStore: TemplateStore {
     /// or in a program); the policies of migration 0008 decide what is visible.
     public func template(_ principal: Principal, _ id: TemplateID) async throws -> Template? {
         try await database.withTenant(principal) { connection in
-            guard let owner = try await Self.visibleOwner(principal.tenantID, id, connection) else { return nil }
-            return try await Self.load(owner, id, connection)
+            guard let visible = try await Self.visible(principal.tenantID, id, connection) else { return nil }
+            return try await Self.load(visible.owner, id, connection)
         }
     }
 
-    /// Whose live template `id` the tenant sees: its own first, else an assigning coach's.
-    static func visibleOwner(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws
-        -> TenantID?
+    /// Whose live template `id` the tenant sees, and its version: its own first, else one a coach
+    /// assigned to it (alone or in a program) under an open assignment.
+    static func visible(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws
+        -> (owner: TenantID, version: Int64)?
     {
         try await connection.query(
             """
-            SELECT tenant_id FROM templates
+            SELECT tenant_id, version FROM templates
             WHERE template_id = $2 AND deleted_at IS NULL
-              AND (tenant_id = $1 OR tenant_id IN (SELECT a.tenant_id FROM assignments a WHERE a.lifter_id = $1))
+              AND (tenant_id = $1 OR tenant_id IN (
+                  SELECT a.tenant_id FROM assignments a
+                  WHERE a.lifter_id = $1 AND a.removed_at IS NULL
+                    AND (a.template_id = $2 OR a.program_id IN (
+                        SELECT d.program_id FROM program_days d
+                        WHERE d.tenant_id = a.tenant_id AND d.template_id = $2))))
             ORDER BY tenant_id = $1 DESC LIMIT 1
             """,
             [tenant.rawValue, id.rawValue]
-        ).single.map { TenantID(rawValue: try $0.decode("tenant_id")) }
+        ).single.map { (TenantID(rawValue: try $0.decode("tenant_id")), try $0.decode("version")) }
     }
 
     public func updateTemplate(

@@ -212,16 +212,9 @@ enum WorkoutSQL {
     static func templateVersion(_ tenant: TenantID, _ id: TemplateID, field: String, _ connection: PostgresConnection)
         async throws -> Int64
     {
-        let rows = try await connection.query(
-            """
-            SELECT version FROM templates
-            WHERE template_id = $2 AND deleted_at IS NULL
-              AND (tenant_id = $1 OR tenant_id IN (SELECT a.tenant_id FROM assignments a WHERE a.lifter_id = $1))
-            ORDER BY tenant_id = $1 DESC LIMIT 1
-            """,
-            [tenant.rawValue, id.rawValue]
-        )
-        guard let row = rows.single else { throw SpotterError.invalid(field, "no such template") }
-        return try row.decode("version")
+        guard let visible = try await PostgresTemplateStore.visible(tenant, id, connection) else {
+            throw SpotterError.invalid(field, "no such template")
+        }
+        return visible.version
     }
 }
