@@ -3720,7 +3720,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_AssignRequest` messages.
@@ -4033,7 +4034,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -4344,7 +4346,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_AssignRequest` message.
@@ -5324,7 +5327,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -5851,7 +5855,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -6373,7 +6378,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+    /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+    /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -6908,7 +6914,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Assigns one of your templates or programs (built-in exercises only) to an active client.
+    /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
+    /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
     ///
     /// - Parameters:
     ///   - message: request message to send.

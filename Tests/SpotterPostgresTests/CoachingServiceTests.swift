@@ -331,9 +331,49 @@ struct CoachingServiceTests {
             _ = try await coaching.assign(
                 coach, client: ada.tenantID.description, templateID: plain.id.description, programID: "", note: "")
             #expect(try await coaching.assignments(ada, client: "").map(\.name) == ["Bench"])
+            // While assigned, the template cannot take a custom exercise either.
+            let benchAndPress = TemplateDraft(
+                name: "Bench",
+                items: [
+                    TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5),
+                    TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 8),
+                ])
+            await #expect(
+                throws: SpotterError.invalid(
+                    "template.items[1].exercise_id",
+                    "the template is assigned to a client, and assigned templates can use built-in exercises only")
+            ) {
+                try await training.templates.update(
+                    coach, id: plain.id.description, benchAndPress, expectedVersion: nil)
+            }
             try await training.templates.delete(coach, id: plain.id.description)
             #expect(try await coaching.assignments(ada, client: "").isEmpty)
             #expect(try await coaching.assignments(coach, client: "").isEmpty)
+            // Nor can an assigned program take a day from a template with custom exercises.
+            let rows = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Rows",
+                    items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 3, repsMin: 5)]))
+            let block = try await coaching.createProgram(
+                coach, id: "",
+                ProgramDraft(
+                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: rows.id.description)]))
+            _ = try await coaching.assign(
+                coach, client: ada.tenantID.description, templateID: "", programID: block.id.description, note: "")
+            await #expect(
+                throws: SpotterError.invalid(
+                    "program.days.template_id",
+                    "template 'Press' uses custom exercises; the program is assigned to a client, and assigned "
+                        + "templates can use built-in exercises only")
+            ) {
+                try await coaching.updateProgram(
+                    coach, id: block.id.description,
+                    ProgramDraft(
+                        name: "Block", weeks: 1, days: [.init(week: 1, weekday: 2, templateID: template.id.description)]
+                    ),
+                    expectedVersion: nil)
+            }
 
             let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, sets: 2))
             await #expect(throws: SpotterError.invalid("set_index", "exercise 0 has 2 sets")) {

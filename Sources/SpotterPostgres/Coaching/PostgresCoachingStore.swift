@@ -275,6 +275,7 @@ public struct PostgresCoachingStore: CoachingStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             try await ProgramSQL.requireTemplates(tenant, content, connection)
+            try await AssignmentSQL.checkProgram(tenant, id, content, connection)
             let updated = try await connection.query(
                 """
                 UPDATE programs SET name = $3, notes = $4, weeks = $5, updated_at = $6, version = version + 1

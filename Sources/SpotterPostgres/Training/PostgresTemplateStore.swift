@@ -75,6 +75,7 @@ public struct PostgresTemplateStore: TemplateStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             _ = try await Self.requireNames(content, connection)
+            try await AssignmentSQL.checkTemplate(tenant, id, content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
                 try await connection.query(
                     """
