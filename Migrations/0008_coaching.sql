@@ -204,6 +204,16 @@ END
 $$;
 CREATE TRIGGER coach_links_guard BEFORE UPDATE ON coach_links FOR EACH ROW EXECUTE FUNCTION coach_links_guard();
 
+-- The acting coach's active clients that granted any of `scopes` (every active client for NULL):
+-- what each coach-side policy below asks. A plain SQL function, so the planner inlines it into the
+-- policy and reads `coach_links_coach_idx` once per statement (a hashed subplan), not per row.
+CREATE FUNCTION spotter_coach_clients(scopes text[]) RETURNS SETOF uuid
+LANGUAGE sql STABLE
+AS $$
+    SELECT l.tenant_id FROM coach_links l
+    WHERE l.coach_id = spotter_current_tenant() AND l.status = 'active' AND ($1 IS NULL OR l.scopes && $1)
+$$;
+
 -- A coach and a linked lifter (any status) see each other's display name and time zone.
 CREATE POLICY linked_read ON tenants FOR SELECT TO spotter_app
     USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant())
@@ -211,31 +221,23 @@ CREATE POLICY linked_read ON tenants FOR SELECT TO spotter_app
 
 -- The coach's reads of a client's training data, by scope.
 CREATE POLICY coach_read ON workouts FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details', 'progress']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['history', 'details', 'progress']) c));
 CREATE POLICY coach_read ON exercises FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details', 'progress']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['history', 'details', 'progress']) c));
 CREATE POLICY coach_read ON workout_exercises FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['details']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['details']) c));
 CREATE POLICY coach_read ON workout_sets FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['details', 'progress']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['details', 'progress']) c));
 -- A coach sees the lifter's comments and their own, not another coach's advice to the same lifter.
 CREATE POLICY coach_read ON workout_comments FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['details'])
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['details']) c)
         AND author_id IN (tenant_id, spotter_current_tenant()));
 CREATE POLICY coach_read ON program_follows FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['history', 'details']) c));
 CREATE POLICY coach_read ON programs FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['history', 'details']) c));
 CREATE POLICY coach_read ON program_days FOR SELECT TO spotter_app
-    USING (tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active' AND l.scopes && ARRAY['history', 'details']));
+    USING (tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['history', 'details']) c));
 
 -- Whoever writes a comment is its author: a lifter cannot post in a coach's name, nor a coach in
 -- anyone else's; and no one edits a comment afterwards (it is deleted and written again).
@@ -245,27 +247,23 @@ REVOKE UPDATE ON workout_comments FROM spotter_app;
 -- A coach comments (and deletes their own comments) only with the details scope.
 CREATE POLICY coach_comment ON workout_comments FOR INSERT TO spotter_app
     WITH CHECK (author_id = spotter_current_tenant()
-        AND tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-            AND l.status = 'active' AND l.scopes && ARRAY['details']));
+        AND tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['details']) c));
 CREATE POLICY coach_uncomment ON workout_comments FOR DELETE TO spotter_app
     USING (author_id = spotter_current_tenant()
-        AND tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-            AND l.status = 'active' AND l.scopes && ARRAY['details']));
+        AND tenant_id IN (SELECT c FROM spotter_coach_clients(ARRAY['details']) c));
 
 -- The access log: the coach writes a row when reading a linked client; only the lifter reads it.
 CREATE POLICY lifter_read ON coach_access_log FOR SELECT TO spotter_app
     USING (tenant_id = spotter_current_tenant());
 CREATE POLICY coach_write ON coach_access_log FOR INSERT TO spotter_app
     WITH CHECK (coach_id = spotter_current_tenant()
-        AND tenant_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-            AND l.status = 'active'));
+        AND tenant_id IN (SELECT c FROM spotter_coach_clients(NULL) c));
 GRANT SELECT, INSERT ON coach_access_log TO spotter_app;
 
 -- Assignments: the coach writes them only for an active client; the lifter sees those of coaches
 -- they are actively linked with, and reads the templates and programs they name.
 CREATE POLICY active_client ON assignments AS RESTRICTIVE FOR INSERT TO spotter_app
-    WITH CHECK (lifter_id IN (SELECT l.tenant_id FROM coach_links l WHERE l.coach_id = spotter_current_tenant()
-        AND l.status = 'active'));
+    WITH CHECK (lifter_id IN (SELECT c FROM spotter_coach_clients(NULL) c));
 CREATE POLICY lifter_read ON assignments FOR SELECT TO spotter_app
     USING (lifter_id = spotter_current_tenant() AND removed_at IS NULL
         AND tenant_id IN (SELECT l.coach_id FROM coach_links l WHERE l.tenant_id = spotter_current_tenant()

@@ -203,17 +203,32 @@ public enum CoachEntitlements {
                 + "\(tierName(tier)) tier; \(next)")
     }
 
+    /// Which clients' exercises a coach's tier opens progress (and record flags) for.
+    public enum ClientProgress: Sendable {
+        case none
+        case bigThree
+        case every
+    }
+
+    public static func clientProgress(_ tier: Tier) -> ClientProgress {
+        switch tier {
+        case .coachPro: .every
+        case .coach: .bigThree
+        case .free, .pro: .none
+        }
+    }
+
     /// A client's progress: the Coach tier covers the big three, Coach Pro every exercise.
     public static func checkClientProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
-        switch tier {
-        case .coachPro:
+        switch clientProgress(tier) {
+        case .every:
             return
-        case .coach:
+        case .bigThree:
             if exercise.bigThree != nil { return }
             throw .permissionDenied(
                 "a client's progress for \(exercise.name) needs the Coach Pro tier; the Coach tier covers "
                     + "Barbell Back Squat, Barbell Bench Press and Barbell Deadlift")
-        case .free, .pro:
+        case .none:
             throw .permissionDenied("a client's progress needs the Coach tier (or Coach Pro for every exercise)")
         }
     }

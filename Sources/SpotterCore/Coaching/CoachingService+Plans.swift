@@ -72,25 +72,24 @@ extension CoachingService {
                 try await training.templates.get(principal, id: $0.description)
             }
         }
-        // A client's log can only name built-in exercises or the client's own.
         for template in used {
             for item in template.content.items where !item.exerciseID.isCatalog {
                 throw SpotterError.invalid(
                     templateID.isEmpty ? "program_id" : "template_id",
                     "template '\(template.content.name)' uses your custom exercise "
-                        + "'\(template.exerciseNames[item.exerciseID] ?? "")'; assigned templates can use built-in "
-                        + "exercises only")
+                        + "'\(template.exerciseNames[item.exerciseID] ?? "")'; \(Assignment.builtInOnly)")
             }
         }
-        let open = try await store.linking(principal) { link in
-            try await link.openLink(lifter: clientID, coach: principal.tenantID)
+        return try await store.linking(principal) { link in
+            guard try await link.openLink(lifter: clientID, coach: principal.tenantID)?.status == .active else {
+                throw Self.clientNotFound
+            }
+            return try await store.assign(
+                principal,
+                Assignment(
+                    id: UUID(), coachID: principal.tenantID, lifterID: clientID, item: item, name: "", version: 0,
+                    note: note, createdAt: now(), coachName: ""))
         }
-        guard open?.status == .active else { throw Self.clientNotFound }
-        return try await store.assign(
-            principal,
-            Assignment(
-                id: UUID(), coachID: principal.tenantID, lifterID: clientID, item: item, name: "", version: 0,
-                note: note, createdAt: now(), coachName: ""))
     }
 
     public func unassign(_ principal: Principal, id: String) async throws {
@@ -117,11 +116,13 @@ extension CoachingService {
     public func follow(_ principal: Principal, programID: String, startOn: String) async throws -> ProgramFollow {
         let context = try await requireKind(.lifter, principal)
         let program = try await program(principal, id: programID)
-        let start =
-            startOn.isEmpty
-            ? ProgramSchedule.format(
-                ProgramSchedule.localDay(now(), timeZone: TimeZone(identifier: context.timeZone) ?? .gmt))
-            : ProgramSchedule.format(try ProgramSchedule.date(startOn, field: "start_on"))
+        let start: String
+        if startOn.isEmpty {
+            start = ProgramSchedule.format(ProgramSchedule.localDay(now(), timeZoneID: context.timeZone))
+        } else {
+            _ = try ProgramSchedule.date(startOn, field: "start_on")
+            start = startOn
+        }
         try await store.follow(principal, program, startedOn: start, now: now())
         return ProgramFollow(program: program, startedOn: start)
     }
@@ -136,7 +137,7 @@ extension CoachingService {
     /// Today in the lifter's time zone: the followed program's day and its template.
     public func today(_ principal: Principal) async throws -> TodayPlan {
         let context = try await requireKind(.lifter, principal)
-        let today = ProgramSchedule.localDay(now(), timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
+        let today = ProgramSchedule.localDay(now(), timeZoneID: context.timeZone)
         guard let follow = try await store.followed(principal) else {
             return TodayPlan(date: ProgramSchedule.format(today), follow: nil, day: nil, template: nil)
         }
@@ -165,7 +166,8 @@ extension Sequence {
 }
 
 extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+    /// `map` for an async transform.
+    public func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
         guard let value = self else { return nil }
         return try await transform(value)
     }

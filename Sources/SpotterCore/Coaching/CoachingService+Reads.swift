@@ -36,12 +36,12 @@ extension CoachingService {
         }
         let days = inactiveDays == 0 ? 7 : inactiveDays
         let at = now()
-        let tier = context.tier.effective(at: at)
-        let facts = try await store.clientFacts(principal, now: at, bigThreeOnly: tier != .coachPro)
+        let progress = CoachEntitlements.clientProgress(context.tier.effective(at: at))
+        let facts = try await store.clientFacts(principal, now: at, bigThreeOnly: progress != .every)
         return facts.map { fact in
             let scopes = fact.link.scopes
             let history = scopes.contains(.history) || scopes.contains(.details)
-            let today = ProgramSchedule.localDay(at, timeZone: TimeZone(identifier: fact.timeZone) ?? .gmt)
+            let today = ProgramSchedule.localDay(at, timeZoneID: fact.timeZone)
             return ClientSummary(
                 link: fact.link,
                 lastWorkoutAt: history ? fact.lastWorkoutAt : nil,
@@ -53,8 +53,7 @@ extension CoachingService {
                     : nil,
                 inactive: history
                     && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
-                newRecordExercise: scopes.contains(.progress) && tier != .free && tier != .pro
-                    ? fact.newRecordExercise : nil
+                newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil
             )
         }
     }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Coaching for both sides: links and scopes, invites, the access log, a coach's reads of a client,
@@ -105,7 +104,7 @@ public struct CoachingService: Sendable {
         let validity = validDays == 0 ? InviteCode.defaultValidity : TimeInterval(validDays) * 86_400
         let invite = CoachInvite(
             id: UUID(), code: code, note: note, createdAt: created, expiresAt: created + validity, usedAt: nil)
-        try await store.createInvite(principal, invite, codeHash: Self.hash(code))
+        try await store.createInvite(principal, invite, codeHash: Token.hash(code))
         return invite
     }
 
@@ -129,7 +128,7 @@ public struct CoachingService: Sendable {
         guard let normalized = InviteCode.normalize(code) else {
             throw SpotterError.invalid("code", "must be the 10-letter code the coach gave you")
         }
-        let hash = Self.hash(normalized)
+        let hash = Token.hash(normalized)
         let at = now()
         return try await store.linking(principal) { link in
             guard let coach = try await link.inviteCoach(codeHash: hash, now: at) else {
@@ -160,11 +159,8 @@ public struct CoachingService: Sendable {
     public func respond(_ principal: Principal, other: String, accept: Bool, scopes: [String]) async throws
         -> CoachLink
     {
-        let context = try await principal.context(from: contexts)
-        let side: LinkSide = context.kind == .coach ? .coach : .lifter
-        let otherID = try Self.tenantID(other, field: side == .coach ? "client_id" : "coach_id")
+        let (side, lifter, coach) = try await parties(principal, other: other)
         let granted = side == .lifter ? try Scope.parse(scopes) : []
-        let (lifter, coach) = side == .coach ? (otherID, principal.tenantID) : (principal.tenantID, otherID)
         let at = now()
         return try await store.linking(principal) { link in
             guard let open = try await link.openLink(lifter: lifter, coach: coach), open.status == .pending,
@@ -195,10 +191,7 @@ public struct CoachingService: Sendable {
     /// Either side ends an active link, withdraws its own request, or declines the other's; access
     /// ends with this call's commit.
     public func endLink(_ principal: Principal, other: String) async throws -> CoachLink {
-        let context = try await principal.context(from: contexts)
-        let side: LinkSide = context.kind == .coach ? .coach : .lifter
-        let otherID = try Self.tenantID(other, field: side == .coach ? "client_id" : "coach_id")
-        let (lifter, coach) = side == .coach ? (otherID, principal.tenantID) : (principal.tenantID, otherID)
+        let (side, lifter, coach) = try await parties(principal, other: other)
         return try await store.linking(principal) { link in
             guard let open = try await link.openLink(lifter: lifter, coach: coach) else {
                 throw side == .coach ? Self.clientNotFound : Self.coachNotFound
@@ -206,6 +199,16 @@ public struct CoachingService: Sendable {
             let status: LinkStatus = open.status == .pending && open.requestedBy != side ? .declined : .ended
             return try await link.updateLink(open, status: status, scopes: open.scopes, by: side, now: now())
         }
+    }
+
+    /// The principal's side of a link with `other` (a client's id for a coach, a coach's for a
+    /// lifter), and the link's lifter and coach.
+    private func parties(_ principal: Principal, other: String) async throws
+        -> (side: LinkSide, lifter: TenantID, coach: TenantID)
+    {
+        let side: LinkSide = try await principal.context(from: contexts).kind == .coach ? .coach : .lifter
+        let otherID = try Self.tenantID(other, field: side == .coach ? "client_id" : "coach_id")
+        return side == .coach ? (side, otherID, principal.tenantID) : (side, principal.tenantID, otherID)
     }
 
     /// The principal's links: a lifter's coaches or a coach's clients and requests.
@@ -223,9 +226,5 @@ public struct CoachingService: Sendable {
         let cursor = try PageToken.cursor(AccessLogCursor.self, from: pageToken)
         let entries = try await store.accessLog(principal, coach: coachID, after: cursor, limit: limit + 1)
         return Page(fetched: entries, limit: limit) { AccessLogCursor(accessedAt: $0.accessedAt, id: $0.id) }
-    }
-
-    static func hash(_ code: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(code.utf8)))
     }
 }

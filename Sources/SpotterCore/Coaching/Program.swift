@@ -147,6 +147,11 @@ public enum ProgramSchedule {
         return calendar.date(from: c)!
     }
 
+    /// The local date at `instant` in the time zone named `timeZoneID` (UTC when unknown).
+    public static func localDay(_ instant: Date, timeZoneID: String) -> Date {
+        localDay(instant, timeZone: TimeZone(identifier: timeZoneID) ?? .gmt)
+    }
+
     /// ISO weekday of a local day: 1 = Monday.
     public static func weekday(_ day: Date) -> Int {
         (calendar.component(.weekday, from: day) + 5) % 7 + 1
@@ -234,6 +239,9 @@ public struct TodayPlan: Sendable, Equatable {
 
 /// A coach's template or program given to a client.
 public struct Assignment: Sendable, Equatable, Codable {
+    /// The rule behind it: a client's log can name only built-in exercises or the client's own.
+    public static let builtInOnly = "assigned templates can use built-in exercises only"
+
     public enum Item: Sendable, Equatable, Codable {
         case template(TemplateID)
         case program(ProgramID)

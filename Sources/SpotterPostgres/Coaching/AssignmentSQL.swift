@@ -5,8 +5,6 @@ import SpotterCore
 /// The rule that what a coach assigns uses built-in exercises only (a client's log can name only
 /// built-in exercises or the client's own), kept when an assigned template or program is edited.
 enum AssignmentSQL {
-    static let builtInOnly = "assigned templates can use built-in exercises only"
-
     /// Whether the tenant's template is assigned to a client, alone or in an assigned program.
     static func isAssigned(_ tenant: TenantID, template: TemplateID, _ connection: PostgresConnection) async throws
         -> Bool
@@ -34,7 +32,7 @@ enum AssignmentSQL {
             custom.map {
                 FieldViolation(
                     field: "template.items[\($0)].exercise_id",
-                    reason: "the template is assigned to a client, and \(builtInOnly)")
+                    reason: "the template is assigned to a client, and \(Assignment.builtInOnly)")
             })
     }
 
@@ -65,6 +63,6 @@ enum AssignmentSQL {
         throw SpotterError.invalid(
             "program.days.template_id",
             "template '\(names.joined(separator: "', '"))' uses custom exercises; the program is assigned to a "
-                + "client, and \(builtInOnly)")
+                + "client, and \(Assignment.builtInOnly)")
     }
 }

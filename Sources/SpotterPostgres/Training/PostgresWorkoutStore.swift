@@ -235,11 +235,3 @@ public struct PostgresWorkoutStore: WorkoutStore {
         return workout
     }
 }
-
-extension Optional {
-    /// `map` for an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
-    }
-}
