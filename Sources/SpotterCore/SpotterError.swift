@@ -17,6 +17,9 @@ public enum SpotterError: Error, Sendable, Equatable {
     case tooManyRequests(String, retryAfterSeconds: Int)
     /// A dependency (the database) is unreachable right now.
     case unavailable(String)
+    /// A sync cursor the server can no longer serve: the device must discard its copy and pull
+    /// from the start.
+    case syncReset(String)
 
     /// An `invalidArgument` for one field.
     public static func invalid(_ field: String, _ reason: String) -> SpotterError {

@@ -65,6 +65,8 @@ public struct Profile: Sendable, Equatable, Codable {
     public var tier: TierGrant
     public var status: AccountStatus
     public var createdAt: Date
+    /// Grows with each change of the tenant's settings (name, time zone, unit, tier).
+    public var version: Int64
 
     public init(
         tenantID: TenantID,
@@ -78,7 +80,8 @@ public struct Profile: Sendable, Equatable, Codable {
         unit: WeightUnit,
         tier: TierGrant,
         status: AccountStatus,
-        createdAt: Date
+        createdAt: Date,
+        version: Int64 = 1
     ) {
         self.tenantID = tenantID
         self.accountID = accountID
@@ -92,6 +95,7 @@ public struct Profile: Sendable, Equatable, Codable {
         self.tier = tier
         self.status = status
         self.createdAt = createdAt
+        self.version = version
     }
 }
 

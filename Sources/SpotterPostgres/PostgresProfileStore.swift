@@ -47,11 +47,11 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
 
     static let selectProfile = """
         SELECT t.tenant_id, a.account_id, t.kind, a.email, a.email_verified_at, a.username, t.display_name,
-               t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at
+               t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at, t.version
         FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
         """
 
-    private static func load(_ principal: Principal, _ connection: PostgresConnection) async throws -> Profile {
+    static func load(_ principal: Principal, _ connection: PostgresConnection) async throws -> Profile {
         let rows = try await connection.query(
             selectProfile + " WHERE a.tenant_id = $1 AND a.account_id = $2",
             [principal.tenantID.rawValue, principal.accountID.rawValue]
@@ -76,7 +76,8 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
                 expiresAt: try row.decode("tier_expires_at")
             ),
             status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
-            createdAt: try row.decode("created_at")
+            createdAt: try row.decode("created_at"),
+            version: try row.decode("version")
         )
     }
 }

@@ -28,3 +28,23 @@ extension CoachingService {
         )
     }
 }
+
+extension SyncService {
+    /// Sync on PostgreSQL, applying pushed mutations through the same services as the API.
+    public init(
+        database: SpotterDatabase,
+        training: TrainingServices,
+        coaching: CoachingService,
+        retentionDays: Int = 30,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            store: PostgresSyncStore(database: database),
+            training: training,
+            coaching: coaching,
+            accounts: AccountService(store: PostgresProfileStore(database: database), now: now),
+            retentionDays: retentionDays,
+            now: now
+        )
+    }
+}

@@ -27,13 +27,14 @@ public struct SpotterDatabase: Sendable {
     @discardableResult
     public func withTenant<T: Sendable>(
         _ tenant: TenantID,
+        isolation: PostgresIsolation = .readCommitted,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         if let open = Self.open, open.tenant == tenant {
             return try await translatingErrors { try await body(open.connection) }
         }
         return try await translatingErrors {
-            try await pool.withTransaction { connection in
+            try await pool.withTransaction(isolation: isolation) { connection in
                 try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
                 return try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
                     try await body(connection)
@@ -47,9 +48,10 @@ public struct SpotterDatabase: Sendable {
     @discardableResult
     public func withTenant<T: Sendable>(
         _ principal: Principal,
+        isolation: PostgresIsolation = .readCommitted,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await withTenant(principal.actingTenantID, body)
+        try await withTenant(principal.actingTenantID, isolation: isolation, body)
     }
 
     /// Runs `body` in a transaction with no tenant set: only the SECURITY DEFINER lookups and

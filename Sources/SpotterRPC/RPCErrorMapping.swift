@@ -22,6 +22,9 @@ enum RPCErrorMapping {
         }
     }
 
+    /// The `google.rpc.ErrorInfo` reason of a pull that must start over.
+    static let syncResetReason = "SYNC_RESET_REQUIRED"
+
     static func status(for error: SpotterError) -> GoogleRPCStatus {
         switch error {
         case .notFound(let message):
@@ -52,6 +55,12 @@ enum RPCErrorMapping {
             )
         case .unavailable(let message):
             return GoogleRPCStatus(code: .unavailable, message: message, details: [])
+        case .syncReset(let message):
+            return GoogleRPCStatus(
+                code: .failedPrecondition,
+                message: message,
+                details: [.errorInfo(reason: syncResetReason, domain: "spotter.dev", metadata: [:])]
+            )
         }
     }
 }

@@ -84,7 +84,7 @@ func describe(_ error: any Error) -> String {
     case let error as SpotterError:
         switch error {
         case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
-            .unauthenticated(let message), .unavailable(let message):
+            .unauthenticated(let message), .unavailable(let message), .syncReset(let message):
             return message
         case .alreadyExists(let field, let reason):
             return "\(field) \(reason)"

@@ -49,6 +49,10 @@ public struct ExerciseService: Sendable {
         try await store.archiveExercise(principal, try Self.id(id), archived: archived, now: now())
     }
 
+    public func delete(_ principal: Principal, id: String) async throws {
+        guard try await store.deleteExercise(principal, try Self.id(id), now: now()) else { throw Self.notFound }
+    }
+
     static let notFound = SpotterError.notFound("exercise not found")
 
     static func id(_ text: String, field: String = "exercise_id") throws(SpotterError) -> ExerciseID {

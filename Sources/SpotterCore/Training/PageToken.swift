@@ -47,10 +47,12 @@ public enum PageToken {
 
     /// The cursor `token` carries, `nil` for the first page; `invalidArgument` for a token that is
     /// not one of `C`'s.
-    public static func cursor<C: PageCursor>(_: C.Type, from token: String) throws(SpotterError) -> C? {
-        guard let parts = try decode(token, parts: C.tokenPartCount) else { return nil }
+    public static func cursor<C: PageCursor>(_: C.Type, from token: String, field: String = "page.page_token")
+        throws(SpotterError) -> C?
+    {
+        guard let parts = try decode(token, parts: C.tokenPartCount, field: field) else { return nil }
         guard let cursor = C(tokenParts: parts) else {
-            throw .invalid("page.page_token", "is not a token this call returned")
+            throw .invalid(field, "is not a token this call returned")
         }
         return cursor
     }

@@ -38,6 +38,9 @@ public protocol ExerciseStore: Sendable {
         _ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, expectedVersion: Int64?, now: Date
     ) async throws -> Exercise
     func archiveExercise(_ principal: Principal, _ id: ExerciseID, archived: Bool, now: Date) async throws -> Exercise
+    /// Marks a custom exercise deleted; `false` when there was no live one. Workouts and templates
+    /// that use it keep it under its last name; it leaves lists and new workouts cannot use it.
+    func deleteExercise(_ principal: Principal, _ id: ExerciseID, now: Date) async throws -> Bool
 }
 
 /// Logged workouts and history.

@@ -465,22 +465,26 @@ public struct PostgresCoachingStore: CoachingStore {
 
     public func followed(_ principal: Principal) async throws -> ProgramFollow? {
         try await database.withTenant(principal) { connection in
-            guard
-                let row = try await connection.query(
-                    """
-                    SELECT program_tenant_id, program_id, started_on::text AS started_on FROM program_follows
-                    WHERE tenant_id = $1
-                    """,
-                    [principal.tenantID.rawValue]
-                ).single
-            else { return nil }
-            let key = (
-                TenantID(rawValue: try row.decode("program_tenant_id")),
-                ProgramID(rawValue: try row.decode("program_id"))
-            )
-            return try await ProgramSQL.load([key], connection).first.map {
-                ProgramFollow(program: $0, startedOn: try row.decode("started_on"))
-            }
+            try await Self.followed(principal.tenantID, connection)
+        }
+    }
+
+    static func followed(_ tenant: TenantID, _ connection: PostgresConnection) async throws -> ProgramFollow? {
+        guard
+            let row = try await connection.query(
+                """
+                SELECT program_tenant_id, program_id, started_on::text AS started_on FROM program_follows
+                WHERE tenant_id = $1
+                """,
+                [tenant.rawValue]
+            ).single
+        else { return nil }
+        let key = (
+            TenantID(rawValue: try row.decode("program_tenant_id")),
+            ProgramID(rawValue: try row.decode("program_id"))
+        )
+        return try await ProgramSQL.load([key], connection).first.map {
+            ProgramFollow(program: $0, startedOn: try row.decode("started_on"))
         }
     }
 

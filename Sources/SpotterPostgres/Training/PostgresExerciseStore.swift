@@ -109,6 +109,18 @@ public struct PostgresExerciseStore: ExerciseStore {
         }
     }
 
+    public func deleteExercise(_ principal: Principal, _ id: ExerciseID, now: Date) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                UPDATE exercises SET deleted_at = $3, updated_at = $3, version = version + 1
+                WHERE tenant_id = $1 AND exercise_id = $2 AND deleted_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id.rawValue, now]
+            ).affectedRows == 1
+        }
+    }
+
     /// Runs an UPDATE of one custom exercise and returns it, or the reason nothing changed.
     private func change(
         _ principal: Principal,

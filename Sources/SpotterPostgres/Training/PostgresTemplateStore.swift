@@ -206,12 +206,21 @@ public struct PostgresTemplateStore: TemplateStore {
     }
 
     static func load(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws -> Template? {
+        try await load(tenant, [id], connection).first
+    }
+
+    /// The live templates among `ids`, in no particular order. Two statements.
+    static func load(_ tenant: TenantID, _ ids: [TemplateID], _ connection: PostgresConnection) async throws
+        -> [Template]
+    {
+        let ids = ids.map(\.rawValue)
         let rows = try await connection.query(
-            select + " WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL",
-            [tenant.rawValue, id.rawValue]
+            select + " WHERE tenant_id = $1 AND template_id = ANY($2::uuid[]) AND deleted_at IS NULL",
+            [tenant.rawValue, ids]
         )
-        guard let row = rows.single else { return nil }
-        return try decode(row, items: try await items(tenant, [id.rawValue], connection))
+        guard !rows.isEmpty else { return [] }
+        let items = try await items(tenant, ids, connection)
+        return try rows.map { try decode($0, items: items) }
     }
 
     private static func loaded(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws

@@ -109,17 +109,18 @@ enum WorkoutSQL {
 
     /// The live workout `id` with every set, or `nil`.
     static func load(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws -> Workout? {
-        try await load(tenant, only: id, connection).first
+        try await load(tenant, only: [id], connection).first
     }
 
-    /// Live workouts with every set: the one `id`, or all of the tenant's (oldest first) when `id`
-    /// is `nil`. Three statements whatever the number of workouts.
-    static func load(_ tenant: TenantID, only id: WorkoutID?, _ connection: PostgresConnection) async throws
+    /// Live workouts with every set: those of `ids`, or all of the tenant's when `ids` is `nil`;
+    /// oldest first. Three statements whatever the number of workouts.
+    static func load(_ tenant: TenantID, only ids: [WorkoutID]?, _ connection: PostgresConnection) async throws
         -> [Workout]
     {
-        // Fragments of constant SQL; the id itself is always a parameter.
-        let workoutFilter = id == nil ? "" : " AND workout_id = $2"
-        let parameters: [any PostgresEncodable] = id.map { [tenant.rawValue, $0.rawValue] } ?? [tenant.rawValue]
+        // Fragments of constant SQL; the ids themselves are always a parameter.
+        let workoutFilter = ids == nil ? "" : " AND workout_id = ANY($2::uuid[])"
+        let parameters: [any PostgresEncodable] =
+            ids.map { [tenant.rawValue, $0.map(\.rawValue)] } ?? [tenant.rawValue]
         let rows = try await connection.query(
             """
             SELECT workout_id, name, started_at, duration_seconds, notes, template_id, template_version,
@@ -137,7 +138,7 @@ enum WorkoutSQL {
             FROM workout_exercises we
             LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
             LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
-            WHERE we.tenant_id = $1\(id == nil ? "" : " AND we.workout_id = $2")
+            WHERE we.tenant_id = $1\(ids == nil ? "" : " AND we.workout_id = ANY($2::uuid[])")
             ORDER BY we.workout_id, we.position
             """,
             parameters

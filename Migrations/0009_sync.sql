@@ -1,0 +1,309 @@
+-- Offline-first sync: a change feed per tenant, devices and the mutations they pushed.
+--
+-- Every change to an object a client app keeps (workouts, templates, custom exercises, programs,
+-- the profile, the program followed, comments on the lifter's workouts, and coaches' assignments
+-- to the lifter) takes the next number of its tenant's change sequence, in the transaction that
+-- makes the change. The number comes from an UPDATE of the tenant's `sync_counters` row, whose
+-- row lock is held until that transaction ends: a second writer of the same tenant waits, so
+-- numbers are handed out in commit order and a reader that has seen number N has seen every
+-- change numbered below N. A pull reads `sync_changes` after its cursor and never skips a change
+-- that commits later.
+--
+-- The numbers are given by triggers, so no store can forget one. The trigger functions run as
+-- `spotter_sync`, which may write the feed of any tenant: a coach's assignment or comment lands in
+-- the lifter's feed. Nothing else may write the feed; the app only reads its own tenant's.
+
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'spotter_sync') THEN
+        CREATE ROLE spotter_sync NOLOGIN NOSUPERUSER NOBYPASSRLS;
+    END IF;
+END
+$$;
+
+CREATE TABLE sync_counters (
+    tenant_id   uuid PRIMARY KEY REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    -- The last number handed out.
+    last_seq    bigint NOT NULL,
+    -- Tombstones numbered up to here may have been purged: a cursor below it must start over.
+    purged_seq  bigint NOT NULL DEFAULT 0
+);
+
+-- One row per object that ever changed: the number of its latest change. An object changed twice
+-- between two pulls is sent once, as it is now.
+CREATE TABLE sync_changes (
+    tenant_id   uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    kind        text NOT NULL CHECK (kind IN ('workout', 'template', 'exercise', 'program', 'profile', 'follow',
+        'comment', 'assignment')),
+    object_id   uuid NOT NULL,
+    seq         bigint NOT NULL,
+    -- Deleted by this change. (An object can also vanish from the tenant's view without being
+    -- deleted, such as an assignment whose coaching link ended; a pull sends a tombstone then too.)
+    deleted     boolean NOT NULL,
+    changed_at  timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, kind, object_id)
+);
+CREATE UNIQUE INDEX sync_changes_seq_key ON sync_changes (tenant_id, seq);
+CREATE INDEX sync_changes_purge_idx ON sync_changes (changed_at) WHERE deleted;
+
+-- A client app installation. The server makes the id; pushes name it.
+CREATE TABLE sync_devices (
+    tenant_id         uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    device_id         uuid NOT NULL,
+    label             text NOT NULL DEFAULT '' CHECK (length(label) <= 100),
+    -- Mutation ids are 1, 2, 3, … per device; this is the last one applied.
+    last_mutation_id  bigint NOT NULL DEFAULT 0,
+    created_at        timestamptz NOT NULL,
+    last_push_at      timestamptz,
+    PRIMARY KEY (tenant_id, device_id)
+);
+
+-- What each applied mutation answered, so a push sent again answers the same.
+CREATE TABLE sync_mutations (
+    tenant_id       uuid NOT NULL,
+    device_id       uuid NOT NULL,
+    mutation_id     bigint NOT NULL,
+    status          text NOT NULL CHECK (status IN ('applied', 'conflict', 'rejected')),
+    kind            text NOT NULL,
+    object_id       uuid,
+    -- applied: the object's version now (0 after a delete); conflict: the server's version.
+    version         bigint NOT NULL,
+    base_version    bigint NOT NULL,
+    -- conflict: the server's object is deleted.
+    server_deleted  boolean NOT NULL DEFAULT false,
+    -- rejected: the fields and reasons, or a message.
+    fields          text[] NOT NULL DEFAULT '{}',
+    reasons         text[] NOT NULL DEFAULT '{}',
+    message         text NOT NULL DEFAULT '',
+    applied_at      timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, device_id, mutation_id),
+    FOREIGN KEY (tenant_id, device_id) REFERENCES sync_devices (tenant_id, device_id) ON DELETE CASCADE
+);
+CREATE INDEX sync_mutations_purge_idx ON sync_mutations (applied_at);
+
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['sync_counters', 'sync_changes', 'sync_devices', 'sync_mutations']
+    LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+        EXECUTE format('CREATE POLICY admin_all ON %I TO spotter_admin USING (true) WITH CHECK (true)', t);
+        EXECUTE format('GRANT SELECT, DELETE ON %I TO spotter_admin', t);
+    END LOOP;
+    -- The feed: the app reads its own tenant's; only the triggers (spotter_sync) write it.
+    FOREACH t IN ARRAY ARRAY['sync_counters', 'sync_changes']
+    LOOP
+        EXECUTE format('CREATE POLICY tenant_read ON %I FOR SELECT TO spotter_app '
+            'USING (tenant_id = spotter_current_tenant())', t);
+        EXECUTE format('CREATE POLICY feed_writer ON %I TO spotter_sync USING (true) WITH CHECK (true)', t);
+        EXECUTE format('GRANT SELECT ON %I TO spotter_app', t);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO spotter_sync', t);
+    END LOOP;
+    -- Devices and their mutations belong to the tenant.
+    FOREACH t IN ARRAY ARRAY['sync_devices', 'sync_mutations']
+    LOOP
+        EXECUTE format('CREATE POLICY tenant_isolation ON %I TO spotter_app '
+            'USING (tenant_id = spotter_current_tenant()) WITH CHECK (tenant_id = spotter_current_tenant())', t);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE ON %I TO spotter_app', t);
+    END LOOP;
+    CREATE POLICY purger ON sync_mutations TO spotter_sync USING (true);
+    GRANT SELECT, DELETE ON sync_mutations TO spotter_sync;
+    -- What the triggers read to find the lifters an assignment or a coaching link concerns.
+    FOREACH t IN ARRAY ARRAY['assignments', 'program_days', 'tenants']
+    LOOP
+        EXECUTE format('CREATE POLICY sync_trigger ON %I FOR SELECT TO spotter_sync USING (true)', t);
+        EXECUTE format('GRANT SELECT ON %I TO spotter_sync', t);
+    END LOOP;
+END
+$$;
+
+-- Every tenant starts its sequence at 0, including those created before this migration.
+INSERT INTO sync_counters (tenant_id, last_seq) SELECT tenant_id, 0 FROM tenants;
+
+-- Gives the object the next number of `tenant`'s sequence and wakes the tenant's watch streams.
+-- Called only by the trigger functions below (spotter_app has no EXECUTE on it).
+CREATE FUNCTION spotter_record_change(tenant uuid, object_kind text, object uuid, is_deleted boolean)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    next bigint;
+BEGIN
+    -- The row lock taken here is held until the transaction ends: see the top of this file.
+    INSERT INTO sync_counters AS c (tenant_id, last_seq) VALUES (tenant, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET last_seq = c.last_seq + 1
+    RETURNING c.last_seq INTO next;
+    INSERT INTO sync_changes AS s (tenant_id, kind, object_id, seq, deleted, changed_at)
+    VALUES (tenant, object_kind, object, next, is_deleted, clock_timestamp())
+    ON CONFLICT (tenant_id, kind, object_id)
+    DO UPDATE SET seq = excluded.seq, deleted = excluded.deleted, changed_at = excluded.changed_at;
+    -- Delivered at commit, once per transaction and tenant (identical payloads fold into one).
+    PERFORM pg_notify('spotter_sync', tenant::text);
+END
+$$;
+
+-- For tables whose rows are soft-deleted: TG_ARGV = kind, id column, deleted-at column.
+CREATE FUNCTION spotter_sync_row() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    r jsonb := to_jsonb(NEW);
+BEGIN
+    PERFORM spotter_record_change(NEW.tenant_id, TG_ARGV[0], (r ->> TG_ARGV[1])::uuid,
+        TG_ARGV[2] IS NOT NULL AND r ->> TG_ARGV[2] IS NOT NULL);
+    RETURN NULL;
+END
+$$;
+
+-- For tables whose rows are hard-deleted (comments, the program followed): TG_ARGV = kind, id column.
+CREATE FUNCTION spotter_sync_row_or_delete() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    r jsonb;
+    tenant uuid;
+BEGIN
+    IF TG_OP = 'DELETE' THEN r := to_jsonb(OLD); ELSE r := to_jsonb(NEW); END IF;
+    tenant := (r ->> 'tenant_id')::uuid;
+    -- A tenant's erasure deletes everything; there is no feed left to write.
+    IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT FROM tenants WHERE tenant_id = tenant) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM spotter_record_change(tenant, TG_ARGV[0], (r ->> TG_ARGV[1])::uuid, TG_OP = 'DELETE');
+    RETURN NULL;
+END
+$$;
+
+-- A coach's assignment is an object of the lifter's feed. It also changes when the template or
+-- program it names changes, and it appears or vanishes with the coaching link.
+CREATE FUNCTION spotter_sync_assignment() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        -- Erasing the coach (or the template or program) takes the assignment; erasing the lifter
+        -- leaves no feed to write.
+        IF EXISTS (SELECT FROM tenants WHERE tenant_id = OLD.lifter_id) THEN
+            PERFORM spotter_record_change(OLD.lifter_id, 'assignment', OLD.assignment_id, true);
+        END IF;
+    ELSE
+        PERFORM spotter_record_change(NEW.lifter_id, 'assignment', NEW.assignment_id, NEW.removed_at IS NOT NULL);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION spotter_sync_assigned_plan() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    a record;
+BEGIN
+    FOR a IN
+        SELECT x.lifter_id, x.assignment_id FROM assignments x
+        WHERE x.tenant_id = NEW.tenant_id AND x.removed_at IS NULL
+          AND CASE TG_TABLE_NAME
+              WHEN 'programs' THEN x.program_id = (to_jsonb(NEW) ->> 'program_id')::uuid
+              ELSE x.template_id = (to_jsonb(NEW) ->> 'template_id')::uuid
+                  OR x.program_id IN (SELECT d.program_id FROM program_days d
+                      WHERE d.tenant_id = NEW.tenant_id AND d.template_id = (to_jsonb(NEW) ->> 'template_id')::uuid)
+          END
+        ORDER BY x.lifter_id, x.assignment_id
+    LOOP
+        PERFORM spotter_record_change(a.lifter_id, 'assignment', a.assignment_id, false);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION spotter_sync_link() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    a record;
+BEGIN
+    FOR a IN
+        SELECT x.assignment_id FROM assignments x
+        WHERE x.tenant_id = NEW.coach_id AND x.lifter_id = NEW.tenant_id AND x.removed_at IS NULL
+        ORDER BY x.assignment_id
+    LOOP
+        PERFORM spotter_record_change(NEW.tenant_id, 'assignment', a.assignment_id, false);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON workouts
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('workout', 'workout_id', 'deleted_at');
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON templates
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('template', 'template_id', 'deleted_at');
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON exercises
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('exercise', 'exercise_id', 'deleted_at');
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON programs
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('program', 'program_id', 'deleted_at');
+CREATE TRIGGER sync_change AFTER UPDATE ON tenants
+    FOR EACH ROW WHEN (OLD IS DISTINCT FROM NEW)
+    EXECUTE FUNCTION spotter_sync_row('profile', 'tenant_id', NULL);
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE OR DELETE ON program_follows
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row_or_delete('follow', 'tenant_id');
+CREATE TRIGGER sync_change AFTER INSERT OR DELETE ON workout_comments
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row_or_delete('comment', 'comment_id');
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE OR DELETE ON assignments
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_assignment();
+CREATE TRIGGER sync_assigned AFTER UPDATE ON templates
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_assigned_plan();
+CREATE TRIGGER sync_assigned AFTER UPDATE ON programs
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_assigned_plan();
+CREATE TRIGGER sync_assigned AFTER INSERT OR UPDATE OF status ON coach_links
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_link();
+
+-- A new tenant's sequence starts at 0.
+CREATE FUNCTION spotter_sync_tenant() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+BEGIN
+    INSERT INTO sync_counters (tenant_id, last_seq) VALUES (NEW.tenant_id, 0) ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER sync_counter AFTER INSERT ON tenants FOR EACH ROW EXECUTE FUNCTION spotter_sync_tenant();
+
+-- Forgets tombstones and mutation answers older than `cutoff`, in every tenant, and raises each
+-- tenant's `purged_seq` past the tombstones it forgot. Returns how many tombstones went.
+CREATE FUNCTION spotter_sync_purge(cutoff timestamptz) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    purged bigint;
+BEGIN
+    WITH gone AS (
+        DELETE FROM sync_changes WHERE deleted AND changed_at < cutoff RETURNING tenant_id, seq
+    ), highest AS (
+        SELECT tenant_id, max(seq) AS seq, count(*) AS n FROM gone GROUP BY tenant_id
+    ), raised AS (
+        UPDATE sync_counters c SET purged_seq = greatest(c.purged_seq, h.seq)
+        FROM highest h WHERE c.tenant_id = h.tenant_id
+        RETURNING h.n
+    )
+    SELECT coalesce(sum(n), 0) INTO purged FROM raised;
+    DELETE FROM sync_mutations WHERE applied_at < cutoff;
+    RETURN purged;
+END
+$$;
+
+DO $$
+DECLARE
+    f text;
+BEGIN
+    FOREACH f IN ARRAY ARRAY['spotter_record_change(uuid, text, uuid, boolean)', 'spotter_sync_row()',
+        'spotter_sync_row_or_delete()', 'spotter_sync_assignment()', 'spotter_sync_assigned_plan()',
+        'spotter_sync_link()', 'spotter_sync_tenant()', 'spotter_sync_purge(timestamptz)']
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s OWNER TO spotter_sync', f);
+        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+    END LOOP;
+END
+$$;
+GRANT EXECUTE ON FUNCTION spotter_sync_purge(timestamptz) TO spotter_app, spotter_admin;

@@ -1,0 +1,298 @@
+import Foundation
+
+/// Devices, the change feed and pushed mutations.
+public protocol SyncStore: Sendable {
+    func registerDevice(_ principal: Principal, _ id: DeviceID, label: String, now: Date) async throws -> Device
+    func devices(_ principal: Principal) async throws -> [Device]
+
+    /// In one transaction that holds the device's row lock: answers mutations the device already
+    /// pushed with their stored results, and runs `apply` for each new one in order, each inside
+    /// a savepoint, recording its result and the device's last mutation id. A `SpotterError`
+    /// from `apply` rolls back that mutation only and is recorded as `rejection(for:_:)` says;
+    /// any other error rolls back the whole push. `notFound` when the device is not the
+    /// principal's; `failedPrecondition` when the first new mutation does not follow the last
+    /// applied one.
+    func push(
+        _ principal: Principal,
+        device: DeviceID,
+        _ mutations: [Mutation],
+        now: Date,
+        apply: (Mutation) async throws -> MutationResult
+    ) async throws -> [MutationResult]
+
+    /// The stored version of an object, read with a row lock (within `push`, in its transaction);
+    /// `nil` when the tenant has no such object. For the profile `id` is the tenant's id.
+    func objectState(_ principal: Principal, _ kind: SyncKind, _ id: UUID) async throws -> ObjectState?
+
+    /// Up to `limit` changes after `cursor`, oldest first, read from one snapshot; `nil` when the
+    /// cursor is older than the purged tombstones or ahead of the tenant's feed. An empty cursor
+    /// skips tombstones (a new device has nothing to delete).
+    func pull(_ principal: Principal, after cursor: SyncCursor, limit: Int, device: DeviceID?) async throws
+        -> PullPage?
+
+    /// Forgets tombstones and stored mutation results older than `cutoff`; returns the number of
+    /// tombstones forgotten.
+    func purge(before cutoff: Date) async throws -> Int
+}
+
+/// Offline-first sync: a device pushes the mutations it made offline and pulls every change since
+/// its cursor. Modelled on Replicache's push/pull protocol.
+public struct SyncService: Sendable {
+    public static let maxMutationsPerPush = 100
+    public static let defaultPullSize = 200
+    public static let maxPullSize = 1000
+
+    private let store: any SyncStore
+    private let training: TrainingServices
+    private let coaching: CoachingService
+    private let accounts: AccountService
+    /// How long deletions stay in the feed; a device that was away longer starts over.
+    public let retentionDays: Int
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: any SyncStore,
+        training: TrainingServices,
+        coaching: CoachingService,
+        accounts: AccountService,
+        retentionDays: Int = 30,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.training = training
+        self.coaching = coaching
+        self.accounts = accounts
+        self.retentionDays = retentionDays
+        self.now = now
+    }
+
+    public func registerDevice(_ principal: Principal, label: String) async throws -> Device {
+        let label = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard label.count <= 100 else { throw SpotterError.invalid("label", "must be at most 100 characters") }
+        return try await store.registerDevice(principal, DeviceID.random(), label: label, now: now())
+    }
+
+    public func devices(_ principal: Principal) async throws -> [Device] {
+        try await store.devices(principal)
+    }
+
+    /// Applies each new mutation exactly once, in order; answers already applied ones as before.
+    public func push(_ principal: Principal, deviceID: String, _ mutations: [Mutation]) async throws
+        -> [MutationResult]
+    {
+        let device = try Self.deviceID(deviceID)
+        var validator = Validator()
+        validator.check(
+            mutations.count <= Self.maxMutationsPerPush, "mutations",
+            "must be at most \(Self.maxMutationsPerPush) per push")
+        for (index, mutation) in mutations.enumerated() {
+            if index == 0 {
+                validator.check(mutation.id >= 1, "mutations[0].mutation_id", "must be at least 1")
+            } else if mutation.id != mutations[index - 1].id + 1 {
+                validator.add(
+                    "mutations[\(index)].mutation_id",
+                    "must be \(mutations[index - 1].id + 1), one more than the mutation before it")
+            }
+        }
+        try validator.validate()
+        return try await store.push(principal, device: device, mutations, now: now()) { mutation in
+            let index = Int(mutation.id - mutations[0].id)
+            return try await apply(principal, mutation, path: "mutations[\(index)].")
+        }
+    }
+
+    /// One page of changes after `cursor` (empty: from the start).
+    public func pull(_ principal: Principal, cursor token: String, pageSize: Int, deviceID: String) async throws
+        -> PullPage
+    {
+        let cursor = try PageToken.cursor(SyncCursor.self, from: token, field: "cursor") ?? .start
+        let limit = pageSize == 0 ? Self.defaultPullSize : pageSize
+        guard (1...Self.maxPullSize).contains(limit) else {
+            throw SpotterError.invalid("page_size", "must be between 1 and \(Self.maxPullSize)")
+        }
+        let device = try deviceID.isEmpty ? nil : Self.deviceID(deviceID)
+        guard let page = try await store.pull(principal, after: cursor, limit: limit, device: device) else {
+            throw SpotterError.syncResetRequired(retentionDays: retentionDays)
+        }
+        return page
+    }
+
+    /// Forgets deletions older than the retention period; returns how many.
+    @discardableResult
+    public func purge() async throws -> Int {
+        try await store.purge(before: now().addingTimeInterval(-Double(retentionDays) * 86_400))
+    }
+
+    // MARK: Applying one mutation
+
+    /// Applies `mutation` if it is based on the stored version; otherwise answers a conflict and
+    /// changes nothing. Throws `SpotterError` for a mutation that is invalid or not allowed.
+    private func apply(_ principal: Principal, _ mutation: Mutation, path: String) async throws -> MutationResult {
+        do {
+            return try await applyChecked(principal, mutation)
+        } catch let error as SpotterError {
+            throw error.prefixingFields(path, kind: mutation.kind)
+        }
+    }
+
+    private func applyChecked(_ principal: Principal, _ mutation: Mutation) async throws -> MutationResult {
+        let id = try Self.objectID(principal, mutation)
+        var result = MutationResult(
+            mutationID: mutation.id, status: .applied, kind: mutation.kind, objectID: id, version: 0,
+            baseVersion: mutation.baseVersion)
+        guard mutation.baseVersion >= 0 else { throw SpotterError.invalid("base_version", "must not be negative") }
+        let state = try await store.objectState(principal, mutation.kind, id)
+        switch (state, mutation.change) {
+        case (nil, .put) where mutation.baseVersion == 0:
+            result.version = try await create(principal, id, mutation)
+        case (nil, _):
+            throw SpotterError.notFound("object_id: no such \(mutation.kind.rawValue)")
+        case (let state?, .delete) where state.deleted:
+            break  // Deleted already, by another device: nothing to do.
+        case (let state?, _) where state.deleted || state.version != mutation.baseVersion:
+            result.status = .conflict
+            result.version = state.version
+            result.serverDeleted = state.deleted
+        case (_, .put(let content)):
+            result.version = try await update(principal, id, content, expectedVersion: mutation.baseVersion)
+        case (_, .delete):
+            try await delete(principal, id, mutation.kind)
+        }
+        return result
+    }
+
+    /// Creates the object; returns its version.
+    private func create(_ principal: Principal, _ id: UUID, _ mutation: Mutation) async throws -> Int64 {
+        guard case .put(let content) = mutation.change else { return 0 }
+        let text = id.uuidString
+        switch content {
+        case .workout(let draft): return try await training.workouts.log(principal, id: text, draft).version
+        case .template(let draft): return try await training.templates.create(principal, id: text, draft).version
+        case .exercise(let draft):
+            return try await training.exercises.create(principal, id: text, draft).custom?.version ?? 1
+        case .program(let draft): return try await coaching.createProgram(principal, id: text, draft).version
+        case .profile: return 0  // The profile always exists.
+        }
+    }
+
+    /// Replaces the object's content; returns its new version.
+    private func update(_ principal: Principal, _ id: UUID, _ content: Mutation.Content, expectedVersion: Int64)
+        async throws -> Int64
+    {
+        let text = id.uuidString
+        switch content {
+        case .workout(let draft):
+            return try await training.workouts.replace(principal, id: text, draft, expectedVersion: expectedVersion)
+                .version
+        case .template(let draft):
+            return try await training.templates.update(principal, id: text, draft, expectedVersion: expectedVersion)
+                .version
+        case .exercise(let draft):
+            return try await training.exercises.update(principal, id: text, draft, expectedVersion: expectedVersion)
+                .custom?.version ?? 1
+        case .program(let draft):
+            return try await coaching.updateProgram(principal, id: text, draft, expectedVersion: expectedVersion)
+                .version
+        case .profile(let update):
+            return try await accounts.updateProfile(principal, update).version
+        }
+    }
+
+    private func delete(_ principal: Principal, _ id: UUID, _ kind: SyncKind) async throws {
+        let text = id.uuidString
+        switch kind {
+        case .workout: try await training.workouts.delete(principal, id: text)
+        case .template: try await training.templates.delete(principal, id: text)
+        case .exercise: try await training.exercises.delete(principal, id: text)
+        case .program: try await coaching.deleteProgram(principal, id: text)
+        case .profile: throw SpotterError.invalid("delete", "the profile cannot be deleted")
+        case .follow, .comment, .assignment: throw Self.notWritable(kind)
+        }
+    }
+
+    /// The mutation's object id, checked against its kind and content.
+    private static func objectID(_ principal: Principal, _ mutation: Mutation) throws(SpotterError) -> UUID {
+        guard mutation.kind.isWritable else { throw notWritable(mutation.kind) }
+        if case .put(let content) = mutation.change, content.kind != mutation.kind {
+            throw .invalid(content.kind.rawValue, "does not match the mutation's kind \(mutation.kind.rawValue)")
+        }
+        if mutation.kind == .profile {
+            guard mutation.objectID.isEmpty || mutation.objectID.lowercased() == principal.tenantID.description else {
+                throw .invalid("object_id", "must be empty or your tenant id for the profile")
+            }
+            return principal.tenantID.rawValue
+        }
+        guard !mutation.objectID.isEmpty else { throw .invalid("object_id", "is required") }
+        guard let id = UUID(uuidString: mutation.objectID) else { throw .invalid("object_id", "must be a UUID") }
+        return id
+    }
+
+    private static func notWritable(_ kind: SyncKind) -> SpotterError {
+        .invalid("kind", "\(kind.rawValue) objects cannot be changed by a push")
+    }
+
+    static func deviceID(_ text: String) throws(SpotterError) -> DeviceID {
+        guard !text.isEmpty else { throw .invalid("device_id", "is required; register the device first") }
+        guard let id = DeviceID(text) else { throw .invalid("device_id", "must be a UUID") }
+        return id
+    }
+}
+
+extension Mutation.Content {
+    var kind: SyncKind {
+        switch self {
+        case .workout: .workout
+        case .template: .template
+        case .exercise: .exercise
+        case .program: .program
+        case .profile: .profile
+        }
+    }
+}
+
+extension MutationResult {
+    /// The recorded answer for a mutation `apply` refused with `error`; `nil` when the error is
+    /// not the mutation's fault (the database is away) and the whole push must fail instead.
+    public static func rejection(for mutation: Mutation, _ error: SpotterError) -> MutationResult? {
+        var result = MutationResult(
+            mutationID: mutation.id, status: .rejected, kind: mutation.kind,
+            objectID: UUID(uuidString: mutation.objectID), version: 0, baseVersion: mutation.baseVersion)
+        switch error {
+        case .invalidArgument(let violations):
+            result.violations = violations
+            result.message = violations.map(\.description).joined(separator: "; ")
+        case .alreadyExists(let field, let reason):
+            result.violations = [FieldViolation(field: field, reason: reason)]
+            result.message = "\(field): \(reason)"
+        case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message):
+            result.message = message
+        case .unauthenticated, .tooManyRequests, .unavailable, .syncReset:
+            return nil
+        }
+        return result
+    }
+}
+
+extension SpotterError {
+    /// Field paths made relative to the request: `mutations[3].` before each, and the kind's name
+    /// where the service named a field of the content alone (`display_name` → `profile.display_name`).
+    func prefixingFields(_ path: String, kind: SyncKind) -> SpotterError {
+        func full(_ field: String) -> String {
+            let own = ["object_id", "base_version", "kind", "delete", kind.rawValue]
+            let relative =
+                own.contains(where: { field == $0 || field.hasPrefix($0 + ".") || field.hasPrefix($0 + "[") })
+                ? field : kind.rawValue + "." + field
+            return path + relative
+        }
+        switch self {
+        case .invalidArgument(let violations):
+            return .invalidArgument(violations.map { FieldViolation(field: full($0.field), reason: $0.reason) })
+        case .alreadyExists(let field, let reason):
+            return .alreadyExists(field: full(field), reason: reason)
+        case .notFound(let message) where message.hasPrefix("object_id:"):
+            return .notFound(path + message)
+        default:
+            return self
+        }
+    }
+}

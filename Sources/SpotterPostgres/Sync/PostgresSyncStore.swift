@@ -1,0 +1,254 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `SyncStore` on PostgreSQL. The change feed itself is written by triggers
+/// (`Migrations/0009_sync.sql`); this store reads it and keeps devices and mutation results.
+public struct PostgresSyncStore: SyncStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    // MARK: Devices
+
+    public func registerDevice(_ principal: Principal, _ id: DeviceID, label: String, now: Date) async throws
+        -> Device
+    {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "INSERT INTO sync_devices (tenant_id, device_id, label, created_at) VALUES ($1, $2, $3, $4)",
+                [principal.tenantID.rawValue, id.rawValue, label, now]
+            )
+            return Device(id: id, label: label, lastMutationID: 0, createdAt: now)
+        }
+    }
+
+    public func devices(_ principal: Principal) async throws -> [Device] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                SELECT device_id, label, last_mutation_id, created_at FROM sync_devices
+                WHERE tenant_id = $1 ORDER BY created_at, device_id
+                """,
+                [principal.tenantID.rawValue]
+            ).map { row in
+                Device(
+                    id: DeviceID(rawValue: try row.decode("device_id")), label: try row.decode("label"),
+                    lastMutationID: try row.decode("last_mutation_id"), createdAt: try row.decode("created_at"))
+            }
+        }
+    }
+
+    // MARK: Push
+
+    public func push(
+        _ principal: Principal,
+        device: DeviceID,
+        _ mutations: [Mutation],
+        now: Date,
+        apply: (Mutation) async throws -> MutationResult
+    ) async throws -> [MutationResult] {
+        let tenant = principal.tenantID.rawValue
+        return try await database.withTenant(principal) { connection in
+            // The device's row lock orders two pushes of one device: the second sees the first's work.
+            guard
+                var last: Int64 = try await connection.query(
+                    "SELECT last_mutation_id FROM sync_devices WHERE tenant_id = $1 AND device_id = $2 FOR UPDATE",
+                    [tenant, device.rawValue]
+                ).single?.decode("last_mutation_id")
+            else {
+                throw SpotterError.notFound("device_id: no such device; register it first")
+            }
+            var results = try await Self.storedResults(
+                principal, device, mutations.filter { $0.id <= last }, connection)
+            for mutation in mutations where mutation.id > last {
+                guard mutation.id == last + 1 else {
+                    throw SpotterError.failedPrecondition(
+                        "mutations[0].mutation_id: the server has applied this device's mutations up to \(last); "
+                            + "push from mutation \(last + 1) on")
+                }
+                let result = try await Self.inSavepoint(connection) { try await apply(mutation) } rejected: {
+                    MutationResult.rejection(for: mutation, $0)
+                }
+                try await Self.record(principal, device, result, now: now, connection)
+                results.append(result)
+                last = mutation.id
+            }
+            try await connection.query(
+                """
+                UPDATE sync_devices SET last_mutation_id = $3, last_push_at = $4
+                WHERE tenant_id = $1 AND device_id = $2
+                """,
+                [tenant, device.rawValue, last, now]
+            )
+            return results
+        }
+    }
+
+    /// Runs `body` inside a savepoint. A `SpotterError` that `rejected` turns into a result rolls
+    /// back to the savepoint and answers that result; anything else propagates.
+    private static func inSavepoint(
+        _ connection: PostgresConnection,
+        _ body: () async throws -> MutationResult,
+        rejected: (SpotterError) -> MutationResult?
+    ) async throws -> MutationResult {
+        try await connection.execute("SAVEPOINT mutation")
+        do {
+            let result = try await body()
+            try await connection.execute("RELEASE SAVEPOINT mutation")
+            return result
+        } catch let error as SpotterError {
+            guard let result = rejected(error) else { throw error }
+            try await connection.execute("ROLLBACK TO SAVEPOINT mutation")
+            return result
+        }
+    }
+
+    private static func record(
+        _ principal: Principal,
+        _ device: DeviceID,
+        _ result: MutationResult,
+        now: Date,
+        _ connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO sync_mutations (tenant_id, device_id, mutation_id, status, kind, object_id, version,
+                                        base_version, server_deleted, fields, reasons, message, applied_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            """,
+            [
+                principal.tenantID.rawValue, device.rawValue, result.mutationID, result.status.rawValue,
+                result.kind.rawValue, result.objectID, result.version, result.baseVersion, result.serverDeleted,
+                result.violations.map(\.field), result.violations.map(\.reason), result.message, now,
+            ]
+        )
+    }
+
+    /// The recorded results of mutations applied earlier, in order. A result older than the
+    /// retention period is gone; it answers "applied" with a message saying so.
+    private static func storedResults(
+        _ principal: Principal,
+        _ device: DeviceID,
+        _ mutations: [Mutation],
+        _ connection: PostgresConnection
+    ) async throws -> [MutationResult] {
+        guard let first = mutations.first, let last = mutations.last else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT mutation_id, status, kind, object_id, version, base_version, server_deleted,
+                   to_json(fields)::text AS fields, to_json(reasons)::text AS reasons, message
+            FROM sync_mutations
+            WHERE tenant_id = $1 AND device_id = $2 AND mutation_id BETWEEN $3 AND $4
+            """,
+            [principal.tenantID.rawValue, device.rawValue, first.id, last.id]
+        )
+        var stored: [Int64: MutationResult] = [:]
+        for row in rows {
+            let fields = try JSONDecoder().decode([String].self, from: Data((row.decode("fields") as String).utf8))
+            let reasons = try JSONDecoder().decode([String].self, from: Data((row.decode("reasons") as String).utf8))
+            let result = MutationResult(
+                mutationID: try row.decode("mutation_id"),
+                status: try ExerciseSQL.enumValue(row, "status"),
+                kind: try ExerciseSQL.enumValue(row, "kind"),
+                objectID: try row.decode("object_id"),
+                version: try row.decode("version"),
+                baseVersion: try row.decode("base_version"),
+                serverDeleted: try row.decode("server_deleted"),
+                violations: zip(fields, reasons).map { FieldViolation(field: $0, reason: $1) },
+                message: try row.decode("message")
+            )
+            stored[result.mutationID] = result
+        }
+        return mutations.map { mutation in
+            stored[mutation.id]
+                ?? MutationResult(
+                    mutationID: mutation.id, status: .applied, kind: mutation.kind,
+                    objectID: UUID(uuidString: mutation.objectID), version: 0, baseVersion: mutation.baseVersion,
+                    message: "applied earlier; its result is no longer kept")
+        }
+    }
+
+    public func objectState(_ principal: Principal, _ kind: SyncKind, _ id: UUID) async throws -> ObjectState? {
+        let (table, column, deleted) =
+            switch kind {
+            case .workout: ("workouts", "workout_id", "deleted_at IS NOT NULL")
+            case .template: ("templates", "template_id", "deleted_at IS NOT NULL")
+            case .exercise: ("exercises", "exercise_id", "deleted_at IS NOT NULL")
+            case .program: ("programs", "program_id", "deleted_at IS NOT NULL")
+            case .profile: ("tenants", "tenant_id", "false")
+            case .follow, .comment, .assignment: ("", "", "")
+            }
+        guard !table.isEmpty else { return nil }
+        return try await database.withTenant(principal) { connection in
+            // Constant SQL per kind; the ids are parameters.
+            try await connection.query(
+                "SELECT version, \(deleted) AS deleted FROM \(table) WHERE tenant_id = $1 AND \(column) = $2 FOR UPDATE",
+                [principal.tenantID.rawValue, id]
+            ).single.map { ObjectState(version: try $0.decode("version"), deleted: try $0.decode("deleted")) }
+        }
+    }
+
+    // MARK: Pull
+
+    public func pull(_ principal: Principal, after cursor: SyncCursor, limit: Int, device: DeviceID?) async throws
+        -> PullPage?
+    {
+        let tenant = principal.tenantID
+        // One snapshot for the feed and the objects: each object is sent as of its feed number.
+        return try await database.withTenant(principal, isolation: .repeatableRead) { connection in
+            guard
+                let counter = try await connection.query(
+                    "SELECT last_seq, purged_seq FROM sync_counters WHERE tenant_id = $1", [tenant.rawValue]
+                ).single
+            else { return nil }
+            let lastSeq: Int64 = try counter.decode("last_seq")
+            let purgedSeq: Int64 = try counter.decode("purged_seq")
+            if cursor != .start, cursor.seq < purgedSeq || cursor.seq > lastSeq { return nil }
+            let lastMutationID = try await device.asyncMap { try await Self.lastMutationID(tenant, $0, connection) }
+            let rows = try await connection.query(
+                """
+                SELECT kind, object_id, seq FROM sync_changes
+                WHERE tenant_id = $1 AND seq > $2 AND ($2 > 0 OR NOT deleted)
+                ORDER BY seq
+                LIMIT $3
+                """,
+                [tenant.rawValue, cursor.seq, limit + 1]
+            )
+            let hasMore = rows.count > limit
+            var entries: [(kind: SyncKind, id: UUID, seq: Int64)] = []
+            for row in rows.prefix(limit) {
+                entries.append((try ExerciseSQL.enumValue(row, "kind"), try row.decode("object_id"), try row.decode("seq")))
+            }
+            let objects = try await SyncObjectSQL.load(principal, entries.map { ($0.kind, $0.id) }, connection)
+            let changes = entries.map { entry in
+                SyncChange(
+                    seq: entry.seq, kind: entry.kind, objectID: entry.id, object: objects[SyncKey(entry.kind, entry.id)])
+            }
+            // With nothing more to send, every change up to the snapshot's last number has been seen.
+            let next = hasMore ? SyncCursor(seq: entries.last!.seq) : SyncCursor(seq: max(cursor.seq, lastSeq))
+            return PullPage(changes: changes, cursor: next, hasMore: hasMore, lastMutationID: lastMutationID)
+        }
+    }
+
+    private static func lastMutationID(_ tenant: TenantID, _ device: DeviceID, _ connection: PostgresConnection)
+        async throws -> Int64
+    {
+        guard
+            let last: Int64 = try await connection.query(
+                "SELECT last_mutation_id FROM sync_devices WHERE tenant_id = $1 AND device_id = $2",
+                [tenant.rawValue, device.rawValue]
+            ).single?.decode("last_mutation_id")
+        else { throw SpotterError.notFound("device_id: no such device; register it first") }
+        return last
+    }
+
+    public func purge(before cutoff: Date) async throws -> Int {
+        try await database.withoutTenant { connection in
+            try await connection.query("SELECT spotter_sync_purge($1) AS purged", [cutoff]).single?.decode("purged")
+                ?? 0
+        }
+    }
+}
