@@ -133,6 +133,55 @@ public final class PostgresConnection: @unchecked Sendable {
         try await onQueue { handle in Int(PQserverVersion(handle)) }
     }
 
+    /// Subscribes this session to `channel` (`LISTEN`); read what arrives with `notifications(timeout:)`.
+    public func listen(_ channel: String) async throws {
+        try await onQueue { handle in
+            guard let quoted = PQescapeIdentifier(handle, channel, channel.utf8.count) else {
+                throw PostgresError(kind: .server, message: "cannot quote channel name")
+            }
+            defer { PQfreemem(quoted) }
+            _ = try self.consume(PQexec(handle, "LISTEN " + String(cString: quoted)), handle: handle)
+        }
+    }
+
+    /// The notifications that arrive within `timeout` (none when it passes quietly). Blocks this
+    /// connection's queue while it waits, so use a connection that does nothing else. Throws
+    /// `connectionLost` when the server goes away.
+    public func notifications(timeout: Duration) async throws -> [PostgresNotification] {
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return try await onQueue { handle in
+            var arrived = Self.drainNotifications(handle)
+            guard arrived.isEmpty else { return arrived }
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard descriptor.fd >= 0 else { throw self.lost(handle) }
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0, errno != EINTR { throw self.lost(handle) }
+            if ready > 0, PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK {
+                throw self.lost(handle)
+            }
+            arrived = Self.drainNotifications(handle)
+            return arrived
+        }
+    }
+
+    private static func drainNotifications(_ handle: OpaquePointer) -> [PostgresNotification] {
+        var arrived: [PostgresNotification] = []
+        while let notification = PQnotifies(handle) {
+            arrived.append(
+                PostgresNotification(
+                    channel: String(cString: notification.pointee.relname),
+                    payload: String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return arrived
+    }
+
+    private func lost(_ handle: OpaquePointer) -> PostgresError {
+        broken.store(true, ordering: .releasing)
+        let message = String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
+        return PostgresError(kind: .connectionLost, message: message.isEmpty ? "connection lost" : message)
+    }
+
     @discardableResult
     func queryIgnoringCancellation(_ sql: String, _ parameters: [any PostgresEncodable]) async throws -> PostgresRows {
         let texts = parameters.map(\.postgresText)
@@ -269,6 +318,17 @@ public final class PostgresConnection: @unchecked Sendable {
                 continuation.resume(with: Result { try body() })
             }
         }
+    }
+}
+
+/// A `NOTIFY` received by a connection that listens.
+public struct PostgresNotification: Sendable, Equatable {
+    public var channel: String
+    public var payload: String
+
+    public init(channel: String, payload: String) {
+        self.channel = channel
+        self.payload = payload
     }
 }
 

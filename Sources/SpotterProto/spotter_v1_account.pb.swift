@@ -78,6 +78,9 @@ public nonisolated struct Spotter_V1_Profile: Sendable {
   /// Clears the value of `createdAt`. Subsequent reads from it will return its default value.
   public mutating func clearCreatedAt() {self._createdAt = nil}
 
+  /// Grows with each change of the settings above (name, time zone, unit, tier).
+  public var version: Int64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -155,7 +158,7 @@ nonisolated extension Spotter_V1_GetProfileRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Profile"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -175,6 +178,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
       case 10: try { try decoder.decodeSingularEnumField(value: &self.tier) }()
       case 11: try { try decoder.decodeSingularMessageField(value: &self._tierExpiresAt) }()
       case 12: try { try decoder.decodeSingularMessageField(value: &self._createdAt) }()
+      case 13: try { try decoder.decodeSingularInt64Field(value: &self.version) }()
       default: break
       }
     }
@@ -221,6 +225,9 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     try { if let v = self._createdAt {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
     } }()
+    if self.version != 0 {
+      try visitor.visitSingularInt64Field(value: self.version, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -237,6 +244,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.tier != rhs.tier {return false}
     if lhs._tierExpiresAt != rhs._tierExpiresAt {return false}
     if lhs._createdAt != rhs._createdAt {return false}
+    if lhs.version != rhs.version {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

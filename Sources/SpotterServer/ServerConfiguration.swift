@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable {
     public var mailerRole: String
     /// How often the mailer looks for due e-mail.
     public var mailerInterval: Duration
+    /// How long deleted objects stay in the sync feed; a device away longer pulls from scratch.
+    public var syncRetentionDays: Int = 30
+    /// Open Watch streams allowed per account on each server process.
+    public var watchStreamsPerTenant: Int = 10
 
     /// Reads the documented `SPOTTER_*` variables (see the README); unknown values are errors.
     public static func fromEnvironment(
@@ -52,7 +56,7 @@ public struct ServerConfiguration: Sendable {
         var auth = AuthPolicy()
         let port = try reader.integer("SPOTTER_GRPC_PORT", default: 8443, range: 0...65535)
         auth.publicURL = reader.string("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(port)"
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             database: reader.string("SPOTTER_DATABASE_URL").map(DatabaseLocation.external) ?? .embedded,
             dataDirectory: dataDirectory,
             applicationRole: reader.string("SPOTTER_DATABASE_ROLE") ?? "spotter_app",
@@ -78,6 +82,9 @@ public struct ServerConfiguration: Sendable {
             mailerInterval: .milliseconds(
                 try reader.integer("SPOTTER_MAILER_INTERVAL_MS", default: 2000, range: 10...600_000))
         )
+        configuration.syncRetentionDays = try reader.integer("SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
+        configuration.watchStreamsPerTenant = try reader.integer(
+            "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
             throw ConfigurationError(
                 variable: "SPOTTER_TLS_CERT", reason: "set both SPOTTER_TLS_CERT and SPOTTER_TLS_KEY")

@@ -15,6 +15,8 @@ public struct SpotterApplication: Sendable {
     public let mailerPool: PostgresPool
     public let transport: HTTP2ServerTransport.Posix
     public let serviceGroup: ServiceGroup
+    /// This process's open Watch streams.
+    public let watchHub: SyncWatchHub
     /// The certificate clients should trust when it is a generated development one.
     public let developmentCertificatePath: String?
 
@@ -53,6 +55,10 @@ public struct SpotterApplication: Sendable {
         let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
         let training = TrainingServices(database: spotterDatabase)
         let coaching = CoachingService(database: spotterDatabase, training: training)
+        let sync = SyncService(
+            database: spotterDatabase, training: training, coaching: coaching,
+            retentionDays: settings.syncRetentionDays)
+        let watchHub = SyncWatchHub(limitPerTenant: settings.watchStreamsPerTenant)
         let serving = ServingState()
 
         let (certificate, key, development) = try tlsFiles(settings)
@@ -76,13 +82,14 @@ public struct SpotterApplication: Sendable {
                 CoachingHandler(coaching: coaching),
                 CoachHandler(coaching: coaching),
                 ProgramHandler(coaching: coaching),
+                SyncHandler(sync: sync, hub: watchHub),
                 HealthHandler(
                     state: serving,
                     services: [
                         "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
                         "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
                         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
-                        "spotter.v1.ProgramService", "grpc.health.v1.Health",
+                        "spotter.v1.ProgramService", "spotter.v1.SyncService", "grpc.health.v1.Health",
                     ]
                 ),
             ],
@@ -97,6 +104,10 @@ public struct SpotterApplication: Sendable {
                     .init(service: GRPCServerService(server: server)),
                     .init(
                         service: MailerService(delivery: delivery, interval: settings.mailerInterval, logger: logger)),
+                    .init(
+                        service: SyncFeedService(
+                            configuration: database.with(role: settings.applicationRole), hub: watchHub, sync: sync,
+                            purgeInterval: .seconds(3600), logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -107,6 +118,7 @@ public struct SpotterApplication: Sendable {
             mailerPool: mailerPool,
             transport: transport,
             serviceGroup: group,
+            watchHub: watchHub,
             developmentCertificatePath: development ? certificate : nil
         )
     }

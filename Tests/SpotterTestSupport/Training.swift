@@ -59,3 +59,16 @@ extension TestDatabase {
         return CoachingService(database: database, training: TrainingServices(database: database, now: now), now: now)
     }
 }
+
+extension TestDatabase {
+    /// Sync on this database, with a clock the test controls.
+    public func syncService(clock: TestClock? = nil, retentionDays: Int = 30) -> SyncService {
+        let now: @Sendable () -> Date = { clock?.now ?? Date() }
+        let database = SpotterDatabase(pool: appPool)
+        let training = TrainingServices(database: database, now: now)
+        return SyncService(
+            database: database, training: training,
+            coaching: CoachingService(database: database, training: training, now: now),
+            retentionDays: retentionDays, now: now)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SpotterCore
+import SpotterProto
+
+extension SyncKind {
+    init?(_ proto: Spotter_V1_SyncKind) {
+        switch proto {
+        case .workout: self = .workout
+        case .template: self = .template
+        case .exercise: self = .exercise
+        case .program: self = .program
+        case .profile: self = .profile
+        case .follow: self = .follow
+        case .comment: self = .comment
+        case .assignment: self = .assignment
+        case .unspecified, .UNRECOGNIZED: return nil
+        }
+    }
+
+    var proto: Spotter_V1_SyncKind {
+        switch self {
+        case .workout: .workout
+        case .template: .template
+        case .exercise: .exercise
+        case .program: .program
+        case .profile: .profile
+        case .follow: .follow
+        case .comment: .comment
+        case .assignment: .assignment
+        }
+    }
+}
+
+extension Mutation {
+    /// The mutation a request carries. The protocol's own fields (kind, one change) must be
+    /// right, or the whole push is refused naming the field; the content is checked later,
+    /// mutation by mutation.
+    init(_ proto: Spotter_V1_Mutation, path: String) throws(SpotterError) {
+        guard let kind = SyncKind(proto.kind) else { throw .invalid(path + "kind", "is required") }
+        let change: Change
+        switch proto.change {
+        case .workout(let input): change = .put(.workout(WorkoutDraft(input)))
+        case .template(let input): change = .put(.template(TemplateDraft(input)))
+        case .exercise(let input): change = .put(.exercise(ExerciseDraft(input)))
+        case .program(let input): change = .put(.program(ProgramDraft(input)))
+        case .profile(let settings):
+            var update = ProfileUpdate(
+                displayName: settings.hasDisplayName ? settings.displayName : nil,
+                timeZone: settings.hasTimeZone ? settings.timeZone : nil)
+            if settings.hasUnit {
+                guard let unit = WeightUnit(settings.unit) else {
+                    throw .invalid(path + "profile.unit", "must be KG or LB")
+                }
+                update.unit = unit
+            }
+            change = .put(.profile(update))
+        case .delete(true): change = .delete
+        case .delete(false), nil:
+            throw .invalid(path + "change", "must be one of workout, template, exercise, program, profile or delete")
+        }
+        self.init(
+            id: proto.mutationID, kind: kind, objectID: proto.objectID, baseVersion: proto.baseVersion, change: change)
+    }
+}
+
+extension Spotter_V1_MutationResult {
+    init(_ result: MutationResult) {
+        self.init()
+        mutationID = result.mutationID
+        status =
+            switch result.status {
+            case .applied: .applied
+            case .conflict: .conflict
+            case .rejected: .rejected
+            }
+        kind = result.kind.proto
+        objectID = result.objectID?.uuidString.lowercased() ?? ""
+        version = result.version
+        baseVersion = result.baseVersion
+        serverDeleted = result.serverDeleted
+        violations = result.violations.map { violation in
+            .with {
+                $0.field = violation.field
+                $0.reason = violation.reason
+            }
+        }
+        message = result.message
+    }
+}
+
+extension Spotter_V1_Device {
+    init(_ device: Device) {
+        self.init()
+        deviceID = device.id.description
+        label = device.label
+        lastMutationID = device.lastMutationID
+        createdAt = Spotter_V1_Timestamp(device.createdAt)
+    }
+}
+
+extension Spotter_V1_SyncChange {
+    /// Weights in `unit`; tier expiry as of `now`.
+    init(_ change: SyncChange, unit: WeightUnit, now: Date) {
+        self.init()
+        kind = change.kind.proto
+        objectID = change.objectID.uuidString.lowercased()
+        seq = change.seq
+        switch change.object {
+        case .workout(let workout): self.workout = Spotter_V1_Workout(workout, unit: unit)
+        case .template(let template): self.template = Spotter_V1_Template(template)
+        case .exercise(let exercise): self.exercise = Spotter_V1_Exercise(exercise)
+        case .program(let program): self.program = Spotter_V1_Program(program)
+        case .profile(let profile): self.profile = Spotter_V1_Profile(profile, now: now)
+        case .follow(let follow): self.follow = Spotter_V1_FollowedProgram(follow)
+        case .comment(let comment): self.comment = Spotter_V1_Comment(comment)
+        case .assignment(let plan):
+            assignment = .with {
+                $0.assignment = Spotter_V1_Assignment(plan.assignment)
+                $0.templates = plan.templates.map(Spotter_V1_Template.init)
+                if let program = plan.program { $0.program = Spotter_V1_Program(program) }
+            }
+        case nil: break  // A tombstone.
+        }
+    }
+}
+
+extension SyncWatchHub.Event {
+    var proto: Spotter_V1_WatchEvent.Reason {
+        switch self {
+        case .opened: .opened
+        case .changed: .changed
+        case .reconnected: .reconnected
+        }
+    }
+}
