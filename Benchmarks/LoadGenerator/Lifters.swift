@@ -54,7 +54,7 @@ enum Lifters {
         return coach
     }
 
-    private static func signIn(
+    static func signIn(
         _ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>, kind: Spotter_V1_TenantKind = .lifter
     ) async throws -> Lifter {
         let auth = Spotter_V1_AuthService.Client(wrapping: client)
@@ -91,7 +91,7 @@ enum Lifters {
         let count: Int
         let spacing: TimeInterval
         switch scenario {
-        case .log: return
+        case .log, .sync: return
         case .history, .coachHistory: (count, spacing) = (200, 86_400)
         case .progress: (count, spacing) = (156, 365 * 86_400 / 156)
         }

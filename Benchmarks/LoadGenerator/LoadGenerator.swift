@@ -24,12 +24,16 @@ struct LoadGenerator: AsyncParsableCommand {
         /// CoachService.ListClientWorkouts, a 20-entry page of a client with 2,000 sets, read by a
         /// coach with the history and details scopes (row-level security on the coach's grants).
         case coachHistory = "coach-history"
+        /// Sync (not the call driver): a lifter with 5,000 workouts and 100,000 sets pushed in
+        /// batches; `--calls` full first pulls; then `--rounds` rounds of one pushed change and
+        /// the incremental pull after it.
+        case sync
     }
 
     @Option(help: "Server host.") var host = "localhost"
     @Option(help: "Server port.") var port = 50051
     @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
-    @Option(help: "log, history, progress or coach-history.") var scenario: Scenario
+    @Option(help: "log, history, progress, coach-history or sync.") var scenario: Scenario
     @Option(help: "Calls to measure.") var calls = 2000
     @Option(help: "Calls in flight at once.") var concurrency = 8
     @Option(help: "Lifters (tenants) the calls are spread over.") var tenants = 8
@@ -37,6 +41,8 @@ struct LoadGenerator: AsyncParsableCommand {
     @Option(help: "Unmeasured calls before measuring.") var warmup = 200
     @Option(help: "Prefix of the lifters' usernames; reruns with the same prefix reuse their data.")
     var prefix = "bench"
+    @Option(help: "sync: rounds of one change and an incremental pull.") var rounds = 200
+    @Option(help: "sync: changes per pull page.") var pageSize = 200
 
     func run() async throws {
         let clients = try (0..<connections).map { _ in
@@ -50,6 +56,11 @@ struct LoadGenerator: AsyncParsableCommand {
         try await withThrowingDiscardingTaskGroup { group in
             for client in clients { group.addTask { try await client.runConnections() } }
             defer { clients.forEach { $0.beginGracefulShutdown() } }
+            if scenario == .sync {
+                try await SyncBenchmark.run(
+                    client: clients[0], prefix: prefix, fullPulls: calls, rounds: rounds, pageSize: pageSize)
+                return
+            }
             let lifters = try await Lifters.prepare(
                 scenario: scenario, count: tenants, prefix: prefix, client: clients[0])
             let call = Call(scenario: scenario, lifters: lifters)
@@ -89,6 +100,8 @@ struct Call: Sendable {
                     $0.page.pageSize = 20
                 }, metadata: lifter.metadata)
             guard page.workouts.count == 20 else { throw LoadError("client page has \(page.workouts.count) entries") }
+        case .sync:
+            throw LoadError("the sync scenario runs on its own")
         case .progress:
             let progress = Spotter_V1_ProgressService.Client(wrapping: client)
             let now = Date()

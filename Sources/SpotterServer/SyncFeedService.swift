@@ -3,6 +3,14 @@ import Postgres
 import ServiceLifecycle
 import SpotterCore
 
+extension PostgresConfiguration {
+    func named(_ applicationName: String) -> PostgresConfiguration {
+        var named = self
+        named.applicationName = applicationName
+        return named
+    }
+}
+
 /// Carries PostgreSQL's change notifications to this process's Watch streams, and purges old
 /// deletions from the change feed.
 ///
@@ -13,6 +21,8 @@ import SpotterCore
 /// notifications sent meanwhile are lost.
 struct SyncFeedService: Service {
     static let channel = "spotter_sync"
+    /// The listening connection's `application_name`, to find it in `pg_stat_activity`.
+    static let listenerName = "spotterd-sync-listener"
 
     let configuration: PostgresConfiguration
     let hub: SyncWatchHub

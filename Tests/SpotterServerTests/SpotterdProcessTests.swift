@@ -10,45 +10,17 @@ import Testing
 struct SpotterdProcessTests {
     @Test("with no database configured it creates an embedded PostgreSQL, serves over TLS, and stops it on SIGTERM")
     func embeddedDatabaseLifecycle() async throws {
-        let dataDirectory = URL(fileURLWithPath: "/tmp/spotterd-test-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
-        let port = Int.random(in: 20_000...40_000)
-        let binary = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterd").path
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "SPOTTER_DATABASE_URL")
-        environment["SPOTTER_DATA_DIR"] = dataDirectory.path
-        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
-        environment["SPOTTER_MAILER_INTERVAL_MS"] = "100"
-        let log = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotterd-\(port).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--port", "\(port)"]
-        process.environment = environment
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.finish() }
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-
-        let certificate = dataDirectory.appendingPathComponent("tls/dev-cert.pem").path
-        var serving = false
-        for _ in 0..<300 where !serving {
-            try await Task.sleep(for: .milliseconds(200))
-            guard FileManager.default.fileExists(atPath: certificate) else { continue }
-            serving = (try? await healthStatus(port: port, certificate: certificate)) == .serving
-        }
-        let startLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let spotterd = try SpotterdProcess(environment: ["SPOTTER_MAILER_INTERVAL_MS": "100"])
+        defer { spotterd.cleanUp() }
+        let dataDirectory = spotterd.dataDirectory
+        let serving = try await spotterd.waitUntilServing()
+        let startLog = spotterd.logText
         try #require(serving, "spotterd did not become healthy:\n\(startLog)")
         #expect(startLog.contains("self-signed development certificate"))
         #expect(
             FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("postgres/PG_VERSION").path))
 
-        try await TestServer.withClient(port: port, certificate: certificate) { client in
+        try await spotterd.withClient { client in
             let registered = try await Spotter_V1_AuthService.Client(wrapping: client).register(
                 .with {
                     $0.email = "ada@example.com"
@@ -63,31 +35,60 @@ struct SpotterdProcessTests {
         var logged = false
         for _ in 0..<50 where !logged {
             try await Task.sleep(for: .milliseconds(100))
-            logged = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(
+            logged = spotterd.logText.contains(
                 "e-mail not sent (no SMTP configured)")
         }
         #expect(logged)
 
-        kill(process.processIdentifier, SIGTERM)
-        for await _ in exited.stream {}
-        #expect(process.terminationStatus == 0)
-        let stopLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        await spotterd.stop()
+        #expect(spotterd.terminationStatus == 0)
+        let stopLog = spotterd.logText
         #expect(stopLog.contains("embedded PostgreSQL stopped"), "\(stopLog)")
         #expect(
             !FileManager.default.fileExists(
                 atPath: dataDirectory.appendingPathComponent("postgres/postmaster.pid").path))
     }
+}
 
-    private func healthStatus(port: Int, certificate: String) async throws
-        -> Grpc_Health_V1_HealthCheckResponse.ServingStatus
-    {
-        try await TestServer.withClient(port: port, certificate: certificate) { client in
-            var options = CallOptions.defaults
-            options.timeout = .seconds(2)
-            options.waitForReady = false
-            return try await Grpc_Health_V1_Health.Client(wrapping: client).check(
-                .with { $0.service = "" }, options: options
-            ).status
+@Suite("Sync across spotterd replicas")
+struct SyncReplicaTests {
+    @Test("with two spotterd processes on one database, a push through one reaches a Watch stream on the other")
+    func watchAcrossProcesses() async throws {
+        try await TestDatabase.with { database in
+            let environment = ["SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString]
+            let first = try SpotterdProcess(environment: environment)
+            defer { first.cleanUp() }
+            let second = try SpotterdProcess(environment: environment)
+            defer { second.cleanUp() }
+            try #require(try await first.waitUntilServing(), "first spotterd:\n\(first.logText)")
+            try #require(try await second.waitUntilServing(), "second spotterd:\n\(second.logText)")
+
+            try await first.withClient { firstClient in
+                try await second.withClient { secondClient in
+                    let ada = try await signUpLifter(firstClient, "ada")
+                    let recorder = WatchRecorder()
+                    let watching = startWatching(secondClient, ada, into: recorder)
+                    defer { watching.cancel() }
+                    #expect(try await recorder.arrival(of: .opened, timeout: .seconds(10)) != nil)
+
+                    let sync = Spotter_V1_SyncService.Client(wrapping: firstClient)
+                    let phone = try await sync.registerDevice(.init(), metadata: ada)
+                    let seen = recorder.count
+                    let pushed = ContinuousClock.now
+                    _ = try await sync.push(
+                        .with {
+                            $0.deviceID = phone.deviceID
+                            $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "Through replica one")]
+                        }, metadata: ada)
+                    let arrived = try #require(try await recorder.arrival(of: .changed, skipping: seen))
+                    #expect(arrived - pushed < .seconds(1), "the change reached the other replica after \(arrived - pushed)")
+                    let pulled = try await Spotter_V1_SyncService.Client(wrapping: secondClient).pull(
+                        .init(), metadata: ada)
+                    #expect(pulled.changes.contains { $0.workout.name == "Through replica one" })
+                }
+            }
+            await first.stop()
+            await second.stop()
         }
     }
 }

@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import Logging
 import Postgres
+import SpotterCore
 import SpotterServer
 import SpotterTestSupport
 
@@ -12,6 +13,8 @@ struct TestServer {
     let certificatePath: String
     let dataDirectory: URL
     let database: TestDatabase
+    /// The server's open Watch streams.
+    let watchHub: SyncWatchHub
 
     /// Starts the server on a fresh database, runs `body`, then shuts the server down gracefully.
     static func with<T: Sendable>(
@@ -47,7 +50,8 @@ struct TestServer {
                     port: port,
                     certificatePath: try require(application.developmentCertificatePath),
                     dataDirectory: dataDirectory,
-                    database: database
+                    database: database,
+                    watchHub: application.watchHub
                 )
                 let result = try await body(server)
                 await application.serviceGroup.triggerGracefulShutdown()

@@ -66,10 +66,21 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
         -> StreamingServerResponse<Spotter_V1_WatchEvent>
     {
         let events = try hub.subscribe(try RequestContext.principal().tenantID)
+        let cancellation = context.cancellation
         return StreamingServerResponse { writer in
-            // Ends when the client goes away (the task is cancelled) or the server stops.
-            for await event in events {
-                try await writer.write(.with { $0.reason = event.proto })
+            // gRPC signals a client that went away through the cancellation handle, not by
+            // cancelling this task: whichever comes first, the RPC's cancellation or the hub ending
+            // the stream (the server stops), ends both. Ending the iteration removes the stream
+            // from the hub.
+            try await withThrowingTaskGroup { group in
+                group.addTask { try await cancellation.cancelled }
+                group.addTask {
+                    for await event in events {
+                        try await writer.write(.with { $0.reason = event.proto })
+                    }
+                }
+                _ = try await group.next()
+                group.cancelAll()
             }
             return [:]
         }

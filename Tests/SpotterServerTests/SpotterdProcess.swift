@@ -1,0 +1,84 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import SpotterProto
+import SpotterTestSupport
+
+/// The built `spotterd` binary running as a child process on a random loopback port, logging to a
+/// temporary file.
+final class SpotterdProcess: Sendable {
+    let port: Int
+    let dataDirectory: URL
+    let log: URL
+    private let process: Process
+    let exited: AsyncStream<Void>
+
+    var certificate: String { dataDirectory.appendingPathComponent("tls/dev-cert.pem").path }
+    var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    var processIdentifier: Int32 { process.processIdentifier }
+    var terminationStatus: Int32 { process.terminationStatus }
+
+    /// Starts `spotterd` with the test environment plus `environment`; does not wait for it.
+    init(environment extra: [String: String]) throws {
+        port = Int.random(in: 20_000...40_000)
+        dataDirectory = URL(fileURLWithPath: "/tmp/spotterd-test-\(UUID().uuidString.prefix(8))")
+        log = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotterd-\(port).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "SPOTTER_DATABASE_URL")
+        environment["SPOTTER_DATA_DIR"] = dataDirectory.path
+        environment["SPOTTER_SCRYPT_LOG_N"] = "10"
+        environment.merge(extra) { _, new in new }
+        process = Process()
+        process.executableURL = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterd")
+        process.arguments = ["--port", "\(port)"]
+        process.environment = environment
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        exited = stream
+        process.terminationHandler = { _ in continuation.finish() }
+        try process.run()
+    }
+
+    /// Waits up to a minute for the health check to answer SERVING.
+    func waitUntilServing() async throws -> Bool {
+        for _ in 0..<300 {
+            try await Task.sleep(for: .milliseconds(200))
+            guard FileManager.default.fileExists(atPath: certificate) else { continue }
+            if (try? await healthStatus()) == .serving { return true }
+        }
+        return false
+    }
+
+    func healthStatus() async throws -> Grpc_Health_V1_HealthCheckResponse.ServingStatus {
+        try await withClient { client in
+            var options = CallOptions.defaults
+            options.timeout = .seconds(2)
+            options.waitForReady = false
+            return try await Grpc_Health_V1_Health.Client(wrapping: client).check(
+                .with { $0.service = "" }, options: options
+            ).status
+        }
+    }
+
+    func withClient<T: Sendable>(_ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T) async throws
+        -> T
+    {
+        try await TestServer.withClient(port: port, certificate: certificate, body)
+    }
+
+    /// SIGTERM, then waits for the exit.
+    func stop() async {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        for await _ in exited {}
+    }
+
+    /// Kills a process still running and removes its files.
+    func cleanUp() {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: dataDirectory)
+        try? FileManager.default.removeItem(at: log)
+    }
+}
