@@ -81,6 +81,27 @@ CREATE TABLE sync_mutations (
 );
 CREATE INDEX sync_mutations_purge_idx ON sync_mutations (applied_at);
 
+-- Data from before this migration enters the feed once, numbered per tenant in the order it
+-- last changed, so a device's first pull holds everything.
+WITH existing AS (
+    SELECT tenant_id, 'profile' AS kind, tenant_id AS object_id, false AS deleted, updated_at AS changed_at
+    FROM tenants
+    UNION ALL SELECT tenant_id, 'workout', workout_id, deleted_at IS NOT NULL, updated_at FROM workouts
+    UNION ALL SELECT tenant_id, 'template', template_id, deleted_at IS NOT NULL, updated_at FROM templates
+    UNION ALL SELECT tenant_id, 'exercise', exercise_id, deleted_at IS NOT NULL, updated_at FROM exercises
+    UNION ALL SELECT tenant_id, 'program', program_id, deleted_at IS NOT NULL, updated_at FROM programs
+    UNION ALL SELECT tenant_id, 'follow', tenant_id, false, created_at FROM program_follows
+    UNION ALL SELECT tenant_id, 'comment', comment_id, false, created_at FROM workout_comments
+    UNION ALL SELECT lifter_id, 'assignment', assignment_id, removed_at IS NOT NULL, created_at FROM assignments
+)
+INSERT INTO sync_changes (tenant_id, kind, object_id, seq, deleted, changed_at)
+SELECT tenant_id, kind, object_id, row_number() OVER (PARTITION BY tenant_id ORDER BY changed_at, kind, object_id),
+       deleted, changed_at
+FROM existing;
+INSERT INTO sync_counters (tenant_id, last_seq)
+SELECT t.tenant_id, coalesce(max(c.seq), 0) FROM tenants t LEFT JOIN sync_changes c ON c.tenant_id = t.tenant_id
+GROUP BY t.tenant_id;
+
 DO $$
 DECLARE
     t text;
@@ -110,8 +131,10 @@ BEGIN
     END LOOP;
     CREATE POLICY purger ON sync_mutations TO spotter_sync USING (true);
     GRANT SELECT, DELETE ON sync_mutations TO spotter_sync;
-    -- What the triggers read to find the lifters an assignment or a coaching link concerns.
-    FOREACH t IN ARRAY ARRAY['assignments', 'program_days', 'tenants']
+    -- What the triggers read to find the objects that show another one (a workout shows its
+    -- exercises' names, a follow its program, an assignment its template).
+    FOREACH t IN ARRAY ARRAY['assignments', 'program_days', 'tenants', 'coach_links', 'program_follows', 'programs',
+        'templates', 'template_items', 'workouts', 'workout_exercises']
     LOOP
         EXECUTE format('CREATE POLICY sync_trigger ON %I FOR SELECT TO spotter_sync USING (true)', t);
         EXECUTE format('GRANT SELECT ON %I TO spotter_sync', t);
@@ -119,8 +142,6 @@ BEGIN
 END
 $$;
 
--- Every tenant starts its sequence at 0, including those created before this migration.
-INSERT INTO sync_counters (tenant_id, last_seq) SELECT tenant_id, 0 FROM tenants;
 
 -- Gives the object the next number of `tenant`'s sequence and wakes the tenant's watch streams.
 -- Called only by the trigger functions below (spotter_app has no EXECUTE on it).
@@ -195,25 +216,101 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION spotter_sync_assigned_plan() RETURNS trigger
+-- Objects that show another one change with it. Each runs after the row's own `sync_change`
+-- trigger (triggers fire in name order), so a transaction takes its own tenant's counter first and
+-- other tenants' in id order: two coaches editing templates assigned to the same lifters wait
+-- for each other instead of deadlocking.
+CREATE FUNCTION spotter_record_changes(changes refcursor) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
 AS $$
 DECLARE
-    a record;
+    d record;
 BEGIN
-    FOR a IN
-        SELECT x.lifter_id, x.assignment_id FROM assignments x
-        WHERE x.tenant_id = NEW.tenant_id AND x.removed_at IS NULL
-          AND CASE TG_TABLE_NAME
-              WHEN 'programs' THEN x.program_id = (to_jsonb(NEW) ->> 'program_id')::uuid
-              ELSE x.template_id = (to_jsonb(NEW) ->> 'template_id')::uuid
-                  OR x.program_id IN (SELECT d.program_id FROM program_days d
-                      WHERE d.tenant_id = NEW.tenant_id AND d.template_id = (to_jsonb(NEW) ->> 'template_id')::uuid)
-          END
-        ORDER BY x.lifter_id, x.assignment_id
     LOOP
-        PERFORM spotter_record_change(a.lifter_id, 'assignment', a.assignment_id, false);
+        FETCH changes INTO d;
+        EXIT WHEN NOT FOUND;
+        PERFORM spotter_record_change(d.tenant_id, d.kind, d.object_id, false);
     END LOOP;
+    CLOSE changes;
+END
+$$;
+
+-- A template: the tenant's programs that use it, the follows of those programs, and coaches'
+-- assignments naming it (directly or through a program) while the link is active.
+CREATE FUNCTION spotter_sync_template_dependents() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    changes refcursor;
+BEGIN
+    OPEN changes FOR
+        WITH programs_using AS (
+            SELECT DISTINCT d.program_id FROM program_days d
+            WHERE d.tenant_id = NEW.tenant_id AND d.template_id = NEW.template_id
+        )
+        SELECT * FROM (
+            SELECT NEW.tenant_id AS tenant_id, 'program' AS kind, p.program_id AS object_id
+            FROM programs p JOIN programs_using u ON u.program_id = p.program_id
+            WHERE p.tenant_id = NEW.tenant_id AND p.deleted_at IS NULL
+            UNION
+            SELECT f.tenant_id, 'follow', f.tenant_id FROM program_follows f JOIN programs_using u
+                ON u.program_id = f.program_id
+            WHERE f.program_tenant_id = NEW.tenant_id
+            UNION
+            SELECT a.lifter_id, 'assignment', a.assignment_id FROM assignments a
+            JOIN coach_links l ON l.tenant_id = a.lifter_id AND l.coach_id = a.tenant_id AND l.status = 'active'
+            WHERE a.tenant_id = NEW.tenant_id AND a.removed_at IS NULL
+              AND (a.template_id = NEW.template_id OR a.program_id IN (SELECT program_id FROM programs_using))
+        ) x
+        ORDER BY x.tenant_id <> NEW.tenant_id, x.tenant_id, x.kind, x.object_id;
+    PERFORM spotter_record_changes(changes);
+    RETURN NULL;
+END
+$$;
+
+-- A program: its follows and the active assignments naming it.
+CREATE FUNCTION spotter_sync_program_dependents() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    changes refcursor;
+BEGIN
+    OPEN changes FOR
+        SELECT * FROM (
+            SELECT f.tenant_id, 'follow' AS kind, f.tenant_id AS object_id FROM program_follows f
+            WHERE f.program_tenant_id = NEW.tenant_id AND f.program_id = NEW.program_id
+            UNION
+            SELECT a.lifter_id, 'assignment', a.assignment_id FROM assignments a
+            JOIN coach_links l ON l.tenant_id = a.lifter_id AND l.coach_id = a.tenant_id AND l.status = 'active'
+            WHERE a.tenant_id = NEW.tenant_id AND a.program_id = NEW.program_id AND a.removed_at IS NULL
+        ) x
+        ORDER BY x.tenant_id <> NEW.tenant_id, x.tenant_id, x.kind, x.object_id;
+    PERFORM spotter_record_changes(changes);
+    RETURN NULL;
+END
+$$;
+
+-- A renamed custom exercise: the tenant's live templates and workouts show its name.
+CREATE FUNCTION spotter_sync_exercise_dependents() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    changes refcursor;
+BEGIN
+    OPEN changes FOR
+        SELECT * FROM (
+            SELECT t.tenant_id, 'template' AS kind, t.template_id AS object_id FROM templates t
+            WHERE t.tenant_id = NEW.tenant_id AND t.deleted_at IS NULL AND EXISTS (
+                SELECT FROM template_items i WHERE i.tenant_id = t.tenant_id AND i.template_id = t.template_id
+                    AND i.exercise_id = NEW.exercise_id)
+            UNION
+            SELECT w.tenant_id, 'workout', w.workout_id FROM workouts w
+            WHERE w.tenant_id = NEW.tenant_id AND w.deleted_at IS NULL AND EXISTS (
+                SELECT FROM workout_exercises e WHERE e.tenant_id = w.tenant_id AND e.workout_id = w.workout_id
+                    AND e.exercise_id = NEW.exercise_id)
+        ) x
+        ORDER BY x.kind, x.object_id;
+    PERFORM spotter_record_changes(changes);
     RETURN NULL;
 END
 $$;
@@ -229,7 +326,7 @@ BEGIN
         WHERE x.tenant_id = NEW.coach_id AND x.lifter_id = NEW.tenant_id AND x.removed_at IS NULL
         ORDER BY x.assignment_id
     LOOP
-        PERFORM spotter_record_change(NEW.tenant_id, 'assignment', a.assignment_id, false);
+        PERFORM spotter_record_change(NEW.tenant_id, 'assignment', a.assignment_id, NEW.status <> 'active');
     END LOOP;
     RETURN NULL;
 END
@@ -243,8 +340,12 @@ CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON exercises
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('exercise', 'exercise_id', 'deleted_at');
 CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON programs
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('program', 'program_id', 'deleted_at');
-CREATE TRIGGER sync_change AFTER UPDATE ON tenants
-    FOR EACH ROW WHEN (OLD IS DISTINCT FROM NEW)
+CREATE TRIGGER sync_change AFTER INSERT OR UPDATE ON tenants
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_row('profile', 'tenant_id', NULL);
+-- The profile also shows the account's e-mail, its verification and the username.
+CREATE TRIGGER sync_change AFTER UPDATE ON accounts
+    FOR EACH ROW WHEN (OLD.email IS DISTINCT FROM NEW.email OR OLD.username IS DISTINCT FROM NEW.username
+        OR OLD.email_verified_at IS DISTINCT FROM NEW.email_verified_at OR OLD.status IS DISTINCT FROM NEW.status)
     EXECUTE FUNCTION spotter_sync_row('profile', 'tenant_id', NULL);
 CREATE TRIGGER sync_change AFTER INSERT OR UPDATE OR DELETE ON program_follows
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_row_or_delete('follow', 'tenant_id');
@@ -252,23 +353,14 @@ CREATE TRIGGER sync_change AFTER INSERT OR DELETE ON workout_comments
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_row_or_delete('comment', 'comment_id');
 CREATE TRIGGER sync_change AFTER INSERT OR UPDATE OR DELETE ON assignments
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_assignment();
-CREATE TRIGGER sync_assigned AFTER UPDATE ON templates
-    FOR EACH ROW EXECUTE FUNCTION spotter_sync_assigned_plan();
-CREATE TRIGGER sync_assigned AFTER UPDATE ON programs
-    FOR EACH ROW EXECUTE FUNCTION spotter_sync_assigned_plan();
-CREATE TRIGGER sync_assigned AFTER INSERT OR UPDATE OF status ON coach_links
+CREATE TRIGGER sync_dependents AFTER UPDATE ON templates
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_template_dependents();
+CREATE TRIGGER sync_dependents AFTER UPDATE ON programs
+    FOR EACH ROW EXECUTE FUNCTION spotter_sync_program_dependents();
+CREATE TRIGGER sync_dependents AFTER UPDATE OF name ON exercises
+    FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION spotter_sync_exercise_dependents();
+CREATE TRIGGER sync_dependents AFTER INSERT OR UPDATE OF status ON coach_links
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_link();
-
--- A new tenant's sequence starts at 0.
-CREATE FUNCTION spotter_sync_tenant() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
-AS $$
-BEGIN
-    INSERT INTO sync_counters (tenant_id, last_seq) VALUES (NEW.tenant_id, 0) ON CONFLICT DO NOTHING;
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER sync_counter AFTER INSERT ON tenants FOR EACH ROW EXECUTE FUNCTION spotter_sync_tenant();
 
 -- Forgets tombstones and mutation answers older than `cutoff`, in every tenant, and raises each
 -- tenant's `purged_seq` past the tombstones it forgot. Returns how many tombstones went.
@@ -297,9 +389,10 @@ DO $$
 DECLARE
     f text;
 BEGIN
-    FOREACH f IN ARRAY ARRAY['spotter_record_change(uuid, text, uuid, boolean)', 'spotter_sync_row()',
-        'spotter_sync_row_or_delete()', 'spotter_sync_assignment()', 'spotter_sync_assigned_plan()',
-        'spotter_sync_link()', 'spotter_sync_tenant()', 'spotter_sync_purge(timestamptz)']
+    FOREACH f IN ARRAY ARRAY['spotter_record_change(uuid, text, uuid, boolean)',
+        'spotter_record_changes(refcursor)', 'spotter_sync_row()', 'spotter_sync_row_or_delete()',
+        'spotter_sync_assignment()', 'spotter_sync_template_dependents()', 'spotter_sync_program_dependents()',
+        'spotter_sync_exercise_dependents()', 'spotter_sync_link()', 'spotter_sync_purge(timestamptz)']
     LOOP
         EXECUTE format('ALTER FUNCTION %s OWNER TO spotter_sync', f);
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);

@@ -223,9 +223,11 @@ public struct PostgresSyncStore: SyncStore {
                 entries.append((try ExerciseSQL.enumValue(row, "kind"), try row.decode("object_id"), try row.decode("seq")))
             }
             let objects = try await SyncObjectSQL.load(principal, entries.map { ($0.kind, $0.id) }, connection)
-            let changes = entries.map { entry in
-                SyncChange(
-                    seq: entry.seq, kind: entry.kind, objectID: entry.id, object: objects[SyncKey(entry.kind, entry.id)])
+            let changes = entries.compactMap { entry -> SyncChange? in
+                let object = objects[SyncKey(entry.kind, entry.id)]
+                // A new device has nothing to delete: no tombstones from an empty cursor.
+                if object == nil, cursor == .start { return nil }
+                return SyncChange(seq: entry.seq, kind: entry.kind, objectID: entry.id, object: object)
             }
             // With nothing more to send, every change up to the snapshot's last number has been seen.
             let next = hasMore ? SyncCursor(seq: entries.last!.seq) : SyncCursor(seq: max(cursor.seq, lastSeq))
