@@ -5,6 +5,7 @@
 #
 #   Benchmarks/run.sh                     # everything (about 5 minutes after the build)
 #   CALLS=4000 CONCURRENCY="8 64" Benchmarks/run.sh
+#   ONLY=sync Benchmarks/run.sh           # just the sync scenario
 #
 # Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
 set -euo pipefail
@@ -88,6 +89,22 @@ measure() {
 pgbench=("${run_as_pg[@]}" pgbench -h "$cluster" -p "$port" -U postgres -n -M prepared -T "$duration")
 summary() { grep -E '^(tps|latency average)' | sed 's/^/  /'; }
 
+# spotterd's resident memory now and at its peak, from /proc.
+memory() { grep -E '^(VmRSS|VmHWM)' "/proc/$server_pid/status" | tr -s ' \t' ' ' | paste -sd ' ' | sed 's/^/  spotterd /'; }
+
+sync_scenario() {
+    echo "==> sync: a lifter with ten years of data (5,000 workouts, 100,000 sets) pushed in batches of 100"
+    "${load[@]}" --scenario sync --calls 0 --rounds 0
+    memory
+    echo "==> sync: 5 full first pulls (pages of 200), then 200 rounds of one pushed change and the incremental pull"
+    "${load[@]}" --scenario sync --calls 5 --rounds 200
+    memory
+}
+if [ "${ONLY:-}" = sync ]; then
+    sync_scenario
+    exit 0
+fi
+
 for c in $concurrency; do
     echo "==> log a workout of 10 sets, $c concurrent"
     echo "raw-SQL proxy (pgbench logworkout.sql, $c clients, ${duration}s):"
@@ -111,3 +128,5 @@ measure --scenario coach-history --concurrency 8 --tenants 8
 echo "==> progress series for one exercise over a year of data"
 measure --scenario progress --concurrency 1 --tenants 4 --calls=500
 measure --scenario progress --concurrency 8 --tenants 4
+
+sync_scenario

@@ -134,7 +134,7 @@ BEGIN
     -- What the triggers read to find the objects that show another one (a workout shows its
     -- exercises' names, a follow its program, an assignment its template).
     FOREACH t IN ARRAY ARRAY['assignments', 'program_days', 'tenants', 'coach_links', 'program_follows', 'programs',
-        'templates', 'template_items', 'workouts', 'workout_exercises']
+        'templates', 'template_items', 'workouts', 'workout_exercises', 'workout_comments']
     LOOP
         EXECUTE format('CREATE POLICY sync_trigger ON %I FOR SELECT TO spotter_sync USING (true)', t);
         EXECUTE format('GRANT SELECT ON %I TO spotter_sync', t);
@@ -217,9 +217,11 @@ END
 $$;
 
 -- Objects that show another one change with it. Each runs after the row's own `sync_change`
--- trigger (triggers fire in name order), so a transaction takes its own tenant's counter first and
--- other tenants' in id order: two coaches editing templates assigned to the same lifters wait
--- for each other instead of deadlocking.
+-- trigger (triggers fire in name order), so a statement takes its own tenant's counter first and
+-- other tenants' in id order: one coach's concurrent edits wait for each other. Across
+-- statements the order can still cross (two coaches sharing two clients, each editing two
+-- assigned templates in one transaction); PostgreSQL then cancels one transaction with a
+-- deadlock error, which the API answers as UNAVAILABLE: try again (a push is idempotent).
 CREATE FUNCTION spotter_record_changes(changes refcursor) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
 AS $$
@@ -283,6 +285,29 @@ BEGIN
             SELECT a.lifter_id, 'assignment', a.assignment_id FROM assignments a
             JOIN coach_links l ON l.tenant_id = a.lifter_id AND l.coach_id = a.tenant_id AND l.status = 'active'
             WHERE a.tenant_id = NEW.tenant_id AND a.program_id = NEW.program_id AND a.removed_at IS NULL
+        ) x
+        ORDER BY x.tenant_id <> NEW.tenant_id, x.tenant_id, x.kind, x.object_id;
+    PERFORM spotter_record_changes(changes);
+    RETURN NULL;
+END
+$$;
+
+-- A tenant's display name: the comments it wrote (in each lifter's feed) and, for a coach, its
+-- assignments to actively linked lifters show it.
+CREATE FUNCTION spotter_sync_name_dependents() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    changes refcursor;
+BEGIN
+    OPEN changes FOR
+        SELECT * FROM (
+            SELECT c.tenant_id, 'comment' AS kind, c.comment_id AS object_id FROM workout_comments c
+            WHERE c.author_id = NEW.tenant_id
+            UNION
+            SELECT a.lifter_id, 'assignment', a.assignment_id FROM assignments a
+            JOIN coach_links l ON l.tenant_id = a.lifter_id AND l.coach_id = a.tenant_id AND l.status = 'active'
+            WHERE a.tenant_id = NEW.tenant_id AND a.removed_at IS NULL
         ) x
         ORDER BY x.tenant_id <> NEW.tenant_id, x.tenant_id, x.kind, x.object_id;
     PERFORM spotter_record_changes(changes);
@@ -357,6 +382,9 @@ CREATE TRIGGER sync_dependents AFTER UPDATE ON templates
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_template_dependents();
 CREATE TRIGGER sync_dependents AFTER UPDATE ON programs
     FOR EACH ROW EXECUTE FUNCTION spotter_sync_program_dependents();
+CREATE TRIGGER sync_dependents AFTER UPDATE OF display_name ON tenants
+    FOR EACH ROW WHEN (OLD.display_name IS DISTINCT FROM NEW.display_name)
+    EXECUTE FUNCTION spotter_sync_name_dependents();
 CREATE TRIGGER sync_dependents AFTER UPDATE OF name ON exercises
     FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION spotter_sync_exercise_dependents();
 CREATE TRIGGER sync_dependents AFTER INSERT OR UPDATE OF status ON coach_links
@@ -392,7 +420,7 @@ BEGIN
     FOREACH f IN ARRAY ARRAY['spotter_record_change(uuid, text, uuid, boolean)',
         'spotter_record_changes(refcursor)', 'spotter_sync_row()', 'spotter_sync_row_or_delete()',
         'spotter_sync_assignment()', 'spotter_sync_template_dependents()', 'spotter_sync_program_dependents()',
-        'spotter_sync_exercise_dependents()', 'spotter_sync_link()', 'spotter_sync_purge(timestamptz)']
+        'spotter_sync_exercise_dependents()', 'spotter_sync_name_dependents()', 'spotter_sync_link()', 'spotter_sync_purge(timestamptz)']
     LOOP
         EXECUTE format('ALTER FUNCTION %s OWNER TO spotter_sync', f);
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);

@@ -132,6 +132,12 @@ def main(argv=None):
             reply = s.auth_grpc.AuthServiceStub(ch).VerifyEmail(s.auth.VerifyEmailRequest(token=args.token), timeout=10)
         elif args.command == "call":
             reply = call_method(ch, args.method, sys.stdin.read() if args.request == "-" else args.request, args.token)
+            if not hasattr(reply, "ByteSize"):
+                # A server-streaming method: one JSON line per message until the stream ends (or Ctrl-C).
+                for message in reply:
+                    print(json_format.MessageToJson(message, preserving_proto_field_name=True, indent=None),
+                          flush=True)
+                return 0
         else:
             reply = s.account_grpc.AccountServiceStub(ch).GetProfile(
                 s.account.GetProfileRequest(), metadata=[("authorization", f"Bearer {args.token}")], timeout=10
@@ -152,9 +158,13 @@ def call_method(ch, method, request_json, token):
     request_type = message_factory.GetMessageClass(descriptor.input_type)
     reply_type = message_factory.GetMessageClass(descriptor.output_type)
     request = json_format.Parse(request_json, request_type())
+    metadata = [("authorization", f"Bearer {token}")] if token else None
+    if descriptor.server_streaming:
+        stub = ch.unary_stream(f"/{service}/{name}", request_serializer=request_type.SerializeToString,
+                               response_deserializer=reply_type.FromString)
+        return stub(request, metadata=metadata)
     stub = ch.unary_unary(f"/{service}/{name}", request_serializer=request_type.SerializeToString,
                           response_deserializer=reply_type.FromString)
-    metadata = [("authorization", f"Bearer {token}")] if token else None
     return stub(request, metadata=metadata, timeout=30)
 
 

@@ -56,7 +56,7 @@ enum SyncBenchmark {
         // Full first pulls.
         var durations: [Duration] = []
         var cursor = ""
-        for run in 1...fullPulls {
+        for run in stride(from: 1, through: fullPulls, by: 1) {
             let started = ContinuousClock.now
             var pages = 0
             var changes = 0
@@ -119,6 +119,7 @@ enum SyncBenchmark {
     }
 
     private static func report(_ name: String, _ durations: [Duration]) {
+        guard !durations.isEmpty else { return }
         let sorted = durations.sorted()
         func at(_ p: Double) -> Double {
             milliseconds(sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))])

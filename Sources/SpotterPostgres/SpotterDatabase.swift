@@ -86,6 +86,9 @@ func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         switch error.kind {
         case .connection, .connectionLost, .poolTimeout, .poolClosed:
             throw SpotterError.unavailable("the database is unavailable; try again shortly")
+        case .server where error.sqlState == "40P01" || error.sqlState == "40001":
+            // Deadlock or serialization failure: nothing was written; the same call can be retried.
+            throw SpotterError.unavailable("the database resolved a conflict with another request; try again")
         case .server where error.sqlState == PostgresError.Code.uniqueViolation:
             let field = uniqueField(constraint: error.constraint)
             throw SpotterError.alreadyExists(field: field, reason: "is already taken")

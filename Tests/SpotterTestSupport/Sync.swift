@@ -100,7 +100,9 @@ public struct SimulatedDevice: Sendable {
 }
 
 /// Thrown when a pull keeps answering `hasMore` for ever.
-public struct PullDidNotEnd: Error {}
+public struct PullDidNotEnd: Error {
+    public init() {}
+}
 
 extension Mutation.Content {
     public var syncKind: SyncKind {
@@ -185,8 +187,13 @@ extension TestDatabase {
 
     /// The tenant's profile, read through the account service.
     public func profile(_ principal: Principal) async throws -> Profile {
-        try await AccountService(store: PostgresProfileStore(database: SpotterDatabase(pool: appPool)))
-            .profile(principal)
+        try await accountService().profile(principal)
+    }
+
+    /// Profile settings on this database, with a clock the test controls.
+    public func accountService(clock: TestClock? = nil) -> AccountService {
+        AccountService(
+            store: PostgresProfileStore(database: SpotterDatabase(pool: appPool)), now: { clock?.now ?? Date() })
     }
 
     /// A fresh database with only the migrations up to `version` applied. `body` gets the database

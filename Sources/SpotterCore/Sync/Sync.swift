@@ -134,22 +134,29 @@ public struct ObjectState: Sendable, Equatable {
 /// A position in a tenant's change feed: every change numbered up to `seq` has been pulled.
 public struct SyncCursor: PageCursor, Equatable, Comparable {
     public var seq: Int64
+    /// While a first pull (from an empty cursor) goes on: the feed's last number when it began.
+    /// Deletions up to it are of objects the new device never had, so none is sent.
+    public var firstPullThrough: Int64
 
-    public init(seq: Int64) {
+    public init(seq: Int64, firstPullThrough: Int64 = 0) {
         self.seq = seq
+        self.firstPullThrough = firstPullThrough
     }
 
     public static let start = SyncCursor(seq: 0)
 
-    public static var tokenPartCount: Int { 2 }
-    public var tokenParts: [String] { ["sync", String(seq)] }
+    public var isStart: Bool { seq == 0 && firstPullThrough == 0 }
+
+    public static var tokenPartCount: Int { 3 }
+    public var tokenParts: [String] { ["sync", String(seq), String(firstPullThrough)] }
 
     public init?(tokenParts parts: [String]) {
-        guard parts[0] == "sync", let seq = Int64(parts[1]), seq >= 0 else { return nil }
-        self.init(seq: seq)
+        guard parts[0] == "sync", let seq = Int64(parts[1]), seq >= 0, let through = Int64(parts[2]), through >= 0
+        else { return nil }
+        self.init(seq: seq, firstPullThrough: through)
     }
 
-    public var token: String { seq == 0 ? "" : PageToken.encode(tokenParts) }
+    public var token: String { isStart ? "" : PageToken.encode(tokenParts) }
 
     public static func < (lhs: SyncCursor, rhs: SyncCursor) -> Bool { lhs.seq < rhs.seq }
 }

@@ -206,16 +206,18 @@ public struct PostgresSyncStore: SyncStore {
             else { return nil }
             let lastSeq: Int64 = try counter.decode("last_seq")
             let purgedSeq: Int64 = try counter.decode("purged_seq")
-            if cursor != .start, cursor.seq < purgedSeq || cursor.seq > lastSeq { return nil }
+            if !cursor.isStart, cursor.seq < purgedSeq || cursor.seq > lastSeq { return nil }
+            // A new device has nothing to delete: a first pull sends no tombstones, on any page.
+            let skipTombstonesThrough = cursor.isStart ? lastSeq : cursor.firstPullThrough
             let lastMutationID = try await device.asyncMap { try await Self.lastMutationID(tenant, $0, connection) }
             let rows = try await connection.query(
                 """
                 SELECT kind, object_id, seq FROM sync_changes
-                WHERE tenant_id = $1 AND seq > $2 AND ($2 > 0 OR NOT deleted)
+                WHERE tenant_id = $1 AND seq > $2 AND (seq > $4 OR NOT deleted)
                 ORDER BY seq
                 LIMIT $3
                 """,
-                [tenant.rawValue, cursor.seq, limit + 1]
+                [tenant.rawValue, cursor.seq, limit + 1, skipTombstonesThrough]
             )
             let hasMore = rows.count > limit
             var entries: [(kind: SyncKind, id: UUID, seq: Int64)] = []
@@ -225,12 +227,14 @@ public struct PostgresSyncStore: SyncStore {
             let objects = try await SyncObjectSQL.load(principal, entries.map { ($0.kind, $0.id) }, connection)
             let changes = entries.compactMap { entry -> SyncChange? in
                 let object = objects[SyncKey(entry.kind, entry.id)]
-                // A new device has nothing to delete: no tombstones from an empty cursor.
-                if object == nil, cursor == .start { return nil }
+                if object == nil, entry.seq <= skipTombstonesThrough { return nil }
                 return SyncChange(seq: entry.seq, kind: entry.kind, objectID: entry.id, object: object)
             }
             // With nothing more to send, every change up to the snapshot's last number has been seen.
-            let next = hasMore ? SyncCursor(seq: entries.last!.seq) : SyncCursor(seq: max(cursor.seq, lastSeq))
+            let next =
+                hasMore
+                ? SyncCursor(seq: entries.last!.seq, firstPullThrough: skipTombstonesThrough)
+                : SyncCursor(seq: max(cursor.seq, lastSeq))
             return PullPage(changes: changes, cursor: next, hasMore: hasMore, lastMutationID: lastMutationID)
         }
     }
