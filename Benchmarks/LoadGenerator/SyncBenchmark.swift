@@ -88,8 +88,12 @@ enum SyncBenchmark {
         // One change, then the incremental pull from the last cursor.
         var pushes: [Duration] = []
         var pulls: [Duration] = []
-        mutationID = try await sync.pull(.with { $0.deviceID = device.deviceID; $0.pageSize = 1 }, metadata: lifter.metadata)
-            .lastMutationID
+        mutationID = try await sync.pull(
+            .with {
+                $0.deviceID = device.deviceID; $0.pageSize = 1
+            }, metadata: lifter.metadata
+        )
+        .lastMutationID
         for round in 0..<rounds {
             mutationID += 1
             let pushStarted = ContinuousClock.now

@@ -148,7 +148,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// connection's queue while it waits, so use a connection that does nothing else. Throws
     /// `connectionLost` when the server goes away.
     public func notifications(timeout: Duration) async throws -> [PostgresNotification] {
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         return try await onQueue { handle in
             var arrived = Self.drainNotifications(handle)
             guard arrived.isEmpty else { return arrived }

@@ -82,7 +82,8 @@ public struct ServerConfiguration: Sendable {
             mailerInterval: .milliseconds(
                 try reader.integer("SPOTTER_MAILER_INTERVAL_MS", default: 2000, range: 10...600_000))
         )
-        configuration.syncRetentionDays = try reader.integer("SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
+        configuration.syncRetentionDays = try reader.integer(
+            "SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
         configuration.watchStreamsPerTenant = try reader.integer(
             "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {

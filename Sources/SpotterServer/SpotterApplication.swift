@@ -106,7 +106,8 @@ public struct SpotterApplication: Sendable {
                         service: MailerService(delivery: delivery, interval: settings.mailerInterval, logger: logger)),
                     .init(
                         service: SyncFeedService(
-                            configuration: database.with(role: settings.applicationRole).named(SyncFeedService.listenerName),
+                            configuration: database.with(role: settings.applicationRole).named(
+                                SyncFeedService.listenerName),
                             hub: watchHub, sync: sync,
                             purgeInterval: .seconds(3600), logger: logger)),
                 ],

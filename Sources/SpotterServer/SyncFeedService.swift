@@ -61,7 +61,11 @@ struct SyncFeedService: Service {
                 guard !Task.isCancelled else { return }
                 logger.warning(
                     "sync notifications interrupted; reconnecting",
-                    metadata: ["error": "\(error)", "retry_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)"])
+                    metadata: [
+                        "error": "\(error)",
+                        "retry_ms":
+                            "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)",
+                    ])
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(5))
             }

@@ -1214,7 +1214,7 @@ struct SyncTests {
         }
     }
 
-    @Test("two coaches editing shared clients' templates in opposite order: one commits, the other is a retryable deadlock")
+    @Test("two coaches editing shared clients' templates in opposite order: one commits, one is a 40P01 deadlock")
     func twoCoachesLockOrder() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(start)
@@ -1293,9 +1293,10 @@ struct SyncTests {
             // commits, and the API answers the cancelled one UNAVAILABLE, to be retried.
             let errors = [firstError, secondError].compactMap { $0 as? PostgresError }
             #expect(errors.count == 1 && errors.first?.sqlState == "40P01", "\(errors)")
-            let committed = try await owner.query(
-                "SELECT count(*)::int AS n FROM templates WHERE notes IN ('three', 'four')"
-            ).single!.decode("n") as Int
+            let committed =
+                try await owner.query(
+                    "SELECT count(*)::int AS n FROM templates WHERE notes IN ('three', 'four')"
+                ).single!.decode("n") as Int
             #expect(committed == 1)
         }
     }

@@ -81,7 +81,9 @@ struct SyncReplicaTests {
                             $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "Through replica one")]
                         }, metadata: ada)
                     let arrived = try #require(try await recorder.arrival(of: .changed, skipping: seen))
-                    #expect(arrived - pushed < .seconds(1), "the change reached the other replica after \(arrived - pushed)")
+                    #expect(
+                        arrived - pushed < .seconds(1), "the change reached the other replica after \(arrived - pushed)"
+                    )
                     let pulled = try await Spotter_V1_SyncService.Client(wrapping: secondClient).pull(
                         .init(), metadata: ada)
                     #expect(pulled.changes.contains { $0.workout.name == "Through replica one" })

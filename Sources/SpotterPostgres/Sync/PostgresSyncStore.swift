@@ -69,7 +69,9 @@ public struct PostgresSyncStore: SyncStore {
                         "mutations[0].mutation_id: the server has applied this device's mutations up to \(last); "
                             + "push from mutation \(last + 1) on")
                 }
-                let result = try await Self.inSavepoint(connection) { try await apply(mutation) } rejected: {
+                let result = try await Self.inSavepoint(connection) {
+                    try await apply(mutation)
+                } rejected: {
                     MutationResult.rejection(for: mutation, $0)
                 }
                 try await Self.record(principal, device, result, now: now, connection)
@@ -222,7 +224,8 @@ public struct PostgresSyncStore: SyncStore {
             let hasMore = rows.count > limit
             var entries: [(kind: SyncKind, id: UUID, seq: Int64)] = []
             for row in rows.prefix(limit) {
-                entries.append((try ExerciseSQL.enumValue(row, "kind"), try row.decode("object_id"), try row.decode("seq")))
+                entries.append(
+                    (try ExerciseSQL.enumValue(row, "kind"), try row.decode("object_id"), try row.decode("seq")))
             }
             let objects = try await SyncObjectSQL.load(principal, entries.map { ($0.kind, $0.id) }, connection)
             let changes = entries.compactMap { entry -> SyncChange? in
