@@ -102,6 +102,7 @@ private func uniqueField(constraint: String?) -> String {
     switch constraint {
     case "accounts_email_key": "email"
     case "accounts_username_key", "admin_operators_pkey": "username"
+    case "exercises_name_key": "exercise.name"
     default: "id"
     }
 }

@@ -52,7 +52,7 @@ struct ExerciseAndTemplateStoreTests {
             ) {
                 try await training.exercises.create(ada, id: id, zercher("Other"))
             }
-            await #expect(throws: SpotterError.alreadyExists(field: "id", reason: "is already taken")) {
+            await #expect(throws: SpotterError.alreadyExists(field: "exercise.name", reason: "is already taken")) {
                 try await training.exercises.create(ada, id: "", zercher("zercher squat"))
             }
             await #expect(throws: SpotterError.self) {

@@ -203,6 +203,9 @@ extension TestDatabase {
         _ body: (TestDatabase, _ migrateRest: @Sendable () async throws -> Void) async throws -> T
     ) async throws -> T {
         let server = try serverConfiguration()
+        // The shared template's migration creates the cluster's roles first; two migrations
+        // creating them at once on a fresh cluster collide.
+        _ = try await TemplateDatabase.shared.name(server: server)
         let name = "spotter_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try await PostgresConnection.connect(server)
         try await admin.execute("CREATE DATABASE \(name)")
