@@ -5,7 +5,7 @@
 #
 #   Benchmarks/run.sh                     # everything (about 5 minutes after the build)
 #   CALLS=4000 CONCURRENCY="8 64" Benchmarks/run.sh
-#   ONLY=sync Benchmarks/run.sh           # just the sync scenario
+#   ONLY=sync [PAGE_SIZE=1000] Benchmarks/run.sh   # just the sync scenario
 #
 # Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
 set -euo pipefail
@@ -96,8 +96,8 @@ sync_scenario() {
     echo "==> sync: a lifter with ten years of data (5,000 workouts, 100,000 sets) pushed in batches of 100"
     "${load[@]}" --scenario sync --calls 0 --rounds 0
     memory
-    echo "==> sync: 5 full first pulls (pages of 200), then 200 rounds of one pushed change and the incremental pull"
-    "${load[@]}" --scenario sync --calls 5 --rounds 200
+    echo "==> sync: 5 full first pulls (pages of ${PAGE_SIZE:-200}), then 200 rounds of one pushed change and the incremental pull"
+    "${load[@]}" --scenario sync --calls 5 --rounds 200 --page-size "${PAGE_SIZE:-200}"
     memory
 }
 if [ "${ONLY:-}" = sync ]; then
