@@ -65,9 +65,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         var setup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601';"
         if let timeout = configuration.statementTimeout {
-            let milliseconds =
-                timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-            setup += " SET statement_timeout = \(milliseconds);"
+            setup += " SET statement_timeout = \(timeout.wholeMilliseconds);"
         }
         do {
             try await connection.execute(setup)
@@ -148,8 +146,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// connection's queue while it waits, so use a connection that does nothing else. Throws
     /// `connectionLost` when the server goes away.
     public func notifications(timeout: Duration) async throws -> [PostgresNotification] {
-        let milliseconds = Int32(
-            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         return try await onQueue { handle in
             var arrived = Self.drainNotifications(handle)
             guard arrived.isEmpty else { return arrived }
@@ -259,11 +256,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private func error(from result: OpaquePointer?, handle: OpaquePointer) -> PostgresError {
-        if PQstatus(handle) != CONNECTION_OK {
-            broken.store(true, ordering: .releasing)
-            let message = String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
-            return PostgresError(kind: .connectionLost, message: message.isEmpty ? "connection lost" : message)
-        }
+        if PQstatus(handle) != CONNECTION_OK { return lost(handle) }
         guard let result else {
             return PostgresError(kind: .server, message: String(cString: PQerrorMessage(handle)))
         }
@@ -319,6 +312,13 @@ public final class PostgresConnection: @unchecked Sendable {
                 continuation.resume(with: Result { try body() })
             }
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded down.
+    public var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
 

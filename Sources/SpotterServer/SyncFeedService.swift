@@ -64,7 +64,7 @@ struct SyncFeedService: Service {
                     metadata: [
                         "error": "\(error)",
                         "retry_ms":
-                            "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)",
+                            "\(backoff.wholeMilliseconds)",
                     ])
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(5))

@@ -77,7 +77,7 @@ public struct Mutation: Sendable {
 
 /// What the server did with one mutation. A push sent again answers with the same results.
 public struct MutationResult: Sendable, Equatable {
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, CaseIterable {
         /// Done. `version` is the object's version now (0 after a delete).
         case applied
         /// Based on an old version: the server kept its data. `version` is the server's version,

@@ -6,7 +6,7 @@ import Synchronization
 /// tenant's streams then gets one event. A slow stream keeps only the newest event: every event
 /// means the same thing, "pull now".
 public final class SyncWatchHub: Sendable {
-    public enum Event: Sendable, Equatable {
+    public enum Event: Sendable, Equatable, CaseIterable {
         /// The stream is open: pull to catch up.
         case opened
         case changed

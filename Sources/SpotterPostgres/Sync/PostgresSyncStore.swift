@@ -53,14 +53,7 @@ public struct PostgresSyncStore: SyncStore {
         let tenant = principal.tenantID.rawValue
         return try await database.withTenant(principal) { connection in
             // The device's row lock orders two pushes of one device: the second sees the first's work.
-            guard
-                var last: Int64 = try await connection.query(
-                    "SELECT last_mutation_id FROM sync_devices WHERE tenant_id = $1 AND device_id = $2 FOR UPDATE",
-                    [tenant, device.rawValue]
-                ).single?.decode("last_mutation_id")
-            else {
-                throw SpotterError.notFound("device_id: no such device; register it first")
-            }
+            var last = try await Self.lastMutationID(principal.tenantID, device, locking: true, connection)
             var results = try await Self.storedResults(
                 principal, device, mutations.filter { $0.id <= last }, connection)
             for mutation in mutations where mutation.id > last {
@@ -211,7 +204,9 @@ public struct PostgresSyncStore: SyncStore {
             if !cursor.isStart, cursor.seq < purgedSeq || cursor.seq > lastSeq { return nil }
             // A new device has nothing to delete: a first pull sends no tombstones, on any page.
             let skipTombstonesThrough = cursor.isStart ? lastSeq : cursor.firstPullThrough
-            let lastMutationID = try await device.asyncMap { try await Self.lastMutationID(tenant, $0, connection) }
+            let lastMutationID = try await device.asyncMap {
+                try await Self.lastMutationID(tenant, $0, locking: false, connection)
+            }
             let rows = try await connection.query(
                 """
                 SELECT kind, object_id, seq FROM sync_changes
@@ -242,13 +237,18 @@ public struct PostgresSyncStore: SyncStore {
         }
     }
 
-    private static func lastMutationID(_ tenant: TenantID, _ device: DeviceID, _ connection: PostgresConnection)
-        async throws -> Int64
-    {
+    /// The device's last applied mutation, with its row locked until the transaction ends when
+    /// `locking`; `notFound` when the device is not the tenant's.
+    private static func lastMutationID(
+        _ tenant: TenantID,
+        _ device: DeviceID,
+        locking: Bool,
+        _ connection: PostgresConnection
+    ) async throws -> Int64 {
+        let select = "SELECT last_mutation_id FROM sync_devices WHERE tenant_id = $1 AND device_id = $2"
         guard
             let last: Int64 = try await connection.query(
-                "SELECT last_mutation_id FROM sync_devices WHERE tenant_id = $1 AND device_id = $2",
-                [tenant.rawValue, device.rawValue]
+                locking ? select + " FOR UPDATE" : select, [tenant.rawValue, device.rawValue]
             ).single?.decode("last_mutation_id")
         else { throw SpotterError.notFound("device_id: no such device; register it first") }
         return last

@@ -76,7 +76,7 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
                 group.addTask { try await cancellation.cancelled }
                 group.addTask {
                     for await event in events {
-                        try await writer.write(.with { $0.reason = event.proto })
+                        try await writer.write(.with { $0.reason = event.proto() })
                     }
                 }
                 _ = try await group.next()

@@ -2,41 +2,12 @@ import Foundation
 import SpotterCore
 import SpotterProto
 
-extension SyncKind {
-    init?(_ proto: Spotter_V1_SyncKind) {
-        switch proto {
-        case .workout: self = .workout
-        case .template: self = .template
-        case .exercise: self = .exercise
-        case .program: self = .program
-        case .profile: self = .profile
-        case .follow: self = .follow
-        case .comment: self = .comment
-        case .assignment: self = .assignment
-        case .unspecified, .UNRECOGNIZED: return nil
-        }
-    }
-
-    var proto: Spotter_V1_SyncKind {
-        switch self {
-        case .workout: .workout
-        case .template: .template
-        case .exercise: .exercise
-        case .program: .program
-        case .profile: .profile
-        case .follow: .follow
-        case .comment: .comment
-        case .assignment: .assignment
-        }
-    }
-}
-
 extension Mutation {
     /// The mutation a request carries. The protocol's own fields (kind, one change) must be
     /// right, or the whole push is refused naming the field; the content is checked later,
     /// mutation by mutation.
     init(_ proto: Spotter_V1_Mutation, path: String) throws(SpotterError) {
-        guard let kind = SyncKind(proto.kind) else { throw .invalid(path + "kind", "is required") }
+        guard let kind = SyncKind(proto: proto.kind) else { throw .invalid(path + "kind", "is required") }
         let change: Change
         switch proto.change {
         case .workout(let input): change = .put(.workout(WorkoutDraft(input)))
@@ -67,13 +38,8 @@ extension Spotter_V1_MutationResult {
     init(_ result: MutationResult) {
         self.init()
         mutationID = result.mutationID
-        status =
-            switch result.status {
-            case .applied: .applied
-            case .conflict: .conflict
-            case .rejected: .rejected
-            }
-        kind = result.kind.proto
+        status = result.status.proto()
+        kind = result.kind.proto()
         objectID = result.objectID?.uuidString.lowercased() ?? ""
         version = result.version
         baseVersion = result.baseVersion
@@ -102,7 +68,7 @@ extension Spotter_V1_SyncChange {
     /// Weights in `unit`; tier expiry as of `now`.
     init(_ change: SyncChange, unit: WeightUnit, now: Date) {
         self.init()
-        kind = change.kind.proto
+        kind = change.kind.proto()
         objectID = change.objectID.uuidString.lowercased()
         seq = change.seq
         switch change.object {
@@ -120,16 +86,6 @@ extension Spotter_V1_SyncChange {
                 if let program = plan.program { $0.program = Spotter_V1_Program(program) }
             }
         case nil: break  // A tombstone.
-        }
-    }
-}
-
-extension SyncWatchHub.Event {
-    var proto: Spotter_V1_WatchEvent.Reason {
-        switch self {
-        case .opened: .opened
-        case .changed: .changed
-        case .reconnected: .reconnected
         }
     }
 }

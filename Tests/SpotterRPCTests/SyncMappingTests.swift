@@ -1,0 +1,27 @@
+import SpotterCore
+import SpotterProto
+import Testing
+
+@testable import SpotterRPC
+
+/// The sync enums map by position (`CaseIterable.proto()`); this checks each pair by name.
+@Suite("Sync enum mapping")
+struct SyncMappingTests {
+    @Test("every sync kind, mutation status and watch event maps to the proto case of the same name")
+    func namesMatch() {
+        for kind in SyncKind.allCases {
+            let proto: Spotter_V1_SyncKind = kind.proto()
+            #expect("\(proto)" == kind.rawValue)
+            #expect(SyncKind(proto: proto) == kind)
+        }
+        for status in MutationResult.Status.allCases {
+            let proto: Spotter_V1_MutationResult.Status = status.proto()
+            #expect("\(proto)" == status.rawValue)
+        }
+        for event in SyncWatchHub.Event.allCases {
+            let proto: Spotter_V1_WatchEvent.Reason = event.proto()
+            #expect("\(proto)" == "\(event)")
+        }
+        #expect(SyncKind(proto: Spotter_V1_SyncKind.unspecified) == nil)
+    }
+}
