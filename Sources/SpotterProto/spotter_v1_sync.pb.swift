@@ -648,7 +648,8 @@ public nonisolated struct Spotter_V1_WatchEvent: Sendable {
     public typealias RawValue = Int
     case unspecified // = 0
 
-    /// The stream is open: pull to catch up with anything before it.
+    /// The stream is open and every later change will be signalled: pull to catch up with
+    /// anything before it. Sent once the server is listening for changes.
     case opened // = 1
 
     /// Something changed.

@@ -16,9 +16,9 @@ extension PostgresConfiguration {
 ///
 /// The feed triggers `NOTIFY spotter_sync, '<tenant id>'` in every transaction that changes a
 /// tenant's synced data, whichever `spotterd` replica ran it. This service keeps one connection
-/// that LISTENs and hands each notification to the hub. When that connection is lost it
-/// reconnects (backing off to 5 s) and sends every stream a "reconnected" hint, because
-/// notifications sent meanwhile are lost.
+/// that LISTENs and hands each notification to the hub. Streams get their first event only once it
+/// is listening. When that connection is lost it reconnects (backing off to 5 s) and sends every
+/// stream a "reconnected" hint, because notifications sent meanwhile are lost.
 struct SyncFeedService: Service {
     static let channel = "spotter_sync"
     /// The listening connection's `application_name`, to find it in `pg_stat_activity`.
@@ -49,7 +49,7 @@ struct SyncFeedService: Service {
                     try await connection.listen(Self.channel)
                     logger.info("listening for sync notifications")
                     backoff = .milliseconds(100)
-                    hub.reconnected()
+                    hub.notificationsResumed()
                     try await relay(connection)
                 } catch {
                     await connection.close()
@@ -58,6 +58,7 @@ struct SyncFeedService: Service {
             } catch is CancellationError {
                 return
             } catch {
+                hub.notificationsInterrupted()
                 guard !Task.isCancelled else { return }
                 logger.warning(
                     "sync notifications interrupted; reconnecting",
