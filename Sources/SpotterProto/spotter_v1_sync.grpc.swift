@@ -215,9 +215,11 @@ extension Spotter_V1_SyncService {
         /// > Source IDL Documentation:
         /// >
         /// > Tells this device, within a second, that something changed: another device's push, a coach's
-        /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-        /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-        /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+        /// > assignment or comment. The first event comes once the server listens for changes (pull to
+        /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+        /// > as changes may have been missed. At most 10 open streams per account: more answer
+        /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+        /// > expiring or its session ending: refresh and open it again.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_WatchRequest` messages.
@@ -317,9 +319,11 @@ extension Spotter_V1_SyncService {
         /// > Source IDL Documentation:
         /// >
         /// > Tells this device, within a second, that something changed: another device's push, a coach's
-        /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-        /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-        /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+        /// > assignment or comment. The first event comes once the server listens for changes (pull to
+        /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+        /// > as changes may have been missed. At most 10 open streams per account: more answer
+        /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+        /// > expiring or its session ending: refresh and open it again.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_WatchRequest` message.
@@ -417,9 +421,11 @@ extension Spotter_V1_SyncService {
         /// > Source IDL Documentation:
         /// >
         /// > Tells this device, within a second, that something changed: another device's push, a coach's
-        /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-        /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-        /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+        /// > assignment or comment. The first event comes once the server listens for changes (pull to
+        /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+        /// > as changes may have been missed. At most 10 open streams per account: more answer
+        /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+        /// > expiring or its session ending: refresh and open it again.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_WatchRequest` message.
@@ -736,9 +742,11 @@ extension Spotter_V1_SyncService {
         /// > Source IDL Documentation:
         /// >
         /// > Tells this device, within a second, that something changed: another device's push, a coach's
-        /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-        /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-        /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+        /// > assignment or comment. The first event comes once the server listens for changes (pull to
+        /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+        /// > as changes may have been missed. At most 10 open streams per account: more answer
+        /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+        /// > expiring or its session ending: refresh and open it again.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_WatchRequest` message.
@@ -915,9 +923,11 @@ extension Spotter_V1_SyncService {
         /// > Source IDL Documentation:
         /// >
         /// > Tells this device, within a second, that something changed: another device's push, a coach's
-        /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-        /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-        /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+        /// > assignment or comment. The first event comes once the server listens for changes (pull to
+        /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+        /// > as changes may have been missed. At most 10 open streams per account: more answer
+        /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+        /// > expiring or its session ending: refresh and open it again.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_WatchRequest` message.
@@ -1071,9 +1081,11 @@ extension Spotter_V1_SyncService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Tells this device, within a second, that something changed: another device's push, a coach's
-    /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-    /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-    /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+    /// > assignment or comment. The first event comes once the server listens for changes (pull to
+    /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+    /// > as changes may have been missed. At most 10 open streams per account: more answer
+    /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+    /// > expiring or its session ending: refresh and open it again.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_WatchRequest` message.
@@ -1237,9 +1249,11 @@ extension Spotter_V1_SyncService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Tells this device, within a second, that something changed: another device's push, a coach's
-    /// > assignment or comment. The first event comes at once (pull to catch up); after the server
-    /// > loses and regains its database connection it sends RECONNECTED, as changes may have been
-    /// > missed. At most 10 open streams per account: more answer RESOURCE_EXHAUSTED.
+    /// > assignment or comment. The first event comes once the server listens for changes (pull to
+    /// > catch up); after the server loses and regains its database connection it sends RECONNECTED,
+    /// > as changes may have been missed. At most 10 open streams per account: more answer
+    /// > RESOURCE_EXHAUSTED. The stream ends UNAUTHENTICATED within a minute of its access token
+    /// > expiring or its session ending: refresh and open it again.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     public var syncRetentionDays: Int = 30
     /// Open Watch streams allowed per account on each server process.
     public var watchStreamsPerTenant: Int = 10
+    /// How often an open Watch stream checks that its access token is still valid.
+    public var watchSessionCheckInterval: Duration = .seconds(60)
 
     /// Reads the documented `SPOTTER_*` variables (see the README); unknown values are errors.
     public static func fromEnvironment(
@@ -86,6 +88,8 @@ public struct ServerConfiguration: Sendable {
             "SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
         configuration.watchStreamsPerTenant = try reader.integer(
             "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
+        configuration.watchSessionCheckInterval = .seconds(
+            try reader.integer("SPOTTER_SYNC_WATCH_CHECK_SECONDS", default: 60, range: 1...900))
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
             throw ConfigurationError(
                 variable: "SPOTTER_TLS_CERT", reason: "set both SPOTTER_TLS_CERT and SPOTTER_TLS_KEY")

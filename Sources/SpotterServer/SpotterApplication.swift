@@ -82,7 +82,9 @@ public struct SpotterApplication: Sendable {
                 CoachingHandler(coaching: coaching),
                 CoachHandler(coaching: coaching),
                 ProgramHandler(coaching: coaching),
-                SyncHandler(sync: sync, hub: watchHub),
+                SyncHandler(
+                    sync: sync, hub: watchHub, auth: auth,
+                    sessionCheckInterval: settings.watchSessionCheckInterval),
                 HealthHandler(
                     state: serving,
                     services: [

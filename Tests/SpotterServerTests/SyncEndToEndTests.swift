@@ -199,6 +199,47 @@ struct SyncEndToEndTests {
         }
     }
 
+    @Test("a Watch stream ends UNAUTHENTICATED once its session is signed out; another session's stream stays")
+    func sessionEndsStream() async throws {
+        try await TestServer.with(environment: ["SPOTTER_SYNC_WATCH_CHECK_SECONDS": "1"]) { server in
+            try await server.withClient { client in
+                let phone = try await signUpLifter(client, "ada")
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                let tablet: Metadata = try await [
+                    "authorization":
+                        "Bearer \(auth.signIn(.with { $0.login = "ada"; $0.password = "long enough ada" }).accessToken)"
+                ]
+                let phoneEvents = WatchRecorder()
+                let tabletEvents = WatchRecorder()
+                let phoneStream = startWatching(client, phone, into: phoneEvents)
+                let tabletStream = startWatching(client, tablet, into: tabletEvents)
+                defer { tabletStream.cancel() }
+                #expect(try await phoneEvents.arrival(of: .opened) != nil)
+                #expect(try await tabletEvents.arrival(of: .opened) != nil)
+
+                _ = try await auth.signOut(.init(), metadata: phone)
+                let stop = Task {
+                    try await Task.sleep(for: .seconds(10))
+                    phoneStream.cancel()  // Not ended by the server: fail rather than wait forever.
+                }
+                let ended = await rpcCode { try await phoneStream.value }
+                stop.cancel()
+                #expect(ended == .unauthenticated)
+
+                // The tablet's session is untouched: its stream still hears changes.
+                let sync = Spotter_V1_SyncService.Client(wrapping: client)
+                let device = try await sync.registerDevice(.init(), metadata: tablet)
+                let seen = tabletEvents.count
+                _ = try await sync.push(
+                    .with {
+                        $0.deviceID = device.deviceID
+                        $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "Still watching")]
+                    }, metadata: tablet)
+                #expect(try await tabletEvents.arrival(of: .changed, skipping: seen) != nil)
+            }
+        }
+    }
+
     @Test("a pull from a cursor older than the purged deletions is FAILED_PRECONDITION with SYNC_RESET_REQUIRED")
     func resetRequired() async throws {
         try await TestServer.with { server in

@@ -1,5 +1,6 @@
 import Foundation
 import GRPCCore
+import Logging
 import SpotterCore
 import SpotterProto
 
@@ -11,11 +12,24 @@ import SpotterProto
 public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
     private let sync: SyncService
     private let hub: SyncWatchHub
+    private let auth: AuthService
+    private let sessionCheckInterval: Duration
     private let now: @Sendable () -> Date
 
-    public init(sync: SyncService, hub: SyncWatchHub, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// A Watch stream checks its access token again every `sessionCheckInterval` and ends
+    /// `UNAUTHENTICATED` once the token has expired, its session was revoked or the account was
+    /// disabled.
+    public init(
+        sync: SyncService,
+        hub: SyncWatchHub,
+        auth: AuthService,
+        sessionCheckInterval: Duration = .seconds(60),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.sync = sync
         self.hub = hub
+        self.auth = auth
+        self.sessionCheckInterval = sessionCheckInterval
         self.now = now
     }
 
@@ -67,11 +81,13 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
     {
         let events = try hub.subscribe(try RequestContext.principal().tenantID)
         let cancellation = context.cancellation
+        let token = RequestInterceptor.bearerToken(in: request.metadata)
+        let call = RequestContext.current
         return StreamingServerResponse { writer in
             // gRPC signals a client that went away through the cancellation handle, not by
-            // cancelling this task: whichever comes first, the RPC's cancellation or the hub ending
-            // the stream (the server stops), ends both. Ending the iteration removes the stream
-            // from the hub.
+            // cancelling this task: whichever comes first, the RPC's cancellation, the hub ending
+            // the stream (the server stops) or the session ending, ends all three. Ending the
+            // iteration removes the stream from the hub.
             try await withThrowingTaskGroup { group in
                 group.addTask { try await cancellation.cancelled }
                 group.addTask {
@@ -79,10 +95,35 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
                         try await writer.write(.with { $0.reason = event.proto() })
                     }
                 }
+                group.addTask {
+                    do {
+                        try await checkSession(token)
+                    } catch let error as SpotterError {
+                        // The interceptor has returned: map the error here, as it would have.
+                        throw RPCErrorMapping.map(
+                            error, requestID: call?.requestID ?? "", logger: call?.logger ?? Logger(label: "spotter"))
+                    }
+                }
                 _ = try await group.next()
                 group.cancelAll()
             }
             return [:]
+        }
+    }
+
+    /// Returns never; throws `unauthenticated` once `token` stops being valid. A database that is
+    /// away leaves the stream open until the next check.
+    private func checkSession(_ token: String) async throws {
+        while true {
+            try await Task.sleep(for: sessionCheckInterval)
+            do {
+                _ = try await auth.authenticate(accessToken: token)
+            } catch SpotterError.unauthenticated(let message) {
+                throw SpotterError.unauthenticated(
+                    "\(message); the Watch stream ended, open it again with a fresh token")
+            } catch {
+                continue  // The database is away: the next check decides.
+            }
         }
     }
 }
