@@ -694,6 +694,17 @@ struct SyncTests {
                 !duplicate.isEmpty && duplicate.allSatisfy { $0.hasPrefix("mutations[13].exercise.") }, "\(duplicate)")
             #expect(results.filter { $0.status == .rejected }.allSatisfy { !$0.message.isEmpty })
 
+            // A replay in a batch that starts elsewhere names each mutation's place in that batch.
+            let replayed = try await sync.push(ada, deviceID: phone, [put(8, .workout(workoutDraft("X", at: day)), w3)])
+            #expect(replayed.map(\.status) == [.rejected])
+            #expect(replayed.first?.violations.map(\.field) == ["mutations[0].workout.exercises[0].exercise_id"])
+            #expect(replayed.first?.message.hasPrefix("mutations[0].workout.exercises[0].exercise_id: ") == true)
+            let tail = try await sync.push(
+                ada, deviceID: phone,
+                [put(13, .exercise(exerciseDraft("A")), e2), put(14, .exercise(exerciseDraft("B")), e3)])
+            #expect(tail.map(\.status) == [.applied, .rejected])
+            #expect(tail.last?.violations.allSatisfy { $0.field.hasPrefix("mutations[1].exercise.") } == true)
+
             // Only the valid mutations changed anything; the rejected ones still used their ids.
             let now = try await counts(database, ada)
             #expect(now.workouts == 2 && now.templates == 1 && now.exercises == 1 && now.programs == 0)

@@ -95,10 +95,12 @@ public struct SyncService: Sendable {
             }
         }
         try validator.validate()
-        return try await store.push(principal, device: device, mutations, now: now()) { mutation in
-            let index = Int(mutation.id - mutations[0].id)
-            return try await apply(principal, mutation, path: "mutations[\(index)].")
+        // Results are stored with paths relative to their mutation, so a replay names the
+        // mutation's place in the batch that carries it now.
+        let results = try await store.push(principal, device: device, mutations, now: now()) { mutation in
+            try await apply(principal, mutation)
         }
+        return results.map { $0.locating(at: "mutations[\($0.mutationID - mutations[0].id)].") }
     }
 
     /// One page of changes after `cursor` (empty: from the start).
@@ -127,11 +129,11 @@ public struct SyncService: Sendable {
 
     /// Applies `mutation` if it is based on the stored version; otherwise answers a conflict and
     /// changes nothing. Throws `SpotterError` for a mutation that is invalid or not allowed.
-    private func apply(_ principal: Principal, _ mutation: Mutation, path: String) async throws -> MutationResult {
+    private func apply(_ principal: Principal, _ mutation: Mutation) async throws -> MutationResult {
         do {
             return try await applyChecked(principal, mutation)
         } catch let error as SpotterError {
-            throw error.prefixingFields(path, kind: mutation.kind)
+            throw error.relativeToMutation(of: mutation.kind)
         }
     }
 
@@ -260,10 +262,8 @@ extension MutationResult {
         switch error {
         case .invalidArgument(let violations):
             result.violations = violations
-            result.message = violations.map(\.description).joined(separator: "; ")
         case .alreadyExists(let field, let reason):
             result.violations = [FieldViolation(field: field, reason: reason)]
-            result.message = "\(field): \(reason)"
         case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message):
             result.message = message
         case .unauthenticated, .tooManyRequests, .unavailable, .syncReset:
@@ -271,26 +271,35 @@ extension MutationResult {
         }
         return result
     }
+
+    /// The result as answered for a mutation at `path` of the request (`mutations[3].`): its field
+    /// paths, stored relative to the mutation, start with it, and so does the message.
+    func locating(at path: String) -> MutationResult {
+        var located = self
+        located.violations = violations.map { FieldViolation(field: path + $0.field, reason: $0.reason) }
+        if !violations.isEmpty {
+            located.message = located.violations.map(\.description).joined(separator: "; ")
+        } else if message.hasPrefix("object_id:") {
+            located.message = path + message
+        }
+        return located
+    }
 }
 
 extension SpotterError {
-    /// Field paths made relative to the request: `mutations[3].` before each, and the kind's name
-    /// where the service named a field of the content alone (`display_name` → `profile.display_name`).
-    func prefixingFields(_ path: String, kind: SyncKind) -> SpotterError {
-        func full(_ field: String) -> String {
+    /// Field paths made relative to the mutation: the kind's name before a field the service named
+    /// in the content alone (`display_name` → `profile.display_name`).
+    func relativeToMutation(of kind: SyncKind) -> SpotterError {
+        func relative(_ field: String) -> String {
             let own = ["object_id", "base_version", "kind", "delete", kind.rawValue]
-            let relative =
-                own.contains(where: { field == $0 || field.hasPrefix($0 + ".") || field.hasPrefix($0 + "[") })
+            return own.contains(where: { field == $0 || field.hasPrefix($0 + ".") || field.hasPrefix($0 + "[") })
                 ? field : kind.rawValue + "." + field
-            return path + relative
         }
         switch self {
         case .invalidArgument(let violations):
-            return .invalidArgument(violations.map { FieldViolation(field: full($0.field), reason: $0.reason) })
+            return .invalidArgument(violations.map { FieldViolation(field: relative($0.field), reason: $0.reason) })
         case .alreadyExists(let field, let reason):
-            return .alreadyExists(field: full(field), reason: reason)
-        case .notFound(let message) where message.hasPrefix("object_id:"):
-            return .notFound(path + message)
+            return .alreadyExists(field: relative(field), reason: reason)
         default:
             return self
         }
