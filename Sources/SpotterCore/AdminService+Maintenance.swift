@@ -149,7 +149,7 @@ extension AdminService {
                 actor: actor,
                 action: "outbox.retry",
                 targetTenantID: entry.tenantID,
-                target: entry.id.uuidString.lowercased(),
+                target: entry.id.lowercasedString,
                 reason: reason
             )
         )
@@ -195,7 +195,7 @@ extension AdminService {
                 actor: actor,
                 action: "feedback.resolve",
                 targetTenantID: item.tenantID,
-                target: item.id.uuidString.lowercased(),
+                target: item.id.lowercasedString,
                 reason: reason
             )
         )

@@ -41,7 +41,7 @@ public struct FeedbackHandler: Spotter_V1_FeedbackService.SimpleServiceProtocol 
 extension Spotter_V1_Feedback {
     init(_ feedback: Feedback) {
         self.init()
-        feedbackID = feedback.id.uuidString.lowercased()
+        feedbackID = feedback.id.lowercasedString
         kind = feedback.kind == .bug ? .bug : .feedback
         subject = feedback.subject
         body = feedback.body

@@ -95,7 +95,7 @@ public struct RequestInterceptor: ServerInterceptor {
     }
 
     private static func newRequestID() -> String {
-        String(UUID().uuidString.lowercased().prefix(13)).replacingOccurrences(of: "-", with: "")
+        String(UUID().lowercasedString.prefix(13)).replacingOccurrences(of: "-", with: "")
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {

@@ -116,7 +116,7 @@ public struct SMTPTransport: MailTransport {
         let date = rfc5322Date(Date())
         let headers = [
             "From: Spotter <\(sender)>", "To: <\(recipient)>", "Subject: \(encodedSubject)", "Date: \(date)",
-            "Message-ID: <\(UUID().uuidString.lowercased())@spotter>", "MIME-Version: 1.0",
+            "Message-ID: <\(UUID().lowercasedString)@spotter>", "MIME-Version: 1.0",
             "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit",
         ]
         let lines = body.replacingOccurrences(of: "\r\n", with: "\n").split(

@@ -26,7 +26,7 @@ struct FeedbackCommand: AsyncParsableCommand {
                         ["ID", "KIND", "STATUS", "CREATED", "TENANT", "SUBJECT"],
                         items.map {
                             [
-                                $0.id.uuidString.lowercased(), $0.kind.rawValue,
+                                $0.id.lowercasedString, $0.kind.rawValue,
                                 $0.resolvedAt == nil ? "open" : "resolved",
                                 Output.date($0.createdAt), $0.tenantID.description, $0.subject,
                             ]

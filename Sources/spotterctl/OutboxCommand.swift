@@ -25,7 +25,7 @@ struct OutboxCommand: AsyncParsableCommand {
                         ["ID", "STATUS", "KIND", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"],
                         messages.map {
                             [
-                                $0.id.uuidString.lowercased(), $0.status, $0.kind, $0.recipient, "\($0.attempts)",
+                                $0.id.lowercasedString, $0.status, $0.kind, $0.recipient, "\($0.attempts)",
                                 Output.date($0.createdAt), $0.lastError ?? "-",
                             ]
                         }

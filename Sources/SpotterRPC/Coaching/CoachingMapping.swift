@@ -23,7 +23,7 @@ extension Spotter_V1_CoachLink {
 extension Spotter_V1_Invite {
     init(_ invite: CoachInvite) {
         self.init()
-        inviteID = invite.id.uuidString.lowercased()
+        inviteID = invite.id.lowercasedString
         code = invite.code ?? ""
         link = invite.code.map { "spotter://invite/\($0)" } ?? ""
         note = invite.note
@@ -36,7 +36,7 @@ extension Spotter_V1_Invite {
 extension Spotter_V1_Assignment {
     init(_ assignment: Assignment) {
         self.init()
-        assignmentID = assignment.id.uuidString.lowercased()
+        assignmentID = assignment.id.lowercasedString
         coachID = assignment.coachID.description
         coachName = assignment.coachName
         clientID = assignment.lifterID.description
@@ -95,7 +95,7 @@ extension Spotter_V1_FollowedProgram {
 extension Spotter_V1_Comment {
     init(_ comment: WorkoutComment) {
         self.init()
-        commentID = comment.id.uuidString.lowercased()
+        commentID = comment.id.lowercasedString
         workoutID = comment.workoutID.description
         if let index = comment.exerciseIndex { exerciseIndex = Int32(index) }
         if let index = comment.setIndex { setIndex = Int32(index) }

@@ -40,7 +40,7 @@ extension Spotter_V1_MutationResult {
         mutationID = result.mutationID
         status = result.status.proto()
         kind = result.kind.proto()
-        objectID = result.objectID?.uuidString.lowercased() ?? ""
+        objectID = result.objectID?.lowercasedString ?? ""
         version = result.version
         baseVersion = result.baseVersion
         serverDeleted = result.serverDeleted
@@ -69,7 +69,7 @@ extension Spotter_V1_SyncChange {
     init(_ change: SyncChange, unit: WeightUnit, now: Date) {
         self.init()
         kind = change.kind.proto()
-        objectID = change.objectID.uuidString.lowercased()
+        objectID = change.objectID.lowercasedString
         seq = change.seq
         switch change.object {
         case .workout(let workout): self.workout = Spotter_V1_Workout(workout, unit: unit)
