@@ -880,6 +880,46 @@ struct SyncTests {
         }
     }
 
+    @Test("pages read ahead hold what a direct read holds; a change committed between pages arrives once")
+    func readAhead() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let day = clock.now.addingTimeInterval(-3600)
+            let ids = (0..<25).map { _ in UUID() }
+            _ = try await sync.push(
+                ada, deviceID: phone,
+                ids.enumerated().map { put(Int64($0 + 1), .workout(workoutDraft("W\($0)", at: day)), $1) })
+
+            // Page 2 is read ahead while page 1 is answered; a workout pushed then is on page 3.
+            let first = try await sync.pull(ada, cursor: "", pageSize: 10, deviceID: phone)
+            #expect(first.hasMore && first.changes.count == 10)
+            let late = UUID()
+            _ = try await sync.push(ada, deviceID: phone, [put(26, .workout(workoutDraft("Late", at: day)), late)])
+            var changes = first.changes
+            var page = first
+            var pages = 1
+            while page.hasMore {
+                page = try await sync.pull(ada, cursor: page.cursor.token, pageSize: 10, deviceID: phone)
+                changes += page.changes
+                pages += 1
+            }
+            #expect(sync.pagesReadAhead == pages - 1)
+            let workouts = changes.filter { $0.kind == .workout }.map(\.objectID)
+            #expect(workouts.count == 26 && Set(workouts) == Set(ids + [late]))
+            #expect(page.lastMutationID == 26)
+            #expect(zip(changes, changes.dropFirst()).allSatisfy { $0.seq < $1.seq })
+
+            // One page of everything, which reads nothing ahead, holds the same.
+            let direct = try await sync.pull(ada, cursor: "", pageSize: 1000, deviceID: phone)
+            #expect(!direct.hasMore && sync.pagesReadAhead == pages - 1)
+            #expect(direct.changes.map(\.objectID) == changes.map(\.objectID))
+            #expect(direct.changes.map(\.object) == changes.map(\.object))
+        }
+    }
+
     @Test("devices racing to edit one object from the same version: exactly one wins, the others conflict")
     func racingEdits() async throws {
         try await TestDatabase.with { database in

@@ -49,6 +49,7 @@ public struct SyncService: Sendable {
     /// How long deletions stay in the feed; a device that was away longer starts over.
     public let retentionDays: Int
     private let now: @Sendable () -> Date
+    private let readAhead = PullReadAhead()
 
     public init(
         store: any SyncStore,
@@ -113,11 +114,21 @@ public struct SyncService: Sendable {
             throw SpotterError.invalid("page_size", "must be between 1 and \(Self.maxPullSize)")
         }
         let device = try deviceID.isEmpty ? nil : Self.deviceID(deviceID)
-        guard let page = try await store.pull(principal, after: cursor, limit: limit, device: device) else {
-            throw SpotterError.syncResetRequired(retentionDays: retentionDays)
+        let key = PullReadAhead.Key(principal, cursor, limit: limit, device: device)
+        var readPage = await readAhead.take(key)
+        if readPage == nil { readPage = try await store.pull(principal, after: cursor, limit: limit, device: device) }
+        guard let page = readPage else { throw SpotterError.syncResetRequired(retentionDays: retentionDays) }
+        if page.hasMore {
+            let store = store
+            readAhead.start(PullReadAhead.Key(principal, page.cursor, limit: limit, device: device)) {
+                try await store.pull(principal, after: page.cursor, limit: limit, device: device)
+            }
         }
         return page
     }
+
+    /// How many pull pages were served from a read ahead (see `PullReadAhead`).
+    public var pagesReadAhead: Int { readAhead.takenCount }
 
     /// Forgets deletions older than the retention period; returns how many.
     @discardableResult
