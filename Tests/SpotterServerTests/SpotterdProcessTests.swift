@@ -76,10 +76,8 @@ struct SyncReplicaTests {
                     let seen = recorder.count
                     let pushed = ContinuousClock.now
                     _ = try await sync.push(
-                        .with {
-                            $0.deviceID = phone.deviceID
-                            $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "Through replica one")]
-                        }, metadata: ada)
+                        batch(phone.deviceID, createWorkout(1, id: UUID().uuidString, name: "Through replica one")),
+                        metadata: ada)
                     let arrived = try #require(try await recorder.arrival(of: .changed, skipping: seen))
                     #expect(
                         arrived - pushed < .seconds(1), "the change reached the other replica after \(arrived - pushed)"

@@ -47,6 +47,14 @@ func startWatching(
     }
 }
 
+/// A push request of `device` carrying `mutations`.
+func batch(_ device: String, _ mutations: Spotter_V1_Mutation...) -> Spotter_V1_PushRequest {
+    .with {
+        $0.deviceID = device
+        $0.mutations = mutations
+    }
+}
+
 /// A one-workout mutation creating workout `id`.
 func createWorkout(_ mutationID: Int64, id: String, name: String) -> Spotter_V1_Mutation {
     .with {
@@ -97,10 +105,7 @@ struct SyncEndToEndTests {
                 let workoutID = UUID().uuidString.lowercased()
                 let pushed = ContinuousClock.now
                 let results = try await sync.push(
-                    .with {
-                        $0.deviceID = phone.deviceID
-                        $0.mutations = [createWorkout(1, id: workoutID, name: "Basement squats")]
-                    }, metadata: ada)
+                    batch(phone.deviceID, createWorkout(1, id: workoutID, name: "Basement squats")), metadata: ada)
                 #expect(results.results.map(\.status) == [.applied])
                 let arrived = try #require(try await recorder.arrival(of: .changed))
                 #expect(arrived - pushed < .seconds(1), "the change reached the stream after \(arrived - pushed)")
@@ -190,10 +195,8 @@ struct SyncEndToEndTests {
 
                 let seen = recorder.count
                 _ = try await sync.push(
-                    .with {
-                        $0.deviceID = phone.deviceID
-                        $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "After the outage")]
-                    }, metadata: ada)
+                    batch(phone.deviceID, createWorkout(1, id: UUID().uuidString, name: "After the outage")),
+                    metadata: ada)
                 #expect(try await recorder.arrival(of: .changed, skipping: seen) != nil)
             }
         }
@@ -231,10 +234,8 @@ struct SyncEndToEndTests {
                 let device = try await sync.registerDevice(.init(), metadata: tablet)
                 let seen = tabletEvents.count
                 _ = try await sync.push(
-                    .with {
-                        $0.deviceID = device.deviceID
-                        $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "Still watching")]
-                    }, metadata: tablet)
+                    batch(device.deviceID, createWorkout(1, id: UUID().uuidString, name: "Still watching")),
+                    metadata: tablet)
                 #expect(try await tabletEvents.arrival(of: .changed, skipping: seen) != nil)
             }
         }
@@ -248,10 +249,7 @@ struct SyncEndToEndTests {
                 let sync = Spotter_V1_SyncService.Client(wrapping: client)
                 let phone = try await sync.registerDevice(.init(), metadata: ada)
                 _ = try await sync.push(
-                    .with {
-                        $0.deviceID = phone.deviceID
-                        $0.mutations = [createWorkout(1, id: UUID().uuidString, name: "Kept")]
-                    }, metadata: ada)
+                    batch(phone.deviceID, createWorkout(1, id: UUID().uuidString, name: "Kept")), metadata: ada)
                 let start = try await sync.pull(.init(), metadata: ada)
                 #expect(!start.cursor.isEmpty)
                 let id = UUID().uuidString
@@ -263,10 +261,7 @@ struct SyncEndToEndTests {
                 }
                 deletion.delete = true
                 let results = try await sync.push(
-                    .with {
-                        $0.deviceID = phone.deviceID
-                        $0.mutations = [createWorkout(2, id: id, name: "Short-lived"), deletion]
-                    }, metadata: ada)
+                    batch(phone.deviceID, createWorkout(2, id: id, name: "Short-lived"), deletion), metadata: ada)
                 #expect(results.results.map(\.status) == [.applied, .applied])
                 // The retention period passes.
                 let owner = try await server.database.ownerConnection()
@@ -298,18 +293,13 @@ struct SyncEndToEndTests {
                 let bobPhone = try await sync.registerDevice(.init(), metadata: bob)
                 let workoutID = UUID().uuidString.lowercased()
                 _ = try await sync.push(
-                    .with {
-                        $0.deviceID = adaPhone.deviceID
-                        $0.mutations = [createWorkout(1, id: workoutID, name: "Ada's")]
-                    }, metadata: ada)
+                    batch(adaPhone.deviceID, createWorkout(1, id: workoutID, name: "Ada's")), metadata: ada)
 
                 #expect(
                     await rpcCode {
                         _ = try await sync.push(
-                            .with {
-                                $0.deviceID = adaPhone.deviceID
-                                $0.mutations = [createWorkout(2, id: UUID().uuidString, name: "Bob's")]
-                            }, metadata: bob)
+                            batch(adaPhone.deviceID, createWorkout(2, id: UUID().uuidString, name: "Bob's")),
+                            metadata: bob)
                     } == .notFound)
                 var deletion = Spotter_V1_Mutation.with {
                     $0.mutationID = 1
@@ -318,11 +308,7 @@ struct SyncEndToEndTests {
                     $0.baseVersion = 1
                 }
                 deletion.delete = true
-                let refused = try await sync.push(
-                    .with {
-                        $0.deviceID = bobPhone.deviceID
-                        $0.mutations = [deletion]
-                    }, metadata: bob)
+                let refused = try await sync.push(batch(bobPhone.deviceID, deletion), metadata: bob)
                 #expect(refused.results.map(\.status) == [.rejected])
 
                 let adaState = try await sync.pull(.init(), metadata: ada)
