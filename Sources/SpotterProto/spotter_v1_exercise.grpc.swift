@@ -88,13 +88,27 @@ public enum Spotter_V1_ExerciseService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "DeleteExercise" metadata.
+        public enum DeleteExercise: Sendable {
+            /// Request type for "DeleteExercise".
+            public typealias Input = Spotter_V1_DeleteExerciseRequest
+            /// Response type for "DeleteExercise".
+            public typealias Output = Spotter_V1_DeleteExerciseResponse
+            /// Descriptor for "DeleteExercise".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.ExerciseService"),
+                method: "DeleteExercise",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "spotter.v1.ExerciseService" service.
         public static let descriptors: [GRPCCore.MethodDescriptor] = [
             ListExercises.descriptor,
             GetExercise.descriptor,
             CreateExercise.descriptor,
             UpdateExercise.descriptor,
-            ArchiveExercise.descriptor
+            ArchiveExercise.descriptor,
+            DeleteExercise.descriptor
         ]
     }
 }
@@ -212,6 +226,28 @@ extension Spotter_V1_ExerciseService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_ArchiveExerciseRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_Exercise>
+
+        /// Handle the "DeleteExercise" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+        /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+        /// > you may want back, archive it instead.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_DeleteExerciseRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_DeleteExerciseResponse` messages.
+        func deleteExercise(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_DeleteExerciseRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DeleteExerciseResponse>
     }
 
     /// Service protocol for the "spotter.v1.ExerciseService" service.
@@ -313,6 +349,28 @@ extension Spotter_V1_ExerciseService {
             request: GRPCCore.ServerRequest<Spotter_V1_ArchiveExerciseRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_Exercise>
+
+        /// Handle the "DeleteExercise" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+        /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+        /// > you may want back, archive it instead.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DeleteExerciseRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_DeleteExerciseResponse` message.
+        func deleteExercise(
+            request: GRPCCore.ServerRequest<Spotter_V1_DeleteExerciseRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DeleteExerciseResponse>
     }
 
     /// Simple service protocol for the "spotter.v1.ExerciseService" service.
@@ -412,6 +470,28 @@ extension Spotter_V1_ExerciseService {
             request: Spotter_V1_ArchiveExerciseRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_Exercise
+
+        /// Handle the "DeleteExercise" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+        /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+        /// > you may want back, archive it instead.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_DeleteExerciseRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_DeleteExerciseResponse` to respond with.
+        func deleteExercise(
+            request: Spotter_V1_DeleteExerciseRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_DeleteExerciseResponse
     }
 }
 
@@ -474,6 +554,17 @@ extension Spotter_V1_ExerciseService.StreamingServiceProtocol {
                 )
             }
         )
+        router.registerHandler(
+            forMethod: Spotter_V1_ExerciseService.Method.DeleteExercise.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DeleteExerciseRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DeleteExerciseResponse>(),
+            handler: { request, context in
+                try await self.deleteExercise(
+                    request: request,
+                    context: context
+                )
+            }
+        )
     }
 }
 
@@ -529,6 +620,17 @@ extension Spotter_V1_ExerciseService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_Exercise> {
         let response = try await self.archiveExercise(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func deleteExercise(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_DeleteExerciseRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DeleteExerciseResponse> {
+        let response = try await self.deleteExercise(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -597,6 +699,19 @@ extension Spotter_V1_ExerciseService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_Exercise> {
         return GRPCCore.ServerResponse<Spotter_V1_Exercise>(
             message: try await self.archiveExercise(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func deleteExercise(
+        request: GRPCCore.ServerRequest<Spotter_V1_DeleteExerciseRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DeleteExerciseResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_DeleteExerciseResponse>(
+            message: try await self.deleteExercise(
                 request: request.message,
                 context: context
             ),
@@ -729,6 +844,33 @@ extension Spotter_V1_ExerciseService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_Exercise>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_Exercise>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "DeleteExercise" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+        /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+        /// > you may want back, archive it instead.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DeleteExerciseRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_DeleteExerciseRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_DeleteExerciseResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func deleteExercise<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_DeleteExerciseRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_DeleteExerciseRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DeleteExerciseResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteExerciseResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
     }
 
@@ -919,6 +1061,44 @@ extension Spotter_V1_ExerciseService {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "DeleteExercise" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+        /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+        /// > you may want back, archive it instead.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DeleteExerciseRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_DeleteExerciseRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_DeleteExerciseResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func deleteExercise<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_DeleteExerciseRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_DeleteExerciseRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DeleteExerciseResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteExerciseResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_ExerciseService.Method.DeleteExercise.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -1067,6 +1247,39 @@ extension Spotter_V1_ExerciseService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ArchiveExerciseRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_Exercise>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "DeleteExercise" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+    /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+    /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+    /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+    /// > you may want back, archive it instead.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_DeleteExerciseRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func deleteExercise<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_DeleteExerciseRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteExerciseResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.deleteExercise(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DeleteExerciseRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DeleteExerciseResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -1237,6 +1450,43 @@ extension Spotter_V1_ExerciseService.ClientProtocol {
             metadata: metadata
         )
         return try await self.archiveExercise(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "DeleteExercise" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
+    /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
+    /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+    /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
+    /// > you may want back, archive it instead.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func deleteExercise<Result>(
+        _ message: Spotter_V1_DeleteExerciseRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteExerciseResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_DeleteExerciseRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.deleteExercise(
             request: request,
             options: options,
             onResponse: handleResponse

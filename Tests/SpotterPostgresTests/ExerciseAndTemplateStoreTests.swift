@@ -106,6 +106,48 @@ struct ExerciseAndTemplateStoreTests {
         }
     }
 
+    @Test("a deleted custom exercise is gone for new use but stays in old workouts; built-in ones cannot be deleted")
+    func deleting() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let bob = try await database.lifter("bob")
+            let custom = try await training.exercises.create(ada, id: "", zercher())
+            let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
+            let id = custom.id.description
+
+            await #expect(throws: SpotterError.notFound("exercise not found")) {
+                try await training.exercises.delete(bob, id: id)
+            }
+            let catalogID = "c0000000-0000-4000-8000-000000000001"  // Barbell Back Squat
+            await #expect(throws: SpotterError.failedPrecondition("built-in exercises cannot be deleted")) {
+                try await training.exercises.delete(ada, id: catalogID)
+            }
+            await #expect(throws: SpotterError.invalid("exercise_id", "must be a UUID")) {
+                try await training.exercises.delete(ada, id: "squat")
+            }
+
+            try await training.exercises.delete(ada, id: id)
+            await #expect(throws: SpotterError.notFound("exercise not found")) {
+                try await training.exercises.delete(ada, id: id)
+            }
+            await #expect(throws: SpotterError.notFound("exercise not found")) {
+                try await training.exercises.get(ada, id)
+            }
+            let listed = try await training.exercises.list(
+                ada, ExerciseFilter(customOnly: true, includeArchived: true), pageSize: 0, pageToken: "")
+            #expect(listed.items.isEmpty)
+            let stored = try await training.workouts.get(ada, id: workout.id.description)
+            #expect(stored.exerciseNames[custom.id] == "Zercher Squat")
+            await #expect(throws: SpotterError.self) {
+                try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
+            }
+            // The name is free again.
+            let again = try await training.exercises.create(ada, id: "", zercher())
+            #expect(again.id != custom.id)
+        }
+    }
+
     @Test("templates: update bumps the version, copy and archive work, and logging from one records its version")
     func templates() async throws {
         try await TestDatabase.with { database in

@@ -127,6 +127,47 @@ struct TrainingEndToEndTests {
         }
     }
 
+    @Test("DeleteExercise removes a custom exercise (a tombstone reaches the sync feed); built-in ones are refused")
+    func deleteExercise() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUp(client, "ada")
+                let bob = try await signUp(client, "bob")
+                let exercises = Spotter_V1_ExerciseService.Client(wrapping: client)
+                let sync = Spotter_V1_SyncService.Client(wrapping: client)
+                let custom = try await exercises.createExercise(
+                    .with {
+                        $0.exercise = .with {
+                            $0.name = "Zercher Squat"
+                            $0.category = .squat
+                            $0.muscleGroup = .quadriceps
+                            $0.equipment = .barbell
+                        }
+                    }, metadata: ada)
+                let before = try await sync.pull(.init(), metadata: ada)
+
+                let delete = { (id: String, metadata: Metadata) in
+                    await rpcCode {
+                        _ = try await exercises.deleteExercise(.with { $0.exerciseID = id }, metadata: metadata)
+                    }
+                }
+                #expect(await delete(custom.exerciseID, bob) == .notFound)
+                #expect(await delete(squat, ada) == .failedPrecondition)
+                #expect(await delete("", ada) == .invalidArgument)
+                #expect(await delete(custom.exerciseID, ada) == nil)
+                #expect(await delete(custom.exerciseID, ada) == .notFound)
+                #expect(
+                    await rpcCode {
+                        _ = try await exercises.getExercise(.with { $0.exerciseID = custom.exerciseID }, metadata: ada)
+                    } == .notFound)
+
+                let after = try await sync.pull(.with { $0.cursor = before.cursor }, metadata: ada)
+                #expect(after.changes.map(\.objectID) == [custom.exerciseID])
+                #expect(after.changes.first?.kind == .exercise && after.changes.first?.object == nil)
+            }
+        }
+    }
+
     @Test("an invalid workout is refused as a whole, naming every field path in the message and BadRequest")
     func invalidWorkout() async throws {
         try await TestServer.with { server in

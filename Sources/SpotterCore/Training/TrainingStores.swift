@@ -40,6 +40,7 @@ public protocol ExerciseStore: Sendable {
     func archiveExercise(_ principal: Principal, _ id: ExerciseID, archived: Bool, now: Date) async throws -> Exercise
     /// Marks a custom exercise deleted; `false` when there was no live one. Workouts and templates
     /// that use it keep it under its last name; it leaves lists and new workouts cannot use it.
+    /// `failedPrecondition` for a built-in exercise.
     func deleteExercise(_ principal: Principal, _ id: ExerciseID, now: Date) async throws -> Bool
 }
 

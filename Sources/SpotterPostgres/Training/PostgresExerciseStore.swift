@@ -111,13 +111,18 @@ public struct PostgresExerciseStore: ExerciseStore {
 
     public func deleteExercise(_ principal: Principal, _ id: ExerciseID, now: Date) async throws -> Bool {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
-                """
-                UPDATE exercises SET deleted_at = $3, updated_at = $3, version = version + 1
-                WHERE tenant_id = $1 AND exercise_id = $2 AND deleted_at IS NULL
-                """,
-                [principal.tenantID.rawValue, id.rawValue, now]
-            ).affectedRows == 1
+            let deleted =
+                try await connection.query(
+                    """
+                    UPDATE exercises SET deleted_at = $3, updated_at = $3, version = version + 1
+                    WHERE tenant_id = $1 AND exercise_id = $2 AND deleted_at IS NULL
+                    """,
+                    [principal.tenantID.rawValue, id.rawValue, now]
+                ).affectedRows == 1
+            if !deleted, try await Self.load(principal.tenantID, id, connection)?.isCustom == false {
+                throw SpotterError.failedPrecondition("built-in exercises cannot be deleted")
+            }
+            return deleted
         }
     }
 

@@ -63,4 +63,11 @@ public struct ExerciseHandler: Spotter_V1_ExerciseService.SimpleServiceProtocol 
             try RequestContext.principal(), id: request.exerciseID, archived: request.archived)
         return Spotter_V1_Exercise(archived)
     }
+
+    public func deleteExercise(request: Spotter_V1_DeleteExerciseRequest, context: ServerContext) async throws
+        -> Spotter_V1_DeleteExerciseResponse
+    {
+        try await exercises.delete(try RequestContext.principal(), id: request.exerciseID)
+        return Spotter_V1_DeleteExerciseResponse()
+    }
 }
