@@ -1072,13 +1072,14 @@ struct SyncTests {
             try await phone.pullAll(sync)
             let afterDelete = phone.cursor
 
-            // Within the retention period nothing goes.
-            clock.advance(by: 29 * 86_400)
+            // Within the retention period nothing goes. Time passes for the feed's rows, which
+            // the database's clock stamped and the purge compares with that clock.
+            try await age(database, ada, days: 29)
             #expect(try await sync.purge() == 0)
             let kept = try await pullAll(sync, ada, from: beforeDelete)
             #expect(kept.changes.map(\.key) == [SyncObjectKey(.workout, w1)] && kept.changes.first?.object == nil)
 
-            clock.advance(by: 2 * 86_400)
+            try await age(database, ada, days: 2)
             _ = try await phone.push(sync, [phone.put(.workout(workoutDraft("Wed", at: clock.now)), w3, base: 0)])
             #expect(try await sync.purge() == 1)
             #expect(try await database.count("SELECT count(*)::int FROM sync_changes WHERE deleted") == 0)
@@ -1164,6 +1165,15 @@ struct SyncTests {
                 }
                 #expect(
                     error?.sqlState == PostgresError.Code.insufficientPrivilege, "\(sql): \(String(describing: error))")
+            }
+            // The app may purge, but only what is at least a day old by the database's clock.
+            for retention in ["0", "-30", "NULL"] {
+                let error = await #expect(throws: PostgresError.self) {
+                    try await asTenant(database, ada.tenantID) { connection in
+                        try await connection.query("SELECT spotter_sync_purge(\(retention))")
+                    }
+                }
+                #expect(error?.sqlState == "22023", "\(retention): \(String(describing: error))")
             }
 
             // Reads and updates are limited to the own tenant.
@@ -1396,6 +1406,16 @@ private func keys(_ ids: [SyncKind: [UUID]]) -> Set<SyncObjectKey> {
 }
 
 /// Every page from `cursor` on.
+/// Makes `principal`'s feed entries and stored mutation results `days` older.
+private func age(_ database: TestDatabase, _ principal: Principal, days: Int) async throws {
+    let owner = try await database.ownerConnection()
+    defer { Task { await owner.close() } }
+    for table in ["sync_changes SET changed_at = changed_at", "sync_mutations SET applied_at = applied_at"] {
+        try await owner.query(
+            "UPDATE \(table) - make_interval(days => $2) WHERE tenant_id = $1", [principal.tenantID.rawValue, days])
+    }
+}
+
 private func pullAll(
     _ sync: SyncService, _ principal: Principal, from cursor: String = "", pageSize: Int = 100, device: String = ""
 ) async throws -> (changes: [SyncChange], cursor: SyncCursor, lastMutationID: Int64?) {

@@ -265,7 +265,11 @@ struct SyncEndToEndTests {
                 #expect(results.results.map(\.status) == [.applied, .applied])
                 // The retention period passes.
                 let owner = try await server.database.ownerConnection()
-                try await owner.query("SELECT spotter_sync_purge(now() + interval '1 day')")
+                for table in ["sync_changes SET changed_at = changed_at", "sync_mutations SET applied_at = applied_at"]
+                {
+                    try await owner.query("UPDATE \(table) - interval '31 days'")
+                }
+                try await owner.query("SELECT spotter_sync_purge(30)")
 
                 do {
                     _ = try await sync.pull(.with { $0.cursor = start.cursor }, metadata: ada)

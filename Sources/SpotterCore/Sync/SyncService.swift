@@ -30,9 +30,9 @@ public protocol SyncStore: Sendable {
     func pull(_ principal: Principal, after cursor: SyncCursor, limit: Int, device: DeviceID?) async throws
         -> PullPage?
 
-    /// Forgets tombstones and stored mutation results older than `cutoff`; returns the number of
-    /// tombstones forgotten.
-    func purge(before cutoff: Date) async throws -> Int
+    /// Forgets tombstones and stored mutation results older than `retentionDays` by the
+    /// database's clock (which stamps them); returns the number of tombstones forgotten.
+    func purge(retentionDays: Int) async throws -> Int
 }
 
 /// Offline-first sync: a device pushes the mutations it made offline and pulls every change since
@@ -133,7 +133,7 @@ public struct SyncService: Sendable {
     /// Forgets deletions older than the retention period; returns how many.
     @discardableResult
     public func purge() async throws -> Int {
-        try await store.purge(before: now().addingTimeInterval(-Double(retentionDays) * 86_400))
+        try await store.purge(retentionDays: retentionDays)
     }
 
     // MARK: Applying one mutation

@@ -254,10 +254,10 @@ public struct PostgresSyncStore: SyncStore {
         return last
     }
 
-    public func purge(before cutoff: Date) async throws -> Int {
+    public func purge(retentionDays: Int) async throws -> Int {
         try await database.withoutTenant { connection in
-            try await connection.query("SELECT spotter_sync_purge($1) AS purged", [cutoff]).single?.decode("purged")
-                ?? 0
+            try await connection.query("SELECT spotter_sync_purge($1) AS purged", [retentionDays]).single?.decode(
+                "purged") ?? 0
         }
     }
 }
