@@ -39,12 +39,14 @@ final class PullReadAhead: Sendable {
 
     /// Reads not taken within this long are dropped (the device stopped pulling, or went elsewhere).
     let lifetime: Duration
-    /// At most this many reads are kept; the oldest goes first.
+    /// At most this many reads are kept; the oldest goes first. Each read under way holds one of
+    /// the pool's connections for a page's statements, so this also bounds what reading ahead
+    /// takes from other calls (the pool has 16 by default).
     let capacity: Int
     private let reads = Mutex<[Key: Read]>([:])
     private let taken = Atomic<Int>(0)
 
-    init(lifetime: Duration = .seconds(10), capacity: Int = 16) {
+    init(lifetime: Duration = .seconds(10), capacity: Int = 8) {
         self.lifetime = lifetime
         self.capacity = capacity
     }
