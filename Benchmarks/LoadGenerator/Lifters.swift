@@ -120,20 +120,27 @@ enum Workouts {
             $0.name = "Squat and bench"
             $0.startedAt = .at(startedAt)
             $0.durationSeconds = 3600
-            $0.exercises = [(squat, 100.0), (bench, 70.0)].map { exercise, base in
+            $0.exercises = [
+                fiveSets(of: squat, from: 100 + (progression * 0.25).rounded(), rpe: true),
+                fiveSets(of: bench, from: 70 + (progression * 0.25).rounded(), rpe: true),
+            ]
+        }
+    }
+
+    /// Five working sets of 5 reps of `exercise`, from `base` kg up by 2.5 kg a set; with `rpe`,
+    /// RPE 7 rising by half a point a set.
+    static func fiveSets(of exercise: String, from base: Double, rpe: Bool) -> Spotter_V1_WorkoutExerciseInput {
+        .with {
+            $0.exerciseID = exercise
+            $0.sets = (0..<5).map { set in
                 .with {
-                    $0.exerciseID = exercise
-                    $0.sets = (0..<5).map { set in
-                        .with {
-                            $0.reps = 5
-                            $0.weight = .with {
-                                $0.value = base + (progression * 0.25).rounded() + Double(set) * 2.5
-                                $0.unit = .kg
-                            }
-                            $0.rpe = 7 + Double(set) * 0.5
-                            $0.type = .working
-                        }
+                    $0.reps = 5
+                    $0.weight = .with {
+                        $0.value = base + Double(set) * 2.5
+                        $0.unit = .kg
                     }
+                    if rpe { $0.rpe = 7 + Double(set) * 0.5 }
+                    $0.type = .working
                 }
             }
         }

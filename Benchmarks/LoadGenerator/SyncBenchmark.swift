@@ -139,22 +139,9 @@ enum SyncBenchmark {
         var input = Workouts.tenSets(at: startedAt)
         input.name = "Full body"
         input.exercises += [
-            ("c0000000-0000-4000-8000-000000000003", 140.0), ("c0000000-0000-4000-8000-000000000005", 50.0),
-        ].map { exercise, base in
-            .with {
-                $0.exerciseID = exercise
-                $0.sets = (0..<5).map { set in
-                    .with {
-                        $0.reps = 5
-                        $0.weight = .with {
-                            $0.value = base + Double(set) * 2.5
-                            $0.unit = .kg
-                        }
-                        $0.type = .working
-                    }
-                }
-            }
-        }
+            Workouts.fiveSets(of: "c0000000-0000-4000-8000-000000000003", from: 140, rpe: false),
+            Workouts.fiveSets(of: "c0000000-0000-4000-8000-000000000005", from: 50, rpe: false),
+        ]
         return input
     }
 }

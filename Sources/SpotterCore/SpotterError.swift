@@ -40,6 +40,11 @@ public struct FieldViolation: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(field): \(reason)" }
 }
 
+extension Sequence<FieldViolation> {
+    /// Every violation as `field: reason`, separated by semicolons, as messages list them.
+    public var listed: String { map(\.description).joined(separator: "; ") }
+}
+
 /// Collects field violations so one answer can name every bad field.
 public struct Validator: Sendable {
     public private(set) var violations: [FieldViolation] = []

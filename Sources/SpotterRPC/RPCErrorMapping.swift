@@ -38,7 +38,7 @@ enum RPCErrorMapping {
         case .invalidArgument(let violations):
             return GoogleRPCStatus(
                 code: .invalidArgument,
-                message: "invalid argument: " + violations.map(\.description).joined(separator: "; "),
+                message: "invalid argument: " + violations.listed,
                 details: [.badRequest(violations: violations.map { .init(field: $0.field, description: $0.reason) })]
             )
         case .failedPrecondition(let message):

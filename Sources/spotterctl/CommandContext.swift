@@ -89,7 +89,7 @@ func describe(_ error: any Error) -> String {
         case .alreadyExists(let field, let reason):
             return "\(field) \(reason)"
         case .invalidArgument(let violations):
-            return violations.map(\.description).joined(separator: "; ")
+            return violations.listed
         case .tooManyRequests(let message, _):
             return message
         }

@@ -95,7 +95,7 @@ struct CoachingRowLevelSecurityTests {
                 #expect(totals[table]! > 0, "the fixture has \(table) rows")
             }
             func expectVisible(_ scopes: Set<Scope>, _ step: String) async throws {
-                let seen = try await asTenant(database, f.coach.tenantID) { connection in
+                let seen = try await database.asTenant(f.coach.tenantID) { connection in
                     var seen: [String: Int] = [:]
                     for (table, _) in Self.tables {
                         seen[table] = try await count(table, of: f.lifter.tenantID, connection)
@@ -120,7 +120,7 @@ struct CoachingRowLevelSecurityTests {
                 try await expectVisible(scopes, "scopes \(scopes.sorted().map(\.rawValue))")
             }
             // A statement that "forgot" its WHERE clause still sees only the client, never the stranger.
-            let unfiltered = try await asTenant(database, f.coach.tenantID) { connection in
+            let unfiltered = try await database.asTenant(f.coach.tenantID) { connection in
                 try await connection.query(
                     "SELECT count(DISTINCT tenant_id)::int AS n, count(*)::int AS rows FROM workouts"
                 )
@@ -129,7 +129,7 @@ struct CoachingRowLevelSecurityTests {
             #expect(try unfiltered.decode("n", as: Int.self) == 1)
             #expect(try unfiltered.decode("rows", as: Int.self) == totals["workouts"])
             // The stranger, never linked, is invisible throughout.
-            let strangers = try await asTenant(database, f.coach.tenantID) { connection in
+            let strangers = try await database.asTenant(f.coach.tenantID) { connection in
                 try await count("workouts", of: f.stranger.tenantID, connection)
             }
             #expect(strangers == 0)
@@ -144,10 +144,10 @@ struct CoachingRowLevelSecurityTests {
         try await TestDatabase.with { database in
             let f = try await fixture(database)
             let coaching = database.coachingService(clock: TestClock(start))
-            try await link(coaching, f, scopes: ["history"])
+            try await coaching.link(f.coach, f.lifter, scopes: ["history"])
             let client = f.lifter.tenantID.rawValue
             func comment(author: TenantID) async throws {
-                try await asTenant(database, f.coach.tenantID) { connection in
+                try await database.asTenant(f.coach.tenantID) { connection in
                     try await connection.query(
                         """
                         INSERT INTO workout_comments (tenant_id, comment_id, workout_id, author_id, body, created_at)
@@ -165,7 +165,7 @@ struct CoachingRowLevelSecurityTests {
                 f.lifter, coach: f.coach.tenantID.description, scopes: Scope.allCases.map(\.rawValue))
             // With every scope: reads yes, changes no (0 rows affected).
             let before = try await snapshot(database, f.lifter.tenantID)
-            try await asTenant(database, f.coach.tenantID) { connection in
+            try await database.asTenant(f.coach.tenantID) { connection in
                 for statement in [
                     "UPDATE workouts SET name = 'Hijacked', notes = 'x' WHERE tenant_id = $1",
                     "DELETE FROM workouts WHERE tenant_id = $1",
@@ -186,7 +186,7 @@ struct CoachingRowLevelSecurityTests {
             #expect(try await snapshot(database, f.lifter.tenantID) == before)
             // Comments cannot be edited by anyone (no UPDATE privilege at all).
             let rewritten = await #expect(throws: PostgresError.self) {
-                try await asTenant(database, f.coach.tenantID) { connection in
+                try await database.asTenant(f.coach.tenantID) { connection in
                     try await connection.query(
                         "UPDATE workout_comments SET body = 'Hijacked' WHERE tenant_id = $1", [client])
                 }
@@ -194,7 +194,7 @@ struct CoachingRowLevelSecurityTests {
             #expect(rewritten?.sqlState == PostgresError.Code.insufficientPrivilege)
             // Nor can the coach add rows under the lifter's tenant.
             let inserted = await #expect(throws: PostgresError.self) {
-                try await asTenant(database, f.coach.tenantID) { connection in
+                try await database.asTenant(f.coach.tenantID) { connection in
                     try await connection.query(
                         """
                         INSERT INTO workouts (tenant_id, workout_id, name, started_at, duration_seconds, exercise_count,
@@ -214,7 +214,7 @@ struct CoachingRowLevelSecurityTests {
             #expect(impersonated?.sqlState == PostgresError.Code.insufficientPrivilege)
             // Nor can the lifter post under the coach's name on their own workout.
             let forged = await #expect(throws: PostgresError.self) {
-                try await asTenant(database, f.lifter.tenantID) { connection in
+                try await database.asTenant(f.lifter.tenantID) { connection in
                     try await connection.query(
                         """
                         INSERT INTO workout_comments (tenant_id, comment_id, workout_id, author_id, body, created_at)
@@ -225,7 +225,7 @@ struct CoachingRowLevelSecurityTests {
             }
             #expect(forged?.sqlState == PostgresError.Code.insufficientPrivilege)
             // And deletes their own comment only.
-            let deleted = try await asTenant(database, f.coach.tenantID) { connection in
+            let deleted = try await database.asTenant(f.coach.tenantID) { connection in
                 try await connection.query("DELETE FROM workout_comments WHERE tenant_id = $1", [client]).affectedRows
             }
             #expect(deleted == 1)
@@ -239,7 +239,7 @@ struct CoachingRowLevelSecurityTests {
             _ = try await coaching.endLink(f.lifter, other: f.coach.tenantID.description)
             let ended = await #expect(throws: PostgresError.self) { try await comment(author: f.coach.tenantID) }
             #expect(ended?.sqlState == PostgresError.Code.insufficientPrivilege)
-            let kept = try await asTenant(database, f.coach.tenantID) { connection in
+            let kept = try await database.asTenant(f.coach.tenantID) { connection in
                 try await connection.query("DELETE FROM workout_comments WHERE tenant_id = $1", [client]).affectedRows
             }
             #expect(kept == 0)
@@ -251,20 +251,20 @@ struct CoachingRowLevelSecurityTests {
         try await TestDatabase.with { database in
             let f = try await fixture(database)
             let coaching = database.coachingService(clock: TestClock(start))
-            try await link(coaching, f, scopes: ["history"])
+            try await coaching.link(f.coach, f.lifter, scopes: ["history"])
             let other = try await database.lifter("coach_other", kind: .coach)
             let pair: [any PostgresEncodable] = [f.lifter.tenantID.rawValue, f.coach.tenantID.rawValue]
             let row = "WHERE tenant_id = $1 AND coach_id = $2"
 
             func refused(_ actor: Principal, _ sql: String, _ message: String) async {
                 let error = await #expect(throws: PostgresError.self, "\(sql)") {
-                    try await asTenant(database, actor.tenantID) { try await $0.query(sql, pair) }
+                    try await database.asTenant(actor.tenantID) { try await $0.query(sql, pair) }
                 }
                 #expect(error?.sqlState == PostgresError.Code.insufficientPrivilege, "\(sql)")
                 #expect(error?.message.contains(message) == true, "\(sql): \(error?.message ?? "")")
             }
             func changes(_ actor: Principal, _ sql: String) async throws -> Int {
-                try await asTenant(database, actor.tenantID) { try await $0.query(sql, pair).affectedRows }
+                try await database.asTenant(actor.tenantID) { try await $0.query(sql, pair).affectedRows }
             }
 
             await refused(
@@ -320,7 +320,7 @@ struct CoachingRowLevelSecurityTests {
                 as actor: Principal, lifter: Principal, coach: Principal, status: String, by side: String,
                 scopes: [String]
             ) async throws {
-                try await asTenant(database, actor.tenantID) { connection in
+                try await database.asTenant(actor.tenantID) { connection in
                     try await connection.query(
                         """
                         INSERT INTO coach_links (tenant_id, link_id, coach_id, status, requested_by, scopes, created_at,
@@ -354,7 +354,7 @@ struct CoachingRowLevelSecurityTests {
             try await insert(as: other, lifter: f.lifter, coach: other, status: "pending", by: "coach", scopes: [])
             #expect(try await database.count("SELECT count(*)::int FROM coach_links WHERE status = 'pending'") == 2)
             for coach in [f.coach, other] {
-                let seen = try await asTenant(database, coach.tenantID) { connection in
+                let seen = try await database.asTenant(coach.tenantID) { connection in
                     try await count("workouts", of: f.lifter.tenantID, connection)
                 }
                 #expect(seen == 0)
@@ -367,20 +367,20 @@ struct CoachingRowLevelSecurityTests {
         try await TestDatabase.with { database in
             let f = try await fixture(database)
             let coaching = database.coachingService(clock: TestClock(start))
-            try await link(coaching, f, scopes: ["history"])
+            try await coaching.link(f.coach, f.lifter, scopes: ["history"])
             _ = try await coaching.clientHistory(
                 f.coach, client: f.lifter.tenantID.description, from: nil, to: nil, text: "", pageSize: 0,
                 pageToken: "")
             let client = f.lifter.tenantID.rawValue
 
-            let coachSees = try await asTenant(database, f.coach.tenantID) { connection in
+            let coachSees = try await database.asTenant(f.coach.tenantID) { connection in
                 let all: Int = try await connection.query("SELECT count(*)::int AS n FROM coach_access_log").single!
                     .decode("n")
                 let client = try await count("coach_access_log", of: f.lifter.tenantID, connection)
                 return [all, client]
             }
             #expect(coachSees == [0, 0])
-            let lifterSees = try await asTenant(database, f.lifter.tenantID) { connection in
+            let lifterSees = try await database.asTenant(f.lifter.tenantID) { connection in
                 try await count("coach_access_log", of: f.lifter.tenantID, connection)
             }
             #expect(lifterSees == 1)
@@ -415,7 +415,7 @@ struct CoachingRowLevelSecurityTests {
             ]
             for (what, actor, sql, parameters) in attempts {
                 let error = await #expect(throws: PostgresError.self, "\(what)") {
-                    try await asTenant(database, actor.tenantID) { try await $0.query(sql, parameters) }
+                    try await database.asTenant(actor.tenantID) { try await $0.query(sql, parameters) }
                 }
                 #expect(error?.sqlState == PostgresError.Code.insufficientPrivilege, "\(what)")
             }
@@ -424,7 +424,7 @@ struct CoachingRowLevelSecurityTests {
 
             _ = try await coaching.endLink(f.lifter, other: f.coach.tenantID.description)
             let ended = await #expect(throws: PostgresError.self) {
-                try await asTenant(database, f.coach.tenantID) {
+                try await database.asTenant(f.coach.tenantID) {
                     try await $0.query(insert, [client, f.coach.tenantID.rawValue])
                 }
             }
@@ -437,7 +437,7 @@ struct CoachingRowLevelSecurityTests {
         try await TestDatabase.with { database in
             let f = try await fixture(database)
             let coaching = database.coachingService(clock: TestClock(start))
-            try await link(coaching, f, scopes: ["history"])
+            try await coaching.link(f.coach, f.lifter, scopes: ["history"])
             for person in [f.lifter, f.stranger] {
                 try await admin(
                     database,
@@ -457,7 +457,7 @@ struct CoachingRowLevelSecurityTests {
                 WHERE tenant_id = $1 AND deleted_at IS NULL
                 ORDER BY started_at DESC LIMIT 20
                 """
-            let (plan, rows) = try await asTenant(database, f.coach.tenantID) { connection in
+            let (plan, rows) = try await database.asTenant(f.coach.tenantID) { connection in
                 let plan = try await connection.query("EXPLAIN " + sql, [f.lifter.tenantID.rawValue])
                     .map { try $0.decode(0) as String }.joined(separator: "\n")
                 let rows = try await connection.query(sql, [f.lifter.tenantID.rawValue]).count
@@ -488,7 +488,7 @@ struct CoachingRowLevelSecurityTests {
             // The coach, or another lifter, naming the lifter: refused, and the code stays unused.
             for actor in [f.coach.tenantID, f.stranger.tenantID] {
                 let refused = await #expect(throws: PostgresError.self) {
-                    try await asTenant(database, actor) { connection in
+                    try await database.asTenant(actor) { connection in
                         try await connection.query(
                             "SELECT spotter_redeem_invite($1, $2, '{history,details}', gen_random_uuid(), now())",
                             [hash, f.lifter.tenantID.rawValue])
@@ -520,7 +520,7 @@ struct CoachingRowLevelSecurityTests {
 
             // Nobody rewrites a comment, not even on their own workout.
             let edited = await #expect(throws: PostgresError.self) {
-                try await asTenant(database, f.lifter.tenantID) { connection in
+                try await database.asTenant(f.lifter.tenantID) { connection in
                     try await connection.query(
                         "UPDATE workout_comments SET body = 'rewritten' WHERE tenant_id = $1 AND comment_id = $2",
                         [f.lifter.tenantID.rawValue, first.id])
@@ -528,11 +528,6 @@ struct CoachingRowLevelSecurityTests {
             }
             #expect(edited?.sqlState == PostgresError.Code.insufficientPrivilege)
         }
-    }
-
-    private func link(_ coaching: CoachingService, _ f: Fixture, scopes: [String]) async throws {
-        let code = try await coaching.createInvite(f.coach, note: "", validDays: 0).code!
-        _ = try await coaching.redeemInvite(f.lifter, code: code, scopes: scopes)
     }
 
     private func scopes(_ database: TestDatabase, _ f: Fixture) async throws -> [String] {
@@ -558,17 +553,6 @@ struct CoachingRowLevelSecurityTests {
             ).map { "\(table): " + (try $0.decode("line") as String) }
         }
         return lines
-    }
-}
-
-/// Runs `body` as `spotter_app` in a transaction acting as `tenant`.
-@discardableResult
-private func asTenant<T: Sendable>(
-    _ database: TestDatabase, _ tenant: TenantID, _ body: (PostgresConnection) async throws -> T
-) async throws -> T {
-    try await database.appPool.withTransaction { connection in
-        try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
-        return try await body(connection)
     }
 }
 

@@ -148,8 +148,7 @@ struct CoachingServiceTests {
             let training = database.trainingServices(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
-            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["history"])
+            try await coaching.link(coach, ada, scopes: ["history"])
 
             let squatDay = try await training.templates.create(
                 coach, id: "",
@@ -251,8 +250,7 @@ struct CoachingServiceTests {
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
             try await setTier(database, coach, .coach)
-            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["history", "progress"])
+            try await coaching.link(coach, ada, scopes: ["history", "progress"])
 
             // No workout yet: inactive, nothing else to show.
             var summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
@@ -300,8 +298,7 @@ struct CoachingServiceTests {
             let training = database.trainingServices(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
-            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["details"])
+            try await coaching.link(coach, ada, scopes: ["details"])
             let custom = try await training.exercises.create(
                 coach, id: "",
                 ExerciseDraft(

@@ -598,8 +598,7 @@ struct SyncTests {
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
             let client = ada.tenantID.description
-            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: try #require(invite.code), scopes: ["details"])
+            try await coaching.link(coach, ada, scopes: ["details"])
             let template = try await training.templates.create(coach, id: "", templateDraft("Coach squats"))
             let assignment = try await coaching.assign(
                 coach, client: client, templateID: template.id.description, programID: "", note: "")
@@ -972,8 +971,7 @@ struct SyncTests {
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
             let client = ada.tenantID.description
-            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: try #require(invite.code), scopes: ["history", "details"])
+            try await coaching.link(coach, ada, scopes: ["history", "details"])
             let template = try await training.templates.create(coach, id: "", templateDraft("Coach squats"))
             let program = try await coaching.createProgram(
                 coach, id: "", programDraft("Coach block", template.id.rawValue))
@@ -1131,9 +1129,14 @@ struct SyncTests {
             let bobDevice = try await sync.devices(bob)[0].id.rawValue
             let feed = "SELECT count(*)::int FROM sync_changes"
             let feedBefore = try await database.count(feed)
-            let counters =
-                "SELECT string_agg(tenant_id::text || ':' || last_seq || ':' || purged_seq, ',' ORDER BY tenant_id) FROM sync_counters"
-            let countersBefore = try await ownerText(database, counters)
+            let counters = {
+                try await database.asOwner {
+                    try await $0.query(
+                        "SELECT string_agg(tenant_id::text || ':' || last_seq || ':' || purged_seq, ',' ORDER BY tenant_id) FROM sync_counters"
+                    ).single!.decode(0) as String?
+                }
+            }
+            let countersBefore = try await counters()
 
             let me = ada.tenantID.rawValue
             let refused: [(String, [any PostgresEncodable])] = [
@@ -1159,7 +1162,7 @@ struct SyncTests {
             ]
             for (sql, parameters) in refused {
                 let error = await #expect(throws: PostgresError.self, "\(sql)") {
-                    try await asTenant(database, ada.tenantID) { connection in
+                    try await database.asTenant(ada.tenantID) { connection in
                         try await connection.query(sql, parameters)
                     }
                 }
@@ -1169,7 +1172,7 @@ struct SyncTests {
             // The app may purge, but only what is at least a day old by the database's clock.
             for retention in ["0", "-30", "NULL"] {
                 let error = await #expect(throws: PostgresError.self) {
-                    try await asTenant(database, ada.tenantID) { connection in
+                    try await database.asTenant(ada.tenantID) { connection in
                         try await connection.query("SELECT spotter_sync_purge(\(retention))")
                     }
                 }
@@ -1177,7 +1180,7 @@ struct SyncTests {
             }
 
             // Reads and updates are limited to the own tenant.
-            try await asTenant(database, ada.tenantID) { connection in
+            try await database.asTenant(ada.tenantID) { connection in
                 for table in ["sync_changes", "sync_counters", "sync_devices", "sync_mutations"] {
                     let other: Int = try await connection.query(
                         "SELECT count(*)::int AS n FROM \(table) WHERE tenant_id = $1", [bob.tenantID.rawValue]
@@ -1193,7 +1196,7 @@ struct SyncTests {
                 #expect(moved.affectedRows == 0)
             }
             #expect(try await database.count(feed) == feedBefore)
-            #expect(try await ownerText(database, counters) == countersBefore)
+            #expect(try await counters() == countersBefore)
             #expect(try await sync.devices(bob).map(\.lastMutationID) == [1])
         }
     }
@@ -1208,8 +1211,7 @@ struct SyncTests {
             let training = database.trainingServices(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
-            let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: try #require(invite.code), scopes: ["history"])
+            try await coaching.link(coach, ada, scopes: ["history"])
             let own = try await training.templates.create(coach, id: "", templateDraft("Not assigned"))
             var assigned: [TemplateID] = []
             for name in ["Assigned A", "Assigned B"] {
@@ -1238,38 +1240,12 @@ struct SyncTests {
             try await first.execute("BEGIN")
             try await first.query(edit, [tenant, own.id.rawValue, "one"])
             try await second.execute("BEGIN")
-            let secondTemplate = assigned[0].rawValue
-            let blocked = Task { () -> (any Error)? in
-                do {
-                    try await second.query(edit, [tenant, secondTemplate, "two"])
-                    return nil
-                } catch {
-                    return error
-                }
-            }
+            let blocked = inBackground(second, edit, [tenant, assigned[0].rawValue, "two"])
             // Wait until transaction 2 waits for a lock held by transaction 1.
-            var waiting = 0
-            for _ in 0..<200 where waiting == 0 {
-                waiting = try await observer.query(
-                    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-                ).single!.decode("n")
-                if waiting == 0 { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(waiting == 1)
-            var firstError: (any Error)?
-            do {
-                try await first.query(edit, [tenant, assigned[1].rawValue, "three"])
-                try await first.execute("COMMIT")
-            } catch {
-                firstError = error
-                _ = try? await first.execute("ROLLBACK")
-            }
+            #expect(try await lockWaiters(observer) == 1)
+            let firstError = await runAndCommit(first, edit, [tenant, assigned[1].rawValue, "three"])
             let secondError = await blocked.value
-            if secondError == nil {
-                try await second.execute("COMMIT")
-            } else {
-                _ = try? await second.execute("ROLLBACK")
-            }
+            try await end(second, after: secondError)
             #expect(firstError == nil, "transaction 1: \(String(describing: firstError))")
             #expect(secondError == nil, "transaction 2: \(String(describing: secondError))")
         }
@@ -1294,8 +1270,7 @@ struct SyncTests {
                     "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
                 var row: [UUID] = []
                 for (index, lifter) in lifters.enumerated() {
-                    let invite = try await coaching.createInvite(coach, note: "", validDays: 0)
-                    _ = try await coaching.redeemInvite(lifter, code: try #require(invite.code), scopes: ["history"])
+                    try await coaching.link(coach, lifter, scopes: ["history"])
                     let template = try await training.templates.create(coach, id: "", templateDraft("For \(index)"))
                     _ = try await coaching.assign(
                         coach, client: lifter.tenantID.description, templateID: template.id.description, programID: "",
@@ -1322,33 +1297,11 @@ struct SyncTests {
             try await second.execute("BEGIN")
             try await first.query(edit, [cora, templates[0][1], "one"])
             try await second.query(edit, [cole, templates[1][0], "two"])
-            let coraForAda = templates[0][0]
-            let blocked = Task { () -> (any Error)? in
-                do {
-                    try await first.query(edit, [cora, coraForAda, "three"])
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            var waiting = 0
-            for _ in 0..<200 where waiting == 0 {
-                waiting = try await owner.query(
-                    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-                ).single!.decode("n")
-                if waiting == 0 { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(waiting == 1)
-            var secondError: (any Error)?
-            do {
-                try await second.query(edit, [cole, templates[1][1], "four"])
-                try await second.execute("COMMIT")
-            } catch {
-                secondError = error
-                _ = try? await second.execute("ROLLBACK")
-            }
+            let blocked = inBackground(first, edit, [cora, templates[0][0], "three"])
+            #expect(try await lockWaiters(owner) == 1)
+            let secondError = await runAndCommit(second, edit, [cole, templates[1][1], "four"])
             let firstError = await blocked.value
-            if firstError == nil { try await first.execute("COMMIT") } else { _ = try? await first.execute("ROLLBACK") }
+            try await end(first, after: firstError)
             // Known limit (see 0009_sync.sql): across statements the lock order can cross.
             // PostgreSQL cancels exactly one transaction with 40P01 rather than hanging; the other
             // commits, and the API answers the cancelled one UNAVAILABLE, to be retried.
@@ -1367,7 +1320,7 @@ struct SyncTests {
 
 private func put(_ id: Int64, _ content: Mutation.Content, _ object: UUID, base: Int64 = 0) -> Mutation {
     Mutation(
-        id: id, kind: content.syncKind, objectID: object.uuidString.lowercased(), baseVersion: base,
+        id: id, kind: content.kind, objectID: object.uuidString.lowercased(), baseVersion: base,
         change: .put(content))
 }
 
@@ -1405,17 +1358,62 @@ private func keys(_ ids: [SyncKind: [UUID]]) -> Set<SyncObjectKey> {
     Set(ids.flatMap { kind, ids in ids.map { SyncObjectKey(kind, $0) } })
 }
 
-/// Every page from `cursor` on.
-/// Makes `principal`'s feed entries and stored mutation results `days` older.
-private func age(_ database: TestDatabase, _ principal: Principal, days: Int) async throws {
-    let owner = try await database.ownerConnection()
-    defer { Task { await owner.close() } }
-    for table in ["sync_changes SET changed_at = changed_at", "sync_mutations SET applied_at = applied_at"] {
-        try await owner.query(
-            "UPDATE \(table) - make_interval(days => $2) WHERE tenant_id = $1", [principal.tenantID.rawValue, days])
+/// Runs `sql` on `connection` in the background; the task answers the statement's error, if any.
+private func inBackground(_ connection: PostgresConnection, _ sql: String, _ parameters: [any PostgresEncodable])
+    -> Task<(any Error)?, Never>
+{
+    Task {
+        do {
+            try await connection.query(sql, parameters)
+            return nil
+        } catch {
+            return error
+        }
     }
 }
 
+/// How many sessions of this database wait for a lock, once at least one does (or after 4 s).
+private func lockWaiters(_ observer: PostgresConnection) async throws -> Int {
+    var waiting = 0
+    for _ in 0..<200 where waiting == 0 {
+        waiting = try await observer.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        ).single!.decode("n")
+        if waiting == 0 { try await Task.sleep(for: .milliseconds(20)) }
+    }
+    return waiting
+}
+
+/// Runs `sql` on `connection` and commits its transaction; rolls back and answers the error on failure.
+private func runAndCommit(_ connection: PostgresConnection, _ sql: String, _ parameters: [any PostgresEncodable])
+    async -> (any Error)?
+{
+    do {
+        try await connection.query(sql, parameters)
+        try await connection.execute("COMMIT")
+        return nil
+    } catch {
+        _ = try? await connection.execute("ROLLBACK")
+        return error
+    }
+}
+
+/// Commits `connection`'s transaction when its last statement succeeded, else rolls it back.
+private func end(_ connection: PostgresConnection, after error: (any Error)?) async throws {
+    if error == nil { try await connection.execute("COMMIT") } else { _ = try? await connection.execute("ROLLBACK") }
+}
+
+/// Makes `principal`'s feed entries and stored mutation results `days` older.
+private func age(_ database: TestDatabase, _ principal: Principal, days: Int) async throws {
+    try await database.asOwner { owner in
+        for table in ["sync_changes SET changed_at = changed_at", "sync_mutations SET applied_at = applied_at"] {
+            try await owner.query(
+                "UPDATE \(table) - make_interval(days => $2) WHERE tenant_id = $1", [principal.tenantID.rawValue, days])
+        }
+    }
+}
+
+/// Every page from `cursor` on.
 private func pullAll(
     _ sync: SyncService, _ principal: Principal, from cursor: String = "", pageSize: Int = 100, device: String = ""
 ) async throws -> (changes: [SyncChange], cursor: SyncCursor, lastMutationID: Int64?) {
@@ -1441,43 +1439,26 @@ private struct Counts: Equatable, CustomStringConvertible {
 }
 
 private func counts(_ database: TestDatabase, _ principal: Principal) async throws -> Counts {
-    let owner = try await database.ownerConnection()
-    defer { Task { await owner.close() } }
-    let row = try await owner.query(
-        """
-        SELECT (SELECT count(*) FROM workouts WHERE tenant_id = $1)::int AS workouts,
-               (SELECT count(*) FROM templates WHERE tenant_id = $1)::int AS templates,
-               (SELECT count(*) FROM exercises WHERE tenant_id = $1)::int AS exercises,
-               (SELECT count(*) FROM programs WHERE tenant_id = $1)::int AS programs,
-               (SELECT count(*) FROM sync_changes WHERE tenant_id = $1)::int AS feed,
-               (SELECT last_seq FROM sync_counters WHERE tenant_id = $1)::int AS last_seq,
-               (SELECT count(*) FROM sync_mutations WHERE tenant_id = $1)::int AS mutations,
-               (SELECT coalesce(sum(last_mutation_id), 0) FROM sync_devices WHERE tenant_id = $1)::int AS applied,
-               (SELECT version FROM tenants WHERE tenant_id = $1)::int AS profile_version
-        """,
-        [principal.tenantID.rawValue]
-    ).single!
-    return Counts(
-        workouts: try row.decode("workouts"), templates: try row.decode("templates"),
-        exercises: try row.decode("exercises"), programs: try row.decode("programs"), feed: try row.decode("feed"),
-        lastSeq: try row.decode("last_seq"), mutations: try row.decode("mutations"), applied: try row.decode("applied"),
-        profileVersion: try row.decode("profile_version"))
-}
-
-private func ownerText(_ database: TestDatabase, _ sql: String) async throws -> String? {
-    let owner = try await database.ownerConnection()
-    defer { Task { await owner.close() } }
-    return try await owner.query(sql).single!.decode(0)
-}
-
-/// Runs `body` as `spotter_app` in a transaction acting as `tenant`.
-@discardableResult
-private func asTenant<T: Sendable>(
-    _ database: TestDatabase, _ tenant: TenantID, _ body: (PostgresConnection) async throws -> T
-) async throws -> T {
-    try await database.appPool.withTransaction { connection in
-        try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
-        return try await body(connection)
+    try await database.asOwner { owner in
+        let row = try await owner.query(
+            """
+            SELECT (SELECT count(*) FROM workouts WHERE tenant_id = $1)::int AS workouts,
+                   (SELECT count(*) FROM templates WHERE tenant_id = $1)::int AS templates,
+                   (SELECT count(*) FROM exercises WHERE tenant_id = $1)::int AS exercises,
+                   (SELECT count(*) FROM programs WHERE tenant_id = $1)::int AS programs,
+                   (SELECT count(*) FROM sync_changes WHERE tenant_id = $1)::int AS feed,
+                   (SELECT last_seq FROM sync_counters WHERE tenant_id = $1)::int AS last_seq,
+                   (SELECT count(*) FROM sync_mutations WHERE tenant_id = $1)::int AS mutations,
+                   (SELECT coalesce(sum(last_mutation_id), 0) FROM sync_devices WHERE tenant_id = $1)::int AS applied,
+                   (SELECT version FROM tenants WHERE tenant_id = $1)::int AS profile_version
+            """,
+            [principal.tenantID.rawValue]
+        ).single!
+        return Counts(
+            workouts: try row.decode("workouts"), templates: try row.decode("templates"),
+            exercises: try row.decode("exercises"), programs: try row.decode("programs"), feed: try row.decode("feed"),
+            lastSeq: try row.decode("last_seq"), mutations: try row.decode("mutations"),
+            applied: try row.decode("applied"), profileVersion: try row.decode("profile_version"))
     }
 }
 

@@ -48,8 +48,26 @@ extension TestDatabase {
 
     /// Counts rows past row-level security.
     public func count(_ sql: String, _ parameters: [any PostgresEncodable] = []) async throws -> Int {
+        try await asOwner { try await $0.query(sql, parameters).single!.decode(0) }
+    }
+
+    /// Runs `body` on a new connection as the owner, past row-level security, and closes it.
+    @discardableResult
+    public func asOwner<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         let owner = try await ownerConnection()
         defer { Task { await owner.close() } }
-        return try await owner.query(sql, parameters).single!.decode(0)
+        return try await body(owner)
+    }
+
+    /// Runs `body` as `spotter_app` in a transaction acting as `tenant`, under row-level security,
+    /// with PostgreSQL's errors as they are.
+    @discardableResult
+    public func asTenant<T: Sendable>(_ tenant: TenantID, _ body: (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
+        try await appPool.withTransaction { connection in
+            try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
+            return try await body(connection)
+        }
     }
 }

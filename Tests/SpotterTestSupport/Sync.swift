@@ -50,7 +50,7 @@ public struct SimulatedDevice: Sendable {
     public mutating func put(_ content: Mutation.Content, _ objectID: UUID?, base: Int64) -> Mutation {
         lastMutationID += 1
         return Mutation(
-            id: lastMutationID, kind: content.syncKind, objectID: objectID?.uuidString.lowercased() ?? "",
+            id: lastMutationID, kind: content.kind, objectID: objectID?.uuidString.lowercased() ?? "",
             baseVersion: base, change: .put(content))
     }
 
@@ -102,18 +102,6 @@ public struct SimulatedDevice: Sendable {
 /// Thrown when a pull keeps answering `hasMore` for ever.
 public struct PullDidNotEnd: Error {
     public init() {}
-}
-
-extension Mutation.Content {
-    public var syncKind: SyncKind {
-        switch self {
-        case .workout: .workout
-        case .template: .template
-        case .exercise: .exercise
-        case .program: .program
-        case .profile: .profile
-        }
-    }
 }
 
 extension SyncObject {
@@ -179,10 +167,9 @@ private func names<K: CustomStringConvertible>(_ names: [K: String]) -> String {
 extension TestDatabase {
     /// SHA-256 (hex) of `text`, computed by PostgreSQL.
     public func sha256(_ text: String) async throws -> String {
-        let owner = try await ownerConnection()
-        defer { Task { await owner.close() } }
-        return try await owner.query("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') AS h", [text]).single!
-            .decode("h")
+        try await asOwner {
+            try await $0.query("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') AS h", [text]).single!.decode("h")
+        }
     }
 
     /// The tenant's profile, read through the account service.
@@ -206,34 +193,15 @@ extension TestDatabase {
         // The shared template's migration creates the cluster's roles first; two migrations
         // creating them at once on a fresh cluster collide.
         _ = try await TemplateDatabase.shared.name(server: server)
-        let name = "spotter_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try await PostgresConnection.connect(server)
-        try await admin.execute("CREATE DATABASE \(name)")
-        await admin.close()
-        let owner = server.with(database: name)
-        let logger = Logger(label: "test")
-        let all = try Migrator.load(from: migrationsDirectory)
-        let connection = try await PostgresConnection.connect(owner)
-        _ = try await Migrator(migrations: all.filter { $0.version <= version }, logger: logger).migrate(connection)
-        await connection.close()
-        let database = TestDatabase(
-            name: name,
-            ownerConfiguration: owner,
-            appPool: PostgresPool(configuration: owner.with(role: "spotter_app"), logger: logger),
-            adminPool: PostgresPool(configuration: owner.with(role: "spotter_admin"), logger: logger)
-        )
-        let migrateRest: @Sendable () async throws -> Void = {
-            let connection = try await PostgresConnection.connect(owner)
-            defer { Task { await connection.close() } }
-            _ = try await Migrator(migrations: all, logger: logger).migrate(connection)
-        }
-        do {
-            let result = try await body(database, migrateRest)
-            await database.drop()
-            return result
-        } catch {
-            await database.drop()
-            throw error
+        return try await using(try await create(server, template: nil)) { database in
+            let all = try Migrator.load(from: migrationsDirectory)
+            let migrate: @Sendable ([Migration]) async throws -> Void = { migrations in
+                try await database.asOwner {
+                    _ = try await Migrator(migrations: migrations, logger: Logger(label: "test")).migrate($0)
+                }
+            }
+            try await migrate(all.filter { $0.version <= version })
+            return try await body(database) { try await migrate(all) }
         }
     }
 }

@@ -20,7 +20,13 @@ public struct TestDatabase: Sendable {
 
     /// Creates a fresh migrated database, runs `body`, and drops the database again.
     public static func with<T: Sendable>(_ body: (TestDatabase) async throws -> T) async throws -> T {
-        let database = try await create()
+        try await using(try await create(), body)
+    }
+
+    /// Runs `body` with `database`, then drops it, whether `body` succeeded or not.
+    static func using<T: Sendable>(_ database: TestDatabase, _ body: (TestDatabase) async throws -> T)
+        async throws -> T
+    {
         do {
             let result = try await body(database)
             await database.drop()
@@ -34,11 +40,15 @@ public struct TestDatabase: Sendable {
     /// A fresh migrated database; call `drop()` when done.
     public static func create() async throws -> TestDatabase {
         let server = try serverConfiguration()
-        let template = try await TemplateDatabase.shared.name(server: server)
+        return try await create(server, template: try await TemplateDatabase.shared.name(server: server))
+    }
+
+    /// A new database on `server`, a copy of `template` or else empty, with its pools.
+    static func create(_ server: PostgresConfiguration, template: String?) async throws -> TestDatabase {
         let name = "spotter_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try await PostgresConnection.connect(server)
         defer { Task { await admin.close() } }
-        try await admin.execute("CREATE DATABASE \(name) TEMPLATE \(template)")
+        try await admin.execute("CREATE DATABASE \(name)" + (template.map { " TEMPLATE \($0)" } ?? ""))
         let owner = server.with(database: name)
         let logger = Logger(label: "test")
         return TestDatabase(

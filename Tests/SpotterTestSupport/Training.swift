@@ -60,6 +60,15 @@ extension TestDatabase {
     }
 }
 
+extension CoachingService {
+    /// Links `lifter` to `coach` as a client joins: the coach's invite, redeemed granting `scopes`.
+    @discardableResult
+    public func link(_ coach: Principal, _ lifter: Principal, scopes: [String]) async throws -> CoachLink {
+        let invite = try await createInvite(coach, note: "", validDays: 0)
+        return try await redeemInvite(lifter, code: invite.code ?? "", scopes: scopes)
+    }
+}
+
 extension TestDatabase {
     /// Sync on this database, with a clock the test controls.
     public func syncService(clock: TestClock? = nil, retentionDays: Int = 30) -> SyncService {

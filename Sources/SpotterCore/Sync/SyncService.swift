@@ -252,7 +252,8 @@ public struct SyncService: Sendable {
 }
 
 extension Mutation.Content {
-    var kind: SyncKind {
+    /// The kind of object this content is.
+    public var kind: SyncKind {
         switch self {
         case .workout: .workout
         case .template: .template
@@ -289,7 +290,7 @@ extension MutationResult {
         var located = self
         located.violations = violations.map { FieldViolation(field: path + $0.field, reason: $0.reason) }
         if !violations.isEmpty {
-            located.message = located.violations.map(\.description).joined(separator: "; ")
+            located.message = located.violations.listed
         } else if message.hasPrefix("object_id:") {
             located.message = path + message
         }

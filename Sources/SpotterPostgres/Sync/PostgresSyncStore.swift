@@ -140,10 +140,14 @@ public struct PostgresSyncStore: SyncStore {
             """,
             [principal.tenantID.rawValue, device.rawValue, first.id, last.id]
         )
+        // The arrays arrive as JSON: their text form quotes and escapes only when it must.
+        let decoder = JSONDecoder()
+        func strings(_ row: PostgresRow, _ column: String) throws -> [String] {
+            try decoder.decode([String].self, from: Data((row.decode(column) as String).utf8))
+        }
         var stored: [Int64: MutationResult] = [:]
         for row in rows {
-            let fields = try JSONDecoder().decode([String].self, from: Data((row.decode("fields") as String).utf8))
-            let reasons = try JSONDecoder().decode([String].self, from: Data((row.decode("reasons") as String).utf8))
+            let (fields, reasons) = (try strings(row, "fields"), try strings(row, "reasons"))
             let result = MutationResult(
                 mutationID: try row.decode("mutation_id"),
                 status: try ExerciseSQL.enumValue(row, "status"),
