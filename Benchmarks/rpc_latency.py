@@ -36,10 +36,11 @@ def main():
 
     s = spotter_client.load_stubs()
     channel = spotter_client.channel(args.target, args.ca)
-    auth = s.auth_grpc.AuthServiceStub(channel)
-    account = s.account_grpc.AccountServiceStub(channel)
+    register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
+    sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
+    get_profile = spotter_client.stub(channel, "spotter.v1.AccountService/GetProfile")
     name = "bench" + uuid.uuid4().hex[:8]
-    auth.Register(
+    register(
         s.auth.RegisterRequest(
             email=f"{name}@example.com", username=name, password="benchmark password", kind=s.common.TENANT_KIND_LIFTER
         ),
@@ -48,15 +49,14 @@ def main():
     sign_ins = []
     for _ in range(args.sign_ins):
         start = time.perf_counter()
-        tokens = auth.SignIn(s.auth.SignInRequest(login=name, password="benchmark password"), timeout=60)
+        tokens = sign_in(s.auth.SignInRequest(login=name, password="benchmark password"), timeout=60)
         sign_ins.append(time.perf_counter() - start)
-    metadata = [("authorization", f"Bearer {tokens.access_token}")]
     for _ in range(50):  # warm-up
-        account.GetProfile(s.account.GetProfileRequest(), metadata=metadata, timeout=10)
+        get_profile(s.account.GetProfileRequest(), tokens.access_token, timeout=10)
     profile = []
     for _ in range(args.calls):
         start = time.perf_counter()
-        account.GetProfile(s.account.GetProfileRequest(), metadata=metadata, timeout=10)
+        get_profile(s.account.GetProfileRequest(), tokens.access_token, timeout=10)
         profile.append(time.perf_counter() - start)
     summary("GetProfile", profile)
     summary("SignIn", sign_ins)

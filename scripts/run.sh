@@ -12,6 +12,8 @@ cd "$root"
 . scripts/lib/setup.sh
 
 install_system_packages
+# The Python client of the README (scripts/spotter_client.py) runs from .venv.
+python_venv "$root/.venv" scripts/requirements.txt
 configuration=${SPOTTER_BUILD:-debug}
 echo "==> building spotterd and spotterctl ($configuration)"
 swift build -c "$configuration" --product spotterd

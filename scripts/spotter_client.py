@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A small command-line client for Spotter's gRPC API, built on Python's grpcio.
 
-Stubs are generated at run time from the repository's proto/ files, so this client is always in
-step with the API. Needs `pip install grpcio grpcio-tools`.
+Message classes are generated at run time from the repository's proto/ files, so this client is
+always in step with the API. It needs the packages in scripts/requirements.txt; `scripts/run.sh`
+installs them into the repository's .venv, and this script runs itself with .venv's Python when the
+Python that started it lacks them.
 
     scripts/spotter_client.py health
     scripts/spotter_client.py register --email ada@example.com --username ada --password '…' --kind lifter
@@ -13,12 +15,13 @@ step with the API. Needs `pip install grpcio grpcio-tools`.
 `call` reaches any method: the request is the JSON form of its request message (field names as in
 the .proto files) and the answer is printed as JSON.
 
-Options --target (default 127.0.0.1:8443) and --ca (the server's certificate; default: the
-development certificate under SPOTTER_DATA_DIR) choose the server.
+Options --target (default 127.0.0.1:$SPOTTER_GRPC_PORT, or 127.0.0.1:8443) and --ca (the server's
+certificate; default: the development certificate under $SPOTTER_DATA_DIR) choose the server.
 """
 
 import argparse
 import importlib
+import importlib.util
 import json
 import os
 import pathlib
@@ -27,46 +30,60 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROTO = ROOT / "proto"
+VENV = ROOT / ".venv"
+
+
+# Proto packages whose names are taken by an installed Python package: their generated modules are
+# loaded under a private name instead (grpcio owns `grpc`; `grpc/health/v1/health.proto` would
+# otherwise be imported as `grpc.health.v1`, which only exists with grpcio-health-checking).
+FOREIGN_PACKAGES = ("grpc", "google")
 
 
 def load_stubs():
-    """Generates Python modules from proto/ into a temporary directory and imports them."""
+    """Generates the message modules of proto/ into a temporary directory and imports them.
+
+    Only messages are generated (protoc's --python_out): every call goes through the channel's
+    generic methods with the descriptors (see `call`), so no generated gRPC stub module, whose
+    imports could name packages of other installed distributions, is ever loaded. The result has
+    one attribute per module (`common`, `auth`, `account`, `health`, …); every message of proto/
+    is also in the default descriptor pool, where `call` finds any method.
+    """
     from grpc_tools import protoc
     import grpc_tools
 
     out = pathlib.Path(tempfile.mkdtemp(prefix="spotter-stubs-"))
     files = sorted(str(p.relative_to(PROTO)) for p in PROTO.rglob("*.proto"))
     include = str(pathlib.Path(grpc_tools.__file__).parent / "_proto")
-    args = ["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", f"--grpc_python_out={out}", *files]
-    if protoc.main(args) != 0:
+    if protoc.main(["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", *files]) != 0:
         raise RuntimeError("protoc failed on proto/")
+    # Regular packages (with __init__.py) at the front of sys.path: an installed package of the
+    # same name cannot shadow ours.
+    for directory in {path.parent for path in out.rglob("*_pb2.py")}:
+        if directory.relative_to(out).parts[0] not in FOREIGN_PACKAGES:
+            for package in [directory, *directory.parents]:
+                if package == out:
+                    break
+                (package / "__init__.py").touch()
     sys.path.insert(0, str(out))
-    names = {
-        "common": "spotter.v1.common_pb2",
-        "auth": "spotter.v1.auth_pb2",
-        "auth_grpc": "spotter.v1.auth_pb2_grpc",
-        "account": "spotter.v1.account_pb2",
-        "account_grpc": "spotter.v1.account_pb2_grpc",
-        "health": "grpc.health.v1.health_pb2",
-        "health_grpc": "grpc.health.v1.health_pb2_grpc",
-    }
-    # Every other message module too, so `call` finds any method in the descriptor pool.
-    for path in sorted(out.rglob("*_pb2.py")):
-        module = ".".join(path.relative_to(out).with_suffix("").parts)
-        if module not in names.values():
-            names[module] = module
-    # The generated "grpc" package would shadow grpcio: import grpcio first, then load by path.
-    import grpc  # noqa: F401
 
-    stubs = {}
-    for key, module in names.items():
-        path = out / (module.replace(".", "/") + ".py")
-        spec = importlib.util.spec_from_file_location(module, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[module] = mod
-        spec.loader.exec_module(mod)
-        stubs[key] = mod
-    return argparse.Namespace(**stubs)
+    modules = {}
+    for path in sorted(out.rglob("*_pb2.py")):
+        parts = path.relative_to(out).with_suffix("").parts
+        if parts[0] in FOREIGN_PACKAGES:
+            name = "_spotter_stubs." + ".".join(parts)
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(".".join(parts))
+        # spotter/v1/auth_pb2.py is `auth`; grpc/health/v1/health_pb2.py is `health`.
+        modules[parts[-1].removesuffix("_pb2")] = module
+    return argparse.Namespace(**modules)
+
+
+def default_target():
+    return f"127.0.0.1:{os.environ.get('SPOTTER_GRPC_PORT') or 8443}"
 
 
 def default_ca():
@@ -85,10 +102,47 @@ def channel(target, ca):
     return grpc.secure_channel(target, credentials, options=[("grpc.ssl_target_name_override", "localhost")])
 
 
+def stub(ch, method):
+    """A callable for `package.Service/Method` found in the descriptor pool:
+    `stub(request, token=None, timeout=None)` returns the reply, or for a server-streaming method an
+    iterator of replies (which has `cancel()`). With no timeout a unary call gives up after 30 s and
+    a stream runs until the server ends it."""
+    from google.protobuf import descriptor_pool, message_factory
+
+    service, _, name = method.partition("/")
+    descriptor = descriptor_pool.Default().FindServiceByName(service).FindMethodByName(name)
+    request_type = message_factory.GetMessageClass(descriptor.input_type)
+    reply_type = message_factory.GetMessageClass(descriptor.output_type)
+    streaming = descriptor.server_streaming
+    multicallable = (ch.unary_stream if streaming else ch.unary_unary)(
+        f"/{service}/{name}", request_serializer=request_type.SerializeToString,
+        response_deserializer=reply_type.FromString)
+
+    def invoke(request, token=None, timeout=None):
+        metadata = [("authorization", f"Bearer {token}")] if token else None
+        return multicallable(request, metadata=metadata, timeout=timeout or (None if streaming else 30))
+
+    invoke.request_type = request_type
+    return invoke
+
+
+def call(ch, method, request, token=None, timeout=None):
+    """Calls `package.Service/Method` once with a request message (see `stub`)."""
+    return stub(ch, method)(request, token, timeout)
+
+
+def call_method(ch, method, request_json, token=None):
+    """Calls `package.Service/Method` with a request given as JSON."""
+    from google.protobuf import json_format
+
+    method_stub = stub(ch, method)
+    return method_stub(json_format.Parse(request_json, method_stub.request_type()), token)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--target", default="127.0.0.1:8443")
-    parser.add_argument("--ca", default=None)
+    parser.add_argument("--target", default=None, help="host:port (default 127.0.0.1:$SPOTTER_GRPC_PORT or 8443)")
+    parser.add_argument("--ca", default=None, help="the server's certificate (default: the development one)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("health")
     reg = sub.add_parser("register")
@@ -104,33 +158,42 @@ def main(argv=None):
     verify.add_argument("--token", required=True)
     prof = sub.add_parser("profile")
     prof.add_argument("--token", required=True)
-    call = sub.add_parser("call", help="call any method with a JSON request")
-    call.add_argument("--token", default=None)
-    call.add_argument("method", help="package.Service/Method, e.g. spotter.v1.WorkoutService/LogWorkout")
-    call.add_argument("request", nargs="?", default="{}", help="the request as JSON ('-' reads stdin)")
+    method = sub.add_parser("call", help="call any method with a JSON request")
+    method.add_argument("--token", default=None)
+    method.add_argument("method", help="package.Service/Method, e.g. spotter.v1.WorkoutService/LogWorkout")
+    method.add_argument("request", nargs="?", default="{}", help="the request as JSON ('-' reads stdin)")
     args = parser.parse_args(argv)
 
-    import grpc
-    from google.protobuf import json_format
+    try:
+        import grpc
+        from google.protobuf import json_format
+    except ImportError as error:
+        python = VENV / "bin" / "python"
+        if python.exists() and pathlib.Path(sys.prefix).resolve() != VENV.resolve():
+            os.execv(python, [str(python), __file__, *(sys.argv[1:] if argv is None else argv)])
+        print(f"{error}: install the client's packages first, for example\n"
+              f"  python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements.txt\n"
+              f"and run the client with .venv/bin/python (scripts/run.sh creates .venv for you).",
+              file=sys.stderr)
+        return 2
 
     s = load_stubs()
-    ch = channel(args.target, args.ca or default_ca())
+    ch = channel(args.target or default_target(), args.ca or default_ca())
     try:
         if args.command == "health":
-            reply = s.health_grpc.HealthStub(ch).Check(s.health.HealthCheckRequest(service=""), timeout=10)
+            reply = call(ch, "grpc.health.v1.Health/Check", s.health.HealthCheckRequest(service=""), timeout=10)
         elif args.command == "register":
             kind = s.common.TENANT_KIND_LIFTER if args.kind == "lifter" else s.common.TENANT_KIND_COACH
-            reply = s.auth_grpc.AuthServiceStub(ch).Register(
-                s.auth.RegisterRequest(email=args.email, username=args.username, password=args.password, kind=kind),
-                timeout=30,
-            )
+            request = s.auth.RegisterRequest(email=args.email, username=args.username, password=args.password, kind=kind)
+            reply = call(ch, "spotter.v1.AuthService/Register", request)
         elif args.command == "sign-in":
-            reply = s.auth_grpc.AuthServiceStub(ch).SignIn(
-                s.auth.SignInRequest(login=args.login, password=args.password, device_label=args.device), timeout=30
-            )
+            request = s.auth.SignInRequest(login=args.login, password=args.password, device_label=args.device)
+            reply = call(ch, "spotter.v1.AuthService/SignIn", request)
         elif args.command == "verify-email":
-            reply = s.auth_grpc.AuthServiceStub(ch).VerifyEmail(s.auth.VerifyEmailRequest(token=args.token), timeout=10)
-        elif args.command == "call":
+            reply = call(ch, "spotter.v1.AuthService/VerifyEmail", s.auth.VerifyEmailRequest(token=args.token))
+        elif args.command == "profile":
+            reply = call(ch, "spotter.v1.AccountService/GetProfile", s.account.GetProfileRequest(), args.token)
+        else:
             reply = call_method(ch, args.method, sys.stdin.read() if args.request == "-" else args.request, args.token)
             if not hasattr(reply, "ByteSize"):
                 # A server-streaming method: one JSON line per message until the stream ends (or Ctrl-C).
@@ -138,34 +201,11 @@ def main(argv=None):
                     print(json_format.MessageToJson(message, preserving_proto_field_name=True, indent=None),
                           flush=True)
                 return 0
-        else:
-            reply = s.account_grpc.AccountServiceStub(ch).GetProfile(
-                s.account.GetProfileRequest(), metadata=[("authorization", f"Bearer {args.token}")], timeout=10
-            )
         print(json_format.MessageToJson(reply, preserving_proto_field_name=True) if reply.ByteSize() else "{}")
         return 0
     except grpc.RpcError as error:
         print(f"{error.code().name}: {error.details()}", file=sys.stderr)
         return 1
-
-
-def call_method(ch, method, request_json, token):
-    """Calls `package.Service/Method` with a request given as JSON."""
-    from google.protobuf import descriptor_pool, json_format, message_factory
-
-    service, _, name = method.partition("/")
-    descriptor = descriptor_pool.Default().FindServiceByName(service).FindMethodByName(name)
-    request_type = message_factory.GetMessageClass(descriptor.input_type)
-    reply_type = message_factory.GetMessageClass(descriptor.output_type)
-    request = json_format.Parse(request_json, request_type())
-    metadata = [("authorization", f"Bearer {token}")] if token else None
-    if descriptor.server_streaming:
-        stub = ch.unary_stream(f"/{service}/{name}", request_serializer=request_type.SerializeToString,
-                               response_deserializer=reply_type.FromString)
-        return stub(request, metadata=metadata)
-    stub = ch.unary_unary(f"/{service}/{name}", request_serializer=request_type.SerializeToString,
-                          response_deserializer=reply_type.FromString)
-    return stub(request, metadata=metadata, timeout=30)
 
 
 if __name__ == "__main__":

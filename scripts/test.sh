@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing on a Debian machine, starts a throwaway PostgreSQL cluster, builds
-# Spotter and runs the whole test suite against it; stops and removes the cluster afterwards.
+# Spotter and runs the whole test suite against it; stops and removes the cluster afterwards. The
+# last lines it prints name each failed test with its first issue, then "tests: N passed, N failed".
 #
 #   scripts/test.sh                 # everything
 #   scripts/test.sh --filter RLS    # extra arguments go to `swift test`
@@ -10,7 +11,9 @@ cd "$root"
 . scripts/lib/setup.sh
 
 install_system_packages
-install_python_packages
+# The tests' Python helpers (grpcio client, SMTP server) run from their own virtual environment.
+python_venv "$root/.venv-tests" Tests/requirements.txt
+export VIRTUAL_ENV="$root/.venv-tests" PATH="$root/.venv-tests/bin:$PATH"
 
 port=55432
 make_cluster_dir spotter-test-pg
@@ -21,7 +24,16 @@ echo "==> starting PostgreSQL for the tests in $cluster"
 start_cluster $port "-c fsync=off -c max_connections=300"
 export SPOTTER_TEST_DATABASE_URL="host=$cluster port=$port user=postgres dbname=postgres"
 
+log=$(mktemp /tmp/spotter-test-output.XXXXXX)
+trap 'stop_cluster immediate; rm -f "$log"' EXIT
 echo "==> building"
-swift build --build-tests
+if ! swift build --build-tests 2>&1 | tee "$log"; then
+    echo
+    echo "==> the build failed:"
+    grep -E 'error:' "$log" | sort -u | head -n 15 | sed 's/^/  /'
+    exit 1
+fi
 echo "==> testing"
-swift test --skip-build "$@"
+status=0
+swift test --skip-build "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
+python3 scripts/lib/test_summary.py "$log" "$status"

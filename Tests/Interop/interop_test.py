@@ -26,9 +26,11 @@ def main():
 
     s = spotter_client.load_stubs()
     channel = spotter_client.channel(args.target, args.ca)
-    health = s.health_grpc.HealthStub(channel)
-    auth = s.auth_grpc.AuthServiceStub(channel)
-    account = s.account_grpc.AccountServiceStub(channel)
+    check_health = spotter_client.stub(channel, "grpc.health.v1.Health/Check")
+    watch_health = spotter_client.stub(channel, "grpc.health.v1.Health/Watch")
+    register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
+    sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
+    get_profile = spotter_client.stub(channel, "spotter.v1.AccountService/GetProfile")
     failures = []
 
     def check(name, condition):
@@ -36,16 +38,16 @@ def main():
         if not condition:
             failures.append(name)
 
-    reply = health.Check(s.health.HealthCheckRequest(service=""), timeout=10)
+    reply = check_health(s.health.HealthCheckRequest(service=""), timeout=10)
     check("health check of the server is SERVING", reply.status == s.health.HealthCheckResponse.SERVING)
-    reply = health.Check(s.health.HealthCheckRequest(service="spotter.v1.AccountService"), timeout=10)
+    reply = check_health(s.health.HealthCheckRequest(service="spotter.v1.AccountService"), timeout=10)
     check("health check of AccountService is SERVING", reply.status == s.health.HealthCheckResponse.SERVING)
-    watch = health.Watch(s.health.HealthCheckRequest(service=""), timeout=10)
+    watch = watch_health(s.health.HealthCheckRequest(service=""), timeout=10)
     check("health watch streams the current status", next(watch).status == s.health.HealthCheckResponse.SERVING)
     watch.cancel()
 
     name = "py" + uuid.uuid4().hex[:10]
-    registered = auth.Register(
+    registered = register(
         s.auth.RegisterRequest(
             email=f"{name}@example.com",
             username=name,
@@ -56,22 +58,20 @@ def main():
     )
     check("register returns a tenant id", len(registered.tenant_id) == 36)
 
-    tokens = auth.SignIn(s.auth.SignInRequest(login=name, password="interop password 1", device_label="grpcio"), timeout=30)
+    tokens = sign_in(s.auth.SignInRequest(login=name, password="interop password 1", device_label="grpcio"), timeout=30)
     check("sign-in returns both tokens", tokens.access_token.startswith("spa_") and tokens.refresh_token.startswith("spr_"))
 
-    profile = account.GetProfile(
-        s.account.GetProfileRequest(), metadata=[("authorization", f"Bearer {tokens.access_token}")], timeout=10
-    )
+    profile = get_profile(s.account.GetProfileRequest(), tokens.access_token, timeout=10)
     check("profile of the signed-in coach", profile.username == name and profile.kind == s.common.TENANT_KIND_COACH)
 
     try:
-        account.GetProfile(s.account.GetProfileRequest(), timeout=10)
+        get_profile(s.account.GetProfileRequest(), timeout=10)
         check("a call without a token is refused", False)
     except grpc.RpcError as error:
         check("a call without a token is UNAUTHENTICATED", error.code() == grpc.StatusCode.UNAUTHENTICATED)
 
     try:
-        auth.Register(s.auth.RegisterRequest(email="bad", username=name, password="x"), timeout=10)
+        register(s.auth.RegisterRequest(email="bad", username=name, password="x"), timeout=10)
         check("invalid registration is refused", False)
     except grpc.RpcError as error:
         details = error.details() or ""

@@ -2,14 +2,18 @@
 """A real SMTP server on loopback for the mailer tests: aiosmtpd with STARTTLS required and
 AUTH PLAIN/LOGIN required. Recipients starting with "bounce" get 550, "defer" get 451.
 Each accepted message is written as JSON to --messages; the port goes to --port-file once ready.
-Runs until killed.
+Runs until SIGTERM, SIGINT, or the end of the process that started it (a test that crashed or was
+killed cannot leave it behind).
 """
 
 import argparse
 import json
+import os
 import pathlib
 import socket
+import signal
 import ssl
+import sys
 import time
 import uuid
 
@@ -75,11 +79,15 @@ def main():
         auth_require_tls=True,
         server_hostname="localhost",
     )
+    # A child inherits the signals its parent ignores, and the Swift test process ignores SIGTERM
+    # (swift-service-lifecycle handles it through a dispatch source): handle it explicitly.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    parent = os.getppid()
     controller.start()
     pathlib.Path(args.port_file).write_text(str(port))
     try:
-        while True:
-            time.sleep(3600)
+        while os.getppid() == parent:
+            time.sleep(0.5)
     finally:
         controller.stop()
 

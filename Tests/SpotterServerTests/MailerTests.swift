@@ -45,14 +45,14 @@ struct MailerTests {
                 port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
             }
             guard let port else {
-                process.terminate()
+                process.end()
                 throw MailDeliveryError("aiosmtpd did not start (pip install aiosmtpd)", permanent: true)
             }
             self.port = port
         }
 
         func stop() {
-            process.terminate()
+            process.end()
         }
 
         func received() throws -> [[String: Any]] {

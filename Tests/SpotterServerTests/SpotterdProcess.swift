@@ -75,9 +75,16 @@ final class SpotterdProcess: Sendable {
         for await _ in exited {}
     }
 
-    /// Kills a process still running and removes its files.
+    /// Ends a process still running (SIGTERM, then SIGKILL after 10 s), and the embedded PostgreSQL
+    /// it leaves behind if it had to be killed, and removes their files.
     func cleanUp() {
-        if process.isRunning { process.terminate() }
+        process.end(grace: .seconds(10))
+        let postmasterFile = dataDirectory.appendingPathComponent("postgres/postmaster.pid").path
+        if let postmaster = (try? String(contentsOfFile: postmasterFile, encoding: .utf8))?
+            .split(separator: "\n").first.flatMap({ pid_t($0) })
+        {
+            kill(postmaster, SIGQUIT)  // PostgreSQL's immediate shutdown
+        }
         try? FileManager.default.removeItem(at: dataDirectory)
         try? FileManager.default.removeItem(at: log)
     }

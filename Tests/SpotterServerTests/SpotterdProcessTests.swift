@@ -50,6 +50,29 @@ struct SpotterdProcessTests {
     }
 }
 
+/// The README's "A first call from outside" against spotterd started as `scripts/run.sh` starts it.
+@Suite("README")
+struct ReadmeTests {
+    @Test("the README's first calls answer as it shows, from a new virtual environment holding only what it installs")
+    func firstCalls() async throws {
+        let spotterd = try SpotterdProcess(environment: [:])
+        defer { spotterd.cleanUp() }
+        try #require(try await spotterd.waitUntilServing(), "spotterd did not become healthy:\n\(spotterd.logText)")
+        let venv = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotter-readme-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: venv) }
+        let script = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Interop/readme_first_calls.py").path
+        let result = try await Subprocess.run(
+            "/usr/bin/env",
+            [
+                "python3", script, "--port", "\(spotterd.port)", "--data-dir", spotterd.dataDirectory.path,
+                "--venv", venv.path,
+            ],
+            timeout: .seconds(300)
+        )
+        #expect(result.status == 0, "readme_first_calls.py failed:\n\(result.output)")
+    }
+}
+
 @Suite("Sync across spotterd replicas")
 struct SyncReplicaTests {
     @Test("with two spotterd processes on one database, a push through one reaches a Watch stream on the other")

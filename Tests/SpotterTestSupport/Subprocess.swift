@@ -35,7 +35,7 @@ public enum Subprocess {
         try stdin.fileHandleForWriting.close()
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            process.terminate()
+            process.end()
         }
         for await _ in finished.stream {}
         watchdog.cancel()
@@ -63,5 +63,19 @@ extension Subprocess.Result {
     /// The output parsed as JSON.
     public func json() throws -> Any {
         try JSONSerialization.jsonObject(with: Data(output.utf8))
+    }
+}
+
+extension Process {
+    /// Ends a child process for good and waits for it: SIGTERM, then SIGKILL if it is still running
+    /// after `grace`. SIGTERM alone is not enough: a child inherits the signals its parent ignores,
+    /// and swift-service-lifecycle makes the test process ignore SIGTERM to handle it itself.
+    public func end(grace: Duration = .seconds(3)) {
+        guard isRunning else { return }
+        kill(processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if isRunning { kill(processIdentifier, SIGKILL) }
+        while isRunning { usleep(5_000) }
     }
 }

@@ -14,7 +14,8 @@ install_system_packages() {
     [ -n "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null)" ] || missing+=(postgresql)
     command -v pkg-config >/dev/null || missing+=(pkg-config)
     command -v python3 >/dev/null || missing+=(python3)
-    python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+    # Debian's python3 creates virtual environments only with python3-venv (ensurepip).
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
     if [ ${#missing[@]} -gt 0 ]; then
         local sudo; sudo=$(need_root_for_apt)
         echo "==> installing ${missing[*]}"
@@ -27,12 +28,20 @@ install_system_packages() {
     fi
 }
 
-install_python_packages() {
-    if ! python3 -c 'import grpc, grpc_tools, aiosmtpd' 2>/dev/null; then
-        echo "==> installing grpcio, grpcio-tools and aiosmtpd"
-        python3 -m pip install -q grpcio grpcio-tools aiosmtpd 2>/dev/null \
-            || python3 -m pip install -q --break-system-packages grpcio grpcio-tools aiosmtpd
-    fi
+# A virtual environment at $1 holding the packages of requirements file $2 (and the files it
+# includes with -r) and nothing of the system's Python; reinstalled whenever those files change.
+python_venv() {
+    local venv=$1 requirements=$2 dir files stamp
+    dir=$(dirname "$requirements")
+    files=("$requirements")
+    while read -r included; do files+=("$dir/$included"); done < <(sed -n 's/^-r[[:space:]]*//p' "$requirements")
+    stamp=$(cat "${files[@]}" | sha256sum | cut -d' ' -f1)
+    [ "$(cat "$venv/.requirements" 2>/dev/null)" = "$stamp" ] && return 0
+    echo "==> installing $(grep -h -v -E '^(#|-r|$)' "${files[@]}" | tr '\n' ' ')into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+    echo "$stamp" > "$venv/.requirements"
 }
 
 postgres_bin_dir() {
