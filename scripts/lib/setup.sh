@@ -14,8 +14,6 @@ install_system_packages() {
     [ -n "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null)" ] || missing+=(postgresql)
     command -v pkg-config >/dev/null || missing+=(pkg-config)
     command -v python3 >/dev/null || missing+=(python3)
-    # Debian's python3 creates virtual environments only with python3-venv (ensurepip).
-    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
     if [ ${#missing[@]} -gt 0 ]; then
         local sudo; sudo=$(need_root_for_apt)
         echo "==> installing ${missing[*]}"
@@ -39,7 +37,15 @@ python_venv() {
     [ "$(cat "$venv/.requirements" 2>/dev/null)" = "$stamp" ] && return 0
     echo "==> installing $(grep -h -v -E '^(#|-r|$)' "${files[@]}" | tr '\n' ' ')into $venv"
     rm -rf "$venv"
-    python3 -m venv "$venv"
+    if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+        # Debian's own python3 creates virtual environments only with python3-venv (ensurepip).
+        local sudo; sudo=$(need_root_for_apt)
+        echo "==> installing python3-venv"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+    fi
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
     echo "$stamp" > "$venv/.requirements"
 }
