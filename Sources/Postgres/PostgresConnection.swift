@@ -183,6 +183,12 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     func queryIgnoringCancellation(_ sql: String, _ parameters: [any PostgresEncodable]) async throws -> PostgresRows {
         let texts = parameters.map(\.postgresText)
+        // Text parameters travel as C strings: one with a NUL would arrive cut short, so refuse it.
+        if let index = texts.firstIndex(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(
+                kind: .parameter, message: "parameter $\(index + 1) holds a NUL character, which text cannot",
+                sqlState: "22021")
+        }
         return try await onQueue { handle in
             let result: OpaquePointer?
             if let name = try self.preparedName(for: sql, parameterCount: texts.count, handle: handle) {

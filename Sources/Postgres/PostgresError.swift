@@ -18,6 +18,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case poolClosed
         /// A value could not be decoded into the requested Swift type.
         case decoding
+        /// A parameter cannot be sent (text holding a NUL character); nothing was sent.
+        case parameter
     }
 
     public var kind: Kind

@@ -5,7 +5,9 @@ import Foundation
 enum PostgresTimestamp {
     /// Formats as `YYYY-MM-DD HH:MM:SS.ffffff+00`.
     static func format(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        // Never traps: a date beyond Int64's microseconds (refused where requests come in) is clamped.
+        let exact = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let micros = Int64(exactly: exact) ?? (exact < 0 ? .min : .max)
         var days = micros / 86_400_000_000
         var dayMicros = micros % 86_400_000_000
         if dayMicros < 0 {

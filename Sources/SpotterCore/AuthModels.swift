@@ -171,6 +171,24 @@ public struct IssuedTokens: Sendable, Equatable {
     }
 }
 
+/// Failed sign-ins counted for one account, and until when it must wait.
+public struct AccountFailures: Sendable, Equatable {
+    public var failures: Int
+    public var lockedUntil: Date?
+
+    public init(failures: Int, lockedUntil: Date?) {
+        self.failures = failures
+        self.lockedUntil = lockedUntil
+    }
+}
+
+/// What a throttle answers to one more attempt: go ahead, counted in the new state (which the store
+/// writes), or wait until a time (nothing is written).
+public enum ThrottleDecision<State: Sendable & Equatable>: Sendable, Equatable {
+    case proceed(State)
+    case refuse(until: Date)
+}
+
 /// Failed sign-ins counted for one client address.
 public struct AddressFailures: Sendable, Equatable {
     public var failures: Int

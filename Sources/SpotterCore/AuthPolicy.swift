@@ -31,6 +31,34 @@ public struct AuthPolicy: Sendable {
         return now.addingTimeInterval(seconds)
     }
 
+    /// Whether one more sign-in attempt on an account may go ahead at `now`. It is counted as a
+    /// failure before the password is checked (a right password clears the count), so parallel
+    /// guesses are counted one after another and stop at the lock, not after every check ran.
+    public func accountAttempt(after state: AccountFailures, now: Date) -> ThrottleDecision<AccountFailures> {
+        if let locked = state.lockedUntil, locked > now { return .refuse(until: locked) }
+        let failures = state.failures + 1
+        return .proceed(
+            AccountFailures(failures: failures, lockedUntil: accountLock(afterFailures: failures, now: now)))
+    }
+
+    /// Whether one more attempt from a client address may go ahead at `now`, counted as a failure
+    /// until it succeeds (see `addressFailures(afterSuccess:)`).
+    public func addressAttempt(after previous: AddressFailures?, now: Date) -> ThrottleDecision<AddressFailures> {
+        if let blocked = previous?.blockedUntil, blocked > now { return .refuse(until: blocked) }
+        return .proceed(addressFailures(after: previous, now: now))
+    }
+
+    /// The state of an address once a sign-in from it succeeded: the failure counted before the
+    /// password check is taken back, with the block it may have started.
+    public func addressFailures(afterSuccess state: AddressFailures?) -> ThrottleDecision<AddressFailures> {
+        guard var state else {
+            return .proceed(AddressFailures(failures: 0, windowStart: .distantPast, blockedUntil: nil))
+        }
+        state.failures = max(0, state.failures - 1)
+        if state.failures < addressMaxFailures { state.blockedUntil = nil }
+        return .proceed(state)
+    }
+
     /// The failure state of a client address after one more failure at `now`.
     public func addressFailures(after previous: AddressFailures?, now: Date) -> AddressFailures {
         var state = previous ?? AddressFailures(failures: 0, windowStart: now, blockedUntil: nil)

@@ -12,6 +12,8 @@ public struct AuthService: Sendable {
         public var displayName: String?
         public var timeZone: String?
         public var unit: WeightUnit?
+        /// The client's address: failed registrations count against it like failed sign-ins.
+        public var address: String
 
         public init(
             email: String,
@@ -20,8 +22,10 @@ public struct AuthService: Sendable {
             kind: TenantKind?,
             displayName: String? = nil,
             timeZone: String? = nil,
-            unit: WeightUnit? = nil
+            unit: WeightUnit? = nil,
+            address: String = ""
         ) {
+            self.address = address
             self.email = email
             self.username = username
             self.password = password
@@ -68,6 +72,12 @@ public struct AuthService: Sendable {
             validator.add("time_zone", problem)
         }
         try validator.validate()
+        // Cheap refusals first, so a flood of failing registrations never queues password hashes:
+        // counted like a failed sign-in until the account exists.
+        try await countAttempt(from: registration.address, now: now())
+        if let taken = try await store.takenFields(email: email, username: username).first {
+            throw SpotterError.alreadyExists(field: taken, reason: "is already taken")
+        }
 
         let principal = Principal(tenantID: .random(), accountID: .random())
         let created = now()
@@ -93,6 +103,7 @@ public struct AuthService: Sendable {
             ),
             email: Mail.verification(to: email, username: username, token: token, publicURL: policy.publicURL)
         )
+        try await refundAttempt(from: registration.address)
         logger.info("registered", metadata: ["tenant": "\(principal.tenantID)", "kind": "\(account.kind.rawValue)"])
         return principal
     }
@@ -119,31 +130,25 @@ public struct AuthService: Sendable {
         validator.check(deviceLabel.count <= 100, "device_label", "must be at most 100 characters")
         try validator.validate()
 
+        // Every attempt is counted as a failure before any password is hashed, atomically, and taken
+        // back once it succeeds: parallel guesses stop at the limit instead of all being checked.
         let started = now()
-        let addressState = try await store.addressFailures(address)
-        if let blocked = addressState?.blockedUntil, blocked > started {
-            throw throttled(until: blocked, now: started)
-        }
+        try await countAttempt(from: address, now: started)
         guard let candidate = try await store.signInCandidate(login: CredentialRules.normalize(login)) else {
             try await hasher.verifyDummy(password)
-            try await recordAddressFailure(address, previous: addressState)
             throw SpotterError.unauthenticated("invalid login or password")
         }
-        if let locked = candidate.lockedUntil, locked > started {
+        if case .refuse(let locked) = try await store.countSignInAttempt(
+            candidate.principal, { [policy] in policy.accountAttempt(after: $0, now: started) })
+        {
             throw throttled(until: locked, now: started)
         }
         guard try await hasher.verify(password, against: candidate.passwordHash) else {
-            let failures = candidate.failedAttempts + 1
-            try await store.recordFailedSignIn(
-                candidate.principal,
-                failedAttempts: failures,
-                lockedUntil: policy.accountLock(afterFailures: failures, now: now())
-            )
-            try await recordAddressFailure(address, previous: addressState)
             logger.notice("sign-in failed", metadata: ["tenant": "\(candidate.principal.tenantID)"])
             throw SpotterError.unauthenticated("invalid login or password")
         }
         guard candidate.status == .active else { throw SpotterError.unauthenticated("this account is disabled") }
+        try await refundAttempt(from: address)
 
         let sessionID = SessionID.random()
         let principal = Principal(
@@ -273,8 +278,18 @@ public struct AuthService: Sendable {
         )
     }
 
-    private func recordAddressFailure(_ address: String, previous: AddressFailures?) async throws {
-        try await store.recordAddressFailures(address, policy.addressFailures(after: previous, now: now()))
+    /// Counts one attempt from `address` before any work; `tooManyRequests` while it is blocked.
+    private func countAttempt(from address: String, now: Date) async throws {
+        if case .refuse(let blocked) = try await store.countAddressAttempt(
+            address, { [policy] in policy.addressAttempt(after: $0, now: now) })
+        {
+            throw throttled(until: blocked, now: now)
+        }
+    }
+
+    /// Takes back the attempt counted for `address` once it succeeded.
+    private func refundAttempt(from address: String) async throws {
+        _ = try await store.countAddressAttempt(address) { [policy] in policy.addressFailures(afterSuccess: $0) }
     }
 
     private func throttled(until: Date, now: Date) -> SpotterError {

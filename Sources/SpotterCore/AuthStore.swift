@@ -10,8 +10,12 @@ public protocol AuthStore: Sendable {
     /// The account whose username or e-mail (case-insensitive) is `login`.
     func signInCandidate(login: String) async throws -> SignInCandidate?
 
-    /// Records a failed password for the account and when it may try again.
-    func recordFailedSignIn(_ principal: Principal, failedAttempts: Int, lockedUntil: Date?) async throws
+    /// Counts a sign-in attempt on the account before its password is checked, under a row lock so
+    /// parallel attempts are counted one after another: `decide` gets the current state, and the
+    /// state of a `.proceed` is written. Returns the decision.
+    func countSignInAttempt(
+        _ principal: Principal, _ decide: @Sendable (AccountFailures) -> ThrottleDecision<AccountFailures>
+    ) async throws -> ThrottleDecision<AccountFailures>
 
     /// Opens a session and clears the account's failure counter.
     func openSession(_ principal: Principal, _ session: NewSession) async throws
@@ -53,11 +57,13 @@ public protocol AuthStore: Sendable {
     /// Replaces the password hash, clears sign-in throttling and revokes every session, atomically.
     func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws
 
-    /// Sign-in failures from one client address.
-    func addressFailures(_ address: String) async throws -> AddressFailures?
+    /// The same as `countSignInAttempt` for a client address (`nil`: nothing counted for it yet).
+    func countAddressAttempt(
+        _ address: String, _ decide: @Sendable (AddressFailures?) -> ThrottleDecision<AddressFailures>
+    ) async throws -> ThrottleDecision<AddressFailures>
 
-    /// Stores the new failure state of a client address.
-    func recordAddressFailures(_ address: String, _ failures: AddressFailures) async throws
+    /// Which of `email` and `username` (both valid) an account already uses: `email`, `username`.
+    func takenFields(email: String, username: String) async throws -> [String]
 }
 
 /// Persistence of the signed-in tenant's profile.

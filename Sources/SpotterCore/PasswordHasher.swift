@@ -7,7 +7,7 @@ import _CryptoExtras
 /// `$scrypt$ln=17,r=8,p=1$<salt>$<hash>` (base64 without padding).
 ///
 /// scrypt at OWASP's cost takes a few hundred milliseconds and 128 MiB, so it runs off the
-/// cooperative thread pool and at most `maxConcurrent` at a time.
+/// cooperative thread pool, at most `maxConcurrent` at a time and `maxWaiting` in line.
 public struct PasswordHasher: Sendable {
     /// scrypt's cost parameters.
     public struct Cost: Sendable, Equatable {
@@ -33,9 +33,16 @@ public struct PasswordHasher: Sendable {
     private static let keyLength = 32
     private static let saltLength = 16
 
-    public init(cost: Cost = .owasp, maxConcurrent: Int = 2) {
+    /// At most `maxConcurrent` derivations run at once and `maxWaiting` wait; a caller beyond that is
+    /// refused at once with `tooManyRequests`, so a flood cannot stall every sign-in for minutes.
+    public init(cost: Cost = .owasp, maxConcurrent: Int = 2, maxWaiting: Int = 16) {
+        self.init(cost: cost, limiter: ConcurrencyLimiter(limit: maxConcurrent, maxWaiting: maxWaiting))
+    }
+
+    /// A hasher whose derivations take turns in `limiter` (shared with other work, or watched by a test).
+    public init(cost: Cost, limiter: ConcurrencyLimiter) {
         self.cost = cost
-        self.limiter = ConcurrencyLimiter(limit: maxConcurrent)
+        self.limiter = limiter
     }
 
     /// A PHC string for `password` with a fresh random salt.
@@ -89,33 +96,72 @@ public struct PasswordHasher: Sendable {
     }
 }
 
-/// Runs blocking work on Dispatch's threads (never the cooperative pool), a limited number at once.
+/// Runs blocking work on Dispatch's threads (never the cooperative pool), `limit` at a time, with a
+/// bounded line: when `maxWaiting` callers already wait, the next is refused at once
+/// (`tooManyRequests`) rather than queued behind minutes of work. A waiter whose task is cancelled
+/// (its client gave up) leaves the line, and work whose caller is gone by its turn never starts.
 public actor ConcurrencyLimiter {
     private let limit: Int
+    private let maxWaiting: Int
     private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextWaiterID: UInt64 = 0
 
-    public init(limit: Int) {
+    public init(limit: Int, maxWaiting: Int = .max) {
         self.limit = max(1, limit)
+        self.maxWaiting = max(0, maxWaiting)
     }
 
+    /// Callers waiting for a turn now.
+    public var waitingCount: Int { waiting.count }
+
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        if running >= limit {
-            await withCheckedContinuation { waiting.append($0) }
-        } else {
-            running += 1
-        }
-        defer {
-            if waiting.isEmpty {
-                running -= 1
-            } else {
-                waiting.removeFirst().resume()
-            }
-        }
+        try await acquire()
+        defer { release() }
+        try Task.checkCancellation()
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(with: Result { try body() })
             }
+        }
+    }
+
+    private func acquire() async throws {
+        if running < limit {
+            running += 1
+            return
+        }
+        guard waiting.count < maxWaiting else {
+            throw SpotterError.tooManyRequests(
+                "the server is busy checking passwords; try again in a second", retryAfterSeconds: 1)
+        }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiting.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.leave(id) }
+        }
+    }
+
+    /// Takes a cancelled waiter out of the line; one already given its turn releases it in `run`.
+    private func leave(_ id: UInt64) {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+        waiting.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// Hands the slot to the next waiter, or frees it.
+    private func release() {
+        if waiting.isEmpty {
+            running -= 1
+        } else {
+            waiting.removeFirst().continuation.resume()
         }
     }
 }

@@ -28,7 +28,8 @@ public struct PostgresAuthStore: AuthStore {
             let rows = try await connection.query(
                 """
                 SELECT tenant_id, account_id, password_hash, status, failed_sign_ins, locked_until
-                FROM accounts WHERE email = $1 OR lower(username) = $1
+                FROM accounts
+                WHERE CASE WHEN strpos($1, '@') > 0 THEN email = $1 ELSE lower(username) = $1 END
                 """,
                 [login]
             )
@@ -45,15 +46,28 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func recordFailedSignIn(_ principal: Principal, failedAttempts: Int, lockedUntil: Date?) async throws {
+    public func countSignInAttempt(
+        _ principal: Principal, _ decide: @Sendable (AccountFailures) -> ThrottleDecision<AccountFailures>
+    ) async throws -> ThrottleDecision<AccountFailures> {
         try await database.withTenant(principal.tenantID) { connection in
-            try await connection.query(
-                """
-                UPDATE accounts SET failed_sign_ins = $2, last_failed_sign_in = now(), locked_until = $3
-                WHERE account_id = $1
-                """,
-                [principal.accountID.rawValue, failedAttempts, lockedUntil]
-            )
+            let row = try await connection.query(
+                "SELECT failed_sign_ins, locked_until FROM accounts WHERE account_id = $1 FOR UPDATE",
+                [principal.accountID.rawValue]
+            ).single
+            guard let row else { throw SpotterError.unauthenticated("invalid login or password") }
+            let decision = decide(
+                AccountFailures(
+                    failures: try row.decode("failed_sign_ins"), lockedUntil: try row.decode("locked_until")))
+            if case .proceed(let state) = decision {
+                try await connection.query(
+                    """
+                    UPDATE accounts SET failed_sign_ins = $2, last_failed_sign_in = now(), locked_until = $3
+                    WHERE account_id = $1
+                    """,
+                    [principal.accountID.rawValue, state.failures, state.lockedUntil]
+                )
+            }
+            return decision
         }
     }
 
@@ -261,33 +275,59 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func addressFailures(_ address: String) async throws -> AddressFailures? {
+    public func countAddressAttempt(
+        _ address: String, _ decide: @Sendable (AddressFailures?) -> ThrottleDecision<AddressFailures>
+    ) async throws -> ThrottleDecision<AddressFailures> {
         try await database.withoutTenant { connection in
-            let rows = try await connection.query(
-                "SELECT failures, window_start, blocked_until FROM sign_in_address_failures WHERE address = $1",
+            // An empty row first, so even an address's first parallel attempts queue on its lock.
+            try await connection.query(
+                """
+                INSERT INTO sign_in_address_failures (address, failures, window_start) VALUES ($1, 0, '-infinity')
+                ON CONFLICT (address) DO NOTHING
+                """,
                 [address]
             )
-            guard let row = rows.single else { return nil }
-            return AddressFailures(
-                failures: try row.decode("failures"),
-                windowStart: try row.decode("window_start"),
-                blockedUntil: try row.decode("blocked_until")
-            )
+            let row = try await connection.query(
+                "SELECT failures, window_start, blocked_until FROM sign_in_address_failures WHERE address = $1 FOR UPDATE",
+                [address]
+            ).single
+            // The empty row (never a failure, never blocked) stands for no state at all.
+            var previous: AddressFailures?
+            if let row {
+                let failures: Int = try row.decode("failures")
+                let blocked: Date? = try row.decode("blocked_until")
+                if failures > 0 || blocked != nil {
+                    previous = AddressFailures(
+                        failures: failures, windowStart: try row.decode("window_start"), blockedUntil: blocked)
+                }
+            }
+            let decision = decide(previous)
+            if case .proceed(let state) = decision {
+                try await connection.query(
+                    """
+                    UPDATE sign_in_address_failures SET failures = $2, window_start = $3, blocked_until = $4
+                    WHERE address = $1
+                    """,
+                    [address, state.failures, state.windowStart, state.blockedUntil]
+                )
+            }
+            return decision
         }
     }
 
-    public func recordAddressFailures(_ address: String, _ failures: AddressFailures) async throws {
-        try await database.withoutTenant { connection in
-            try await connection.query(
+    public func takenFields(email: String, username: String) async throws -> [String] {
+        try await database.withoutTenantAutocommit { connection in
+            let row = try await connection.query(
                 """
-                INSERT INTO sign_in_address_failures (address, failures, window_start, blocked_until)
-                VALUES ($1, $2, $3, $4)
-                ON CONFLICT (address) DO UPDATE
-                SET failures = excluded.failures, window_start = excluded.window_start,
-                    blocked_until = excluded.blocked_until
+                SELECT spotter_tenant_for_login($1) IS NOT NULL AS email,
+                       spotter_tenant_for_login($2) IS NOT NULL AS username
                 """,
-                [address, failures.failures, failures.windowStart, failures.blockedUntil]
-            )
+                [email, username]
+            ).single
+            return try [
+                ("email", row?.decode("email", as: Bool.self)), ("username", row?.decode("username", as: Bool.self)),
+            ]
+            .compactMap { field, taken in taken == true ? field : nil }
         }
     }
 

@@ -92,7 +92,7 @@ func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         case .server where error.sqlState == PostgresError.Code.uniqueViolation:
             let field = uniqueField(constraint: error.constraint)
             throw SpotterError.alreadyExists(field: field, reason: "is already taken")
-        case .server, .decoding:
+        case .server, .decoding, .parameter:
             throw error
         }
     }

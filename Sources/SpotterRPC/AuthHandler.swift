@@ -22,7 +22,8 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
                 kind: TenantKind(request.kind),
                 displayName: request.displayName.isEmpty ? nil : request.displayName,
                 timeZone: request.timeZone.isEmpty ? nil : request.timeZone,
-                unit: WeightUnit(request.unit)
+                unit: WeightUnit(request.unit),
+                address: RequestContext.current?.clientAddress ?? ""
             )
         )
         return .with {

@@ -5,7 +5,7 @@ import SpotterProto
 extension Spotter_V1_Timestamp {
     init(_ date: Date) {
         self.init()
-        unixMicros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        unixMicros = UnixMicros.of(date)
     }
 }
 

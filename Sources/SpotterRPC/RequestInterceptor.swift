@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import Logging
 import SpotterCore
+import SwiftProtobuf
 
 /// Runs around every call: gives it a request id and a logger, authenticates the bearer token of
 /// every method that is not public, maps errors for the client, and logs the outcome.
@@ -54,7 +55,7 @@ public struct RequestInterceptor: ServerInterceptor {
                 requestContext.logger[metadataKey: "tenant"] = "\(principal.tenantID)"
             }
             let response = try await RequestContext.$current.withValue(requestContext) {
-                try await next(request, context)
+                try await next(Self.refusingZeroBytes(request), context)
             }
             requestContext.logger.debug("ok", metadata: ["ms": "\(Self.milliseconds(since: started))"])
             return response
@@ -66,6 +67,19 @@ public struct RequestInterceptor: ServerInterceptor {
             )
             throw mapped
         }
+    }
+
+    /// `request` whose messages fail with `invalidArgument` when a string field holds a NUL.
+    static func refusingZeroBytes<Input: Sendable>(_ request: StreamingServerRequest<Input>)
+        -> StreamingServerRequest<Input>
+    {
+        var request = request
+        request.messages = RPCAsyncSequence(
+            wrapping: request.messages.map { message in
+                if let message = message as? any SwiftProtobuf.Message { try ZeroByteCheck.check(message) }
+                return message
+            })
+        return request
     }
 
     /// The token of `authorization: Bearer <token>`, or "" when there is none.

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     public var auth: AuthPolicy
     public var passwordCost: PasswordHasher.Cost
+    /// Password checks that may wait for one of the two scrypt slots; more are refused at once.
+    public var passwordQueue: Int = 16
     /// Run pending migrations when `spotterd` starts.
     public var migrateOnStart: Bool
     /// How to deliver e-mail; `nil` writes e-mails to the log instead (development).
@@ -84,6 +86,7 @@ public struct ServerConfiguration: Sendable {
             mailerInterval: .milliseconds(
                 try reader.integer("SPOTTER_MAILER_INTERVAL_MS", default: 2000, range: 10...600_000))
         )
+        configuration.passwordQueue = try reader.integer("SPOTTER_SCRYPT_QUEUE", default: 16, range: 0...10_000)
         configuration.syncRetentionDays = try reader.integer(
             "SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
         configuration.watchStreamsPerTenant = try reader.integer(

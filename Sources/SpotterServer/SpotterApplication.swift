@@ -44,7 +44,8 @@ public struct SpotterApplication: Sendable {
                 ?? LogMailTransport(logger: logger),
             logger: logger
         )
-        let hasher = PasswordHasher(cost: settings.passwordCost, maxConcurrent: 2)
+        let hasher = PasswordHasher(
+            cost: settings.passwordCost, maxConcurrent: 2, maxWaiting: settings.passwordQueue)
         let auth = AuthService(
             store: PostgresAuthStore(database: spotterDatabase),
             hasher: hasher,

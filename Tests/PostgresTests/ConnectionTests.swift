@@ -76,6 +76,21 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a parameter holding a NUL character is refused before anything is sent, never cut short")
+    func zeroByteParameter() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let error = await #expect(throws: PostgresError.self) {
+                try await connection.query("SELECT $1::text AS a, $2::text AS b", ["fine", "bob\0@evil.co"])
+            }
+            #expect(error?.kind == .parameter)
+            #expect(error?.message.contains("$2") == true)
+            // The connection is still usable.
+            #expect(try await connection.query("SELECT 1 AS one").single?.decode("one", as: Int.self) == 1)
+            await connection.close()
+        }
+    }
+
     @Test("a statement is prepared once per connection and reused")
     func preparedStatementsAreCached() async throws {
         try await TestDatabase.with { database in

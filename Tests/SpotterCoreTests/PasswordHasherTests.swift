@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SpotterCore
+import SpotterTestSupport
 import Testing
 import _CryptoExtras
 
@@ -84,5 +85,39 @@ struct TokenTests {
         #expect(hash.count == 32)
         #expect(hash == Array(SHA256.hash(data: Array(token.utf8))))
         #expect(hash != Array(token.utf8))
+    }
+
+    /// Waits (bounded) until `limiter` has `count` callers in line.
+    private func waitForLine(_ limiter: ConcurrencyLimiter, _ count: Int) async throws {
+        for _ in 0..<500 where await limiter.waitingCount != count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await limiter.waitingCount == count)
+    }
+
+    @Test("a full line is refused at once; a cancelled waiter leaves the line and its work never runs")
+    func boundedLine() async throws {
+        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let ranCancelled = Flag()
+        let first = Task { try await limiter.run { gate.wait() } }
+        let second = Task { try await limiter.run { ranCancelled.set() } }
+        try await waitForLine(limiter, 1)
+
+        await #expect(
+            throws: SpotterError.tooManyRequests(
+                "the server is busy checking passwords; try again in a second", retryAfterSeconds: 1)
+        ) {
+            try await limiter.run {}
+        }
+        second.cancel()
+        try await waitForLine(limiter, 0)
+        await #expect(throws: CancellationError.self) { try await second.value }
+
+        gate.signal()
+        try await first.value
+        // The slot is free again and the cancelled work never ran.
+        #expect(try await limiter.run { 42 } == 42)
+        #expect(!ranCancelled.isSet)
     }
 }

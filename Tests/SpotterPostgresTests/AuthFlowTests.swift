@@ -119,6 +119,135 @@ struct AuthFlowTests {
         }
     }
 
+    @Test("40 wrong passwords at once are counted one after another: five are checked, the rest refused unhashed")
+    func parallelGuessing() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        do {
+                            _ = try await auth.signIn(
+                                login: "ada", password: "guess \(index)", deviceLabel: "", address: "192.0.2.\(index)")
+                            return "signed in"
+                        } catch SpotterError.unauthenticated {
+                            return "checked"
+                        } catch SpotterError.tooManyRequests {
+                            return "throttled"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                var outcomes: [String: Int] = [:]
+                for await outcome in group { outcomes[outcome, default: 0] += 1 }
+                return outcomes
+            }
+            #expect(outcomes == ["checked": 5, "throttled": 35])
+            #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 5)
+        }
+    }
+
+    @Test("a taken e-mail or username is refused before any password is hashed, and counts against the address")
+    func duplicatesBeforeHashing() async throws {
+        try await TestDatabase.with { database in
+            _ = try await register(database.authService(), "ada")
+            // One scrypt slot, held by other work, and no line: anything that hashes now is refused
+            // at once with tooManyRequests.
+            let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 0)
+            let holding = Flag()
+            let gate = DispatchSemaphore(value: 0)
+            let slot = Task {
+                try await limiter.run {
+                    holding.set(); gate.wait()
+                }
+            }
+            for _ in 0..<500 where !holding.isSet { try await Task.sleep(for: .milliseconds(10)) }
+            try #require(holding.isSet)
+            var policy = AuthPolicy()
+            policy.addressMaxFailures = 3
+            let auth = database.authService(
+                policy: policy, hasher: PasswordHasher(cost: .testing, limiter: limiter))
+            defer {
+                gate.signal()
+                slot.cancel()
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
+                try await auth.register(
+                    .init(
+                        email: "ada@example.com", username: "ada2", password: "long enough pw", kind: .lifter,
+                        address: "203.0.113.9"))
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "username", reason: "is already taken")) {
+                try await auth.register(
+                    .init(
+                        email: "ada2@example.com", username: "ADA", password: "long enough pw", kind: .lifter,
+                        address: "203.0.113.9"))
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
+                try await auth.register(
+                    .init(
+                        email: "ada@example.com", username: "ada3", password: "long enough pw", kind: .lifter,
+                        address: "203.0.113.9"))
+            }
+            // Three failures: the address now waits, before any lookup.
+            let blocked = await #expect(throws: SpotterError.self) {
+                try await auth.register(
+                    .init(
+                        email: "new@example.com", username: "newbie", password: "long enough pw", kind: .lifter,
+                        address: "203.0.113.9"))
+            }
+            if case .tooManyRequests(let message, _) = blocked {
+                #expect(message.hasPrefix("too many failed sign-ins"))
+            } else {
+                Issue.record("address not blocked: \(String(describing: blocked))")
+            }
+            // A new address gets as far as hashing, which the held slot refuses: proof of the above.
+            await #expect(
+                throws: SpotterError.tooManyRequests(
+                    "the server is busy checking passwords; try again in a second", retryAfterSeconds: 1)
+            ) {
+                try await auth.register(
+                    .init(
+                        email: "new@example.com", username: "newbie", password: "long enough pw", kind: .lifter,
+                        address: "203.0.113.10"))
+            }
+        }
+    }
+
+    @Test("a login with '@' is only ever an e-mail and one without only a username; the schema keeps them apart")
+    func loginRouting() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "bob")
+            #expect(
+                try await database.count(
+                    "SELECT count(*) FROM accounts WHERE tenant_id = spotter_tenant_for_login('bob')") == 1)
+            #expect(
+                try await database.count(
+                    "SELECT count(*) FROM accounts WHERE tenant_id = spotter_tenant_for_login('BOB@example.com')") == 1)
+            #expect(
+                try await database.count(
+                    "SELECT count(*) FROM accounts WHERE tenant_id = spotter_tenant_for_login('bob@')") == 0)
+            try await database.asOwner { owner in
+                try await owner.query(
+                    "INSERT INTO tenants (tenant_id, kind, display_name) VALUES ('00000000-0000-4000-8000-0000000000ee', 'lifter', 'Eve')"
+                )
+                for (email, username) in [("bob", "eve"), ("eve@example.com", "eve@x")] {
+                    let error = await #expect(throws: PostgresError.self) {
+                        try await owner.query(
+                            """
+                            INSERT INTO accounts (tenant_id, account_id, email, username, password_hash)
+                            VALUES ('00000000-0000-4000-8000-0000000000ee', gen_random_uuid(), $1, $2, 'x')
+                            """, [email, username])
+                    }
+                    #expect(error?.sqlState == "23514", "\(String(describing: error))")
+                }
+            }
+        }
+    }
+
     @Test("too many failures from one address block that address, not others")
     func addressThrottling() async throws {
         try await TestDatabase.with { database in

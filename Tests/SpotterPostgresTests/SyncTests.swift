@@ -313,7 +313,8 @@ struct SyncTests {
             }
             await #expect(
                 throws: SpotterError.invalidArgument([
-                    FieldViolation(field: "mutations[0].mutation_id", reason: "must be at least 1")
+                    FieldViolation(
+                        field: "mutations[0].mutation_id", reason: "must be between 1 and 9007199254740991")
                 ])
             ) { try await sync.push(ada, deviceID: watch, [put(0, .template(templateDraft("A")), t)]) }
             await #expect(

@@ -73,6 +73,31 @@ struct ReadmeTests {
     }
 }
 
+/// Every numeric field of every request at its type's extremes, against `spotterd` in its own process
+/// (a trap ends that process, not the test run).
+@Suite("Numeric extremes")
+struct NumericExtremesTests {
+    @Test("every numeric field of every request at Int64.max/.min, UInt64.max, ±inf and NaN gets a deliberate answer")
+    func everyNumericField() async throws {
+        try await TestDatabase.with { database in
+            let spotterd = try SpotterdProcess(environment: [
+                "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
+            ])
+            defer { spotterd.cleanUp() }
+            try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
+            let script = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Interop/numeric_extremes.py").path
+            let result = try await Subprocess.run(
+                "/usr/bin/env",
+                ["python3", script, "--target", "127.0.0.1:\(spotterd.port)", "--ca", spotterd.certificate],
+                timeout: .seconds(300)
+            )
+            #expect(result.status == 0, "numeric_extremes.py failed:\n\(result.output)")
+            #expect(result.output.contains("numeric extremes: "), "\(result.output)")
+            #expect(!spotterd.logText.contains("Fatal error"), "\(spotterd.logText.suffix(2000))")
+        }
+    }
+}
+
 @Suite("Sync across spotterd replicas")
 struct SyncReplicaTests {
     @Test("with two spotterd processes on one database, a push through one reaches a Watch stream on the other")

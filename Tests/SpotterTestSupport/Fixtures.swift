@@ -22,10 +22,13 @@ public final class TestClock: Sendable {
 
 extension TestDatabase {
     /// An `AuthService` on this database with cheap password hashing.
-    public func authService(clock: TestClock? = nil, policy: AuthPolicy = AuthPolicy()) -> AuthService {
+    public func authService(
+        clock: TestClock? = nil, policy: AuthPolicy = AuthPolicy(),
+        hasher: PasswordHasher = PasswordHasher(cost: .testing)
+    ) -> AuthService {
         AuthService(
             store: PostgresAuthStore(database: SpotterDatabase(pool: appPool)),
-            hasher: PasswordHasher(cost: .testing),
+            hasher: hasher,
             policy: policy,
             now: { clock?.now ?? Date() },
             logger: Logger(label: "test")

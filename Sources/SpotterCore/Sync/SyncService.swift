@@ -39,6 +39,8 @@ public protocol SyncStore: Sendable {
 /// its cursor. Modelled on Replicache's push/pull protocol.
 public struct SyncService: Sendable {
     public static let maxMutationsPerPush = 100
+    /// The largest mutation id: 2^53 - 1, the largest integer every JSON client reads exactly.
+    public static let maxMutationID: Int64 = 9_007_199_254_740_991
     public static let defaultPullSize = 200
     public static let maxPullSize = 1000
 
@@ -86,13 +88,15 @@ public struct SyncService: Sendable {
         validator.check(
             mutations.count <= Self.maxMutationsPerPush, "mutations",
             "must be at most \(Self.maxMutationsPerPush) per push")
-        for (index, mutation) in mutations.enumerated() {
-            if index == 0 {
-                validator.check(mutation.id >= 1, "mutations[0].mutation_id", "must be at least 1")
-            } else if mutation.id != mutations[index - 1].id + 1 {
+        // Client numbers: the range first, then arithmetic that cannot overflow within it.
+        if let first = mutations.first?.id {
+            let valid = (1...Self.maxMutationID).contains(first)
+            validator.check(valid, "mutations[0].mutation_id", "must be between 1 and \(Self.maxMutationID)")
+            for (index, mutation) in mutations.enumerated().dropFirst()
+            where valid && mutation.id != first + Int64(index) {
                 validator.add(
                     "mutations[\(index)].mutation_id",
-                    "must be \(mutations[index - 1].id + 1), one more than the mutation before it")
+                    "must be \(first + Int64(index)), one more than the mutation before it")
             }
         }
         try validator.validate()

@@ -37,11 +37,13 @@ public enum PageToken {
 
     /// A timestamp as exact microseconds, for tokens.
     public static func micros(_ date: Date) -> String {
-        String(Int64((date.timeIntervalSince1970 * 1_000_000).rounded()))
+        String(UnixMicros.of(date))
     }
 
     public static func date(micros text: String, field: String = "page.page_token") throws(SpotterError) -> Date {
-        guard let micros = Int64(text) else { throw .invalid(field, "is not a token this call returned") }
+        guard let micros = Int64(text), UnixMicros.valid.contains(micros) else {
+            throw .invalid(field, "is not a token this call returned")
+        }
         return Date(timeIntervalSince1970: TimeInterval(micros) / 1_000_000)
     }
 

@@ -105,7 +105,7 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
             text += value
         }
         field(name)
-        field(String(Int64((startedAt.timeIntervalSince1970 * 1_000_000).rounded())))
+        field(String(UnixMicros.of(startedAt)))
         field(String(durationSeconds))
         field(notes)
         field(templateID?.description ?? "")

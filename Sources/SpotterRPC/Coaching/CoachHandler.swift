@@ -81,8 +81,8 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
     {
         let (principal, tenant) = try RequestContext.tenant()
         let page = try await coaching.clientHistory(
-            principal, client: request.clientID, from: request.hasFrom ? request.from.date : nil,
-            to: request.hasTo ? request.to.date : nil, text: request.query, pageSize: Int(request.page.pageSize),
+            principal, client: request.clientID, from: request.hasFrom ? request.from.date("from") : nil,
+            to: request.hasTo ? request.to.date("to") : nil, text: request.query, pageSize: Int(request.page.pageSize),
             pageToken: request.page.pageToken)
         return Spotter_V1_ListWorkoutsResponse(page, unit: tenant.unit)
     }
@@ -102,7 +102,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         let (principal, tenant) = try RequestContext.tenant()
         let report = try await coaching.clientProgress(
             principal, client: request.clientID, exerciseID: request.exerciseID,
-            from: request.hasFrom ? request.from.date : nil, to: request.hasTo ? request.to.date : nil,
+            from: request.hasFrom ? request.from.date("from") : nil, to: request.hasTo ? request.to.date("to") : nil,
             formula: request.formula == .brzycki ? .brzycki : .epley)
         return Spotter_V1_GetProgressResponse(report, unit: tenant.unit)
     }
@@ -113,7 +113,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         let (principal, tenant) = try RequestContext.tenant()
         let buckets = try await coaching.clientStatistics(
             principal, client: request.clientID, period: StatisticsPeriod(proto: request.period),
-            from: request.hasFrom ? request.from.date : nil, to: request.hasTo ? request.to.date : nil)
+            from: request.hasFrom ? request.from.date("from") : nil, to: request.hasTo ? request.to.date("to") : nil)
         return Spotter_V1_GetStatisticsResponse(buckets, unit: tenant.unit)
     }
 

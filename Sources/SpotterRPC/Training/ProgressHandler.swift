@@ -19,8 +19,8 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
         let report = try await progress.progress(
             principal,
             exerciseID: request.exerciseID,
-            from: request.hasFrom ? request.from.date : nil,
-            to: request.hasTo ? request.to.date : nil,
+            from: request.hasFrom ? request.from.date("from") : nil,
+            to: request.hasTo ? request.to.date("to") : nil,
             formula: formula
         )
         return Spotter_V1_GetProgressResponse(report, unit: tenant.unit)
@@ -53,8 +53,8 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
         let buckets = try await progress.statistics(
             principal,
             period: StatisticsPeriod(proto: request.period),
-            from: request.hasFrom ? request.from.date : nil,
-            to: request.hasTo ? request.to.date : nil
+            from: request.hasFrom ? request.from.date("from") : nil,
+            to: request.hasTo ? request.to.date("to") : nil
         )
         return Spotter_V1_GetStatisticsResponse(buckets, unit: tenant.unit)
     }

@@ -20,7 +20,11 @@ extension CaseIterable where Self: Equatable {
 }
 
 extension Spotter_V1_Timestamp {
-    var date: Date { Date(timeIntervalSince1970: TimeInterval(unixMicros) / 1_000_000) }
+    /// The instant of a request's timestamp field; `invalidArgument` naming `field` outside the
+    /// years 1 to 9999. Every timestamp a request carries comes in through here.
+    func date(_ field: String) throws(SpotterError) -> Date {
+        try UnixMicros.date(unixMicros, field: field)
+    }
 }
 
 extension Spotter_V1_Weight {
@@ -41,7 +45,9 @@ extension WorkoutDraft {
     init(_ input: Spotter_V1_WorkoutInput) {
         self.init(
             name: input.name,
-            startedAt: input.hasStartedAt ? input.startedAt.date : nil,
+            // Any Int64 converts to a Date safely; the draft's rules check the range and name the field.
+            startedAt: input.hasStartedAt
+                ? Date(timeIntervalSince1970: TimeInterval(input.startedAt.unixMicros) / 1e6) : nil,
             durationSeconds: Int(input.durationSeconds),
             notes: input.notes,
             templateID: input.templateID,

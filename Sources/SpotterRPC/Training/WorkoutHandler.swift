@@ -23,7 +23,8 @@ public struct WorkoutHandler: Spotter_V1_WorkoutService.SimpleServiceProtocol {
     {
         let (principal, tenant) = try RequestContext.tenant()
         let content = try await workouts.prefill(
-            principal, templateID: request.templateID, startedAt: request.hasStartedAt ? request.startedAt.date : nil)
+            principal, templateID: request.templateID,
+            startedAt: request.hasStartedAt ? request.startedAt.date("started_at") : nil)
         return Spotter_V1_WorkoutInput(content, unit: tenant.unit)
     }
 
@@ -51,9 +52,9 @@ public struct WorkoutHandler: Spotter_V1_WorkoutService.SimpleServiceProtocol {
         -> Spotter_V1_Workout
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let patch = WorkoutPatch(
+        let patch = try WorkoutPatch(
             name: request.hasName ? request.name : nil,
-            startedAt: request.hasStartedAt ? request.startedAt.date : nil,
+            startedAt: request.hasStartedAt ? request.startedAt.date("started_at") : nil,
             durationSeconds: request.hasDurationSeconds ? Int(request.durationSeconds) : nil,
             notes: request.hasNotes ? request.notes : nil
         )
@@ -76,8 +77,8 @@ public struct WorkoutHandler: Spotter_V1_WorkoutService.SimpleServiceProtocol {
         let (principal, tenant) = try RequestContext.tenant()
         let page = try await workouts.history(
             principal,
-            from: request.hasFrom ? request.from.date : nil,
-            to: request.hasTo ? request.to.date : nil,
+            from: request.hasFrom ? request.from.date("from") : nil,
+            to: request.hasTo ? request.to.date("to") : nil,
             text: request.query,
             pageSize: Int(request.page.pageSize),
             pageToken: request.page.pageToken
