@@ -49,11 +49,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         self.column = column
     }
 
+    /// What logs show: never `detail` or `hint`, which can quote a row's values (user input).
     public var description: String {
         var text = "PostgresError(\(kind)"
         if let sqlState { text += ", sqlstate \(sqlState)" }
         text += "): \(message)"
-        if let detail { text += " — \(detail)" }
         if let constraint { text += " [constraint \(constraint)]" }
         return text
     }

@@ -18,6 +18,10 @@ public struct AuthPolicy: Sendable {
     public var addressMaxFailures = 50
     public var addressWindow: TimeInterval = 15 * 60
     public var addressBlock: TimeInterval = 15 * 60
+    /// Reset e-mails one account gets within `resetWindow`; further requests send nothing (and
+    /// answer as for an unknown address, so they tell nothing either).
+    public var resetMaxPerWindow = 3
+    public var resetWindow: TimeInterval = 3600
     /// Where links in e-mails point, such as `https://spotter.example`.
     public var publicURL = "https://localhost:8443"
 

@@ -126,7 +126,7 @@ public struct AuthService: Sendable {
         var validator = Validator()
         validator.check(!login.isEmpty, "login", "is required")
         validator.check(!password.isEmpty, "password", "is required")
-        validator.check(password.count <= CredentialRules.passwordMaxLength, "password", "is too long")
+        validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
         validator.check(deviceLabel.count <= 100, "device_label", "must be at most 100 characters")
         try validator.validate()
 
@@ -215,11 +215,21 @@ public struct AuthService: Sendable {
     }
 
     /// E-mails a reset link when an account has this address; says nothing either way.
-    public func requestPasswordReset(email: String) async throws {
+    public func requestPasswordReset(email: String, address: String = "") async throws {
         let normalized = CredentialRules.normalize(email)
         if let problem = CredentialRules.emailProblem(normalized) { throw SpotterError.invalid("email", problem) }
+        // Each request counts against the client's address; each account gets a few e-mails an hour.
+        let started = now()
+        try await countAttempt(from: address, now: started)
         guard let principal = try await store.principal(forEmail: normalized) else {
             logger.info("password reset asked for an unknown address")
+            return
+        }
+        let issued = try await store.tokensIssued(
+            principal, purpose: .resetPassword, since: started.addingTimeInterval(-policy.resetWindow))
+        guard issued < policy.resetMaxPerWindow else {
+            logger.notice(
+                "password reset not sent: too many for the account", metadata: ["tenant": "\(principal.tenantID)"])
             return
         }
         let token = Token.generate(prefix: "spp")

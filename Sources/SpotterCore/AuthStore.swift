@@ -51,10 +51,14 @@ public protocol AuthStore: Sendable {
     /// The account with this e-mail address, for a password reset.
     func principal(forEmail email: String) async throws -> Principal?
 
+    /// How many tokens for `purpose` were issued to the account since `since` (used or not).
+    func tokensIssued(_ principal: Principal, purpose: AccountTokenPurpose, since: Date) async throws -> Int
+
     /// Stores a single-use token and its e-mail for an existing account.
     func issueAccountToken(_ principal: Principal, _ token: AccountToken, email: OutboxMessage) async throws
 
-    /// Replaces the password hash, clears sign-in throttling and revokes every session, atomically.
+    /// Replaces the password hash, clears sign-in throttling, revokes every session and ends every
+    /// other unused reset token of the account, atomically.
     func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws
 
     /// The same as `countSignInAttempt` for a client address (`nil`: nothing counted for it yet).

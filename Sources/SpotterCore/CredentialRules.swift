@@ -8,11 +8,19 @@ public enum CredentialRules {
     public static let passwordMinLength = 8
     public static let passwordMaxLength = 128
 
+    /// The most bytes a password may have: 4 per character (UTF-8's longest).
+    public static let passwordMaxBytes = passwordMaxLength * 4
+
+    /// Whether `password` is longer than any acceptable one. Bytes are checked first, in constant
+    /// time, so a 4 MB password costs nothing before it is refused (counting its characters would).
+    public static func passwordTooLong(_ password: String) -> Bool {
+        password.utf8.count > passwordMaxBytes || password.count > passwordMaxLength
+    }
+
     /// Why `password` is not acceptable, or `nil`.
     public static func passwordProblem(_ password: String) -> String? {
-        let length = password.count
-        if length < passwordMinLength { return "must be at least \(passwordMinLength) characters" }
-        if length > passwordMaxLength { return "must be at most \(passwordMaxLength) characters" }
+        if passwordTooLong(password) { return "must be at most \(passwordMaxLength) characters" }
+        if password.count < passwordMinLength { return "must be at least \(passwordMinLength) characters" }
         if CommonPasswords.contains(password.lowercased()) { return "is one of the most commonly used passwords" }
         return nil
     }
@@ -52,8 +60,12 @@ public enum CredentialRules {
     }
 
     /// Why `identifier` is not an IANA time zone, or `nil`.
+    /// Foundation also accepts offsets such as `GMT+5` and `GMT+0530`, which PostgreSQL reads with the
+    /// opposite sign (POSIX) or not at all: only names of the tz database are taken, which mean the
+    /// same everywhere (`Etc/GMT+5` is UTC-5 for both).
     public static func timeZoneProblem(_ identifier: String) -> String? {
-        TimeZone(identifier: identifier) == nil || identifier.isEmpty
+        let offset = identifier.range(of: #"^(GMT|UTC|UT)[+-]"#, options: [.regularExpression, .caseInsensitive])
+        return identifier.isEmpty || offset != nil || TimeZone(identifier: identifier) == nil
             ? "is not an IANA time zone such as Europe/Berlin" : nil
     }
 

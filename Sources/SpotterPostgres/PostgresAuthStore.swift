@@ -262,6 +262,18 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    public func tokensIssued(_ principal: Principal, purpose: AccountTokenPurpose, since: Date) async throws -> Int {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                SELECT count(*) AS issued FROM account_tokens
+                WHERE account_id = $1 AND purpose = $2 AND created_at >= $3
+                """,
+                [principal.accountID.rawValue, purpose.rawValue, since]
+            ).single?.decode("issued") ?? 0
+        }
+    }
+
     public func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws {
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(
@@ -272,6 +284,14 @@ public struct PostgresAuthStore: AuthStore {
                 [principal.accountID.rawValue, passwordHash, now]
             )
             try await SessionSQL.revokeAll(account: principal.accountID, reason: "password reset", now: now, connection)
+            // Every other reset link sent to the account stops working too.
+            try await connection.query(
+                """
+                UPDATE account_tokens SET used_at = $2
+                WHERE account_id = $1 AND purpose = 'reset_password' AND used_at IS NULL
+                """,
+                [principal.accountID.rawValue, now]
+            )
         }
     }
 

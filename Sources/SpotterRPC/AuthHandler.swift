@@ -64,7 +64,8 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
     public func requestPasswordReset(request: Spotter_V1_RequestPasswordResetRequest, context: ServerContext)
         async throws -> Spotter_V1_RequestPasswordResetResponse
     {
-        try await auth.requestPasswordReset(email: request.email)
+        try await auth.requestPasswordReset(
+            email: request.email, address: RequestContext.current?.clientAddress ?? "")
         return Spotter_V1_RequestPasswordResetResponse()
     }
 

@@ -19,6 +19,13 @@ struct CredentialRulesTests {
         #expect(CredentialRules.passwordProblem(String(repeating: "x", count: 129)) == "must be at most 128 characters")
         #expect(CredentialRules.passwordProblem("Password1") == "is one of the most commonly used passwords")
         #expect(CredentialRules.passwordProblem("12345678") == "is one of the most commonly used passwords")
+        // Bytes first: 4 MB is refused without counting its characters; 128 characters of 5 bytes
+        // each are over the 512-byte limit.
+        #expect(
+            CredentialRules.passwordProblem(String(repeating: "x", count: 4_000_000))
+                == "must be at most 128 characters")
+        #expect(CredentialRules.passwordTooLong(String(repeating: "e\u{301}\u{301}", count: 128)))
+        #expect(!CredentialRules.passwordTooLong(String(repeating: "é", count: 128)))
     }
 
     @Test("no composition rules: lowercase letters alone are fine")
@@ -51,6 +58,12 @@ struct CredentialRulesTests {
         #expect(CredentialRules.timeZoneProblem("Europe/Berlin") == nil)
         #expect(CredentialRules.timeZoneProblem("Mars/Olympus_Mons") != nil)
         #expect(CredentialRules.timeZoneProblem("") != nil)
+        #expect(CredentialRules.timeZoneProblem("UTC") == nil)
+        #expect(CredentialRules.timeZoneProblem("Etc/GMT+5") == nil)
+        // Foundation reads these, PostgreSQL not at all or with the opposite sign.
+        for offset in ["GMT+0530", "GMT+5", "UTC+02:00", "CET+1"] {
+            #expect(CredentialRules.timeZoneProblem(offset) == "is not an IANA time zone such as Europe/Berlin")
+        }
     }
 
     @Test("the validator reports every bad field at once")

@@ -352,6 +352,37 @@ struct AuthFlowTests {
         }
     }
 
+    @Test("using a reset link ends every earlier one; an account gets three reset e-mails an hour")
+    func resetLinksAndLimits() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock()
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            var codes: [String] = []
+            for _ in 0..<5 {
+                try await auth.requestPasswordReset(email: "ada@example.com", address: "198.51.100.1")
+                if let code = try await database.emailedCode(to: "ada@example.com", kind: "reset_password"),
+                    !codes.contains(code)
+                {
+                    codes.append(code)
+                }
+            }
+            #expect(codes.count == 3)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM email_outbox WHERE kind = 'reset_password'") == 3)
+            try await auth.completePasswordReset(token: codes[2], newPassword: "a brand new secret")
+            for earlier in codes[0..<2] {
+                await #expect(throws: SpotterError.notFound("the reset token is unknown, used or expired")) {
+                    try await auth.completePasswordReset(token: earlier, newPassword: "a thief's secret")
+                }
+            }
+            clock.advance(by: 7200)  // well past the hour, whatever the database's clock said meanwhile
+            try await auth.requestPasswordReset(email: "ada@example.com", address: "198.51.100.1")
+            #expect(
+                try await database.count("SELECT count(*)::int FROM email_outbox WHERE kind = 'reset_password'") == 4)
+        }
+    }
+
     @Test("a disabled account's tokens stop working and it cannot sign in")
     func disabledAccount() async throws {
         try await TestDatabase.with { database in

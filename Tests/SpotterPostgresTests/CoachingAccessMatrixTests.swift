@@ -890,7 +890,9 @@ private func matrixRows() -> [Row] {
                 try await coaching.clientStatistics(
                     p, client: w.client, period: .month, from: statisticsFrom, to: statisticsTo)
             },
-            expected: coachCall(needs: .progress),
+            expected: coachCall(
+                needs: .progress,
+                tier: [.coachLowTier: .permissionDenied("a client's statistics need the Coach tier")]),
             logs: logged(.statistics, "GetClientStatistics"),
             visible: coachAndOwner,
             check: { role, value, _ in

@@ -16,7 +16,8 @@ final class SpotterdProcess: Sendable {
     var certificate: String { dataDirectory.appendingPathComponent("tls/dev-cert.pem").path }
     var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
     var processIdentifier: Int32 { process.processIdentifier }
-    var terminationStatus: Int32 { process.terminationStatus }
+    /// `nil` while it still runs.
+    var terminationStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
 
     /// Starts `spotterd` with the test environment plus `environment`; does not wait for it.
     init(environment extra: [String: String]) throws {
@@ -69,23 +70,32 @@ final class SpotterdProcess: Sendable {
         try await TestServer.withClient(port: port, certificate: certificate, body)
     }
 
-    /// SIGTERM, then waits for the exit.
+    /// SIGTERM, then waits up to 30 s for the exit (a crash must fail the test, not hang it).
     func stop() async {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        for await _ in exited {}
+        let exited = self.exited
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in exited {} }
+            group.addTask { try? await Task.sleep(for: .seconds(30)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Ends a process still running (SIGTERM, then SIGKILL after 10 s), and the embedded PostgreSQL
     /// it leaves behind if it had to be killed, and removes their files.
     func cleanUp() {
-        process.end(grace: .seconds(10))
-        let postmasterFile = dataDirectory.appendingPathComponent("postgres/postmaster.pid").path
-        if let postmaster = (try? String(contentsOfFile: postmasterFile, encoding: .utf8))?
-            .split(separator: "\n").first.flatMap({ pid_t($0) })
-        {
-            kill(postmaster, SIGQUIT)  // PostgreSQL's immediate shutdown
+        let dataDirectory = dataDirectory
+        let log = log
+        process.end(grace: .seconds(10)) {
+            let postmasterFile = dataDirectory.appendingPathComponent("postgres/postmaster.pid").path
+            if let postmaster = (try? String(contentsOfFile: postmasterFile, encoding: .utf8))?
+                .split(separator: "\n").first.flatMap({ pid_t($0) })
+            {
+                kill(postmaster, SIGQUIT)  // PostgreSQL's immediate shutdown
+            }
+            try? FileManager.default.removeItem(at: dataDirectory)
+            try? FileManager.default.removeItem(at: log)
         }
-        try? FileManager.default.removeItem(at: dataDirectory)
-        try? FileManager.default.removeItem(at: log)
     }
 }

@@ -6,7 +6,7 @@ import SpotterTestSupport
 import Testing
 
 /// Runs the built `spotterd` binary as a newcomer would: no database configured.
-@Suite("spotterd process")
+@Suite("spotterd process", .timeLimit(.minutes(5)))
 struct SpotterdProcessTests {
     @Test("with no database configured it creates an embedded PostgreSQL, serves over TLS, and stops it on SIGTERM")
     func embeddedDatabaseLifecycle() async throws {
@@ -51,7 +51,7 @@ struct SpotterdProcessTests {
 }
 
 /// The README's "A first call from outside" against spotterd started as `scripts/run.sh` starts it.
-@Suite("README")
+@Suite("README", .timeLimit(.minutes(5)))
 struct ReadmeTests {
     @Test("the README's first calls answer as it shows, from a new virtual environment holding only what it installs")
     func firstCalls() async throws {
@@ -75,7 +75,7 @@ struct ReadmeTests {
 
 /// Every numeric field of every request at its type's extremes, against `spotterd` in its own process
 /// (a trap ends that process, not the test run).
-@Suite("Numeric extremes")
+@Suite("Numeric extremes", .timeLimit(.minutes(5)))
 struct NumericExtremesTests {
     @Test("every numeric field of every request at Int64.max/.min, UInt64.max, ±inf and NaN gets a deliberate answer")
     func everyNumericField() async throws {
@@ -98,7 +98,7 @@ struct NumericExtremesTests {
     }
 }
 
-@Suite("Sync across spotterd replicas")
+@Suite("Sync across spotterd replicas", .timeLimit(.minutes(5)))
 struct SyncReplicaTests {
     @Test("with two spotterd processes on one database, a push through one reaches a Watch stream on the other")
     func watchAcrossProcesses() async throws {

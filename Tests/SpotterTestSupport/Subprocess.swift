@@ -67,15 +67,22 @@ extension Subprocess.Result {
 }
 
 extension Process {
-    /// Ends a child process for good and waits for it: SIGTERM, then SIGKILL if it is still running
-    /// after `grace`. SIGTERM alone is not enough: a child inherits the signals its parent ignores,
-    /// and swift-service-lifecycle makes the test process ignore SIGTERM to handle it itself.
-    public func end(grace: Duration = .seconds(3)) {
-        guard isRunning else { return }
-        kill(processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if isRunning { kill(processIdentifier, SIGKILL) }
-        while isRunning { usleep(5_000) }
+    /// Ends a child process for good: SIGTERM now, SIGKILL after `grace`, then `afterwards` (at once
+    /// when it is not running). SIGTERM alone is not enough: a child inherits the signals its parent
+    /// ignores, and swift-service-lifecycle makes the test process ignore SIGTERM to handle it
+    /// itself. Never blocks: a test's cleanup that waited on a thread of the cooperative pool could
+    /// stall every other test.
+    public func end(grace: Duration = .seconds(3), afterwards: (@Sendable () -> Void)? = nil) {
+        guard isRunning else {
+            afterwards?()
+            return
+        }
+        let pid = processIdentifier
+        kill(pid, SIGTERM)
+        let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            kill(pid, SIGKILL)  // harmless when it has exited: its pid is not reused before it is reaped
+            afterwards?()
+        }
     }
 }

@@ -233,6 +233,13 @@ public enum CoachEntitlements {
         }
     }
 
+    /// A client's statistics: any coach tier (they are totals, not per exercise).
+    public static func checkClientStatistics(tier: Tier) throws(SpotterError) {
+        if clientProgress(tier) == .none {
+            throw .permissionDenied("a client's statistics need the Coach tier")
+        }
+    }
+
     static func tierName(_ tier: Tier) -> String {
         switch tier {
         case .free, .pro: "free"

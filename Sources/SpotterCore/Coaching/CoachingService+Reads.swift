@@ -110,8 +110,9 @@ extension CoachingService {
     ) async throws -> [StatisticsBucket] {
         try await reading(
             principal, client: client, needs: .progress, kind: .statistics, method: "GetClientStatistics"
-        ) { view, _, _ in
-            try await training.progress.statistics(view, period: period, from: from, to: to)
+        ) { view, _, coach in
+            try CoachEntitlements.checkClientStatistics(tier: coach.tier.effective(at: now()))
+            return try await training.progress.statistics(view, period: period, from: from, to: to)
         }
     }
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""What sign-in abuse costs a running spotterd, and what the real owner of an account sees meanwhile.
+Bounded: every phase stops after its count or --seconds.
+
+    Benchmarks/sign_in_abuse.py --target 127.0.0.1:8443 --ca /var/lib/spotter/tls/dev-cert.pem
+
+1. parallel guessing: 40 wrong passwords for one account sent at once; how many were checked
+   (UNAUTHENTICATED) and how many refused before any hash (RESOURCE_EXHAUSTED).
+2. flood: --threads threads register new accounts (each costs a password hash) for --seconds, while
+   the owner of an existing account signs in every second; the owner's latency and answers.
+3. taken address: --threads threads register an already taken e-mail for --seconds: how many got
+   answered, how fast, and how many of them the server hashed a password for (none should).
+
+All traffic comes from one address, so the address throttle (50 failures in 15 minutes) applies to
+phase 3; the owner's sign-ins in phase 2 succeed and are never counted against it.
+"""
+
+import argparse
+import collections
+import pathlib
+import statistics
+import sys
+import threading
+import time
+import uuid
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "scripts"))
+import spotter_client  # noqa: E402
+
+import grpc  # noqa: E402
+
+
+def percentile(samples, q):
+    samples = sorted(samples)
+    return samples[min(len(samples) - 1, int(q * len(samples)))] if samples else float("nan")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", default=spotter_client.default_target())
+    parser.add_argument("--ca", default=spotter_client.default_ca())
+    parser.add_argument("--threads", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=20)
+    args = parser.parse_args()
+
+    s = spotter_client.load_stubs()
+    channel = spotter_client.channel(args.target, args.ca)
+    register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
+    sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
+
+    def new_account(prefix):
+        name = prefix + uuid.uuid4().hex[:10]
+        register(s.auth.RegisterRequest(email=f"{name}@example.com", username=name, password="abuse password 1",
+                                        kind=s.common.TENANT_KIND_LIFTER), timeout=120)
+        return name
+
+    def outcome(call):
+        started = time.perf_counter()
+        try:
+            call()
+            code = "OK"
+        except grpc.RpcError as error:
+            code = error.code().name
+        return code, time.perf_counter() - started
+
+    # 1. Parallel guessing.
+    victim = new_account("victim")
+    results = []
+    threads = [threading.Thread(target=lambda i=i: results.append(outcome(lambda: sign_in(
+        s.auth.SignInRequest(login=victim, password=f"guess {i}"), timeout=120)))) for i in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    counts = collections.Counter(code for code, _ in results)
+    print(f"parallel guessing: 40 wrong passwords at once -> {dict(counts)}")
+
+    # 2. Flood of new registrations while the owner signs in.
+    owner = new_account("owner")
+    stop = time.monotonic() + args.seconds
+    flood = []
+
+    def flooder():
+        while time.monotonic() < stop:
+            flood.append(outcome(lambda: new_account("flood")))
+
+    workers = [threading.Thread(target=flooder) for _ in range(args.threads)]
+    for worker in workers:
+        worker.start()
+    owner_results = []
+    while time.monotonic() < stop:
+        owner_results.append(outcome(lambda: sign_in(
+            s.auth.SignInRequest(login=owner, password="abuse password 1"), timeout=120)))
+        time.sleep(1)
+    for worker in workers:
+        worker.join()
+    after = outcome(lambda: sign_in(s.auth.SignInRequest(login=owner, password="abuse password 1"), timeout=120))
+    flood_counts = collections.Counter(code for code, _ in flood)
+    ok = [t for code, t in owner_results if code == "OK"]
+    print(f"flood: {args.threads} threads registering new accounts for {args.seconds:.0f} s -> {dict(flood_counts)}; "
+          f"refusals answered in p50 {percentile([t for c, t in flood if c != 'OK'], 0.5) * 1000:.1f} ms")
+    print(f"  owner's sign-ins meanwhile: {dict(collections.Counter(c for c, _ in owner_results))}, "
+          f"OK in p50 {percentile(ok, 0.5) * 1000:.0f} ms, max {max(ok, default=float('nan')) * 1000:.0f} ms; "
+          f"first after the flood: {after[0]} in {after[1] * 1000:.0f} ms")
+
+    # 3. Registering a taken address.
+    stop = time.monotonic() + args.seconds
+    taken = []
+
+    def taker():
+        while time.monotonic() < stop:
+            taken.append(outcome(lambda: register(s.auth.RegisterRequest(
+                email=f"{owner}@example.com", username="x" + uuid.uuid4().hex[:10], password="abuse password 1",
+                kind=s.common.TENANT_KIND_LIFTER), timeout=120)))
+
+    workers = [threading.Thread(target=taker) for _ in range(args.threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    taken_counts = collections.Counter(code for code, _ in taken)
+    print(f"taken e-mail: {args.threads} threads for {args.seconds:.0f} s -> {dict(taken_counts)}, "
+          f"answered in p50 {percentile([t for _, t in taken], 0.5) * 1000:.1f} ms, "
+          f"p99 {percentile([t for _, t in taken], 0.99) * 1000:.1f} ms "
+          f"(mean {statistics.mean(t for _, t in taken) * 1000:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
