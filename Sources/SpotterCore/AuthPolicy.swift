@@ -45,6 +45,14 @@ public struct AuthPolicy: Sendable {
             AccountFailures(failures: failures, lockedUntil: accountLock(afterFailures: failures, now: now)))
     }
 
+    /// An account's state once an attempt counted for it could not be checked (the server was too
+    /// busy): the failure is taken back, with the lock it may have started.
+    public func accountFailures(afterRefund state: AccountFailures) -> ThrottleDecision<AccountFailures> {
+        let failures = max(0, state.failures - 1)
+        return .proceed(
+            AccountFailures(failures: failures, lockedUntil: failures < accountFreeFailures ? nil : state.lockedUntil))
+    }
+
     /// Whether one more attempt from a client address may go ahead at `now`, counted as a failure
     /// until it succeeds (see `addressFailures(afterSuccess:)`).
     public func addressAttempt(after previous: AddressFailures?, now: Date) -> ThrottleDecision<AddressFailures> {

@@ -91,7 +91,9 @@ public struct AuthService: Sendable {
             displayName: registration.displayName?.trimmingCharacters(in: .whitespaces) ?? username,
             timeZone: registration.timeZone ?? "UTC",
             unit: registration.unit ?? .kg,
-            passwordHash: try await hasher.hash(registration.password),
+            passwordHash: try await hashing(refunding: registration.address) {
+                try await hasher.hash(registration.password)
+            },
             createdAt: created
         )
         try await store.createAccount(
@@ -135,7 +137,7 @@ public struct AuthService: Sendable {
         let started = now()
         try await countAttempt(from: address, now: started)
         guard let candidate = try await store.signInCandidate(login: CredentialRules.normalize(login)) else {
-            try await hasher.verifyDummy(password)
+            try await hashing(refunding: address) { try await hasher.verifyDummy(password) }
             throw SpotterError.unauthenticated("invalid login or password")
         }
         if case .refuse(let locked) = try await store.countSignInAttempt(
@@ -143,7 +145,10 @@ public struct AuthService: Sendable {
         {
             throw throttled(until: locked, now: started)
         }
-        guard try await hasher.verify(password, against: candidate.passwordHash) else {
+        let matches = try await hashing(refunding: address, account: candidate.principal) {
+            try await hasher.verify(password, against: candidate.passwordHash)
+        }
+        guard matches else {
             logger.notice("sign-in failed", metadata: ["tenant": "\(candidate.principal.tenantID)"])
             throw SpotterError.unauthenticated("invalid login or password")
         }
@@ -294,6 +299,24 @@ public struct AuthService: Sendable {
             address, { [policy] in policy.addressAttempt(after: $0, now: now) })
         {
             throw throttled(until: blocked, now: now)
+        }
+    }
+
+    /// Runs password work; when the server is too busy to do it (`tooManyRequests` from the hasher),
+    /// takes back the attempts counted for it first: nobody's password was checked, so a flood must
+    /// not count the real owner's sign-ins as failures.
+    private func hashing<T>(
+        refunding address: String, account: Principal? = nil, _ work: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await work()
+        } catch let error as SpotterError {
+            guard case .tooManyRequests = error else { throw error }
+            if let account {
+                _ = try await store.countSignInAttempt(account) { [policy] in policy.accountFailures(afterRefund: $0) }
+            }
+            try await refundAttempt(from: address)
+            throw error
         }
     }
 

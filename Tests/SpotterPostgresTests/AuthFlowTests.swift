@@ -153,26 +153,11 @@ struct AuthFlowTests {
     func duplicatesBeforeHashing() async throws {
         try await TestDatabase.with { database in
             _ = try await register(database.authService(), "ada")
-            // One scrypt slot, held by other work, and no line: anything that hashes now is refused
-            // at once with tooManyRequests.
-            let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 0)
-            let holding = Flag()
-            let gate = DispatchSemaphore(value: 0)
-            let slot = Task {
-                try await limiter.run {
-                    holding.set(); gate.wait()
-                }
-            }
-            for _ in 0..<500 where !holding.isSet { try await Task.sleep(for: .milliseconds(10)) }
-            try #require(holding.isSet)
+            let (hasher, release) = try await busyHasher()
+            defer { release() }
             var policy = AuthPolicy()
             policy.addressMaxFailures = 3
-            let auth = database.authService(
-                policy: policy, hasher: PasswordHasher(cost: .testing, limiter: limiter))
-            defer {
-                gate.signal()
-                slot.cancel()
-            }
+            let auth = database.authService(policy: policy, hasher: hasher)
             await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
                 try await auth.register(
                     .init(
@@ -213,6 +198,52 @@ struct AuthFlowTests {
                         email: "new@example.com", username: "newbie", password: "long enough pw", kind: .lifter,
                         address: "203.0.113.10"))
             }
+        }
+    }
+
+    /// A hasher whose one scrypt slot is held by other work, with no line: anything that hashes is
+    /// refused at once with tooManyRequests until `release` is called.
+    private func busyHasher() async throws -> (PasswordHasher, @Sendable () -> Void) {
+        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 0)
+        let holding = Flag()
+        let gate = DispatchSemaphore(value: 0)
+        let slot = Task {
+            try await limiter.run {
+                holding.set()
+                gate.wait()
+            }
+        }
+        for _ in 0..<500 where !holding.isSet { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(holding.isSet)
+        return (
+            PasswordHasher(cost: .testing, limiter: limiter),
+            {
+                gate.signal(); slot.cancel()
+            }
+        )
+    }
+
+    @Test("a sign-in the server is too busy to check counts against nobody: not the account, not the address")
+    func busyServerCountsNothing() async throws {
+        try await TestDatabase.with { database in
+            _ = try await register(database.authService(), "ada")
+            let (hasher, release) = try await busyHasher()
+            defer { release() }
+            var policy = AuthPolicy()
+            policy.addressMaxFailures = 2
+            let auth = database.authService(policy: policy, hasher: hasher)
+            for login in ["ada", "ada", "ada", "nobody", "nobody"] {
+                await #expect(
+                    throws: SpotterError.tooManyRequests(
+                        "the server is busy checking passwords; try again in a second", retryAfterSeconds: 1)
+                ) {
+                    try await auth.signIn(
+                        login: login, password: "long enough ada", deviceLabel: "", address: "192.0.2.7")
+                }
+            }
+            #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 0)
+            #expect(
+                try await database.count("SELECT coalesce(sum(failures), 0)::int FROM sign_in_address_failures") == 0)
         }
     }
 
