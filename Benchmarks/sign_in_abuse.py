@@ -54,6 +54,8 @@ def main():
                                         kind=s.common.TENANT_KIND_LIFTER), timeout=120)
         return name
 
+    details = collections.Counter()
+
     def outcome(call):
         started = time.perf_counter()
         try:
@@ -61,6 +63,7 @@ def main():
             code = "OK"
         except grpc.RpcError as error:
             code = error.code().name
+            details[code + ": " + (error.details() or "")] += 1
         return code, time.perf_counter() - started
 
     # 1. Parallel guessing.
@@ -94,8 +97,11 @@ def main():
         time.sleep(1)
     for worker in workers:
         worker.join()
+    flood_details = dict(details)  # the flood's refusals and the owner's, by message
+    details.clear()
     after = outcome(lambda: sign_in(s.auth.SignInRequest(login=owner, password="abuse password 1"), timeout=120))
     flood_counts = collections.Counter(code for code, _ in flood)
+    print(f"  answers during the flood: {dict(flood_details)}")
     ok = [t for code, t in owner_results if code == "OK"]
     print(f"flood: {args.threads} threads registering new accounts for {args.seconds:.0f} s -> {dict(flood_counts)}; "
           f"refusals answered in p50 {percentile([t for c, t in flood if c != 'OK'], 0.5) * 1000:.1f} ms")

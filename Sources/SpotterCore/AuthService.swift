@@ -37,7 +37,11 @@ public struct AuthService: Sendable {
     }
 
     private let store: any AuthStore
+    /// Checks sign-in passwords.
     private let hasher: PasswordHasher
+    /// Hashes new passwords (registration, reset) in a lane of its own, so a flood of registrations
+    /// never takes the slots sign-ins need.
+    private let newPasswordHasher: PasswordHasher
     private let policy: AuthPolicy
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -45,12 +49,14 @@ public struct AuthService: Sendable {
     public init(
         store: any AuthStore,
         hasher: PasswordHasher,
+        newPasswordHasher: PasswordHasher? = nil,
         policy: AuthPolicy = AuthPolicy(),
         now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger
     ) {
         self.store = store
         self.hasher = hasher
+        self.newPasswordHasher = newPasswordHasher ?? hasher
         self.policy = policy
         self.now = now
         self.logger = logger
@@ -92,7 +98,7 @@ public struct AuthService: Sendable {
             timeZone: registration.timeZone ?? "UTC",
             unit: registration.unit ?? .kg,
             passwordHash: try await hashing(refunding: registration.address) {
-                try await hasher.hash(registration.password)
+                try await newPasswordHasher.hash(registration.password)
             },
             createdAt: created
         )
@@ -259,7 +265,8 @@ public struct AuthService: Sendable {
             let principal = try await store.consumeAccountToken(
                 hash: Token.hash(token), purpose: .resetPassword, now: now())
         else { throw SpotterError.notFound("the reset token is unknown, used or expired") }
-        try await store.resetPassword(principal, passwordHash: try await hasher.hash(newPassword), now: now())
+        try await store.resetPassword(
+            principal, passwordHash: try await newPasswordHasher.hash(newPassword), now: now())
         logger.info("password reset", metadata: ["tenant": "\(principal.tenantID)"])
     }
 

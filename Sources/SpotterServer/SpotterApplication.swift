@@ -49,6 +49,7 @@ public struct SpotterApplication: Sendable {
         let auth = AuthService(
             store: PostgresAuthStore(database: spotterDatabase),
             hasher: hasher,
+            newPasswordHasher: PasswordHasher(cost: settings.passwordCost, maxConcurrent: 1, maxWaiting: 4),
             policy: settings.auth,
             logger: logger
         )

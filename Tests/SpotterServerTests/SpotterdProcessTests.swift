@@ -85,12 +85,8 @@ struct NumericExtremesTests {
             ])
             defer { spotterd.cleanUp() }
             try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
-            let script = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Interop/numeric_extremes.py").path
-            let result = try await Subprocess.run(
-                "/usr/bin/env",
-                ["python3", script, "--target", "127.0.0.1:\(spotterd.port)", "--ca", spotterd.certificate],
-                timeout: .seconds(300)
-            )
+            let result = try await runInteropScript(
+                "numeric_extremes.py", port: spotterd.port, certificate: spotterd.certificate)
             #expect(result.status == 0, "numeric_extremes.py failed:\n\(result.output)")
             #expect(result.output.contains("numeric extremes: "), "\(result.output)")
             #expect(!spotterd.logText.contains("Fatal error"), "\(spotterd.logText.suffix(2000))")
