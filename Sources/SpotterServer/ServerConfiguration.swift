@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var watchStreamsPerTenant: Int = 10
     /// How often an open Watch stream checks that its access token is still valid.
     public var watchSessionCheckInterval: Duration = .seconds(60)
+    /// Limits of the gRPC listener (streams, idle connections, handshakes, request size).
+    public var transport = TransportLimits()
 
     /// Reads the documented `SPOTTER_*` variables (see the README); unknown values are errors.
     public static func fromEnvironment(
@@ -91,6 +93,14 @@ public struct ServerConfiguration: Sendable {
             "SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
         configuration.watchStreamsPerTenant = try reader.integer(
             "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
+        configuration.transport.maxConcurrentStreams = try reader.integer(
+            "SPOTTER_GRPC_MAX_STREAMS", default: 100, range: 1...10_000)
+        configuration.transport.maxIdleTime = .seconds(
+            try reader.integer("SPOTTER_GRPC_IDLE_SECONDS", default: 300, range: 1...86_400))
+        configuration.transport.handshakeTimeout = .seconds(
+            try reader.integer("SPOTTER_TLS_HANDSHAKE_SECONDS", default: 10, range: 1...300))
+        configuration.transport.maxRequestBytes = try reader.integer(
+            "SPOTTER_GRPC_MAX_REQUEST_BYTES", default: 4 * 1024 * 1024, range: 1024...(64 * 1024 * 1024))
         configuration.watchSessionCheckInterval = .seconds(
             try reader.integer("SPOTTER_SYNC_WATCH_CHECK_SECONDS", default: 60, range: 1...900))
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {

@@ -69,7 +69,8 @@ public struct SpotterApplication: Sendable {
             transportSecurity: .tls(
                 certificateChain: [.file(path: certificate, format: .pem)],
                 privateKey: .file(path: key, format: .pem)
-            )
+            ),
+            config: settings.transport.config
         )
         let server = GRPCServer(
             transport: transport,

@@ -13,14 +13,31 @@ struct InteropTests {
             #expect(result.output.contains("interop: 11 of 11 checks passed"), "\(result.output)")
         }
     }
+
+    @Test(
+        "a socket that never finishes TLS is closed, an idle HTTP/2 connection is told GOAWAY, the stream limit is advertised"
+    )
+    func connectionLimits() async throws {
+        let limits = [
+            "SPOTTER_TLS_HANDSHAKE_SECONDS": "1", "SPOTTER_GRPC_IDLE_SECONDS": "1", "SPOTTER_GRPC_MAX_STREAMS": "7",
+        ]
+        try await TestServer.with(environment: limits) { server in
+            let result = try await runInteropScript(
+                "idle_connections.py", port: server.port, certificate: server.certificatePath,
+                ["--handshake", "1", "--idle", "1", "--max-streams", "7"], timeout: .seconds(60))
+            #expect(result.status == 0, "idle_connections.py failed:\n\(result.output)")
+            #expect(result.output.contains("connections: 3 of 3 checks passed"), "\(result.output)")
+        }
+    }
 }
 
 /// Runs `Tests/Interop/<name>` with the tests' Python against the server on `port`, trusting
 /// `certificate` (PEM); killed after `timeout`.
-func runInteropScript(_ name: String, port: Int, certificate: String, timeout: Duration = .seconds(300))
-    async throws -> Subprocess.Result
-{
+func runInteropScript(
+    _ name: String, port: Int, certificate: String, _ arguments: [String] = [], timeout: Duration = .seconds(300)
+) async throws -> Subprocess.Result {
     let script = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Interop/\(name)").path
     return try await Subprocess.run(
-        "/usr/bin/env", ["python3", script, "--target", "127.0.0.1:\(port)", "--ca", certificate], timeout: timeout)
+        "/usr/bin/env", ["python3", script, "--target", "127.0.0.1:\(port)", "--ca", certificate] + arguments,
+        timeout: timeout)
 }
