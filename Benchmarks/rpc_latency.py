@@ -28,24 +28,13 @@ def summary(name, samples):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--target", default="127.0.0.1:8443")
-    parser.add_argument("--ca", default=spotter_client.default_ca())
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--sign-ins", type=int, default=10)
-    args = parser.parse_args()
-
-    s = spotter_client.load_stubs()
-    channel = spotter_client.channel(args.target, args.ca)
-    register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
+    args, s, channel = spotter_client.connect(parser)
     sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
     get_profile = spotter_client.stub(channel, "spotter.v1.AccountService/GetProfile")
     name = "bench" + uuid.uuid4().hex[:8]
-    register(
-        s.auth.RegisterRequest(
-            email=f"{name}@example.com", username=name, password="benchmark password", kind=s.common.TENANT_KIND_LIFTER
-        ),
-        timeout=60,
-    )
+    spotter_client.register_and_sign_in(channel, s, name, "benchmark password")
     sign_ins = []
     for _ in range(args.sign_ins):
         start = time.perf_counter()

@@ -37,14 +37,9 @@ def percentile(samples, q):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--target", default=spotter_client.default_target())
-    parser.add_argument("--ca", default=spotter_client.default_ca())
     parser.add_argument("--threads", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=20)
-    args = parser.parse_args()
-
-    s = spotter_client.load_stubs()
-    channel = spotter_client.channel(args.target, args.ca)
+    args, s, channel = spotter_client.connect(parser)
     register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
     sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
 

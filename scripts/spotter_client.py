@@ -102,6 +102,24 @@ def channel(target, ca):
     return grpc.secure_channel(target, credentials, options=[("grpc.ssl_target_name_override", "localhost")])
 
 
+def connect(parser, argv=None):
+    """Adds --target and --ca to `parser`, parses `argv`, and returns (arguments, the message
+    modules of `load_stubs`, a channel to the server): the start every script here shares."""
+    parser.add_argument("--target", default=default_target(), help="host:port (default 127.0.0.1:8443)")
+    parser.add_argument("--ca", default=default_ca(), help="the server's certificate")
+    args = parser.parse_args(argv)
+    return args, load_stubs(), channel(args.target, args.ca)
+
+
+def register_and_sign_in(ch, s, name, password, kind=None):
+    """Registers `name` (e-mail name@example.com) and signs in; returns the sign-in reply."""
+    call(ch, "spotter.v1.AuthService/Register", s.auth.RegisterRequest(
+        email=f"{name}@example.com", username=name, password=password,
+        kind=s.common.TENANT_KIND_LIFTER if kind is None else kind), timeout=120)
+    return call(ch, "spotter.v1.AuthService/SignIn", s.auth.SignInRequest(login=name, password=password),
+                timeout=120)
+
+
 def stub(ch, method):
     """A callable for `package.Service/Method` found in the descriptor pool:
     `stub(request, token=None, timeout=None)` returns the reply, or for a server-streaming method an

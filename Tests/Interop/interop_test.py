@@ -19,13 +19,7 @@ import grpc  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--target", required=True)
-    parser.add_argument("--ca", required=True)
-    args = parser.parse_args()
-
-    s = spotter_client.load_stubs()
-    channel = spotter_client.channel(args.target, args.ca)
+    _, s, channel = spotter_client.connect(argparse.ArgumentParser())
     check_health = spotter_client.stub(channel, "grpc.health.v1.Health/Check")
     watch_health = spotter_client.stub(channel, "grpc.health.v1.Health/Watch")
     register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")

@@ -95,22 +95,12 @@ def build(request_type, path, value, known_ids, seed=None):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--target", required=True)
-    parser.add_argument("--ca", required=True)
-    args = parser.parse_args()
-
-    s = spotter_client.load_stubs()
-    channel = spotter_client.channel(args.target, args.ca)
-    register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
-    sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
+    args, s, channel = spotter_client.connect(argparse.ArgumentParser())
     health = spotter_client.stub(channel, "grpc.health.v1.Health/Check")
     tokens = {}
     for kind, value in (("lifter", s.common.TENANT_KIND_LIFTER), ("coach", s.common.TENANT_KIND_COACH)):
-        name = kind[0] + uuid.uuid4().hex[:10]
-        register(s.auth.RegisterRequest(email=f"{name}@example.com", username=name, password="extreme values 1",
-                                        kind=value))
-        tokens[kind] = sign_in(s.auth.SignInRequest(login=name, password="extreme values 1")).access_token
+        tokens[kind] = spotter_client.register_and_sign_in(
+            channel, s, kind[0] + uuid.uuid4().hex[:10], "extreme values 1", value).access_token
     device = spotter_client.call(channel, "spotter.v1.SyncService/RegisterDevice",
                                  s.sync.RegisterDeviceRequest(label="extremes"), tokens["lifter"])
     known_ids = {"device_id": device.device_id, "exercise_id": "c0000000-0000-4000-8000-000000000001"}
