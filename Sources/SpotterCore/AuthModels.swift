@@ -79,17 +79,12 @@ public struct SignInCandidate: Sendable, Equatable {
     public var principal: Principal
     public var passwordHash: String
     public var status: AccountStatus
-    public var failedAttempts: Int
-    public var lockedUntil: Date?
 
-    public init(
-        principal: Principal, passwordHash: String, status: AccountStatus, failedAttempts: Int, lockedUntil: Date?
-    ) {
+    /// Its throttling state is read where it is counted (`AuthStore.countSignInAttempt`), under lock.
+    public init(principal: Principal, passwordHash: String, status: AccountStatus) {
         self.principal = principal
         self.passwordHash = passwordHash
         self.status = status
-        self.failedAttempts = failedAttempts
-        self.lockedUntil = lockedUntil
     }
 }
 

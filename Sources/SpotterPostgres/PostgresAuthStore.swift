@@ -27,7 +27,7 @@ public struct PostgresAuthStore: AuthStore {
         return try await database.withTenant(tenant) { connection in
             let rows = try await connection.query(
                 """
-                SELECT tenant_id, account_id, password_hash, status, failed_sign_ins, locked_until
+                SELECT tenant_id, account_id, password_hash, status
                 FROM accounts
                 WHERE CASE WHEN strpos($1, '@') > 0 THEN email = $1 ELSE lower(username) = $1 END
                 """,
@@ -39,9 +39,7 @@ public struct PostgresAuthStore: AuthStore {
                     tenantID: TenantID(rawValue: try row.decode("tenant_id")),
                     accountID: AccountID(rawValue: try row.decode("account_id"))),
                 passwordHash: try row.decode("password_hash"),
-                status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
-                failedAttempts: try row.decode("failed_sign_ins"),
-                lockedUntil: try row.decode("locked_until")
+                status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled
             )
         }
     }

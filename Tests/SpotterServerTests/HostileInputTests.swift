@@ -9,16 +9,6 @@ import Testing
 /// refused naming its field, and the server must go on serving.
 @Suite("Hostile input over TLS")
 struct HostileInputTests {
-    /// The error `body` failed with; `nil` when it succeeded.
-    private func rpcError(_ body: () async throws -> Void) async -> RPCError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error as? RPCError
-        }
-    }
-
     private func expectInvalid(
         _ field: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
     ) async {

@@ -1,16 +1,21 @@
 import GRPCCore
 import SpotterProto
 
-/// The status code `body` failed with; `nil` when it succeeded, `.unknown` for a non-RPC error.
-func rpcCode(_ body: () async throws -> Void) async -> RPCError.Code? {
+/// The error `body` failed with; `nil` when it succeeded, `.unknown` for a non-RPC error.
+func rpcError(_ body: () async throws -> Void) async -> RPCError? {
     do {
         try await body()
         return nil
     } catch let error as RPCError {
-        return error.code
+        return error
     } catch {
-        return .unknown
+        return RPCError(code: .unknown, message: "\(error)")
     }
+}
+
+/// The status code `body` failed with; `nil` when it succeeded, `.unknown` for a non-RPC error.
+func rpcCode(_ body: () async throws -> Void) async -> RPCError.Code? {
+    await rpcError(body)?.code
 }
 
 /// Registers lifter `name` over the API, signs in, and returns call metadata carrying the access
