@@ -3,10 +3,12 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import SpotterProto
 import SwiftProtobuf
+import Synchronization
 
 /// The sync scenario: a lifter with ten years of training (5,000 workouts, 100,000 sets) pushed
 /// from one device in batches of 100 mutations, then timed full first pulls of everything from
-/// an empty cursor, then rounds of one change pushed and the incremental pull that follows.
+/// an empty cursor, then rounds of one change pushed and the incremental pull that follows, while
+/// a second device's Watch stream times how soon each push reaches it.
 enum SyncBenchmark {
     static let workouts = 5000
     static let batch = 100
@@ -85,9 +87,26 @@ enum SyncBenchmark {
         }
         report("full first pull", durations)
 
-        // One change, then the incremental pull from the last cursor.
+        // One change, then the incremental pull from the last cursor; a Watch stream on the same
+        // connection times the "changed" event each push causes (PostgreSQL NOTIFY, then LISTEN).
         var pushes: [Duration] = []
         var pulls: [Duration] = []
+        var notified: [Duration] = []
+        let changes = Mutex<[ContinuousClock.Instant]>([])
+        let opened = Mutex(false)
+        let watching = Task {
+            try await sync.watch(.init(), metadata: lifter.metadata) { response in
+                for try await event in response.messages {
+                    switch event.reason {
+                    case .opened: opened.withLock { $0 = true }
+                    case .changed: changes.withLock { $0.append(.now) }
+                    default: break
+                    }
+                }
+            }
+        }
+        defer { watching.cancel() }
+        try await waitFor("the Watch stream to open") { opened.withLock { $0 } ? () : nil }
         mutationID = try await sync.pull(
             .with {
                 $0.deviceID = device.deviceID; $0.pageSize = 1
@@ -117,9 +136,24 @@ enum SyncBenchmark {
                 throw LoadError("incremental pull brought \(page.changes.count) changes")
             }
             cursor = page.cursor
+            let arrived = try await waitFor("the Watch event of push \(round + 1)") {
+                changes.withLock { $0.first { $0 > pushStarted } }
+            }
+            notified.append(arrived - pushStarted)
         }
         report("push of one workout", pushes)
         report("incremental pull after one change", pulls)
+        report("Watch event after a push (from the push's start)", notified)
+    }
+
+    /// Polls `found` every millisecond until it returns a value; throws after 10 seconds.
+    private static func waitFor<T>(_ what: String, _ found: () -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let value = found() { return value }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        throw LoadError("no sign of \(what) within 10 s")
     }
 
     private static func report(_ name: String, _ durations: [Duration]) {

@@ -103,12 +103,11 @@ struct SyncEndToEndTests {
                 let tabletStart = try await sync.pull(.with { $0.deviceID = tablet.deviceID }, metadata: ada)
 
                 let workoutID = UUID().uuidString.lowercased()
-                let pushed = ContinuousClock.now
                 let results = try await sync.push(
                     batch(phone.deviceID, createWorkout(1, id: workoutID, name: "Basement squats")), metadata: ada)
                 #expect(results.results.map(\.status) == [.applied])
-                let arrived = try #require(try await recorder.arrival(of: .changed))
-                #expect(arrived - pushed < .seconds(1), "the change reached the stream after \(arrived - pushed)")
+                // How soon it arrives is measured by the sync benchmark, not here.
+                #expect(try await recorder.arrival(of: .changed) != nil, "the change never reached the stream")
 
                 let pulled = try await sync.pull(.with { $0.cursor = tabletStart.cursor }, metadata: ada)
                 #expect(pulled.changes.map(\.objectID) == [workoutID])
