@@ -103,19 +103,62 @@ public struct SessionTokens: Sendable, Equatable {
     }
 }
 
-/// A session about to be opened.
+/// A session about to be opened, after a sign-in from `source`.
 public struct NewSession: Sendable, Equatable {
     public var id: SessionID
     public var deviceLabel: String
     public var tokens: SessionTokens
     public var createdAt: Date
     public var expiresAt: Date
+    /// Where the sign-in came from: its failure count is cleared.
+    public var source: SignInSource
+    /// The device remembered for the account (a new one unless `source` is a known device).
+    public var device: KnownDeviceGrant
 
-    public init(id: SessionID, deviceLabel: String, tokens: SessionTokens, createdAt: Date, expiresAt: Date) {
+    public init(
+        id: SessionID, deviceLabel: String, tokens: SessionTokens, createdAt: Date, expiresAt: Date,
+        source: SignInSource, device: KnownDeviceGrant
+    ) {
         self.id = id
         self.deviceLabel = deviceLabel
         self.tokens = tokens
         self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.source = source
+        self.device = device
+    }
+}
+
+/// Where a sign-in attempt comes from, as throttling counts it.
+public enum SignInSource: Sendable, Hashable {
+    /// A device that signed in to the account before and sent its device token.
+    case knownDevice(UUID)
+    /// Anything else, by the client's address.
+    case address(String)
+
+    /// How the store keys its failure count: `device:<id>` or `address:<address>`.
+    public var key: String {
+        switch self {
+        case .knownDevice(let id): "device:" + id.lowercasedString
+        case .address(let address): "address:" + address
+        }
+    }
+
+    public var isKnownDevice: Bool {
+        if case .knownDevice = self { true } else { false }
+    }
+}
+
+/// The device a successful sign-in leaves remembered, and until when.
+public struct KnownDeviceGrant: Sendable, Equatable {
+    public var id: UUID
+    /// The hash of a new device token; `nil` when the device was known (its token stays).
+    public var newTokenHash: [UInt8]?
+    public var expiresAt: Date
+
+    public init(id: UUID, newTokenHash: [UInt8]?, expiresAt: Date) {
+        self.id = id
+        self.newTokenHash = newTokenHash
         self.expiresAt = expiresAt
     }
 }
@@ -154,10 +197,14 @@ public struct IssuedTokens: Sendable, Equatable {
     public var accessExpiresAt: Date
     public var refreshToken: String
     public var refreshExpiresAt: Date
+    /// Set after a sign-in: the token that makes this device known to the account.
+    public var deviceToken: String?
 
     public init(
-        principal: Principal, accessToken: String, accessExpiresAt: Date, refreshToken: String, refreshExpiresAt: Date
+        principal: Principal, accessToken: String, accessExpiresAt: Date, refreshToken: String, refreshExpiresAt: Date,
+        deviceToken: String? = nil
     ) {
+        self.deviceToken = deviceToken
         self.principal = principal
         self.accessToken = accessToken
         self.accessExpiresAt = accessExpiresAt
@@ -166,7 +213,7 @@ public struct IssuedTokens: Sendable, Equatable {
     }
 }
 
-/// Failed sign-ins counted for one account, and until when it must wait.
+/// Failed sign-ins counted for one account from one source, and until when that source must wait.
 public struct AccountFailures: Sendable, Equatable {
     public var failures: Int
     public var lockedUntil: Date?
@@ -174,6 +221,32 @@ public struct AccountFailures: Sendable, Equatable {
     public init(failures: Int, lockedUntil: Date?) {
         self.failures = failures
         self.lockedUntil = lockedUntil
+    }
+}
+
+/// The account-wide ceiling on failed sign-ins from unknown devices: how many within the current
+/// window, and until when the next unknown attempt must wait.
+public struct AccountCeiling: Sendable, Equatable {
+    public var failures: Int
+    public var windowStart: Date?
+    public var nextAttempt: Date?
+
+    public init(failures: Int, windowStart: Date?, nextAttempt: Date?) {
+        self.failures = failures
+        self.windowStart = windowStart
+        self.nextAttempt = nextAttempt
+    }
+}
+
+/// Everything counted for a sign-in attempt on one account: its source's failures and the
+/// account-wide ceiling (which a known device leaves untouched).
+public struct SignInThrottle: Sendable, Equatable {
+    public var source: AccountFailures
+    public var ceiling: AccountCeiling
+
+    public init(source: AccountFailures, ceiling: AccountCeiling) {
+        self.source = source
+        self.ceiling = ceiling
     }
 }
 

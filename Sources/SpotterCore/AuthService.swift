@@ -126,40 +126,59 @@ public struct AuthService: Sendable {
         try await store.markEmailVerified(principal, at: now())
     }
 
-    /// Checks a login and password and opens a session; throttles repeated failures per account and
-    /// per client address.
-    public func signIn(login: String, password: String, deviceLabel: String, address: String) async throws
-        -> IssuedTokens
+    /// Checks a login and password and opens a session. Failures are throttled per account and
+    /// source (the client's address, or a known device when `deviceToken` is one of the account's),
+    /// per address, and across the account for unknown devices only (see `AuthPolicy`).
+    public func signIn(login: String, password: String, deviceLabel: String, deviceToken: String = "", address: String)
+        async throws -> IssuedTokens
     {
         var validator = Validator()
         validator.check(!login.isEmpty, "login", "is required")
         validator.check(!password.isEmpty, "password", "is required")
         validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
         validator.check(deviceLabel.count <= 100, "device_label", "must be at most 100 characters")
+        validator.check(deviceToken.utf8.count <= 200, "device_token", "is not a device token")
         try validator.validate()
 
         // Every attempt is counted as a failure before any password is hashed, atomically, and taken
         // back once it succeeds: parallel guesses stop at the limit instead of all being checked.
         let started = now()
-        try await countAttempt(from: address, now: started)
-        guard let candidate = try await store.signInCandidate(login: CredentialRules.normalize(login)) else {
+        let candidate = try await store.signInCandidate(login: CredentialRules.normalize(login))
+        var source = SignInSource.address(address)
+        if let candidate, !deviceToken.isEmpty,
+            let device = try await store.knownDevice(
+                candidate.principal, tokenHash: Token.hash(deviceToken), now: started)
+        {
+            source = .knownDevice(device)
+        }
+        // A known device is its own source: an address blocked by someone else's guesses (a shared
+        // network) does not stop it.
+        if !source.isKnownDevice { try await countAttempt(from: address, now: started) }
+        guard let candidate else {
             try await hashing(refunding: address) { try await hasher.verifyDummy(password) }
             throw SpotterError.unauthenticated("invalid login or password")
         }
         if case .refuse(let locked) = try await store.countSignInAttempt(
-            candidate.principal, { [policy] in policy.accountAttempt(after: $0, now: started) })
+            candidate.principal, from: source,
+            { [policy, source] in policy.signInAttempt(after: $0, knownDevice: source.isKnownDevice, now: started) })
         {
             throw throttled(until: locked, now: started)
         }
-        let matches = try await hashing(refunding: address, account: candidate.principal) {
+        let matches = try await hashing(refunding: address, account: (candidate.principal, source)) {
             try await hasher.verify(password, against: candidate.passwordHash)
         }
         guard matches else {
-            logger.notice("sign-in failed", metadata: ["tenant": "\(candidate.principal.tenantID)"])
+            logger.notice(
+                "sign-in failed",
+                metadata: ["tenant": "\(candidate.principal.tenantID)", "known_device": "\(source.isKnownDevice)"])
             throw SpotterError.unauthenticated("invalid login or password")
         }
         guard candidate.status == .active else { throw SpotterError.unauthenticated("this account is disabled") }
-        try await refundAttempt(from: address)
+        // The attempt was no failure: take it back from the account-wide ceiling and the address.
+        _ = try await store.countSignInAttempt(candidate.principal, from: source) { [policy, source] in
+            policy.signInThrottle(takingBack: $0, knownDevice: source.isKnownDevice)
+        }
+        if !source.isKnownDevice { try await refundAttempt(from: address) }
 
         let sessionID = SessionID.random()
         let principal = Principal(
@@ -169,11 +188,25 @@ public struct AuthService: Sendable {
         )
         let opened = now()
         let sessionEnd = opened.addingTimeInterval(policy.sessionLifetime)
-        let (tokens, issued) = newTokens(for: principal, now: opened, sessionEnd: sessionEnd)
+        let (tokens, tokensIssued) = newTokens(for: principal, now: opened, sessionEnd: sessionEnd)
+        var issued = tokensIssued
+        let device: KnownDeviceGrant
+        let deviceExpiry = opened.addingTimeInterval(policy.knownDeviceLifetime)
+        if case .knownDevice(let id) = source {
+            device = KnownDeviceGrant(id: id, newTokenHash: nil, expiresAt: deviceExpiry)
+            issued.deviceToken = deviceToken
+        } else {
+            let token = Token.generate(prefix: "spd")
+            device = KnownDeviceGrant(id: UUID(), newTokenHash: Token.hash(token), expiresAt: deviceExpiry)
+            issued.deviceToken = token
+        }
         let label = deviceLabel.trimmingCharacters(in: .whitespaces)
         try await store.openSession(
             principal,
-            NewSession(id: sessionID, deviceLabel: label, tokens: tokens, createdAt: opened, expiresAt: sessionEnd)
+            NewSession(
+                id: sessionID, deviceLabel: label, tokens: tokens, createdAt: opened, expiresAt: sessionEnd,
+                source: source, device: device),
+            keepingDevices: policy.knownDevicesPerAccount
         )
         logger.info("signed in", metadata: ["tenant": "\(principal.tenantID)", "session": "\(sessionID)"])
         return issued
@@ -313,16 +346,19 @@ public struct AuthService: Sendable {
     /// takes back the attempts counted for it first: nobody's password was checked, so a flood must
     /// not count the real owner's sign-ins as failures.
     private func hashing<T>(
-        refunding address: String, account: Principal? = nil, _ work: () async throws -> T
+        refunding address: String, account: (Principal, SignInSource)? = nil, _ work: () async throws -> T
     ) async throws -> T {
         do {
             return try await work()
         } catch let error as SpotterError {
             guard case .tooManyRequests = error else { throw error }
-            if let account {
-                _ = try await store.countSignInAttempt(account) { [policy] in policy.accountFailures(afterRefund: $0) }
+            let knownDevice = account?.1.isKnownDevice ?? false
+            if let (principal, source) = account {
+                _ = try await store.countSignInAttempt(principal, from: source) { [policy] in
+                    policy.signInThrottle(takingBack: $0, knownDevice: knownDevice)
+                }
             }
-            try await refundAttempt(from: address)
+            if !knownDevice { try await refundAttempt(from: address) }
             throw error
         }
     }

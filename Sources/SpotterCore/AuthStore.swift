@@ -10,15 +10,21 @@ public protocol AuthStore: Sendable {
     /// The account whose username or e-mail (case-insensitive) is `login`.
     func signInCandidate(login: String) async throws -> SignInCandidate?
 
-    /// Counts a sign-in attempt on the account before its password is checked, under a row lock so
-    /// parallel attempts are counted one after another: `decide` gets the current state, and the
-    /// state of a `.proceed` is written. Returns the decision.
-    func countSignInAttempt(
-        _ principal: Principal, _ decide: @Sendable (AccountFailures) -> ThrottleDecision<AccountFailures>
-    ) async throws -> ThrottleDecision<AccountFailures>
+    /// The account's unexpired known device whose token hashes to `tokenHash`.
+    func knownDevice(_ principal: Principal, tokenHash: [UInt8], now: Date) async throws -> UUID?
 
-    /// Opens a session and clears the account's failure counter.
-    func openSession(_ principal: Principal, _ session: NewSession) async throws
+    /// Counts a sign-in attempt on the account from `source` before its password is checked, under
+    /// the account's row lock so parallel attempts are counted one after another: `decide` gets the
+    /// current state (the source's failures and the account-wide ceiling), and the state of a
+    /// `.proceed` is written. Returns the decision.
+    func countSignInAttempt(
+        _ principal: Principal, from source: SignInSource,
+        _ decide: @Sendable (SignInThrottle) -> ThrottleDecision<SignInThrottle>
+    ) async throws -> ThrottleDecision<SignInThrottle>
+
+    /// Opens a session, clears the failures of the sign-in's source and remembers its device
+    /// (keeping at most `keepingDevices` per account, the most recently used).
+    func openSession(_ principal: Principal, _ session: NewSession, keepingDevices: Int) async throws
 
     /// The principal of a live access token (not expired, session not revoked, account active),
     /// marking the session used.

@@ -9,6 +9,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
                 "UPDATE accounts SET failed_sign_ins = 0, locked_until = NULL WHERE tenant_id = $1",
                 [tenant.rawValue]
             )
+            try await connection.query("DELETE FROM sign_in_failures WHERE tenant_id = $1", [tenant.rawValue])
         }
     }
 

@@ -44,39 +44,121 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func countSignInAttempt(
-        _ principal: Principal, _ decide: @Sendable (AccountFailures) -> ThrottleDecision<AccountFailures>
-    ) async throws -> ThrottleDecision<AccountFailures> {
+    public func knownDevice(_ principal: Principal, tokenHash: [UInt8], now: Date) async throws -> UUID? {
         try await database.withTenant(principal.tenantID) { connection in
-            let row = try await connection.query(
-                "SELECT failed_sign_ins, locked_until FROM accounts WHERE account_id = $1 FOR UPDATE",
+            try await connection.query(
+                """
+                SELECT device_id FROM known_devices
+                WHERE account_id = $1 AND token_hash = $2 AND expires_at > $3
+                """,
+                [principal.accountID.rawValue, PostgresBytes(tokenHash), now]
+            ).single?.decode("device_id")
+        }
+    }
+
+    public func countSignInAttempt(
+        _ principal: Principal, from source: SignInSource,
+        _ decide: @Sendable (SignInThrottle) -> ThrottleDecision<SignInThrottle>
+    ) async throws -> ThrottleDecision<SignInThrottle> {
+        try await database.withTenant(principal.tenantID) { connection in
+            // The account row first, then the source's: every attempt on an account takes its locks
+            // in that order, and waits for the one before it.
+            let account = try await connection.query(
+                """
+                SELECT failed_sign_ins, failure_window_start, locked_until FROM accounts
+                WHERE account_id = $1 FOR UPDATE
+                """,
                 [principal.accountID.rawValue]
             ).single
-            guard let row else { throw SpotterError.unauthenticated("invalid login or password") }
+            guard let account else { throw SpotterError.unauthenticated("invalid login or password") }
+            let row = try await connection.query(
+                """
+                SELECT failures, locked_until FROM sign_in_failures
+                WHERE account_id = $1 AND source = $2 FOR UPDATE
+                """,
+                [principal.accountID.rawValue, source.key]
+            ).single
             let decision = decide(
-                AccountFailures(
-                    failures: try row.decode("failed_sign_ins"), lockedUntil: try row.decode("locked_until")))
+                SignInThrottle(
+                    source: AccountFailures(
+                        failures: try row?.decode("failures") ?? 0, lockedUntil: try row?.decode("locked_until")),
+                    ceiling: AccountCeiling(
+                        failures: try account.decode("failed_sign_ins"),
+                        windowStart: try account.decode("failure_window_start"),
+                        nextAttempt: try account.decode("locked_until"))))
             if case .proceed(let state) = decision {
                 try await connection.query(
                     """
-                    UPDATE accounts SET failed_sign_ins = $2, last_failed_sign_in = now(), locked_until = $3
+                    UPDATE accounts SET failed_sign_ins = $2, failure_window_start = $3, locked_until = $4,
+                                        last_failed_sign_in = now()
                     WHERE account_id = $1
                     """,
-                    [principal.accountID.rawValue, state.failures, state.lockedUntil]
+                    [
+                        principal.accountID.rawValue, state.ceiling.failures, state.ceiling.windowStart,
+                        state.ceiling.nextAttempt,
+                    ]
+                )
+                try await connection.query(
+                    """
+                    INSERT INTO sign_in_failures (tenant_id, account_id, source, failures, locked_until, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, now())
+                    ON CONFLICT (tenant_id, account_id, source)
+                    DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until, updated_at = now()
+                    """,
+                    [
+                        principal.tenantID.rawValue, principal.accountID.rawValue, source.key, state.source.failures,
+                        state.source.lockedUntil,
+                    ]
+                )
+                // Sources quiet for a day start over, so many addresses cannot grow the table for good.
+                try await connection.query(
+                    "DELETE FROM sign_in_failures WHERE account_id = $1 AND updated_at < now() - interval '1 day'",
+                    [principal.accountID.rawValue]
                 )
             }
             return decision
         }
     }
 
-    public func openSession(_ principal: Principal, _ session: NewSession) async throws {
+    public func openSession(_ principal: Principal, _ session: NewSession, keepingDevices: Int) async throws {
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(
-                """
-                UPDATE accounts SET failed_sign_ins = 0, locked_until = NULL WHERE account_id = $1
-                """,
-                [principal.accountID.rawValue]
+                "DELETE FROM sign_in_failures WHERE account_id = $1 AND source = $2",
+                [principal.accountID.rawValue, session.source.key]
             )
+            if let tokenHash = session.device.newTokenHash {
+                try await connection.query(
+                    """
+                    INSERT INTO known_devices (tenant_id, device_id, account_id, token_hash, label, created_at,
+                                               last_used_at, expires_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+                    """,
+                    [
+                        principal.tenantID.rawValue, session.device.id, principal.accountID.rawValue,
+                        PostgresBytes(tokenHash), session.deviceLabel, session.createdAt, session.device.expiresAt,
+                    ]
+                )
+                try await connection.query(
+                    """
+                    DELETE FROM known_devices WHERE account_id = $1 AND device_id NOT IN (
+                        SELECT device_id FROM known_devices WHERE account_id = $1
+                        ORDER BY last_used_at DESC LIMIT $2)
+                    """,
+                    [principal.accountID.rawValue, keepingDevices]
+                )
+            } else {
+                try await connection.query(
+                    """
+                    UPDATE known_devices SET last_used_at = $3, expires_at = $4,
+                                             label = CASE WHEN $5 = '' THEN label ELSE $5 END
+                    WHERE account_id = $1 AND device_id = $2
+                    """,
+                    [
+                        principal.accountID.rawValue, session.device.id, session.createdAt, session.device.expiresAt,
+                        session.deviceLabel,
+                    ]
+                )
+            }
             try await connection.query(
                 """
                 INSERT INTO sessions (tenant_id, session_id, account_id, device_label, access_token_hash,
@@ -282,6 +364,8 @@ public struct PostgresAuthStore: AuthStore {
                 [principal.accountID.rawValue, passwordHash, now]
             )
             try await SessionSQL.revokeAll(account: principal.accountID, reason: "password reset", now: now, connection)
+            try await connection.query(
+                "DELETE FROM sign_in_failures WHERE account_id = $1", [principal.accountID.rawValue])
             // Every other reset link sent to the account stops working too.
             try await connection.query(
                 """

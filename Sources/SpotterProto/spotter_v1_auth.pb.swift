@@ -112,6 +112,10 @@ public nonisolated struct Spotter_V1_SignInRequest: Sendable {
   /// Optional. A label for the session list, such as "Pixel 8". At most 100 characters.
   public var deviceLabel: String = String()
 
+  /// Optional. The `device_token` of an earlier sign-in on this device. Wrong passwords sent from
+  /// elsewhere never lock out or slow down a device that sends it (README, "Sign-in throttling").
+  public var deviceToken: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -153,6 +157,10 @@ public nonisolated struct Spotter_V1_TokenPair: Sendable {
 
   /// The signed-in tenant.
   public var tenantID: String = String()
+
+  /// Set by SignIn: this device's token, valid for a year after its last sign-in. Keep it with
+  /// the app and send it with every later SignIn from this device.
+  public var deviceToken: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -490,7 +498,7 @@ nonisolated extension Spotter_V1_VerifyEmailResponse: SwiftProtobuf.Message, Swi
 
 nonisolated extension Spotter_V1_SignInRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SignInRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}login\0\u{1}password\0\u{3}device_label\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}login\0\u{1}password\0\u{3}device_label\0\u{3}device_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -501,6 +509,7 @@ nonisolated extension Spotter_V1_SignInRequest: SwiftProtobuf.Message, SwiftProt
       case 1: try { try decoder.decodeSingularStringField(value: &self.login) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.password) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.deviceLabel) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
       default: break
       }
     }
@@ -516,6 +525,9 @@ nonisolated extension Spotter_V1_SignInRequest: SwiftProtobuf.Message, SwiftProt
     if !self.deviceLabel.isEmpty {
       try visitor.visitSingularStringField(value: self.deviceLabel, fieldNumber: 3)
     }
+    if !self.deviceToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -523,6 +535,7 @@ nonisolated extension Spotter_V1_SignInRequest: SwiftProtobuf.Message, SwiftProt
     if lhs.login != rhs.login {return false}
     if lhs.password != rhs.password {return false}
     if lhs.deviceLabel != rhs.deviceLabel {return false}
+    if lhs.deviceToken != rhs.deviceToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -530,7 +543,7 @@ nonisolated extension Spotter_V1_SignInRequest: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TokenPair"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}access_token\0\u{3}access_expires_at\0\u{3}refresh_token\0\u{3}refresh_expires_at\0\u{3}session_id\0\u{3}tenant_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}access_token\0\u{3}access_expires_at\0\u{3}refresh_token\0\u{3}refresh_expires_at\0\u{3}session_id\0\u{3}tenant_id\0\u{3}device_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -544,6 +557,7 @@ nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf
       case 4: try { try decoder.decodeSingularMessageField(value: &self._refreshExpiresAt) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.sessionID) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.tenantID) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
       default: break
       }
     }
@@ -572,6 +586,9 @@ nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf
     if !self.tenantID.isEmpty {
       try visitor.visitSingularStringField(value: self.tenantID, fieldNumber: 6)
     }
+    if !self.deviceToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -582,6 +599,7 @@ nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf
     if lhs._refreshExpiresAt != rhs._refreshExpiresAt {return false}
     if lhs.sessionID != rhs.sessionID {return false}
     if lhs.tenantID != rhs.tenantID {return false}
+    if lhs.deviceToken != rhs.deviceToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -44,6 +44,7 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
             login: request.login,
             password: request.password,
             deviceLabel: request.deviceLabel,
+            deviceToken: request.deviceToken,
             address: RequestContext.current?.clientAddress ?? ""
         )
         return Spotter_V1_TokenPair(tokens)

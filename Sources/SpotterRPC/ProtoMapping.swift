@@ -81,5 +81,6 @@ extension Spotter_V1_TokenPair {
         refreshExpiresAt = Spotter_V1_Timestamp(tokens.refreshExpiresAt)
         sessionID = tokens.principal.sessionID?.description ?? ""
         tenantID = tokens.principal.tenantID.description
+        deviceToken = tokens.deviceToken ?? ""
     }
 }

@@ -96,8 +96,8 @@ struct AuthFlowTests {
         }
     }
 
-    @Test("repeated failures lock the account for a while, then it opens again; success resets the count")
-    func accountThrottling() async throws {
+    @Test("repeated failures lock out their source for a while, not the account: another address signs in")
+    func sourceThrottling() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock()
             let auth = database.authService(clock: clock)
@@ -107,45 +107,168 @@ struct AuthFlowTests {
                     try await auth.signIn(login: "ada", password: "guess guess", deviceLabel: "", address: "192.0.2.1")
                 }
             }
-            // Locked now: even the right password is refused until the lock ends.
+            // That address is locked out of this account now, even with the right password…
             let locked = await #expect(throws: SpotterError.self) {
-                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.2")
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.1")
             }
             #expect(
                 locked == .tooManyRequests("too many failed sign-ins; try again in 30 seconds", retryAfterSeconds: 30))
-            clock.advance(by: 31)
+            // …but the owner elsewhere is not.
             _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.2")
-            #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 0)
+            clock.advance(by: 31)
+            _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "192.0.2.1")
+            #expect(try await database.count("SELECT count(*)::int FROM sign_in_failures") == 0)
         }
     }
 
-    @Test("40 wrong passwords at once are counted one after another: five are checked, the rest refused unhashed")
+    @Test(
+        "40 wrong passwords at once are counted one after another: from one address five are checked, from 40 the ceiling's 20"
+    )
     func parallelGuessing() async throws {
         try await TestDatabase.with { database in
-            let auth = database.authService()
+            // A line long enough for every guess, so none is turned away as "busy" (that is tested below).
+            let auth = database.authService(
+                hasher: PasswordHasher(cost: .testing, limiter: ConcurrencyLimiter(limit: 2, maxWaiting: 64)))
             _ = try await register(auth, "ada")
-            let outcomes = await withTaskGroup(of: String.self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        do {
-                            _ = try await auth.signIn(
-                                login: "ada", password: "guess \(index)", deviceLabel: "", address: "192.0.2.\(index)")
-                            return "signed in"
-                        } catch SpotterError.unauthenticated {
-                            return "checked"
-                        } catch SpotterError.tooManyRequests {
-                            return "throttled"
-                        } catch {
-                            return "\(error)"
+            _ = try await register(auth, "bob")
+            func guess40(_ login: String, from addresses: [String]) async -> [String: Int] {
+                await withTaskGroup(of: String.self) { group in
+                    for index in 0..<40 {
+                        group.addTask {
+                            do {
+                                _ = try await auth.signIn(
+                                    login: login, password: "guess \(index)", deviceLabel: "",
+                                    address: addresses[index % addresses.count])
+                                return "signed in"
+                            } catch SpotterError.unauthenticated {
+                                return "checked"
+                            } catch SpotterError.tooManyRequests {
+                                return "throttled"
+                            } catch {
+                                return "\(error)"
+                            }
                         }
                     }
+                    var outcomes: [String: Int] = [:]
+                    for await outcome in group { outcomes[outcome, default: 0] += 1 }
+                    return outcomes
                 }
-                var outcomes: [String: Int] = [:]
-                for await outcome in group { outcomes[outcome, default: 0] += 1 }
-                return outcomes
             }
-            #expect(outcomes == ["checked": 5, "throttled": 35])
-            #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 5)
+            #expect(await guess40("ada", from: ["192.0.2.1"]) == ["checked": 5, "throttled": 35])
+            let many = (0..<40).map { "198.51.100.\($0)" }
+            #expect(await guess40("bob", from: many) == ["checked": 20, "throttled": 20])
+            #expect(
+                try await database.count(
+                    "SELECT failed_sign_ins FROM accounts WHERE username = 'bob'") == 20)
+        }
+    }
+
+    @Test("nobody can lock the owner out: a known device signs in through every lock, a new one waits at most 30 s")
+    func noLockout() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock()
+            var policy = AuthPolicy()
+            policy.addressMaxFailures = 10
+            let auth = database.authService(clock: clock, policy: policy)
+            _ = try await register(auth, "ada")
+            _ = try await register(auth, "eve")
+            let phone = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "phone", address: "192.0.2.1")
+            let phoneToken = try #require(phone.deviceToken)
+            #expect(phoneToken.hasPrefix("spd_"))
+            let evesToken = try #require(
+                try await auth.signIn(login: "eve", password: "long enough eve", deviceLabel: "", address: "192.0.2.1")
+                    .deviceToken)
+
+            // An attacker guesses from the owner's own network (one address: it gets blocked) and from
+            // 30 more, past the per-source locks and the account-wide ceiling.
+            for index in 0..<31 {
+                _ = try? await auth.signIn(
+                    login: "ada", password: "guess \(index)", deviceLabel: "", address: "192.0.2.1")
+                _ = try? await auth.signIn(
+                    login: "ada", password: "guess \(index)", deviceLabel: "", address: "203.0.113.\(index)")
+            }
+            #expect(try await database.count("SELECT failed_sign_ins FROM accounts WHERE username = 'ada'") == 20)
+            // Another account's device token is no pass: it is an unknown device for ada.
+            await #expect(throws: SpotterError.self) {
+                try await auth.signIn(
+                    login: "ada", password: "long enough ada", deviceLabel: "", deviceToken: evesToken,
+                    address: "198.51.100.1")
+            }
+            // The owner's phone, on the blocked address, signs in at once and keeps its token.
+            let again = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "phone", deviceToken: phoneToken,
+                address: "192.0.2.1")
+            #expect(again.deviceToken == phoneToken)
+            // A new laptop waits for the ceiling's next slot (30 s), then gets in.
+            let waiting = await #expect(throws: SpotterError.self) {
+                try await auth.signIn(
+                    login: "ada", password: "long enough ada", deviceLabel: "laptop", address: "198.51.100.2")
+            }
+            guard case .tooManyRequests(_, let retry) = waiting else {
+                Issue.record("the new device was not asked to wait: \(String(describing: waiting))")
+                return
+            }
+            #expect(retry <= 30)
+            clock.advance(by: TimeInterval(retry) + 1)
+            let laptop = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "laptop", address: "198.51.100.2")
+            #expect(laptop.deviceToken != phoneToken)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM known_devices WHERE label IN ('phone', 'laptop')")
+                    == 2)
+
+            // A stolen device token guesses no faster: five wrong passwords lock that device alone.
+            for _ in 0..<5 {
+                await #expect(throws: SpotterError.unauthenticated("invalid login or password")) {
+                    try await auth.signIn(
+                        login: "ada", password: "wrong password", deviceLabel: "", deviceToken: phoneToken,
+                        address: "203.0.113.200")
+                }
+            }
+            await #expect(
+                throws: SpotterError.tooManyRequests(
+                    "too many failed sign-ins; try again in 30 seconds", retryAfterSeconds: 30)
+            ) {
+                try await auth.signIn(
+                    login: "ada", password: "long enough ada", deviceLabel: "", deviceToken: phoneToken,
+                    address: "203.0.113.200")
+            }
+            _ = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", deviceToken: laptop.deviceToken ?? "",
+                address: "203.0.113.200")
+        }
+    }
+
+    @Test("an account remembers at most its 20 most recently used devices, and a device token expires")
+    func knownDeviceLimits() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock()
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            var tokens: [String] = []
+            for index in 0..<22 {
+                clock.advance(by: 1)
+                tokens.append(
+                    try #require(
+                        try await auth.signIn(
+                            login: "ada", password: "long enough ada", deviceLabel: "device \(index)", address: "a"
+                        ).deviceToken))
+            }
+            #expect(try await database.count("SELECT count(*)::int FROM known_devices") == 20)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM known_devices WHERE label IN ('device 0', 'device 1')")
+                    == 0)
+            // The oldest token is forgotten: signing in with it makes a new device.
+            let fresh = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", deviceToken: tokens[0], address: "a")
+            #expect(fresh.deviceToken != tokens[0])
+            // A year without a sign-in and a token stops counting.
+            clock.advance(by: AuthPolicy().knownDeviceLifetime + 1)
+            let later = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", deviceToken: tokens[21], address: "a")
+            #expect(later.deviceToken != tokens[21])
         }
     }
 
@@ -242,6 +365,7 @@ struct AuthFlowTests {
                 }
             }
             #expect(try await database.count("SELECT failed_sign_ins FROM accounts") == 0)
+            #expect(try await database.count("SELECT coalesce(sum(failures), 0)::int FROM sign_in_failures") == 0)
             #expect(
                 try await database.count("SELECT coalesce(sum(failures), 0)::int FROM sign_in_address_failures") == 0)
         }
