@@ -432,7 +432,8 @@ public nonisolated struct Spotter_V1_PullRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// The cursor of the last pull's response; empty for everything.
+  /// The cursor of the last pull's response; empty for everything. A cursor another account's
+  /// pull returned is refused (INVALID_ARGUMENT "cursor: belongs to another account").
   public var cursor: String = String()
 
   /// Changes per page: 1–1000, default 200.

@@ -789,11 +789,21 @@ struct SyncTests {
                 if let workout = change.object?.workout { #expect(workout.content.name == "Bob's") }
                 #expect(!(adaWorkouts.dropFirst()).contains(change.objectID))
             }
-            // Ada's cursor (beyond Bob's feed) is refused for Bob.
+            // Ada's cursors are refused for Bob, whether beyond Bob's feed or within it.
             #expect(adaPull.cursor.seq > bobPull.cursor.seq)
-            await #expect(throws: SpotterError.syncResetRequired(retentionDays: 30)) {
+            let foreign = SpotterError.invalid("cursor", "belongs to another account; pull from an empty cursor")
+            await #expect(throws: foreign) {
                 try await sync.pull(bob, cursor: adaPull.cursor.token, pageSize: 10, deviceID: bobPhone)
             }
+            var early = adaPull.cursor
+            early.seq = 1
+            await #expect(throws: foreign) {
+                try await sync.pull(bob, cursor: early.token, pageSize: 10, deviceID: bobPhone)
+            }
+            // A cursor from before cursors named their account (three parts) is still taken as the
+            // caller's: devices in the field keep syncing.
+            let legacy = PageToken.encode(["sync", String(bobPull.cursor.seq), "0"])
+            #expect(try await sync.pull(bob, cursor: legacy, pageSize: 10, deviceID: bobPhone).changes.isEmpty)
         }
     }
 
@@ -1100,7 +1110,8 @@ struct SyncTests {
                     ])
             // A cursor ahead of the feed is not this account's.
             await #expect(throws: SpotterError.syncResetRequired(retentionDays: 30)) {
-                try await sync.pull(ada, cursor: SyncCursor(seq: 10_000).token, pageSize: 10, deviceID: "")
+                try await sync.pull(
+                    ada, cursor: SyncCursor(seq: 10_000, tenant: ada.tenantID).token, pageSize: 10, deviceID: "")
             }
 
             // Stored results went with the retention: a replay answers "applied" and changes nothing.

@@ -137,23 +137,56 @@ public struct SyncCursor: PageCursor, Equatable, Comparable {
     /// While a first pull (from an empty cursor) goes on: the feed's last number when it began.
     /// Deletions up to it are of objects the new device never had, so none is sent.
     public var firstPullThrough: Int64
+    /// Whose feed the numbers count in. A cursor names its tenant so that one account's cursor is
+    /// refused by another's pull instead of skipping or replaying that account's changes.
+    public var tenant: TenantID?
 
-    public init(seq: Int64, firstPullThrough: Int64 = 0) {
+    public init(seq: Int64, firstPullThrough: Int64 = 0, tenant: TenantID? = nil) {
         self.seq = seq
         self.firstPullThrough = firstPullThrough
+        self.tenant = tenant
     }
 
     public static let start = SyncCursor(seq: 0)
 
     public var isStart: Bool { seq == 0 && firstPullThrough == 0 }
 
-    public static var tokenPartCount: Int { 3 }
-    public var tokenParts: [String] { ["sync", String(seq), String(firstPullThrough)] }
+    public static var tokenPartCount: Int { 4 }
+    public var tokenParts: [String] { ["sync", String(seq), String(firstPullThrough), tenant?.description ?? ""] }
 
     public init?(tokenParts parts: [String]) {
         guard parts[0] == "sync", let seq = Int64(parts[1]), seq >= 0, let through = Int64(parts[2]), through >= 0
         else { return nil }
-        self.init(seq: seq, firstPullThrough: through)
+        var tenant: TenantID?
+        if parts.count > 3 {
+            guard let id = UUID(uuidString: parts[3]) else { return nil }
+            tenant = TenantID(rawValue: id)
+        }
+        self.init(seq: seq, firstPullThrough: through, tenant: tenant)
+    }
+
+    /// The cursor in a pull's `cursor` field for `tenant` (`start` when empty). Refuses a cursor
+    /// that another account's pull returned; one from before cursors named their tenant (three
+    /// parts) is taken as the caller's.
+    public static func decode(_ token: String, for tenant: TenantID, field: String = "cursor") throws(SpotterError)
+        -> SyncCursor
+    {
+        var cursor: SyncCursor
+        if let named = try? PageToken.cursor(SyncCursor.self, from: token, field: field) {
+            guard named.tenant == tenant else {
+                throw .invalid(field, "belongs to another account; pull from an empty cursor")
+            }
+            cursor = named
+        } else if let parts = try PageToken.decode(token, parts: 3, field: field) {
+            guard let legacy = SyncCursor(tokenParts: parts) else {
+                throw .invalid(field, "is not a token this call returned")
+            }
+            cursor = legacy
+        } else {
+            return .start
+        }
+        cursor.tenant = tenant
+        return cursor
     }
 
     public var token: String { isStart ? "" : PageToken.encode(tokenParts) }

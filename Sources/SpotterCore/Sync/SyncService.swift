@@ -112,7 +112,7 @@ public struct SyncService: Sendable {
     public func pull(_ principal: Principal, cursor token: String, pageSize: Int, deviceID: String) async throws
         -> PullPage
     {
-        let cursor = try PageToken.cursor(SyncCursor.self, from: token, field: "cursor") ?? .start
+        let cursor = try SyncCursor.decode(token, for: principal.tenantID)
         let limit = pageSize == 0 ? Self.defaultPullSize : pageSize
         guard (1...Self.maxPullSize).contains(limit) else {
             throw SpotterError.invalid("page_size", "must be between 1 and \(Self.maxPullSize)")
@@ -121,11 +121,13 @@ public struct SyncService: Sendable {
         let key = PullReadAhead.Key(principal, cursor, limit: limit, device: device)
         var readPage = await readAhead.take(key)
         if readPage == nil { readPage = try await store.pull(principal, after: cursor, limit: limit, device: device) }
-        guard let page = readPage else { throw SpotterError.syncResetRequired(retentionDays: retentionDays) }
+        guard var page = readPage else { throw SpotterError.syncResetRequired(retentionDays: retentionDays) }
+        page.cursor.tenant = principal.tenantID
+        let next = page.cursor
         if page.hasMore {
             let store = store
-            readAhead.start(PullReadAhead.Key(principal, page.cursor, limit: limit, device: device)) {
-                try await store.pull(principal, after: page.cursor, limit: limit, device: device)
+            readAhead.start(PullReadAhead.Key(principal, next, limit: limit, device: device)) {
+                try await store.pull(principal, after: next, limit: limit, device: device)
             }
         }
         return page
