@@ -95,6 +95,8 @@ public struct DatabaseReport: Sendable, Equatable, Codable {
 public protocol AdminMaintenanceStore: Sendable {
     /// Clears sign-in throttling of the tenant's account.
     func unlock(_ tenant: TenantID, audit: AuditRecord) async throws
+    /// Turns two-factor sign-in off and ends every session of the tenant's account.
+    func resetTwoFactor(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
     func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
     /// Revokes every live session; returns how many.
     func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int

@@ -14,6 +14,14 @@ extension AdminService {
         try await store.unlock(account.tenantID, audit: record(actor, "account.unlock", account, reason))
     }
 
+    /// Turns two-factor sign-in off for an owner who lost the device and the recovery codes: forgets
+    /// the secret, the recovery codes and open sign-in challenges, and ends every session.
+    public func resetTwoFactor(_ reference: String, actor: AdminActor, reason: String) async throws {
+        let account = try await audited(reference, reason, actor)
+        try await store.resetTwoFactor(
+            account.tenantID, now: now(), audit: record(actor, "account.reset_mfa", account, reason))
+    }
+
     /// Marks the e-mail address verified.
     public func verifyEmail(_ reference: String, actor: AdminActor, reason: String) async throws {
         let account = try await audited(reference, reason, actor)

@@ -147,6 +147,18 @@ public enum SignInSource: Sendable, Hashable {
     public var isKnownDevice: Bool {
         if case .knownDevice = self { true } else { false }
     }
+
+    /// The source a stored `key` names.
+    public init?(key: String) {
+        if key.hasPrefix("device:") {
+            guard let id = UUID(uuidString: String(key.dropFirst(7))) else { return nil }
+            self = .knownDevice(id)
+        } else if key.hasPrefix("address:") {
+            self = .address(String(key.dropFirst(8)))
+        } else {
+            return nil
+        }
+    }
 }
 
 /// The device a successful sign-in leaves remembered, and until when.
@@ -267,5 +279,42 @@ public struct AddressFailures: Sendable, Equatable {
         self.failures = failures
         self.windowStart = windowStart
         self.blockedUntil = blockedUntil
+    }
+}
+
+/// What a sign-in answers: a session, or a request for the second factor.
+public enum SignInResult: Sendable, Equatable {
+    case signedIn(IssuedTokens)
+    /// The password was right and the account has two-factor sign-in on: finish with
+    /// `AuthService.completeSignIn(challenge:code:)`.
+    case secondFactorRequired(challenge: String, expiresAt: Date)
+}
+
+/// An account's two-factor state: its sealed TOTP secret, and whether it is on yet.
+public struct TwoFactorRecord: Sendable, Equatable {
+    public var secret: MfaKeyring.Sealed
+    /// `nil` while an enrolment waits for its first code.
+    public var enabledAt: Date?
+
+    public init(secret: MfaKeyring.Sealed, enabledAt: Date?) {
+        self.secret = secret
+        self.enabledAt = enabledAt
+    }
+}
+
+/// The second step of a sign-in whose password was right: what opening the session will need.
+public struct SignInChallenge: Sendable, Equatable {
+    public var hash: [UInt8]
+    public var source: SignInSource
+    public var address: String
+    public var deviceLabel: String
+    public var expiresAt: Date
+
+    public init(hash: [UInt8], source: SignInSource, address: String, deviceLabel: String, expiresAt: Date) {
+        self.hash = hash
+        self.source = source
+        self.address = address
+        self.deviceLabel = deviceLabel
+        self.expiresAt = expiresAt
     }
 }

@@ -33,6 +33,9 @@ public struct AuthPolicy: Sendable {
     /// answer as for an unknown address, so they tell nothing either).
     public var resetMaxPerWindow = 3
     public var resetWindow: TimeInterval = 3600
+    /// How long the second step of a sign-in waits for a code, and how many codes it takes.
+    public var signInChallengeLifetime: TimeInterval = 5 * 60
+    public var signInChallengeAttempts = 5
     /// Where links in e-mails point, such as `https://spotter.example`.
     public var publicURL = "https://localhost:8443"
 
@@ -84,6 +87,16 @@ public struct AuthPolicy: Sendable {
             if next.ceiling.failures < ceilingFailures { next.ceiling.nextAttempt = nil }
         }
         return .proceed(next)
+    }
+
+    /// Whether one more second-factor code may be checked for an account at `now`: counted first,
+    /// like a sign-in; five wrong codes in a row lock the second step for 30 seconds, doubling up
+    /// to 15 minutes (an attacker who has the password gets about a hundred codes a day).
+    public func secondFactorAttempt(after state: AccountFailures, now: Date) -> ThrottleDecision<AccountFailures> {
+        if let locked = state.lockedUntil, locked > now { return .refuse(until: locked) }
+        let failures = state.failures + 1
+        return .proceed(
+            AccountFailures(failures: failures, lockedUntil: accountLock(afterFailures: failures, now: now)))
     }
 
     /// Whether one more attempt from a client address may go ahead at `now`, counted as a failure

@@ -43,6 +43,8 @@ public struct AuthService: Sendable {
     /// never takes the slots sign-ins need.
     private let newPasswordHasher: PasswordHasher
     private let policy: AuthPolicy
+    /// Seals and opens two-factor secrets.
+    private let keyring: MfaKeyring
     private let now: @Sendable () -> Date
     private let logger: Logger
 
@@ -50,6 +52,7 @@ public struct AuthService: Sendable {
         store: any AuthStore,
         hasher: PasswordHasher,
         newPasswordHasher: PasswordHasher? = nil,
+        keyring: MfaKeyring,
         policy: AuthPolicy = AuthPolicy(),
         now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger
@@ -57,6 +60,7 @@ public struct AuthService: Sendable {
         self.store = store
         self.hasher = hasher
         self.newPasswordHasher = newPasswordHasher ?? hasher
+        self.keyring = keyring
         self.policy = policy
         self.now = now
         self.logger = logger
@@ -130,7 +134,7 @@ public struct AuthService: Sendable {
     /// source (the client's address, or a known device when `deviceToken` is one of the account's),
     /// per address, and across the account for unknown devices only (see `AuthPolicy`).
     public func signIn(login: String, password: String, deviceLabel: String, deviceToken: String = "", address: String)
-        async throws -> IssuedTokens
+        async throws -> SignInResult
     {
         var validator = Validator()
         validator.check(!login.isEmpty, "login", "is required")
@@ -174,42 +178,169 @@ public struct AuthService: Sendable {
             throw SpotterError.unauthenticated("invalid login or password")
         }
         guard candidate.status == .active else { throw SpotterError.unauthenticated("this account is disabled") }
-        // The attempt was no failure: take it back from the account-wide ceiling and the address.
-        _ = try await store.countSignInAttempt(candidate.principal, from: source) { [policy, source] in
+        let label = deviceLabel.trimmingCharacters(in: .whitespaces)
+        if let twoFactor = try await store.twoFactor(candidate.principal), twoFactor.enabledAt != nil {
+            // The attempt stays counted until a code completes it: guessing codes costs attempts.
+            let challenge = Token.generate(prefix: "spm")
+            let expiresAt = started.addingTimeInterval(policy.signInChallengeLifetime)
+            try await store.createSignInChallenge(
+                candidate.principal,
+                SignInChallenge(
+                    hash: Token.hash(challenge), source: source, address: address, deviceLabel: label,
+                    expiresAt: expiresAt))
+            return .secondFactorRequired(challenge: challenge, expiresAt: expiresAt)
+        }
+        return .signedIn(
+            try await openSession(
+                candidate.principal, source: source, address: address, deviceLabel: label, deviceToken: deviceToken))
+    }
+
+    /// The second step of a sign-in with two factors: a code from the authenticator app (or a
+    /// recovery code) for the challenge `signIn` returned. A challenge takes five codes at most.
+    public func completeSignIn(challenge: String, code: String) async throws -> IssuedTokens {
+        var validator = Validator()
+        validator.check(!challenge.isEmpty, "challenge", "is required")
+        validator.check(!code.isEmpty, "code", "is required")
+        try validator.validate()
+        let hash = Token.hash(challenge)
+        guard
+            let (principal, pending) = try await store.takeSignInChallenge(
+                hash: hash, now: now(), maxAttempts: policy.signInChallengeAttempts)
+        else {
+            throw SpotterError.unauthenticated("the sign-in challenge is unknown, used, expired or tried too often")
+        }
+        guard let twoFactor = try await store.twoFactor(principal), twoFactor.enabledAt != nil else {
+            throw SpotterError.unauthenticated("the sign-in challenge is unknown, used, expired or tried too often")
+        }
+        try await checkSecondFactor(principal, code: code, record: twoFactor)
+        try await store.finishSignInChallenge(principal, hash: hash, now: now())
+        return try await openSession(
+            principal, source: pending.source, address: pending.address, deviceLabel: pending.deviceLabel,
+            deviceToken: nil)
+    }
+
+    /// Takes back the attempt a successful sign-in counted, and opens its session on a known
+    /// device: the one it came from, or a new one. `deviceToken` is the token the client sent when
+    /// it is to be kept; with `nil`, a known device gets a new token.
+    private func openSession(
+        _ account: Principal, source: SignInSource, address: String, deviceLabel: String, deviceToken: String?
+    ) async throws -> IssuedTokens {
+        _ = try await store.countSignInAttempt(account, from: source) { [policy, source] in
             policy.signInThrottle(takingBack: $0, knownDevice: source.isKnownDevice)
         }
         if !source.isKnownDevice { try await refundAttempt(from: address) }
 
         let sessionID = SessionID.random()
-        let principal = Principal(
-            tenantID: candidate.principal.tenantID,
-            accountID: candidate.principal.accountID,
-            sessionID: sessionID
-        )
+        let principal = Principal(tenantID: account.tenantID, accountID: account.accountID, sessionID: sessionID)
         let opened = now()
         let sessionEnd = opened.addingTimeInterval(policy.sessionLifetime)
         let (tokens, tokensIssued) = newTokens(for: principal, now: opened, sessionEnd: sessionEnd)
         var issued = tokensIssued
-        let device: KnownDeviceGrant
         let deviceExpiry = opened.addingTimeInterval(policy.knownDeviceLifetime)
-        if case .knownDevice(let id) = source {
+        let device: KnownDeviceGrant
+        if case .knownDevice(let id) = source, let deviceToken, !deviceToken.isEmpty {
             device = KnownDeviceGrant(id: id, newTokenHash: nil, expiresAt: deviceExpiry)
             issued.deviceToken = deviceToken
         } else {
             let token = Token.generate(prefix: "spd")
-            device = KnownDeviceGrant(id: UUID(), newTokenHash: Token.hash(token), expiresAt: deviceExpiry)
+            let id: UUID
+            if case .knownDevice(let known) = source { id = known } else { id = UUID() }
+            device = KnownDeviceGrant(id: id, newTokenHash: Token.hash(token), expiresAt: deviceExpiry)
             issued.deviceToken = token
         }
-        let label = deviceLabel.trimmingCharacters(in: .whitespaces)
         try await store.openSession(
             principal,
             NewSession(
-                id: sessionID, deviceLabel: label, tokens: tokens, createdAt: opened, expiresAt: sessionEnd,
+                id: sessionID, deviceLabel: deviceLabel, tokens: tokens, createdAt: opened, expiresAt: sessionEnd,
                 source: source, device: device),
             keepingDevices: policy.knownDevicesPerAccount
         )
         logger.info("signed in", metadata: ["tenant": "\(principal.tenantID)", "session": "\(sessionID)"])
         return issued
+    }
+
+    // MARK: Two-factor sign-in
+
+    /// What an authenticator app needs to start making codes for the account.
+    public struct TwoFactorEnrollment: Sendable, Equatable {
+        /// The secret in base32.
+        public var secret: String
+        public var provisioningURI: String
+    }
+
+    /// Starts turning on two-factor sign-in with a new secret; nothing changes until
+    /// `confirmTwoFactor`. `failedPrecondition` when it is already on.
+    public func beginTwoFactor(_ principal: Principal) async throws -> TwoFactorEnrollment {
+        let secret = SecureRandom.bytes(20)
+        guard try await store.beginTwoFactor(principal, secret: try keyring.seal(secret, for: principal.accountID))
+        else { throw SpotterError.failedPrecondition("two-factor sign-in is already on; turn it off first") }
+        let name = try await store.username(principal)
+        return TwoFactorEnrollment(
+            secret: Base32.encode(secret), provisioningURI: TOTP.provisioningURI(secret: secret, account: name))
+    }
+
+    /// Turns two-factor sign-in on with a current code for the enrolment's secret; returns ten
+    /// recovery codes, shown this once.
+    public func confirmTwoFactor(_ principal: Principal, code: String) async throws -> [String] {
+        guard let record = try await store.twoFactor(principal), record.enabledAt == nil else {
+            throw SpotterError.failedPrecondition(
+                "no two-factor enrolment is waiting; call BeginMfaEnrollment first (or it is already on)")
+        }
+        guard case .totp(let digits)? = SecondFactorCode(code) else {
+            throw SpotterError.invalid("code", "must be the six digits your authenticator app shows")
+        }
+        let started = now()
+        let secret = try keyring.open(record.secret, for: principal.accountID)
+        guard let step = TOTP.matchingStep(digits, secret: secret, at: started) else {
+            throw SpotterError.invalid("code", "does not match the new secret; check the app's clock and try again")
+        }
+        let codes = RecoveryCodes.generate()
+        guard
+            try await store.enableTwoFactor(
+                principal, step: step, recoveryCodeHashes: codes.map(RecoveryCodes.hash), now: started)
+        else { throw SpotterError.failedPrecondition("two-factor sign-in is already on") }
+        logger.notice("two-factor sign-in turned on", metadata: ["tenant": "\(principal.tenantID)"])
+        return codes
+    }
+
+    /// Turns two-factor sign-in off with a current code (or a recovery code).
+    public func disableTwoFactor(_ principal: Principal, code: String) async throws {
+        guard let record = try await store.twoFactor(principal), record.enabledAt != nil else {
+            throw SpotterError.failedPrecondition("two-factor sign-in is not on")
+        }
+        try await checkSecondFactor(principal, code: code, record: record)
+        try await store.disableTwoFactor(principal)
+        logger.notice("two-factor sign-in turned off", metadata: ["tenant": "\(principal.tenantID)"])
+    }
+
+    /// Checks a second-factor code, counted before it is checked; each code works once.
+    private func checkSecondFactor(_ principal: Principal, code text: String, record: TwoFactorRecord) async throws {
+        guard let code = SecondFactorCode(text) else {
+            throw SpotterError.invalid(
+                "code", "must be the six digits your authenticator app shows, or a recovery code")
+        }
+        let started = now()
+        if case .refuse(let until) = try await store.countSecondFactorAttempt(
+            principal, { [policy] in policy.secondFactorAttempt(after: $0, now: started) })
+        {
+            throw throttled(until: until, now: started, what: "wrong codes")
+        }
+        let accepted: Bool
+        switch code {
+        case .totp(let digits):
+            let secret = try keyring.open(record.secret, for: principal.accountID)
+            if let step = TOTP.matchingStep(digits, secret: secret, at: started) {
+                accepted = try await store.acceptTwoFactorStep(principal, step: step)
+            } else {
+                accepted = false
+            }
+        case .recovery(let value):
+            accepted = try await store.useRecoveryCode(principal, hash: RecoveryCodes.hash(value), now: started)
+        }
+        guard accepted else {
+            logger.notice("second factor refused", metadata: ["tenant": "\(principal.tenantID)"])
+            throw SpotterError.unauthenticated("code: is wrong or was already used")
+        }
     }
 
     /// Exchanges a refresh token for new tokens. A refresh token that was already used revokes the
@@ -368,9 +499,9 @@ public struct AuthService: Sendable {
         _ = try await store.countAddressAttempt(address) { [policy] in policy.addressFailures(afterSuccess: $0) }
     }
 
-    private func throttled(until: Date, now: Date) -> SpotterError {
+    private func throttled(until: Date, now: Date, what: String = "failed sign-ins") -> SpotterError {
         // Stored times are microsecond-precise: ignore sub-millisecond noise before rounding up.
         let seconds = max(1, Int((until.timeIntervalSince(now) - 0.001).rounded(.up)))
-        return .tooManyRequests("too many failed sign-ins; try again in \(seconds) seconds", retryAfterSeconds: seconds)
+        return .tooManyRequests("too many \(what); try again in \(seconds) seconds", retryAfterSeconds: seconds)
     }
 }

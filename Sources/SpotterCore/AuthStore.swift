@@ -74,6 +74,48 @@ public protocol AuthStore: Sendable {
 
     /// Which of `email` and `username` (both valid) an account already uses: `email`, `username`.
     func takenFields(email: String, username: String) async throws -> [String]
+
+    // MARK: Two-factor sign-in
+
+    /// The account's username, for the label authenticator apps show.
+    func username(_ principal: Principal) async throws -> String
+
+    /// The account's two-factor record (an enrolment begun, or two-factor sign-in on).
+    func twoFactor(_ principal: Principal) async throws -> TwoFactorRecord?
+
+    /// Starts or restarts an enrolment with `secret`; `false` when two-factor sign-in is already on.
+    func beginTwoFactor(_ principal: Principal, secret: MfaKeyring.Sealed) async throws -> Bool
+
+    /// Turns two-factor sign-in on with the step of its first accepted code and the hashes of new
+    /// recovery codes; `false` when there was no enrolment waiting (or it was already on).
+    func enableTwoFactor(_ principal: Principal, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date)
+        async throws -> Bool
+
+    /// Turns it off: forgets the secret, the recovery codes and open sign-in challenges.
+    func disableTwoFactor(_ principal: Principal) async throws
+
+    /// Counts a second-factor attempt before the code is checked, under the account's lock, like
+    /// `countSignInAttempt`; an accepted code clears the count.
+    func countSecondFactorAttempt(
+        _ principal: Principal, _ decide: @Sendable (AccountFailures) -> ThrottleDecision<AccountFailures>
+    ) async throws -> ThrottleDecision<AccountFailures>
+
+    /// Accepts an app code of `step` once, on every replica: `true` when `step` is newer than every
+    /// step accepted before (the failure count is then cleared).
+    func acceptTwoFactorStep(_ principal: Principal, step: Int64) async throws -> Bool
+
+    /// Uses an unused recovery code with this hash (clearing the failure count); `false` otherwise.
+    func useRecoveryCode(_ principal: Principal, hash: [UInt8], now: Date) async throws -> Bool
+
+    /// Stores the second step of a sign-in.
+    func createSignInChallenge(_ principal: Principal, _ challenge: SignInChallenge) async throws
+
+    /// The unexpired, unused challenge with this hash, counting one more code tried; `nil` when
+    /// there is none or it has been tried `maxAttempts` times.
+    func takeSignInChallenge(hash: [UInt8], now: Date, maxAttempts: Int) async throws -> (Principal, SignInChallenge)?
+
+    /// Marks a challenge used.
+    func finishSignInChallenge(_ principal: Principal, hash: [UInt8], now: Date) async throws
 }
 
 /// Persistence of the signed-in tenant's profile.

@@ -13,6 +13,18 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func resetTwoFactor(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws {
+        try await change(audit) { connection in
+            let accounts = try await connection.query(
+                "SELECT account_id FROM accounts WHERE tenant_id = $1", [tenant.rawValue])
+            for row in accounts {
+                let account = AccountID(rawValue: try row.decode("account_id"))
+                try await TwoFactorSQL.forget(account: account, connection)
+                try await SessionSQL.revokeAll(account: account, reason: "two-factor reset", now: now, connection)
+            }
+        }
+    }
+
     public func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws {
         try await change(audit) { connection in
             try await connection.query(

@@ -5,7 +5,7 @@ import SpotterCore
 /// `AuthStore` on PostgreSQL. Before sign-in the tenant is found through a SECURITY DEFINER lookup
 /// that returns only its id; everything else runs with that tenant set, under row-level security.
 public struct PostgresAuthStore: AuthStore {
-    private let database: SpotterDatabase
+    let database: SpotterDatabase
 
     public init(database: SpotterDatabase) {
         self.database = database
@@ -127,11 +127,16 @@ public struct PostgresAuthStore: AuthStore {
                 [principal.accountID.rawValue, session.source.key]
             )
             if let tokenHash = session.device.newTokenHash {
+                // A new device, or a known one that gets a new token.
                 try await connection.query(
                     """
                     INSERT INTO known_devices (tenant_id, device_id, account_id, token_hash, label, created_at,
                                                last_used_at, expires_at)
                     VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+                    ON CONFLICT (tenant_id, device_id) DO UPDATE
+                    SET token_hash = excluded.token_hash, last_used_at = excluded.last_used_at,
+                        expires_at = excluded.expires_at,
+                        label = CASE WHEN excluded.label = '' THEN known_devices.label ELSE excluded.label END
                     """,
                     [
                         principal.tenantID.rawValue, session.device.id, principal.accountID.rawValue,
@@ -433,7 +438,7 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    private func lookupTenant(_ sql: String, _ key: some PostgresEncodable) async throws -> TenantID? {
+    func lookupTenant(_ sql: String, _ key: some PostgresEncodable) async throws -> TenantID? {
         try await database.withoutTenant { connection in
             let row = try await connection.query(sql, [key]).single
             return try row?.decode("tenant_id", as: UUID?.self).map(TenantID.init(rawValue:))

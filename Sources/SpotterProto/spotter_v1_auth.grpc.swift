@@ -1,7 +1,7 @@
 // Registration, e-mail verification, sign-in, token refresh and sessions.
 //
-// Every call of AuthService except SignOut, ListSessions and RevokeSession works without an
-// access token. Everything else in the API needs the metadata `authorization: Bearer <token>`.
+// Register, VerifyEmail, SignIn, CompleteSignIn, Refresh, RequestPasswordReset and
+// CompletePasswordReset work without an access token; the other calls of AuthService need one. Everything else in the API needs the metadata `authorization: Bearer <token>`.
 // Errors use the standard gRPC codes: INVALID_ARGUMENT names every bad field, UNAUTHENTICATED means
 // the credentials or token are not accepted, RESOURCE_EXHAUSTED means sign-in is throttled.
 
@@ -63,6 +63,19 @@ public enum Spotter_V1_AuthService: Sendable {
             public static let descriptor = GRPCCore.MethodDescriptor(
                 service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
                 method: "SignIn",
+                type: .unary
+            )
+        }
+        /// Namespace for "CompleteSignIn" metadata.
+        public enum CompleteSignIn: Sendable {
+            /// Request type for "CompleteSignIn".
+            public typealias Input = Spotter_V1_CompleteSignInRequest
+            /// Response type for "CompleteSignIn".
+            public typealias Output = Spotter_V1_TokenPair
+            /// Descriptor for "CompleteSignIn".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "CompleteSignIn",
                 type: .unary
             )
         }
@@ -144,17 +157,60 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "BeginMfaEnrollment" metadata.
+        public enum BeginMfaEnrollment: Sendable {
+            /// Request type for "BeginMfaEnrollment".
+            public typealias Input = Spotter_V1_BeginMfaEnrollmentRequest
+            /// Response type for "BeginMfaEnrollment".
+            public typealias Output = Spotter_V1_MfaEnrollment
+            /// Descriptor for "BeginMfaEnrollment".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "BeginMfaEnrollment",
+                type: .unary
+            )
+        }
+        /// Namespace for "ConfirmMfa" metadata.
+        public enum ConfirmMfa: Sendable {
+            /// Request type for "ConfirmMfa".
+            public typealias Input = Spotter_V1_ConfirmMfaRequest
+            /// Response type for "ConfirmMfa".
+            public typealias Output = Spotter_V1_ConfirmMfaResponse
+            /// Descriptor for "ConfirmMfa".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "ConfirmMfa",
+                type: .unary
+            )
+        }
+        /// Namespace for "DisableMfa" metadata.
+        public enum DisableMfa: Sendable {
+            /// Request type for "DisableMfa".
+            public typealias Input = Spotter_V1_DisableMfaRequest
+            /// Response type for "DisableMfa".
+            public typealias Output = Spotter_V1_DisableMfaResponse
+            /// Descriptor for "DisableMfa".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "DisableMfa",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "spotter.v1.AuthService" service.
         public static let descriptors: [GRPCCore.MethodDescriptor] = [
             Register.descriptor,
             VerifyEmail.descriptor,
             SignIn.descriptor,
+            CompleteSignIn.descriptor,
             Refresh.descriptor,
             SignOut.descriptor,
             RequestPasswordReset.descriptor,
             CompletePasswordReset.descriptor,
             ListSessions.descriptor,
-            RevokeSession.descriptor
+            RevokeSession.descriptor,
+            BeginMfaEnrollment.descriptor,
+            ConfirmMfa.descriptor,
+            DisableMfa.descriptor
         ]
     }
 }
@@ -221,7 +277,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Signs in with username or e-mail and password and opens a session.
+        /// > Signs in with username or e-mail and password and opens a session. When the account has
+        /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_SignInRequest` messages.
@@ -232,6 +289,27 @@ extension Spotter_V1_AuthService {
         /// - Returns: A streaming response of `Spotter_V1_TokenPair` messages.
         func signIn(
             request: GRPCCore.StreamingServerRequest<Spotter_V1_SignInRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_TokenPair>
+
+        /// Handle the "CompleteSignIn" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+        /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+        /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+        /// > doubling up to 15 minutes).
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_CompleteSignInRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_TokenPair` messages.
+        func completeSignIn(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_CompleteSignInRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_TokenPair>
 
@@ -344,6 +422,62 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_RevokeSessionRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RevokeSessionResponse>
+
+        /// Handle the "BeginMfaEnrollment" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+        /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_BeginMfaEnrollmentRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_MfaEnrollment` messages.
+        func beginMfaEnrollment(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_MfaEnrollment>
+
+        /// Handle the "ConfirmMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+        /// > recovery codes (shown this once; only their hashes are kept).
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_ConfirmMfaRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ConfirmMfaResponse` messages.
+        func confirmMfa(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_ConfirmMfaRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ConfirmMfaResponse>
+
+        /// Handle the "DisableMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_DisableMfaRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_DisableMfaResponse` messages.
+        func disableMfa(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_DisableMfaRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DisableMfaResponse>
     }
 
     /// Service protocol for the "spotter.v1.AuthService" service.
@@ -394,7 +528,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Signs in with username or e-mail and password and opens a session.
+        /// > Signs in with username or e-mail and password and opens a session. When the account has
+        /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_SignInRequest` message.
@@ -405,6 +540,27 @@ extension Spotter_V1_AuthService {
         /// - Returns: A response containing a single `Spotter_V1_TokenPair` message.
         func signIn(
             request: GRPCCore.ServerRequest<Spotter_V1_SignInRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_TokenPair>
+
+        /// Handle the "CompleteSignIn" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+        /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+        /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+        /// > doubling up to 15 minutes).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_CompleteSignInRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_TokenPair` message.
+        func completeSignIn(
+            request: GRPCCore.ServerRequest<Spotter_V1_CompleteSignInRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_TokenPair>
 
@@ -517,6 +673,62 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.ServerRequest<Spotter_V1_RevokeSessionRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RevokeSessionResponse>
+
+        /// Handle the "BeginMfaEnrollment" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+        /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_BeginMfaEnrollmentRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_MfaEnrollment` message.
+        func beginMfaEnrollment(
+            request: GRPCCore.ServerRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_MfaEnrollment>
+
+        /// Handle the "ConfirmMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+        /// > recovery codes (shown this once; only their hashes are kept).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ConfirmMfaRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ConfirmMfaResponse` message.
+        func confirmMfa(
+            request: GRPCCore.ServerRequest<Spotter_V1_ConfirmMfaRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ConfirmMfaResponse>
+
+        /// Handle the "DisableMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DisableMfaRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_DisableMfaResponse` message.
+        func disableMfa(
+            request: GRPCCore.ServerRequest<Spotter_V1_DisableMfaRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DisableMfaResponse>
     }
 
     /// Simple service protocol for the "spotter.v1.AuthService" service.
@@ -565,7 +777,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Signs in with username or e-mail and password and opens a session.
+        /// > Signs in with username or e-mail and password and opens a session. When the account has
+        /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_SignInRequest` message.
@@ -576,6 +789,27 @@ extension Spotter_V1_AuthService {
         /// - Returns: A `Spotter_V1_TokenPair` to respond with.
         func signIn(
             request: Spotter_V1_SignInRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_TokenPair
+
+        /// Handle the "CompleteSignIn" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+        /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+        /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+        /// > doubling up to 15 minutes).
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_CompleteSignInRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_TokenPair` to respond with.
+        func completeSignIn(
+            request: Spotter_V1_CompleteSignInRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_TokenPair
 
@@ -688,6 +922,62 @@ extension Spotter_V1_AuthService {
             request: Spotter_V1_RevokeSessionRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_RevokeSessionResponse
+
+        /// Handle the "BeginMfaEnrollment" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+        /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_BeginMfaEnrollmentRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_MfaEnrollment` to respond with.
+        func beginMfaEnrollment(
+            request: Spotter_V1_BeginMfaEnrollmentRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_MfaEnrollment
+
+        /// Handle the "ConfirmMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+        /// > recovery codes (shown this once; only their hashes are kept).
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_ConfirmMfaRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ConfirmMfaResponse` to respond with.
+        func confirmMfa(
+            request: Spotter_V1_ConfirmMfaRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ConfirmMfaResponse
+
+        /// Handle the "DisableMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_DisableMfaRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_DisableMfaResponse` to respond with.
+        func disableMfa(
+            request: Spotter_V1_DisableMfaRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_DisableMfaResponse
     }
 }
 
@@ -723,6 +1013,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_TokenPair>(),
             handler: { request, context in
                 try await self.signIn(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.CompleteSignIn.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_CompleteSignInRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_TokenPair>(),
+            handler: { request, context in
+                try await self.completeSignIn(
                     request: request,
                     context: context
                 )
@@ -794,6 +1095,39 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
                 )
             }
         )
+        router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.BeginMfaEnrollment.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_BeginMfaEnrollmentRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_MfaEnrollment>(),
+            handler: { request, context in
+                try await self.beginMfaEnrollment(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.ConfirmMfa.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ConfirmMfaRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ConfirmMfaResponse>(),
+            handler: { request, context in
+                try await self.confirmMfa(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.DisableMfa.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DisableMfaRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DisableMfaResponse>(),
+            handler: { request, context in
+                try await self.disableMfa(
+                    request: request,
+                    context: context
+                )
+            }
+        )
     }
 }
 
@@ -827,6 +1161,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_TokenPair> {
         let response = try await self.signIn(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func completeSignIn(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_CompleteSignInRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_TokenPair> {
+        let response = try await self.completeSignIn(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -898,6 +1243,39 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         )
         return GRPCCore.StreamingServerResponse(single: response)
     }
+
+    public func beginMfaEnrollment(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_MfaEnrollment> {
+        let response = try await self.beginMfaEnrollment(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func confirmMfa(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_ConfirmMfaRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ConfirmMfaResponse> {
+        let response = try await self.confirmMfa(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func disableMfa(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_DisableMfaRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DisableMfaResponse> {
+        let response = try await self.disableMfa(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
 }
 
 // Default implementation of methods from 'ServiceProtocol'.
@@ -935,6 +1313,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_TokenPair> {
         return GRPCCore.ServerResponse<Spotter_V1_TokenPair>(
             message: try await self.signIn(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func completeSignIn(
+        request: GRPCCore.ServerRequest<Spotter_V1_CompleteSignInRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_TokenPair> {
+        return GRPCCore.ServerResponse<Spotter_V1_TokenPair>(
+            message: try await self.completeSignIn(
                 request: request.message,
                 context: context
             ),
@@ -1019,6 +1410,45 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
             metadata: [:]
         )
     }
+
+    public func beginMfaEnrollment(
+        request: GRPCCore.ServerRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_MfaEnrollment> {
+        return GRPCCore.ServerResponse<Spotter_V1_MfaEnrollment>(
+            message: try await self.beginMfaEnrollment(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func confirmMfa(
+        request: GRPCCore.ServerRequest<Spotter_V1_ConfirmMfaRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ConfirmMfaResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ConfirmMfaResponse>(
+            message: try await self.confirmMfa(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func disableMfa(
+        request: GRPCCore.ServerRequest<Spotter_V1_DisableMfaRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DisableMfaResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_DisableMfaResponse>(
+            message: try await self.disableMfa(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
 }
 
 // MARK: spotter.v1.AuthService (client)
@@ -1080,7 +1510,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Signs in with username or e-mail and password and opens a session.
+        /// > Signs in with username or e-mail and password and opens a session. When the account has
+        /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_SignInRequest` message.
@@ -1094,6 +1525,32 @@ extension Spotter_V1_AuthService {
         func signIn<Result>(
             request: GRPCCore.ClientRequest<Spotter_V1_SignInRequest>,
             serializer: some GRPCCore.MessageSerializer<Spotter_V1_SignInRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_TokenPair>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_TokenPair>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "CompleteSignIn" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+        /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+        /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+        /// > doubling up to 15 minutes).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_CompleteSignInRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_CompleteSignInRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_TokenPair` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func completeSignIn<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_CompleteSignInRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_CompleteSignInRequest>,
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_TokenPair>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_TokenPair>) async throws -> Result
@@ -1238,6 +1695,77 @@ extension Spotter_V1_AuthService {
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RevokeSessionResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
+
+        /// Call the "BeginMfaEnrollment" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+        /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_BeginMfaEnrollmentRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_BeginMfaEnrollmentRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_MfaEnrollment` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func beginMfaEnrollment<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_BeginMfaEnrollmentRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_MfaEnrollment>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_MfaEnrollment>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "ConfirmMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+        /// > recovery codes (shown this once; only their hashes are kept).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ConfirmMfaRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ConfirmMfaRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ConfirmMfaResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func confirmMfa<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ConfirmMfaRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ConfirmMfaRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ConfirmMfaResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ConfirmMfaResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "DisableMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DisableMfaRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_DisableMfaRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_DisableMfaResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func disableMfa<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_DisableMfaRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_DisableMfaRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DisableMfaResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DisableMfaResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
     }
 
     /// Generated client for the "spotter.v1.AuthService" service.
@@ -1328,7 +1856,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Signs in with username or e-mail and password and opens a session.
+        /// > Signs in with username or e-mail and password and opens a session. When the account has
+        /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_SignInRequest` message.
@@ -1351,6 +1880,43 @@ extension Spotter_V1_AuthService {
             try await self.client.unary(
                 request: request,
                 descriptor: Spotter_V1_AuthService.Method.SignIn.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
+        /// Call the "CompleteSignIn" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+        /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+        /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+        /// > doubling up to 15 minutes).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_CompleteSignInRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_CompleteSignInRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_TokenPair` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func completeSignIn<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_CompleteSignInRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_CompleteSignInRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_TokenPair>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_TokenPair>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.CompleteSignIn.descriptor,
                 serializer: serializer,
                 deserializer: deserializer,
                 options: options,
@@ -1563,6 +2129,110 @@ extension Spotter_V1_AuthService {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "BeginMfaEnrollment" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+        /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_BeginMfaEnrollmentRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_BeginMfaEnrollmentRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_MfaEnrollment` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func beginMfaEnrollment<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_BeginMfaEnrollmentRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_MfaEnrollment>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_MfaEnrollment>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.BeginMfaEnrollment.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
+        /// Call the "ConfirmMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+        /// > recovery codes (shown this once; only their hashes are kept).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ConfirmMfaRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ConfirmMfaRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ConfirmMfaResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func confirmMfa<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ConfirmMfaRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ConfirmMfaRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ConfirmMfaResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ConfirmMfaResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.ConfirmMfa.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
+        /// Call the "DisableMfa" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DisableMfaRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_DisableMfaRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_DisableMfaResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func disableMfa<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_DisableMfaRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_DisableMfaRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DisableMfaResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DisableMfaResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.DisableMfa.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -1631,7 +2301,8 @@ extension Spotter_V1_AuthService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Signs in with username or e-mail and password and opens a session.
+    /// > Signs in with username or e-mail and password and opens a session. When the account has
+    /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_SignInRequest` message.
@@ -1650,6 +2321,38 @@ extension Spotter_V1_AuthService.ClientProtocol {
         try await self.signIn(
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_SignInRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_TokenPair>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "CompleteSignIn" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+    /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+    /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+    /// > doubling up to 15 minutes).
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_CompleteSignInRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func completeSignIn<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_CompleteSignInRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_TokenPair>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.completeSignIn(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_CompleteSignInRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_TokenPair>(),
             options: options,
             onResponse: handleResponse
@@ -1831,6 +2534,95 @@ extension Spotter_V1_AuthService.ClientProtocol {
             onResponse: handleResponse
         )
     }
+
+    /// Call the "BeginMfaEnrollment" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+    /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_BeginMfaEnrollmentRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func beginMfaEnrollment<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_BeginMfaEnrollmentRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_MfaEnrollment>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.beginMfaEnrollment(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_BeginMfaEnrollmentRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_MfaEnrollment>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ConfirmMfa" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+    /// > recovery codes (shown this once; only their hashes are kept).
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_ConfirmMfaRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func confirmMfa<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_ConfirmMfaRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ConfirmMfaResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.confirmMfa(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ConfirmMfaRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ConfirmMfaResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "DisableMfa" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_DisableMfaRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func disableMfa<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_DisableMfaRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DisableMfaResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.disableMfa(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DisableMfaRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DisableMfaResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
 }
 
 // Helpers providing sugared APIs for 'ClientProtocol' methods.
@@ -1906,7 +2698,8 @@ extension Spotter_V1_AuthService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Signs in with username or e-mail and password and opens a session.
+    /// > Signs in with username or e-mail and password and opens a session. When the account has
+    /// > two-factor sign-in on, the answer holds only `mfa_challenge`: finish with CompleteSignIn.
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -1929,6 +2722,42 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.signIn(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "CompleteSignIn" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > The second step of a sign-in with two factors: the challenge from SignIn and a code from the
+    /// > authenticator app (or one of the recovery codes). Each code works once; a wrong one answers
+    /// > UNAUTHENTICATED, and five wrong codes in a row make the account's second step wait (30 s,
+    /// > doubling up to 15 minutes).
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func completeSignIn<Result>(
+        _ message: Spotter_V1_CompleteSignInRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_TokenPair>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_CompleteSignInRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.completeSignIn(
             request: request,
             options: options,
             onResponse: handleResponse
@@ -2129,6 +2958,107 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.revokeSession(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "BeginMfaEnrollment" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Starts turning on two-factor sign-in: a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for
+    /// > an authenticator app. Nothing changes until ConfirmMfa. FAILED_PRECONDITION when it is on.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func beginMfaEnrollment<Result>(
+        _ message: Spotter_V1_BeginMfaEnrollmentRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_MfaEnrollment>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_BeginMfaEnrollmentRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.beginMfaEnrollment(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ConfirmMfa" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Turns two-factor sign-in on with a current code from the app, and returns ten single-use
+    /// > recovery codes (shown this once; only their hashes are kept).
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func confirmMfa<Result>(
+        _ message: Spotter_V1_ConfirmMfaRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ConfirmMfaResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_ConfirmMfaRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.confirmMfa(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "DisableMfa" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Turns two-factor sign-in off; needs a current code from the app or a recovery code.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func disableMfa<Result>(
+        _ message: Spotter_V1_DisableMfaRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DisableMfaResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_DisableMfaRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.disableMfa(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -10,8 +10,8 @@
 
 // Registration, e-mail verification, sign-in, token refresh and sessions.
 //
-// Every call of AuthService except SignOut, ListSessions and RevokeSession works without an
-// access token. Everything else in the API needs the metadata `authorization: Bearer <token>`.
+// Register, VerifyEmail, SignIn, CompleteSignIn, Refresh, RequestPasswordReset and
+// CompletePasswordReset work without an access token; the other calls of AuthService need one. Everything else in the API needs the metadata `authorization: Bearer <token>`.
 // Errors use the standard gRPC codes: INVALID_ARGUMENT names every bad field, UNAUTHENTICATED means
 // the credentials or token are not accepted, RESOURCE_EXHAUSTED means sign-in is throttled.
 
@@ -121,6 +121,47 @@ public nonisolated struct Spotter_V1_SignInRequest: Sendable {
   public init() {}
 }
 
+/// What SignIn answers instead of tokens when the account has two-factor sign-in on.
+public nonisolated struct Spotter_V1_MfaChallenge: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Opaque; send it to CompleteSignIn. Works once, for five minutes and at most five codes.
+  public var challenge: String = String()
+
+  public var expiresAt: Spotter_V1_Timestamp {
+    get {_expiresAt ?? Spotter_V1_Timestamp()}
+    set {_expiresAt = newValue}
+  }
+  /// Returns true if `expiresAt` has been explicitly set.
+  public var hasExpiresAt: Bool {self._expiresAt != nil}
+  /// Clears the value of `expiresAt`. Subsequent reads from it will return its default value.
+  public mutating func clearExpiresAt() {self._expiresAt = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _expiresAt: Spotter_V1_Timestamp? = nil
+}
+
+public nonisolated struct Spotter_V1_CompleteSignInRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Required. MfaChallenge.challenge from SignIn.
+  public var challenge: String = String()
+
+  /// Required. The six digits the authenticator app shows, or a recovery code ("k7qm2-4xdht").
+  public var code: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// The tokens of a session. Keep the refresh token secret; send the access token as
 /// `authorization: Bearer <access_token>`.
 public nonisolated struct Spotter_V1_TokenPair: Sendable {
@@ -158,9 +199,20 @@ public nonisolated struct Spotter_V1_TokenPair: Sendable {
   /// The signed-in tenant.
   public var tenantID: String = String()
 
-  /// Set by SignIn: this device's token, valid for a year after its last sign-in. Keep it with
-  /// the app and send it with every later SignIn from this device.
+  /// Set by SignIn and CompleteSignIn: this device's token, valid for a year after its last
+  /// sign-in. Keep it with the app (replacing the one before) and send it with every later SignIn
+  /// from this device.
   public var deviceToken: String = String()
+
+  /// Set by SignIn instead of everything above when the account asks for a second factor.
+  public var mfaChallenge: Spotter_V1_MfaChallenge {
+    get {_mfaChallenge ?? Spotter_V1_MfaChallenge()}
+    set {_mfaChallenge = newValue}
+  }
+  /// Returns true if `mfaChallenge` has been explicitly set.
+  public var hasMfaChallenge: Bool {self._mfaChallenge != nil}
+  /// Clears the value of `mfaChallenge`. Subsequent reads from it will return its default value.
+  public mutating func clearMfaChallenge() {self._mfaChallenge = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -168,6 +220,7 @@ public nonisolated struct Spotter_V1_TokenPair: Sendable {
 
   fileprivate var _accessExpiresAt: Spotter_V1_Timestamp? = nil
   fileprivate var _refreshExpiresAt: Spotter_V1_Timestamp? = nil
+  fileprivate var _mfaChallenge: Spotter_V1_MfaChallenge? = nil
 }
 
 public nonisolated struct Spotter_V1_RefreshRequest: Sendable {
@@ -339,6 +392,82 @@ public nonisolated struct Spotter_V1_RevokeSessionRequest: Sendable {
 }
 
 public nonisolated struct Spotter_V1_RevokeSessionResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Spotter_V1_BeginMfaEnrollmentRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Spotter_V1_MfaEnrollment: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The secret in base32, for typing into an authenticator app.
+  public var secret: String = String()
+
+  /// otpauth://totp/Spotter%3A<username>?secret=…&issuer=Spotter&algorithm=SHA1&digits=6&period=30,
+  /// for a QR code.
+  public var provisioningUri: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Spotter_V1_ConfirmMfaRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Required. A current code for the secret from BeginMfaEnrollment.
+  public var code: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Spotter_V1_ConfirmMfaResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Ten single-use codes for signing in without the app, such as "k7qm2-4xdht".
+  public var recoveryCodes: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Spotter_V1_DisableMfaRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Required. A current code from the app, or a recovery code.
+  public var code: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Spotter_V1_DisableMfaResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
@@ -541,9 +670,83 @@ nonisolated extension Spotter_V1_SignInRequest: SwiftProtobuf.Message, SwiftProt
   }
 }
 
+nonisolated extension Spotter_V1_MfaChallenge: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MfaChallenge"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}challenge\0\u{3}expires_at\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.challenge) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._expiresAt) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.challenge.isEmpty {
+      try visitor.visitSingularStringField(value: self.challenge, fieldNumber: 1)
+    }
+    try { if let v = self._expiresAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_MfaChallenge, rhs: Spotter_V1_MfaChallenge) -> Bool {
+    if lhs.challenge != rhs.challenge {return false}
+    if lhs._expiresAt != rhs._expiresAt {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_CompleteSignInRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CompleteSignInRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}challenge\0\u{1}code\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.challenge) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.code) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.challenge.isEmpty {
+      try visitor.visitSingularStringField(value: self.challenge, fieldNumber: 1)
+    }
+    if !self.code.isEmpty {
+      try visitor.visitSingularStringField(value: self.code, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_CompleteSignInRequest, rhs: Spotter_V1_CompleteSignInRequest) -> Bool {
+    if lhs.challenge != rhs.challenge {return false}
+    if lhs.code != rhs.code {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TokenPair"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}access_token\0\u{3}access_expires_at\0\u{3}refresh_token\0\u{3}refresh_expires_at\0\u{3}session_id\0\u{3}tenant_id\0\u{3}device_token\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}access_token\0\u{3}access_expires_at\0\u{3}refresh_token\0\u{3}refresh_expires_at\0\u{3}session_id\0\u{3}tenant_id\0\u{3}device_token\0\u{3}mfa_challenge\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -558,6 +761,7 @@ nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf
       case 5: try { try decoder.decodeSingularStringField(value: &self.sessionID) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.tenantID) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
+      case 8: try { try decoder.decodeSingularMessageField(value: &self._mfaChallenge) }()
       default: break
       }
     }
@@ -589,6 +793,9 @@ nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf
     if !self.deviceToken.isEmpty {
       try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 7)
     }
+    try { if let v = self._mfaChallenge {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -600,6 +807,7 @@ nonisolated extension Spotter_V1_TokenPair: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.sessionID != rhs.sessionID {return false}
     if lhs.tenantID != rhs.tenantID {return false}
     if lhs.deviceToken != rhs.deviceToken {return false}
+    if lhs._mfaChallenge != rhs._mfaChallenge {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -928,6 +1136,169 @@ nonisolated extension Spotter_V1_RevokeSessionResponse: SwiftProtobuf.Message, S
   }
 
   public static func ==(lhs: Spotter_V1_RevokeSessionResponse, rhs: Spotter_V1_RevokeSessionResponse) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_BeginMfaEnrollmentRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BeginMfaEnrollmentRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_BeginMfaEnrollmentRequest, rhs: Spotter_V1_BeginMfaEnrollmentRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_MfaEnrollment: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MfaEnrollment"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}secret\0\u{3}provisioning_uri\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.secret) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.provisioningUri) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.secret.isEmpty {
+      try visitor.visitSingularStringField(value: self.secret, fieldNumber: 1)
+    }
+    if !self.provisioningUri.isEmpty {
+      try visitor.visitSingularStringField(value: self.provisioningUri, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_MfaEnrollment, rhs: Spotter_V1_MfaEnrollment) -> Bool {
+    if lhs.secret != rhs.secret {return false}
+    if lhs.provisioningUri != rhs.provisioningUri {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_ConfirmMfaRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ConfirmMfaRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.code) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.code.isEmpty {
+      try visitor.visitSingularStringField(value: self.code, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_ConfirmMfaRequest, rhs: Spotter_V1_ConfirmMfaRequest) -> Bool {
+    if lhs.code != rhs.code {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_ConfirmMfaResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ConfirmMfaResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}recovery_codes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.recoveryCodes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.recoveryCodes.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.recoveryCodes, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_ConfirmMfaResponse, rhs: Spotter_V1_ConfirmMfaResponse) -> Bool {
+    if lhs.recoveryCodes != rhs.recoveryCodes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_DisableMfaRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DisableMfaRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.code) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.code.isEmpty {
+      try visitor.visitSingularStringField(value: self.code, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_DisableMfaRequest, rhs: Spotter_V1_DisableMfaRequest) -> Bool {
+    if lhs.code != rhs.code {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_DisableMfaResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DisableMfaResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_DisableMfaResponse, rhs: Spotter_V1_DisableMfaResponse) -> Bool {
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

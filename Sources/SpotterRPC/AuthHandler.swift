@@ -40,14 +40,54 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
     }
 
     public func signIn(request: Spotter_V1_SignInRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair {
-        let tokens = try await auth.signIn(
+        let result = try await auth.signIn(
             login: request.login,
             password: request.password,
             deviceLabel: request.deviceLabel,
             deviceToken: request.deviceToken,
             address: RequestContext.current?.clientAddress ?? ""
         )
-        return Spotter_V1_TokenPair(tokens)
+        switch result {
+        case .signedIn(let tokens):
+            return Spotter_V1_TokenPair(tokens)
+        case .secondFactorRequired(let challenge, let expiresAt):
+            return .with {
+                $0.mfaChallenge = .with {
+                    $0.challenge = challenge
+                    $0.expiresAt = Spotter_V1_Timestamp(expiresAt)
+                }
+            }
+        }
+    }
+
+    public func completeSignIn(request: Spotter_V1_CompleteSignInRequest, context: ServerContext) async throws
+        -> Spotter_V1_TokenPair
+    {
+        Spotter_V1_TokenPair(try await auth.completeSignIn(challenge: request.challenge, code: request.code))
+    }
+
+    public func beginMfaEnrollment(request: Spotter_V1_BeginMfaEnrollmentRequest, context: ServerContext)
+        async throws -> Spotter_V1_MfaEnrollment
+    {
+        let enrollment = try await auth.beginTwoFactor(try RequestContext.principal())
+        return .with {
+            $0.secret = enrollment.secret
+            $0.provisioningUri = enrollment.provisioningURI
+        }
+    }
+
+    public func confirmMfa(request: Spotter_V1_ConfirmMfaRequest, context: ServerContext) async throws
+        -> Spotter_V1_ConfirmMfaResponse
+    {
+        let codes = try await auth.confirmTwoFactor(try RequestContext.principal(), code: request.code)
+        return .with { $0.recoveryCodes = codes }
+    }
+
+    public func disableMfa(request: Spotter_V1_DisableMfaRequest, context: ServerContext) async throws
+        -> Spotter_V1_DisableMfaResponse
+    {
+        try await auth.disableTwoFactor(try RequestContext.principal(), code: request.code)
+        return Spotter_V1_DisableMfaResponse()
     }
 
     public func refresh(request: Spotter_V1_RefreshRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair

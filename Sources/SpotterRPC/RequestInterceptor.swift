@@ -12,6 +12,7 @@ public struct RequestInterceptor: ServerInterceptor {
         "spotter.v1.AuthService/Register",
         "spotter.v1.AuthService/VerifyEmail",
         "spotter.v1.AuthService/SignIn",
+        "spotter.v1.AuthService/CompleteSignIn",
         "spotter.v1.AuthService/Refresh",
         "spotter.v1.AuthService/RequestPasswordReset",
         "spotter.v1.AuthService/CompletePasswordReset",

@@ -52,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     public var watchSessionCheckInterval: Duration = .seconds(60)
     /// Limits of the gRPC listener (streams, idle connections, handshakes, request size).
     public var transport = TransportLimits()
+    /// Where the keys that seal two-factor secrets come from (see `MfaKeys`).
+    public var mfaKeys = MfaKeys.generated
 
     /// Reads the documented `SPOTTER_*` variables (see the README); unknown values are errors.
     public static func fromEnvironment(
@@ -88,6 +90,11 @@ public struct ServerConfiguration: Sendable {
             mailerInterval: .milliseconds(
                 try reader.integer("SPOTTER_MAILER_INTERVAL_MS", default: 2000, range: 10...600_000))
         )
+        if let inline = reader.string("SPOTTER_MFA_KEYS") {
+            configuration.mfaKeys = .inline(inline)
+        } else if let file = reader.string("SPOTTER_MFA_KEYS_FILE") {
+            configuration.mfaKeys = .file(file)
+        }
         configuration.passwordQueue = try reader.integer("SPOTTER_SCRYPT_QUEUE", default: 16, range: 0...10_000)
         configuration.syncRetentionDays = try reader.integer(
             "SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)

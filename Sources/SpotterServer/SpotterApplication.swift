@@ -50,6 +50,7 @@ public struct SpotterApplication: Sendable {
             store: PostgresAuthStore(database: spotterDatabase),
             hasher: hasher,
             newPasswordHasher: PasswordHasher(cost: settings.passwordCost, maxConcurrent: 1, maxWaiting: 4),
+            keyring: try settings.mfaKeys.keyring(dataDirectory: settings.dataDirectory),
             policy: settings.auth,
             logger: logger
         )

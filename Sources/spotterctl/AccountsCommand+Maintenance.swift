@@ -25,6 +25,26 @@ extension AccountsCommand {
         }
     }
 
+    struct ResetMfa: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-mfa",
+            abstract: "Turns two-factor sign-in off for an owner who lost the device and the recovery codes.",
+            discussion: "Forgets the secret and the recovery codes and ends every session; audited."
+        )
+        @OptionGroup var change: AccountChange
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(change.options) { context in
+                    try await context.admin.resetTwoFactor(change.account, actor: context.actor, reason: change.reason)
+                    try report(
+                        change.options, ["account": change.account, "mfa": "off"],
+                        "two-factor sign-in is off for \(change.account); every session ended")
+                }
+            }
+        }
+    }
+
     struct VerifyEmail: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify-email",

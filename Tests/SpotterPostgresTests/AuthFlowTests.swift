@@ -272,6 +272,112 @@ struct AuthFlowTests {
         }
     }
 
+    /// The code an authenticator app shows for the secret of `enrollment` at `date`.
+    private func appCode(_ enrollment: AuthService.TwoFactorEnrollment, at date: Date) throws -> String {
+        let query = try #require(URLComponents(string: enrollment.provisioningURI)?.queryItems)
+        let secret = try #require(query.first { $0.name == "secret" }?.value)
+        #expect(secret == enrollment.secret)
+        return TOTP.code(secret: try #require(Base32.decode(secret)), step: TOTP.step(at: date))
+    }
+
+    @Test("two-factor sign-in: enrol, confirm, sign in with a code once, a recovery code once, disable with a code")
+    func twoFactor() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .principal
+
+            let enrollment = try await auth.beginTwoFactor(ada)
+            #expect(enrollment.provisioningURI.hasPrefix("otpauth://totp/Spotter%3Aada?secret="))
+            // Not on until confirmed: sign-in still needs only the password.
+            #expect(
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                    .tokens.accessToken.hasPrefix("spa_"))
+            await #expect(throws: SpotterError.invalid("code", "must be the six digits your authenticator app shows")) {
+                try await auth.confirmTwoFactor(ada, code: "not a code")
+            }
+            let recovery = try await auth.confirmTwoFactor(ada, code: try appCode(enrollment, at: clock.now))
+            #expect(recovery.count == 10)
+            #expect(try await database.count("SELECT count(*)::int FROM mfa_recovery_codes") == 10)
+            let stored = try await database.asOwner { connection in
+                try await connection.query("SELECT sealed_secret FROM account_mfa").single!
+                    .decode("sealed_secret", as: PostgresBytes.self).bytes
+            }
+            #expect(!stored.isEmpty && Base32.encode(stored) != enrollment.secret)
+            await #expect(
+                throws: SpotterError.failedPrecondition("two-factor sign-in is already on; turn it off first")
+            ) {
+                try await auth.beginTwoFactor(ada)
+            }
+
+            // The password alone now gets a challenge, not a session.
+            func challenge() async throws -> String {
+                let result = try await auth.signIn(
+                    login: "ada", password: "long enough ada", deviceLabel: "laptop", address: "a")
+                guard case .secondFactorRequired(let challenge, let expiresAt) = result else {
+                    Issue.record("no challenge: \(result)")
+                    return ""
+                }
+                #expect(expiresAt == clock.now.addingTimeInterval(300))
+                return challenge
+            }
+            let first = try await challenge()
+            let wrongOrUsed = SpotterError.unauthenticated("code: is wrong or was already used")
+            // The code that confirmed the enrolment was used: replay refused.
+            await #expect(throws: wrongOrUsed) {
+                try await auth.completeSignIn(challenge: first, code: try appCode(enrollment, at: clock.now))
+            }
+            // The next step's code (the app's clock 30 s ahead) is accepted, once.
+            let next = try appCode(enrollment, at: clock.now.addingTimeInterval(30))
+            let session = try await auth.completeSignIn(challenge: first, code: next)
+            #expect(session.principal.tenantID == ada.tenantID && session.deviceToken != nil)
+            #expect(try await auth.authenticate(accessToken: session.accessToken).tenantID == ada.tenantID)
+            let spent = SpotterError.unauthenticated(
+                "the sign-in challenge is unknown, used, expired or tried too often")
+            await #expect(throws: spent) { try await auth.completeSignIn(challenge: first, code: next) }
+            await #expect(throws: wrongOrUsed) {
+                try await auth.completeSignIn(challenge: try await challenge(), code: next)
+            }
+
+            // A recovery code works once.
+            _ = try await auth.completeSignIn(challenge: try await challenge(), code: recovery[0].uppercased())
+            await #expect(throws: wrongOrUsed) {
+                try await auth.completeSignIn(challenge: try await challenge(), code: recovery[0])
+            }
+
+            // A challenge takes five codes; five wrong codes in a row lock the second step.
+            let tried = try await challenge()
+            for _ in 0..<4 {
+                await #expect(throws: wrongOrUsed) { try await auth.completeSignIn(challenge: tried, code: "000000") }
+            }
+            let locked = await #expect(throws: SpotterError.self) {
+                try await auth.completeSignIn(challenge: tried, code: "000001")
+            }
+            #expect(locked == .tooManyRequests("too many wrong codes; try again in 30 seconds", retryAfterSeconds: 30))
+            await #expect(throws: spent) { try await auth.completeSignIn(challenge: tried, code: recovery[1]) }
+            clock.advance(by: 31)
+            // An expired challenge is refused too.
+            let late = try await challenge()
+            clock.advance(by: 301)
+            await #expect(throws: spent) { try await auth.completeSignIn(challenge: late, code: recovery[1]) }
+
+            // Turning it off needs a code; then the password is enough again.
+            // (A sixth wrong code in a row doubles the wait.)
+            await #expect(throws: wrongOrUsed) { try await auth.disableTwoFactor(ada, code: "123456") }
+            await #expect(
+                throws: SpotterError.tooManyRequests(
+                    "too many wrong codes; try again in 60 seconds", retryAfterSeconds: 60)
+            ) { try await auth.disableTwoFactor(ada, code: recovery[1]) }
+            clock.advance(by: 61)
+            try await auth.disableTwoFactor(ada, code: recovery[1])
+            #expect(try await database.count("SELECT count(*)::int FROM account_mfa") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM mfa_recovery_codes") == 0)
+            _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a").tokens
+        }
+    }
+
     @Test("a taken e-mail or username is refused before any password is hashed, and counts against the address")
     func duplicatesBeforeHashing() async throws {
         try await TestDatabase.with { database in

@@ -18,6 +18,7 @@ struct SpotterCtlMaintenanceTests {
             .init(email: "\(name)@example.com", username: name, password: "long enough \(name)", kind: kind)
         )
         return try await auth.signIn(login: name, password: "long enough \(name)", deviceLabel: "phone", address: "a")
+            .tokens
     }
 
     @Test("tiers set, list and expire; a tier that does not fit the kind is refused")

@@ -22,6 +22,10 @@ public final class TestClock: Sendable {
 
 extension TestDatabase {
     /// An `AuthService` on this database with cheap password hashing.
+    /// A fixed keyring for two-factor secrets in tests.
+    public static let testKeyring = try! MfaKeyring(
+        parsing: "t1:" + Data(repeating: 7, count: 32).base64EncodedString(), source: "tests")
+
     public func authService(
         clock: TestClock? = nil, policy: AuthPolicy = AuthPolicy(),
         hasher: PasswordHasher = PasswordHasher(cost: .testing)
@@ -29,6 +33,7 @@ extension TestDatabase {
         AuthService(
             store: PostgresAuthStore(database: SpotterDatabase(pool: appPool)),
             hasher: hasher,
+            keyring: Self.testKeyring,
             policy: policy,
             now: { clock?.now ?? Date() },
             logger: Logger(label: "test")
@@ -73,4 +78,17 @@ extension TestDatabase {
             return try await body(connection)
         }
     }
+}
+
+extension SignInResult {
+    /// The session of a sign-in that needed no second factor; stops the test when it asked for one.
+    public var tokens: IssuedTokens {
+        guard case .signedIn(let tokens) = self else { preconditionFailure("the sign-in asked for a second factor") }
+        return tokens
+    }
+
+    public var principal: Principal { tokens.principal }
+    public var accessToken: String { tokens.accessToken }
+    public var refreshToken: String { tokens.refreshToken }
+    public var deviceToken: String? { tokens.deviceToken }
 }
