@@ -41,7 +41,10 @@ public enum TOTP {
     public static func provisioningURI(secret: [UInt8], account: String, issuer: String = "Spotter") -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        let label = (issuer + ":" + account).addingPercentEncoding(withAllowedCharacters: allowed) ?? account
+        // Issuer and account are encoded apart, and the colon between them stays literal: some
+        // readers (pyotp among them) do not take "%3A" as the separator.
+        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        let label = encoded(issuer) + ":" + encoded(account)
         return "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(issuer)"
             + "&algorithm=SHA1&digits=\(digits)&period=\(Int(period))"
     }
@@ -134,8 +137,9 @@ extension Character {
 }
 
 /// The keys TOTP secrets are encrypted with at rest (AES-256-GCM, bound to the account). The first
-/// key seals; every key opens, so a new key can be put first while secrets sealed with the old one
-/// still open (`spotterctl accounts reseal-mfa` then moves them to the new key).
+/// key seals; every key opens. To rotate, put a new key first: new enrolments are sealed with it and
+/// secrets sealed before still open with theirs. An old key can go once no secret uses it (`SELECT
+/// key_id, count(*) FROM account_mfa GROUP BY 1`); nothing re-seals old secrets yet.
 public struct MfaKeyring: Sendable {
     /// A secret as stored: which key sealed it, and nonce + ciphertext + tag.
     public struct Sealed: Sendable, Equatable {

@@ -419,7 +419,7 @@ public nonisolated struct Spotter_V1_MfaEnrollment: Sendable {
   /// The secret in base32, for typing into an authenticator app.
   public var secret: String = String()
 
-  /// otpauth://totp/Spotter%3A<username>?secret=…&issuer=Spotter&algorithm=SHA1&digits=6&period=30,
+  /// otpauth://totp/Spotter:<username>?secret=…&issuer=Spotter&algorithm=SHA1&digits=6&period=30,
   /// for a QR code.
   public var provisioningUri: String = String()
 

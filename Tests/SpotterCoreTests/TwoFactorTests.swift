@@ -38,7 +38,7 @@ struct TwoFactorTests {
         #expect(Base32.encode([0xff]) == "74")
         #expect(
             TOTP.provisioningURI(secret: Array("12345678901234567890".utf8), account: "ada.l")
-                == "otpauth://totp/Spotter%3Aada.l?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Spotter"
+                == "otpauth://totp/Spotter:ada.l?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Spotter"
                 + "&algorithm=SHA1&digits=6&period=30")
     }
 

@@ -290,7 +290,7 @@ struct AuthFlowTests {
                 .principal
 
             let enrollment = try await auth.beginTwoFactor(ada)
-            #expect(enrollment.provisioningURI.hasPrefix("otpauth://totp/Spotter%3Aada?secret="))
+            #expect(enrollment.provisioningURI.hasPrefix("otpauth://totp/Spotter:ada?secret="))
             // Not on until confirmed: sign-in still needs only the password.
             #expect(
                 try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")

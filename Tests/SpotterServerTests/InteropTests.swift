@@ -14,6 +14,16 @@ struct InteropTests {
         }
     }
 
+    @Test("two-factor sign-in over gRPC agrees with pyotp: provisioning URI, ±1 step window, replay, recovery codes")
+    func twoFactorWithPyotp() async throws {
+        try await TestServer.with { server in
+            let result = try await runInteropScript(
+                "two_factor.py", port: server.port, certificate: server.certificatePath)
+            #expect(result.status == 0, "two_factor.py failed:\n\(result.output)")
+            #expect(result.output.contains("two-factor: 12 of 12 checks passed"), "\(result.output)")
+        }
+    }
+
     @Test(
         "a socket that never finishes TLS is closed, an idle HTTP/2 connection is told GOAWAY, the stream limit is advertised"
     )

@@ -81,6 +81,38 @@ struct SpotterCtlMaintenanceTests {
         }
     }
 
+    @Test("reset-mfa turns two-factor sign-in off, ends every session and is audited; it needs a reason")
+    func resetTwoFactor() async throws {
+        try await TestDatabase.with { database in
+            let tokens = try await registerAndSignIn(database, "ada")
+            let auth = database.authService()
+            let enrollment = try await auth.beginTwoFactor(tokens.principal)
+            let secret = try #require(Base32.decode(enrollment.secret))
+            _ = try await auth.confirmTwoFactor(
+                tokens.principal, code: TOTP.code(secret: secret, step: TOTP.step(at: Date())))
+            let asked = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            guard case .secondFactorRequired = asked else {
+                Issue.record("two-factor sign-in did not turn on: \(asked)")
+                return
+            }
+
+            let missing = try await database.spotterctl(["accounts", "reset-mfa", "ada"])
+            #expect(missing.status != 0 && missing.output.contains("--reason"), "\(missing.output)")
+            let reset = try await database.spotterctl(
+                ["accounts", "reset-mfa", "ada", "--reason", "lost phone and codes; identity checked", "--json"])
+            #expect((try json(reset) as? [String: String])?["mfa"] == "off", "\(reset.output)")
+            #expect(try await database.count("SELECT count(*)::int FROM account_mfa") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM mfa_recovery_codes") == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE action = 'account.reset_mfa' AND reason LIKE 'lost phone%'"
+                )
+                    == 1)
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: tokens.accessToken) }
+            _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a").tokens
+        }
+    }
+
     @Test("revoke-sessions, verify-email and rename; a taken username changes nothing")
     func revokeVerifyRename() async throws {
         try await TestDatabase.with { database in
