@@ -106,6 +106,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "spotter-fuzz",
+            dependencies: ["Postgres", "SpotterRPC"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "spotterd",
             dependencies: [
                 "SpotterServer",

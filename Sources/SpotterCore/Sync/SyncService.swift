@@ -83,15 +83,27 @@ public struct SyncService: Sendable {
     public func push(_ principal: Principal, deviceID: String, _ mutations: [Mutation]) async throws
         -> [MutationResult]
     {
+        let device = try Self.checkBatch(deviceID: deviceID, mutations)
+        // Results are stored with paths relative to their mutation, so a replay names the
+        // mutation's place in the batch that carries it now.
+        let results = try await store.push(principal, device: device, mutations, now: now()) { mutation in
+            try await apply(principal, mutation)
+        }
+        return results.map { $0.locating(at: "mutations[\($0.mutationID - mutations[0].id)].") }
+    }
+
+    /// The device of a push whose batch has the right shape: at most `maxMutationsPerPush`
+    /// mutations, numbered one after another from a first id in 1…`maxMutationID`. Each mutation's
+    /// content is checked later, on its own.
+    public static func checkBatch(deviceID: String, _ mutations: [Mutation]) throws(SpotterError) -> DeviceID {
         let device = try Self.deviceID(deviceID)
         var validator = Validator()
         validator.check(
-            mutations.count <= Self.maxMutationsPerPush, "mutations",
-            "must be at most \(Self.maxMutationsPerPush) per push")
+            mutations.count <= maxMutationsPerPush, "mutations", "must be at most \(maxMutationsPerPush) per push")
         // Client numbers: the range first, then arithmetic that cannot overflow within it.
         if let first = mutations.first?.id {
-            let valid = (1...Self.maxMutationID).contains(first)
-            validator.check(valid, "mutations[0].mutation_id", "must be between 1 and \(Self.maxMutationID)")
+            let valid = (1...maxMutationID).contains(first)
+            validator.check(valid, "mutations[0].mutation_id", "must be between 1 and \(maxMutationID)")
             for (index, mutation) in mutations.enumerated().dropFirst()
             where valid && mutation.id != first + Int64(index) {
                 validator.add(
@@ -100,12 +112,7 @@ public struct SyncService: Sendable {
             }
         }
         try validator.validate()
-        // Results are stored with paths relative to their mutation, so a replay names the
-        // mutation's place in the batch that carries it now.
-        let results = try await store.push(principal, device: device, mutations, now: now()) { mutation in
-            try await apply(principal, mutation)
-        }
-        return results.map { $0.locating(at: "mutations[\($0.mutationID - mutations[0].id)].") }
+        return device
     }
 
     /// One page of changes after `cursor` (empty: from the start).
