@@ -108,6 +108,10 @@ public struct ServerConfiguration: Sendable {
             try reader.integer("SPOTTER_TLS_HANDSHAKE_SECONDS", default: 10, range: 1...300))
         configuration.transport.maxRequestBytes = try reader.integer(
             "SPOTTER_GRPC_MAX_REQUEST_BYTES", default: 4 * 1024 * 1024, range: 1024...(64 * 1024 * 1024))
+        configuration.transport.maxConnections = try reader.integer(
+            "SPOTTER_GRPC_MAX_CONNECTIONS", default: 4096, range: 1...1_000_000)
+        configuration.transport.maxConnectionsPerAddress = try reader.integer(
+            "SPOTTER_GRPC_MAX_CONNECTIONS_PER_ADDRESS", default: 256, range: 1...1_000_000)
         configuration.watchSessionCheckInterval = .seconds(
             try reader.integer("SPOTTER_SYNC_WATCH_CHECK_SECONDS", default: 60, range: 1...900))
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {

@@ -71,7 +71,7 @@ public struct SpotterApplication: Sendable {
                 certificateChain: [.file(path: certificate, format: .pem)],
                 privateKey: .file(path: key, format: .pem)
             ),
-            config: settings.transport.config
+            config: settings.transport.config(logger: logger)
         )
         let server = GRPCServer(
             transport: transport,

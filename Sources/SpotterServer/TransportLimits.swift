@@ -1,5 +1,9 @@
 import GRPCNIOTransportHTTP2
+import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOHPACK
+import NIOHTTP2
 import NIOSSL
 import NIOTLS
 
@@ -13,8 +17,13 @@ public struct TransportLimits: Sendable, Equatable {
     public var maxIdleTime: Duration = .seconds(300)
     /// A connection that has not finished its TLS handshake this long after it was accepted is closed.
     public var handshakeTimeout: Duration = .seconds(10)
-    /// The largest request message; a larger one ends its stream.
+    /// The largest request message; a larger one is answered RESOURCE_EXHAUSTED naming the limit,
+    /// as soon as its length prefix arrives (before its bytes are buffered).
     public var maxRequestBytes = 4 * 1024 * 1024
+    /// Connections open at once, in all and from one client address; one more is closed as soon as
+    /// it is accepted, before any TLS work.
+    public var maxConnections = 4096
+    public var maxConnectionsPerAddress = 256
 
     public init() {}
 
@@ -22,7 +31,7 @@ public struct TransportLimits: Sendable, Equatable {
     /// the server pings a connection quiet for 2 hours and drops it after 20 s without an answer; a
     /// client may ping at most every 5 minutes while it has no call open (more often is abuse, and
     /// the connection is closed).
-    var config: HTTP2ServerTransport.Posix.Config {
+    func config(logger: Logger) -> HTTP2ServerTransport.Posix.Config {
         var config = HTTP2ServerTransport.Posix.Config.defaults
         config.http2.maxConcurrentStreams = maxConcurrentStreams
         config.connection.maxIdleTime = maxIdleTime
@@ -33,16 +42,131 @@ public struct TransportLimits: Sendable, Equatable {
         let handshake = TimeAmount.nanoseconds(
             handshakeTimeout.components.seconds * 1_000_000_000
                 + handshakeTimeout.components.attoseconds / 1_000_000_000)
+        let connections = ConnectionCounter(total: maxConnections, perAddress: maxConnectionsPerAddress)
         config.channelDebuggingCallbacks.onAcceptTCPConnection = { channel in
-            // The idle timer only runs once HTTP/2 has started; before that only this bounds a socket
-            // that never finishes (or never starts) its TLS handshake.
             channel.eventLoop.makeCompletedFuture {
+                guard connections.admit(channel) else {
+                    logger.notice(
+                        "connection refused: too many open",
+                        metadata: ["address": "\(channel.remoteAddress?.ipAddress ?? "?")"])
+                    channel.close(promise: nil)
+                    return
+                }
+                // The idle timer only runs once HTTP/2 has started; before that only this bounds a
+                // socket that never finishes (or never starts) its TLS handshake.
                 let tls = try channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
                 try channel.pipeline.syncOperations.addHandler(
                     HandshakeDeadline(timeout: handshake), position: .after(tls))
             }
         }
+        let limit = maxRequestBytes
+        config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(
+                    RequestSizeGuard(limit: limit, logger: logger), position: .first)
+            }
+        }
         return config
+    }
+}
+
+/// Counts open connections, in all and per client address.
+private final class ConnectionCounter: Sendable {
+    private let total: Int
+    private let perAddress: Int
+    private let open = NIOLockedValueBox((total: 0, byAddress: [String: Int]()))
+
+    init(total: Int, perAddress: Int) {
+        self.total = total
+        self.perAddress = perAddress
+    }
+
+    /// Counts `channel` in until it closes; `false` (counting nothing) when a limit is reached.
+    func admit(_ channel: any Channel) -> Bool {
+        let address = channel.remoteAddress?.ipAddress ?? ""
+        let admitted = open.withLockedValue { open in
+            guard open.total < total, open.byAddress[address, default: 0] < perAddress else { return false }
+            open.total += 1
+            open.byAddress[address, default: 0] += 1
+            return true
+        }
+        if admitted {
+            channel.closeFuture.whenComplete { _ in
+                self.open.withLockedValue { open in
+                    open.total -= 1
+                    let left = open.byAddress[address, default: 1] - 1
+                    open.byAddress[address] = left > 0 ? left : nil
+                }
+            }
+        }
+        return admitted
+    }
+}
+
+/// Answers a request whose message is larger than the limit with RESOURCE_EXHAUSTED naming the
+/// limit, as soon as the message's 5-byte gRPC length prefix arrives, before its bytes are
+/// buffered. (The library would reset the stream, which clients report as CANCELLED.) The request's
+/// HEADERS are held back until the prefix is known, so a refused request never starts an RPC.
+/// Every Spotter call sends one request message, so the first prefix is the one that counts.
+private final class RequestSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias InboundOut = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private let limit: Int
+    private let logger: Logger
+    private var prefix: [UInt8] = []
+    /// Frames read before the prefix was complete, passed on in order once it is.
+    private var held: [NIOAny] = []
+    private var refused = false
+
+    init(limit: Int, logger: Logger) {
+        self.limit = limit
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        switch unwrapInboundIn(data) {
+        case .data(let frame):
+            if case .byteBuffer(let buffer) = frame.data {
+                prefix +=
+                    buffer.getBytes(at: buffer.readerIndex, length: min(5 - prefix.count, buffer.readableBytes)) ?? []
+            }
+            held.append(data)
+            if prefix.count == 5 || frame.endStream {
+                let length = prefix.count == 5 ? prefix[1...4].reduce(0) { $0 << 8 | Int($1) } : 0
+                length > limit ? refuse(context: context, length: length) : pass(context: context)
+            }
+        case .headers(let frame) where frame.endStream:
+            // A request without a message: nothing to measure.
+            held.append(data)
+            pass(context: context)
+        default:
+            // The request's HEADERS, and anything else, wait for the prefix in order.
+            held.append(data)
+        }
+    }
+
+    /// Passes on what was held and leaves the pipeline. (A removed handler's context forwards
+    /// nothing, so everything goes first.)
+    private func pass(context: ChannelHandlerContext) {
+        for frame in held { context.fireChannelRead(frame) }
+        held = []
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    private func refuse(context: ChannelHandlerContext, length: Int) {
+        refused = true
+        held = []
+        let message = "request message of \(length) bytes is larger than the limit of \(limit) bytes"
+        logger.notice("request refused: message too large", metadata: ["bytes": "\(length)", "limit": "\(limit)"])
+        let trailers: HPACKHeaders = [
+            ":status": "200", "content-type": "application/grpc", "grpc-status": "8", "grpc-message": message,
+        ]
+        context.write(wrapOutboundOut(.headers(.init(headers: trailers, endStream: true))), promise: nil)
+        // Tells the client to stop sending the rest; the status is in the trailers before it.
+        context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
     }
 }
 

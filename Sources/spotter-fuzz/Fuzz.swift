@@ -46,6 +46,24 @@ func rows(_ data: [UInt8]) {
         run(target, Array(UnsafeBufferPointer(start: data, count: size)))
         return 0
     }
+
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    ) -> CInt
+
+    /// SwiftPM links an executable's entry point as `<module>_main`: hand over to libFuzzer's driver.
+    @_cdecl("spotter_fuzz_main")
+    public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var count = argc
+        var arguments = argv
+        return runDriver(&count, &arguments) { data, size in
+            run(target, Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        }
+    }
 #else
     @main
     struct Replay {

@@ -209,7 +209,7 @@ def run(args, rng, seed, s, postgres, spotterd, root):
                 s.workout.SetInput(reps=5, weight=s.common.Weight(value=100, unit=s.common.WEIGHT_UNIT_KG))])])
 
     acked_workouts = {}      # workout id -> name (LogWorkout and Push)
-    unsure_workouts = {}     # failed LogWorkout calls, retried next cycle
+    unsure_workouts = {}     # workout id -> the request of a failed LogWorkout, retried next cycle
     pending_push = []        # the mutations of a failed push, retried with the same ids next cycle
     acked_comments = set()   # bodies
     unsure_comments = set()
@@ -217,19 +217,22 @@ def run(args, rng, seed, s, postgres, spotterd, root):
     problems = []
     lock = threading.Lock()
 
-    def log_workout(workout_id, name):
+    def log_workout(request, retry=False):
+        """Logs a workout; a failed call is kept to be sent again, the very same request."""
         try:
-            reply = call("spotter.v1.WorkoutService/LogWorkout",
-                         s.workout.LogWorkoutRequest(workout_id=workout_id, workout=workout(name)), token("lifter"))
-            if reply.workout_id != workout_id or reply.name != name:
-                problems.append(f"LogWorkout {workout_id} answered another workout")
+            reply = call("spotter.v1.WorkoutService/LogWorkout", request, token("lifter"))
+            if reply.workout_id != request.workout_id or reply.name != request.workout.name:
+                problems.append(f"LogWorkout {request.workout_id} answered another workout")
             with lock:
-                acked_workouts[workout_id] = name
-                unsure_workouts.pop(workout_id, None)
+                acked_workouts[request.workout_id] = request.workout.name
+                unsure_workouts.pop(request.workout_id, None)
             return True
-        except grpc.RpcError:
+        except grpc.RpcError as error:
+            if retry:
+                problems.append(f"retrying LogWorkout {request.workout_id} on a healthy server: "
+                                f"{error.code().name} {error.details()}")
             with lock:
-                unsure_workouts[workout_id] = name
+                unsure_workouts[request.workout_id] = request
             return False
 
     def push(mutations):
@@ -269,7 +272,9 @@ def run(args, rng, seed, s, postgres, spotterd, root):
     def writer(kind, stop):
         while not stop.is_set():
             if kind == "log":
-                if not log_workout(str(uuid.uuid4()), "log " + uuid.uuid4().hex[:12]):
+                request = s.workout.LogWorkoutRequest(
+                    workout_id=str(uuid.uuid4()), workout=workout("log " + uuid.uuid4().hex[:12]))
+                if not log_workout(request):
                     time.sleep(0.1)  # the server is down: wait for the restart like a client would
             elif kind == "push":
                 with lock:
@@ -316,9 +321,8 @@ def run(args, rng, seed, s, postgres, spotterd, root):
         with lock:
             retry = dict(unsure_workouts)
             retry_push = list(pending_push)
-        for workout_id, name in retry.items():
-            if not log_workout(workout_id, name):
-                problems.append(f"retrying LogWorkout {workout_id} failed on a healthy server")
+        for request in retry.values():
+            log_workout(request, retry=True)
         if retry_push and push(retry_push):
             with lock:
                 pending_push.clear()

@@ -3,14 +3,20 @@
 
 1. a TCP connection that never starts TLS is closed within --handshake seconds (+3);
 2. a TLS connection that sends only the HTTP/2 preface and SETTINGS gets the server's SETTINGS with
-   SETTINGS_MAX_CONCURRENT_STREAMS = --max-streams, then GOAWAY after --idle seconds (+3).
+   SETTINGS_MAX_CONCURRENT_STREAMS = --max-streams, then GOAWAY after --idle seconds (+3);
+3. a request message larger than --max-request-bytes is answered RESOURCE_EXHAUSTED naming the
+   limit (grpcio), and the next call on the same channel works;
+4. with --per-address connections open from this address, one more is closed at once (within 1 s,
+   long before the handshake limit), and once one closes a new one is accepted again.
 
-    idle_connections.py --target 127.0.0.1:PORT --ca CERT.pem --handshake 1 --idle 1 --max-streams 7
+    idle_connections.py --target 127.0.0.1:PORT --ca CERT.pem --handshake 3 --idle 1 --max-streams 7 \
+        --max-request-bytes 2048 --per-address 5
 
 Bounded: each socket waits at most its limit plus 3 s. Exits 0 when every check passes.
 """
 
 import argparse
+import pathlib
 import socket
 import ssl
 import struct
@@ -54,6 +60,8 @@ def main():
     parser.add_argument("--handshake", type=float, required=True)
     parser.add_argument("--idle", type=float, required=True)
     parser.add_argument("--max-streams", type=int, required=True)
+    parser.add_argument("--max-request-bytes", type=int, required=True)
+    parser.add_argument("--per-address", type=int, required=True)
     args = parser.parse_args()
     host, port = args.target.rsplit(":", 1)
     failures = []
@@ -91,7 +99,44 @@ def main():
     check(f"an idle HTTP/2 connection is told GOAWAY within {args.idle + 3:.0f} s",
           any(kind == GOAWAY for kind, _ in frames(received)))
     tls.close()
-    print(f"connections: {3 - len(failures)} of 3 checks passed")
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+    import grpc
+    import spotter_client
+
+    s = spotter_client.load_stubs()
+    channel = spotter_client.channel(args.target, args.ca)
+    big = s.auth.RequestPasswordResetRequest(email="x" * (args.max_request_bytes + 100) + "@example.com")
+    try:
+        spotter_client.call(channel, "spotter.v1.AuthService/RequestPasswordReset", big, timeout=30)
+        code, details = "OK", ""
+    except grpc.RpcError as error:
+        code, details = error.code().name, error.details() or ""
+    check(f"a request over {args.max_request_bytes} bytes is RESOURCE_EXHAUSTED naming the limit",
+          code == "RESOURCE_EXHAUSTED" and f"larger than the limit of {args.max_request_bytes} bytes" in details,
+          f"{code}: {details}")
+    health = spotter_client.call(channel, "grpc.health.v1.Health/Check", s.health.HealthCheckRequest(), timeout=30)
+    check("the next call on that channel is answered", health.status == s.health.HealthCheckResponse.SERVING)
+    channel.close()
+    time.sleep(0.5)
+
+    held = [socket.create_connection((host, int(port)), timeout=5) for _ in range(args.per_address)]
+    time.sleep(0.3)
+    extra = socket.create_connection((host, int(port)), timeout=5)
+    started = time.monotonic()
+    _, closed = read_until_closed(extra, started + 1)
+    check(f"with {args.per_address} connections open from this address, one more is closed at once",
+          closed, "still open after 1 s")
+    extra.close()
+    held.pop().close()
+    time.sleep(0.3)
+    again = socket.create_connection((host, int(port)), timeout=5)
+    _, closed = read_until_closed(again, time.monotonic() + 0.5)
+    check("once one of them closes, a new connection is accepted", not closed, "closed at once")
+    for sock in held + [again]:
+        sock.close()
+    total = 6
+    print(f"connections: {total - len(failures)} of {total} checks passed")
     return 1 if failures else 0
 
 

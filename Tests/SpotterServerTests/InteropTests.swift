@@ -25,20 +25,24 @@ struct InteropTests {
     }
 
     @Test(
-        "a socket that never finishes TLS is closed, an idle HTTP/2 connection is told GOAWAY, the stream limit is advertised"
+        "transport limits: no TLS → closed, idle → GOAWAY, stream limit advertised, oversized request → RESOURCE_EXHAUSTED, connections per address"
     )
     func connectionLimits() async throws {
         // Three seconds for the TLS handshake: on a loaded two-core machine a real handshake once took
         // longer than one, and the check on it failed.
         let limits = [
             "SPOTTER_TLS_HANDSHAKE_SECONDS": "3", "SPOTTER_GRPC_IDLE_SECONDS": "1", "SPOTTER_GRPC_MAX_STREAMS": "7",
+            "SPOTTER_GRPC_MAX_REQUEST_BYTES": "2048", "SPOTTER_GRPC_MAX_CONNECTIONS_PER_ADDRESS": "5",
         ]
         try await TestServer.with(environment: limits) { server in
             let result = try await runInteropScript(
                 "idle_connections.py", port: server.port, certificate: server.certificatePath,
-                ["--handshake", "3", "--idle", "1", "--max-streams", "7"], timeout: .seconds(60))
+                [
+                    "--handshake", "3", "--idle", "1", "--max-streams", "7", "--max-request-bytes", "2048",
+                    "--per-address", "5",
+                ], timeout: .seconds(60))
             #expect(result.status == 0, "idle_connections.py failed:\n\(result.output)")
-            #expect(result.output.contains("connections: 3 of 3 checks passed"), "\(result.output)")
+            #expect(result.output.contains("connections: 6 of 6 checks passed"), "\(result.output)")
         }
     }
 }
