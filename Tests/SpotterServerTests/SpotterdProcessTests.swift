@@ -94,6 +94,26 @@ struct NumericExtremesTests {
     }
 }
 
+/// HTTP/2 rapid reset against `spotterd` in its own process, whose CPU and memory the script reads.
+@Suite("Rapid reset", .timeLimit(.minutes(5)))
+struct RapidResetTests {
+    @Test("HEADERS then RST_STREAM in a loop for 5 s: the server stays responsive and its memory bounded")
+    func rapidReset() async throws {
+        try await TestDatabase.with { database in
+            let spotterd = try SpotterdProcess(environment: [
+                "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
+            ])
+            defer { spotterd.cleanUp() }
+            try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
+            let result = try await runInteropScript(
+                "rapid_reset.py", port: spotterd.port, certificate: spotterd.certificate,
+                ["--pid", "\(spotterd.processIdentifier)", "--seconds", "5"])
+            #expect(result.status == 0, "rapid_reset.py failed:\n\(result.output)")
+            #expect(result.output.contains("rapid reset: 3 of 3 checks passed"), "\(result.output)")
+        }
+    }
+}
+
 @Suite("Sync across spotterd replicas", .timeLimit(.minutes(5)))
 struct SyncReplicaTests {
     @Test("with two spotterd processes on one database, a push through one reaches a Watch stream on the other")
