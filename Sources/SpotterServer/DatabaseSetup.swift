@@ -56,6 +56,39 @@ public struct DatabaseSetup: Sendable {
         }
     }
 
+    /// What the process works through once migrations are done. With the embedded cluster that is a
+    /// login role of its own, `login`, which is no superuser, inherits nothing and may only switch
+    /// to `roles`: a session that resets its role can do nothing at all. (Only migrations connect as
+    /// the cluster's superuser.) With an external database it is the configured login, unchanged.
+    public func working(login: String, memberOf roles: [String]) async throws -> PostgresConfiguration {
+        guard let embedded else { return configuration }
+        let owner = try await PostgresConnection.connect(configuration.with(role: nil))
+        do {
+            try await owner.query(
+                """
+                DO $$
+                BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(login)') THEN
+                        CREATE ROLE \(login) LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOINHERIT;
+                    END IF;
+                END
+                $$
+                """)
+            for role in roles {
+                // Role names come from the operator's settings; quoted as identifiers all the same.
+                let quoted = "\"" + role.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                try await owner.query("GRANT \(quoted) TO \(login)")
+            }
+            await owner.close()
+        } catch {
+            await owner.close()
+            throw error
+        }
+        var working = configuration
+        working.connectionString = embedded.connectionString(user: login)
+        return working
+    }
+
     /// Leaves the embedded cluster; the last process using it stops it.
     public func close() {
         guard let embedded else { return }

@@ -33,8 +33,11 @@ public final class EmbeddedPostgres: Sendable {
     var logFile: URL { dataDirectory.appendingPathComponent("postgres.log") }
 
     /// The connection string of the cluster's `spotter` database, as its superuser.
-    public var connectionString: String {
-        "host=\(socketDirectory.path) port=\(Self.port) user=\(Self.superuser) dbname=\(Self.database)"
+    public var connectionString: String { connectionString(user: Self.superuser) }
+
+    /// The connection string of the cluster's `spotter` database, as `user`.
+    public func connectionString(user: String) -> String {
+        "host=\(socketDirectory.path) port=\(Self.port) user=\(user) dbname=\(Self.database)"
     }
 
     /// Whether the cluster is running now (perhaps started by another process).

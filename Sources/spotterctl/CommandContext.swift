@@ -32,10 +32,11 @@ struct CommandContext {
         let database = try DatabaseSetup.open(settings, applicationName: "spotterctl", logger: logger)
         defer { database.close() }
         // Fail early with libpq's own reason, which an operator needs, rather than a generic one.
-        let probe = try await PostgresConnection.connect(database.configuration.with(role: settings.adminRole))
+        let working = try await database.working(login: "spotter_operator", memberOf: [settings.adminRole])
+        let probe = try await PostgresConnection.connect(working.with(role: settings.adminRole))
         await probe.close()
         let pool = PostgresPool(
-            configuration: database.configuration.with(role: settings.adminRole),
+            configuration: working.with(role: settings.adminRole),
             options: PostgresPool.Options(maxConnections: 2),
             logger: logger
         )

@@ -47,7 +47,8 @@ struct Spotterd: AsyncParsableCommand {
         }
         let application = try SpotterApplication.build(
             settings: settings,
-            database: database.configuration,
+            database: try await database.working(
+                login: "spotter_server", memberOf: [settings.applicationRole, settings.mailerRole]),
             logger: logger
         )
         if let certificate = application.developmentCertificatePath {

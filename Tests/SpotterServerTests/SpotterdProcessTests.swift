@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import Postgres
 import SpotterProto
 import SpotterTestSupport
 import Testing
@@ -30,6 +31,23 @@ struct SpotterdProcessTests {
                 })
             #expect(!registered.tenantID.isEmpty)
         }
+
+        // spotterd works through a login role of its own, never the cluster's superuser.
+        let owner = try await PostgresConnection.connect(
+            PostgresConfiguration(
+                connectionString: "host=\(dataDirectory.path)/run port=5432 user=spotter dbname=spotter"))
+        let users = try await owner.query(
+            "SELECT DISTINCT usename::text AS name FROM pg_stat_activity WHERE application_name LIKE 'spotterd%'"
+        ).map { try $0.decode("name", as: String.self) }
+        #expect(users == ["spotter_server"])
+        let login = try #require(
+            try await owner.query(
+                "SELECT rolsuper, rolinherit, rolbypassrls FROM pg_roles WHERE rolname = 'spotter_server'"
+            ).single)
+        #expect(try login.decode("rolsuper", as: Bool.self) == false)
+        #expect(try login.decode("rolinherit", as: Bool.self) == false)
+        #expect(try login.decode("rolbypassrls", as: Bool.self) == false)
+        await owner.close()
 
         // With no SMTP configured, the mailer writes the verification e-mail to the log.
         var logged = false
