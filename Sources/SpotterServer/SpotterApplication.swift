@@ -71,7 +71,8 @@ public struct SpotterApplication: Sendable {
                 certificateChain: [.file(path: certificate, format: .pem)],
                 privateKey: .file(path: key, format: .pem)
             ),
-            config: settings.transport.config(logger: logger)
+            config: settings.transport.config(
+                logger: logger, tls: try TransportLimits.tlsContext(certificate: certificate, key: key))
         )
         let server = GRPCServer(
             transport: transport,

@@ -31,7 +31,26 @@ public struct TransportLimits: Sendable, Equatable {
     /// the server pings a connection quiet for 2 hours and drops it after 20 s without an answer; a
     /// client may ping at most every 5 minutes while it has no call open (more often is abuse, and
     /// the connection is closed).
-    func config(logger: Logger) -> HTTP2ServerTransport.Posix.Config {
+    /// TLS as the transport sets it up (TLS 1.2 or newer, ALPN h2), but with only forward-secret
+    /// AEAD cipher suites for TLS 1.2: the library's defaults also offer CBC with SHA-1. TLS 1.3's
+    /// suites are all AEAD.
+    static func tlsContext(certificate: String, key: String) throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["grpc-exp", "h2"]
+        tls.cipherSuiteValues = [
+            .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+            .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+            .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+        ]
+        return try NIOSSLContext(configuration: tls)
+    }
+
+    /// The transport's configuration; `tls` replaces the TLS handler the library puts on each
+    /// connection (it has no setting for cipher suites).
+    func config(logger: Logger, tls: NIOSSLContext) -> HTTP2ServerTransport.Posix.Config {
         var config = HTTP2ServerTransport.Posix.Config.defaults
         config.http2.maxConcurrentStreams = maxConcurrentStreams
         config.connection.maxIdleTime = maxIdleTime
@@ -52,11 +71,14 @@ public struct TransportLimits: Sendable, Equatable {
                     channel.close(promise: nil)
                     return
                 }
+                let pipeline = channel.pipeline.syncOperations
+                let library = try pipeline.handler(type: NIOSSLServerHandler.self)
+                let ours = NIOSSLServerHandler(context: tls)
+                try pipeline.addHandler(ours, position: .before(library))
+                pipeline.removeHandler(library, promise: nil)
                 // The idle timer only runs once HTTP/2 has started; before that only this bounds a
                 // socket that never finishes (or never starts) its TLS handshake.
-                let tls = try channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
-                try channel.pipeline.syncOperations.addHandler(
-                    HandshakeDeadline(timeout: handshake), position: .after(tls))
+                try pipeline.addHandler(HandshakeDeadline(timeout: handshake), position: .after(ours))
             }
         }
         let limit = maxRequestBytes

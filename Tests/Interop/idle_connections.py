@@ -7,7 +7,8 @@
 3. a request message larger than --max-request-bytes is answered RESOURCE_EXHAUSTED naming the
    limit (grpcio), and the next call on the same channel works;
 4. with --per-address connections open from this address, one more is closed at once (within 1 s,
-   long before the handshake limit), and once one closes a new one is accepted again.
+   long before the handshake limit), and once one closes a new one is accepted again;
+5. TLS 1.2 offering only CBC-SHA1 suites is refused; an AEAD suite is accepted.
 
     idle_connections.py --target 127.0.0.1:PORT --ca CERT.pem --handshake 3 --idle 1 --max-streams 7 \
         --max-request-bytes 2048 --per-address 5
@@ -135,7 +136,27 @@ def main():
     check("once one of them closes, a new connection is accepted", not closed, "closed at once")
     for sock in held + [again]:
         sock.close()
-    total = 6
+    time.sleep(0.3)
+
+    def handshake(ciphers):
+        """The cipher a TLS 1.2 handshake offering only `ciphers` ends with, or the error."""
+        tls12 = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        tls12.check_hostname = False
+        tls12.verify_mode = ssl.CERT_NONE
+        tls12.maximum_version = ssl.TLSVersion.TLSv1_2
+        tls12.set_ciphers(ciphers)
+        tls12.set_alpn_protocols(["h2"])
+        try:
+            with tls12.wrap_socket(socket.create_connection((host, int(port)), timeout=5)) as sock:
+                return sock.cipher()[0]
+        except (ssl.SSLError, OSError) as error:
+            return f"refused: {error}"
+
+    cbc = handshake("ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA")
+    check("TLS 1.2 with only CBC-SHA1 cipher suites is refused", cbc.startswith("refused"), cbc)
+    aead = handshake("ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256")
+    check("TLS 1.2 with an AEAD suite is accepted", "GCM" in aead, aead)
+    total = 8
     print(f"connections: {total - len(failures)} of {total} checks passed")
     return 1 if failures else 0
 
