@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     public var mailerInterval: Duration
     /// How long deleted objects stay in the sync feed; a device away longer pulls from scratch.
     public var syncRetentionDays: Int = 30
+    /// How long a coach's reads stay in the lifter's access log.
+    public var accessLogRetentionDays: Int = 365
     /// Open Watch streams allowed per account on each server process.
     public var watchStreamsPerTenant: Int = 10
     /// How often an open Watch stream checks that its access token is still valid.
@@ -98,6 +100,8 @@ public struct ServerConfiguration: Sendable {
         configuration.passwordQueue = try reader.integer("SPOTTER_SCRYPT_QUEUE", default: 16, range: 0...10_000)
         configuration.syncRetentionDays = try reader.integer(
             "SPOTTER_SYNC_RETENTION_DAYS", default: 30, range: 1...3650)
+        configuration.accessLogRetentionDays = try reader.integer(
+            "SPOTTER_ACCESS_LOG_RETENTION_DAYS", default: 365, range: 1...36500)
         configuration.watchStreamsPerTenant = try reader.integer(
             "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
         configuration.transport.maxConcurrentStreams = try reader.integer(

@@ -117,6 +117,10 @@ public struct SpotterApplication: Sendable {
                                 SyncFeedService.listenerName),
                             hub: watchHub, sync: sync,
                             purgeInterval: .seconds(3600), logger: logger)),
+                    .init(
+                        service: RetentionService(
+                            database: spotterDatabase, accessLogDays: settings.accessLogRetentionDays,
+                            interval: .seconds(3600), logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

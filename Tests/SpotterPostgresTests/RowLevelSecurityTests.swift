@@ -126,14 +126,14 @@ struct RowLevelSecurityTests {
             let roles = try await owner.query(
                 "SELECT rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname LIKE 'spotter_%' ORDER BY rolname"
             )
-            // spotter_app, spotter_admin, spotter_auth, spotter_mailer, spotter_sync.
-            #expect(roles.count == 5)
+            // spotter_app, spotter_admin, spotter_auth, spotter_mailer, spotter_retention, spotter_sync.
+            #expect(roles.count == 6)
             for role in roles {
                 #expect(try role.decode("rolsuper", as: Bool.self) == false)
                 #expect(try role.decode("rolbypassrls", as: Bool.self) == false)
             }
             let owned = try await owner.query(
-                "SELECT count(*)::int AS n FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname IN ('spotter_app', 'spotter_admin', 'spotter_mailer', 'spotter_sync')"
+                "SELECT count(*)::int AS n FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname IN ('spotter_app', 'spotter_admin', 'spotter_mailer', 'spotter_retention', 'spotter_sync')"
             )
             #expect(try owned.single?.decode("n", as: Int.self) == 0)
             let unforced = try await owner.query(

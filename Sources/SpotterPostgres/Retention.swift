@@ -1,0 +1,32 @@
+import Postgres
+import SpotterCore
+
+/// What one retention pass deleted.
+public struct RetentionPurge: Sendable, Equatable {
+    public var accessLogRows: Int
+    public var addresses: Int
+    public var challenges: Int
+
+    public init(accessLogRows: Int, addresses: Int, challenges: Int) {
+        self.accessLogRows = accessLogRows
+        self.addresses = addresses
+        self.challenges = challenges
+    }
+}
+
+extension SpotterDatabase {
+    /// Deletes coaches' access-log rows older than `accessLogDays`, sign-in failure counts of
+    /// addresses quiet for a day, and two-factor challenges expired a day ago, by the database's
+    /// clock (`spotter_purge_old`, migration 0014).
+    public func purgeOld(accessLogDays: Int) async throws -> RetentionPurge {
+        try await withoutTenant { connection in
+            let row = try await connection.query(
+                "SELECT access_log, addresses, challenges FROM spotter_purge_old($1)", [accessLogDays]
+            ).single
+            return RetentionPurge(
+                accessLogRows: try row?.decode("access_log", as: Int.self) ?? 0,
+                addresses: try row?.decode("addresses", as: Int.self) ?? 0,
+                challenges: try row?.decode("challenges", as: Int.self) ?? 0)
+        }
+    }
+}

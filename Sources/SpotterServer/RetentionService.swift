@@ -1,0 +1,33 @@
+import Logging
+import ServiceLifecycle
+import SpotterPostgres
+
+/// Deletes what is kept only for a while (`SpotterDatabase.purgeOld`), once an interval, from the
+/// first minute on. Every replica runs it; a pass that finds nothing old deletes nothing.
+struct RetentionService: Service {
+    let database: SpotterDatabase
+    let accessLogDays: Int
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let purged = try await database.purgeOld(accessLogDays: accessLogDays)
+                    if purged != RetentionPurge(accessLogRows: 0, addresses: 0, challenges: 0) {
+                        logger.info(
+                            "purged old rows",
+                            metadata: [
+                                "access_log": "\(purged.accessLogRows)", "addresses": "\(purged.addresses)",
+                                "challenges": "\(purged.challenges)",
+                            ])
+                    }
+                } catch {
+                    logger.warning("retention purge failed; retrying later", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}
