@@ -61,10 +61,17 @@ enum PostgresTimestamp {
                 digits += 1
                 index += 1
             }
-            for _ in digits..<6 where digits < 6 { micros *= 10 }
+            // More than six digits (PostgreSQL never sends them) are cut, not a trap: the range
+            // `digits..<6` must not be formed when digits > 6.
+            if digits < 6 {
+                for _ in digits..<6 { micros *= 10 }
+            }
         }
         var offsetSeconds: Int64 = 0
         if index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") else {
+                throw PostgresDecodingFailure("not a timestamp")
+            }
             let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
             offsetSeconds = try number(2) * 3600
