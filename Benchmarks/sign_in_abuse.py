@@ -89,6 +89,13 @@ def main():
             worker.start()
         return workers, answers
 
+    def report_guessing(what, answers):
+        codes = collections.Counter(code for code, _ in answers)
+        checked = codes.get("UNAUTHENTICATED", 0)
+        print(f"{what} for {args.seconds:.0f} s -> {dict(codes)}: {checked} checked, "
+              f"{checked / args.seconds:.2f} guesses/s")
+        print(f"  answers by message: {dict(details)}")
+
     if "guess" in phases:
         parallel_guessing(new_account, sign_in, outcome, s)
     owner = None
@@ -113,11 +120,7 @@ def main():
             time.sleep(1)
         for worker in workers:
             worker.join()
-        codes = collections.Counter(code for code, _ in answers)
-        checked = codes.get("UNAUTHENTICATED", 0)
-        print(f"lockout: {args.threads} threads guessing one account's password for {args.seconds:.0f} s -> "
-              f"{dict(codes)}: {checked} checked, {checked / args.seconds:.2f} guesses/s")
-        print(f"  answers by message: {dict(details)}")
+        report_guessing(f"lockout: {args.threads} threads guessing one account's password", answers)
         ok = [t for code, t in known if code == "OK"]
         print(f"  owner from the known device: {dict(collections.Counter(c for c, _ in known))}, OK in p50 "
               f"{percentile(ok, 0.5) * 1000:.0f} ms, max {max(ok, default=float('nan')) * 1000:.0f} ms")
@@ -129,11 +132,7 @@ def main():
         workers, answers = guessing(args.threads, args.seconds, accounts)
         for worker in workers:
             worker.join()
-        codes = collections.Counter(code for code, _ in answers)
-        checked = codes.get("UNAUTHENTICATED", 0)
-        print(f"spray: {args.threads} threads guessing 30 accounts' passwords in turn for {args.seconds:.0f} s -> "
-              f"{dict(codes)}: {checked} checked, {checked / args.seconds:.2f} guesses/s")
-        print(f"  answers by message: {dict(details)}")
+        report_guessing(f"spray: {args.threads} threads guessing 30 accounts' passwords in turn", answers)
     return 0
 
 

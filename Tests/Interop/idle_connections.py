@@ -24,6 +24,8 @@ import struct
 import sys
 import time
 
+from checks import Checks
+
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 SETTINGS, GOAWAY = 0x4, 0x7
 MAX_CONCURRENT_STREAMS = 0x3
@@ -65,12 +67,7 @@ def main():
     parser.add_argument("--per-address", type=int, required=True)
     args = parser.parse_args()
     host, port = args.target.rsplit(":", 1)
-    failures = []
-
-    def check(name, condition, detail=""):
-        print(("ok   " if condition else "FAIL ") + name + (f" ({detail})" if detail and not condition else ""))
-        if not condition:
-            failures.append(name)
+    check = Checks()
 
     started = time.monotonic()
     plain = socket.create_connection((host, int(port)), timeout=5)
@@ -156,9 +153,7 @@ def main():
     check("TLS 1.2 with only CBC-SHA1 cipher suites is refused", cbc.startswith("refused"), cbc)
     aead = handshake("ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256")
     check("TLS 1.2 with an AEAD suite is accepted", "GCM" in aead, aead)
-    total = 8
-    print(f"connections: {total - len(failures)} of {total} checks passed")
-    return 1 if failures else 0
+    return check.finish("connections")
 
 
 if __name__ == "__main__":

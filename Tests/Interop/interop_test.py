@@ -14,6 +14,7 @@ import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import spotter_client  # noqa: E402
+from checks import Checks  # noqa: E402
 
 import grpc  # noqa: E402
 
@@ -25,12 +26,7 @@ def main():
     register = spotter_client.stub(channel, "spotter.v1.AuthService/Register")
     sign_in = spotter_client.stub(channel, "spotter.v1.AuthService/SignIn")
     get_profile = spotter_client.stub(channel, "spotter.v1.AccountService/GetProfile")
-    failures = []
-
-    def check(name, condition):
-        print(("ok   " if condition else "FAIL ") + name)
-        if not condition:
-            failures.append(name)
+    check = Checks()
 
     reply = check_health(s.health.HealthCheckRequest(service=""), timeout=10)
     check("health check of the server is SERVING", reply.status == s.health.HealthCheckResponse.SERVING)
@@ -90,8 +86,7 @@ def main():
     history = spotter_client.call_method(channel, "spotter.v1.WorkoutService/ListWorkouts", "{}", tokens.access_token)
     check("history lists it", [entry.workout_id for entry in history.workouts] == [workout.workout_id])
 
-    print(f"interop: {11 - len(failures)} of 11 checks passed")
-    return 1 if failures else 0
+    return check.finish("interop")
 
 
 if __name__ == "__main__":

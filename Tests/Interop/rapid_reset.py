@@ -20,6 +20,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import spotter_client  # noqa: E402
+from checks import Checks  # noqa: E402
 
 import grpc  # noqa: E402
 import h2.config  # noqa: E402
@@ -45,14 +46,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=5)
     args = parser.parse_args()
     host, port = args.target.rsplit(":", 1)
-    failures, checks = [], 0
-
-    def check(name, condition, detail=""):
-        nonlocal checks
-        checks += 1
-        print(("ok   " if condition else "FAIL ") + name + (f" ({detail})" if detail and not condition else ""))
-        if not condition:
-            failures.append(name)
+    check = Checks()
 
     s = spotter_client.load_stubs()
 
@@ -129,8 +123,7 @@ def main():
     check("and after it, within 5 s", after[0] is True, str(after))
     check("its resident memory grew by less than 64 MB", rss_after - rss_before < 64 * 1024,
           f"{rss_after - rss_before} kB")
-    print(f"rapid reset: {checks - len(failures)} of {checks} checks passed")
-    return 1 if failures else 0
+    return check.finish("rapid reset")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import uuid
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import spotter_client  # noqa: E402
+from checks import Checks  # noqa: E402
 
 import grpc  # noqa: E402
 import pyotp  # noqa: E402
@@ -25,15 +26,7 @@ def main():
     args, s, channel = spotter_client.connect(argparse.ArgumentParser())
     call = lambda method, request, token=None: spotter_client.call(  # noqa: E731
         channel, "spotter.v1.AuthService/" + method, request, token=token, timeout=60)
-    failures = []
-    checks = 0
-
-    def check(name, condition, detail=""):
-        nonlocal checks
-        checks += 1
-        print(("ok   " if condition else "FAIL ") + name + (f" ({detail})" if detail and not condition else ""))
-        if not condition:
-            failures.append(name)
+    check = Checks()
 
     def refused(method, request, code):
         try:
@@ -95,8 +88,7 @@ def main():
     plain = call("SignIn", s.auth.SignInRequest(login=name, password=password))
     check("once turned off, the password alone signs in again", plain.access_token.startswith("spa_"))
 
-    print(f"two-factor: {checks - len(failures)} of {checks} checks passed")
-    return 1 if failures else 0
+    return check.finish("two-factor")
 
 
 if __name__ == "__main__":

@@ -91,18 +91,25 @@ struct ReadmeTests {
     }
 }
 
+/// Runs `body` with the built `spotterd` serving on a test database in a process of its own.
+func withServingSpotterd(_ body: (SpotterdProcess) async throws -> Void) async throws {
+    try await TestDatabase.with { database in
+        let spotterd = try SpotterdProcess(environment: [
+            "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
+        ])
+        defer { spotterd.cleanUp() }
+        try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
+        try await body(spotterd)
+    }
+}
+
 /// Every numeric field of every request at its type's extremes, against `spotterd` in its own process
 /// (a trap ends that process, not the test run).
 @Suite("Numeric extremes", .timeLimit(.minutes(5)))
 struct NumericExtremesTests {
     @Test("every numeric field of every request at Int64.max/.min, UInt64.max, ±inf and NaN gets a deliberate answer")
     func everyNumericField() async throws {
-        try await TestDatabase.with { database in
-            let spotterd = try SpotterdProcess(environment: [
-                "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
-            ])
-            defer { spotterd.cleanUp() }
-            try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
+        try await withServingSpotterd { spotterd in
             let result = try await runInteropScript(
                 "numeric_extremes.py", port: spotterd.port, certificate: spotterd.certificate)
             #expect(result.status == 0, "numeric_extremes.py failed:\n\(result.output)")
@@ -117,12 +124,7 @@ struct NumericExtremesTests {
 struct RapidResetTests {
     @Test("HEADERS then RST_STREAM in a loop for 5 s: the server stays responsive and its memory bounded")
     func rapidReset() async throws {
-        try await TestDatabase.with { database in
-            let spotterd = try SpotterdProcess(environment: [
-                "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
-            ])
-            defer { spotterd.cleanUp() }
-            try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
+        try await withServingSpotterd { spotterd in
             let result = try await runInteropScript(
                 "rapid_reset.py", port: spotterd.port, certificate: spotterd.certificate,
                 ["--pid", "\(spotterd.processIdentifier)", "--seconds", "5"])
