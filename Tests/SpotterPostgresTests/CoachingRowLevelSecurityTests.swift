@@ -554,6 +554,34 @@ struct CoachingRowLevelSecurityTests {
         }
         return lines
     }
+
+    @Test("a coach's tier and client count are told only to the coach, its linked lifters and holders of its codes")
+    func capacityPrivacy() async throws {
+        try await TestDatabase.with { database in
+            let f = try await fixture(database)
+            let coaching = database.coachingService(clock: TestClock(start))
+            func rows(_ tenant: TenantID, code: String? = nil) async throws -> Int {
+                let hash = code.flatMap(InviteCode.normalize).map { PostgresBytes(Token.hash($0)) }
+                return try await database.asTenant(tenant) { connection in
+                    try await connection.query(
+                        "SELECT * FROM spotter_coach_capacity($1, $2, $3)", [f.coach.tenantID.rawValue, hash, start]
+                    ).count
+                }
+            }
+            #expect(try await rows(f.coach.tenantID) == 1)
+            #expect(try await rows(f.stranger.tenantID) == 0)
+            #expect(try await rows(f.lifter.tenantID) == 0)
+            let invite = try await coaching.createInvite(f.coach, note: "", validDays: 7)
+            let code = try #require(invite.code)
+            #expect(try await rows(f.stranger.tenantID, code: code) == 1)
+            #expect(try await rows(f.stranger.tenantID, code: "AAAAAAAAAA") == 0)
+            _ = try await coaching.redeemInvite(f.lifter, code: code, scopes: ["history"])
+            #expect(try await rows(f.lifter.tenantID) == 1)
+            // Used now: the code no longer opens it to the stranger.
+            #expect(try await rows(f.stranger.tenantID, code: code) == 0)
+        }
+    }
+
 }
 
 /// One statement as the schema owner, past row-level security.
@@ -566,4 +594,5 @@ private func admin(_ database: TestDatabase, _ sql: String, _ parameters: [any P
 private func count(_ table: String, of tenant: TenantID, _ connection: PostgresConnection) async throws -> Int {
     try await connection.query("SELECT count(*)::int AS n FROM \(table) WHERE tenant_id = $1", [tenant.rawValue])
         .single!.decode("n")
+
 }

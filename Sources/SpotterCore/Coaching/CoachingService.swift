@@ -138,7 +138,7 @@ public struct CoachingService: Sendable {
                 throw SpotterError.alreadyExists(
                     field: "code", reason: "you already have a pending or active link with this coach")
             }
-            try await checkCapacity(coach, link, at: at)
+            try await checkCapacity(coach, link, inviteHash: hash, at: at)
             let id = CoachLink.ID.random()
             guard
                 try await link.redeemInvite(
@@ -149,8 +149,12 @@ public struct CoachingService: Sendable {
         }
     }
 
-    private func checkCapacity(_ coach: TenantID, _ link: any LinkTransaction, at: Date) async throws {
-        guard let (tier, active) = try await link.coachCapacity(coach) else { throw Self.coachNotFound }
+    private func checkCapacity(_ coach: TenantID, _ link: any LinkTransaction, inviteHash: [UInt8]? = nil, at: Date)
+        async throws
+    {
+        guard let (tier, active) = try await link.coachCapacity(coach, inviteHash: inviteHash, now: at) else {
+            throw Self.coachNotFound
+        }
         try CoachEntitlements.checkCapacity(activeClients: active, tier: tier.effective(at: at))
     }
 

@@ -103,7 +103,9 @@ public protocol LinkTransaction: Sendable {
     func updateLink(_ link: CoachLink, status: LinkStatus, scopes: Set<Scope>, by side: LinkSide, now: Date)
         async throws -> CoachLink
     /// A coach's tier and active client count; holds a per-coach lock until the transaction ends.
-    func coachCapacity(_ coach: TenantID) async throws -> (TierGrant, Int)?
+    /// `nil` unless the acting tenant is the coach, has a pending or active link with it, or holds
+    /// one of its redeemable invite codes (`inviteHash`).
+    func coachCapacity(_ coach: TenantID, inviteHash: [UInt8]?, now: Date) async throws -> (TierGrant, Int)?
     /// The coach of an invite code that can still be redeemed.
     func inviteCoach(codeHash: [UInt8], now: Date) async throws -> TenantID?
     /// Marks the invite used and opens the active link; `nil` when it is no longer redeemable.

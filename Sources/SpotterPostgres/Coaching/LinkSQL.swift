@@ -88,9 +88,12 @@ struct PostgresLinkTransaction: LinkTransaction {
         return try await self.link(link.lifterID, link.id)
     }
 
-    func coachCapacity(_ coach: TenantID) async throws -> (TierGrant, Int)? {
+    func coachCapacity(_ coach: TenantID, inviteHash: [UInt8]?, now: Date) async throws -> (TierGrant, Int)? {
         guard
-            let row = try await connection.query("SELECT * FROM spotter_coach_capacity($1)", [coach.rawValue]).single,
+            let row = try await connection.query(
+                "SELECT * FROM spotter_coach_capacity($1, $2, $3)",
+                [coach.rawValue, inviteHash.map(PostgresBytes.init), now]
+            ).single,
             let tier = Tier(rawValue: try row.decode("tier"))
         else { return nil }
         guard try row.decode("kind") as String == TenantKind.coach.rawValue else { return nil }
