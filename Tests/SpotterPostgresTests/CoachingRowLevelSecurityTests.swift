@@ -594,5 +594,4 @@ private func admin(_ database: TestDatabase, _ sql: String, _ parameters: [any P
 private func count(_ table: String, of tenant: TenantID, _ connection: PostgresConnection) async throws -> Int {
     try await connection.query("SELECT count(*)::int AS n FROM \(table) WHERE tenant_id = $1", [tenant.rawValue])
         .single!.decode("n")
-
 }
