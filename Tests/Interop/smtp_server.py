@@ -41,7 +41,10 @@ class Handler:
             "tls": session.ssl is not None,
             "user": session.login_data.decode() if isinstance(session.login_data, bytes) else session.login_data,
         }
-        (self.messages / f"{uuid.uuid4().hex}.json").write_text(json.dumps(record))
+        # Written under a temporary name and renamed, so a reader never sees half a file.
+        name = uuid.uuid4().hex
+        (self.messages / f".{name}.tmp").write_text(json.dumps(record))
+        (self.messages / f".{name}.tmp").rename(self.messages / f"{name}.json")
         return "250 Message accepted"
 
 

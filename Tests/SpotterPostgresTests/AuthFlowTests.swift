@@ -442,7 +442,8 @@ struct AuthFlowTests {
                 gate.wait()
             }
         }
-        for _ in 0..<500 where !holding.isSet { try await Task.sleep(for: .milliseconds(10)) }
+        // Up to 30 s: on a loaded two-core machine the slot's task once took more than 5 s to start.
+        for _ in 0..<3000 where !holding.isSet { try await Task.sleep(for: .milliseconds(10)) }
         try #require(holding.isSet)
         return (
             PasswordHasher(cost: .testing, limiter: limiter),

@@ -56,7 +56,8 @@ struct MailerTests {
         }
 
         func received() throws -> [[String: Any]] {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: messages.path)) ?? []
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: messages.path)) ?? [])
+                .filter { $0.hasSuffix(".json") }
             return try files.map { file in
                 let data = try Data(contentsOf: messages.appendingPathComponent(file))
                 return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
