@@ -112,7 +112,7 @@ public enum SecondFactorCode: Sendable, Equatable {
 }
 
 /// Single-use recovery codes: ten characters of a lowercase base32 alphabet (50 bits each), shown
-/// as `xxxxx-xxxxx`, stored only as SHA-256 hashes.
+/// as two groups of five joined by a dash (`k7qm2-4xdht`), stored only as SHA-256 hashes.
 public enum RecoveryCodes {
     public static let count = 10
     public static let length = 10
