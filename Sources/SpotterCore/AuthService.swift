@@ -195,6 +195,9 @@ public struct AuthService: Sendable {
                 candidate.principal, source: source, address: address, deviceLabel: label, deviceToken: deviceToken))
     }
 
+    private static let spentChallenge = SpotterError.unauthenticated(
+        "the sign-in challenge is unknown, used, expired or tried too often")
+
     /// The second step of a sign-in with two factors: a code from the authenticator app (or a
     /// recovery code) for the challenge `signIn` returned. A challenge takes five codes at most.
     public func completeSignIn(challenge: String, code: String) async throws -> IssuedTokens {
@@ -206,11 +209,9 @@ public struct AuthService: Sendable {
         guard
             let (principal, pending) = try await store.takeSignInChallenge(
                 hash: hash, now: now(), maxAttempts: policy.signInChallengeAttempts)
-        else {
-            throw SpotterError.unauthenticated("the sign-in challenge is unknown, used, expired or tried too often")
-        }
+        else { throw Self.spentChallenge }
         guard let twoFactor = try await store.twoFactor(principal), twoFactor.enabledAt != nil else {
-            throw SpotterError.unauthenticated("the sign-in challenge is unknown, used, expired or tried too often")
+            throw Self.spentChallenge
         }
         try await checkSecondFactor(principal, code: code, record: twoFactor)
         try await store.finishSignInChallenge(principal, hash: hash, now: now())
@@ -225,10 +226,7 @@ public struct AuthService: Sendable {
     private func openSession(
         _ account: Principal, source: SignInSource, address: String, deviceLabel: String, deviceToken: String?
     ) async throws -> IssuedTokens {
-        _ = try await store.countSignInAttempt(account, from: source) { [policy, source] in
-            policy.signInThrottle(takingBack: $0, knownDevice: source.isKnownDevice)
-        }
-        if !source.isKnownDevice { try await refundAttempt(from: address) }
+        try await takeBack(account, source: source, address: address)
 
         let sessionID = SessionID.random()
         let principal = Principal(tenantID: account.tenantID, accountID: account.accountID, sessionID: sessionID)
@@ -483,15 +481,23 @@ public struct AuthService: Sendable {
             return try await work()
         } catch let error as SpotterError {
             guard case .tooManyRequests = error else { throw error }
-            let knownDevice = account?.1.isKnownDevice ?? false
             if let (principal, source) = account {
-                _ = try await store.countSignInAttempt(principal, from: source) { [policy] in
-                    policy.signInThrottle(takingBack: $0, knownDevice: knownDevice)
-                }
+                try await takeBack(principal, source: source, address: address)
+            } else {
+                try await refundAttempt(from: address)
             }
-            if !knownDevice { try await refundAttempt(from: address) }
             throw error
         }
+    }
+
+    /// Takes back a sign-in attempt on `account` from `source`: from the source's count and the
+    /// account-wide ceiling, and from the address unless the source is a known device (which is
+    /// never counted against its address).
+    private func takeBack(_ account: Principal, source: SignInSource, address: String) async throws {
+        _ = try await store.countSignInAttempt(account, from: source) { [policy, source] in
+            policy.signInThrottle(takingBack: $0, knownDevice: source.isKnownDevice)
+        }
+        if !source.isKnownDevice { try await refundAttempt(from: address) }
     }
 
     /// Takes back the attempt counted for `address` once it succeeded.

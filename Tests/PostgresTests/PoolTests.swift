@@ -82,10 +82,12 @@ struct PoolTests {
         try await TestDatabase.with { database in
             let pool = pool(database, .init(maxConnections: 1, checkoutTimeout: .milliseconds(200)))
             let holding = Mutex(false)
+            // The only connection is held until the timeout has been seen, however slow the machine.
+            let (released, release) = AsyncStream<Void>.makeStream()
             let holder = Task {
                 try await pool.withConnection { _ in
                     holding.withLock { $0 = true }
-                    try await Task.sleep(for: .seconds(2))
+                    for await _ in released {}
                 }
             }
             while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
@@ -93,6 +95,7 @@ struct PoolTests {
                 try await pool.withConnection { _ in }
             }
             #expect(error?.kind == .poolTimeout)
+            release.finish()
             try await holder.value
             try await pool.withConnection { _ in }  // free again
             #expect(await pool.openConnections == 1)
