@@ -182,6 +182,7 @@ let package = Package(
                 "SpotterCore",
                 "SpotterProto",
                 "SpotterRPC",
+                "SpotterTestSupport",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),

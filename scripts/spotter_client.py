@@ -122,7 +122,7 @@ def register_and_sign_in(ch, s, name, password, kind=None):
 
 def stub(ch, method):
     """A callable for `package.Service/Method` found in the descriptor pool:
-    `stub(request, token=None, timeout=None)` returns the reply, or for a server-streaming method an
+    `stub(request, token=None, timeout=None, metadata=None)` returns the reply, or for a server-streaming method an
     iterator of replies (which has `cancel()`). With no timeout a unary call gives up after 30 s and
     a stream runs until the server ends it."""
     from google.protobuf import descriptor_pool, message_factory
@@ -136,17 +136,17 @@ def stub(ch, method):
         f"/{service}/{name}", request_serializer=request_type.SerializeToString,
         response_deserializer=reply_type.FromString)
 
-    def invoke(request, token=None, timeout=None):
-        metadata = [("authorization", f"Bearer {token}")] if token else None
-        return multicallable(request, metadata=metadata, timeout=timeout or (None if streaming else 30))
+    def invoke(request, token=None, timeout=None, metadata=None):
+        sent = list(metadata or []) + ([("authorization", f"Bearer {token}")] if token else [])
+        return multicallable(request, metadata=sent or None, timeout=timeout or (None if streaming else 30))
 
     invoke.request_type = request_type
     return invoke
 
 
-def call(ch, method, request, token=None, timeout=None):
+def call(ch, method, request, token=None, timeout=None, metadata=None):
     """Calls `package.Service/Method` once with a request message (see `stub`)."""
-    return stub(ch, method)(request, token, timeout)
+    return stub(ch, method)(request, token, timeout, metadata)
 
 
 def call_method(ch, method, request_json, token=None):

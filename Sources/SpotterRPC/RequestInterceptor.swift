@@ -5,8 +5,14 @@ import SpotterCore
 import SwiftProtobuf
 
 /// Runs around every call: gives it a request id and a logger, authenticates the bearer token of
-/// every method that is not public, maps errors for the client, and logs the outcome.
+/// every method that is not public, bounds the handler's work by a deadline, maps errors for the
+/// client, and logs the outcome.
 public struct RequestInterceptor: ServerInterceptor {
+    /// How long a call's handler may run (from reading its request to its answer, or for a
+    /// streaming call to its first message) before the call ends DEADLINE_EXCEEDED. A client's own
+    /// shorter deadline (`grpc-timeout`) ends it the same way when it passes.
+    public static let defaultDeadline: Duration = .seconds(30)
+
     /// Methods callable without an access token (full names: `spotter.v1.AuthService/SignIn`).
     public static let publicMethods: Set<String> = [
         "spotter.v1.AuthService/Register",
@@ -22,10 +28,12 @@ public struct RequestInterceptor: ServerInterceptor {
 
     private let auth: AuthService
     private let logger: Logger
+    private let deadline: Duration
 
-    public init(auth: AuthService, logger: Logger) {
+    public init(auth: AuthService, logger: Logger, deadline: Duration = Self.defaultDeadline) {
         self.auth = auth
         self.logger = logger
+        self.deadline = deadline
     }
 
     public func intercept<Input: Sendable, Output: Sendable>(
@@ -55,8 +63,14 @@ public struct RequestInterceptor: ServerInterceptor {
                 requestContext.principal = principal
                 requestContext.logger[metadataKey: "tenant"] = "\(principal.tenantID)"
             }
-            let response = try await RequestContext.$current.withValue(requestContext) {
-                try await next(Self.refusingZeroBytes(request), context)
+            let call = requestContext
+            // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
+            let response = try await withoutActuallyEscaping(next) { next in
+                try await Self.withDeadline(deadline, cancellation: context.cancellation) {
+                    try await RequestContext.$current.withValue(call) {
+                        try await next(Self.refusingZeroBytes(request), context)
+                    }
+                }
             }
             requestContext.logger.debug("ok", metadata: ["ms": "\(Self.milliseconds(since: started))"])
             return response
@@ -67,6 +81,39 @@ public struct RequestInterceptor: ServerInterceptor {
                 metadata: ["ms": "\(Self.milliseconds(since: started))", "code": "\(Self.code(of: mapped))"]
             )
             throw mapped
+        }
+    }
+
+    /// `body`'s result, unless `limit` passes first or gRPC cancels the call (the client's deadline
+    /// passed or it reset the stream): then `body`'s task is cancelled and this throws
+    /// DEADLINE_EXCEEDED once `body` has stopped. Database work stops at its next statement (and a
+    /// running statement at the connection's `statement_timeout`); a wait for the request message, a
+    /// pool connection or a password-hashing slot stops at once.
+    static func withDeadline<Result: Sendable>(
+        _ limit: Duration, cancellation: ServerContext.RPCCancellationHandle,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: DeadlineOutcome<Result>.self) { group in
+            group.addTask { .finished(try await body()) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return .deadlinePassed
+            }
+            group.addTask {
+                try await cancellation.cancelled
+                return .cancelledByClient
+            }
+            defer { group.cancelAll() }
+            switch try await group.next() {
+            case .finished(let result):
+                return result
+            case .deadlinePassed:
+                throw RPCError(
+                    code: .deadlineExceeded,
+                    message: "the call took longer than the server's limit of \(limit.components.seconds) s")
+            case .cancelledByClient, nil:
+                throw RPCError(code: .deadlineExceeded, message: "the call was cancelled by its client or deadline")
+            }
         }
     }
 
@@ -123,4 +170,11 @@ public struct RequestInterceptor: ServerInterceptor {
         if let error = error as? RPCError { return "\(error.code)" }
         return "unknown"
     }
+}
+
+/// Which of `RequestInterceptor.withDeadline`'s three tasks finished first.
+private enum DeadlineOutcome<Result: Sendable>: Sendable {
+    case finished(Result)
+    case deadlinePassed
+    case cancelledByClient
 }

@@ -104,10 +104,14 @@ public struct ServerConfiguration: Sendable {
             "SPOTTER_ACCESS_LOG_RETENTION_DAYS", default: 365, range: 1...36500)
         configuration.watchStreamsPerTenant = try reader.integer(
             "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
+        configuration.transport.callDeadline = .seconds(
+            try reader.integer("SPOTTER_RPC_DEADLINE_SECONDS", default: 30, range: 1...3600))
         configuration.transport.maxConcurrentStreams = try reader.integer(
             "SPOTTER_GRPC_MAX_STREAMS", default: 100, range: 1...10_000)
         configuration.transport.maxIdleTime = .seconds(
             try reader.integer("SPOTTER_GRPC_IDLE_SECONDS", default: 300, range: 1...86_400))
+        configuration.transport.idleCloseGrace = .seconds(
+            try reader.integer("SPOTTER_GRPC_IDLE_GRACE_SECONDS", default: 30, range: 1...3600))
         configuration.transport.handshakeTimeout = .seconds(
             try reader.integer("SPOTTER_TLS_HANDSHAKE_SECONDS", default: 10, range: 1...300))
         configuration.transport.maxRequestBytes = try reader.integer(

@@ -100,7 +100,7 @@ public struct SpotterApplication: Sendable {
                     ]
                 ),
             ],
-            interceptors: [RequestInterceptor(auth: auth, logger: logger)]
+            interceptors: [RequestInterceptor(auth: auth, logger: logger, deadline: settings.transport.callDeadline)]
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

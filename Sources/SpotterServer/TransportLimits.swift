@@ -6,6 +6,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOSSL
 import NIOTLS
+import SpotterRPC
 
 /// The HTTP/2 server transport's limits, set explicitly rather than left to the library's defaults
 /// (which hold an idle connection for ever and advertise no stream limit).
@@ -13,10 +14,17 @@ public struct TransportLimits: Sendable, Equatable {
     /// Streams one connection may have open at once; the server advertises it in SETTINGS.
     public var maxConcurrentStreams = 100
     /// A connection with no open stream for this long is told GOAWAY. (grpc-swift-nio-transport then
-    /// pings and closes once the client answers; a client that never answers keeps its socket.)
+    /// pings and closes once the client answers.)
     public var maxIdleTime: Duration = .seconds(300)
+    /// A connection still open with no stream this long after `maxIdleTime` is closed without
+    /// waiting any more: a client that never answers the GOAWAY's ping does not keep its socket.
+    public var idleCloseGrace: Duration = .seconds(30)
     /// A connection that has not finished its TLS handshake this long after it was accepted is closed.
     public var handshakeTimeout: Duration = .seconds(10)
+    /// How long a call may take: its request message must arrive within it (or the call is
+    /// answered DEADLINE_EXCEEDED without starting), and its handler must answer within it
+    /// (`RequestInterceptor`'s deadline).
+    public var callDeadline: Duration = RequestInterceptor.defaultDeadline
     /// The largest request message; a larger one is answered RESOURCE_EXHAUSTED naming the limit,
     /// as soon as its length prefix arrives (before its bytes are buffered).
     public var maxRequestBytes = 4 * 1024 * 1024
@@ -24,6 +32,10 @@ public struct TransportLimits: Sendable, Equatable {
     /// it is accepted, before any TLS work.
     public var maxConnections = 4096
     public var maxConnectionsPerAddress = 256
+    /// The largest header list (names and values plus 32 bytes per field, as HTTP/2 counts it) a
+    /// request may send. The transport advertises and enforces this value (swift-nio-http2's
+    /// default) and has no setting for it; a larger list is a connection error (GOAWAY).
+    public static let maxHeaderListBytes = 16_384
 
     public init() {}
 
@@ -58,9 +70,8 @@ public struct TransportLimits: Sendable, Equatable {
             time: .seconds(2 * 60 * 60), timeout: .seconds(20),
             clientBehavior: .init(minPingIntervalWithoutCalls: .seconds(5 * 60), allowWithoutCalls: false))
         config.rpc.maxRequestPayloadSize = maxRequestBytes
-        let handshake = TimeAmount.nanoseconds(
-            handshakeTimeout.components.seconds * 1_000_000_000
-                + handshakeTimeout.components.attoseconds / 1_000_000_000)
+        let handshake = TimeAmount(handshakeTimeout)
+        let idleClose = TimeAmount(maxIdleTime + idleCloseGrace)
         let connections = ConnectionCounter(total: maxConnections, perAddress: maxConnectionsPerAddress)
         config.channelDebuggingCallbacks.onAcceptTCPConnection = { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -79,13 +90,20 @@ public struct TransportLimits: Sendable, Equatable {
                 // The idle timer only runs once HTTP/2 has started; before that only this bounds a
                 // socket that never finishes (or never starts) its TLS handshake.
                 try pipeline.addHandler(HandshakeDeadline(timeout: handshake), position: .after(ours))
+                try pipeline.addHandler(IdleConnectionCloser(after: idleClose))
             }
         }
         let limit = maxRequestBytes
+        let deadline = callDeadline
         config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(
-                    RequestSizeGuard(limit: limit, logger: logger), position: .first)
+                    RequestSizeGuard(limit: limit, deadline: deadline, logger: logger), position: .first)
+                // A stream's channel shares its connection's event loop.
+                if let closer = try? stream.parent?.pipeline.syncOperations.handler(type: IdleConnectionCloser.self) {
+                    closer.streamOpened()
+                    stream.closeFuture.assumeIsolated().whenComplete { _ in closer.streamClosed() }
+                }
             }
         }
         return config
@@ -128,7 +146,8 @@ private final class ConnectionCounter: Sendable {
 /// Answers a request whose message is larger than the limit with RESOURCE_EXHAUSTED naming the
 /// limit, as soon as the message's 5-byte gRPC length prefix arrives, before its bytes are
 /// buffered. (The library would reset the stream, which clients report as CANCELLED.) The request's
-/// HEADERS are held back until the prefix is known, so a refused request never starts an RPC.
+/// HEADERS are held back until the prefix is known, so a refused request never starts an RPC; a
+/// request whose prefix has not come within the call deadline is answered DEADLINE_EXCEEDED.
 /// Every Spotter call sends one request message, so the first prefix is the one that counts.
 private final class RequestSizeGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
@@ -136,15 +155,34 @@ private final class RequestSizeGuard: ChannelInboundHandler, RemovableChannelHan
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     private let limit: Int
+    private let deadline: Duration
     private let logger: Logger
     private var prefix: [UInt8] = []
     /// Frames read before the prefix was complete, passed on in order once it is.
     private var held: [NIOAny] = []
     private var refused = false
+    private var timer: Scheduled<Void>?
 
-    init(limit: Int, logger: Logger) {
+    init(limit: Int, deadline: Duration, logger: Logger) {
         self.limit = limit
+        self.deadline = deadline
         self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
+            let (guardHandler, context) = loopBound.value
+            guard !guardHandler.refused else { return }
+            guardHandler.answer(
+                context: context, status: 4,
+                message: "no request message within the server's limit of \(guardHandler.deadline.components.seconds) s"
+            )
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -179,12 +217,19 @@ private final class RequestSizeGuard: ChannelInboundHandler, RemovableChannelHan
     }
 
     private func refuse(context: ChannelHandlerContext, length: Int) {
+        logger.notice("request refused: message too large", metadata: ["bytes": "\(length)", "limit": "\(limit)"])
+        answer(
+            context: context, status: 8,
+            message: "request message of \(length) bytes is larger than the limit of \(limit) bytes")
+    }
+
+    /// Ends the stream with `status` (a gRPC status code) and `message`, without starting the RPC.
+    private func answer(context: ChannelHandlerContext, status: Int, message: String) {
         refused = true
         held = []
-        let message = "request message of \(length) bytes is larger than the limit of \(limit) bytes"
-        logger.notice("request refused: message too large", metadata: ["bytes": "\(length)", "limit": "\(limit)"])
+        timer?.cancel()
         let trailers: HPACKHeaders = [
-            ":status": "200", "content-type": "application/grpc", "grpc-status": "8", "grpc-message": message,
+            ":status": "200", "content-type": "application/grpc", "grpc-status": "\(status)", "grpc-message": message,
         ]
         context.write(wrapOutboundOut(.headers(.init(headers: trailers, endStream: true))), promise: nil)
         // Tells the client to stop sending the rest; the status is in the trailers before it.
@@ -219,5 +264,49 @@ private final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHa
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Closes a connection that has had no open stream for `after` (the idle time plus a grace period).
+/// The transport's own idle handling sends GOAWAY and a ping and closes only when the ping is
+/// answered; this is the bound for a client that never answers. Streams are counted by the
+/// transport's stream initializer (`streamOpened`/`streamClosed`, on the connection's event loop).
+private final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let after: TimeAmount
+    private var openStreams = 0
+    private var timer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+
+    init(after: TimeAmount) {
+        self.after = after
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        startTimer()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        self.context = nil
+    }
+
+    func streamOpened() {
+        openStreams += 1
+        timer?.cancel()
+        timer = nil
+    }
+
+    func streamClosed() {
+        openStreams -= 1
+        if openStreams == 0 { startTimer() }
+    }
+
+    private func startTimer() {
+        guard let channel = context?.channel else { return }
+        timer?.cancel()
+        timer = channel.eventLoop.scheduleTask(in: after) { channel.close(promise: nil) }
     }
 }

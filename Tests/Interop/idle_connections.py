@@ -3,15 +3,19 @@
 
 1. a TCP connection that never starts TLS is closed within --handshake seconds (+3);
 2. a TLS connection that sends only the HTTP/2 preface and SETTINGS gets the server's SETTINGS with
-   SETTINGS_MAX_CONCURRENT_STREAMS = --max-streams, then GOAWAY after --idle seconds (+3);
+   SETTINGS_MAX_CONCURRENT_STREAMS = --max-streams, then GOAWAY after --idle seconds (+3), and,
+   never answering the ping that follows, is closed --idle-grace seconds later (+3);
 3. a request message larger than --max-request-bytes is answered RESOURCE_EXHAUSTED naming the
-   limit (grpcio), and the next call on the same channel works;
+   limit (grpcio), and the next call on the same channel works; a call whose metadata is larger
+   than the 16 KiB header list limit fails, one with 8 KB of metadata is answered, and so is the
+   next call; a call whose HEADERS come but whose message never does is answered DEADLINE_EXCEEDED
+   within --deadline seconds (+3), naming the limit (raw HTTP/2 with `h2`);
 4. with --per-address connections open from this address, one more is closed at once (within 1 s,
    long before the handshake limit), and once one closes a new one is accepted again;
 5. TLS 1.2 offering only CBC-SHA1 suites is refused; an AEAD suite is accepted.
 
-    idle_connections.py --target 127.0.0.1:PORT --ca CERT.pem --handshake 3 --idle 1 --max-streams 7 \
-        --max-request-bytes 2048 --per-address 5
+    idle_connections.py --target 127.0.0.1:PORT --ca CERT.pem --handshake 3 --idle 1 --idle-grace 1 \
+        --max-streams 7 --max-request-bytes 2048 --per-address 5 --deadline 2
 
 Bounded: each socket waits at most its limit plus 3 s. Exits 0 when every check passes.
 """
@@ -56,15 +60,54 @@ def frames(data):
         data = data[9 + length:]
 
 
+def message_never_sent(host, port, ca, wait):
+    """(grpc-status, grpc-message) the server answers a Health/Check whose HEADERS are sent but
+    never its message; ("none", what happened) when nothing comes within `wait` seconds."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    context = ssl.create_default_context(cafile=ca)
+    context.check_hostname = False
+    context.set_alpn_protocols(["h2"])
+    with context.wrap_socket(socket.create_connection((host, port), timeout=5), server_hostname="localhost") as sock:
+        connection = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+        connection.initiate_connection()
+        stream = connection.get_next_available_stream_id()
+        connection.send_headers(stream, [
+            (":method", "POST"), (":scheme", "https"), (":path", "/grpc.health.v1.Health/Check"),
+            (":authority", "localhost"), ("content-type", "application/grpc"), ("te", "trailers")])
+        sock.sendall(connection.data_to_send())
+        answer = {}
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            sock.settimeout(max(0.05, deadline - time.monotonic()))
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                break
+            if not data:
+                return "none", "connection closed"
+            for event in connection.receive_data(data):
+                if isinstance(event, (h2.events.ResponseReceived, h2.events.TrailersReceived)):
+                    answer.update((name.decode(), value.decode()) for name, value in event.headers)
+                if isinstance(event, (h2.events.StreamEnded, h2.events.StreamReset)) and "grpc-status" in answer:
+                    return answer["grpc-status"], answer.get("grpc-message", "")
+            sock.sendall(connection.data_to_send())
+        return "none", f"no answer within {wait:.0f} s"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", required=True)
     parser.add_argument("--ca", required=True)
     parser.add_argument("--handshake", type=float, required=True)
     parser.add_argument("--idle", type=float, required=True)
+    parser.add_argument("--idle-grace", type=float, required=True)
     parser.add_argument("--max-streams", type=int, required=True)
     parser.add_argument("--max-request-bytes", type=int, required=True)
     parser.add_argument("--per-address", type=int, required=True)
+    parser.add_argument("--deadline", type=float, required=True)
     args = parser.parse_args()
     host, port = args.target.rsplit(":", 1)
     check = Checks()
@@ -83,9 +126,8 @@ def main():
     tls = context.wrap_socket(raw, server_hostname="localhost")
     tls.sendall(PREFACE + struct.pack(">I", 0)[1:] + bytes([SETTINGS, 0]) + struct.pack(">I", 0))
     started = time.monotonic()
-    # GOAWAY after the idle time. (The server then pings and waits for the answer before it closes;
-    # a client that never answers keeps the socket: see the README.)
-    received, _ = read_until_closed(tls, started + args.idle + 3)
+    # GOAWAY after the idle time; the server then pings, and this client never answers.
+    received, closed = read_until_closed(tls, started + args.idle + args.idle_grace + 3)
     settings = {}
     for kind, payload in frames(received):
         if kind == SETTINGS:
@@ -96,6 +138,8 @@ def main():
           settings.get(MAX_CONCURRENT_STREAMS) == args.max_streams, f"settings {settings}")
     check(f"an idle HTTP/2 connection is told GOAWAY within {args.idle + 3:.0f} s",
           any(kind == GOAWAY for kind, _ in frames(received)))
+    check(f"a client that never answers the ping after GOAWAY is closed within "
+          f"{args.idle + args.idle_grace + 3:.0f} s", closed, "still open")
     tls.close()
 
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
@@ -115,7 +159,24 @@ def main():
           f"{code}: {details}")
     health = spotter_client.call(channel, "grpc.health.v1.Health/Check", s.health.HealthCheckRequest(), timeout=30)
     check("the next call on that channel is answered", health.status == s.health.HealthCheckResponse.SERVING)
+
+    def check_health(metadata):
+        try:
+            spotter_client.call(channel, "grpc.health.v1.Health/Check", s.health.HealthCheckRequest(),
+                                timeout=30, metadata=metadata)
+            return "OK"
+        except grpc.RpcError as error:
+            return f"{error.code().name}: {error.details()}"
+
+    outcome = check_health([("x-padding", "a" * 20_000)])
+    check("a call with 20 KB of metadata (over the 16 KiB header list limit) fails", outcome != "OK", outcome)
+    outcome = check_health([("x-padding", "a" * 8_000)])
+    check("a call with 8 KB of metadata is answered", outcome == "OK", outcome)
     channel.close()
+
+    status, message = message_never_sent(host, int(port), args.ca, args.deadline + 3)
+    check(f"a call whose message never comes is DEADLINE_EXCEEDED within {args.deadline + 3:.0f} s",
+          status == "4" and f"limit of {args.deadline:.0f} s" in message, f"grpc-status {status}: {message}")
     time.sleep(0.5)
 
     held = [socket.create_connection((host, int(port)), timeout=5) for _ in range(args.per_address)]

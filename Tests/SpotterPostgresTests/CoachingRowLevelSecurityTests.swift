@@ -582,6 +582,48 @@ struct CoachingRowLevelSecurityTests {
         }
     }
 
+    @Test("across a link only display names are told, and an active client's time zone to the coach; no tier or unit")
+    func linkedParties() async throws {
+        try await TestDatabase.with { database in
+            let f = try await fixture(database)
+            let coaching = database.coachingService(clock: TestClock(start))
+            try await admin(
+                database, "UPDATE tenants SET time_zone = 'Europe/Oslo' WHERE tenant_id = $1",
+                [f.lifter.tenantID.rawValue])
+            func tenantRows(_ viewer: Principal, of other: Principal) async throws -> Int {
+                try await count("tenants", of: other.tenantID, viewer.tenantID, database)
+            }
+            func party(_ viewer: Principal, _ other: Principal) async throws -> (name: String, timeZone: String?)? {
+                try await database.asTenant(viewer.tenantID) { connection in
+                    try await connection.query(
+                        "SELECT display_name, time_zone FROM spotter_linked_parties() WHERE tenant_id = $1",
+                        [other.tenantID.rawValue]
+                    ).first.map { (try $0.decode("display_name"), try $0.decode("time_zone")) }
+                }
+            }
+            #expect(try await party(f.lifter, f.coach) == nil)
+
+            _ = try await coaching.requestCoach(f.lifter, username: "coach", scopes: ["history"])
+            #expect(try await tenantRows(f.lifter, of: f.coach) == 0)
+            #expect(try await tenantRows(f.coach, of: f.lifter) == 0)
+            #expect(try await party(f.lifter, f.coach)?.name == "coach")
+            #expect(try await party(f.lifter, f.coach)?.timeZone == nil)
+            #expect(try await party(f.coach, f.lifter)?.timeZone == nil, "a pending request shows no time zone")
+            #expect(try await party(f.stranger, f.coach) == nil)
+            #expect(try await coaching.links(f.coach, includeClosed: false).first?.lifterName == "lifter")
+
+            _ = try await coaching.respond(
+                f.coach, other: f.lifter.tenantID.description, accept: true, scopes: [])
+            #expect(try await party(f.coach, f.lifter)?.timeZone == "Europe/Oslo")
+            #expect(try await party(f.lifter, f.coach)?.timeZone == nil, "a lifter is not told the coach's time zone")
+            #expect(try await tenantRows(f.coach, of: f.lifter) == 0, "tier and unit stay the lifter's")
+
+            _ = try await coaching.endLink(f.lifter, other: f.coach.tenantID.description)
+            #expect(try await party(f.coach, f.lifter)?.name == "lifter", "an ended link keeps the name")
+            #expect(try await party(f.coach, f.lifter)?.timeZone == nil)
+        }
+    }
+
 }
 
 /// One statement as the schema owner, past row-level security.
@@ -589,6 +631,13 @@ private func admin(_ database: TestDatabase, _ sql: String, _ parameters: [any P
     let owner = try await database.ownerConnection()
     defer { Task { await owner.close() } }
     try await owner.query(sql, parameters)
+}
+
+/// The rows of `tenant` in `table` that `viewer` reads, in a transaction of its own.
+private func count(_ table: String, of tenant: TenantID, _ viewer: TenantID, _ database: TestDatabase) async throws
+    -> Int
+{
+    try await database.asTenant(viewer) { connection in try await count(table, of: tenant, connection) }
 }
 
 private func count(_ table: String, of tenant: TenantID, _ connection: PostgresConnection) async throws -> Int {

@@ -2,6 +2,7 @@ import GRPCCore
 import GRPCProtobuf
 import Logging
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterRPC
@@ -67,5 +68,35 @@ struct RequestInterceptorTests {
             RPCErrorMapping.map(DatabaseSecret(), requestID: "req42", logger: Logger(label: "test")) as? RPCError)
         #expect(mapped.code == .internalError)
         #expect(mapped.message == "internal error (request id req42)")
+    }
+
+    @Test("the deadline returns the handler's result, or cancels it and answers DEADLINE_EXCEEDED")
+    func deadline() async throws {
+        let handle = ServerContext.RPCCancellationHandle()
+        let quick = try await RequestInterceptor.withDeadline(.seconds(10), cancellation: handle) { 42 }
+        #expect(quick == 42)
+
+        let stopped = Flag()
+        let error = await #expect(throws: RPCError.self) {
+            try await RequestInterceptor.withDeadline(.milliseconds(100), cancellation: handle) {
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    stopped.set()
+                    throw error
+                }
+            }
+        }
+        #expect(error?.code == .deadlineExceeded)
+        #expect(stopped.isSet, "the handler's task was not cancelled")
+
+        let cancelled = ServerContext.RPCCancellationHandle()
+        cancelled.cancel()
+        let byClient = await #expect(throws: RPCError.self) {
+            try await RequestInterceptor.withDeadline(.seconds(60), cancellation: cancelled) {
+                try await Task.sleep(for: .seconds(60))
+            }
+        }
+        #expect(byClient?.code == .deadlineExceeded)
     }
 }

@@ -176,4 +176,48 @@ struct HostileInputTests {
             }
         }
     }
+
+    @Test(
+        "a handler held on a lock past the server's call deadline ends DEADLINE_EXCEEDED and stores nothing; the server lives"
+    )
+    func serverDeadline() async throws {
+        try await TestServer.with(environment: ["SPOTTER_RPC_DEADLINE_SECONDS": "1"]) { server in
+            try await server.withClient { client in
+                _ = try await signUpLifter(client, "ada")
+                let auth = Spotter_V1_AuthService.Client(wrapping: client)
+                let signIn = Spotter_V1_SignInRequest.with {
+                    $0.login = "ada"
+                    $0.password = "long enough ada"
+                }
+
+                // The handler waits 3 s for ada's account row, locked here; its work stops there.
+                let owner = try await server.database.ownerConnection()
+                func sessions() async throws -> Int {
+                    try await owner.query(
+                        "SELECT count(*)::int AS n FROM sessions s JOIN accounts a USING (account_id) WHERE a.username = $1",
+                        ["ada"]
+                    ).single!.decode("n")
+                }
+                let before = try await sessions()
+                try await owner.execute("BEGIN")
+                try await owner.query("SELECT FROM accounts WHERE username = $1 FOR UPDATE", ["ada"])
+                let release = Task {
+                    try await Task.sleep(for: .seconds(3))
+                    try await owner.execute("COMMIT")
+                }
+                let held = await rpcError { _ = try await auth.signIn(signIn) }
+                try await release.value
+                let after = try await sessions()
+                await owner.close()
+                #expect(held?.code == .deadlineExceeded, "\(String(describing: held))")
+                #expect(
+                    held?.message == "the call took longer than the server's limit of 1 s",
+                    "\(String(describing: held?.message))")
+                #expect(after == before, "the sign-in past its deadline left a session")
+
+                _ = try await auth.signIn(signIn)
+                try await stillServing(client)
+            }
+        }
+    }
 }

@@ -7,7 +7,8 @@ struct PostgresLinkTransaction: LinkTransaction {
     let connection: PostgresConnection
     let actor: TenantID
 
-    /// A link's columns, reading `coach_links l` and the parties' `tenants lt` and `tenants ct`.
+    /// A link's columns, reading `coach_links l` and the parties' names, `lt` and `ct`, from
+    /// `spotter_linked_parties()` (which tells nothing else of another tenant).
     static let columns = """
         l.link_id, l.tenant_id, l.coach_id, l.status, l.requested_by, array_to_string(l.scopes, ',') AS scopes,
         l.created_at, l.responded_at, l.ended_at, l.ended_by,
@@ -17,8 +18,8 @@ struct PostgresLinkTransaction: LinkTransaction {
     static let select = """
         SELECT \(columns)
         FROM coach_links l
-        LEFT JOIN tenants lt ON lt.tenant_id = l.tenant_id
-        LEFT JOIN tenants ct ON ct.tenant_id = l.coach_id
+        LEFT JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
+        LEFT JOIN spotter_linked_parties() ct ON ct.tenant_id = l.coach_id
         """
 
     static func decode(_ row: PostgresRow) throws -> CoachLink {

@@ -137,7 +137,7 @@ public struct PostgresCoachingStore: CoachingStore {
     static let accessSelect = """
         SELECT a.access_id, a.coach_id, coalesce(t.display_name, '') AS coach_name, a.accessed_at, a.data, a.method
         FROM coach_access_log a
-        LEFT JOIN tenants t ON t.tenant_id = a.coach_id
+        LEFT JOIN spotter_linked_parties() t ON t.tenant_id = a.coach_id
         """
 
     static func decodeAccess(_ row: PostgresRow) throws -> AccessLogEntry {
@@ -192,8 +192,8 @@ public struct PostgresCoachingStore: CoachingStore {
                          AND p.set_type <> 'warm_up' AND p.weight_kg >= s.weight_kg)
                    ORDER BY w.started_at DESC LIMIT 1) AS new_record
                 FROM coach_links l
-                JOIN tenants lt ON lt.tenant_id = l.tenant_id
-                JOIN tenants ct ON ct.tenant_id = l.coach_id
+                JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
+                JOIN spotter_linked_parties() ct ON ct.tenant_id = l.coach_id
                 LEFT JOIN program_follows f ON f.tenant_id = l.tenant_id
                 WHERE l.coach_id = $1 AND l.status = 'active'
                 ORDER BY lower(lt.display_name), l.tenant_id
@@ -361,7 +361,7 @@ public struct PostgresCoachingStore: CoachingStore {
         FROM assignments a
         LEFT JOIN templates t ON t.tenant_id = a.tenant_id AND t.template_id = a.template_id
         LEFT JOIN programs p ON p.tenant_id = a.tenant_id AND p.program_id = a.program_id
-        LEFT JOIN tenants ct ON ct.tenant_id = a.tenant_id
+        LEFT JOIN spotter_linked_parties() ct ON ct.tenant_id = a.tenant_id
         """
 
     static func decodeAssignment(_ row: PostgresRow) throws -> Assignment {
@@ -494,7 +494,7 @@ public struct PostgresCoachingStore: CoachingStore {
         SELECT c.comment_id, c.tenant_id, c.workout_id, c.exercise_position, c.set_position, c.author_id, c.body,
                c.created_at, coalesce(t.display_name, '') AS author_name
         FROM workout_comments c
-        LEFT JOIN tenants t ON t.tenant_id = c.author_id
+        LEFT JOIN spotter_linked_parties() t ON t.tenant_id = c.author_id
         """
 
     static func decodeComment(_ row: PostgresRow) throws -> WorkoutComment {
