@@ -30,4 +30,4 @@ $$;
 
 ALTER FUNCTION spotter_linked_parties() OWNER TO spotter_auth;
 REVOKE ALL ON FUNCTION spotter_linked_parties() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION spotter_linked_parties() TO spotter_app;
+GRANT EXECUTE ON FUNCTION spotter_linked_parties() TO spotter_app, spotter_admin;

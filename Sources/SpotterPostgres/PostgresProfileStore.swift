@@ -18,6 +18,7 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
 
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, now: Date) async throws -> Profile {
         try await database.withTenant(principal) { connection in
+            if update.displayName != nil { try await FeedLocks.take(connection) }
             try await connection.query(
                 """
                 UPDATE tenants

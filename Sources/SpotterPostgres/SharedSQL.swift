@@ -83,3 +83,13 @@ enum SessionSQL {
         )
     }
 }
+
+/// The one lock order of the sync feed counters (migration `0017_feed_lock_order.sql`).
+enum FeedLocks {
+    /// Takes, in one statement and in tenant id order, the feed counters of every tenant this
+    /// transaction could write: call it before the first write of a change that shows in other
+    /// tenants' feeds (a template, a program, a display name). Taken again it waits for nothing.
+    static func take(_ connection: PostgresConnection) async throws {
+        try await connection.query("SELECT spotter_lock_feeds()")
+    }
+}

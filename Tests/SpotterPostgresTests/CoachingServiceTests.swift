@@ -390,4 +390,43 @@ struct CoachingServiceTests {
             #expect(try await coaching.comments(ada, workoutID: workout.id.description).isEmpty)
         }
     }
+
+    @Test("Assign racing the link's end is assigned or NOT_FOUND \"client not found\", never another error")
+    func assignRacingLinkEnd() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            var outcomes: [String: Int] = [:]
+            for round in 0..<16 {
+                try await coaching.link(coach, ada, scopes: ["details"])
+                let template = try await training.templates.create(
+                    coach, id: "",
+                    TemplateDraft(
+                        name: "Bench \(round)",
+                        items: [
+                            TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5)
+                        ]))
+                async let assigned: String = {
+                    do {
+                        _ = try await coaching.assign(
+                            coach, client: ada.tenantID.description, templateID: template.id.description,
+                            programID: "", note: "")
+                        return "assigned"
+                    } catch {
+                        return "\(error)"
+                    }
+                }()
+                async let ended = coaching.endLink(ada, other: coach.tenantID.description)
+                outcomes[await assigned, default: 0] += 1
+                _ = try await ended
+            }
+            let allowed: Set = ["assigned", "\(SpotterError.notFound("client not found"))"]
+            #expect(Set(outcomes.keys).isSubset(of: allowed), "\(outcomes)")
+            // Whatever was assigned went with the link.
+            #expect(try await coaching.assignments(ada, client: "").isEmpty)
+        }
+    }
 }

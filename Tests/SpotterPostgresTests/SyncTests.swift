@@ -1263,7 +1263,9 @@ struct SyncTests {
         }
     }
 
-    @Test("two coaches editing shared clients' templates in opposite order: one commits, one is a 40P01 deadlock")
+    @Test(
+        "two coaches editing shared clients' templates in opposite order, feed locks first: the second waits, both commit"
+    )
     func twoCoachesLockOrder() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(start)
@@ -1295,8 +1297,9 @@ struct SyncTests {
                 "UPDATE templates SET notes = $3, version = version + 1 WHERE tenant_id = $1 AND template_id = $2"
             let (cora, cole) = (coaches[0].tenantID.rawValue, coaches[1].tenantID.rawValue)
 
-            // Two pushes of several mutations each: Cora edits her templates for Bob, then Ada;
-            // Cole his for Ada, then Bob.
+            // Two pushes of several mutations each, begun as the stores begin them (the acting
+            // tenant, then spotter_lock_feeds()): Cora edits her templates for Bob, then Ada; Cole
+            // his for Ada, then Bob. Statement by statement these orders once deadlocked (40P01).
             let first = try await database.ownerConnection()
             let second = try await database.ownerConnection()
             defer {
@@ -1305,25 +1308,89 @@ struct SyncTests {
                     await second.close()
                 }
             }
-            try await first.execute("BEGIN")
-            try await second.execute("BEGIN")
+            for (connection, tenant) in [(first, cora), (second, cole)] {
+                try await connection.execute("BEGIN")
+                try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.uuidString])
+            }
+            try await first.query("SELECT spotter_lock_feeds()")
             try await first.query(edit, [cora, templates[0][1], "one"])
-            try await second.query(edit, [cole, templates[1][0], "two"])
-            let blocked = inBackground(first, edit, [cora, templates[0][0], "three"])
+            // Cole's transaction waits at its first statement, holding nothing another needs.
+            let blocked = inBackground(second, "SELECT spotter_lock_feeds()", [])
             #expect(try await lockWaiters(owner) == 1)
-            let secondError = await runAndCommit(second, edit, [cole, templates[1][1], "four"])
-            let firstError = await blocked.value
-            try await end(first, after: firstError)
-            // Known limit (see 0009_sync.sql): across statements the lock order can cross.
-            // PostgreSQL cancels exactly one transaction with 40P01 rather than hanging; the other
-            // commits, and the API answers the cancelled one UNAVAILABLE, to be retried.
-            let errors = [firstError, secondError].compactMap { $0 as? PostgresError }
-            #expect(errors.count == 1 && errors.first?.sqlState == "40P01", "\(errors)")
+            let firstError = await runAndCommit(first, edit, [cora, templates[0][0], "three"])
+            let lockError = await blocked.value
+            var secondError = lockError
+            if secondError == nil {
+                secondError = await rpcSafe {
+                    try await second.query(edit, [cole, templates[1][0], "two"])
+                    try await second.query(edit, [cole, templates[1][1], "four"])
+                }
+            }
+            try await end(second, after: secondError)
+            #expect(firstError == nil, "Cora: \(String(describing: firstError))")
+            #expect(secondError == nil, "Cole: \(String(describing: secondError))")
             let committed =
                 try await owner.query(
-                    "SELECT count(*)::int AS n FROM templates WHERE notes IN ('three', 'four')"
+                    "SELECT count(*)::int AS n FROM templates WHERE notes IN ('one', 'two', 'three', 'four')"
                 ).single!.decode("n") as Int
-            #expect(committed == 1)
+            #expect(committed == 4)
+        }
+    }
+
+    @Test("two coaches pushing edits of shared clients' templates in opposite orders, many times: no deadlock")
+    func twoCoachesPushing() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let sync = database.syncService(clock: clock)
+            let owner = try await database.ownerConnection()
+            defer { Task { await owner.close() } }
+            let coaches = [
+                try await database.lifter("cora", kind: .coach), try await database.lifter("cole", kind: .coach),
+            ]
+            let lifters = [try await database.lifter("ada"), try await database.lifter("bob")]
+            var templates: [[UUID]] = []
+            var devices: [String] = []
+            for coach in coaches {
+                try await owner.query(
+                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+                var row: [UUID] = []
+                for (index, lifter) in lifters.enumerated() {
+                    try await coaching.link(coach, lifter, scopes: ["history"])
+                    let template = try await training.templates.create(coach, id: "", templateDraft("For \(index)"))
+                    _ = try await coaching.assign(
+                        coach, client: lifter.tenantID.description, templateID: template.id.description, programID: "",
+                        note: "")
+                    row.append(template.id.rawValue)
+                }
+                templates.append(row)
+                devices.append(try await sync.registerDevice(coach, label: "laptop").id.description)
+            }
+            // Cora edits for Bob, then Ada; Cole for Ada, then Bob; each push two mutations.
+            var failures: [String] = []
+            for round in Int64(0)..<20 {
+                let base = round + 1
+                async let cora = sync.push(
+                    coaches[0], deviceID: devices[0],
+                    [
+                        put(2 * round + 1, .template(templateDraft("Bob \(round)")), templates[0][1], base: base),
+                        put(2 * round + 2, .template(templateDraft("Ada \(round)")), templates[0][0], base: base),
+                    ])
+                async let cole = sync.push(
+                    coaches[1], deviceID: devices[1],
+                    [
+                        put(2 * round + 1, .template(templateDraft("Ada \(round)")), templates[1][0], base: base),
+                        put(2 * round + 2, .template(templateDraft("Bob \(round)")), templates[1][1], base: base),
+                    ])
+                var outcomes: [[MutationResult]] = []
+                do { outcomes.append(try await cora) } catch { failures.append("Cora: \(error)") }
+                do { outcomes.append(try await cole) } catch { failures.append("Cole: \(error)") }
+                for results in outcomes where !results.allSatisfy({ $0.status == .applied }) {
+                    failures.append("\(results.map(\.status))")
+                }
+            }
+            #expect(failures.isEmpty, "\(failures)")
         }
     }
 }
@@ -1394,6 +1461,16 @@ private func lockWaiters(_ observer: PostgresConnection) async throws -> Int {
         if waiting == 0 { try await Task.sleep(for: .milliseconds(20)) }
     }
     return waiting
+}
+
+/// The error `body` failed with, or `nil`.
+private func rpcSafe(_ body: () async throws -> Void) async -> (any Error)? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
 }
 
 /// Runs `sql` on `connection` and commits its transaction; rolls back and answers the error on failure.

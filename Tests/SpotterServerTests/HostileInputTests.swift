@@ -181,7 +181,8 @@ struct HostileInputTests {
         "a handler held on a lock past the server's call deadline ends DEADLINE_EXCEEDED and stores nothing; the server lives"
     )
     func serverDeadline() async throws {
-        try await TestServer.with(environment: ["SPOTTER_RPC_DEADLINE_SECONDS": "1"]) { server in
+        // 5 s: the sign-up before it must fit too, on a loaded machine.
+        try await TestServer.with(environment: ["SPOTTER_RPC_DEADLINE_SECONDS": "5"]) { server in
             try await server.withClient { client in
                 _ = try await signUpLifter(client, "ada")
                 let auth = Spotter_V1_AuthService.Client(wrapping: client)
@@ -190,7 +191,7 @@ struct HostileInputTests {
                     $0.password = "long enough ada"
                 }
 
-                // The handler waits 3 s for ada's account row, locked here; its work stops there.
+                // The handler waits 8 s for ada's account row, locked here; its work stops there.
                 let owner = try await server.database.ownerConnection()
                 func sessions() async throws -> Int {
                     try await owner.query(
@@ -202,7 +203,7 @@ struct HostileInputTests {
                 try await owner.execute("BEGIN")
                 try await owner.query("SELECT FROM accounts WHERE username = $1 FOR UPDATE", ["ada"])
                 let release = Task {
-                    try await Task.sleep(for: .seconds(3))
+                    try await Task.sleep(for: .seconds(8))
                     try await owner.execute("COMMIT")
                 }
                 let held = await rpcError { _ = try await auth.signIn(signIn) }
@@ -211,7 +212,7 @@ struct HostileInputTests {
                 await owner.close()
                 #expect(held?.code == .deadlineExceeded, "\(String(describing: held))")
                 #expect(
-                    held?.message == "the call took longer than the server's limit of 1 s",
+                    held?.message == "the call took longer than the server's limit of 5 s",
                     "\(String(describing: held?.message))")
                 #expect(after == before, "the sign-in past its deadline left a session")
 

@@ -81,7 +81,8 @@ extension CoachingService {
             }
         }
         return try await store.linking(principal) { link in
-            guard try await link.openLink(lifter: clientID, coach: principal.tenantID)?.status == .active else {
+            // Held until the assignment is written: the link cannot end in between.
+            guard try await link.holdActiveLink(lifter: clientID, coach: principal.tenantID) else {
                 throw Self.clientNotFound
             }
             return try await store.assign(

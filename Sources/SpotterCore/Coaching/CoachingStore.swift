@@ -97,6 +97,9 @@ public protocol CoachingStore: Sendable {
 public protocol LinkTransaction: Sendable {
     /// The pending or active link between `lifter` and `coach`.
     func openLink(lifter: TenantID, coach: TenantID) async throws -> CoachLink?
+    /// Whether `lifter` and `coach` have an active link, which then cannot end (or change) before
+    /// this transaction does; one ending meanwhile is waited for and counts as ended.
+    func holdActiveLink(lifter: TenantID, coach: TenantID) async throws -> Bool
     /// Opens a pending link asked for by the acting side.
     func requestLink(_ link: CoachLink) async throws -> CoachLink
     /// Changes a link's status (recording who ended it) or scopes, as the acting side.

@@ -49,6 +49,19 @@ struct PostgresLinkTransaction: LinkTransaction {
         ).single.map(Self.decode)
     }
 
+    func holdActiveLink(lifter: TenantID, coach: TenantID) async throws -> Bool {
+        // FOR SHARE: an update of the link (its end) waits for this transaction; one already under
+        // way is waited for, and the row is checked again against `status = 'active'`.
+        try await connection.query(
+            """
+            SELECT FROM coach_links
+            WHERE tenant_id = $1 AND coach_id = $2 AND status = 'active'
+            FOR SHARE
+            """,
+            [lifter.rawValue, coach.rawValue]
+        ).count == 1
+    }
+
     private func link(_ lifter: TenantID, _ id: CoachLink.ID) async throws -> CoachLink {
         guard
             let row = try await connection.query(

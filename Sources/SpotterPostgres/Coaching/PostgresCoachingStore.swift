@@ -274,6 +274,7 @@ public struct PostgresCoachingStore: CoachingStore {
     ) async throws -> Program {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
+            try await FeedLocks.take(connection)
             try await ProgramSQL.requireTemplates(tenant, content, connection)
             try await AssignmentSQL.checkProgram(tenant, id, content, connection)
             let updated = try await connection.query(
@@ -333,6 +334,7 @@ public struct PostgresCoachingStore: CoachingStore {
 
     public func deleteProgram(_ principal: Principal, _ id: ProgramID, now: Date) async throws -> Bool {
         try await database.withTenant(principal) { connection in
+            try await FeedLocks.take(connection)
             let deleted = try await connection.query(
                 """
                 UPDATE programs SET deleted_at = $3, updated_at = $3, version = version + 1

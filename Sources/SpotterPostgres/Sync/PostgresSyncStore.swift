@@ -52,6 +52,10 @@ public struct PostgresSyncStore: SyncStore {
     ) async throws -> [MutationResult] {
         let tenant = principal.tenantID.rawValue
         return try await database.withTenant(principal) { connection in
+            // A batch that may change what other tenants' feeds show takes all its feed locks first.
+            if mutations.contains(where: { [.template, .program, .profile].contains($0.kind) }) {
+                try await FeedLocks.take(connection)
+            }
             // The device's row lock orders two pushes of one device: the second sees the first's work.
             var last = try await Self.lastMutationID(principal.tenantID, device, locking: true, connection)
             var results = try await Self.storedResults(

@@ -74,6 +74,7 @@ public struct PostgresTemplateStore: TemplateStore {
     ) async throws -> Template {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
+            try await FeedLocks.take(connection)
             _ = try await Self.requireNames(content, connection)
             try await AssignmentSQL.checkTemplate(tenant, id, content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
@@ -118,6 +119,7 @@ public struct PostgresTemplateStore: TemplateStore {
     public func deleteTemplate(_ principal: Principal, _ id: TemplateID, now: Date) async throws -> Bool {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
+            try await FeedLocks.take(connection)
             let deleted = try await connection.query(
                 """
                 UPDATE templates SET deleted_at = $3, updated_at = $3, version = version + 1
