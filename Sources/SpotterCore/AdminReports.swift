@@ -98,6 +98,11 @@ public protocol AdminMaintenanceStore: Sendable {
     /// Turns two-factor sign-in off and ends every session of the tenant's account.
     func resetTwoFactor(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
     func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
+    /// Calls `reseal` for every account's two-factor secret, rows locked, and stores the new
+    /// sealing it answers (`nil` leaves the row); then appends `audit()`, all in one transaction.
+    func resealTwoFactorSecrets(
+        _ reseal: (AccountID, MfaKeyring.Sealed) throws -> MfaKeyring.Sealed?, audit: () -> AuditRecord
+    ) async throws
     /// Revokes every live session; returns how many.
     func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int
     /// Changes the username; `alreadyExists` when it is taken.

@@ -22,6 +22,42 @@ extension AdminService {
             account.tenantID, now: now(), audit: record(actor, "account.reset_mfa", account, reason))
     }
 
+    /// Seals every account's two-factor secret under `keyring`'s current key, so that older keys
+    /// can leave the ring. A secret sealed with a key the ring does not hold is left as it is and
+    /// counted; its owner cannot complete a two-factor sign-in until that key is back (or
+    /// `reset-mfa`).
+    public func resealTwoFactorSecrets(with keyring: MfaKeyring, actor: AdminActor, reason: String) async throws
+        -> MfaResealReport
+    {
+        try Self.requireReason(reason)
+        try await checkOperator(actor)
+        var report = MfaResealReport(currentKeyID: keyring.currentKeyID)
+        try await store.resealTwoFactorSecrets { account, sealed in
+            guard sealed.keyID != keyring.currentKeyID else {
+                report.alreadyCurrent += 1
+                return nil
+            }
+            let secret: [UInt8]
+            do {
+                secret = try keyring.open(sealed, for: account)
+            } catch MfaKeyError.unknownKey(let id) {
+                report.missingKey[id, default: 0] += 1
+                return nil
+            } catch {
+                report.unreadable += 1
+                return nil
+            }
+            report.resealed += 1
+            return try keyring.seal(secret, for: account)
+        } audit: {
+            let details = (try? JSONEncoder().encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            return AuditRecord(
+                actor: actor, action: "mfa.reseal", targetTenantID: nil, target: "every account", reason: reason,
+                details: details)
+        }
+        return report
+    }
+
     /// Marks the e-mail address verified.
     public func verifyEmail(_ reference: String, actor: AdminActor, reason: String) async throws {
         let account = try await audited(reference, reason, actor)

@@ -140,6 +140,23 @@ extension Character {
 /// key seals; every key opens. To rotate, put a new key first: new enrolments are sealed with it and
 /// secrets sealed before still open with theirs. An old key can go once no secret uses it (`SELECT
 /// key_id, count(*) FROM account_mfa GROUP BY 1`); nothing re-seals old secrets yet.
+/// What re-sealing the two-factor secrets under the current key did (`spotterctl accounts reseal-mfa`).
+public struct MfaResealReport: Sendable, Equatable, Codable {
+    public var currentKeyID: String
+    /// Secrets sealed again under the current key.
+    public var resealed = 0
+    /// Secrets that already were.
+    public var alreadyCurrent = 0
+    /// Secrets sealed with a key the ring does not hold, by key id: left as they are.
+    public var missingKey: [String: Int] = [:]
+    /// Secrets whose key is in the ring but does not open them (damaged, or not this account's).
+    public var unreadable = 0
+
+    public init(currentKeyID: String) {
+        self.currentKeyID = currentKeyID
+    }
+}
+
 public struct MfaKeyring: Sendable {
     /// A secret as stored: which key sealed it, and nonce + ciphertext + tag.
     public struct Sealed: Sendable, Equatable {

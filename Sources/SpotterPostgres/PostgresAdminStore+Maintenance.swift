@@ -25,6 +25,25 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func resealTwoFactorSecrets(
+        _ reseal: (AccountID, MfaKeyring.Sealed) throws -> MfaKeyring.Sealed?, audit: () -> AuditRecord
+    ) async throws {
+        try await change(auditing: { _ in audit() }) { connection in
+            let rows = try await connection.query(
+                "SELECT account_id, key_id, sealed_secret FROM account_mfa ORDER BY account_id FOR UPDATE")
+            for row in rows {
+                let account = AccountID(rawValue: try row.decode("account_id"))
+                let sealed = MfaKeyring.Sealed(
+                    keyID: try row.decode("key_id"),
+                    bytes: try row.decode("sealed_secret", as: PostgresBytes.self).bytes)
+                guard let new = try reseal(account, sealed) else { continue }
+                try await connection.query(
+                    "UPDATE account_mfa SET key_id = $2, sealed_secret = $3 WHERE account_id = $1",
+                    [account.rawValue, new.keyID, PostgresBytes(new.bytes)])
+            }
+        }
+    }
+
     public func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws {
         try await change(audit) { connection in
             try await connection.query(
@@ -223,6 +242,9 @@ extension PostgresAdminStore: AdminMaintenanceStore {
                     sentAt: try row.decode("sent_at")
                 )
             }
+            // The names of the tenant's coaches, clients and commenters come from
+            // spotter_linked_parties(), which answers for the transaction's tenant.
+            try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
             return (
                 emails, try await TrainingExportSQL.load(tenant, connection),
                 try await CoachingExportSQL.load(tenant, connection)

@@ -45,6 +45,47 @@ extension AccountsCommand {
         }
     }
 
+    struct ResealMfa: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reseal-mfa",
+            abstract: "Seals every two-factor secret under the current key, so older keys can be retired.",
+            discussion: """
+                Run it after putting a new key first in SPOTTER_MFA_KEYS (or the key file) and restarting \
+                every spotterd; once it reports nothing left under an old key, remove that key. Audited.
+                """
+        )
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Why (written to the audit log).") var reason: String
+
+        func run() async throws {
+            try await runCommand {
+                try await CommandContext.with(options) { context in
+                    let keyring = try context.settings.mfaKeys.keyring(dataDirectory: context.settings.dataDirectory)
+                    let outcome = try await context.admin.resealTwoFactorSecrets(
+                        with: keyring, actor: context.actor, reason: reason)
+                    let missing = outcome.missingKey.sorted { $0.key < $1.key }
+                    var text =
+                        "re-sealed \(outcome.resealed) two-factor secrets under key \(outcome.currentKeyID); "
+                        + "\(outcome.alreadyCurrent) already were"
+                    if outcome.unreadable > 0 {
+                        text += "; \(outcome.unreadable) could not be opened with their key (left as they are)"
+                    }
+                    if !missing.isEmpty {
+                        text +=
+                            "; left as they are (their key is not in the ring): "
+                            + missing.map { "\($0.value) under \($0.key)" }.joined(separator: ", ")
+                    }
+                    var fields = [
+                        "key": outcome.currentKeyID, "resealed": "\(outcome.resealed)",
+                        "already_current": "\(outcome.alreadyCurrent)", "unreadable": "\(outcome.unreadable)",
+                    ]
+                    for (key, count) in missing { fields["missing_key_\(key)"] = "\(count)" }
+                    try report(options, fields, text)
+                }
+            }
+        }
+    }
+
     struct VerifyEmail: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify-email",

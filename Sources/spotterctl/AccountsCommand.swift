@@ -8,7 +8,8 @@ struct AccountsCommand: AsyncParsableCommand {
         commandName: "accounts",
         abstract: "Finds, shows, creates, changes and erases accounts.",
         subcommands: [
-            List.self, Show.self, Create.self, Disable.self, Enable.self, Unlock.self, ResetMfa.self, VerifyEmail.self,
+            List.self, Show.self, Create.self, Disable.self, Enable.self, Unlock.self, ResetMfa.self, ResealMfa.self,
+            VerifyEmail.self,
             RevokeSessions.self, Rename.self, ResetPassword.self, Delete.self, Operators.self,
         ]
     )

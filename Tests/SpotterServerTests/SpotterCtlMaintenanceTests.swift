@@ -113,6 +113,47 @@ struct SpotterCtlMaintenanceTests {
         }
     }
 
+    @Test("reseal-mfa seals every secret under the first key; the old key can then go; a missing key is reported")
+    func resealTwoFactor() async throws {
+        try await TestDatabase.with { database in
+            let tokens = try await registerAndSignIn(database, "ada")
+            let auth = database.authService()
+            let enrollment = try await auth.beginTwoFactor(tokens.principal)
+            let secret = try #require(Base32.decode(enrollment.secret))
+            _ = try await auth.confirmTwoFactor(
+                tokens.principal, code: TOTP.code(secret: secret, step: TOTP.step(at: Date())))
+            let old = "t1:" + Data(repeating: 7, count: 32).base64EncodedString()  // the tests' keyring
+            let new = MfaKeyring.newEntry(id: "t2")
+            func reseal(_ keys: String) async throws -> [String: String] {
+                let result = try await database.spotterctl(
+                    ["accounts", "reseal-mfa", "--reason", "yearly key rotation", "--json"],
+                    environment: ["SPOTTER_MFA_KEYS": keys])
+                #expect(result.status == 0, "\(result.output)")
+                return try #require(try json(result) as? [String: String], "\(result.output)")
+            }
+            let missing = try await database.spotterctl(
+                ["accounts", "reseal-mfa"], environment: ["SPOTTER_MFA_KEYS": new + "," + old])
+            #expect(missing.status != 0 && missing.output.contains("--reason"), "\(missing.output)")
+
+            let first = try await reseal(new + "," + old)
+            #expect(first["resealed"] == "1" && first["already_current"] == "0" && first["key"] == "t2", "\(first)")
+            // Only the new key now: the secret opens with it, and a code still signs in.
+            let ring = try MfaKeyring(parsing: new, source: "test")
+            let store = PostgresAuthStore(database: SpotterDatabase(pool: database.appPool))
+            let stored = try #require(try await store.twoFactor(tokens.principal))
+            #expect(stored.secret.keyID == "t2")
+            #expect(try ring.open(stored.secret, for: tokens.principal.accountID) == secret)
+            let again = try await reseal(new)
+            #expect(again["resealed"] == "0" && again["already_current"] == "1", "\(again)")
+            // A ring without t2: the secret is left as it is and reported.
+            let lost = try await reseal(MfaKeyring.newEntry(id: "t3"))
+            #expect(lost["resealed"] == "0" && lost["missing_key_t2"] == "1", "\(lost)")
+            let kept = try #require(try await store.twoFactor(tokens.principal))
+            #expect(try ring.open(kept.secret, for: tokens.principal.accountID) == secret)
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'mfa.reseal'") == 3)
+        }
+    }
+
     @Test("revoke-sessions, verify-email and rename; a taken username changes nothing")
     func revokeVerifyRename() async throws {
         try await TestDatabase.with { database in

@@ -47,14 +47,15 @@ public enum Subprocess {
 
 extension TestDatabase {
     /// Runs the built `spotterctl` against this database (or `url`) as operator `test-operator`.
-    public func spotterctl(_ arguments: [String], input: String = "", url: String? = nil) async throws
-        -> Subprocess.Result
-    {
+    public func spotterctl(
+        _ arguments: [String], input: String = "", url: String? = nil, environment extra: [String: String] = [:]
+    ) async throws -> Subprocess.Result {
         let binary = Self.repositoryRoot.appendingPathComponent(".build/debug/spotterctl").path
         var environment = ProcessInfo.processInfo.environment
         environment["SPOTTER_DATABASE_URL"] = url ?? ownerConfiguration.connectionString
         environment["SPOTTER_SCRYPT_LOG_N"] = "10"
         environment["SPOTTER_OPERATOR"] = "test-operator"
+        environment.merge(extra) { _, new in new }
         return try await Subprocess.run(binary, arguments, environment: environment, input: input)
     }
 }
