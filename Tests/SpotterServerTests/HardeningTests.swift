@@ -3,7 +3,8 @@ import SpotterTestSupport
 import Testing
 
 /// The short versions of the hardening runs whose long versions are scripts (README, "Security
-/// figures"): every committed fuzz corpus file replayed, and three crash cycles.
+/// figures"): every committed fuzz corpus file replayed, 10 s of random mutation per fuzz target,
+/// and three crash cycles.
 @Suite("Hardening", .timeLimit(.minutes(5)))
 struct HardeningTests {
     private static let root = TestDatabase.repositoryRoot
@@ -21,6 +22,27 @@ struct HardeningTests {
                 Self.root.appendingPathComponent(".build/debug/spotter-fuzz").path, ["replay", target] + files)
             #expect(result.status == 0, "\(target): \(result.output)")
             #expect(result.output.contains("replayed \(files.count) inputs through \(target)"), "\(result.output)")
+        }
+    }
+
+    @Test("10 s of random mutations of the corpus through each fuzz target: no trap")
+    func fuzzMutations() async throws {
+        let corpus = Self.root.appendingPathComponent("Tests/Fuzz/corpus")
+        let crashes = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-fuzz-\(UUID())")
+        try FileManager.default.createDirectory(at: crashes, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: crashes) }
+        for target in try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted() {
+            let directory = corpus.appendingPathComponent(target)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                .map { directory.appendingPathComponent($0).path }
+            let result = try await Subprocess.run(
+                Self.root.appendingPathComponent(".build/debug/spotter-fuzz").path,
+                ["mutate", target, "--seconds", "10", "--crash", crashes.appendingPathComponent(target).path] + files,
+                timeout: .seconds(60))
+            // A trap leaves the input in `crashes`: the output names it, for `spotter-fuzz replay`.
+            #expect(result.status == 0, "\(target): \(result.output)")
+            #expect(result.output.contains("through \(target) in 10 s"), "\(result.output)")
+            #expect(result.output.contains("no trap"), "\(result.output)")
         }
     }
 
