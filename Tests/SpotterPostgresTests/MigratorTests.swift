@@ -110,4 +110,34 @@ struct MigratorTests {
         #expect(migrations.first?.version == 1)
         #expect(migrations.map(\.version) == migrations.map(\.version).sorted())
     }
+
+    @Test("0018 repairs stored offset time zones: whole hours to their tz name with the same meaning, the rest to UTC")
+    func timeZoneRepair() async throws {
+        try await emptyDatabase { configuration in
+            let connection = try await PostgresConnection.connect(configuration)
+            let all = try Migrator.load(from: TestDatabase.repositoryRoot.appendingPathComponent("Migrations"))
+            try await Migrator(migrations: all.filter { $0.version < 18 }, logger: logger).migrate(connection)
+            let zones = [
+                "GMT+5": "Etc/GMT-5", "gmt-3": "Etc/GMT+3", "UTC+14": "Etc/GMT-14", "GMT+0": "Etc/GMT",
+                "UTC+02:00": "Etc/GMT-2", "GMT+0530": "UTC", "GMT+15": "UTC", "Mars/Olympus": "UTC",
+                "Europe/Berlin": "Europe/Berlin", "Etc/GMT+5": "Etc/GMT+5",
+            ]
+            for (index, zone) in zones.keys.sorted().enumerated() {
+                try await connection.query(
+                    "INSERT INTO tenants (tenant_id, kind, display_name, time_zone) VALUES ($1, 'lifter', $2, $3)",
+                    [UUID(), "t\(index)", zone])
+            }
+            try await Migrator(migrations: all, logger: logger).migrate(connection)
+            let rows = try await connection.query("SELECT display_name, time_zone, version FROM tenants")
+            let stored = Dictionary(
+                uniqueKeysWithValues: try rows.map { (try $0.decode("display_name", as: String.self), $0) })
+            for (index, zone) in zones.keys.sorted().enumerated() {
+                let row = try #require(stored["t\(index)"])
+                #expect(try row.decode("time_zone", as: String.self) == zones[zone], "\(zone)")
+                let changed = zones[zone] != zone
+                #expect(try row.decode("version", as: Int64.self) == (changed ? 2 : 1), "\(zone)")
+            }
+            await connection.close()
+        }
+    }
 }
