@@ -36,6 +36,40 @@ struct WorkoutStoreTests {
         }
     }
 
+    @Test("eight identical creates sent at once (a client retrying in parallel) all answer the stored object")
+    func concurrentRetries() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let workoutID = WorkoutID.random().description
+            let draft = workoutDraft(at: start, exercises: [Catalog.squat, Catalog.benchPress], sets: 5)
+            let templateID = UUID().uuidString.lowercased()
+            let template = TemplateDraft(
+                name: "Day A",
+                items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5)])
+            let exerciseID = UUID().uuidString.lowercased()
+            let exercise = ExerciseDraft(
+                name: "Zercher Squat", category: .squat, muscleGroup: .quadriceps, equipment: .barbell, instructions: ""
+            )
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { "workout \(try await training.workouts.log(ada, id: workoutID, draft).version)" }
+                    group.addTask {
+                        "template \(try await training.templates.create(ada, id: templateID, template).version)"
+                    }
+                    group.addTask {
+                        "exercise \(try await training.exercises.create(ada, id: exerciseID, exercise).custom?.version ?? 0)"
+                    }
+                }
+                return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+            }
+            #expect(answers == ["workout 1": 8, "template 1": 8, "exercise 1": 8])
+            #expect(try await database.count("SELECT count(*)::int FROM workouts") == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 10)
+            #expect(try await database.count("SELECT count(*)::int FROM templates") == 1)
+        }
+    }
+
     @Test("unknown exercises and templates are refused naming their paths, and nothing is written")
     func unknownReferences() async throws {
         try await TestDatabase.with { database in

@@ -45,14 +45,10 @@ public struct PostgresExerciseStore: ExerciseStore {
     public func createExercise(_ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, now: Date)
         async throws -> Exercise
     {
-        try await database.withTenant(principal) { connection in
-            if let existing = try await Self.load(principal.tenantID, id, connection) {
-                guard existing.isCustom, existing.input == input else {
-                    throw SpotterError.alreadyExists(
-                        field: "exercise_id", reason: "is already used by another exercise")
-                }
-                return existing
-            }
+        guard !id.isCatalog else {
+            throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+        }
+        return try await database.withTenant(principal) { connection in
             let rows = try await connection.query(
                 """
                 INSERT INTO exercises (tenant_id, exercise_id, name, category, muscle_group, equipment, instructions,
@@ -65,11 +61,15 @@ public struct PostgresExerciseStore: ExerciseStore {
                     input.muscleGroup.rawValue, input.equipment.rawValue, input.instructions, now,
                 ]
             )
-            // A deleted exercise keeps its id as a tombstone.
-            guard rows.affectedRows == 1, let created = try await Self.load(principal.tenantID, id, connection) else {
+            // Not inserted: a retried create (also one sent at the same time, which waited for the
+            // first to commit) answers with what is stored; anything else with the id is refused. A
+            // deleted exercise keeps its id as a tombstone.
+            guard let stored = try await Self.load(principal.tenantID, id, connection),
+                rows.affectedRows == 1 || (stored.isCustom && stored.input == input)
+            else {
                 throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
             }
-            return created
+            return stored
         }
     }
 
