@@ -29,11 +29,16 @@ public struct RequestInterceptor: ServerInterceptor {
     private let auth: AuthService
     private let logger: Logger
     private let deadline: Duration
+    private let trustedProxies: TrustedProxies
 
-    public init(auth: AuthService, logger: Logger, deadline: Duration = Self.defaultDeadline) {
+    public init(
+        auth: AuthService, logger: Logger, deadline: Duration = Self.defaultDeadline,
+        trustedProxies: TrustedProxies = .none
+    ) {
         self.auth = auth
         self.logger = logger
         self.deadline = deadline
+        self.trustedProxies = trustedProxies
     }
 
     public func intercept<Input: Sendable, Output: Sendable>(
@@ -47,10 +52,14 @@ public struct RequestInterceptor: ServerInterceptor {
         logger[metadataKey: "request_id"] = "\(requestID)"
         logger[metadataKey: "method"] = "\(method)"
         let started = ContinuousClock.now
+        let address = trustedProxies.clientAddress(
+            peer: Self.address(of: context.remotePeer),
+            forwardedFor: Array(request.metadata[stringValues: "x-forwarded-for"]))
+        logger[metadataKey: "address"] = "\(address)"
         var requestContext = RequestContext(
             requestID: requestID,
             principal: nil,
-            clientAddress: Self.address(of: context.remotePeer),
+            clientAddress: address,
             logger: logger
         )
         do {
@@ -72,16 +81,42 @@ public struct RequestInterceptor: ServerInterceptor {
                     }
                 }
             }
-            requestContext.logger.debug("ok", metadata: ["ms": "\(Self.milliseconds(since: started))"])
-            return response
+            return Self.loggingCompletion(of: response, logger: requestContext.logger, started: started)
         } catch {
             let mapped = RPCErrorMapping.map(error, requestID: requestID, logger: requestContext.logger)
-            requestContext.logger.info(
-                "failed",
-                metadata: ["ms": "\(Self.milliseconds(since: started))", "code": "\(Self.code(of: mapped))"]
-            )
+            Self.logCompletion(requestContext.logger, started: started, code: Self.code(of: mapped))
             throw mapped
         }
+    }
+
+    /// `response`, logging one `call completed` line at info with the duration and status code when
+    /// its last message has been written (at once for a call refused before it began).
+    static func loggingCompletion<Output: Sendable>(
+        of response: StreamingServerResponse<Output>, logger: Logger, started: ContinuousClock.Instant
+    ) -> StreamingServerResponse<Output> {
+        var response = response
+        switch response.accepted {
+        case .success(var contents):
+            let producer = contents.producer
+            contents.producer = { writer in
+                do {
+                    let trailers = try await producer(writer)
+                    logCompletion(logger, started: started, code: "ok")
+                    return trailers
+                } catch {
+                    logCompletion(logger, started: started, code: code(of: error))
+                    throw error
+                }
+            }
+            response.accepted = .success(contents)
+        case .failure(let error):
+            logCompletion(logger, started: started, code: "\(error.code)")
+        }
+        return response
+    }
+
+    private static func logCompletion(_ logger: Logger, started: ContinuousClock.Instant, code: String) {
+        logger.info("call completed", metadata: ["ms": "\(milliseconds(since: started))", "code": "\(code)"])
     }
 
     /// `body`'s result, unless `limit` passes first or gRPC cancels the call (the client's deadline
@@ -160,9 +195,12 @@ public struct RequestInterceptor: ServerInterceptor {
         String(UUID().lowercasedString.prefix(13)).replacingOccurrences(of: "-", with: "")
     }
 
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+    /// Milliseconds since `start`, to the microsecond: `12.345`.
+    private static func milliseconds(since start: ContinuousClock.Instant) -> String {
         let elapsed = ContinuousClock.now - start
-        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     private static func code(of error: any Error) -> String {

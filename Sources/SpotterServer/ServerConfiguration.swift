@@ -1,6 +1,29 @@
 import Foundation
 import Logging
 import SpotterCore
+import SpotterRPC
+
+/// How log lines are written.
+public enum LogFormat: String, Sendable {
+    /// swift-log's text lines, for a terminal.
+    case text
+    /// One JSON object per line, for log collectors.
+    case json
+
+    /// Makes `LoggingSystem` write lines in this format at `level` and above.
+    public func bootstrap(level: Logger.Level) {
+        switch self {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
+        }
+    }
+}
 
 /// Everything `spotterd` and `spotterctl` read from the environment, read once at start-up.
 /// Nothing below the wiring reads the environment.
@@ -30,6 +53,10 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var logLevel: Logger.Level
+    /// Peers whose `x-forwarded-for` metadata names the client (throttling and logs).
+    public var trustedProxies = TrustedProxies.none
+    /// `text` (the default) or `json`: one JSON object per line (see `JSONLogHandler`).
+    public var logFormat: LogFormat = .text
     public var auth: AuthPolicy
     public var passwordCost: PasswordHasher.Cost
     /// Password checks that may wait for one of the two scrypt slots; more are refused at once.
@@ -96,6 +123,14 @@ public struct ServerConfiguration: Sendable {
             configuration.mfaKeys = .inline(inline)
         } else if let file = reader.string("SPOTTER_MFA_KEYS_FILE") {
             configuration.mfaKeys = .file(file)
+        }
+        configuration.logFormat = try reader.logFormat("SPOTTER_LOG_FORMAT")
+        if let proxies = reader.string("SPOTTER_TRUSTED_PROXIES") {
+            do {
+                configuration.trustedProxies = try TrustedProxies(parsing: proxies)
+            } catch {
+                throw ConfigurationError(variable: "SPOTTER_TRUSTED_PROXIES", reason: error.description)
+            }
         }
         configuration.passwordQueue = try reader.integer("SPOTTER_SCRYPT_QUEUE", default: 16, range: 0...10_000)
         configuration.syncRetentionDays = try reader.integer(
@@ -206,6 +241,14 @@ private struct EnvironmentReader {
             trustRootsFile: string("SPOTTER_SMTP_CA_FILE"),
             heloName: string("SPOTTER_SMTP_HELO") ?? "spotter.localdomain"
         )
+    }
+
+    func logFormat(_ name: String) throws -> LogFormat {
+        guard let text = string(name)?.lowercased() else { return .text }
+        guard let format = LogFormat(rawValue: text) else {
+            throw ConfigurationError(variable: name, reason: "must be text or json")
+        }
+        return format
     }
 
     func logLevel(_ name: String) throws -> Logger.Level {

@@ -100,7 +100,11 @@ public struct SpotterApplication: Sendable {
                     ]
                 ),
             ],
-            interceptors: [RequestInterceptor(auth: auth, logger: logger, deadline: settings.transport.callDeadline)]
+            interceptors: [
+                RequestInterceptor(
+                    auth: auth, logger: logger, deadline: settings.transport.callDeadline,
+                    trustedProxies: settings.trustedProxies)
+            ]
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

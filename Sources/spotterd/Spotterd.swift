@@ -32,12 +32,7 @@ struct Spotterd: AsyncParsableCommand {
         if let dataDir { environment["SPOTTER_DATA_DIR"] = dataDir }
         if let logLevel { environment["SPOTTER_LOG_LEVEL"] = logLevel }
         let settings = try ServerConfiguration.fromEnvironment(environment)
-        let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        settings.logFormat.bootstrap(level: settings.logLevel)
         let logger = Logger(label: "spotterd")
 
         let database = try DatabaseSetup.open(settings, applicationName: "spotterd", logger: logger)

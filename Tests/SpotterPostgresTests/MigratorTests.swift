@@ -113,6 +113,9 @@ struct MigratorTests {
 
     @Test("0018 repairs stored offset time zones: whole hours to their tz name with the same meaning, the rest to UTC")
     func timeZoneRepair() async throws {
+        // The migrations create cluster-wide roles: let the shared template database make them
+        // first, so that this run does not race another test's `CREATE ROLE`.
+        try await TestDatabase.with { _ in }
         try await emptyDatabase { configuration in
             let connection = try await PostgresConnection.connect(configuration)
             let all = try Migrator.load(from: TestDatabase.repositoryRoot.appendingPathComponent("Migrations"))

@@ -1263,36 +1263,46 @@ struct SyncTests {
         }
     }
 
+    /// Coaches Cora and Cole (Coach tier), each linked with lifters Ada and Bob and each with one
+    /// template assigned to each lifter: `templates[c][l]` is coach c's template for lifter l.
+    private func twoCoachesSharingTwoClients(_ database: TestDatabase) async throws
+        -> (coaches: [Principal], templates: [[UUID]])
+    {
+        let clock = TestClock(start)
+        let coaching = database.coachingService(clock: clock)
+        let training = database.trainingServices(clock: clock)
+        let coaches = [
+            try await database.lifter("cora", kind: .coach), try await database.lifter("cole", kind: .coach),
+        ]
+        let lifters = [try await database.lifter("ada"), try await database.lifter("bob")]
+        var templates: [[UUID]] = []
+        for coach in coaches {
+            try await database.asOwner { owner in
+                try await owner.query(
+                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            var row: [UUID] = []
+            for (index, lifter) in lifters.enumerated() {
+                try await coaching.link(coach, lifter, scopes: ["history"])
+                let template = try await training.templates.create(coach, id: "", templateDraft("For \(index)"))
+                _ = try await coaching.assign(
+                    coach, client: lifter.tenantID.description, templateID: template.id.description, programID: "",
+                    note: "")
+                row.append(template.id.rawValue)
+            }
+            templates.append(row)
+        }
+        return (coaches, templates)
+    }
+
     @Test(
         "two coaches editing shared clients' templates in opposite order, feed locks first: the second waits, both commit"
     )
     func twoCoachesLockOrder() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let coaching = database.coachingService(clock: clock)
-            let training = database.trainingServices(clock: clock)
-            let coaches = [
-                try await database.lifter("cora", kind: .coach), try await database.lifter("cole", kind: .coach),
-            ]
-            let lifters = [try await database.lifter("ada"), try await database.lifter("bob")]
+            let (coaches, templates) = try await twoCoachesSharingTwoClients(database)
             let owner = try await database.ownerConnection()
             defer { Task { await owner.close() } }
-            // templates[c][l]: coach c's template assigned to lifter l.
-            var templates: [[UUID]] = []
-            for coach in coaches {
-                try await owner.query(
-                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
-                var row: [UUID] = []
-                for (index, lifter) in lifters.enumerated() {
-                    try await coaching.link(coach, lifter, scopes: ["history"])
-                    let template = try await training.templates.create(coach, id: "", templateDraft("For \(index)"))
-                    _ = try await coaching.assign(
-                        coach, client: lifter.tenantID.description, templateID: template.id.description, programID: "",
-                        note: "")
-                    row.append(template.id.rawValue)
-                }
-                templates.append(row)
-            }
             let edit =
                 "UPDATE templates SET notes = $3, version = version + 1 WHERE tenant_id = $1 AND template_id = $2"
             let (cora, cole) = (coaches[0].tenantID.rawValue, coaches[1].tenantID.rawValue)
@@ -1340,31 +1350,10 @@ struct SyncTests {
     @Test("two coaches pushing edits of shared clients' templates in opposite orders, many times: no deadlock")
     func twoCoachesPushing() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let coaching = database.coachingService(clock: clock)
-            let training = database.trainingServices(clock: clock)
-            let sync = database.syncService(clock: clock)
-            let owner = try await database.ownerConnection()
-            defer { Task { await owner.close() } }
-            let coaches = [
-                try await database.lifter("cora", kind: .coach), try await database.lifter("cole", kind: .coach),
-            ]
-            let lifters = [try await database.lifter("ada"), try await database.lifter("bob")]
-            var templates: [[UUID]] = []
+            let sync = database.syncService(clock: TestClock(start))
+            let (coaches, templates) = try await twoCoachesSharingTwoClients(database)
             var devices: [String] = []
             for coach in coaches {
-                try await owner.query(
-                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
-                var row: [UUID] = []
-                for (index, lifter) in lifters.enumerated() {
-                    try await coaching.link(coach, lifter, scopes: ["history"])
-                    let template = try await training.templates.create(coach, id: "", templateDraft("For \(index)"))
-                    _ = try await coaching.assign(
-                        coach, client: lifter.tenantID.description, templateID: template.id.description, programID: "",
-                        note: "")
-                    row.append(template.id.rawValue)
-                }
-                templates.append(row)
                 devices.append(try await sync.registerDevice(coach, label: "laptop").id.description)
             }
             // Cora edits for Bob, then Ada; Cole for Ada, then Bob; each push two mutations.

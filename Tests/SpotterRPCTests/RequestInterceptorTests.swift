@@ -99,4 +99,23 @@ struct RequestInterceptorTests {
         }
         #expect(byClient?.code == .deadlineExceeded)
     }
+
+    @Test("x-forwarded-for names the client only when the peer is a trusted proxy, read from the right")
+    func trustedProxies() throws {
+        let proxies = try TrustedProxies(parsing: "10.0.0.0/8, 192.168.1.5, fd00::/8")
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwardedFor: ["203.0.113.7"]) == "203.0.113.7")
+        #expect(proxies.clientAddress(peer: "198.51.100.1", forwardedFor: ["203.0.113.7"]) == "198.51.100.1")
+        // The client's own entry first (possibly forged), then each proxy's: the last untrusted one counts.
+        #expect(
+            proxies.clientAddress(peer: "10.0.0.1", forwardedFor: ["1.1.1.1, 203.0.113.7", "192.168.1.5"])
+                == "203.0.113.7")
+        #expect(proxies.clientAddress(peer: "fd00::1", forwardedFor: ["2001:db8::9"]) == "2001:db8::9")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", forwardedFor: ["not an address"]) == "10.0.0.1")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", forwardedFor: []) == "10.0.0.1")
+        #expect(TrustedProxies.none.clientAddress(peer: "10.0.0.1", forwardedFor: ["203.0.113.7"]) == "10.0.0.1")
+        #expect(throws: TrustedProxyError(entry: "10.0.0.0/33")) { try TrustedProxies(parsing: "10.0.0.0/33") }
+        #expect(throws: TrustedProxyError(entry: "proxy.local")) {
+            try TrustedProxies(parsing: "proxy.local, 10.0.0.1")
+        }
+    }
 }

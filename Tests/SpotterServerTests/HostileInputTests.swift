@@ -221,4 +221,31 @@ struct HostileInputTests {
             }
         }
     }
+
+    @Test("x-forwarded-for is believed only from a trusted proxy: sign-in failures count against the named address")
+    func forwardedFor() async throws {
+        for (trusted, counted) in [("127.0.0.1", "203.0.113.7"), ("", "127.0.0.1")] {
+            try await TestServer.with(environment: trusted.isEmpty ? [:] : ["SPOTTER_TRUSTED_PROXIES": trusted]) {
+                server in
+                try await server.withClient { client in
+                    _ = try await signUpLifter(client, "ada")
+                    let wrong = await rpcError {
+                        _ = try await Spotter_V1_AuthService.Client(wrapping: client).signIn(
+                            .with {
+                                $0.login = "ada"
+                                $0.password = "not the password"
+                            }, metadata: ["x-forwarded-for": "203.0.113.7"])
+                    }
+                    #expect(wrong?.code == .unauthenticated)
+                }
+                let addresses = try await server.database.asOwner { owner in
+                    try await owner.query(
+                        "SELECT address FROM sign_in_address_failures WHERE failures > 0 ORDER BY address"
+                    )
+                    .map { try $0.decode("address", as: String.self) }
+                }
+                #expect(addresses == [counted], "trusted proxies: \(trusted)")
+            }
+        }
+    }
 }

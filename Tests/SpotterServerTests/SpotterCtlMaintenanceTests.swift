@@ -81,15 +81,24 @@ struct SpotterCtlMaintenanceTests {
         }
     }
 
+    /// Registers `name`, signs in and turns two-factor sign-in on; returns the tokens and the TOTP secret.
+    private func registerWithTwoFactor(_ database: TestDatabase, _ name: String) async throws
+        -> (tokens: IssuedTokens, secret: [UInt8])
+    {
+        let tokens = try await registerAndSignIn(database, name)
+        let auth = database.authService()
+        let enrollment = try await auth.beginTwoFactor(tokens.principal)
+        let secret = try #require(Base32.decode(enrollment.secret))
+        _ = try await auth.confirmTwoFactor(
+            tokens.principal, code: TOTP.code(secret: secret, step: TOTP.step(at: Date())))
+        return (tokens, secret)
+    }
+
     @Test("reset-mfa turns two-factor sign-in off, ends every session and is audited; it needs a reason")
     func resetTwoFactor() async throws {
         try await TestDatabase.with { database in
-            let tokens = try await registerAndSignIn(database, "ada")
+            let (tokens, _) = try await registerWithTwoFactor(database, "ada")
             let auth = database.authService()
-            let enrollment = try await auth.beginTwoFactor(tokens.principal)
-            let secret = try #require(Base32.decode(enrollment.secret))
-            _ = try await auth.confirmTwoFactor(
-                tokens.principal, code: TOTP.code(secret: secret, step: TOTP.step(at: Date())))
             let asked = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
             guard case .secondFactorRequired = asked else {
                 Issue.record("two-factor sign-in did not turn on: \(asked)")
@@ -116,12 +125,7 @@ struct SpotterCtlMaintenanceTests {
     @Test("reseal-mfa seals every secret under the first key; the old key can then go; a missing key is reported")
     func resealTwoFactor() async throws {
         try await TestDatabase.with { database in
-            let tokens = try await registerAndSignIn(database, "ada")
-            let auth = database.authService()
-            let enrollment = try await auth.beginTwoFactor(tokens.principal)
-            let secret = try #require(Base32.decode(enrollment.secret))
-            _ = try await auth.confirmTwoFactor(
-                tokens.principal, code: TOTP.code(secret: secret, step: TOTP.step(at: Date())))
+            let (tokens, secret) = try await registerWithTwoFactor(database, "ada")
             let old = "t1:" + Data(repeating: 7, count: 32).base64EncodedString()  // the tests' keyring
             let new = MfaKeyring.newEntry(id: "t2")
             func reseal(_ keys: String) async throws -> [String: String] {

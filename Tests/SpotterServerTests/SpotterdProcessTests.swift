@@ -174,4 +174,43 @@ struct SyncReplicaTests {
             await second.stop()
         }
     }
+
+    @Test(
+        "SPOTTER_LOG_FORMAT=json: every line is a JSON object; each call logs one completion line with its duration and code; no password or token"
+    )
+    func jsonLogs() async throws {
+        try await TestDatabase.with { database in
+            let server = try SpotterdProcess(environment: [
+                "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString, "SPOTTER_LOG_FORMAT": "json",
+            ])
+            defer { server.cleanUp() }
+            try #require(try await server.waitUntilServing(), "spotterd:\n\(server.logText)")
+            let ada = try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada")
+                _ = try? await Spotter_V1_AccountService.Client(wrapping: client).getProfile(
+                    .init(), metadata: ["authorization": "Bearer spa_not_a_token"])
+                return ada
+            }
+            await server.stop()
+            let text = server.logText
+            var lines: [[String: Any]] = []
+            for line in text.split(separator: "\n") {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object != nil, "not a JSON object: \(line)")
+                if let object { lines.append(object) }
+            }
+            #expect(lines.allSatisfy { $0["timestamp"] is String && $0["level"] is String && $0["message"] is String })
+            let completed = lines.filter { $0["message"] as? String == "call completed" }
+            let signIn = completed.filter { $0["method"] as? String == "spotter.v1.AuthService/SignIn" }
+            #expect(signIn.count == 1, "\(completed)")
+            #expect(signIn.first?["code"] as? String == "ok")
+            #expect((signIn.first?["ms"] as? String).flatMap(Double.init) != nil, "\(signIn)")
+            #expect((signIn.first?["request_id"] as? String)?.isEmpty == false)
+            let refused = completed.first { $0["method"] as? String == "spotter.v1.AccountService/GetProfile" }
+            #expect(refused?["code"] as? String == "unauthenticated", "\(String(describing: refused))")
+            let token = String(ada[stringValues: "authorization"].first { _ in true }?.dropFirst("Bearer ".count) ?? "")
+            #expect(!token.isEmpty && !text.contains(token), "the access token is in the log")
+            #expect(!text.contains("long enough ada"), "the password is in the log")
+        }
+    }
 }
