@@ -48,7 +48,7 @@ mkdir -p "$data"
 # Cheap password hashing only speeds up signing the benchmark's lifters in; no measured call hashes.
 SPOTTER_DATABASE_URL="host=$cluster port=$port user=postgres dbname=spotter" \
 SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_PORT=$grpc_port SPOTTER_SCRYPT_LOG_N=10 \
-SPOTTER_DATABASE_POOL_SIZE=${POOL_SIZE:-16} SPOTTER_LOG_LEVEL=warning \
+SPOTTER_DATABASE_POOL_SIZE=${POOL_SIZE:-16} SPOTTER_LOG_LEVEL=warning SPOTTER_METRICS_ADDRESS=127.0.0.1:0 \
     "$bin/spotterd" > "$cluster/spotterd.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 150); do

@@ -24,12 +24,15 @@ public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statementNames: [String: String] = [:]
     private let broken = Atomic<Bool>(false)
+    /// Told how long each statement took (`query`), for metrics; `nil` measures nothing.
+    private let statementObserver: (@Sendable (Duration) -> Void)?
     private static let statementCacheLimit = 512
     private static let serial = Atomic<UInt64>(0)
 
-    private init(handle: OpaquePointer, queue: DispatchQueue) {
+    private init(handle: OpaquePointer, queue: DispatchQueue, statementObserver: (@Sendable (Duration) -> Void)?) {
         self.handle = handle
         self.queue = queue
+        self.statementObserver = statementObserver
         self.executor = QueueExecutor(queue: queue)
     }
 
@@ -38,7 +41,10 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Opens a connection and prepares its session (UTC, ISO dates, role, statement timeout).
-    public static func connect(_ configuration: PostgresConfiguration) async throws -> PostgresConnection {
+    /// `statementObserver` is told how long each parameterized statement took.
+    public static func connect(
+        _ configuration: PostgresConfiguration, statementObserver: (@Sendable (Duration) -> Void)? = nil
+    ) async throws -> PostgresConnection {
         let id = serial.add(1, ordering: .relaxed).newValue
         let queue = DispatchQueue(label: "spotter.postgres.connection.\(id)")
         queue.setSpecific(key: QueueExecutor.key, value: id)
@@ -61,7 +67,7 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             // Server notices (such as "does not exist, skipping") are not errors; keep them off stderr.
             PQsetNoticeProcessor(handle, { _, _ in }, nil)
-            return PostgresConnection(handle: handle, queue: queue)
+            return PostgresConnection(handle: handle, queue: queue, statementObserver: statementObserver)
         }
         var setup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601';"
         if let timeout = configuration.statementTimeout {
@@ -189,6 +195,8 @@ public final class PostgresConnection: @unchecked Sendable {
                 kind: .parameter, message: "parameter $\(index + 1) holds a NUL character, which text cannot",
                 sqlState: "22021")
         }
+        let started = statementObserver == nil ? nil : ContinuousClock.now
+        defer { if let started { statementObserver?(ContinuousClock.now - started) } }
         return try await onQueue { handle in
             let result: OpaquePointer?
             if let name = try self.preparedName(for: sql, parameterCount: texts.count, handle: handle) {

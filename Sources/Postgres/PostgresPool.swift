@@ -11,16 +11,48 @@ public actor PostgresPool {
         public var maxConnections: Int
         public var checkoutTimeout: Duration
         public var healthCheckAfterIdle: Duration
+        /// Told of checkout waits and statement durations (metrics).
+        public var observer: Observer?
 
         public init(
             maxConnections: Int = 10,
             checkoutTimeout: Duration = .seconds(5),
-            healthCheckAfterIdle: Duration = .seconds(10)
+            healthCheckAfterIdle: Duration = .seconds(10),
+            observer: Observer? = nil
         ) {
             self.maxConnections = maxConnections
             self.checkoutTimeout = checkoutTimeout
             self.healthCheckAfterIdle = healthCheckAfterIdle
+            self.observer = observer
         }
+    }
+
+    /// What the pool reports as it works: how long each checkout waited for a connection, and how
+    /// long each statement on its connections took.
+    public struct Observer: Sendable {
+        public var checkedOut: @Sendable (Duration) -> Void
+        public var statementFinished: @Sendable (Duration) -> Void
+
+        public init(
+            checkedOut: @escaping @Sendable (Duration) -> Void,
+            statementFinished: @escaping @Sendable (Duration) -> Void
+        ) {
+            self.checkedOut = checkedOut
+            self.statementFinished = statementFinished
+        }
+    }
+
+    /// The pool's connections and waiting checkouts at one moment.
+    public struct Statistics: Sendable, Equatable {
+        public var idle: Int
+        public var inUse: Int
+        public var waiting: Int
+        public var maxConnections: Int
+    }
+
+    public func statistics() -> Statistics {
+        Statistics(
+            idle: idle.count, inUse: open - idle.count, waiting: waiters.count, maxConnections: options.maxConnections)
     }
 
     private struct Idle {
@@ -53,7 +85,7 @@ public actor PostgresPool {
     public nonisolated func withConnection<T: Sendable>(
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let connection = try await checkout()
+        let connection = try await timedCheckout()
         do {
             let value = try await connection.withExecutorPreference { try await body(connection) }
             await checkin(connection)
@@ -77,7 +109,7 @@ public actor PostgresPool {
         var attempt = 0
         while true {
             attempt += 1
-            let connection = try await checkout()
+            let connection = try await timedCheckout()
             // BEGIN, the body and COMMIT all run on the connection's queue (no hop per statement).
             let outcome: TransactionAttempt<T> = try await connection.withExecutorPreference {
                 do {
@@ -135,6 +167,15 @@ public actor PostgresPool {
         }
     }
 
+    /// `checkout()`, telling the observer how long it took.
+    private nonisolated func timedCheckout() async throws -> PostgresConnection {
+        guard let observer = options.observer else { return try await checkout() }
+        let started = ContinuousClock.now
+        let connection = try await checkout()
+        observer.checkedOut(ContinuousClock.now - started)
+        return connection
+    }
+
     private func checkout() async throws -> PostgresConnection {
         guard !closed else { throw PostgresError(kind: .poolClosed, message: "pool is shut down") }
         while let candidate = idle.popLast() {
@@ -149,7 +190,8 @@ public actor PostgresPool {
         if open < options.maxConnections {
             open += 1
             do {
-                return try await PostgresConnection.connect(configuration)
+                return try await PostgresConnection.connect(
+                    configuration, statementObserver: options.observer?.statementFinished)
             } catch {
                 open -= 1
                 throw error
@@ -203,7 +245,8 @@ public actor PostgresPool {
         open += 1
         Task {
             do {
-                let connection = try await PostgresConnection.connect(configuration)
+                let connection = try await PostgresConnection.connect(
+                    configuration, statementObserver: self.options.observer?.statementFinished)
                 await self.handOver(connection)
             } catch {
                 self.failOldestWaiter(error)

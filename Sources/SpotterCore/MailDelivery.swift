@@ -56,6 +56,8 @@ public struct MailDelivery: Sendable {
     public var maxAttempts = 8
     public var firstRetry: TimeInterval = 30
     public var longestRetry: TimeInterval = 6 * 3600
+    /// Told what became of each attempt: `sent`, `retry` (a transient failure) or `failed` (given up).
+    public var onResult: (@Sendable (String) -> Void)?
     private let store: any OutboxStore
     private let transport: any MailTransport
     private let now: @Sendable () -> Date
@@ -92,11 +94,13 @@ public struct MailDelivery: Sendable {
                 try await transport.send(
                     from: sender, to: delivery.recipient, subject: delivery.subject, body: delivery.body)
                 try await store.markSent(delivery, at: now())
+                onResult?("sent")
                 sent += 1
             } catch {
                 let failure = error as? MailDeliveryError ?? MailDeliveryError("\(error)", permanent: false)
                 let retry = failure.permanent ? nil : retryTime(afterAttempt: delivery.attempt, now: now())
                 try await store.markFailed(delivery, error: failure.message, retryAt: retry)
+                onResult?(retry == nil ? "failed" : "retry")
                 logger.warning(
                     "e-mail delivery failed",
                     metadata: [

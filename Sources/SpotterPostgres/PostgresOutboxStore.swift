@@ -13,6 +13,22 @@ public struct PostgresOutboxStore: OutboxStore {
         self.pool = pool
     }
 
+    /// Messages not sent, by status: `pending` (waiting for a first attempt or a retry) and
+    /// `failed` (given up).
+    public func backlog() async throws -> [String: Int] {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                var counts = ["pending": 0, "failed": 0]
+                for row in try await connection.query(
+                    "SELECT status, count(*)::int AS n FROM email_outbox WHERE status <> 'sent' GROUP BY status")
+                {
+                    counts[try row.decode("status")] = try row.decode("n")
+                }
+                return counts
+            }
+        }
+    }
+
     public func claimDue(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
         try await translatingErrors {
             try await pool.withTransaction { connection in

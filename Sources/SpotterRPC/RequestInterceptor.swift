@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import GRPCCore
 import Logging
@@ -30,15 +31,20 @@ public struct RequestInterceptor: ServerInterceptor {
     private let logger: Logger
     private let deadline: Duration
     private let trustedProxies: TrustedProxies
+    private let metrics: any MetricsFactory
 
+    /// `metrics` receives, per call: `spotter_rpc_calls_total{method,code}`,
+    /// `spotter_rpc_duration_seconds{method}` (a histogram), `spotter_rpc_in_flight`, and for the
+    /// sign-in calls `spotter_sign_in_attempts_total{result}` (ok, failed, throttled).
     public init(
         auth: AuthService, logger: Logger, deadline: Duration = Self.defaultDeadline,
-        trustedProxies: TrustedProxies = .none
+        trustedProxies: TrustedProxies = .none, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.auth = auth
         self.logger = logger
         self.deadline = deadline
         self.trustedProxies = trustedProxies
+        self.metrics = metrics
     }
 
     public func intercept<Input: Sendable, Output: Sendable>(
@@ -62,6 +68,7 @@ public struct RequestInterceptor: ServerInterceptor {
             clientAddress: address,
             logger: logger
         )
+        Meter(label: "spotter_rpc_in_flight", factory: metrics).increment()
         do {
             if !Self.publicMethods.contains(method) {
                 let token = Self.bearerToken(in: request.metadata)
@@ -81,19 +88,57 @@ public struct RequestInterceptor: ServerInterceptor {
                     }
                 }
             }
-            return Self.loggingCompletion(of: response, logger: requestContext.logger, started: started)
+            return Self.recordingCompletion(
+                of: response,
+                CallRecord(method: method, started: started, logger: requestContext.logger, metrics: metrics))
         } catch {
             let mapped = RPCErrorMapping.map(error, requestID: requestID, logger: requestContext.logger)
-            Self.logCompletion(requestContext.logger, started: started, code: Self.code(of: mapped))
+            CallRecord(method: method, started: started, logger: requestContext.logger, metrics: metrics)
+                .completed(code: Self.code(of: mapped))
             throw mapped
         }
     }
 
-    /// `response`, logging one `call completed` line at info with the duration and status code when
-    /// its last message has been written (at once for a call refused before it began).
-    static func loggingCompletion<Output: Sendable>(
-        of response: StreamingServerResponse<Output>, logger: Logger, started: ContinuousClock.Instant
-    ) -> StreamingServerResponse<Output> {
+    /// What is recorded when a call ends: one `call completed` line at info with the duration and
+    /// status code, and the call's metrics.
+    struct CallRecord: Sendable {
+        let method: String
+        let started: ContinuousClock.Instant
+        let logger: Logger
+        let metrics: any MetricsFactory
+
+        func completed(code: String) {
+            let elapsed = ContinuousClock.now - started
+            logger.info(
+                "call completed", metadata: ["ms": "\(RequestInterceptor.milliseconds(elapsed))", "code": "\(code)"])
+            Meter(label: "spotter_rpc_in_flight", factory: metrics).decrement()
+            Counter(
+                label: "spotter_rpc_calls_total", dimensions: [("method", method), ("code", code)], factory: metrics
+            )
+            .increment()
+            Timer(label: "spotter_rpc_duration_seconds", dimensions: [("method", method)], factory: metrics)
+                .recordNanoseconds(
+                    elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            if method.hasSuffix("AuthService/SignIn") || method.hasSuffix("AuthService/CompleteSignIn") {
+                let result =
+                    switch code {
+                    case "ok": "ok"
+                    case "resourceExhausted": "throttled"
+                    default: "failed"
+                    }
+                Counter(label: "spotter_sign_in_attempts_total", dimensions: [("result", result)], factory: metrics)
+                    .increment()
+            }
+        }
+    }
+
+    /// `response`, recording its completion (`CallRecord`) when its last message has been written
+    /// (at once for a call refused before it began).
+    static func recordingCompletion<Output: Sendable>(
+        of response: StreamingServerResponse<Output>, _ record: CallRecord
+    )
+        -> StreamingServerResponse<Output>
+    {
         var response = response
         switch response.accepted {
         case .success(var contents):
@@ -101,22 +146,18 @@ public struct RequestInterceptor: ServerInterceptor {
             contents.producer = { writer in
                 do {
                     let trailers = try await producer(writer)
-                    logCompletion(logger, started: started, code: "ok")
+                    record.completed(code: "ok")
                     return trailers
                 } catch {
-                    logCompletion(logger, started: started, code: code(of: error))
+                    record.completed(code: code(of: error))
                     throw error
                 }
             }
             response.accepted = .success(contents)
         case .failure(let error):
-            logCompletion(logger, started: started, code: "\(error.code)")
+            record.completed(code: "\(error.code)")
         }
         return response
-    }
-
-    private static func logCompletion(_ logger: Logger, started: ContinuousClock.Instant, code: String) {
-        logger.info("call completed", metadata: ["ms": "\(milliseconds(since: started))", "code": "\(code)"])
     }
 
     /// `body`'s result, unless `limit` passes first or gRPC cancels the call (the client's deadline
@@ -195,9 +236,8 @@ public struct RequestInterceptor: ServerInterceptor {
         String(UUID().lowercasedString.prefix(13)).replacingOccurrences(of: "-", with: "")
     }
 
-    /// Milliseconds since `start`, to the microsecond: `12.345`.
-    private static func milliseconds(since start: ContinuousClock.Instant) -> String {
-        let elapsed = ContinuousClock.now - start
+    /// Milliseconds to the microsecond: `12.345`.
+    static func milliseconds(_ elapsed: Duration) -> String {
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         let fraction = String(micros % 1000)
         return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction

@@ -33,7 +33,10 @@ public struct JSONLogHandler: LogHandler {
         fields["label"] = label
         fields["message"] = "\(event.message)"
         if event.level >= .error { fields["source"] = "\(event.file.split(separator: "/").last ?? ""):\(event.line)" }
-        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        guard
+            var line = try? JSONSerialization.data(
+                withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
         line.append(0x0A)
         output.write(line)
     }
@@ -48,10 +51,7 @@ public struct JSONLogHandler: LogHandler {
     }
 
     private static func timestamp(_ date: Date) -> String {
-        date.formatted(
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(
-                includingFractionalSeconds: true
-            ).timeSeparator(.colon))
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
     }
 }
 

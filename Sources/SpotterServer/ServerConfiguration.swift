@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var logLevel: Logger.Level
+    /// Where `GET /metrics` is served (`host:port`); `nil` serves no metrics.
+    public var metricsAddress: (host: String, port: Int)? = ("127.0.0.1", 9464)
     /// Peers whose `x-forwarded-for` metadata names the client (throttling and logs).
     public var trustedProxies = TrustedProxies.none
     /// `text` (the default) or `json`: one JSON object per line (see `JSONLogHandler`).
@@ -125,6 +127,19 @@ public struct ServerConfiguration: Sendable {
             configuration.mfaKeys = .file(file)
         }
         configuration.logFormat = try reader.logFormat("SPOTTER_LOG_FORMAT")
+        if let address = reader.string("SPOTTER_METRICS_ADDRESS") {
+            if address.lowercased() == "off" {
+                configuration.metricsAddress = nil
+            } else if let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                (0...65535).contains(port), colon != address.startIndex
+            {
+                let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                configuration.metricsAddress = (host, port)
+            } else {
+                throw ConfigurationError(
+                    variable: "SPOTTER_METRICS_ADDRESS", reason: "must be host:port (such as 127.0.0.1:9464) or off")
+            }
+        }
         if let proxies = reader.string("SPOTTER_TRUSTED_PROXIES") {
             do {
                 configuration.trustedProxies = try TrustedProxies(parsing: proxies)

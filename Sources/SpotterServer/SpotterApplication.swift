@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
@@ -19,6 +20,10 @@ public struct SpotterApplication: Sendable {
     public let watchHub: SyncWatchHub
     /// The certificate clients should trust when it is a generated development one.
     public let developmentCertificatePath: String?
+    /// Every metric of this process (served at `SPOTTER_METRICS_ADDRESS` unless it is off).
+    public let metrics: ServerMetrics
+    /// The metrics endpoint's port once it listens.
+    public let metricsPort: AsyncStream<Int>
 
     /// Builds the application on an open database.
     public static func build(
@@ -26,24 +31,50 @@ public struct SpotterApplication: Sendable {
         database: PostgresConfiguration,
         logger: Logger
     ) throws -> SpotterApplication {
+        let metrics = ServerMetrics()
         let pool = PostgresPool(
             configuration: database.with(role: settings.applicationRole),
-            options: PostgresPool.Options(maxConnections: settings.poolSize),
+            options: PostgresPool.Options(
+                maxConnections: settings.poolSize, observer: .recording(into: metrics, pool: "app")),
             logger: logger
         )
         let spotterDatabase = SpotterDatabase(pool: pool)
         let mailerPool = PostgresPool(
             configuration: database.with(role: settings.mailerRole),
-            options: PostgresPool.Options(maxConnections: 2),
+            options: PostgresPool.Options(maxConnections: 2, observer: .recording(into: metrics, pool: "mailer")),
             logger: logger
         )
-        let delivery = MailDelivery(
+        let outbox = PostgresOutboxStore(pool: mailerPool)
+        var delivery = MailDelivery(
             sender: settings.mailFrom,
-            store: PostgresOutboxStore(pool: mailerPool),
+            store: outbox,
             transport: settings.smtp.map { SMTPTransport(configuration: $0) as any MailTransport }
                 ?? LogMailTransport(logger: logger),
             logger: logger
         )
+        // Made up front, so every result is served (at 0) before the first e-mail.
+        let sends = Dictionary(
+            uniqueKeysWithValues: ["sent", "retry", "failed"].map { result in
+                (
+                    result,
+                    Counter(
+                        label: "spotter_outbox_sends_total", dimensions: [("result", result)], factory: metrics.factory)
+                )
+            })
+        delivery.onResult = { result in sends[result]?.increment() }
+        for result in ["ok", "failed", "throttled"] {
+            _ = Counter(
+                label: "spotter_sign_in_attempts_total", dimensions: [("result", result)], factory: metrics.factory)
+        }
+        metrics.samplePool(pool, name: "app")
+        metrics.samplePool(mailerPool, name: "mailer")
+        metrics.sampleProcess()
+        metrics.sampleOnScrape { [metrics] in
+            guard let backlog = try? await outbox.backlog() else { return }
+            for (status, count) in backlog {
+                metrics.set("spotter_outbox_messages", [("status", status)], to: count)
+            }
+        }
         let hasher = PasswordHasher(
             cost: settings.passwordCost, maxConcurrent: 2, maxWaiting: settings.passwordQueue)
         let auth = AuthService(
@@ -62,6 +93,7 @@ public struct SpotterApplication: Sendable {
             database: spotterDatabase, training: training, coaching: coaching,
             retentionDays: settings.syncRetentionDays)
         let watchHub = SyncWatchHub(limitPerTenant: settings.watchStreamsPerTenant)
+        metrics.sampleOnScrape { [metrics] in metrics.set("spotter_sync_watch_streams", to: watchHub.streamCount()) }
         let serving = ServingState()
 
         let (certificate, key, development) = try tlsFiles(settings)
@@ -103,12 +135,26 @@ public struct SpotterApplication: Sendable {
             interceptors: [
                 RequestInterceptor(
                     auth: auth, logger: logger, deadline: settings.transport.callDeadline,
-                    trustedProxies: settings.trustedProxies)
+                    trustedProxies: settings.trustedProxies, metrics: metrics.factory)
             ]
         )
+        let (metricsPort, boundPort) = AsyncStream<Int>.makeStream()
+        var extra: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let address = settings.metricsAddress {
+            extra.append(
+                .init(
+                    service: MetricsEndpoint(
+                        host: address.host, port: address.port, metrics: metrics, logger: logger,
+                        bound: { port in
+                            boundPort.yield(port)
+                            boundPort.finish()
+                        })))
+        } else {
+            boundPort.finish()
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
+                services: extra + [
                     .init(
                         service: DatabaseHealthMonitor(
                             pool: pool, state: serving, interval: .seconds(2), logger: logger)),
@@ -136,7 +182,9 @@ public struct SpotterApplication: Sendable {
             transport: transport,
             serviceGroup: group,
             watchHub: watchHub,
-            developmentCertificatePath: development ? certificate : nil
+            developmentCertificatePath: development ? certificate : nil,
+            metrics: metrics,
+            metricsPort: metricsPort
         )
     }
 

@@ -50,6 +50,20 @@ struct InteropTests {
     }
 }
 
+extension InteropTests {
+    @Test("the Prometheus endpoint parses with prometheus-client, has the documented metrics, and moves with calls")
+    func metricsEndpoint() async throws {
+        try await TestServer.with(environment: ["SPOTTER_METRICS_ADDRESS": "127.0.0.1:0"]) { server in
+            let port = try #require(server.metricsPort)
+            let result = try await runInteropScript(
+                "metrics_check.py", port: server.port, certificate: server.certificatePath,
+                ["--metrics", "127.0.0.1:\(port)"], timeout: .seconds(60))
+            #expect(result.status == 0, "metrics_check.py failed:\n\(result.output)")
+            #expect(result.output.contains("metrics: 16 of 16 checks passed"), "\(result.output)")
+        }
+    }
+}
+
 /// Runs `Tests/Interop/<name>` with the tests' Python against the server on `port`, trusting
 /// `certificate` (PEM); killed after `timeout`.
 func runInteropScript(

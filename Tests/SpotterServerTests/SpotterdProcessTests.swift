@@ -200,6 +200,10 @@ struct SyncReplicaTests {
                 if let object { lines.append(object) }
             }
             #expect(lines.allSatisfy { $0["timestamp"] is String && $0["level"] is String && $0["message"] is String })
+            // RFC 3339 in UTC with milliseconds, as log collectors parse it.
+            let stamp = try #require(lines.first?["timestamp"] as? String)
+            #expect(stamp.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(stamp)")
+            #expect(!text.contains("\\/"), "slashes are escaped")
             let completed = lines.filter { $0["message"] as? String == "call completed" }
             let signIn = completed.filter { $0["method"] as? String == "spotter.v1.AuthService/SignIn" }
             #expect(signIn.count == 1, "\(completed)")

@@ -15,6 +15,8 @@ struct TestServer {
     let database: TestDatabase
     /// The server's open Watch streams.
     let watchHub: SyncWatchHub
+    /// The metrics endpoint's port, when the test turned it on (`SPOTTER_METRICS_ADDRESS`).
+    let metricsPort: Int?
 
     /// Starts the server on a fresh database, runs `body`, then shuts the server down gracefully.
     static func with<T: Sendable>(
@@ -30,6 +32,7 @@ struct TestServer {
                 "SPOTTER_DATA_DIR": dataDirectory.path,
                 "SPOTTER_GRPC_PORT": "0",
                 "SPOTTER_SCRYPT_LOG_N": "10",
+                "SPOTTER_METRICS_ADDRESS": "off",
             ]
             environment.merge(extra) { _, new in new }
             let settings = try ServerConfiguration.fromEnvironment(environment)
@@ -51,7 +54,8 @@ struct TestServer {
                     certificatePath: try require(application.developmentCertificatePath),
                     dataDirectory: dataDirectory,
                     database: database,
-                    watchHub: application.watchHub
+                    watchHub: application.watchHub,
+                    metricsPort: await application.metricsPort.first { _ in true }
                 )
                 let result = try await body(server)
                 await application.serviceGroup.triggerGracefulShutdown()
