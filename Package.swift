@@ -134,7 +134,11 @@ let package = Package(
                 "SpotterCore",
                 "SpotterPostgres",
                 "SpotterServer",
+                "SpotterProto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

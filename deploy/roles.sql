@@ -1,6 +1,7 @@
 -- Run once as a PostgreSQL superuser on a production server, before the first `spotterctl migrate`.
--- Creates the owner login that migrations run as and the four NOLOGIN roles the first migration
--- grants to (it would create them itself, but only with CREATEROLE). Choose your own password.
+-- Creates the owner login that migrations run as and the NOLOGIN roles the migrations grant to and
+-- give functions to (they would create them themselves, but only with CREATEROLE). Choose your own
+-- password.
 --
 --   psql -v owner_password="'…'" -f deploy/roles.sql
 
@@ -8,12 +9,14 @@ CREATE ROLE spotter_app NOLOGIN NOSUPERUSER NOBYPASSRLS;
 CREATE ROLE spotter_admin NOLOGIN NOSUPERUSER NOBYPASSRLS;
 CREATE ROLE spotter_auth NOLOGIN NOSUPERUSER NOBYPASSRLS;
 CREATE ROLE spotter_mailer NOLOGIN NOSUPERUSER NOBYPASSRLS;
+CREATE ROLE spotter_sync NOLOGIN NOSUPERUSER NOBYPASSRLS;
+CREATE ROLE spotter_retention NOLOGIN NOSUPERUSER NOBYPASSRLS;
 
 -- The login both spotterd and spotterctl use. It owns the schema and runs migrations; for request
 -- work spotterd switches to spotter_app (SET ROLE), and spotterctl to spotter_admin, so row-level
 -- security applies to all ordinary work.
 CREATE ROLE spotter_owner LOGIN PASSWORD :owner_password;
-GRANT spotter_app, spotter_admin, spotter_auth, spotter_mailer TO spotter_owner;
+GRANT spotter_app, spotter_admin, spotter_auth, spotter_mailer, spotter_sync, spotter_retention TO spotter_owner;
 
 CREATE DATABASE spotter OWNER spotter_owner;
 \connect spotter

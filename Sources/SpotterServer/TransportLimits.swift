@@ -89,8 +89,11 @@ public struct TransportLimits: Sendable, Equatable {
                 pipeline.removeHandler(library, promise: nil)
                 // The idle timer only runs once HTTP/2 has started; before that only this bounds a
                 // socket that never finishes (or never starts) its TLS handshake.
-                try pipeline.addHandler(HandshakeDeadline(timeout: handshake), position: .after(ours))
-                try pipeline.addHandler(IdleConnectionCloser(after: idleClose))
+                let deadline = HandshakeDeadline(timeout: handshake)
+                try pipeline.addHandler(deadline, position: .after(ours))
+                // Right behind TLS too: it must see the handshake's completion, which the
+                // transport's protocol negotiation handler further on does not pass along.
+                try pipeline.addHandler(IdleConnectionCloser(after: idleClose), position: .after(deadline))
             }
         }
         let limit = maxRequestBytes
@@ -259,15 +262,17 @@ private final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHa
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Passed on first: once this handler is removed its context forwards nothing.
+        context.fireUserInboundEventTriggered(event)
         if case .handshakeCompleted = event as? TLSUserEvent {
             deadline?.cancel()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
-        context.fireUserInboundEventTriggered(event)
     }
 }
 
-/// Closes a connection that has had no open stream for `after` (the idle time plus a grace period).
+/// Closes a connection that has had no open stream for `after` (the idle time plus a grace period)
+/// since its TLS handshake or its last stream.
 /// The transport's own idle handling sends GOAWAY and a ping and closes only when the ping is
 /// answered; this is the bound for a client that never answers. Streams are counted by the
 /// transport's stream initializer (`streamOpened`/`streamClosed`, on the connection's event loop).
@@ -285,7 +290,13 @@ private final class IdleConnectionCloser: ChannelInboundHandler, RemovableChanne
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        startTimer()
+    }
+
+    /// The clock starts once TLS is up (before that, `HandshakeDeadline` bounds the connection): a
+    /// slow handshake must not eat into the idle time.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent, openStreams == 0 { startTimer() }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

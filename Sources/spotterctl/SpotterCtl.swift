@@ -13,7 +13,7 @@ struct SpotterCtl: AsyncParsableCommand {
             StatusCommand.self, AccountsCommand.self, TiersCommand.self, ExportCommand.self, FeedbackCommand.self,
             OutboxCommand.self,
             AuditCommand.self,
-            DbCommand.self, MigrateCommand.self,
+            DbCommand.self, MigrateCommand.self, HealthCommand.self,
         ]
     )
 }

@@ -143,4 +143,21 @@ struct MigratorTests {
             await connection.close()
         }
     }
+
+    @Test("deploy/roles.sql creates every role a migration creates, and grants each to the owner login")
+    func rolesScriptKeepsUp() throws {
+        let root = TestDatabase.repositoryRoot
+        let migrations = try Migrator.load(from: root.appendingPathComponent("Migrations"))
+        let created = Set(migrations.flatMap { $0.sql.matches(of: /CREATE ROLE (\w+)/).map { String($0.1) } })
+        let script = try String(contentsOf: root.appendingPathComponent("deploy/roles.sql"), encoding: .utf8)
+        let scripted = Set(script.matches(of: /CREATE ROLE (\w+) NOLOGIN/).map { String($0.1) })
+        let granted = try #require(script.firstMatch(of: /GRANT ([\w, ]+) TO spotter_owner/)).1
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(!created.isEmpty)
+        #expect(
+            created.subtracting(scripted).isEmpty, "roles.sql does not create \(created.subtracting(scripted).sorted())"
+        )
+        #expect(
+            created.subtracting(granted).isEmpty, "roles.sql does not grant \(created.subtracting(granted).sorted())")
+    }
 }

@@ -217,4 +217,25 @@ struct SyncReplicaTests {
             #expect(!text.contains("long enough ada"), "the password is in the log")
         }
     }
+
+    @Test("spotterctl health: SERVING and exit 0 from a running spotterd, exit 2 when nothing answers")
+    func healthCommand() async throws {
+        try await TestDatabase.with { database in
+            let server = try SpotterdProcess(environment: [
+                "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
+            ])
+            defer { server.cleanUp() }
+            try #require(try await server.waitUntilServing(), "spotterd:\n\(server.logText)")
+            // Trusts the development certificate in the data directory, as a probe beside it would.
+            let environment = ["SPOTTER_DATA_DIR": server.dataDirectory.path, "SPOTTER_GRPC_PORT": "\(server.port)"]
+            let serving = try await database.spotterctl(["health"], environment: environment)
+            #expect(serving.status == 0 && serving.output == "SERVING\n", "\(serving.output)")
+            let sync = try await database.spotterctl(
+                ["health", "--service", "spotter.v1.SyncService", "--insecure"], environment: environment)
+            #expect(sync.status == 0, "\(sync.output)")
+            await server.stop()
+            let away = try await database.spotterctl(["health", "--timeout", "2"], environment: environment)
+            #expect(away.status == 2 && away.output.contains("did not answer"), "\(away.output)")
+        }
+    }
 }

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import SpotterProto
+import SpotterServer
+
+/// `spotterctl health`: asks a running spotterd's gRPC health service whether it serves, over TLS.
+/// For container probes and scripts: it never touches the database itself.
+struct HealthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "health",
+        abstract: "Asks a running spotterd whether it is serving (grpc.health.v1.Health/Check over TLS).",
+        discussion: """
+            Prints SERVING and exits 0; prints NOT_SERVING (the database is unreachable) and exits 1; \
+            prints why it got no answer and exits 2. Trusts --ca, \
+            else SPOTTER_TLS_CERT, else the development certificate in SPOTTER_DATA_DIR, else the \
+            system's roots. Reads the same SPOTTER_* variables as spotterd; never opens the database.
+            """
+    )
+
+    @Option(help: "host:port of spotterd (default SPOTTER_GRPC_HOST, or 127.0.0.1, and SPOTTER_GRPC_PORT, or 8443).")
+    var address: String?
+    @Option(help: "A PEM certificate to trust.")
+    var ca: String?
+    @Option(help: "A service name to ask about instead of the whole server (such as spotter.v1.SyncService).")
+    var service = ""
+    @Flag(help: "Do not check that the certificate names the host.")
+    var noHostnameCheck = false
+    @Flag(help: "Do not verify the certificate at all (for a probe on the server's own loopback).")
+    var insecure = false
+    @Option(help: "Seconds to wait for the answer.")
+    var timeout = 5
+
+    func run() async throws {
+        let settings = try ServerConfiguration.fromEnvironment()
+        let listening = ["0.0.0.0", "::", ""].contains(settings.host) ? "127.0.0.1" : settings.host
+        let target = address ?? "\(listening):\(settings.port)"
+        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]) else {
+            throw ValidationError("--address must be host:port, such as 127.0.0.1:8443")
+        }
+        let host = String(target[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let development = settings.dataDirectory.appendingPathComponent("tls/dev-cert.pem").path
+        let trusted =
+            ca ?? settings.tlsCertificatePath
+            ?? (FileManager.default.fileExists(atPath: development) ? development : nil)
+        let verification: TLSConfig.CertificateVerification =
+            insecure ? .noVerification : noHostnameCheck ? .noHostnameVerification : .fullVerification
+        // An address literal must not become TLS's server name (SNI takes names only).
+        let resolvable: any ResolvableTarget =
+            if host.contains(":") {
+                .ipv6(address: host, port: port)
+            } else if host.split(separator: ".").count == 4, host.split(separator: ".").allSatisfy({ UInt8($0) != nil })
+            {
+                .ipv4(address: host, port: port)
+            } else {
+                .dns(host: host, port: port)
+            }
+        let transport = try HTTP2ClientTransport.Posix(
+            target: resolvable,
+            transportSecurity: .tls { config in
+                if let trusted { config.trustRoots = .certificates([.file(path: trusted, format: .pem)]) }
+                config.serverCertificateVerification = verification
+            })
+        let seconds = timeout
+        let status: Grpc_Health_V1_HealthCheckResponse.ServingStatus
+        do {
+            status = try await withGRPCClient(transport: transport) { client in
+                var options = CallOptions.defaults
+                options.timeout = .seconds(seconds)
+                return try await Grpc_Health_V1_Health.Client(wrapping: client).check(
+                    .with { $0.service = service }, options: options
+                ).status
+            }
+        } catch let error as RPCError {
+            print("spotterctl: \(target) did not answer: \(error.code): \(error.message)")
+            throw ExitCode(2)
+        }
+        switch status {
+        case .serving:
+            print("SERVING")
+        default:
+            print("\(status)".uppercased())
+            throw ExitCode(1)
+        }
+    }
+}
