@@ -25,6 +25,9 @@ public struct RequestInterceptor: ServerInterceptor {
         "spotter.v1.AuthService/CompletePasswordReset",
         "grpc.health.v1.Health/Check",
         "grpc.health.v1.Health/Watch",
+        // Reflection describes the API, as the .proto files in the repository do; no data.
+        "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
     ]
 
     private let auth: AuthService

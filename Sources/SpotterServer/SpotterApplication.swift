@@ -96,6 +96,10 @@ public struct SpotterApplication: Sendable {
         metrics.sampleOnScrape { [metrics] in metrics.set("spotter_sync_watch_streams", to: watchHub.streamCount()) }
         let serving = ServingState()
 
+        let reflection = try ReflectionIndex(
+            registered: Self.services.union([
+                "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+            ]))
         let (certificate, key, development) = try tlsFiles(settings)
         let transport = HTTP2ServerTransport.Posix(
             address: .ipv4(host: settings.host, port: settings.port),
@@ -122,15 +126,9 @@ public struct SpotterApplication: Sendable {
                 SyncHandler(
                     sync: sync, hub: watchHub, auth: auth,
                     sessionCheckInterval: settings.watchSessionCheckInterval),
-                HealthHandler(
-                    state: serving,
-                    services: [
-                        "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
-                        "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
-                        "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
-                        "spotter.v1.ProgramService", "spotter.v1.SyncService", "grpc.health.v1.Health",
-                    ]
-                ),
+                HealthHandler(state: serving, services: Self.services),
+                ReflectionHandler(index: reflection),
+                ReflectionAlphaHandler(index: reflection),
             ],
             interceptors: [
                 RequestInterceptor(
@@ -187,6 +185,14 @@ public struct SpotterApplication: Sendable {
             metricsPort: metricsPort
         )
     }
+
+    /// The services the health service answers for, besides the whole server ("").
+    static let services: Set<String> = [
+        "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
+        "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
+        "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
+        "spotter.v1.ProgramService", "spotter.v1.SyncService", "grpc.health.v1.Health",
+    ]
 
     /// Runs until SIGINT or SIGTERM, then closes the pool.
     public func run() async throws {

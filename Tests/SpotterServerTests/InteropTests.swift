@@ -51,6 +51,18 @@ struct InteropTests {
 }
 
 extension InteropTests {
+    @Test(
+        "server reflection (v1 and v1alpha): grpcio-reflection lists every service, describes them, and calls work from its descriptors"
+    )
+    func reflection() async throws {
+        try await TestServer.with { server in
+            let result = try await runInteropScript(
+                "reflection_check.py", port: server.port, certificate: server.certificatePath, timeout: .seconds(60))
+            #expect(result.status == 0, "reflection_check.py failed:\n\(result.output)")
+            #expect(result.output.contains("reflection: 9 of 9 checks passed"), "\(result.output)")
+        }
+    }
+
     @Test("deploy/: the YAML parses, every variable it sets is documented, the Job and probes use spotterctl")
     func deployFiles() async throws {
         let script = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Interop/deploy_check.py").path
