@@ -160,4 +160,72 @@ struct MigratorTests {
         #expect(
             created.subtracting(granted).isEmpty, "roles.sql does not grant \(created.subtracting(granted).sorted())")
     }
+
+    @Test(
+        "deploy/citus.md keeps up: it distributes every tenant table and names every other one, and every key without tenant_id is one of its listed exceptions"
+    )
+    func citusPlanKeepsUp() async throws {
+        let plan = try String(
+            contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("deploy/citus.md"), encoding: .utf8)
+        let distributed = Set(plan.matches(of: /create_distributed_table\('(\w+)'/).map { String($0.1) })
+        let reference = Set(plan.matches(of: /create_reference_table\('(\w+)'/).map { String($0.1) })
+        let named = Set(plan.matches(of: /`(\w+)`/).map { String($0.1) })
+        try await TestDatabase.with { database in
+            try await database.asOwner { owner in
+                let tables = try await owner.query(
+                    """
+                    SELECT c.relname AS name,
+                           EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id') AS tenant,
+                           (SELECT a.attname FROM pg_constraint p JOIN pg_attribute a
+                                ON a.attrelid = p.conrelid AND a.attnum = p.conkey[1]
+                            WHERE p.conrelid = c.oid AND p.contype = 'p') AS first_key
+                    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+                    WHERE c.relkind = 'r'
+                    """
+                ).map {
+                    (
+                        try $0.decode("name", as: String.self), try $0.decode("tenant", as: Bool.self),
+                        try $0.decode("first_key", as: String?.self)
+                    )
+                }
+                let tenantTables = Set(tables.filter(\.1).map(\.0))
+                #expect(
+                    distributed == tenantTables,
+                    "distributed but not a tenant table: \(distributed.subtracting(tenantTables).sorted()); not distributed: \(tenantTables.subtracting(distributed).sorted())"
+                )
+                for (name, tenant, firstKey) in tables {
+                    if tenant {
+                        #expect(firstKey == "tenant_id", "\(name) leads its primary key with \(firstKey ?? "nothing")")
+                    } else {
+                        #expect(
+                            reference.contains(name) || named.contains(name), "citus.md does not say where \(name) goes"
+                        )
+                    }
+                }
+                // Foreign keys and unique indexes of tenant tables that leave tenant_id out.
+                let keys = try await owner.query(
+                    """
+                    SELECT c.conname AS name FROM pg_constraint c
+                    JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace AND n.nspname = 'public'
+                    WHERE c.contype = 'f'
+                      AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = r.oid AND a.attname = 'tenant_id')
+                      AND NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = r.oid AND a.attname = 'tenant_id'
+                                      AND a.attnum = ANY (c.conkey))
+                    UNION ALL
+                    SELECT ic.relname FROM pg_index i
+                    JOIN pg_class ic ON ic.oid = i.indexrelid
+                    JOIN pg_class r ON r.oid = i.indrelid JOIN pg_namespace n ON n.oid = r.relnamespace AND n.nspname = 'public'
+                    WHERE i.indisunique AND NOT i.indisprimary
+                      AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = r.oid AND a.attname = 'tenant_id')
+                      AND NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = r.oid AND a.attname = 'tenant_id'
+                                      AND a.attnum = ANY (i.indkey::int2[]))
+                    """
+                ).map { try $0.decode("name", as: String.self) }
+                #expect(!keys.isEmpty)
+                for key in keys {
+                    #expect(named.contains(key), "citus.md does not list \(key), which leaves tenant_id out")
+                }
+            }
+        }
+    }
 }
