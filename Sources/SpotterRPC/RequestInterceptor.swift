@@ -65,6 +65,12 @@ public struct RequestInterceptor: ServerInterceptor {
             peer: Self.address(of: context.remotePeer),
             forwardedFor: Array(request.metadata[stringValues: "x-forwarded-for"]))
         logger[metadataKey: "address"] = "\(address)"
+        if let trace = request.metadata[stringValues: "traceparent"].first(where: { _ in true }).flatMap(
+            Self.traceContext)
+        {
+            logger[metadataKey: "trace_id"] = "\(trace.traceID)"
+            logger[metadataKey: "parent_span_id"] = "\(trace.parentID)"
+        }
         var requestContext = RequestContext(
             requestID: requestID,
             principal: nil,
@@ -194,6 +200,20 @@ public struct RequestInterceptor: ServerInterceptor {
                 throw RPCError(code: .deadlineExceeded, message: "the call was cancelled by its client or deadline")
             }
         }
+    }
+
+    /// The trace id and parent span id of a W3C `traceparent` value
+    /// (`00-<32 hex>-<16 hex>-<2 hex>`, ids not all zeros); `nil` for anything else, which is ignored.
+    static func traceContext(_ value: String) -> (traceID: String, parentID: String)? {
+        let parts = value.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
+            parts[3].count == 2, parts[0] != "00" || parts.count == 4
+        else { return nil }
+        let hex = Set("0123456789abcdef")
+        guard parts.prefix(4).allSatisfy({ $0.allSatisfy(hex.contains) }),
+            parts[1].contains(where: { $0 != "0" }), parts[2].contains(where: { $0 != "0" })
+        else { return nil }
+        return (String(parts[1]), String(parts[2]))
     }
 
     /// `request` whose messages fail with `invalidArgument` when a string field holds a NUL.

@@ -118,4 +118,22 @@ struct RequestInterceptorTests {
             try TrustedProxies(parsing: "proxy.local, 10.0.0.1")
         }
     }
+
+    @Test("a W3C traceparent gives the log lines its trace id; anything malformed is ignored")
+    func traceparent() {
+        let trace = RequestInterceptor.traceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        #expect(trace?.traceID == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(trace?.parentID == "00f067aa0ba902b7")
+        for bad in [
+            "", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", "00-4bf92f-00f067aa0ba902b7-01",
+        ] {
+            #expect(RequestInterceptor.traceContext(bad) == nil, "\(bad)")
+        }
+        // A later version may append fields.
+        #expect(RequestInterceptor.traceContext("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x") != nil)
+    }
 }

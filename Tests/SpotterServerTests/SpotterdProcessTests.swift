@@ -188,7 +188,11 @@ struct SyncReplicaTests {
             let ada = try await server.withClient { client in
                 let ada = try await signUpLifter(client, "ada")
                 _ = try? await Spotter_V1_AccountService.Client(wrapping: client).getProfile(
-                    .init(), metadata: ["authorization": "Bearer spa_not_a_token"])
+                    .init(),
+                    metadata: [
+                        "authorization": "Bearer spa_not_a_token",
+                        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                    ])
                 return ada
             }
             await server.stop()
@@ -212,6 +216,7 @@ struct SyncReplicaTests {
             #expect((signIn.first?["request_id"] as? String)?.isEmpty == false)
             let refused = completed.first { $0["method"] as? String == "spotter.v1.AccountService/GetProfile" }
             #expect(refused?["code"] as? String == "unauthenticated", "\(String(describing: refused))")
+            #expect(refused?["trace_id"] as? String == "4bf92f3577b34da6a3ce929d0e0e4736", "the client's trace id")
             let token = String(ada[stringValues: "authorization"].first { _ in true }?.dropFirst("Bearer ".count) ?? "")
             #expect(!token.isEmpty && !text.contains(token), "the access token is in the log")
             #expect(!text.contains("long enough ada"), "the password is in the log")
