@@ -169,9 +169,9 @@ public struct RequestInterceptor: ServerInterceptor {
         return response
     }
 
-    /// `body`'s result, unless `limit` passes first or gRPC cancels the call (the client's deadline
-    /// passed or it reset the stream): then `body`'s task is cancelled and this throws
-    /// DEADLINE_EXCEEDED once `body` has stopped. Database work stops at its next statement (and a
+    /// `body`'s result, unless `limit` passes first (then DEADLINE_EXCEEDED) or gRPC cancels the
+    /// call (the client's deadline passed, it reset the stream, or the server is shutting down;
+    /// then UNAVAILABLE): either way `body`'s task is cancelled and this throws once it has stopped. Database work stops at its next statement (and a
     /// running statement at the connection's `statement_timeout`); a wait for the request message, a
     /// pool connection or a password-hashing slot stops at once.
     static func withDeadline<Result: Sendable>(
@@ -197,7 +197,10 @@ public struct RequestInterceptor: ServerInterceptor {
                     code: .deadlineExceeded,
                     message: "the call took longer than the server's limit of \(limit.components.seconds) s")
             case .cancelledByClient, nil:
-                throw RPCError(code: .deadlineExceeded, message: "the call was cancelled by its client or deadline")
+                // The client reset the stream, its own deadline passed (it no longer listens, and
+                // reports DEADLINE_EXCEEDED itself), or the server is shutting down: a client that
+                // still listens may retry elsewhere.
+                throw RPCError(code: .unavailable, message: "the call was cancelled before it finished; retry")
             }
         }
     }

@@ -1,0 +1,339 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Synchronization
+import Testing
+
+/// Push, pull and idempotence: what a device sends is applied once, whatever it sends again.
+@Suite("Offline-first sync on PostgreSQL: push, pull and replays")
+struct SyncPushPullTests {
+    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
+    /// compares them with the service clock.
+    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+
+    // MARK: 1. Push and pull
+
+    @Test("push creates, updates and deletes each writable kind; pulls return them, later changes and tombstones")
+    func pushAndPull() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let profileVersion = try await database.profile(ada).version
+            let day = clock.now.addingTimeInterval(-3600)
+            let (w, t, e, p) = (UUID(), UUID(), UUID(), UUID())
+            let (w2, t2, e2, p2) = (UUID(), UUID(), UUID(), UUID())
+            let me = ada.tenantID.rawValue
+
+            let created = try await sync.push(
+                ada, deviceID: phone,
+                [
+                    put(1, .workout(workoutDraft("Push day", at: day)), w),
+                    put(2, .template(templateDraft("Squat day")), t),
+                    put(3, .exercise(exerciseDraft("Zercher Squat")), e),
+                    put(4, .program(programDraft("Block", t)), p),
+                    profilePut(5, ProfileUpdate(displayName: "Ada L", timeZone: "Europe/Berlin"), base: profileVersion),
+                    put(6, .workout(workoutDraft("Pull day", at: day)), w2),
+                    put(7, .template(templateDraft("Old day")), t2),
+                    put(8, .exercise(exerciseDraft("Jefferson Curl")), e2),
+                    put(9, .program(programDraft("Old block", t)), p2),
+                ])
+            #expect(created.map(\.mutationID) == Array(1...9))
+            #expect(created.map(\.status) == [MutationResult.Status](repeating: .applied, count: 9))
+            #expect(created.map(\.objectID) == [w, t, e, p, me, w2, t2, e2, p2])
+            #expect(created.map(\.version) == [1, 1, 1, 1, profileVersion + 1, 1, 1, 1, 1])
+
+            // A first pull returns everything, in pages of any size alike.
+            let first = try await pullAll(sync, ada, device: phone)
+            #expect(first.lastMutationID == 9)
+            let firstKeys = first.changes.map(\.key)
+            #expect(
+                Set(firstKeys)
+                    == keys([.workout: [w, w2], .template: [t, t2], .exercise: [e, e2], .program: [p, p2]]).union([
+                        SyncObjectKey(.profile, me)
+                    ]))
+            #expect(firstKeys.count == Set(firstKeys).count, "each object once")
+            let byKey = Dictionary(first.changes.map { ($0.key, $0.object) }, uniquingKeysWith: { $1 })
+            #expect(byKey[SyncObjectKey(.workout, w)]??.workout?.content.name == "Push day")
+            #expect(byKey[SyncObjectKey(.template, t)]??.template?.content.name == "Squat day")
+            #expect(byKey[SyncObjectKey(.exercise, e)]??.exercise?.name == "Zercher Squat")
+            #expect(byKey[SyncObjectKey(.program, p)]??.program?.content.days.map(\.templateID.rawValue) == [t, t])
+            let profile = byKey[SyncObjectKey(.profile, me)]??.profile
+            #expect(profile?.displayName == "Ada L" && profile?.timeZone == "Europe/Berlin")
+            #expect(profile?.version == profileVersion + 1)
+            let paged = try await pullAll(sync, ada, pageSize: 2, device: phone)
+            #expect(paged.changes == first.changes)
+            #expect(paged.cursor == first.cursor)
+
+            let changed = try await sync.push(
+                ada, deviceID: phone,
+                [
+                    put(10, .workout(workoutDraft("Push day (heavy)", at: day, kilograms: 110)), w, base: 1),
+                    put(11, .template(templateDraft("Squat day", sets: 5)), t, base: 1),
+                    put(12, .exercise(exerciseDraft("Zercher Box Squat")), e, base: 1),
+                    put(13, .program(programDraft("Block", t, weeks: 6)), p, base: 1),
+                    profilePut(14, ProfileUpdate(unit: .lb), base: profileVersion + 1),
+                    delete(15, .workout, w2, base: 1),
+                    delete(16, .template, t2, base: 1),
+                    delete(17, .exercise, e2, base: 1),
+                    delete(18, .program, p2, base: 1),
+                    Mutation(id: 19, kind: .profile, objectID: "", baseVersion: profileVersion + 2, change: .delete),
+                ])
+            #expect(changed.map(\.status) == [MutationResult.Status](repeating: .applied, count: 9) + [.rejected])
+            #expect(changed.map(\.version).prefix(9) == [2, 2, 2, 2, profileVersion + 2, 0, 0, 0, 0])
+            #expect(changed[9].violations.map(\.field) == ["mutations[9].delete"])
+
+            // An incremental pull: only what changed since, deletions as tombstones.
+            let later = try await pullAll(sync, ada, from: first.cursor.token, device: phone)
+            #expect(later.lastMutationID == 19)
+            #expect(later.changes.allSatisfy { $0.seq > first.cursor.seq })
+            #expect(later.changes.map(\.seq) == later.changes.map(\.seq).sorted())
+            let laterByKey = Dictionary(later.changes.map { ($0.key, $0.object) }, uniquingKeysWith: { $1 })
+            #expect(Set(laterByKey.keys) == Set(firstKeys))
+            #expect(laterByKey[SyncObjectKey(.workout, w)]??.workout?.content.name == "Push day (heavy)")
+            #expect(laterByKey[SyncObjectKey(.workout, w)]??.workout?.version == 2)
+            #expect(laterByKey[SyncObjectKey(.template, t)]??.template?.content.items.first?.targetSets == 5)
+            #expect(laterByKey[SyncObjectKey(.exercise, e)]??.exercise?.name == "Zercher Box Squat")
+            #expect(laterByKey[SyncObjectKey(.program, p)]??.program?.content.weeks == 6)
+            #expect(laterByKey[SyncObjectKey(.profile, me)]??.profile?.unit == .lb)
+            for key in keys([.workout: [w2], .template: [t2], .exercise: [e2], .program: [p2]]) {
+                #expect(laterByKey[key] != nil, "\(key) is in the pull")
+                #expect(laterByKey[key] == .some(nil), "\(key) is a tombstone")
+            }
+
+            // A new device's first pull has the live objects only: no tombstones.
+            let fresh = try await pullAll(sync, ada)
+            #expect(
+                Set(fresh.changes.map(\.key))
+                    == keys([.workout: [w], .template: [t], .exercise: [e], .program: [p]]).union([
+                        SyncObjectKey(.profile, me)
+                    ]))
+            #expect(fresh.changes.allSatisfy { $0.object != nil })
+            #expect(fresh.cursor == later.cursor)
+            // Also when the first pull takes many pages.
+            let freshPaged = try await pullAll(sync, ada, pageSize: 1)
+            #expect(
+                freshPaged.changes.allSatisfy { $0.object != nil },
+                "tombstones in a paged first pull: \(freshPaged.changes.filter { $0.object == nil }.map(\.key))")
+            #expect(freshPaged.changes.filter { $0.object != nil } == fresh.changes)
+
+            // Nothing new: the same cursor back, no changes.
+            let idle = try await sync.pull(ada, cursor: later.cursor.token, pageSize: 10, deviceID: phone)
+            #expect(idle.changes.isEmpty && !idle.hasMore && idle.cursor == later.cursor)
+            await #expect(throws: SpotterError.invalid("page_size", "must be between 1 and 1000")) {
+                try await sync.pull(ada, cursor: "", pageSize: 1001, deviceID: phone)
+            }
+            await #expect(throws: SpotterError.invalid("cursor", "is not a token this call returned")) {
+                try await sync.pull(ada, cursor: "garbage", pageSize: 10, deviceID: phone)
+            }
+        }
+    }
+
+    @Test("a new lifter's first pull holds their profile, and a verified e-mail reaches the profile in the feed")
+    func profileInFeed() async throws {
+        try await TestDatabase.with { database in
+            let sync = database.syncService(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let me = SyncObjectKey(.profile, ada.tenantID.rawValue)
+
+            // A device needs the profile (and its version) before it can push a change to it.
+            let first = try await pullAll(sync, ada)
+            let profile = first.changes.first { $0.key == me }?.object?.profile
+            #expect(profile?.username == "ada", "the first pull of a new lifter has no profile")
+            #expect(profile?.version == (try await database.profile(ada).version))
+
+            let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "verify_email"))
+            try await database.authService().verifyEmail(token: code)
+            let later = try await pullAll(sync, ada, from: first.cursor.token)
+            let verified = later.changes.first { $0.key == me }?.object?.profile
+            #expect(verified?.emailVerifiedAt != nil, "the verified e-mail does not reach devices")
+        }
+    }
+
+    @Test("data logged before the sync migration is in a first pull")
+    func dataFromBeforeTheMigration() async throws {
+        try await TestDatabase.withMigrations(through: 8) { database, migrateRest in
+            let training = database.trainingServices()
+            let ada = try await database.lifter("ada")
+            let workout = try await training.workouts.log(
+                ada, id: "", workoutDraft("Before sync", at: Date().addingTimeInterval(-86_400)))
+            let template = try await training.templates.create(ada, id: "", templateDraft("Legs"))
+            try await migrateRest()
+
+            let sync = database.syncService()
+            let first = try await pullAll(sync, ada)
+            let pulled = Set(first.changes.map(\.key))
+            #expect(pulled.contains(SyncObjectKey(.workout, workout.id.rawValue)), "an old workout is never synced")
+            #expect(pulled.contains(SyncObjectKey(.template, template.id.rawValue)), "an old template is never synced")
+            #expect(pulled.contains(SyncObjectKey(.profile, ada.tenantID.rawValue)))
+        }
+    }
+
+    // MARK: 2. Idempotence
+
+    @Test("a replayed push answers the same results and changes nothing, also when replays race")
+    func replays() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let tablet = try await sync.registerDevice(ada, label: "tablet").id.description
+            let day = clock.now.addingTimeInterval(-3600)
+            let (w1, w2, w3, t) = (UUID(), UUID(), UUID(), UUID())
+            let batch = [
+                put(1, .workout(workoutDraft("Mon", at: day)), w1),
+                put(2, .workout(workoutDraft("Tue", at: day)), w2),
+                put(3, .template(templateDraft("Legs")), t),
+                put(4, .workout(workoutDraft("", at: day)), w3),
+                put(5, .workout(workoutDraft("Mon (stale)", at: day)), w1, base: 7),
+            ]
+            let first = try await sync.push(ada, deviceID: phone, batch)
+            #expect(first.map(\.status) == [.applied, .applied, .applied, .rejected, .conflict])
+            #expect(first[3].violations.map(\.field) == ["mutations[3].workout.name"])
+            #expect(first[4].version == 1 && first[4].baseVersion == 7)
+            let after = try await counts(database, ada)
+            #expect(after.workouts == 2 && after.templates == 1 && after.mutations == 5 && after.applied == 5)
+
+            for replay in 1...5 {
+                let again = try await sync.push(ada, deviceID: phone, batch)
+                #expect(again == first, "replay \(replay)")
+                #expect(try await counts(database, ada) == after, "replay \(replay)")
+            }
+
+            // Another device changes the object meanwhile: a replay still answers as before and
+            // leaves the other device's change alone.
+            let edit = try await sync.push(
+                ada, deviceID: tablet, [put(1, .workout(workoutDraft("Mon (tablet)", at: day)), w1, base: 1)])
+            #expect(edit.map(\.status) == [.applied])
+            #expect(try await sync.push(ada, deviceID: phone, batch) == first)
+            let stored = try await training.workouts.get(ada, id: w1.uuidString)
+            #expect(stored.content.name == "Mon (tablet)" && stored.version == 2)
+
+            // Two copies of one push sent at once (a retry while the first is still running).
+            let watch = try await sync.registerDevice(ada, label: "watch").id.description
+            let (w4, w5) = (UUID(), UUID())
+            let raced = [
+                put(1, .workout(workoutDraft("Wed", at: day)), w4), put(2, .workout(workoutDraft("Thu", at: day)), w5),
+            ]
+            let before = try await counts(database, ada)
+            async let one = sync.push(ada, deviceID: watch, raced)
+            async let two = sync.push(ada, deviceID: watch, raced)
+            let (a, b) = try await (one, two)
+            #expect(a == b)
+            #expect(a.map(\.status) == [.applied, .applied] && a.map(\.version) == [1, 1])
+            let now = try await counts(database, ada)
+            #expect(now.workouts == before.workouts + 2 && now.mutations == before.mutations + 2)
+        }
+    }
+
+    @Test("overlapping batches apply only new ids; gaps, reordered and non-consecutive batches are refused")
+    func overlapsAndGaps() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let day = clock.now.addingTimeInterval(-3600)
+            let ids = (0..<7).map { _ in UUID() }
+            func creation(_ n: Int64) -> Mutation { put(n, .workout(workoutDraft("W\(n)", at: day)), ids[Int(n)]) }
+
+            // 1–3 applied, then 2–5 sent: 2–3 answered from storage, 4–5 applied.
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let first = try await sync.push(ada, deviceID: phone, (1...3).map(creation))
+            let overlap = try await sync.push(ada, deviceID: phone, (2...5).map(creation))
+            #expect(Array(overlap.prefix(2)) == Array(first.suffix(2)))
+            #expect(overlap.map(\.mutationID) == [2, 3, 4, 5])
+            #expect(overlap.suffix(2).map(\.status) == [.applied, .applied])
+            var now = try await counts(database, ada)
+            #expect(now.workouts == 5 && now.mutations == 5 && now.applied == 5)
+
+            // A gap: last applied 5, 7–8 sent. Nothing changes; then 6–8 goes through.
+            let before = now
+            let (t7, t8) = (UUID(), UUID())
+            let afterGap = [put(7, .template(templateDraft("T")), t7), put(8, .template(templateDraft("U")), t8)]
+            let gapError = await #expect(throws: SpotterError.self) {
+                try await sync.push(ada, deviceID: phone, afterGap)
+            }
+            if case .failedPrecondition(let message)? = gapError {
+                #expect(message.contains("up to 5"), "\(message)")
+            } else {
+                Issue.record("a gap answers failedPrecondition, not \(String(describing: gapError))")
+            }
+            #expect(try await counts(database, ada) == before)
+            #expect(try await sync.devices(ada).map(\.lastMutationID) == [5])
+            let filled = try await sync.push(ada, deviceID: phone, [creation(6)] + afterGap)
+            #expect(filled.map(\.status) == [.applied, .applied, .applied])
+            now = try await counts(database, ada)
+            #expect(now.workouts == before.workouts + 1 && now.templates == 2 && now.applied == 8)
+
+            // Reordered batches: 3–4 before 1–2 is a gap; 1–2 then 3–4 works.
+            let tablet = try await sync.registerDevice(ada, label: "tablet").id.description
+            let later = [put(3, .template(templateDraft("C")), UUID()), put(4, .template(templateDraft("D")), UUID())]
+            let early = [put(1, .template(templateDraft("A")), UUID()), put(2, .template(templateDraft("B")), UUID())]
+            let reordered = await #expect(throws: SpotterError.self) {
+                try await sync.push(ada, deviceID: tablet, later)
+            }
+            if case .failedPrecondition? = reordered {} else { Issue.record("\(String(describing: reordered))") }
+            #expect(try await counts(database, ada).templates == 2)
+            #expect(try await sync.push(ada, deviceID: tablet, early).map(\.status) == [.applied, .applied])
+            #expect(try await sync.push(ada, deviceID: tablet, later).map(\.status) == [.applied, .applied])
+            #expect(try await counts(database, ada).templates == 6)
+
+            // Ids inside one batch must be consecutive and start at 1 or later.
+            let watch = try await sync.registerDevice(ada, label: "watch").id.description
+            let unchanged = try await counts(database, ada)
+            let t = UUID()
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(
+                        field: "mutations[2].mutation_id", reason: "must be 3, one more than the mutation before it")
+                ])
+            ) {
+                try await sync.push(
+                    ada, deviceID: watch,
+                    [
+                        put(1, .template(templateDraft("A")), t), put(2, .template(templateDraft("B")), UUID()),
+                        put(4, .template(templateDraft("C")), UUID()),
+                    ])
+            }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(
+                        field: "mutations[1].mutation_id", reason: "must be 3, one more than the mutation before it")
+                ])
+            ) {
+                try await sync.push(
+                    ada, deviceID: watch,
+                    [put(2, .template(templateDraft("B")), UUID()), put(1, .template(templateDraft("A")), t)])
+            }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(
+                        field: "mutations[0].mutation_id", reason: "must be between 1 and 9007199254740991")
+                ])
+            ) { try await sync.push(ada, deviceID: watch, [put(0, .template(templateDraft("A")), t)]) }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(field: "mutations", reason: "must be at most 100 per push")
+                ])
+            ) {
+                try await sync.push(
+                    ada, deviceID: watch, (1...101).map { put($0, .template(templateDraft("T\($0)")), UUID()) })
+            }
+            #expect(try await counts(database, ada) == unchanged)
+
+            // Devices are the tenant's own and registered.
+            await #expect(throws: SpotterError.notFound("device_id: no such device; register it first")) {
+                try await sync.push(ada, deviceID: DeviceID.random().description, [creation(1)])
+            }
+            await #expect(throws: SpotterError.invalid("device_id", "must be a UUID")) {
+                try await sync.push(ada, deviceID: "phone", [creation(1)])
+            }
+            #expect(try await counts(database, ada) == unchanged)
+        }
+    }
+}
