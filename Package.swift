@@ -86,8 +86,19 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SpotterSetup",
+            dependencies: [
+                "Postgres",
+                "SpotterCore",
+                "SpotterPostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SpotterServer",
             dependencies: [
+                "SpotterSetup",
                 "Postgres",
                 "SpotterCore",
                 "SpotterPostgres",
@@ -133,7 +144,7 @@ let package = Package(
                 "Postgres",
                 "SpotterCore",
                 "SpotterPostgres",
-                "SpotterServer",
+                "SpotterSetup",
                 "SpotterProto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),

@@ -4,7 +4,7 @@ import Logging
 import Postgres
 import SpotterCore
 import SpotterPostgres
-import SpotterServer
+import SpotterSetup
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {

@@ -3,7 +3,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import SpotterProto
-import SpotterServer
+import SpotterSetup
 
 /// `spotterctl health`: asks a running spotterd's gRPC health service whether it serves, over TLS.
 /// For container probes and scripts: it never touches the database itself.

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Postgres
 import SpotterPostgres
-import SpotterServer
+import SpotterSetup
 
 /// `spotterctl migrate apply|status`.
 struct MigrateCommand: AsyncParsableCommand {

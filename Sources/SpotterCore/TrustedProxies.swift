@@ -83,6 +83,10 @@ public struct TrustedProxies: Sendable, Equatable {
 public struct TrustedProxyError: Error, Equatable, CustomStringConvertible {
     public let entry: String
 
+    public init(entry: String) {
+        self.entry = entry
+    }
+
     public var description: String {
         "\"\(entry)\" is not an IP address or CIDR range such as 10.0.0.0/8 or fd00::/8"
     }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import SpotterCore
-import SpotterRPC
 
 /// How log lines are written.
 public enum LogFormat: String, Sendable {
