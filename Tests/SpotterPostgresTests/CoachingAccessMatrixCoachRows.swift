@@ -1,0 +1,224 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+/// The access matrix's coach-facing calls about the owner: links, scopes and tiers decide
+/// (see `CoachingAccessMatrixTests`).
+func coachMatrixRows() -> [MatrixRow] {
+    [
+        MatrixRow(
+            name: "coaching.clients",
+            call: { coaching, _, p, _ in try await coaching.clients(p, inactiveDays: 0) },
+            expected: { $0.isCoach ? .success : .failure(coachOnly) },
+            logs: { Role.owner.active.contains($0) ? (.overview, "ListClients") : nil },
+            visible: { $0.active.union([$0]) },
+            check: { role, value, w in
+                expectValue(value, as: [ClientSummary].self, role) { clients in
+                    #expect(Set(clients.map(\.link.lifterID)) == Set(role.active.map(w.id)), "as \(role)")
+                    if let owner = clients.first(where: { $0.link.lifterID == w.id(.owner) }) {
+                        #expect(owner.lastWorkoutAt != nil, "as \(role)")
+                        #expect(owner.workoutsThisWeek != nil, "as \(role)")
+                    }
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientHistory",
+            call: { coaching, _, p, w in
+                try await coaching.clientHistory(
+                    p, client: w.client, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            },
+            expected: coachCall(needs: .history),
+            logs: logged(.history, "ListClientWorkouts"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: Page<WorkoutEntry>.self, role) { page in
+                    #expect(page.items.map(\.id) == w.ownerWorkouts, "as \(role)")
+                    // Sets, reps and volume only with the details scope.
+                    let details = role.ownerScopes.contains(.details)
+                    #expect(page.items.allSatisfy { ($0.summary.setCount > 0) == details }, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientWorkout",
+            call: { coaching, _, p, w in try await coaching.clientWorkout(p, client: w.client, workoutID: w.workout) },
+            expected: coachCall(needs: .details),
+            logs: logged(.details, "GetClientWorkout"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: Workout.self, role) { workout in
+                    #expect(workout.id.description == w.workout)
+                    #expect(workout.content.exercises.map(\.sets.count) == [3, 3, 3])
+                    #expect(workout.exerciseNames[ExerciseID(w.exercise)!] == w.exerciseName, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientWorkout (another client's workout id)",
+            call: { coaching, _, p, w in
+                try await coaching.clientWorkout(p, client: w.client, workoutID: w.foreignWorkout)
+            },
+            expected: { role in
+                coachCall(needs: .details)(role).map { outcome in
+                    if case .success = outcome { return workoutNotFound }
+                    return outcome
+                }
+            },
+            twin: { world in
+                var world = world
+                world.foreignWorkout = UUID().uuidString.lowercased()
+                return world
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientProgress (squat)",
+            call: { coaching, _, p, w in
+                try await coaching.clientProgress(
+                    p, client: w.client, exerciseID: Catalog.squat.description, from: nil, to: nil, formula: .epley)
+            },
+            expected: coachCall(needs: .progress, tier: [.coachLowTier: freeCoachProgress]),
+            logs: logged(.progress, "GetClientProgress"),
+            visible: coachAndOwner,
+            check: { role, value, _ in
+                expectValue(value, as: ProgressReport.self, role) { report in
+                    #expect(report.points.count == 2, "as \(role)")
+                    #expect(report.records.heaviest?.set.weight == Mass(kilograms: 100), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientProgress (overhead press)",
+            call: { coaching, _, p, w in
+                try await coaching.clientProgress(
+                    p, client: w.client, exerciseID: Catalog.overheadPress.description, from: nil, to: nil,
+                    formula: .epley)
+            },
+            expected: coachCall(
+                needs: .progress,
+                tier: [.coachLowTier: freeCoachProgress, .coachMid: coachProProgress("Overhead Press")]),
+            logs: logged(.progress, "GetClientProgress"),
+            visible: coachAndOwner,
+            check: { role, value, _ in
+                expectValue(value, as: ProgressReport.self, role) { #expect($0.points.count == 1, "as \(role)") }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientProgress (the owner's custom exercise)",
+            call: { coaching, _, p, w in
+                try await coaching.clientProgress(
+                    p, client: w.client, exerciseID: w.exercise, from: nil, to: nil, formula: .epley)
+            },
+            expected: coachCall(
+                needs: .progress,
+                tier: [.coachLowTier: freeCoachProgress, .coachMid: coachProProgress("Owner Zercher Squat")]),
+            logs: logged(.progress, "GetClientProgress"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: ProgressReport.self, role) { report in
+                    #expect(report.exercise.id.description == w.exercise, "as \(role)")
+                    #expect(report.points.count == 1, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientStatistics",
+            call: { coaching, _, p, w in
+                try await coaching.clientStatistics(
+                    p, client: w.client, period: .month, from: statisticsFrom, to: statisticsTo)
+            },
+            expected: coachCall(
+                needs: .progress,
+                tier: [.coachLowTier: .permissionDenied("a client's statistics need the Coach tier")]),
+            logs: logged(.statistics, "GetClientStatistics"),
+            visible: coachAndOwner,
+            check: { role, value, _ in
+                expectValue(value, as: [StatisticsBucket].self, role) { buckets in
+                    #expect(buckets.map(\.workouts).reduce(0, +) == 2, "as \(role)")
+                    #expect(buckets.map(\.setCount).reduce(0, +) == 12, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.clientComments",
+            call: { coaching, _, p, w in try await coaching.clientComments(p, client: w.client, workoutID: w.workout) },
+            expected: coachCall(needs: .details),
+            logs: logged(.details, "ListClientComments"),
+            visible: { Role.commenters.union([$0, .owner]) },
+            check: { role, value, w in
+                expectValue(value, as: [WorkoutComment].self, role) { comments in
+                    #expect(comments.map { $0.id.uuidString.lowercased() }.contains(w.comment), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.commentAsCoach",
+            call: { coaching, _, p, w in
+                try await coaching.commentAsCoach(
+                    p, client: w.client, workoutID: w.workout, exerciseIndex: 1, setIndex: 0, body: "elbows in")
+            },
+            expected: coachCall(needs: .details),
+            logs: logged(.details, "CommentOnClientWorkout"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: WorkoutComment.self, role) { comment in
+                    #expect(comment.authorID == w.id(role) && comment.authorSide == .coach, "as \(role)")
+                    #expect(comment.workoutID.description == w.workout)
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.assign (a template of the caller's own)",
+            call: { coaching, _, p, w in
+                try await coaching.assign(
+                    p, client: w.client, templateID: w.ownTemplates[w.role(of: p)]!, programID: "", note: "")
+            },
+            expected: coachCall(needs: nil),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: Assignment.self, role) { assignment in
+                    #expect(assignment.lifterID == w.id(.owner) && assignment.coachID == w.id(role))
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.assign (the stranger's template)",
+            call: { coaching, _, p, w in
+                try await coaching.assign(p, client: w.client, templateID: w.foreignTemplate, programID: "", note: "")
+            },
+            expected: { $0.isCoach ? templateNotFound : .failure(coachOnly) }
+        ),
+        MatrixRow(
+            name: "coaching.deleteCommentAsCoach (the caller's own comment)",
+            call: { coaching, _, p, w in
+                try await coaching.deleteCommentAsCoach(
+                    p, client: w.client, id: w.ownComments[w.role(of: p)] ?? w.comment)
+                return "deleted"
+            },
+            expected: coachCall(needs: .details),
+            logs: logged(.details, "DeleteClientComment")
+        ),
+        MatrixRow(
+            name: "coaching.deleteCommentAsCoach (the owner's own comment)",
+            call: { coaching, _, p, w in
+                try await coaching.deleteCommentAsCoach(p, client: w.client, id: w.comment)
+                return "deleted"
+            },
+            expected: { role in
+                coachCall(needs: .details)(role).map { outcome in
+                    if case .success = outcome { return commentNotFound }
+                    return outcome
+                }
+            },
+            twin: { world in
+                var world = world
+                world.comment = UUID().uuidString.lowercased()
+                return world
+            }
+        ),
+    ]
+}

@@ -1,0 +1,199 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+/// The access matrix's lifter-facing calls: what the owner, other lifters and every coach get
+/// when they call what only the owner may (see `CoachingAccessMatrixTests`).
+func lifterMatrixRows() -> [MatrixRow] {
+    [
+        MatrixRow(
+            name: "training.workouts.get (owner's workout)",
+            call: { _, training, p, w in try await training.workouts.get(p, id: w.workout) },
+            expected: lifterCall(owner: .success, lifters: workoutNotFound, coaches: workoutNotFound),
+            check: { _, value, w in
+                expectValue(value, as: Workout.self, .owner) { #expect($0.id.description == w.workout) }
+            }
+        ),
+        MatrixRow(
+            name: "training.workouts.update (owner's workout)",
+            call: { _, training, p, w in
+                try await training.workouts.update(
+                    p, id: w.workout, WorkoutPatch(notes: "edited by \(w.role(of: p))"), expectedVersion: nil)
+            },
+            expected: lifterCall(owner: .success, lifters: workoutNotFound, coaches: workoutNotFound)
+        ),
+        MatrixRow(
+            name: "training.workouts.delete (owner's workout)",
+            call: { _, training, p, w in
+                try await training.workouts.delete(p, id: w.workout)
+                return "deleted"
+            },
+            expected: lifterCall(owner: nil, lifters: workoutNotFound, coaches: workoutNotFound)
+        ),
+        MatrixRow(
+            name: "training.workouts.history (own)",
+            call: { _, training, p, _ in
+                try await training.workouts.history(p, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            check: { role, value, w in
+                expectValue(value, as: Page<WorkoutEntry>.self, role) { page in
+                    if role == .owner { #expect(page.items.map(\.id) == w.ownerWorkouts) }
+                    if role.isCoach { #expect(page.items.isEmpty, "as \(role)") }
+                }
+            }
+        ),
+        MatrixRow(
+            name: "training.exercises.get (owner's custom exercise)",
+            call: { _, training, p, w in try await training.exercises.get(p, w.exercise) },
+            expected: lifterCall(owner: .success, lifters: exerciseNotFound, coaches: exerciseNotFound)
+        ),
+        MatrixRow(
+            name: "training.progress.progress (owner's custom exercise)",
+            call: { _, training, p, w in
+                try await training.progress.progress(p, exerciseID: w.exercise, from: nil, to: nil, formula: .epley)
+            },
+            expected: lifterCall(owner: .success, lifters: exerciseNotFound, coaches: exerciseNotFound),
+            check: { role, value, _ in
+                expectValue(value, as: ProgressReport.self, role) { #expect($0.points.count == 1) }
+            }
+        ),
+        MatrixRow(
+            name: "training.progress.results (owner's custom exercise)",
+            call: { _, training, p, w in
+                try await training.progress.results(p, exerciseID: w.exercise, pageSize: 0, pageToken: "")
+            },
+            expected: lifterCall(owner: .success, lifters: exerciseNotFound, coaches: exerciseNotFound)
+        ),
+        MatrixRow(
+            name: "training.templates.get (coach_full's template assigned to the owner)",
+            call: { _, training, p, w in try await training.templates.get(p, id: w.programTemplate) },
+            expected: lifterCall(
+                owner: .success, lifters: templateNotFound, coaches: templateNotFound, except: [.coachFull: .success]),
+            visible: { $0 == .owner ? [.owner, .coachFull] : [$0] }
+        ),
+        MatrixRow(
+            name: "coaching.program (coach_full's program assigned to the owner)",
+            call: { coaching, _, p, w in try await coaching.program(p, id: w.program) },
+            expected: lifterCall(
+                owner: .success, lifters: programNotFound, coaches: programNotFound, except: [.coachFull: .success]),
+            visible: { $0 == .owner ? [.owner, .coachFull] : [$0] }
+        ),
+        MatrixRow(
+            name: "coaching.follow (coach_full's program assigned to the owner)",
+            call: { coaching, _, p, w in try await coaching.follow(p, programID: w.program, startOn: "") },
+            expected: lifterCall(owner: .success, lifters: programNotFound, coaches: coachesRefused),
+            visible: { $0 == .owner ? [.owner, .coachFull] : [$0] }
+        ),
+        MatrixRow(
+            name: "coaching.comments (owner's workout)",
+            call: { coaching, _, p, w in try await coaching.comments(p, workoutID: w.workout) },
+            expected: lifterCall(owner: .success, lifters: workoutNotFound, coaches: workoutNotFound),
+            visible: { $0 == .owner ? Role.commenters.union([.owner]) : [$0] },
+            check: { role, value, w in
+                expectValue(value, as: [WorkoutComment].self, role) { comments in
+                    #expect(comments.map { $0.id.uuidString.lowercased() }.contains(w.comment))
+                    #expect(comments.count == 1 + Role.commenters.count)
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.comment (owner's workout)",
+            call: { coaching, _, p, w in
+                try await coaching.comment(p, workoutID: w.workout, exerciseIndex: nil, setIndex: nil, body: "mine?")
+            },
+            expected: lifterCall(owner: .success, lifters: workoutNotFound, coaches: coachesRefused)
+        ),
+        MatrixRow(
+            name: "coaching.deleteComment (owner's comment)",
+            call: { coaching, _, p, w in
+                try await coaching.deleteComment(p, id: w.comment)
+                return "deleted"
+            },
+            expected: lifterCall(owner: nil, lifters: commentNotFound, coaches: coachesRefused)
+        ),
+        MatrixRow(
+            name: "coaching.accessLog (own)",
+            call: { coaching, _, p, _ in try await coaching.accessLog(p, coach: "", pageSize: 100, pageToken: "") },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: coachesRefused),
+            // The ended coach read once before the link ended.
+            visible: { $0.linked.union([$0]) },
+            check: { role, value, _ in
+                expectValue(value, as: Page<AccessLogEntry>.self, role) { page in
+                    if role == .stranger { #expect(page.items.isEmpty) }
+                    if role == .owner { #expect(!page.items.isEmpty) }
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.accessLog (own, for the owner's coach)",
+            call: { coaching, _, p, w in
+                try await coaching.accessLog(p, coach: w.coach, pageSize: 100, pageToken: "")
+            },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: coachesRefused),
+            visible: { $0.active.union([$0]) },
+            check: { role, value, w in
+                expectValue(value, as: Page<AccessLogEntry>.self, role) { page in
+                    #expect(page.items.allSatisfy { $0.coachID.description == w.coach })
+                    if role == .stranger { #expect(page.items.isEmpty) }
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.setScopes (the owner's coach)",
+            call: { coaching, _, p, w in
+                try await coaching.setScopes(p, coach: w.coach, scopes: World.allScopes)
+            },
+            // The other client has their own link with the same coach.
+            expected: lifterCall(
+                owner: .success, lifters: coachNotFound, coaches: coachesRefused, except: [.otherClient: .success]),
+            visible: { $0.active.union([$0]) },
+            check: { role, value, _ in
+                expectValue(value, as: CoachLink.self, role) { #expect($0.scopes == Set(Scope.allCases)) }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.endLink (the owner's coach)",
+            call: { coaching, _, p, w in try await coaching.endLink(p, other: w.coach) },
+            expected: lifterCall(
+                owner: nil, lifters: coachNotFound, coaches: .failure(clientNotFound), except: [.otherClient: nil])
+        ),
+        MatrixRow(
+            name: "coaching.respond (the owner's coach)",
+            call: { coaching, _, p, w in
+                try await coaching.respond(p, other: w.coach, accept: true, scopes: World.allScopes)
+            },
+            expected: lifterCall(owner: noPending, lifters: noPending, coaches: noPending)
+        ),
+        MatrixRow(
+            name: "coaching.links (own, closed too)",
+            call: { coaching, _, p, _ in try await coaching.links(p, includeClosed: true) },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            visible: { $0.linked.union([$0]) },
+            check: { role, value, w in
+                expectValue(value, as: [CoachLink].self, role) { links in
+                    let others = links.map { $0.lifterID == w.id(role) ? $0.coachID : $0.lifterID }
+                    #expect(Set(others) == Set(role.linked.map(w.id)), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "coaching.assignments (own; a coach's for the owner)",
+            call: { coaching, _, p, w in try await coaching.assignments(p, client: w.client) },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            visible: { $0.isCoach ? [$0, .owner] : $0.active.union([$0]) },
+            check: { role, value, w in
+                expectValue(value, as: [Assignment].self, role) { assignments in
+                    switch role {
+                    case .owner, .coachFull: #expect(assignments.map(\.item.description) == [w.program], "as \(role)")
+                    default: #expect(assignments.isEmpty, "as \(role)")
+                    }
+                }
+            }
+        ),
+    ]
+}

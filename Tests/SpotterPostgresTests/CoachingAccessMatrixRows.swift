@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+// MARK: - The rows
+
+enum MatrixOutcome: CustomStringConvertible {
+    case success
+    case failure(SpotterError)
+
+    var description: String {
+        switch self {
+        case .success: "success"
+        case .failure(let error): "\(error)"
+        }
+    }
+}
+
+/// One call of the matrix, with what each caller must get.
+struct MatrixRow {
+    typealias Call = (CoachingService, TrainingServices, Principal, World) async throws -> Any
+
+    var name: String
+    var call: Call
+    /// The exact answer for each caller; `nil` where the call does not apply.
+    var expected: (Role) -> MatrixOutcome?
+    /// The access-log row a successful call by the caller adds to the owner's log.
+    var logs: (Role) -> (kind: AccessKind, method: String)? = { _ in nil }
+    /// Whose data a successful answer to the caller may contain.
+    var visible: (Role) -> Set<Role> = { [$0] }
+    /// The world in which the same call names nothing that exists.
+    var twin: (World) -> World = { $0.randomized() }
+    /// Further checks of a successful answer.
+    var check: (Role, Any, World) -> Void = { _, _, _ in }
+}
+
+let coachOnly = SpotterError.permissionDenied("this call is for coach accounts")
+let lifterOnly = SpotterError.permissionDenied("this call is for lifter accounts")
+let clientNotFound = SpotterError.notFound("client not found")
+let freeCoachProgress = SpotterError.permissionDenied(
+    "a client's progress needs the Coach tier (or Coach Pro for every exercise)")
+
+func coachProProgress(_ exercise: String) -> SpotterError {
+    .permissionDenied(
+        "a client's progress for \(exercise) needs the Coach Pro tier; the Coach tier covers Barbell Back Squat, "
+            + "Barbell Bench Press and Barbell Deadlift")
+}
+
+/// A lifter-facing call: the owner's answer, the other lifters' and the coaches'; `except` overrides.
+func lifterCall(
+    owner: MatrixOutcome?, lifters: MatrixOutcome?, coaches: MatrixOutcome?, except: [Role: MatrixOutcome?] = [:]
+) -> (Role) -> MatrixOutcome? {
+    { role in
+        if let special = except[role] { return special }
+        return role == .owner ? owner : role.isCoach ? coaches : lifters
+    }
+}
+
+/// A coach call about the owner: lifters are told it is for coaches, a coach without an active
+/// link does not find the client, a missing scope is named, then the tier decides.
+func coachCall(needs scope: Scope?, tier refusals: [Role: SpotterError] = [:]) -> (Role) -> MatrixOutcome? {
+    { role in
+        guard role.isCoach else { return .failure(coachOnly) }
+        guard Role.owner.active.contains(role) else { return .failure(clientNotFound) }
+        if let scope, !role.ownerScopes.contains(scope) {
+            return .failure(.permissionDenied("owner has not granted you the \(scope.rawValue) scope"))
+        }
+        if let refusal = refusals[role] { return .failure(refusal) }
+        return .success
+    }
+}
+
+/// What a coach read adds to the owner's log.
+func logged(_ kind: AccessKind, _ method: String) -> (Role) -> (kind: AccessKind, method: String)? {
+    { _ in (kind, method) }
+}
+
+func coachAndOwner(_ role: Role) -> Set<Role> { [role, .owner] }
+
+func expectValue<T>(_ value: Any, as type: T.Type, _ role: Role, _ body: (T) -> Void) {
+    guard let typed = value as? T else {
+        Issue.record("as \(role): answered \(Swift.type(of: value)), not \(T.self)")
+        return
+    }
+    body(typed)
+}
+
+/// Answers many rows share.
+let workoutNotFound = MatrixOutcome.failure(.notFound("workout not found"))
+let exerciseNotFound = MatrixOutcome.failure(.notFound("exercise not found"))
+let templateNotFound = MatrixOutcome.failure(.notFound("template not found"))
+let programNotFound = MatrixOutcome.failure(.notFound("program not found"))
+let commentNotFound = MatrixOutcome.failure(.notFound("comment not found"))
+let coachNotFound = MatrixOutcome.failure(.notFound("coach not found"))
+let noPending = MatrixOutcome.failure(.notFound("no pending request to answer"))
+let coachesRefused = MatrixOutcome.failure(lifterOnly)
+let statisticsFrom = Date(timeIntervalSince1970: 1_790_000_000 - 30 * 86_400)
+let statisticsTo = Date(timeIntervalSince1970: 1_790_000_000 + 86_400)
+
+/// Every row: the lifter-facing calls, then the coach-facing ones.
+func matrixRows() -> [MatrixRow] { lifterMatrixRows() + coachMatrixRows() }
