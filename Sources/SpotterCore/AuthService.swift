@@ -311,6 +311,24 @@ public struct AuthService: Sendable {
         logger.notice("two-factor sign-in turned off", metadata: ["tenant": "\(principal.tenantID)"])
     }
 
+    /// Replaces the recovery codes with ten new ones, shown this once, given a current code from the
+    /// app (a recovery code cannot make new ones: whoever holds only those should turn it off).
+    public func regenerateRecoveryCodes(_ principal: Principal, code: String) async throws -> [String] {
+        guard let record = try await store.twoFactor(principal), record.enabledAt != nil else {
+            throw SpotterError.failedPrecondition("two-factor sign-in is not on")
+        }
+        guard case .totp? = SecondFactorCode(code) else {
+            throw SpotterError.invalid("code", "must be the six digits your authenticator app shows")
+        }
+        try await checkSecondFactor(principal, code: code, record: record)
+        let codes = RecoveryCodes.generate()
+        guard try await store.replaceRecoveryCodes(principal, hashes: codes.map(RecoveryCodes.hash)) else {
+            throw SpotterError.failedPrecondition("two-factor sign-in is not on")
+        }
+        logger.notice("recovery codes replaced", metadata: ["tenant": "\(principal.tenantID)"])
+        return codes
+    }
+
     /// Checks a second-factor code, counted before it is checked; each code works once.
     private func checkSecondFactor(_ principal: Principal, code text: String, record: TwoFactorRecord) async throws {
         guard let code = SecondFactorCode(text) else {

@@ -93,6 +93,8 @@ public protocol AuthStore: Sendable {
 
     /// Turns it off: forgets the secret, the recovery codes and open sign-in challenges.
     func disableTwoFactor(_ principal: Principal) async throws
+    /// Replaces the account's recovery codes with these (hashes); `false` when two-factor sign-in is off.
+    func replaceRecoveryCodes(_ principal: Principal, hashes: [[UInt8]]) async throws -> Bool
 
     /// Counts a second-factor attempt before the code is checked, under the account's lock, like
     /// `countSignInAttempt`; an accepted code clears the count.

@@ -61,14 +61,21 @@ extension PostgresAuthStore {
                     [principal.accountID.rawValue, now, step]
                 ).single != nil
             else { return false }
-            try await connection.query(
-                "DELETE FROM mfa_recovery_codes WHERE account_id = $1", [principal.accountID.rawValue])
-            for hash in recoveryCodeHashes {
+            try await TwoFactorSQL.replaceRecoveryCodes(principal, hashes: recoveryCodeHashes, connection)
+            return true
+        }
+    }
+
+    public func replaceRecoveryCodes(_ principal: Principal, hashes: [[UInt8]]) async throws -> Bool {
+        try await database.withTenant(principal.tenantID) { connection in
+            // The enabled row, locked: turning two-factor off meanwhile waits, then finds no codes to keep.
+            guard
                 try await connection.query(
-                    "INSERT INTO mfa_recovery_codes (tenant_id, account_id, code_hash) VALUES ($1, $2, $3)",
-                    [principal.tenantID.rawValue, principal.accountID.rawValue, PostgresBytes(hash)]
-                )
-            }
+                    "SELECT FROM account_mfa WHERE account_id = $1 AND enabled_at IS NOT NULL FOR UPDATE",
+                    [principal.accountID.rawValue]
+                ).single != nil
+            else { return false }
+            try await TwoFactorSQL.replaceRecoveryCodes(principal, hashes: hashes, connection)
             return true
         }
     }
@@ -193,6 +200,20 @@ extension PostgresAuthStore {
 
 /// Two-factor statements shared by the application and `spotterctl`.
 enum TwoFactorSQL {
+    /// Deletes the account's recovery codes and stores these hashes instead.
+    static func replaceRecoveryCodes(_ principal: Principal, hashes: [[UInt8]], _ connection: PostgresConnection)
+        async throws
+    {
+        try await connection.query(
+            "DELETE FROM mfa_recovery_codes WHERE account_id = $1", [principal.accountID.rawValue])
+        for hash in hashes {
+            try await connection.query(
+                "INSERT INTO mfa_recovery_codes (tenant_id, account_id, code_hash) VALUES ($1, $2, $3)",
+                [principal.tenantID.rawValue, principal.accountID.rawValue, PostgresBytes(hash)]
+            )
+        }
+    }
+
     /// Forgets an account's secret, recovery codes and open sign-in challenges.
     static func forget(account: AccountID, _ connection: PostgresConnection) async throws {
         for table in ["mfa_challenges", "mfa_recovery_codes", "account_mfa"] {

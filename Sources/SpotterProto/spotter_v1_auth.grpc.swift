@@ -196,6 +196,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "RegenerateRecoveryCodes" metadata.
+        public enum RegenerateRecoveryCodes: Sendable {
+            /// Request type for "RegenerateRecoveryCodes".
+            public typealias Input = Spotter_V1_RegenerateRecoveryCodesRequest
+            /// Response type for "RegenerateRecoveryCodes".
+            public typealias Output = Spotter_V1_RegenerateRecoveryCodesResponse
+            /// Descriptor for "RegenerateRecoveryCodes".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "RegenerateRecoveryCodes",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "spotter.v1.AuthService" service.
         public static let descriptors: [GRPCCore.MethodDescriptor] = [
             Register.descriptor,
@@ -210,7 +223,8 @@ public enum Spotter_V1_AuthService: Sendable {
             RevokeSession.descriptor,
             BeginMfaEnrollment.descriptor,
             ConfirmMfa.descriptor,
-            DisableMfa.descriptor
+            DisableMfa.descriptor,
+            RegenerateRecoveryCodes.descriptor
         ]
     }
 }
@@ -478,6 +492,25 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_DisableMfaRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DisableMfaResponse>
+
+        /// Handle the "RegenerateRecoveryCodes" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+        /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_RegenerateRecoveryCodesRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_RegenerateRecoveryCodesResponse` messages.
+        func regenerateRecoveryCodes(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>
     }
 
     /// Service protocol for the "spotter.v1.AuthService" service.
@@ -729,6 +762,25 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.ServerRequest<Spotter_V1_DisableMfaRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DisableMfaResponse>
+
+        /// Handle the "RegenerateRecoveryCodes" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+        /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_RegenerateRecoveryCodesRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_RegenerateRecoveryCodesResponse` message.
+        func regenerateRecoveryCodes(
+            request: GRPCCore.ServerRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>
     }
 
     /// Simple service protocol for the "spotter.v1.AuthService" service.
@@ -978,6 +1030,25 @@ extension Spotter_V1_AuthService {
             request: Spotter_V1_DisableMfaRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_DisableMfaResponse
+
+        /// Handle the "RegenerateRecoveryCodes" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+        /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_RegenerateRecoveryCodesRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_RegenerateRecoveryCodesResponse` to respond with.
+        func regenerateRecoveryCodes(
+            request: Spotter_V1_RegenerateRecoveryCodesRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_RegenerateRecoveryCodesResponse
     }
 }
 
@@ -1128,6 +1199,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
                 )
             }
         )
+        router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.RegenerateRecoveryCodes.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_RegenerateRecoveryCodesRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_RegenerateRecoveryCodesResponse>(),
+            handler: { request, context in
+                try await self.regenerateRecoveryCodes(
+                    request: request,
+                    context: context
+                )
+            }
+        )
     }
 }
 
@@ -1271,6 +1353,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DisableMfaResponse> {
         let response = try await self.disableMfa(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func regenerateRecoveryCodes(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse> {
+        let response = try await self.regenerateRecoveryCodes(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -1443,6 +1536,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DisableMfaResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_DisableMfaResponse>(
             message: try await self.disableMfa(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func regenerateRecoveryCodes(
+        request: GRPCCore.ServerRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>(
+            message: try await self.regenerateRecoveryCodes(
                 request: request.message,
                 context: context
             ),
@@ -1765,6 +1871,30 @@ extension Spotter_V1_AuthService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DisableMfaResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DisableMfaResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "RegenerateRecoveryCodes" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+        /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_RegenerateRecoveryCodesRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_RegenerateRecoveryCodesRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_RegenerateRecoveryCodesResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func regenerateRecoveryCodes<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_RegenerateRecoveryCodesRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_RegenerateRecoveryCodesResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RegenerateRecoveryCodesResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
     }
 
@@ -2233,6 +2363,41 @@ extension Spotter_V1_AuthService {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "RegenerateRecoveryCodes" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+        /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_RegenerateRecoveryCodesRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_RegenerateRecoveryCodesRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_RegenerateRecoveryCodesResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func regenerateRecoveryCodes<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_RegenerateRecoveryCodesRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_RegenerateRecoveryCodesResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RegenerateRecoveryCodesResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.RegenerateRecoveryCodes.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -2619,6 +2784,36 @@ extension Spotter_V1_AuthService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DisableMfaRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DisableMfaResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "RegenerateRecoveryCodes" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+    /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_RegenerateRecoveryCodesRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func regenerateRecoveryCodes<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RegenerateRecoveryCodesResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.regenerateRecoveryCodes(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_RegenerateRecoveryCodesRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_RegenerateRecoveryCodesResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -3059,6 +3254,40 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.disableMfa(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "RegenerateRecoveryCodes" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Replaces the recovery codes with ten new ones (the old ones stop working at once); needs a
+    /// > current code from the app. FAILED_PRECONDITION when two-factor sign-in is off.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func regenerateRecoveryCodes<Result>(
+        _ message: Spotter_V1_RegenerateRecoveryCodesRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RegenerateRecoveryCodesResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_RegenerateRecoveryCodesRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.regenerateRecoveryCodes(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -90,6 +90,13 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         return Spotter_V1_DisableMfaResponse()
     }
 
+    public func regenerateRecoveryCodes(
+        request: Spotter_V1_RegenerateRecoveryCodesRequest, context: ServerContext
+    ) async throws -> Spotter_V1_RegenerateRecoveryCodesResponse {
+        let codes = try await auth.regenerateRecoveryCodes(try RequestContext.principal(), code: request.code)
+        return .with { $0.recoveryCodes = codes }
+    }
+
     public func refresh(request: Spotter_V1_RefreshRequest, context: ServerContext) async throws -> Spotter_V1_TokenPair
     {
         Spotter_V1_TokenPair(try await auth.refresh(refreshToken: request.refreshToken))

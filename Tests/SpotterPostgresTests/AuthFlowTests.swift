@@ -378,6 +378,34 @@ struct AuthFlowTests {
         }
     }
 
+    @Test("recovery codes are replaced with a code from the app: the old ones stop working, the new ones work")
+    func regenerateRecoveryCodes() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .principal
+            await #expect(throws: SpotterError.failedPrecondition("two-factor sign-in is not on")) {
+                try await auth.regenerateRecoveryCodes(ada, code: "123456")
+            }
+            let enrollment = try await auth.beginTwoFactor(ada)
+            let old = try await auth.confirmTwoFactor(ada, code: try appCode(enrollment, at: clock.now))
+            await #expect(throws: SpotterError.invalid("code", "must be the six digits your authenticator app shows")) {
+                try await auth.regenerateRecoveryCodes(ada, code: old[0])
+            }
+            clock.advance(by: 31)
+            let new = try await auth.regenerateRecoveryCodes(ada, code: try appCode(enrollment, at: clock.now))
+            #expect(new.count == 10 && Set(new).isDisjoint(with: old))
+            #expect(try await database.count("SELECT count(*)::int FROM mfa_recovery_codes") == 10)
+            await #expect(throws: SpotterError.unauthenticated("code: is wrong or was already used")) {
+                try await auth.disableTwoFactor(ada, code: old[1])
+            }
+            try await auth.disableTwoFactor(ada, code: new[0])
+            #expect(try await database.count("SELECT count(*)::int FROM account_mfa") == 0)
+        }
+    }
+
     @Test("a taken e-mail or username is refused before any password is hashed, and counts against the address")
     func duplicatesBeforeHashing() async throws {
         try await TestDatabase.with { database in
