@@ -2,6 +2,15 @@ import Foundation
 import Logging
 import SpotterCore
 
+/// `127.0.0.1:9464` or `[::1]:9464` as its host (brackets removed) and port; `nil` when it is not
+/// `host:port` with a port from 0 to 65535.
+public func hostAndPort(_ address: String) -> (host: String, port: Int)? {
+    guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
+        let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port)
+    else { return nil }
+    return (address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
+}
+
 /// How log lines are written.
 public enum LogFormat: String, Sendable {
     /// swift-log's text lines, for a terminal.
@@ -129,11 +138,8 @@ public struct ServerConfiguration: Sendable {
         if let address = reader.string("SPOTTER_METRICS_ADDRESS") {
             if address.lowercased() == "off" {
                 configuration.metricsAddress = nil
-            } else if let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-                (0...65535).contains(port), colon != address.startIndex
-            {
-                let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-                configuration.metricsAddress = (host, port)
+            } else if let parsed = hostAndPort(address) {
+                configuration.metricsAddress = parsed
             } else {
                 throw ConfigurationError(
                     variable: "SPOTTER_METRICS_ADDRESS", reason: "must be host:port (such as 127.0.0.1:9464) or off")

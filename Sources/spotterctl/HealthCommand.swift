@@ -36,10 +36,9 @@ struct HealthCommand: AsyncParsableCommand {
         let settings = try ServerConfiguration.fromEnvironment()
         let listening = ["0.0.0.0", "::", ""].contains(settings.host) ? "127.0.0.1" : settings.host
         let target = address ?? "\(listening):\(settings.port)"
-        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]) else {
+        guard let (host, port) = hostAndPort(target) else {
             throw ValidationError("--address must be host:port, such as 127.0.0.1:8443")
         }
-        let host = String(target[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let development = settings.dataDirectory.appendingPathComponent("tls/dev-cert.pem").path
         let trusted =
             ca ?? settings.tlsCertificatePath
