@@ -9,10 +9,6 @@ import SwiftProtobuf
 /// every method that is not public, bounds the handler's work by a deadline, maps errors for the
 /// client, and logs the outcome.
 public struct RequestInterceptor: ServerInterceptor {
-    /// How long a call's handler may run (from reading its request to its answer, or for a
-    /// streaming call to its first message) before the call ends DEADLINE_EXCEEDED. A client's own
-    /// shorter deadline (`grpc-timeout`) ends it the same way when it passes.
-    public static let defaultDeadline: Duration = .seconds(30)
 
     /// Methods callable without an access token (full names: `spotter.v1.AuthService/SignIn`).
     public static let publicMethods: Set<String> = [
@@ -36,11 +32,13 @@ public struct RequestInterceptor: ServerInterceptor {
     private let trustedProxies: TrustedProxies
     private let metrics: any MetricsFactory
 
-    /// `metrics` receives, per call: `spotter_rpc_calls_total{method,code}`,
+    /// `deadline` is how long a call's handler may run (from reading its request to its answer, or
+    /// for a streaming call to its first message) before the call ends DEADLINE_EXCEEDED
+    /// (`TransportLimits.callDeadline`). `metrics` receives, per call: `spotter_rpc_calls_total{method,code}`,
     /// `spotter_rpc_duration_seconds{method}` (a histogram), `spotter_rpc_in_flight`, and for the
     /// sign-in calls `spotter_sign_in_attempts_total{result}` (ok, failed, throttled).
     public init(
-        auth: AuthService, logger: Logger, deadline: Duration = Self.defaultDeadline,
+        auth: AuthService, logger: Logger, deadline: Duration,
         trustedProxies: TrustedProxies = .none, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.auth = auth

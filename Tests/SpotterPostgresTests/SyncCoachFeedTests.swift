@@ -9,9 +9,7 @@ import Testing
 /// Coach-side changes in lifters' feeds, and the one lock order of the feed counters.
 @Suite("Offline-first sync on PostgreSQL: coach-side changes and lock order")
 struct SyncCoachFeedTests {
-    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
-    /// compares them with the service clock.
-    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    private let start = syncTestStart()
 
     // MARK: 8. Coach-side changes
 

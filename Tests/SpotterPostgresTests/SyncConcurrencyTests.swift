@@ -9,9 +9,7 @@ import Testing
 /// The feed's cursor under concurrent writers and pullers: every change seen once, in order.
 @Suite("Offline-first sync on PostgreSQL: cursors under concurrency")
 struct SyncConcurrencyTests {
-    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
-    /// compares them with the service clock.
-    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    private let start = syncTestStart()
 
     // MARK: 7. Cursor safety under concurrency
 

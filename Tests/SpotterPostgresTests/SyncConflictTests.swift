@@ -9,9 +9,7 @@ import Testing
 /// Conflicts and convergence: devices that edited offline end up holding the same data.
 @Suite("Offline-first sync on PostgreSQL: conflicts and convergence")
 struct SyncConflictTests {
-    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
-    /// compares them with the service clock.
-    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    private let start = syncTestStart()
 
     // MARK: 3. Conflicts
 

@@ -9,9 +9,7 @@ import Testing
 /// What a push may not do: invalid mutations, other tenants' objects, writing the feed.
 @Suite("Offline-first sync on PostgreSQL: validation, isolation and privileges")
 struct SyncIsolationTests {
-    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
-    /// compares them with the service clock.
-    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    private let start = syncTestStart()
 
     // MARK: 5. Validation
 

@@ -9,9 +9,7 @@ import Testing
 /// Purging old tombstones, and the reset a device too far behind must do.
 @Suite("Offline-first sync on PostgreSQL: purge and reset")
 struct SyncPurgeTests {
-    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
-    /// compares them with the service clock.
-    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    private let start = syncTestStart()
 
     // MARK: 9. Purge and reset
 

@@ -9,9 +9,7 @@ import Testing
 /// Push, pull and idempotence: what a device sends is applied once, whatever it sends again.
 @Suite("Offline-first sync on PostgreSQL: push, pull and replays")
 struct SyncPushPullTests {
-    /// Real time, to the second: the feed stamps its rows with the database clock, and the purge
-    /// compares them with the service clock.
-    private let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    private let start = syncTestStart()
 
     // MARK: 1. Push and pull
 

@@ -6,6 +6,12 @@ import SpotterTestSupport
 import Synchronization
 import Testing
 
+/// Real time, to the second: the feed stamps its rows with the database clock, and the purge
+/// compares them with the service clock.
+func syncTestStart() -> Date {
+    Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+}
+
 /// What the sync test files share: mutations and drafts, pulling to the end, counting rows,
 /// and driving two transactions by hand.
 
