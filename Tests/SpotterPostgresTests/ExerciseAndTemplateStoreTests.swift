@@ -142,9 +142,44 @@ struct ExerciseAndTemplateStoreTests {
             await #expect(throws: SpotterError.self) {
                 try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
             }
-            // The name is free again.
+            // The id stays a tombstone; the name is free again.
+            await #expect(
+                throws: SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+            ) { try await training.exercises.create(ada, id: id, zercher("Zercher Box Squat")) }
             let again = try await training.exercises.create(ada, id: "", zercher())
             #expect(again.id != custom.id)
+        }
+    }
+
+    @Test(
+        "identical creates racing many times all answer the one stored exercise; a racing different id is told the name is taken"
+    )
+    func racingCreates() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            for round in 0..<25 {
+                let id = ExerciseID.random().description
+                let draft = zercher("Zercher Squat \(round)")
+                let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                    for requested in Array(repeating: id, count: 6) + [""] {
+                        group.addTask {
+                            do {
+                                return (try await training.exercises.create(ada, id: requested, draft)).id.description
+                            } catch let error as SpotterError {
+                                return "\(error)"
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+                }
+                // Whichever insert wins, the other id is refused for the name and the same-id
+                // creates all answer the one row (or, if the other id won, are refused the same way).
+                let nameTaken = "\(SpotterError.alreadyExists(field: "exercise.name", reason: "is already taken"))"
+                #expect(answers.values.reduce(0, +) == 7)
+                #expect(answers == [id: 6, nameTaken: 1] || answers[nameTaken] == 6, "round \(round): \(answers)")
+            }
+            #expect(try await database.count("SELECT count(*)::int FROM exercises") == 25)
         }
     }
 

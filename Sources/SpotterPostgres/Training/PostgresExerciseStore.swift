@@ -54,7 +54,7 @@ public struct PostgresExerciseStore: ExerciseStore {
                 INSERT INTO exercises (tenant_id, exercise_id, name, category, muscle_group, equipment, instructions,
                                        created_at, updated_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-                ON CONFLICT (tenant_id, exercise_id) DO NOTHING
+                ON CONFLICT DO NOTHING
                 """,
                 [
                     principal.tenantID.rawValue, id.rawValue, input.name, input.category.rawValue,
@@ -63,10 +63,20 @@ public struct PostgresExerciseStore: ExerciseStore {
             )
             // Not inserted: a retried create (also one sent at the same time, which waited for the
             // first to commit) answers with what is stored; anything else with the id is refused. A
-            // deleted exercise keeps its id as a tombstone.
-            guard let stored = try await Self.load(principal.tenantID, id, connection),
-                rows.affectedRows == 1 || (stored.isCustom && stored.input == input)
-            else {
+            // deleted exercise keeps its id as a tombstone. With no conflict target, a name taken
+            // by another exercise is also "nothing inserted" rather than a unique violation raised
+            // after waiting on a concurrent identical create, whose name index entry comes first.
+            guard let stored = try await Self.load(principal.tenantID, id, connection) else {
+                let tombstone =
+                    try await connection.query(
+                        "SELECT 1 FROM exercises WHERE tenant_id = $1 AND exercise_id = $2",
+                        [principal.tenantID.rawValue, id.rawValue]
+                    ).rows.isEmpty == false
+                throw tombstone
+                    ? SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+                    : SpotterError.alreadyExists(field: "exercise.name", reason: "is already taken")
+            }
+            guard rows.affectedRows == 1 || (stored.isCustom && stored.input == input) else {
                 throw SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
             }
             return stored
