@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Runs the Spotter load generator beside the raw-SQL proxy (pgbench with ../shared/bench) in one
-# run, on one throwaway PostgreSQL cluster with default durability (fsync and synchronous_commit
-# on), same client counts. Builds spotterd and spotter-load in release mode first.
+# Runs the Spotter load generator beside two pgbench proxies in one run, on one throwaway
+# PostgreSQL cluster with default durability (fsync and synchronous_commit on), same client
+# counts: the raw-SQL proxy (../shared/bench: the same work in a minimal schema) and the same-SQL
+# proxy (Benchmarks/same-sql: exactly the statements spotterd sends, against the real schema as
+# spotter_app). Prints three ratios per scenario. Builds spotterd and spotter-load in release mode.
 #
 #   Benchmarks/run.sh                     # everything (about 5 minutes after the build)
 #   CALLS=4000 CONCURRENCY="8 64" Benchmarks/run.sh
 #   ONLY=sync [PAGE_SIZE=1000] Benchmarks/run.sh   # just the sync scenario
+#   ONLY=log Benchmarks/run.sh            # just logging, with both proxies
+#   BIN=/some/dir Benchmarks/run.sh       # spotterd and spotter-load from there, no build
+#   DIAGNOSE=1 Benchmarks/run.sh          # pg_stat_statements and auto_explain (see below)
 #
 # Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
 set -euo pipefail
@@ -23,21 +28,37 @@ grpc_port=50551
 install_system_packages
 command -v pgbench >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-contrib; }
 
-echo "==> building release binaries"
-swift build -c release --scratch-path .build-release --product spotterd
-swift build -c release --scratch-path .build-release --product spotter-load
-bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
+if [ -n "${BIN:-}" ]; then
+    bin=$BIN  # spotterd and spotter-load built earlier, such as a copy of the code before a change
+else
+    echo "==> building release binaries"
+    swift build -c release --scratch-path .build-release --product spotterd
+    swift build -c release --scratch-path .build-release --product spotter-load
+    bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
+fi
 
 make_cluster_dir spotter-bench
 server_pid=
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    if [ -n "${DIAGNOSE:-}" ] && [ -f "$cluster/postgres.log" ]; then
+        cp "$cluster/postgres.log" /tmp/spotter-bench-postgres.log
+        echo "==> PostgreSQL's log (auto_explain plans): /tmp/spotter-bench-postgres.log"
+    fi
     stop_cluster fast
 }
 trap cleanup EXIT
 
 echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
-start_cluster $port "-c max_connections=200"
+# DIAGNOSE=1 loads pg_stat_statements and auto_explain (off until the sync scenario, which then
+# logs the plan, with row counts, of every statement over 25 ms, and ends with the top statements
+# by total time); the server log is kept (see cleanup).
+diagnose=()
+if [ -n "${DIAGNOSE:-}" ]; then
+    diagnose=(-c shared_preload_libraries=pg_stat_statements,auto_explain -c auto_explain.log_analyze=on
+              -c auto_explain.log_timing=off -c auto_explain.log_buffers=on)
+fi
+start_cluster $port "-c max_connections=200 ${diagnose[*]}"
 psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
 "${psql[@]}" -c "CREATE DATABASE proxy" -c "CREATE DATABASE spotter"
 "${psql[@]}" -d proxy -f "$proxy/schema.sql"
@@ -67,38 +88,134 @@ cpu_ticks() {
     done
     echo "$total"
 }
+# CPU ticks of the whole PostgreSQL cluster: the postmaster, its live children (backends, WAL
+# writer, checkpointer, autovacuum) and the children it has reaped (pgbench's backends end with
+# their run). Every figure "postgres" below is this, so both proxies and spotterd are measured alike.
+postgres_ticks() {
+    local postmaster fields total pid
+    postmaster=$(head -1 "$cluster/data/postmaster.pid")
+    read -r -a fields < "/proc/$postmaster/stat"
+    total=$((fields[13] + fields[14] + fields[15] + fields[16]))
+    for pid in $(pgrep -P "$postmaster"); do
+        read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
+        total=$((total + fields[13] + fields[14]))
+    done
+    echo "$total"
+}
 hz=$(getconf CLK_TCK)
+TIMEFORMAT='%U %S'
+
+# The figures of the last measurement, for `ratios`: calls (or transactions) per second, and CPU
+# milliseconds per call of the server side (spotterd, PostgreSQL) and of the client.
+declare -A rate server_cpu postgres_cpu client_cpu
+
 # Runs spotter-load (200 warm-up calls, then the measured ones) and prints the CPU time per call,
 # warm-up included, of spotterd, PostgreSQL and the generator.
 measure() {
-    local s0 p0 s1 p1 lu ls n=$calls args=()
+    local s0 p0 s1 p1 lu ls n=$calls args=() output
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
-    # spotterd's pool connections to the spotter database live for the whole run.
-    s0=$(cpu_ticks -x spotterd); p0=$(cpu_ticks -f '^postgres: postgres spotter ')
-    TIMEFORMAT='%U %S'
-    { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" 2>&1; } 2> "$cluster/time"
-    s1=$(cpu_ticks -x spotterd); p1=$(cpu_ticks -f '^postgres: postgres spotter ')
+    s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
+    { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" > "$cluster/load.out" 2>&1; } 2> "$cluster/time" || {
+        cat "$cluster/load.out"
+        exit 1
+    }
+    s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks)
+    cat "$cluster/load.out"
     read -r lu ls < "$cluster/time"
-    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
-        split(l, t, " "); printf "  cpu per call: spotterd %.2f ms, postgres %.2f ms, spotter-load %.2f ms\n",
-        s / hz * 1000 / n, p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }'
+    rate[spotterd]=$(awk '/throughput/ { print $2 }' "$cluster/load.out")
+    read -r 'server_cpu[spotterd]' 'postgres_cpu[spotterd]' 'client_cpu[spotterd]' < <(
+        awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
+            split(l, t, " "); printf "%.3f %.3f %.3f\n", s / hz * 1000 / n, p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
+    echo "  cpu per call: spotterd ${server_cpu[spotterd]} ms, postgres ${postgres_cpu[spotterd]} ms, spotter-load ${client_cpu[spotterd]} ms"
+}
+
+# pgbench NAME DATABASE SCRIPT CLIENTS [pgbench options]: runs a proxy for DURATION seconds and
+# prints its throughput and the CPU time per transaction of PostgreSQL and pgbench.
+proxy() {
+    local name=$1 database=$2 script=$3 clients=$4 p0 p1 lu ls count
+    shift 4
+    p0=$(postgres_ticks)
+    { time env PGOPTIONS="${pgoptions:-}" "${pgbench[@]}" -c "$clients" -j 2 -f "$script" "$@" "$database" > "$cluster/pgbench.out" 2>&1; } 2> "$cluster/time"
+    sleep 0.5  # the postmaster reaps the run's backends
+    p1=$(postgres_ticks)
+    grep -E '^(tps|latency average|number of failed)' "$cluster/pgbench.out" | sed 's/^/  /'
+    grep -qE '^number of failed transactions: 0 ' "$cluster/pgbench.out" || { cat "$cluster/pgbench.out"; exit 1; }
+    read -r lu ls < "$cluster/time"
+    count=$(awk '/number of transactions actually processed/ { print $NF }' "$cluster/pgbench.out")
+    rate[$name]=$(awk '/^tps/ { print $3 }' "$cluster/pgbench.out")
+    server_cpu[$name]=0
+    read -r 'postgres_cpu[$name]' 'client_cpu[$name]' < <(
+        awk -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$count" 'BEGIN {
+            split(l, t, " "); printf "%.3f %.3f\n", p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
+    echo "  cpu per transaction: postgres ${postgres_cpu[$name]} ms, pgbench ${client_cpu[$name]} ms"
+}
+
+# The three ratios of one scenario, from the last `proxy raw`, `proxy same` and `measure`.
+ratios() {
+    awk -v rr="${rate[raw]}" -v rs="${rate[same]}" -v rd="${rate[spotterd]}" \
+        -v pr="${postgres_cpu[raw]}" -v ps="${postgres_cpu[same]}" -v pd="${postgres_cpu[spotterd]}" \
+        -v cr="${client_cpu[raw]}" -v sd="${server_cpu[spotterd]}" 'BEGIN {
+        printf "  ratios (throughput; PostgreSQL CPU per call):\n"
+        printf "    our SQL / raw proxy    %5.1f %% of the throughput; PostgreSQL %.2f× the CPU (the schema'"'"'s cost)\n", rs / rr * 100, ps / pr
+        printf "    spotterd / our SQL     %5.1f %% of the throughput (gRPC, TLS, protobuf, our Swift)\n", rd / rs * 100
+        printf "    spotterd / raw proxy   %5.1f %% of the throughput\n", rd / rr * 100
+        printf "    spotterd CPU per call %.3f ms = %.2f× the raw proxy'"'"'s total (PostgreSQL + pgbench, %.3f ms)\n", sd, sd / (pr + cr), pr + cr
+        printf "    our SQL PostgreSQL CPU %.3f ms = %.2f× the raw proxy'"'"'s PostgreSQL CPU\n", ps, ps / pr
+    }'
 }
 
 pgbench=("${run_as_pg[@]}" pgbench -h "$cluster" -p "$port" -U postgres -n -M prepared -T "$duration")
-summary() { grep -E '^(tps|latency average)' | sed 's/^/  /'; }
+# The same-SQL proxy connects as spotterd does: as spotter_app, under row-level security.
+same_sql_role="-c role=spotter_app"
+
+# bench_clients PREFIX: the lifters whose usernames start with PREFIX, with their newest live
+# session's token hash, for the same-SQL proxy to authenticate as (n from 1). Prints their count.
+bench_clients() {
+    "${psql[@]}" -d spotter -At <<SQL
+DROP TABLE IF EXISTS bench_clients;
+CREATE TABLE bench_clients AS
+SELECT (row_number() OVER (ORDER BY a.username))::int AS n, '\\x' || encode(s.access_token_hash, 'hex') AS token_hash,
+       s.tenant_id::text AS tenant_id
+FROM accounts a
+CROSS JOIN LATERAL (
+    SELECT * FROM sessions s
+    WHERE s.tenant_id = a.tenant_id AND s.account_id = a.account_id AND s.revoked_at IS NULL
+      AND s.access_expires_at > now() + interval '5 minutes'
+    ORDER BY s.created_at DESC LIMIT 1) s
+WHERE a.username LIKE '$1%';
+ALTER TABLE bench_clients ADD PRIMARY KEY (n);
+GRANT SELECT ON bench_clients TO spotter_app;
+SELECT count(*) FROM bench_clients;
+SQL
+}
 
 # spotterd's resident memory now and at its peak, from /proc.
 memory() { grep -E '^(VmRSS|VmHWM)' "/proc/$server_pid/status" | tr -s ' \t' ' ' | paste -sd ' ' | sed 's/^/  spotterd /'; }
+
+# With DIAGNOSE, the statements of the sync scenario's pulls by total time (pg_stat_statements).
+top_statements() {
+    [ -n "${DIAGNOSE:-}" ] || return 0
+    echo "  top statements by total time (calls, mean ms, rows per call):"
+    "${psql[@]}" -d spotter -At -F ' | ' -c "
+        SELECT calls, round((total_exec_time / calls)::numeric, 3), rows / calls,
+               left(regexp_replace(query, '\s+', ' ', 'g'), 110)
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'spotter')
+        ORDER BY total_exec_time DESC LIMIT 12" | sed 's/^/    /'
+}
 
 sync_scenario() {
     echo "==> sync: a lifter with ten years of data (5,000 workouts, 100,000 sets) pushed in batches of 100"
     "${load[@]}" --scenario sync --calls 0 --rounds 0
     memory
+    [ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+        -c "ALTER SYSTEM SET auto_explain.log_min_duration = '25ms'" -c "SELECT pg_reload_conf()" \
+        -c "SELECT pg_stat_statements_reset()" >/dev/null
     echo "==> sync: 5 full first pulls (pages of ${PAGE_SIZE:-200}), then 200 rounds of one pushed change and the incremental pull"
     "${load[@]}" --scenario sync --calls 5 --rounds 200 --page-size "${PAGE_SIZE:-200}"
     memory
+    top_statements
 }
 if [ "${ONLY:-}" = sync ]; then
     sync_scenario
@@ -107,10 +224,17 @@ fi
 
 for c in $concurrency; do
     echo "==> log a workout of 10 sets, $c concurrent"
+    # New lifters per client count: registering a taken name again counts as a failed sign-in
+    # from this address (50 in 15 minutes lock it out).
+    measure --scenario log --concurrency "$c" --tenants 64 --prefix "bench$c"
+    tenants=$(bench_clients "bench${c}_log_")
     echo "raw-SQL proxy (pgbench logworkout.sql, $c clients, ${duration}s):"
-    "${pgbench[@]}" -c "$c" -j 2 -f "$proxy/logworkout.sql" proxy 2>/dev/null | summary
-    measure --scenario log --concurrency "$c" --tenants 64
+    proxy raw proxy "$proxy/logworkout.sql" "$c"
+    echo "same-SQL proxy (pgbench same-sql/logworkout.sql as spotter_app, $tenants lifters, $c clients, ${duration}s):"
+    pgoptions=$same_sql_role proxy same spotter Benchmarks/same-sql/logworkout.sql "$c" -D tenants="$tenants"
+    ratios
 done
+[ "${ONLY:-}" = log ] && exit 0
 
 echo "==> seeding the history and progress lifters, then VACUUM ANALYZE (as autovacuum would)"
 "${load[@]}" --scenario history --tenants 8 --calls 1 --warmup 0 >/dev/null
@@ -119,9 +243,13 @@ echo "==> seeding the history and progress lifters, then VACUUM ANALYZE (as auto
 "${psql[@]}" -d spotter -c "VACUUM ANALYZE"
 
 echo "==> a 20-entry history page (lifters with 2,000 sets), 8 concurrent"
-echo "raw-SQL proxy (pgbench history.sql, 8 clients, ${duration}s):"
-"${pgbench[@]}" -c 8 -j 2 -f "$proxy/history.sql" proxy 2>/dev/null | summary
 measure --scenario history --concurrency 8 --tenants 8
+tenants=$(bench_clients bench_history_)
+echo "raw-SQL proxy (pgbench history.sql, 8 clients, ${duration}s):"
+proxy raw proxy "$proxy/history.sql" 8
+echo "same-SQL proxy (pgbench same-sql/history.sql as spotter_app, $tenants lifters, 8 clients, ${duration}s):"
+pgoptions=$same_sql_role proxy same spotter Benchmarks/same-sql/history.sql 8 -D tenants="$tenants"
+ratios
 echo "==> the same page read by each lifter's coach (ListClientWorkouts: link check, RLS, access log), 8 concurrent"
 measure --scenario coach-history --concurrency 8 --tenants 8
 

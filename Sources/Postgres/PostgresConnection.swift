@@ -98,7 +98,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// separated by semicolons), as migrations and transaction control do. Returns the last result.
     @discardableResult
     public func execute(_ sql: String) async throws -> PostgresRows {
-        try await onQueue { handle in
+        PostgresStatementLog.current?.record(sql, [])
+        return try await onQueue { handle in
             let result = PQexec(handle, sql)
             return try self.consume(result, handle: handle)
         }
@@ -188,13 +189,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     @discardableResult
     func queryIgnoringCancellation(_ sql: String, _ parameters: [any PostgresEncodable]) async throws -> PostgresRows {
-        let texts = parameters.map(\.postgresText)
-        // Text parameters travel as C strings: one with a NUL would arrive cut short, so refuse it.
-        if let index = texts.firstIndex(where: { $0?.utf8.contains(0) == true }) {
-            throw PostgresError(
-                kind: .parameter, message: "parameter $\(index + 1) holds a NUL character, which text cannot",
-                sqlState: "22021")
-        }
+        let texts = try Self.parameterTexts(parameters)
+        PostgresStatementLog.current?.record(sql, texts)
         let started = statementObserver == nil ? nil : ContinuousClock.now
         defer { if let started { statementObserver?(ContinuousClock.now - started) } }
         return try await onQueue { handle in
@@ -210,6 +206,95 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             return try self.consume(result, handle: handle)
         }
+    }
+
+    /// Runs `statements` in one round trip (libpq's pipeline mode): each is sent as
+    /// `query` would send it, then one Sync, and their rows come back in order. When one fails,
+    /// the later ones are not run and its error is thrown. Outside a transaction the statements
+    /// form one implicit transaction, undone as a whole by a failure; inside one, a failure
+    /// aborts it as after any failed statement.
+    ///
+    /// Throws `CancellationError` without starting when the task is already cancelled.
+    @discardableResult
+    public func pipeline(_ statements: [(sql: String, parameters: [any PostgresEncodable])]) async throws
+        -> [PostgresRows]
+    {
+        try Task.checkCancellation()
+        return try await pipelineIgnoringCancellation(statements)
+    }
+
+    @discardableResult
+    func pipelineIgnoringCancellation(_ statements: [(sql: String, parameters: [any PostgresEncodable])])
+        async throws -> [PostgresRows]
+    {
+        let sent = try statements.map { statement in
+            (sql: statement.sql, texts: try Self.parameterTexts(statement.parameters))
+        }
+        if let log = PostgresStatementLog.current {
+            log.recordPipeline(sent.map { ($0.sql, $0.texts) })
+        }
+        let started = statementObserver == nil ? nil : ContinuousClock.now
+        defer { if let started { statementObserver?(ContinuousClock.now - started) } }
+        return try await onQueue { handle in
+            // Statements new to this connection are prepared first, outside the pipeline.
+            let names = try sent.map {
+                try self.preparedName(for: $0.sql, parameterCount: $0.texts.count, handle: handle)
+            }
+            guard PQenterPipelineMode(handle) == 1 else { throw self.lost(handle) }
+            // Anything left half-sent or half-read makes the connection unusable: the pool drops it.
+            var clean = false
+            defer {
+                if !clean { self.broken.store(true, ordering: .releasing) }
+                PQexitPipelineMode(handle)
+            }
+            for (statement, name) in zip(sent, names) {
+                let queued = withOptionalCStrings(statement.texts) { pointers in
+                    if let name {
+                        PQsendQueryPrepared(handle, name, Int32(statement.texts.count), pointers, nil, nil, 0)
+                    } else {
+                        PQsendQueryParams(
+                            handle, statement.sql, Int32(statement.texts.count), nil, pointers, nil, nil, 0)
+                    }
+                }
+                guard queued == 1 else { throw self.lost(handle) }
+            }
+            guard PQpipelineSync(handle) == 1, PQflush(handle) == 0 else { throw self.lost(handle) }
+            var answers: [PostgresRows] = []
+            var failure: PostgresError?
+            for _ in sent {
+                guard let result = PQgetResult(handle) else { throw self.lost(handle) }
+                switch PQresultStatus(result) {
+                case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+                    answers.append(self.rows(from: result))
+                    PQclear(result)
+                case PGRES_PIPELINE_ABORTED:
+                    PQclear(result)
+                default:
+                    failure = failure ?? self.error(from: result, handle: handle)
+                    PQclear(result)
+                }
+                // Each statement's results end with a null result.
+                guard PQgetResult(handle) == nil else { throw self.lost(handle) }
+            }
+            guard let sync = PQgetResult(handle) else { throw self.lost(handle) }
+            let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+            PQclear(sync)
+            guard synced else { throw self.lost(handle) }
+            clean = true
+            if let failure { throw failure }
+            return answers
+        }
+    }
+
+    /// The text form of each parameter; refuses a text with a NUL, which would arrive cut short.
+    private static func parameterTexts(_ parameters: [any PostgresEncodable]) throws -> [String?] {
+        let texts = parameters.map(\.postgresText)
+        if let index = texts.firstIndex(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(
+                kind: .parameter, message: "parameter $\(index + 1) holds a NUL character, which text cannot",
+                sqlState: "22021")
+        }
+        return texts
     }
 
     private func setRole(_ role: String) async throws {

@@ -99,11 +99,15 @@ public actor PostgresPool {
     /// Runs `body` in a transaction that always ends: COMMIT when `body` returns, ROLLBACK when it
     /// throws or the task was cancelled meanwhile (then `CancellationError` is thrown).
     ///
+    /// `opening` statements (such as setting the transaction's tenant) are sent with BEGIN in one
+    /// round trip, before `body` runs.
+    ///
     /// A connection found broken at BEGIN, before any of `body` ran, is replaced and BEGIN retried
     /// once, so a restarted database costs the caller nothing.
     @discardableResult
     public nonisolated func withTransaction<T: Sendable>(
         isolation: PostgresIsolation = .readCommitted,
+        opening: [(sql: String, parameters: [any PostgresEncodable])] = [],
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
@@ -113,7 +117,11 @@ public actor PostgresPool {
             // BEGIN, the body and COMMIT all run on the connection's queue (no hop per statement).
             let outcome: TransactionAttempt<T> = try await connection.withExecutorPreference {
                 do {
-                    try await connection.queryIgnoringCancellation(isolation.beginStatement, [])
+                    if opening.isEmpty {
+                        try await connection.queryIgnoringCancellation(isolation.beginStatement, [])
+                    } else {
+                        try await connection.pipelineIgnoringCancellation([(isolation.beginStatement, [])] + opening)
+                    }
                 } catch let error as PostgresError where error.kind == .connectionLost && attempt == 1 {
                     connection.markBroken()
                     await checkin(connection)

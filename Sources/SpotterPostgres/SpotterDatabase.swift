@@ -34,9 +34,12 @@ public struct SpotterDatabase: Sendable {
             return try await translatingErrors { try await body(open.connection) }
         }
         return try await translatingErrors {
-            try await pool.withTransaction(isolation: isolation) { connection in
-                try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
-                return try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
+            // The tenant is set in BEGIN's round trip.
+            let setTenant: (sql: String, parameters: [any PostgresEncodable]) = (
+                "SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue]
+            )
+            return try await pool.withTransaction(isolation: isolation, opening: [setTenant]) { connection in
+                try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
                     try await body(connection)
                 }
             }

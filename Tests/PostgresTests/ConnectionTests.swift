@@ -35,6 +35,41 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a pipeline answers each statement's rows in order; a failing one stops the rest and is thrown")
+    func pipeline() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            try await connection.execute("CREATE TABLE p (id int PRIMARY KEY)")
+            let answers = try await connection.pipeline([
+                ("INSERT INTO p VALUES ($1)", [1]),
+                ("SELECT $1::int + 1 AS two", [1]),
+                ("SELECT id FROM p ORDER BY id", []),
+            ])
+            #expect(answers.count == 3)
+            #expect(answers[0].affectedRows == 1)
+            #expect(try answers[1].single?.decode("two", as: Int.self) == 2)
+            #expect(try answers[2].map { try $0.decode("id", as: Int.self) } == [1])
+
+            // Outside a transaction the pipeline is one implicit transaction: the failure undoes it all.
+            let error = await #expect(throws: PostgresError.self) {
+                try await connection.pipeline([
+                    ("INSERT INTO p VALUES ($1)", [2]),
+                    ("INSERT INTO p VALUES ($1)", [1]),
+                    ("INSERT INTO p VALUES ($1)", [3]),
+                ])
+            }
+            #expect(error?.sqlState == PostgresError.Code.uniqueViolation)
+            #expect(error?.constraint == "p_pkey")
+            // The connection is usable afterwards; nothing of the failed pipeline stayed.
+            #expect(!connection.isBroken)
+            let ids = try await connection.query("SELECT id FROM p ORDER BY id").map {
+                try $0.decode("id", as: Int.self)
+            }
+            #expect(ids == [1])
+            await connection.close()
+        }
+    }
+
     @Test("decoding NULL into a non-optional names the column")
     func nullIntoNonOptionalFails() async throws {
         try await TestDatabase.with { database in

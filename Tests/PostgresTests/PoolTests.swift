@@ -144,4 +144,30 @@ struct PoolTests {
             await pool.shutdown()
         }
     }
+
+    @Test("opening statements run in BEGIN's round trip, also after BEGIN is retried on a new connection")
+    func openingStatements() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 1, healthCheckAfterIdle: .seconds(3600)))
+            let opening: [(sql: String, parameters: [any PostgresEncodable])] = [
+                ("SELECT set_config('spotter.test', $1, true)", ["first"])
+            ]
+            func setting() async throws -> String {
+                try await pool.withTransaction(opening: opening) { connection in
+                    try await connection.query("SELECT current_setting('spotter.test') AS value").single!.decode(
+                        "value")
+                }
+            }
+            #expect(try await setting() == "first")
+            _ = try await terminateIdleConnection(of: pool, in: database)
+            #expect(try await setting() == "first")
+            // Local to the transaction: gone once it ends.
+            let after: String? = try await pool.withConnection { connection in
+                try await connection.query("SELECT current_setting('spotter.test', true) AS value").single!.decode(
+                    "value")
+            }
+            #expect(after == nil || after == "")
+            await pool.shutdown()
+        }
+    }
 }

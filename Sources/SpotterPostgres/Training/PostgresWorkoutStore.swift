@@ -181,7 +181,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
                   AND ($2::timestamptz IS NULL OR started_at >= $2)
                   AND ($3::timestamptz IS NULL OR started_at < $3)
                   AND ($4::timestamptz IS NULL OR (started_at, workout_id) < ($4, $5::uuid))
-                  AND ($6 = '' OR strpos(lower(name), $6) > 0 OR EXISTS (
+                  AND ($6::text = '' OR strpos(lower(name), $6) > 0 OR EXISTS (
                         SELECT FROM workout_exercises we
                         LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
                         LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id

@@ -1,0 +1,27 @@
+-- Same-SQL proxy: the statements spotterd sends for one ListWorkouts call (the first 20-entry
+-- page, as spotter-load's `history` scenario). See logworkout.sql.
+\set n random(1, :tenants)
+SELECT token_hash, tenant_id, clock_timestamp()::text AS now,
+       '' AS text, 21 AS page_size
+FROM bench_clients WHERE n = :n \gset
+SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit
+FROM spotter_authenticate(:token_hash, :now);
+\startpipeline
+BEGIN ISOLATION LEVEL READ COMMITTED;
+SELECT set_config('spotter.tenant_id', :tenant_id, true);
+\endpipeline
+SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg
+FROM workouts w
+WHERE tenant_id = :tenant_id AND deleted_at IS NULL
+  AND (NULL::timestamptz IS NULL OR started_at >= NULL)
+  AND (NULL::timestamptz IS NULL OR started_at < NULL)
+  AND (NULL::timestamptz IS NULL OR (started_at, workout_id) < (NULL, NULL::uuid))
+  AND (:text::text = '' OR strpos(lower(name), :text) > 0 OR EXISTS (
+        SELECT FROM workout_exercises we
+        LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
+        LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
+        WHERE we.tenant_id = w.tenant_id AND we.workout_id = w.workout_id
+          AND strpos(lower(coalesce(c.name, x.name)), :text) > 0))
+ORDER BY started_at DESC, workout_id DESC
+LIMIT :page_size;
+COMMIT;
