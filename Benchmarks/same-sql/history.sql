@@ -24,4 +24,7 @@ WHERE tenant_id = :tenant_id AND deleted_at IS NULL
           AND strpos(lower(coalesce(c.name, x.name)), :text) > 0))
 ORDER BY started_at DESC, workout_id DESC
 LIMIT :page_size;
+\startpipeline
+SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds;
 COMMIT;
+\endpipeline

@@ -59,4 +59,8 @@ s AS (
         AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note)
 )
 SELECT count(*)::int AS inserted FROM w;
+\startpipeline
+SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds;
 COMMIT;
+\endpipeline
+SELECT pg_notify('spotter_sync', tenant) FROM unnest(string_to_array(:tenant_id, ' ')) AS tenant;

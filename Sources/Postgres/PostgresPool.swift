@@ -100,7 +100,9 @@ public actor PostgresPool {
     /// throws or the task was cancelled meanwhile (then `CancellationError` is thrown).
     ///
     /// `opening` statements (such as setting the transaction's tenant) are sent with BEGIN in one
-    /// round trip, before `body` runs.
+    /// round trip, before `body` runs. `closing`, when given, is sent in COMMIT's round trip just
+    /// before it; once the commit has succeeded, `committed` gets its rows and the connection
+    /// (outside any transaction, before it returns to the pool).
     ///
     /// A connection found broken at BEGIN, before any of `body` ran, is replaced and BEGIN retried
     /// once, so a restarted database costs the caller nothing.
@@ -108,6 +110,8 @@ public actor PostgresPool {
     public nonisolated func withTransaction<T: Sendable>(
         isolation: PostgresIsolation = .readCommitted,
         opening: [(sql: String, parameters: [any PostgresEncodable])] = [],
+        closing: (sql: String, parameters: [any PostgresEncodable])? = nil,
+        committed: (PostgresRows, PostgresConnection) async -> Void = { _, _ in },
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
@@ -137,7 +141,12 @@ public actor PostgresPool {
                         await checkin(connection)
                         throw CancellationError()
                     }
-                    try await connection.queryIgnoringCancellation("COMMIT", [])
+                    if let closing {
+                        let answers = try await connection.pipelineIgnoringCancellation([closing, ("COMMIT", [])])
+                        await committed(answers[0], connection)
+                    } else {
+                        try await connection.queryIgnoringCancellation("COMMIT", [])
+                    }
                     await checkin(connection)
                     return .done(value)
                 } catch {

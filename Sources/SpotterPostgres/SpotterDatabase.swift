@@ -38,12 +38,31 @@ public struct SpotterDatabase: Sendable {
             let setTenant: (sql: String, parameters: [any PostgresEncodable]) = (
                 "SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue]
             )
-            return try await pool.withTransaction(isolation: isolation, opening: [setTenant]) { connection in
+            return try await pool.withTransaction(
+                isolation: isolation, opening: [setTenant], closing: Self.changedFeeds, committed: Self.notifyWatchers
+            ) { connection in
                 try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
                     try await body(connection)
                 }
             }
         }
+    }
+
+    /// The tenants whose change feeds the transaction wrote (space-separated ids, noted by the feed
+    /// triggers: `Migrations/0020_feed_notify_after_commit.sql`), read in COMMIT's round trip.
+    private static let changedFeeds: (sql: String, parameters: [any PostgresEncodable]) = (
+        "SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds", []
+    )
+
+    /// Wakes the Watch streams of every tenant whose feed the committed transaction wrote, on every
+    /// spotterd listening (`SyncFeedService`). Sent after the commit, in a statement of its own: a
+    /// transaction that notifies holds PostgreSQL's database-wide notification lock through its
+    /// commit, which made concurrent writers commit one at a time. A notification that cannot be
+    /// sent is dropped: it is a hint to pull, and the change is already stored.
+    private static func notifyWatchers(_ rows: PostgresRows, _ connection: PostgresConnection) async {
+        guard let feeds: String = try? rows.single?.decode("feeds"), !feeds.isEmpty else { return }
+        _ = try? await connection.queryIgnoringCancellation(
+            "SELECT pg_notify('spotter_sync', tenant) FROM unnest(string_to_array($1, ' ')) AS tenant", [feeds])
     }
 
     /// Runs `body` in a transaction acting as the principal's tenant (a coach's, in a view of a
@@ -62,7 +81,9 @@ public struct SpotterDatabase: Sendable {
     @discardableResult
     public func withoutTenant<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await translatingErrors {
-            try await pool.withTransaction { connection in try await body(connection) }
+            try await pool.withTransaction(closing: Self.changedFeeds, committed: Self.notifyWatchers) { connection in
+                try await body(connection)
+            }
         }
     }
 }

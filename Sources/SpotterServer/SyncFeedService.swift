@@ -14,9 +14,10 @@ extension PostgresConfiguration {
 /// Carries PostgreSQL's change notifications to this process's Watch streams, and purges old
 /// deletions from the change feed.
 ///
-/// The feed triggers `NOTIFY spotter_sync, '<tenant id>'` in every transaction that changes a
-/// tenant's synced data, whichever `spotterd` replica ran it. This service keeps one connection
-/// that LISTENs and hands each notification to the hub. Streams get their first event only once it
+/// Every transaction of `SpotterDatabase` that changes a tenant's synced data is followed, once
+/// committed, by `NOTIFY spotter_sync, '<tenant id>'` (the feed triggers note the tenants:
+/// `Migrations/0020_feed_notify_after_commit.sql`), whichever `spotterd` replica ran it. This
+/// service keeps one connection that LISTENs and hands each notification to the hub. Streams get their first event only once it
 /// is listening. When that connection is lost it reconnects (backing off to 5 s) and sends every
 /// stream a "reconnected" hint, because notifications sent meanwhile are lost.
 struct SyncFeedService: Service {

@@ -145,6 +145,40 @@ struct PoolTests {
         }
     }
 
+    @Test("the closing statement runs in COMMIT's round trip; its rows arrive after the commit, never after a rollback")
+    func closingStatement() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database)
+            try await pool.withConnection { try await $0.execute("CREATE TABLE items (id int)") }
+            let closing: (sql: String, parameters: [any PostgresEncodable]) = (
+                "SELECT current_setting('spotter.note', true) AS note", []
+            )
+            let seen = Mutex<[String]>([])
+            try await pool.withTransaction(
+                closing: closing,
+                committed: { rows, connection in
+                    let note: String = (try? rows.single?.decode("note")) ?? "?"
+                    // Outside the transaction: the committed row is there, the local setting is gone.
+                    let count = (try? await counter(connection)) ?? -1
+                    seen.withLock { $0.append("\(note) \(count)") }
+                }
+            ) { connection in
+                try await connection.query("INSERT INTO items VALUES ($1)", [1])
+                try await connection.query("SELECT set_config('spotter.note', 'noted', true)")
+            }
+            await #expect(throws: Boom.self) {
+                try await pool.withTransaction(
+                    closing: closing, committed: { _, _ in seen.withLock { $0.append("after a rollback") } }
+                ) { connection in
+                    try await connection.query("INSERT INTO items VALUES ($1)", [2])
+                    throw Boom()
+                }
+            }
+            #expect(seen.withLock { $0 } == ["noted 1"])
+            await pool.shutdown()
+        }
+    }
+
     @Test("opening statements run in BEGIN's round trip, also after BEGIN is retried on a new connection")
     func openingStatements() async throws {
         try await TestDatabase.with { database in
