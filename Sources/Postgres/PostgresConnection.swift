@@ -189,7 +189,9 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// `query`, also when the task has been cancelled: for work that must follow work already done.
     @discardableResult
-    package func queryIgnoringCancellation(_ sql: String, _ parameters: [any PostgresEncodable]) async throws -> PostgresRows {
+    package func queryIgnoringCancellation(
+        _ sql: String, _ parameters: [any PostgresEncodable]
+    ) async throws -> PostgresRows {
         let texts = try Self.parameterTexts(parameters)
         PostgresStatementLog.current?.record(sql, texts)
         let started = statementObserver == nil ? nil : ContinuousClock.now
