@@ -104,6 +104,17 @@ postgres_ticks() {
 }
 hz=$(getconf CLK_TCK)
 TIMEFORMAT='%U %S'
+# The cluster's WAL counters so far (pg_stat_wal): records, full-page images, bytes.
+wal_counters() {
+    "${psql[@]}" -d postgres -At -F ' ' -c "SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal"
+}
+# wal_per_call BEFORE AFTER N: the WAL written per call between two wal_counters readings.
+wal_per_call() {
+    awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        printf "  WAL per call: %.1f records, %.2f full-page images, %.1f kB\n",
+            (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] - x[3]) / n / 1024 }'
+}
 
 # The figures of the last measurement, for `ratios`: calls (or transactions) per second, and CPU
 # milliseconds per call of the server side (spotterd, PostgreSQL) and of the client.
@@ -112,16 +123,16 @@ declare -A rate server_cpu postgres_cpu client_cpu
 # Runs spotter-load (200 warm-up calls, then the measured ones) and prints the CPU time per call,
 # warm-up included, of spotterd, PostgreSQL and the generator.
 measure() {
-    local s0 p0 s1 p1 lu ls n=$calls args=() output
+    local s0 p0 w0 s1 p1 w1 lu ls n=$calls args=() output
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
-    s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
+    s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks); w0=$(wal_counters)
     { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" > "$cluster/load.out" 2>&1; } 2> "$cluster/time" || {
         cat "$cluster/load.out"
         exit 1
     }
-    s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks)
+    s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks); w1=$(wal_counters)
     cat "$cluster/load.out"
     read -r lu ls < "$cluster/time"
     rate[spotterd]=$(awk '/throughput/ { print $2 }' "$cluster/load.out")
@@ -129,17 +140,18 @@ measure() {
         awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
             split(l, t, " "); printf "%.3f %.3f %.3f\n", s / hz * 1000 / n, p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
     echo "  cpu per call: spotterd ${server_cpu[spotterd]} ms, postgres ${postgres_cpu[spotterd]} ms, spotter-load ${client_cpu[spotterd]} ms"
+    wal_per_call "$w0" "$w1" $((n + 200))
 }
 
 # pgbench NAME DATABASE SCRIPT CLIENTS [pgbench options]: runs a proxy for DURATION seconds and
 # prints its throughput and the CPU time per transaction of PostgreSQL and pgbench.
 proxy() {
-    local name=$1 database=$2 script=$3 clients=$4 p0 p1 lu ls count
+    local name=$1 database=$2 script=$3 clients=$4 p0 p1 w0 w1 lu ls count
     shift 4
-    p0=$(postgres_ticks)
+    p0=$(postgres_ticks); w0=$(wal_counters)
     { time env PGOPTIONS="${pgoptions:-}" "${pgbench[@]}" -c "$clients" -j 2 -f "$script" "$@" "$database" > "$cluster/pgbench.out" 2>&1; } 2> "$cluster/time"
     sleep 0.5  # the postmaster reaps the run's backends
-    p1=$(postgres_ticks)
+    p1=$(postgres_ticks); w1=$(wal_counters)
     grep -E '^(tps|latency average|number of failed)' "$cluster/pgbench.out" | sed 's/^/  /'
     grep -qE '^number of failed transactions: 0 ' "$cluster/pgbench.out" || { cat "$cluster/pgbench.out"; exit 1; }
     read -r lu ls < "$cluster/time"
@@ -150,6 +162,7 @@ proxy() {
         awk -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$count" 'BEGIN {
             split(l, t, " "); printf "%.3f %.3f\n", p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
     echo "  cpu per transaction: postgres ${postgres_cpu[$name]} ms, pgbench ${client_cpu[$name]} ms"
+    wal_per_call "$w0" "$w1" "$count"
 }
 
 # The three ratios of one scenario, from the last `proxy raw`, `proxy same` and `measure`.

@@ -1,6 +1,6 @@
 -- Same-SQL proxy: the statements spotterd sends for one ListWorkouts call (the first 20-entry
 -- page, as spotter-load's `history` scenario). See logworkout.sql.
-\set n random(1, :tenants)
+\set n :client_id % :tenants + 1
 SELECT token_hash, tenant_id, clock_timestamp()::text AS now,
        '' AS text, 21 AS page_size
 FROM bench_clients WHERE n = :n \gset

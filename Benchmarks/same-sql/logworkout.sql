@@ -3,11 +3,13 @@
 -- Benchmarks/run.sh with pgbench -M prepared against the real schema as spotter_app (see
 -- Benchmarks/README.md). SameSQLProxyTests fails when these differ from what spotterd sends.
 --
--- The first statement is the proxy's own: it picks a signed-in lifter (bench_clients, made by
--- run.sh from the lifters' live sessions) and makes the per-call values pgbench cannot (a new
+-- The first statement is the proxy's own: it picks the client's signed-in lifter (bench_clients,
+-- made by run.sh from the lifters' live sessions; client k always takes lifter k, so, as with
+-- spotter-load, the calls in flight are for different lifters and never wait on one another's
+-- feed counter row) and makes the per-call values pgbench cannot (a new
 -- workout id, the time). pgbench variables cannot be NULL, so the parameters spotterd sends as
 -- NULL (no template, no notes-less set's rest) are written NULL.
-\set n random(1, :tenants)
+\set n :client_id % :tenants + 1
 SELECT token_hash, tenant_id, gen_random_uuid() AS workout_id,
        clock_timestamp()::text AS now,
        'Squat and bench' AS name, 3600 AS duration, '' AS notes, 2 AS exercise_count, 10 AS set_count,
