@@ -63,7 +63,9 @@ extension TransportLimits {
                 try pipeline.addHandler(deadline, position: .after(ours))
                 // Right behind TLS too: it must see the handshake's completion, which the
                 // transport's protocol negotiation handler further on does not pass along.
-                try pipeline.addHandler(IdleConnectionCloser(after: idleClose), position: .after(deadline))
+                let closer = IdleConnectionCloser(after: idleClose)
+                try pipeline.addHandler(closer, position: .after(deadline))
+                try pipeline.addHandler(InboundBufferCompactor(), position: .after(closer))
             }
         }
         let limit = maxRequestBytes
@@ -238,6 +240,25 @@ private final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHa
             deadline?.cancel()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
+    }
+}
+
+/// Passes each decrypted read on in a buffer of its own size. NIOSSL decrypts into one 32 kB buffer
+/// per connection and passes that buffer on; the HTTP/2 frame decoder keeps the last buffer it was
+/// given (also once it has read all of it), so NIOSSL's next read found its buffer shared and
+/// allocated another 32 kB. Every connection, idle ones included, held two. Copying the bytes of a
+/// read (a request's few hundred, usually) costs less than that: with 1,000 connections each
+/// holding a Watch stream, about 26 kB less per connection (Benchmarks/README.md, "Connections
+/// and memory").
+final class InboundBufferCompactor: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        var copy = context.channel.allocator.buffer(capacity: buffer.readableBytes)
+        copy.writeImmutableBuffer(buffer)
+        context.fireChannelRead(wrapInboundOut(copy))
     }
 }
 
