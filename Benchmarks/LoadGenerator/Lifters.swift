@@ -14,19 +14,22 @@ struct Lifter: Sendable {
 enum Lifters {
     static let password = "benchmark password 1"
 
+    /// `registered`: the lifters exist (a second sign-in, for fresh tokens); registering a taken
+    /// name again counts as a failed sign-in, and enough of those lock the address out.
     static func prepare(
         scenario: LoadGenerator.Scenario,
         count: Int,
         prefix: String,
-        client: GRPCClient<HTTP2ClientTransport.Posix>
+        client: GRPCClient<HTTP2ClientTransport.Posix>,
+        registered: Bool = false
     ) async throws -> [Lifter] {
         var lifters: [Lifter] = []
         for index in 0..<count {
             let name = "\(prefix)_\(scenario.rawValue.filter(\.isLetter))_\(index)"
-            let lifter = try await signIn(name, client)
+            let lifter = try await signIn(name, client, register: !registered)
             try await seed(scenario, lifter, client)
             if scenario == .coachHistory {
-                lifters.append(try await coach(of: lifter, named: name + "c", client))
+                lifters.append(try await coach(of: lifter, named: name + "c", client, registered: registered))
             } else {
                 lifters.append(lifter)
             }
@@ -35,10 +38,10 @@ enum Lifters {
     }
 
     /// A coach linked to `lifter` with the history and details scopes (an invite code redeemed once).
-    private static func coach(of lifter: Lifter, named name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>)
-        async throws -> Lifter
-    {
-        var coach = try await signIn(name, client, kind: .coach)
+    private static func coach(
+        of lifter: Lifter, named name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>, registered: Bool
+    ) async throws -> Lifter {
+        var coach = try await signIn(name, client, kind: .coach, register: !registered)
         let coachService = Spotter_V1_CoachService.Client(wrapping: client)
         if try await coachService.listClients(.init(), metadata: coach.metadata).clients.isEmpty {
             let invite = try await coachService.createInvite(.init(), metadata: coach.metadata)
@@ -55,19 +58,22 @@ enum Lifters {
     }
 
     static func signIn(
-        _ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>, kind: Spotter_V1_TenantKind = .lifter
+        _ name: String, _ client: GRPCClient<HTTP2ClientTransport.Posix>, kind: Spotter_V1_TenantKind = .lifter,
+        register: Bool = true
     ) async throws -> Lifter {
         let auth = Spotter_V1_AuthService.Client(wrapping: client)
-        do {
-            _ = try await auth.register(
-                .with {
-                    $0.email = "\(name)@bench.invalid"
-                    $0.username = name
-                    $0.password = password
-                    $0.kind = kind
-                })
-        } catch let error as RPCError where error.code == .alreadyExists {
-            // A rerun with the same prefix reuses the lifter and its data.
+        if register {
+            do {
+                _ = try await auth.register(
+                    .with {
+                        $0.email = "\(name)@bench.invalid"
+                        $0.username = name
+                        $0.password = password
+                        $0.kind = kind
+                    })
+            } catch let error as RPCError where error.code == .alreadyExists {
+                // A rerun with the same prefix reuses the lifter and its data.
+            }
         }
         let tokens = try await auth.signIn(
             .with {

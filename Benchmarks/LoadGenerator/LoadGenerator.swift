@@ -43,6 +43,12 @@ struct LoadGenerator: AsyncParsableCommand {
     var prefix = "bench"
     @Option(help: "sync: rounds of one change and an incremental pull.") var rounds = 200
     @Option(help: "sync: changes per pull page.") var pageSize = 200
+    @Option(
+        help: """
+            Repeat the measured calls, a report each time, until this many seconds have passed \
+            (signing in again for fresh tokens every 10 minutes); 0: once.
+            """)
+    var seconds = 0
 
     func run() async throws {
         let clients = try (0..<connections).map { _ in
@@ -61,14 +67,26 @@ struct LoadGenerator: AsyncParsableCommand {
                     client: clients[0], prefix: prefix, fullPulls: calls, rounds: rounds, pageSize: pageSize)
                 return
             }
-            let lifters = try await Lifters.prepare(
+            var lifters = try await Lifters.prepare(
                 scenario: scenario, count: tenants, prefix: prefix, client: clients[0])
-            let call = Call(scenario: scenario, lifters: lifters)
+            var call = Call(scenario: scenario, lifters: lifters)
             if warmup > 0 {
                 _ = try await Driver.run(calls: warmup, concurrency: concurrency, clients: clients, call: call)
             }
-            let result = try await Driver.run(calls: calls, concurrency: concurrency, clients: clients, call: call)
-            print(result.report(scenario: scenario.rawValue, concurrency: concurrency))
+            let clock = ContinuousClock()
+            let end = clock.now + .seconds(seconds)
+            var signedIn = clock.now
+            repeat {
+                // Access tokens last 15 minutes.
+                if clock.now - signedIn > .seconds(600) {
+                    lifters = try await Lifters.prepare(
+                        scenario: scenario, count: tenants, prefix: prefix, client: clients[0], registered: true)
+                    call = Call(scenario: scenario, lifters: lifters)
+                    signedIn = clock.now
+                }
+                let result = try await Driver.run(calls: calls, concurrency: concurrency, clients: clients, call: call)
+                print(result.report(scenario: scenario.rawValue, concurrency: concurrency))
+            } while clock.now < end
         }
     }
 }
