@@ -32,6 +32,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/lib/setup.sh
+. Benchmarks/lib.sh
 
 connections=${CONNECTIONS:-10000}
 processes=${PROCESSES:-4}
@@ -88,22 +89,11 @@ start_cluster $port "-c max_connections=200"
 "${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q -c "CREATE DATABASE spotter"
 
 echo "==> spotterd ($BIN/spotterd, $build) on 127.0.0.1:$grpc_port, open-files limit $(ulimit -n)"
-data="$cluster/spotter"
-mkdir -p "$data"
-# Cheap password hashing only speeds up signing the lifters in; no measured call hashes a password.
 # LOG_LEVEL=notice also logs refused connections ("connection refused: too many open"), but with
 # them the verification e-mail of every lifter signed in (no SMTP is configured).
-SPOTTER_DATABASE_URL="host=$cluster port=$port user=postgres dbname=spotter" \
-SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_HOST=127.0.0.1 SPOTTER_GRPC_PORT=$grpc_port SPOTTER_SCRYPT_LOG_N=10 \
-SPOTTER_LOG_LEVEL=${LOG_LEVEL:-warning} SPOTTER_METRICS_ADDRESS=127.0.0.1:$metrics_port \
-SPOTTER_GRPC_MAX_CONNECTIONS=$((connections + 100)) SPOTTER_SYNC_WATCH_LIMIT=$watch_limit \
-    "$BIN/spotterd" > "$cluster/spotterd.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$grpc_port") 2>/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$cluster/spotterd.log"; echo "spotterd exited" >&2; exit 1; }
-    sleep 0.2
-done
+start_bench_spotterd "$BIN/spotterd" "$port" "$grpc_port" SPOTTER_LOG_LEVEL="${LOG_LEVEL:-warning}" \
+    SPOTTER_METRICS_ADDRESS="127.0.0.1:$metrics_port" SPOTTER_GRPC_MAX_CONNECTIONS=$((connections + 100)) \
+    SPOTTER_SYNC_WATCH_LIMIT="$watch_limit"
 sleep "$idle_wait"
 idle_kb=$(awk '/^VmRSS/ { print $2 }' "/proc/$server_pid/status")
 awk -v kb="$idle_kb" -v wait="$idle_wait" 'BEGIN {

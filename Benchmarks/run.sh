@@ -17,6 +17,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/lib/setup.sh
+. Benchmarks/lib.sh
 
 proxy=${PROXY_DIR:-$root/../shared/bench}
 calls=${CALLS:-3000}
@@ -28,14 +29,7 @@ grpc_port=50551
 install_system_packages
 command -v pgbench >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-contrib; }
 
-if [ -n "${BIN:-}" ]; then
-    bin=$BIN  # spotterd and spotter-load built earlier, such as a copy of the code before a change
-else
-    echo "==> building release binaries"
-    swift build -c release --scratch-path .build-release --product spotterd
-    swift build -c release --scratch-path .build-release --product spotter-load
-    bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
-fi
+release_binaries
 
 make_cluster_dir spotter-bench
 server_pid=
@@ -64,18 +58,7 @@ psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_ST
 "${psql[@]}" -d proxy -f "$proxy/schema.sql"
 
 echo "==> spotterd on 127.0.0.1:$grpc_port"
-data="$cluster/spotter"
-mkdir -p "$data"
-# Cheap password hashing only speeds up signing the benchmark's lifters in; no measured call hashes.
-SPOTTER_DATABASE_URL="host=$cluster port=$port user=postgres dbname=spotter" \
-SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_PORT=$grpc_port SPOTTER_SCRYPT_LOG_N=10 \
-SPOTTER_DATABASE_POOL_SIZE=${POOL_SIZE:-16} SPOTTER_LOG_LEVEL=warning SPOTTER_METRICS_ADDRESS=127.0.0.1:0 \
-    "$bin/spotterd" > "$cluster/spotterd.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 150); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$grpc_port") 2>/dev/null && break
-    sleep 0.2
-done
+start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_DATABASE_POOL_SIZE="${POOL_SIZE:-16}"
 certificate="$data/tls/dev-cert.pem"
 load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate")
 

@@ -1,0 +1,38 @@
+# Shared by the benchmark scripts; sourced after scripts/lib/setup.sh, from the repository's root.
+
+# release_binaries: sets `bin` to $BIN when that is set (spotterd and spotter-load built earlier,
+# such as a copy of the code before a change: nothing is built), else builds both in release mode.
+release_binaries() {
+    if [ -n "${BIN:-}" ]; then
+        bin=$BIN
+        return
+    fi
+    echo "==> building release binaries"
+    swift build -c release --scratch-path .build-release --product spotterd
+    swift build -c release --scratch-path .build-release --product spotter-load
+    bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
+}
+
+# start_bench_spotterd SPOTTERD PG_PORT GRPC_PORT [NAME=VALUE ...]: starts SPOTTERD on 127.0.0.1
+# against the database `spotter` of the cluster in $cluster, logging to $cluster/spotterd.log,
+# with the settings given after the defaults (a later one wins), and waits until its port
+# answers. Cheap password hashing only speeds up signing the benchmark's lifters in: no measured
+# call hashes a password. Sets `server_pid` and `data` (spotterd's data directory).
+start_bench_spotterd() {
+    local spotterd=$1 pg_port=$2 grpc_port=$3
+    shift 3
+    data="$cluster/spotter"
+    mkdir -p "$data"
+    env SPOTTER_DATABASE_URL="host=$cluster port=$pg_port user=postgres dbname=spotter" \
+        SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_HOST=127.0.0.1 SPOTTER_GRPC_PORT="$grpc_port" \
+        SPOTTER_SCRYPT_LOG_N=10 SPOTTER_LOG_LEVEL=warning SPOTTER_METRICS_ADDRESS=127.0.0.1:0 "$@" \
+        "$spotterd" > "$cluster/spotterd.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 300); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$grpc_port") 2>/dev/null && return 0
+        kill -0 "$server_pid" 2>/dev/null || { cat "$cluster/spotterd.log"; echo "spotterd exited" >&2; exit 1; }
+        sleep 0.2
+    done
+    echo "spotterd did not answer on 127.0.0.1:$grpc_port within 60 s" >&2
+    exit 1
+}
