@@ -4,6 +4,7 @@ import GRPCCore
 import Logging
 import SpotterCore
 import SwiftProtobuf
+import Synchronization
 
 /// Runs around every call: gives it a request id and a logger, authenticates the bearer token of
 /// every method that is not public, bounds the handler's work by a deadline, maps errors for the
@@ -89,7 +90,7 @@ public struct RequestInterceptor: ServerInterceptor {
             let call = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
             let response = try await withoutActuallyEscaping(next) { next in
-                try await Self.withDeadline(deadline, cancellation: context.cancellation) {
+                try await Self.withDeadline(deadline) {
                     try await RequestContext.$current.withValue(call) {
                         try await next(Self.refusingZeroBytes(request), context)
                     }
@@ -169,39 +170,60 @@ public struct RequestInterceptor: ServerInterceptor {
 
     /// `body`'s result, unless `limit` passes first (then DEADLINE_EXCEEDED) or gRPC cancels the
     /// call (the client's deadline passed, it reset the stream, or the server is shutting down;
-    /// then UNAVAILABLE): either way `body`'s task is cancelled and this throws once it has stopped. Database work stops at its next statement (and a
-    /// running statement at the connection's `statement_timeout`); a wait for the request message, a
-    /// pool connection or a password-hashing slot stops at once.
+    /// then UNAVAILABLE): either way `body`'s task is cancelled and this throws once it has
+    /// stopped. Database work stops at its next statement (and a running statement at the
+    /// connection's `statement_timeout`); a wait for the request message, a pool connection or a
+    /// password-hashing slot stops at once.
+    ///
+    /// One task runs `body`; the deadline is a dispatch timer and gRPC's cancellation a callback
+    /// (`withRPCCancellationHandler`, on the RPC's cancellation handle that the transport sets for
+    /// the call), so a call costs one task rather than three (`body`, a sleeping deadline task and
+    /// a task waiting for cancellation, each started, woken and finished on every call).
     static func withDeadline<Result: Sendable>(
-        _ limit: Duration, cancellation: ServerContext.RPCCancellationHandle,
-        _ body: @escaping @Sendable () async throws -> Result
+        _ limit: Duration, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        try await withThrowingTaskGroup(of: DeadlineOutcome<Result>.self) { group in
-            group.addTask { .finished(try await body()) }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return .deadlinePassed
+        let task = Task { try await body() }
+        let stopped = Mutex<DeadlineStop?>(nil)
+        let stop: @Sendable (DeadlineStop) -> Void = { reason in
+            let first = stopped.withLock { stopped in
+                guard stopped == nil else { return false }
+                stopped = reason
+                return true
             }
-            group.addTask {
-                try await cancellation.cancelled
-                return .cancelledByClient
+            if first { task.cancel() }
+        }
+        let timer = DispatchSource.makeTimerSource(queue: deadlineQueue)
+        let (seconds, attoseconds) = limit.components
+        timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+        timer.setEventHandler { stop(.deadlinePassed) }
+        timer.activate()
+        defer { timer.cancel() }
+        let result = await withTaskCancellationHandler {
+            await withRPCCancellationHandler {
+                await task.result
+            } onCancelRPC: {
+                stop(.cancelledByClient)
             }
-            defer { group.cancelAll() }
-            switch try await group.next() {
-            case .finished(let result):
-                return result
-            case .deadlinePassed:
-                throw RPCError(
-                    code: .deadlineExceeded,
-                    message: "the call took longer than the server's limit of \(limit.components.seconds) s")
-            case .cancelledByClient, nil:
-                // The client reset the stream, its own deadline passed (it no longer listens, and
-                // reports DEADLINE_EXCEEDED itself), or the server is shutting down: a client that
-                // still listens may retry elsewhere.
-                throw RPCError(code: .unavailable, message: "the call was cancelled before it finished; retry")
-            }
+        } onCancel: {
+            task.cancel()
+        }
+        switch stopped.withLock({ $0 }) {
+        case nil:
+            return try result.get()
+        case .deadlinePassed:
+            throw RPCError(
+                code: .deadlineExceeded,
+                message: "the call took longer than the server's limit of \(limit.components.seconds) s")
+        case .cancelledByClient:
+            // The client reset the stream, its own deadline passed (it no longer listens, and
+            // reports DEADLINE_EXCEEDED itself), or the server is shutting down: a client that
+            // still listens may retry elsewhere.
+            throw RPCError(code: .unavailable, message: "the call was cancelled before it finished; retry")
         }
     }
+
+    /// Where the calls' deadline timers fire (they do no more than cancel a task).
+    private static let deadlineQueue = DispatchQueue(label: "spotter.rpc-deadlines")
 
     /// The trace id and parent span id of a W3C `traceparent` value
     /// (`00-<32 hex>-<16 hex>-<2 hex>`, ids not all zeros); `nil` for anything else, which is ignored.
@@ -274,9 +296,8 @@ public struct RequestInterceptor: ServerInterceptor {
     }
 }
 
-/// Which of `RequestInterceptor.withDeadline`'s three tasks finished first.
-private enum DeadlineOutcome<Result: Sendable>: Sendable {
-    case finished(Result)
+/// Why `RequestInterceptor.withDeadline` cancelled the call's task.
+private enum DeadlineStop: Sendable {
     case deadlinePassed
     case cancelledByClient
 }

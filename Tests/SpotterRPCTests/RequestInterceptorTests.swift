@@ -72,13 +72,12 @@ struct RequestInterceptorTests {
 
     @Test("the deadline returns the handler's result, or cancels it and answers DEADLINE_EXCEEDED")
     func deadline() async throws {
-        let handle = ServerContext.RPCCancellationHandle()
-        let quick = try await RequestInterceptor.withDeadline(.seconds(10), cancellation: handle) { 42 }
+        let quick = try await RequestInterceptor.withDeadline(.seconds(10)) { 42 }
         #expect(quick == 42)
 
         let stopped = Flag()
         let error = await #expect(throws: RPCError.self) {
-            try await RequestInterceptor.withDeadline(.milliseconds(100), cancellation: handle) {
+            try await RequestInterceptor.withDeadline(.milliseconds(100)) {
                 do {
                     try await Task.sleep(for: .seconds(60))
                 } catch {
@@ -90,14 +89,19 @@ struct RequestInterceptorTests {
         #expect(error?.code == .deadlineExceeded)
         #expect(stopped.isSet, "the handler's task was not cancelled")
 
-        let cancelled = ServerContext.RPCCancellationHandle()
-        cancelled.cancel()
-        let byClient = await #expect(throws: RPCError.self) {
-            try await RequestInterceptor.withDeadline(.seconds(60), cancellation: cancelled) {
-                try await Task.sleep(for: .seconds(60))
+        // gRPC cancels the call (the client went away) before it finishes, and while it runs.
+        for cancelWhile in [false, true] {
+            let byClient = await #expect(throws: RPCError.self) {
+                try await withServerContextRPCCancellationHandle { handle in
+                    if !cancelWhile { handle.cancel() }
+                    return try await RequestInterceptor.withDeadline(.seconds(60)) {
+                        if cancelWhile { handle.cancel() }
+                        try await Task.sleep(for: .seconds(60))
+                    }
+                }
             }
+            #expect(byClient?.code == .unavailable)
         }
-        #expect(byClient?.code == .unavailable)
     }
 
     @Test("x-forwarded-for names the client only when the peer is a trusted proxy, read from the right")
