@@ -6,9 +6,12 @@ import SpotterCore
 /// a transaction's acting tenant.
 public struct SpotterDatabase: Sendable {
     public let pool: PostgresPool
+    /// Sends the Watch notifications of this database's committed transactions; spotterd runs it.
+    public let notifier: WatchNotifier
 
     public init(pool: PostgresPool) {
         self.pool = pool
+        self.notifier = WatchNotifier(pool: pool)
     }
 
     /// The transaction the current task has open, so a store called inside another store's
@@ -39,7 +42,7 @@ public struct SpotterDatabase: Sendable {
                 "SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue]
             )
             return try await pool.withTransaction(
-                isolation: isolation, opening: [setTenant], closing: Self.changedFeeds, committed: Self.notifyWatchers
+                isolation: isolation, opening: [setTenant], closing: Self.changedFeeds, committed: notifyWatchers
             ) { connection in
                 try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
                     try await body(connection)
@@ -54,15 +57,10 @@ public struct SpotterDatabase: Sendable {
         "SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds", []
     )
 
-    /// Wakes the Watch streams of every tenant whose feed the committed transaction wrote, on every
-    /// spotterd listening (`SyncFeedService`). Sent after the commit, in a statement of its own: a
-    /// transaction that notifies holds PostgreSQL's database-wide notification lock through its
-    /// commit, which made concurrent writers commit one at a time. A notification that cannot be
-    /// sent is dropped: it is a hint to pull, and the change is already stored.
-    private static func notifyWatchers(_ rows: PostgresRows, _ connection: PostgresConnection) async {
-        guard let feeds: String = try? rows.single?.decode("feeds"), !feeds.isEmpty else { return }
-        _ = try? await connection.queryIgnoringCancellation(
-            "SELECT pg_notify('spotter_sync', tenant) FROM unnest(string_to_array($1, ' ')) AS tenant", [feeds])
+    /// Hands the tenants whose change feeds the committed transaction wrote to `notifier`.
+    private func notifyWatchers(_ rows: PostgresRows, _ connection: PostgresConnection) async {
+        guard let feeds: String = try? rows.single?.decode("feeds") else { return }
+        notifier.changed(feeds)
     }
 
     /// Runs `body` in a transaction acting as the principal's tenant (a coach's, in a view of a
@@ -81,7 +79,7 @@ public struct SpotterDatabase: Sendable {
     @discardableResult
     public func withoutTenant<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await translatingErrors {
-            try await pool.withTransaction(closing: Self.changedFeeds, committed: Self.notifyWatchers) { connection in
+            try await pool.withTransaction(closing: Self.changedFeeds, committed: notifyWatchers) { connection in
                 try await body(connection)
             }
         }

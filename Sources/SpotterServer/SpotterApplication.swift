@@ -163,7 +163,7 @@ public struct SpotterApplication: Sendable {
                         service: SyncFeedService(
                             configuration: database.with(role: settings.applicationRole).named(
                                 SyncFeedService.listenerName),
-                            hub: watchHub, sync: sync,
+                            hub: watchHub, notifier: spotterDatabase.notifier, sync: sync,
                             purgeInterval: .seconds(3600), logger: logger)),
                     .init(
                         service: RetentionService(

@@ -2,6 +2,7 @@ import Logging
 import Postgres
 import ServiceLifecycle
 import SpotterCore
+import SpotterPostgres
 
 extension PostgresConfiguration {
     func named(_ applicationName: String) -> PostgresConfiguration {
@@ -11,8 +12,8 @@ extension PostgresConfiguration {
     }
 }
 
-/// Carries PostgreSQL's change notifications to this process's Watch streams, and purges old
-/// deletions from the change feed.
+/// Carries PostgreSQL's change notifications to this process's Watch streams, sends this process's
+/// own (`WatchNotifier`), and purges old deletions from the change feed.
 ///
 /// Every transaction of `SpotterDatabase` that changes a tenant's synced data is followed, once
 /// committed, by `NOTIFY spotter_sync, '<tenant id>'` (the feed triggers note the tenants:
@@ -27,6 +28,7 @@ struct SyncFeedService: Service {
 
     let configuration: PostgresConfiguration
     let hub: SyncWatchHub
+    let notifier: WatchNotifier
     let sync: SyncService
     let purgeInterval: Duration
     let logger: Logger
@@ -35,6 +37,7 @@ struct SyncFeedService: Service {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await listen() }
+                group.addTask { await notifier.run() }
                 group.addTask { await purge() }
             }
         }
