@@ -17,6 +17,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/lib/setup.sh
+. Benchmarks/lib.sh
 
 minutes=${MINUTES:-60}
 warm=${WARM:-5}
@@ -26,14 +27,7 @@ port=${PG_PORT:-55470}
 grpc_port=${GRPC_PORT:-50571}
 
 install_system_packages
-if [ -n "${BIN:-}" ]; then
-    bin=$BIN
-else
-    echo "==> building release binaries"
-    swift build -c release --scratch-path .build-release --product spotterd
-    swift build -c release --scratch-path .build-release --product spotter-load
-    bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
-fi
+release_binaries
 
 make_cluster_dir spotter-soak
 server_pid=
@@ -48,19 +42,7 @@ start_cluster $port "-c max_connections=200"
 "${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q -c "CREATE DATABASE spotter"
 
 echo "==> spotterd on 127.0.0.1:$grpc_port"
-data="$cluster/spotter"
-mkdir -p "$data"
-# Cheap password hashing only speeds up signing the lifters in; no measured call hashes a password.
-SPOTTER_DATABASE_URL="host=$cluster port=$port user=postgres dbname=spotter" \
-SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_HOST=127.0.0.1 SPOTTER_GRPC_PORT=$grpc_port SPOTTER_SCRYPT_LOG_N=10 \
-SPOTTER_LOG_LEVEL=warning SPOTTER_METRICS_ADDRESS=127.0.0.1:0 \
-    "$bin/spotterd" > "$cluster/spotterd.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 150); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$grpc_port") 2>/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$cluster/spotterd.log"; echo "spotterd exited" >&2; exit 1; }
-    sleep 0.2
-done
+start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
 load=("$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" --prefix soak
       --warmup 0 --seconds $((minutes * 60)))
 rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$server_pid/status"; }
