@@ -187,9 +187,8 @@ public final class PostgresConnection: @unchecked Sendable {
         return PostgresError(kind: .connectionLost, message: message.isEmpty ? "connection lost" : message)
     }
 
-    /// `query`, also when the task has been cancelled: for work that must follow work already done.
     @discardableResult
-    package func queryIgnoringCancellation(
+    func queryIgnoringCancellation(
         _ sql: String, _ parameters: [any PostgresEncodable]
     ) async throws -> PostgresRows {
         let texts = try Self.parameterTexts(parameters)

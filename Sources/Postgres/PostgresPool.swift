@@ -101,8 +101,7 @@ public actor PostgresPool {
     ///
     /// `opening` statements (such as setting the transaction's tenant) are sent with BEGIN in one
     /// round trip, before `body` runs. `closing`, when given, is sent in COMMIT's round trip just
-    /// before it; once the commit has succeeded, `committed` gets its rows and the connection
-    /// (outside any transaction, before it returns to the pool).
+    /// before it; once the commit has succeeded, `committed` gets its rows.
     ///
     /// A connection found broken at BEGIN, before any of `body` ran, is replaced and BEGIN retried
     /// once, so a restarted database costs the caller nothing.
@@ -111,7 +110,7 @@ public actor PostgresPool {
         isolation: PostgresIsolation = .readCommitted,
         opening: [(sql: String, parameters: [any PostgresEncodable])] = [],
         closing: (sql: String, parameters: [any PostgresEncodable])? = nil,
-        committed: (PostgresRows, PostgresConnection) async -> Void = { _, _ in },
+        committed: (PostgresRows) async -> Void = { _ in },
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
@@ -143,7 +142,7 @@ public actor PostgresPool {
                     }
                     if let closing {
                         let answers = try await connection.pipelineIgnoringCancellation([closing, ("COMMIT", [])])
-                        await committed(answers[0], connection)
+                        await committed(answers[0])
                     } else {
                         try await connection.queryIgnoringCancellation("COMMIT", [])
                     }

@@ -58,7 +58,7 @@ public struct SpotterDatabase: Sendable {
     )
 
     /// Hands the tenants whose change feeds the committed transaction wrote to `notifier`.
-    private func notifyWatchers(_ rows: PostgresRows, _ connection: PostgresConnection) async {
+    private func notifyWatchers(_ rows: PostgresRows) async {
         guard let feeds: String = try? rows.single?.decode("feeds") else { return }
         notifier.changed(feeds)
     }

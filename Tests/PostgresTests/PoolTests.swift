@@ -156,10 +156,10 @@ struct PoolTests {
             let seen = Mutex<[String]>([])
             try await pool.withTransaction(
                 closing: closing,
-                committed: { rows, connection in
+                committed: { rows in
                     let note: String = (try? rows.single?.decode("note")) ?? "?"
-                    // Outside the transaction: the committed row is there, the local setting is gone.
-                    let count = (try? await counter(connection)) ?? -1
+                    // Committed: another connection sees the row.
+                    let count = (try? await pool.withConnection { try await counter($0) }) ?? -1
                     seen.withLock { $0.append("\(note) \(count)") }
                 }
             ) { connection in
@@ -168,7 +168,7 @@ struct PoolTests {
             }
             await #expect(throws: Boom.self) {
                 try await pool.withTransaction(
-                    closing: closing, committed: { _, _ in seen.withLock { $0.append("after a rollback") } }
+                    closing: closing, committed: { _ in seen.withLock { $0.append("after a rollback") } }
                 ) { connection in
                     try await connection.query("INSERT INTO items VALUES ($1)", [2])
                     throw Boom()
