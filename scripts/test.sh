@@ -20,8 +20,10 @@ make_cluster_dir spotter-test-pg
 trap 'stop_cluster immediate' EXIT
 
 echo "==> starting PostgreSQL for the tests in $cluster"
-# fsync off: a test cluster is thrown away, and this halves the suite's time.
-start_cluster $port "-c fsync=off -c max_connections=300"
+# fsync off: a test cluster is thrown away, and this halves the suite's time. Suites run in
+# parallel, each with its own database and pools: at the start of a run they can hold more than
+# 300 connections at once ("too many clients already" was seen on a fresh clone).
+start_cluster $port "-c fsync=off -c max_connections=1000"
 export SPOTTER_TEST_DATABASE_URL="host=$cluster port=$port user=postgres dbname=postgres"
 
 log=$(mktemp /tmp/spotter-test-output.XXXXXX)

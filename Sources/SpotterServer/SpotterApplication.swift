@@ -6,6 +6,7 @@ import Logging
 import Postgres
 import ServiceLifecycle
 import SpotterCore
+import SpotterPortal
 import SpotterPostgres
 import SpotterRPC
 
@@ -24,6 +25,8 @@ public struct SpotterApplication: Sendable {
     public let metrics: ServerMetrics
     /// The metrics endpoint's port once it listens.
     public let metricsPort: AsyncStream<Int>
+    /// The portal's port once it listens (finished at once when the portal is off).
+    public let portalPort: AsyncStream<Int>
 
     /// Builds the application on an open database.
     public static func build(
@@ -150,6 +153,23 @@ public struct SpotterApplication: Sendable {
         } else {
             boundPort.finish()
         }
+        let (portalPort, boundPortal) = AsyncStream<Int>.makeStream()
+        if let port = settings.portalPort {
+            let router = try Portal.router(
+                PortalServices(auth: auth, accounts: accounts, coaching: coaching, training: training),
+                sessionLifetime: settings.auth.sessionLifetime, logger: logger)
+            extra.append(
+                .init(
+                    service: try Portal.server(
+                        router: router, host: settings.host, port: port, certificatePath: certificate, keyPath: key,
+                        logger: logger,
+                        bound: { port in
+                            boundPortal.yield(port)
+                            boundPortal.finish()
+                        })))
+        } else {
+            boundPortal.finish()
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: extra + [
@@ -182,7 +202,8 @@ public struct SpotterApplication: Sendable {
             watchHub: watchHub,
             developmentCertificatePath: development ? certificate : nil,
             metrics: metrics,
-            metricsPort: metricsPort
+            metricsPort: metricsPort,
+            portalPort: portalPort
         )
     }
 

@@ -61,6 +61,9 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var logLevel: Logger.Level
+    /// Where the coach portal is served over HTTPS (same host as gRPC by default, port 8444);
+    /// `nil` turns it off.
+    public var portalPort: Int? = 8444
     /// Where `GET /metrics` is served (`host:port`); `nil` serves no metrics.
     public var metricsAddress: (host: String, port: Int)? = ("127.0.0.1", 9464)
     /// Peers whose `x-forwarded-for` metadata names the client (throttling and logs).
@@ -102,7 +105,15 @@ public struct ServerConfiguration: Sendable {
         let dataDirectory = URL(fileURLWithPath: reader.string("SPOTTER_DATA_DIR") ?? defaultDataDirectory())
         var auth = AuthPolicy()
         let port = try reader.integer("SPOTTER_GRPC_PORT", default: 8443, range: 0...65535)
-        auth.publicURL = reader.string("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(port)"
+        var portalPort: Int? = 8444
+        if let text = reader.string("SPOTTER_PORTAL_PORT") {
+            guard text.lowercased() == "off" || Int(text).map((0...65535).contains) == true else {
+                throw ConfigurationError(variable: "SPOTTER_PORTAL_PORT", reason: "must be a port from 0 to 65535 or off")
+            }
+            portalPort = Int(text)
+        }
+        // E-mailed links (password reset) open the portal when it runs.
+        auth.publicURL = reader.string("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(portalPort ?? port)"
         var configuration = ServerConfiguration(
             database: reader.string("SPOTTER_DATABASE_URL").map(DatabaseLocation.external) ?? .embedded,
             dataDirectory: dataDirectory,
@@ -134,6 +145,7 @@ public struct ServerConfiguration: Sendable {
         } else if let file = reader.string("SPOTTER_MFA_KEYS_FILE") {
             configuration.mfaKeys = .file(file)
         }
+        configuration.portalPort = portalPort
         configuration.logFormat = try reader.logFormat("SPOTTER_LOG_FORMAT")
         if let address = reader.string("SPOTTER_METRICS_ADDRESS") {
             if address.lowercased() == "off" {

@@ -19,6 +19,12 @@ struct Spotterd: AsyncParsableCommand {
     @Option(help: "Port to listen on (SPOTTER_GRPC_PORT).")
     var port: Int?
 
+    @Option(help: "Port of the coach portal over HTTPS (SPOTTER_PORTAL_PORT, default 8444).")
+    var portalPort: Int?
+
+    @Flag(help: "Do not serve the coach portal (SPOTTER_PORTAL_PORT=off).")
+    var noPortal = false
+
     @Option(help: "Data directory for the embedded database and development certificate (SPOTTER_DATA_DIR).")
     var dataDir: String?
 
@@ -29,6 +35,8 @@ struct Spotterd: AsyncParsableCommand {
         var environment = ProcessInfo.processInfo.environment
         if let host { environment["SPOTTER_GRPC_HOST"] = host }
         if let port { environment["SPOTTER_GRPC_PORT"] = String(port) }
+        if let portalPort { environment["SPOTTER_PORTAL_PORT"] = String(portalPort) }
+        if noPortal { environment["SPOTTER_PORTAL_PORT"] = "off" }
         if let dataDir { environment["SPOTTER_DATA_DIR"] = dataDir }
         if let logLevel { environment["SPOTTER_LOG_LEVEL"] = logLevel }
         let settings = try ServerConfiguration.fromEnvironment(environment)
@@ -52,6 +60,9 @@ struct Spotterd: AsyncParsableCommand {
                 metadata: ["certificate": "\(certificate)"])
         }
         logger.notice("spotterd listening", metadata: ["address": "\(settings.host):\(settings.port)"])
+        if let portal = settings.portalPort {
+            logger.notice("coach portal listening", metadata: ["url": "https://\(settings.host):\(portal)/"])
+        }
         try await application.run()
         logger.notice("spotterd stopped")
     }

@@ -114,7 +114,7 @@ class Spotterd:
         self.port = free_port()
         self.env = dict(os.environ, SPOTTER_DATABASE_URL=database_url, SPOTTER_DATA_DIR=str(self.data),
                         SPOTTER_GRPC_PORT=str(self.port), SPOTTER_SCRYPT_LOG_N="10", SPOTTER_LOG_LEVEL="warning",
-                        SPOTTER_METRICS_ADDRESS="127.0.0.1:0")
+                        SPOTTER_METRICS_ADDRESS="127.0.0.1:0", SPOTTER_PORTAL_PORT="0")
         self.process = None
         self.log = open(root / "spotterd.log", "ab")
 

@@ -107,7 +107,8 @@ def main():
 
     environment = dict(os.environ)
     environment.update(PATH=f"{venv / 'bin'}:{os.environ['PATH']}", VIRTUAL_ENV=str(venv),
-                       SPOTTER_DATA_DIR=args.data_dir, SPOTTER_GRPC_PORT=str(args.port))
+                       SPOTTER_DATA_DIR=args.data_dir, SPOTTER_GRPC_PORT=str(args.port),
+                       SPOTTER_PORTAL_PORT="0")
     environment.pop("PYTHONPATH", None)
     token = None
     failures = 0

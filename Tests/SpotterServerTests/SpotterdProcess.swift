@@ -31,6 +31,7 @@ final class SpotterdProcess: Sendable {
         environment["SPOTTER_SCRYPT_LOG_N"] = "10"
         // Many run at once: each serves its metrics on a port of its own.
         environment["SPOTTER_METRICS_ADDRESS"] = "127.0.0.1:0"
+        environment["SPOTTER_PORTAL_PORT"] = "0"
         environment.merge(extra) { _, new in new }
         process = Process()
         process.executableURL = TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/spotterd")

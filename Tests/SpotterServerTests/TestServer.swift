@@ -17,6 +17,8 @@ struct TestServer {
     let watchHub: SyncWatchHub
     /// The metrics endpoint's port, when the test turned it on (`SPOTTER_METRICS_ADDRESS`).
     let metricsPort: Int?
+    /// The coach portal's HTTPS port (`nil` when the test turned it off).
+    let portalPort: Int?
 
     /// Starts the server on a fresh database, runs `body`, then shuts the server down gracefully.
     static func with<T: Sendable>(
@@ -33,6 +35,7 @@ struct TestServer {
                 "SPOTTER_GRPC_PORT": "0",
                 "SPOTTER_SCRYPT_LOG_N": "10",
                 "SPOTTER_METRICS_ADDRESS": "off",
+                "SPOTTER_PORTAL_PORT": "0",
             ]
             environment.merge(extra) { _, new in new }
             let settings = try ServerConfiguration.fromEnvironment(environment)
@@ -55,7 +58,8 @@ struct TestServer {
                     dataDirectory: dataDirectory,
                     database: database,
                     watchHub: application.watchHub,
-                    metricsPort: await application.metricsPort.first { _ in true }
+                    metricsPort: await application.metricsPort.first { _ in true },
+                    portalPort: await application.portalPort.first { _ in true }
                 )
                 let result = try await body(server)
                 await application.serviceGroup.triggerGracefulShutdown()

@@ -63,6 +63,18 @@ extension CoachingService {
         }
     }
 
+    /// One of a client's workouts and its thread, as one read (details scope): the portal's workout
+    /// page, logged once like `GetClientWorkout`.
+    public func clientWorkoutThread(_ principal: Principal, client: String, workoutID: String) async throws
+        -> (workout: Workout, comments: [WorkoutComment])
+    {
+        try await reading(principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout") {
+            view, _, _ in
+            let workout = try await training.workouts.get(view, id: workoutID)
+            return (workout, try await store.comments(view, workout.id))
+        }
+    }
+
     /// The thread on the lifter's own workout, oldest first.
     public func comments(_ principal: Principal, workoutID: String) async throws -> [WorkoutComment] {
         let workout = try await training.workouts.get(principal, id: workoutID)

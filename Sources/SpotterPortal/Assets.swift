@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// The portal's static files, compiled in: one stylesheet and the icon. Pages link them with
+/// `?v=<version>` (a hash of their content), so browsers may keep them for a year.
+enum Assets {
+    static let files: [String: (type: String, body: String)] = [
+        "portal.css": ("text/css; charset=utf-8", stylesheet),
+        "icon.svg": ("image/svg+xml", icon),
+    ]
+
+    static let version: String = {
+        let all = files.keys.sorted().map { files[$0]!.body }.joined()
+        return SHA256.hash(data: Array(all.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+    }()
+
+    static func response(_ name: String) -> Response? {
+        guard let file = files[name] else { return nil }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: file.type, .cacheControl: "public, max-age=31536000, immutable",
+                .xContentTypeOptions: "nosniff",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: file.body)))
+    }
+
+    /// A barbell on a blue square.
+    static let icon = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d4ed8"/>\
+        <rect x="5" y="15" width="22" height="2" fill="#fff"/><rect x="7" y="9" width="3" height="14" rx="1" fill="#fff"/>\
+        <rect x="22" y="9" width="3" height="14" rx="1" fill="#fff"/><rect x="4" y="12" width="2" height="8" rx="1" fill="#fff"/>\
+        <rect x="26" y="12" width="2" height="8" rx="1" fill="#fff"/></svg>
+        """
+
+    static let stylesheet = """
+        :root { --ink: #111827; --muted: #6b7280; --line: #e5e7eb; --bg: #f9fafb; --card: #fff;
+          --accent: #1d4ed8; --good: #047857; --warn: #b45309; --bad: #b91c1c; }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+          color: var(--ink); background: var(--bg); }
+        a { color: var(--accent); }
+        main { max-width: 960px; margin: 0 auto; padding: 16px; }
+        h1 { font-size: 1.6rem; margin: 8px 0 12px; }
+        h2 { font-size: 1.2rem; margin: 24px 0 8px; }
+        .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; padding: 10px 16px;
+          background: var(--card); border-bottom: 1px solid var(--line); }
+        .brand { display: flex; align-items: center; gap: 8px; font-weight: 700; color: var(--ink);
+          text-decoration: none; }
+        .bar nav { display: flex; gap: 12px; flex: 1; }
+        .bar nav a { text-decoration: none; padding: 4px 2px; }
+        .bar nav a[aria-current] { font-weight: 600; border-bottom: 2px solid var(--accent); }
+        .sign-out { margin-left: auto; color: var(--muted); font-size: .9rem; }
+        .narrow { max-width: 420px; margin: 24px auto; }
+        label { display: block; font-weight: 600; margin: 12px 0 4px; }
+        label.check { font-weight: 400; margin: 6px 0; }
+        input, select, textarea { font: inherit; padding: 8px 10px; border: 1px solid #d1d5db;
+          border-radius: 6px; background: #fff; max-width: 100%; }
+        .narrow input, textarea { width: 100%; }
+        input[aria-invalid], textarea[aria-invalid] { border-color: var(--bad); }
+        button, .button { font: inherit; display: inline-block; margin-top: 12px; padding: 8px 16px;
+          border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer;
+          text-decoration: none; }
+        button.secondary, .button.secondary { background: #e5e7eb; color: var(--ink); }
+        button.danger { background: var(--bad); }
+        button.link { background: none; color: var(--accent); padding: 0; margin: 0; text-decoration: underline; }
+        .error, .field-error { color: var(--bad); }
+        .field-error { margin: 4px 0 0; font-size: .9rem; }
+        .notice { background: #ecfdf5; border: 1px solid #a7f3d0; padding: 8px 12px; border-radius: 6px; }
+        .muted, .hint, .crumbs, .meta { color: var(--muted); }
+        .hint { font-size: .9rem; }
+        .empty { color: var(--muted); font-style: italic; }
+        .card { display: block; background: var(--card); border: 1px solid var(--line); border-radius: 8px;
+          padding: 12px 14px; margin: 8px 0; }
+        .card.row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between; }
+        .card.row form button { margin: 0 0 0 6px; }
+        .card.highlight { border-color: var(--accent); }
+        .code { font: 600 1.6rem ui-monospace, monospace; letter-spacing: .08em; }
+        .share { white-space: pre-wrap; background: var(--bg); padding: 8px; border-radius: 6px; }
+        .workout { color: var(--ink); text-decoration: none; display: grid; grid-template-columns: 8em 1fr;
+          gap: 2px 12px; }
+        .workout .muted { grid-column: 2; }
+        .workout:hover { border-color: var(--accent); }
+        .search, .filters, .inline { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: end; margin: 8px 0 16px; }
+        .search label, .filters label, .inline label { width: 100%; margin: 0; }
+        .filters label { width: auto; }
+        .search button, .filters button, .inline button { margin: 0; }
+        table { width: 100%; border-collapse: collapse; background: var(--card); }
+        th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+        th a { color: var(--ink); }
+        tr.warmup td { color: var(--muted); }
+        .flag { display: inline-block; font-size: .8rem; padding: 1px 8px; border-radius: 999px; }
+        .flag.warn { background: #fef3c7; color: var(--warn); }
+        .flag.good { background: #d1fae5; color: var(--good); }
+        .tabs { display: flex; flex-wrap: wrap; gap: 4px 16px; border-bottom: 1px solid var(--line); margin: 12px 0 16px; }
+        .tabs a { padding: 6px 0; text-decoration: none; }
+        .tabs a[aria-current] { font-weight: 600; border-bottom: 2px solid var(--accent); }
+        .tabs a:last-child { margin-left: auto; color: var(--bad); }
+        .tabs.small a:last-child { margin-left: 0; color: var(--accent); }
+        .not-shared { background: #f3f4f6; border: 1px dashed #d1d5db; padding: 16px; border-radius: 8px; }
+        .comment { border-left: 3px solid var(--line); padding: 4px 12px; margin: 12px 0; }
+        .comment.mine { border-color: var(--accent); }
+        .comment .body { white-space: pre-wrap; margin: 4px 0; }
+        .chart { margin: 8px 0 16px; }
+        .chart svg { width: 100%; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+        figcaption { color: var(--muted); font-size: .9rem; }
+        .choices { columns: 2; }
+        .small { font-size: .85rem; font-weight: 400; }
+        fieldset { border: 0; padding: 0; margin: 0; }
+        legend { font-weight: 600; }
+        @media (max-width: 640px) {
+          main { padding: 12px; }
+          table.clients thead { display: none; }
+          table.clients tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+          table.clients td { display: flex; justify-content: space-between; border: 0; padding: 2px 8px; }
+          table.clients td::before { content: attr(data-label); color: var(--muted); }
+          table.sets th:nth-child(5), table.sets td:nth-child(5) { display: none; }
+          .workout { grid-template-columns: 1fr; }
+          .workout .muted { grid-column: 1; }
+          .choices { columns: 1; }
+        }
+        """
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Server-rendered SVG charts. Every text that reaches the SVG goes through `escape`, so a chart
+/// can be placed into a page unescaped.
+enum Charts {
+    /// One value on a chart, with the title a browser shows on hover.
+    struct Point {
+        var label: String
+        var value: Double
+        var title: String
+    }
+
+    static let width = 720.0
+    static let height = 300.0
+    private static let left = 56.0
+    private static let right = 16.0
+    private static let top = 16.0
+    private static let bottom = 40.0
+
+    /// A line through `points` (in order), one circle per point with its hover title.
+    static func line(_ points: [Point], unit: String, description: String) -> String {
+        guard !points.isEmpty else { return "" }
+        let (low, high) = range(points.map(\.value))
+        let plotWidth = width - left - right
+        let step = points.count > 1 ? plotWidth / Double(points.count - 1) : 0
+        func x(_ index: Int) -> Double { points.count > 1 ? left + Double(index) * step : left + plotWidth / 2 }
+        func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (height - top - bottom) }
+        var svg = open(description)
+        svg += axes(low: low, high: high, unit: unit)
+        let path = points.enumerated().map { "\($0.offset == 0 ? "M" : "L")\(f(x($0.offset))) \(f(y($0.element.value)))" }
+        svg += "<path d='\(path.joined(separator: " "))' fill='none' stroke='#1d4ed8' stroke-width='2'/>"
+        for (index, point) in points.enumerated() {
+            svg += "<circle class='point' cx='\(f(x(index)))' cy='\(f(y(point.value)))' r='4' fill='#1d4ed8'>"
+            svg += "<title>\(escape(point.title))</title></circle>"
+        }
+        svg += xLabels(points.map(\.label), x: x)
+        return svg + "</svg>"
+    }
+
+    /// One bar per point, from zero.
+    static func bars(_ points: [Point], unit: String, description: String) -> String {
+        guard !points.isEmpty else { return "" }
+        let high = range([0] + points.map(\.value)).high
+        let plotWidth = width - left - right
+        let slot = plotWidth / Double(points.count)
+        let barWidth = max(2, slot * 0.7)
+        func x(_ index: Int) -> Double { left + slot * (Double(index) + 0.5) }
+        func y(_ value: Double) -> Double { top + (high - value) / high * (height - top - bottom) }
+        var svg = open(description)
+        svg += axes(low: 0, high: high, unit: unit)
+        for (index, point) in points.enumerated() {
+            let barTop = y(point.value)
+            svg += "<rect class='bar' x='\(f(x(index) - barWidth / 2))' y='\(f(barTop))' width='\(f(barWidth))' "
+            svg += "height='\(f(height - bottom - barTop))' fill='#1d4ed8'><title>\(escape(point.title))</title></rect>"
+        }
+        svg += xLabels(points.map(\.label), x: x)
+        return svg + "</svg>"
+    }
+
+    private static func open(_ description: String) -> String {
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 \(f(width)) \(f(height))' role='img' "
+            + "aria-label='\(escape(description))' font-family='system-ui, sans-serif' font-size='12'>"
+    }
+
+    /// Four horizontal grid lines with their values.
+    private static func axes(low: Double, high: Double, unit: String) -> String {
+        var svg = ""
+        for step in 0...3 {
+            let value = low + (high - low) * Double(step) / 3
+            let y = top + (high - value) / (high - low) * (height - top - bottom)
+            svg += "<line x1='\(f(left))' x2='\(f(width - right))' y1='\(f(y))' y2='\(f(y))' stroke='#e5e7eb'/>"
+            svg += "<text x='\(f(left - 6))' y='\(f(y + 4))' text-anchor='end' fill='#6b7280'>"
+            svg += "\(escape(number(value))) \(escape(unit))</text>"
+        }
+        return svg
+    }
+
+    /// At most eight labels along the bottom, evenly picked, the last always shown.
+    private static func xLabels(_ labels: [String], x: (Int) -> Double) -> String {
+        let every = max(1, Int((Double(labels.count) / 8).rounded(.up)))
+        var svg = ""
+        for index in labels.indices where index % every == 0 || index == labels.count - 1 {
+            if index != labels.count - 1, labels.count - 1 - index < every { continue }
+            svg += "<text x='\(f(x(index)))' y='\(f(height - bottom + 18))' text-anchor='middle' fill='#6b7280'>"
+            svg += "\(escape(labels[index]))</text>"
+        }
+        return svg
+    }
+
+    /// A range with some room above and below, never empty.
+    private static func range(_ values: [Double]) -> (low: Double, high: Double) {
+        let low = values.min() ?? 0
+        let high = values.max() ?? 0
+        guard high > low else { return (max(0, low - 10), high + 10) }
+        let margin = (high - low) * 0.1
+        return (max(0, low - margin), high + margin)
+    }
+
+    private static func number(_ value: Double) -> String {
+        value >= 100 ? String(Int(value.rounded())) : String(format: "%.1f", value)
+    }
+
+    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Text and attribute values for SVG (XML).
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}

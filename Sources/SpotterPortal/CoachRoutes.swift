@@ -1,0 +1,628 @@
+import Foundation
+import Hummingbird
+import SpotterCore
+
+/// The coach's pages: clients, requests and invites; a client's history, workouts with comments,
+/// progress and statistics; ending a link. Every read goes through `CoachingService`, which checks
+/// the link and scope and writes the client's access log exactly as the RPCs do.
+struct CoachRoutes {
+    let coaching: CoachingService
+    let training: TrainingServices
+    let pages: Pages
+    let now: @Sendable () -> Date
+
+    func add(to router: Router<PortalContext>) {
+        router.get("/clients") { request, context in
+            try await clientsPage(request, try coach(context), newInvite: nil)
+        }
+        router.post("/invites") { request, context in
+            let session = try coach(context)
+            let note = context.form.text("note")
+            do {
+                let invite = try await coaching.createInvite(session.principal, note: note, validDays: 0)
+                return try await clientsPage(request, session, newInvite: invite)
+            } catch SpotterError.invalidArgument(let violations) {
+                return try await clientsPage(
+                    request, session, newInvite: nil, inviteNote: note,
+                    inviteError: SessionRoutes.fieldErrors(violations, [:])["note"])
+            }
+        }
+        router.post("/invites/:invite/revoke") { _, context in
+            let session = try coach(context)
+            try await coaching.revokeInvite(session.principal, id: try context.parameters.require("invite"))
+            return Response.redirect(to: "/clients", type: .normal)
+        }
+        router.post("/clients/:client/respond") { _, context in
+            let session = try coach(context)
+            let accept = context.form["answer"] == "accept"
+            _ = try await coaching.respond(
+                session.principal, other: try context.parameters.require("client"), accept: accept, scopes: [])
+            return Response.redirect(to: "/clients", type: .normal)
+        }
+        router.get("/clients/:client") { request, context in try await historyPage(request, context) }
+        router.get("/clients/:client/workouts/:workout") { _, context in
+            try await workoutPage(context, comment: nil)
+        }
+        router.post("/clients/:client/workouts/:workout/comments") { _, context in
+            let session = try coach(context)
+            let client = try context.parameters.require("client")
+            let workoutID = try context.parameters.require("workout")
+            let text = context.form["body"] ?? ""
+            let target = context.form.text("target")
+            let indices = target.split(separator: ":").compactMap { Int($0) }
+            guard target.isEmpty || indices.count == 2 else { throw PortalError.badRequest("Pick what to comment on.") }
+            do {
+                _ = try await coaching.commentAsCoach(
+                    session.principal, client: client, workoutID: workoutID, exerciseIndex: indices.first,
+                    setIndex: indices.last, body: text)
+            } catch SpotterError.invalidArgument(let violations) {
+                let error = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
+                return try await workoutPage(context, comment: (text, target, error))
+            }
+            return Response.redirect(to: "/clients/\(client)/workouts/\(workoutID)#comments", type: .normal)
+        }
+        router.post("/clients/:client/workouts/:workout/comments/:comment/delete") { _, context in
+            let session = try coach(context)
+            let client = try context.parameters.require("client")
+            try await coaching.deleteCommentAsCoach(
+                session.principal, client: client, id: try context.parameters.require("comment"))
+            let workoutID = try context.parameters.require("workout")
+            return Response.redirect(to: "/clients/\(client)/workouts/\(workoutID)#comments", type: .normal)
+        }
+        router.get("/clients/:client/progress") { request, context in try await progressPage(request, context) }
+        router.get("/clients/:client/statistics") { request, context in try await statisticsPage(request, context) }
+        router.get("/clients/:client/end") { _, context in
+            let session = try coach(context)
+            let link = try await activeLink(session, try context.parameters.require("client"))
+            return pages.render(
+                "end_link", title: "End coaching", session: session, current: "/clients",
+                EndLinkPage(
+                    name: link.lifterName,
+                    consequence:
+                        "You will no longer see anything of \(link.lifterName)'s, and programs you assigned stop. \(link.lifterName) keeps all their data.",
+                    action: "/clients/\(link.lifterID)/end", back: "/clients/\(link.lifterID)"))
+        }
+        router.post("/clients/:client/end") { _, context in
+            let session = try coach(context)
+            _ = try await coaching.endLink(session.principal, other: try context.parameters.require("client"))
+            return Response.redirect(to: "/clients", type: .normal)
+        }
+    }
+
+    private func coach(_ context: PortalContext) throws -> PortalSession {
+        let session = try context.signedIn()
+        guard session.isCoach else { throw PortalError.wrongKind(.coach) }
+        return session
+    }
+
+    /// The coach's active link to `client`; `notFound` for an unknown id, an ended link or another
+    /// coach's client alike.
+    private func activeLink(_ session: PortalSession, _ client: String) async throws -> CoachLink {
+        let links = try await coaching.links(session.principal, includeClosed: false)
+        guard let id = UUID(uuidString: client),
+            let link = links.first(where: { $0.lifterID.rawValue == id && $0.status == .active })
+        else { throw SpotterError.notFound("client not found") }
+        return link
+    }
+
+    // MARK: - Clients
+
+    struct ClientsPage {
+        struct Column {
+            var label: String
+            var href: String?
+            var current: Bool
+        }
+
+        struct Row {
+            var id: String
+            var name: String
+            var lastWorkout: String
+            var thisWeek: String
+            var inactive: Bool
+            var newRecord: String?
+        }
+
+        struct Request {
+            var id: String
+            var name: String
+            var scopes: String
+            var since: String
+        }
+
+        struct Invite {
+            var id: String
+            var note: String
+            var created: String
+            var state: String
+            var open: Bool
+        }
+
+        struct NewInvite {
+            var code: String
+            var expires: String
+            var shareText: String
+        }
+
+        var query: String
+        var sort: String
+        var columns: [Column]
+        var rows: [Row]
+        var hasClients: Bool
+        var emptyText: String
+        var requests: [Request]
+        var waiting: [Request]
+        var invites: [Invite]
+        var newInvite: NewInvite?
+        var inviteNote: String
+        var inviteError: String?
+    }
+
+    private func clientsPage(
+        _ request: Request, _ session: PortalSession, newInvite: CoachInvite?, inviteNote: String = "",
+        inviteError: String? = nil
+    ) async throws -> Response {
+        let format = Format(session.profile)
+        let at = now()
+        let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        let asked = request.uri.queryParameters.get("sort")
+        let sort: String = ["name", "last", "week"].first { $0 == asked } ?? "name"
+        async let summaries = coaching.clients(session.principal, inactiveDays: 0)
+        async let links = coaching.links(session.principal, includeClosed: false)
+        async let invites = coaching.invites(session.principal)
+        var clients = try await summaries.filter {
+            query.isEmpty || $0.link.lifterName.localizedCaseInsensitiveContains(query)
+        }
+        let byName: (ClientSummary, ClientSummary) -> Bool = {
+            $0.link.lifterName.localizedCaseInsensitiveCompare($1.link.lifterName) == .orderedAscending
+        }
+        switch sort {
+        case "last": clients.sort { ($0.lastWorkoutAt ?? .distantPast, $1.link.lifterName) > ($1.lastWorkoutAt ?? .distantPast, $0.link.lifterName) }
+        case "week": clients.sort { ($0.workoutsThisWeek ?? -1) != ($1.workoutsThisWeek ?? -1) ? ($0.workoutsThisWeek ?? -1) > ($1.workoutsThisWeek ?? -1) : byName($0, $1) }
+        default: clients.sort(by: byName)
+        }
+        let search = query.isEmpty ? "" : "&q=" + Form.encode(query)
+        let columns = [("Client", "name"), ("Last workout", "last"), ("This week", "week"), ("Flags", "")].map {
+            ClientsPage.Column(
+                label: $0.0, href: $0.1.isEmpty ? nil : "/clients?sort=\($0.1)\(search)", current: $0.1 == sort)
+        }
+        let rows = clients.map { client in
+            ClientsPage.Row(
+                id: client.link.lifterID.description, name: client.link.lifterName,
+                lastWorkout: client.workoutsThisWeek == nil
+                    ? "not shared" : client.lastWorkoutAt.map { format.relative($0, now: at) } ?? "none yet",
+                thisWeek: client.workoutsThisWeek.map { done in
+                    client.plannedThisWeek.map { "\(done) of \($0) planned" } ?? String(done)
+                } ?? "not shared",
+                inactive: client.inactive, newRecord: client.newRecordExercise)
+        }
+        let open = try await links.filter { $0.status == .pending }
+        let describe = { (link: CoachLink) in
+            ClientsPage.Request(
+                id: link.lifterID.description, name: link.lifterName, scopes: Format.scopes(link.scopes),
+                since: format.day(link.createdAt))
+        }
+        let page = ClientsPage(
+            query: query, sort: sort, columns: columns, rows: rows, hasClients: !rows.isEmpty,
+            emptyText: query.isEmpty ? "No clients yet. Create an invite code below." : "No client matches “\(query)”.",
+            requests: open.filter { $0.requestedBy == .lifter }.map(describe),
+            waiting: open.filter { $0.requestedBy == .coach }.map(describe),
+            invites: try await invites.filter { $0.id != newInvite?.id }.map { invite in
+                let state =
+                    invite.usedAt.map { "used \(format.day($0))" }
+                    ?? (invite.expiresAt <= at ? "expired" : "open until \(format.day(invite.expiresAt))")
+                return ClientsPage.Invite(
+                    id: invite.id.uuidString, note: invite.note, created: format.day(invite.createdAt), state: state,
+                    open: invite.usedAt == nil && invite.expiresAt > at)
+            },
+            newInvite: newInvite.flatMap { invite in
+                invite.code.map { code in
+                    ClientsPage.NewInvite(
+                        code: code, expires: format.day(invite.expiresAt),
+                        shareText:
+                            "Train with me on Spotter: install the app, then Coaching → Redeem an invite → \(code) (valid until \(format.day(invite.expiresAt))).")
+                }
+            },
+            inviteNote: inviteNote, inviteError: inviteError)
+        return pages.render(
+            "clients", title: "Clients", session: session, status: inviteError == nil ? .ok : .badRequest,
+            current: "/clients", page)
+    }
+
+    // MARK: - One client
+
+    struct ClientHeader {
+        var id: String
+        var name: String
+        var since: String
+        var scopes: String
+
+        init(_ link: CoachLink, _ format: Format) {
+            id = link.lifterID.description
+            name = link.lifterName
+            since = format.day(link.respondedAt ?? link.createdAt)
+            scopes = Format.scopes(link.scopes)
+        }
+    }
+
+    struct HistoryPage {
+        struct Entry {
+            var href: String
+            var date: String
+            var name: String
+            var duration: String
+            var summary: String?
+        }
+
+        var client: ClientHeader
+        var tab = ["history": true]
+        var notShared: String?
+        var query = ""
+        var workouts: [Entry] = []
+        var detailsHidden: String?
+        var older: String?
+    }
+
+    private func historyPage(_ request: Request, _ context: PortalContext) async throws -> Response {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let format = Format(session.profile)
+        let client = ClientHeader(link, format)
+        var page = HistoryPage(client: client)
+        page.query = request.uri.queryParameters.get("q") ?? ""
+        do {
+            let history = try await coaching.clientHistory(
+                session.principal, client: client.id, from: nil, to: nil, text: page.query, pageSize: 20,
+                pageToken: request.uri.queryParameters.get("page") ?? "")
+            let details = link.scopes.contains(.details)
+            page.workouts = history.items.map { entry in
+                HistoryPage.Entry(
+                    href: details ? "/clients/\(client.id)/workouts/\(entry.id)" : "#",
+                    date: format.day(entry.startedAt), name: entry.name, duration: format.duration(entry.durationSeconds),
+                    summary: details ? Self.summary(entry.summary, format) : nil)
+            }
+            if !details { page.detailsHidden = Self.notShared(link, .details) }
+            if !history.nextToken.isEmpty {
+                page.older =
+                    "/clients/\(client.id)?page=\(Form.encode(history.nextToken))"
+                    + (page.query.isEmpty ? "" : "&q=\(Form.encode(page.query))")
+            }
+        } catch SpotterError.permissionDenied {
+            page.notShared = Self.notShared(link, .history)
+        }
+        return pages.render("client", title: link.lifterName, session: session, current: "/clients", page)
+    }
+
+    static func notShared(_ link: CoachLink, _ scope: Scope) -> String {
+        "\(link.lifterName) has not shared \(Format.shared(scope)) with you."
+    }
+
+    static func summary(_ summary: WorkoutSummary, _ format: Format) -> String {
+        "\(summary.exerciseCount) exercises · \(summary.setCount) sets · \(format.weight(summary.volume)) volume"
+    }
+
+    // MARK: - A workout
+
+    struct WorkoutPage {
+        struct Exercise {
+            var name: String
+            var exerciseID: String
+            var notes: String
+            var sets: [SetRow]
+        }
+
+        struct SetRow {
+            var label: String
+            var warmup: Bool
+            var weight: String
+            var reps: Int
+            var rpe: String
+            var note: String
+        }
+
+        struct Comment {
+            var id: String
+            var author: String
+            var date: String
+            var target: String?
+            var body: String
+            var mine: Bool
+        }
+
+        struct Target {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+
+        var client: ClientHeader
+        var workoutID: String
+        var name: String
+        var date: String
+        var duration: String
+        var summary: String
+        var notes: String
+        var exercises: [Exercise]
+        var comments: [Comment]
+        var targets: [Target]
+        var commentText: String
+        var commentError: String?
+    }
+
+    private func workoutPage(_ context: PortalContext, comment: (text: String, target: String, error: String)?)
+        async throws -> Response
+    {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let format = Format(session.profile)
+        let client = ClientHeader(link, format)
+        let thread: (workout: Workout, comments: [WorkoutComment])
+        do {
+            thread = try await coaching.clientWorkoutThread(
+                session.principal, client: client.id, workoutID: try context.parameters.require("workout"))
+        } catch SpotterError.permissionDenied {
+            return pages.problem(
+                .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))
+        }
+        let workout = thread.workout
+        let names = workout.content.exercises.map { workout.exerciseNames[$0.exerciseID] ?? "Exercise" }
+        let exercises = workout.content.exercises.enumerated().map { index, exercise in
+            var working = 0
+            return WorkoutPage.Exercise(
+                name: names[index], exerciseID: exercise.exerciseID.description, notes: exercise.notes,
+                sets: exercise.sets.map { set in
+                    if set.type != .warmUp { working += 1 }
+                    return WorkoutPage.SetRow(
+                        label: set.type == .warmUp ? "W" : "\(working)\(set.type == .working ? "" : " (\(set.type.rawValue))")",
+                        warmup: set.type == .warmUp, weight: format.weight(set.weight), reps: set.reps,
+                        rpe: set.rpe.map { "\($0)" } ?? "", note: set.note)
+                })
+        }
+        func targetLabel(_ exercise: Int, _ set: Int) -> String { "\(names[exercise]), set \(set + 1)" }
+        var targets = [WorkoutPage.Target(value: "", label: "The whole workout", selected: comment?.target ?? "" == "")]
+        for (exercise, content) in workout.content.exercises.enumerated() {
+            for set in content.sets.indices {
+                let value = "\(exercise):\(set)"
+                targets.append(.init(value: value, label: targetLabel(exercise, set), selected: comment?.target == value))
+            }
+        }
+        let page = WorkoutPage(
+            client: client, workoutID: workout.id.description, name: workout.content.name,
+            date: format.moment(workout.content.startedAt), duration: format.duration(workout.content.durationSeconds),
+            summary: Self.summary(workout.summary, format), notes: workout.content.notes, exercises: exercises,
+            comments: thread.comments.map { comment in
+                WorkoutPage.Comment(
+                    id: comment.id.uuidString,
+                    author: comment.authorSide == .coach && comment.authorID == session.principal.tenantID
+                        ? "You" : (comment.authorName.isEmpty ? link.lifterName : comment.authorName),
+                    date: format.moment(comment.createdAt),
+                    target: comment.exerciseIndex.flatMap { exercise in
+                        comment.setIndex.flatMap { set in
+                            names.indices.contains(exercise) ? targetLabel(exercise, set) : nil
+                        }
+                    },
+                    body: comment.body,
+                    mine: comment.authorSide == .coach && comment.authorID == session.principal.tenantID)
+            },
+            targets: targets, commentText: comment?.text ?? "", commentError: comment?.error)
+        return pages.render(
+            "workout", title: workout.content.name, session: session, status: comment == nil ? .ok : .badRequest,
+            current: "/clients", page)
+    }
+
+    // MARK: - Progress
+
+    struct ProgressPage {
+        struct Option {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+
+        struct Choice {
+            var href: String
+            var name: String
+        }
+
+        struct Report {
+            struct Point {
+                var date: String
+                var e1rm: String
+                var how: String
+                var topSet: String
+                var volume: String
+                var sets: Int
+            }
+
+            var exercise: String
+            var formula: String
+            var svg: String
+            var hasPoints: Bool
+            var points: [Point]
+            var records: [String]
+        }
+
+        var client: ClientHeader
+        var tab = ["progress": true]
+        var notShared: String?
+        var find = ""
+        var exerciseID = ""
+        var from = ""
+        var to = ""
+        var formulas: [Option] = []
+        var hasChoices = false
+        var choices: [Choice] = []
+        var report: Report?
+    }
+
+    private func progressPage(_ request: Request, _ context: PortalContext) async throws -> Response {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let format = Format(session.profile)
+        let query = request.uri.queryParameters
+        var page = ProgressPage(client: ClientHeader(link, format))
+        page.find = query.get("find") ?? ""
+        page.exerciseID = query.get("exercise") ?? ""
+        page.from = query.get("from") ?? ""
+        page.to = query.get("to") ?? ""
+        let formula = E1RMFormula(rawValue: query.get("formula") ?? "") ?? .epley
+        page.formulas = E1RMFormula.allCases.map {
+            .init(value: $0.rawValue, label: Self.formulaName($0), selected: $0 == formula)
+        }
+        let from = try page.from.isEmpty ? nil : Self.day(page.from, format, field: "From")
+        let to = try page.to.isEmpty ? nil : Self.day(page.to, format, field: "To", end: true)
+        let keep = "&from=\(Form.encode(page.from))&to=\(Form.encode(page.to))&formula=\(formula.rawValue)"
+        if !page.find.trimmingCharacters(in: .whitespaces).isEmpty {
+            let found = try await training.exercises.list(
+                session.principal, ExerciseFilter(query: page.find), pageSize: 30, pageToken: "")
+            page.choices = found.items.map {
+                .init(href: "/clients/\(page.client.id)/progress?exercise=\($0.id)\(keep)", name: $0.name)
+            }
+            page.hasChoices = !page.choices.isEmpty
+        }
+        if !page.exerciseID.isEmpty, page.find.isEmpty {
+            do {
+                let report = try await coaching.clientProgress(
+                    session.principal, client: page.client.id, exerciseID: page.exerciseID, from: from, to: to,
+                    formula: formula)
+                page.report = Self.report(report, formula, format)
+            } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+                page.notShared = Self.notShared(link, .progress)
+            }
+        }
+        return pages.render("progress", title: "Progress of \(link.lifterName)", session: session, current: "/clients", page)
+    }
+
+    static func day(_ text: String, _ format: Format, field: String, end: Bool = false) throws -> Date {
+        guard let date = format.date(text, end: end) else {
+            throw PortalError.badRequest("\(field) must be a date such as 2026-11-23.")
+        }
+        return date
+    }
+
+    static func formulaName(_ formula: E1RMFormula) -> String {
+        switch formula {
+        case .epley: "Epley"
+        case .brzycki: "Brzycki"
+        case .rpe: "RPE table"
+        }
+    }
+
+    static func setText(_ set: WorkoutSet, _ format: Format) -> String {
+        "\(format.weight(set.weight)) × \(set.reps)" + (set.rpe.map { " @ RPE \($0)" } ?? "")
+    }
+
+    static func report(_ report: ProgressReport, _ formula: E1RMFormula, _ format: Format) -> ProgressPage.Report {
+        let estimated = report.points.compactMap { point in
+            point.best.map { best in
+                Charts.Point(
+                    label: String(point.date.dropFirst(5)), value: format.estimateValue(best.kilograms),
+                    title:
+                        "\(point.date): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(formulaName(best.formula)))"
+                )
+            }
+        }
+        var records: [String] = []
+        if let heaviest = report.records.heaviest {
+            records.append("Heaviest set: \(setText(heaviest.set, format)) on \(format.day(heaviest.startedAt))")
+        }
+        if let best = report.records.bestE1RM {
+            records.append(
+                "Best e1RM: \(format.estimate(best.kilograms)) from \(setText(best.record.set, format)) on \(format.day(best.record.startedAt))"
+            )
+        }
+        for record in report.records.mostReps.prefix(5) {
+            records.append("Most reps at \(format.weight(record.record.set.weight)): \(record.reps)")
+        }
+        return ProgressPage.Report(
+            exercise: report.exercise.name, formula: formulaName(formula),
+            svg: Charts.line(
+                estimated, unit: format.unit.rawValue,
+                description: "Estimated one-rep max of \(report.exercise.name) per training day"),
+            hasPoints: !report.points.isEmpty,
+            points: report.points.reversed().map { point in
+                ProgressPage.Report.Point(
+                    date: point.date, e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
+                    how: point.best.map { "\(formulaName($0.formula)) from \(setText($0.record.set, format))" }
+                        ?? point.noEstimateReason ?? "",
+                    topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount)
+            },
+            records: records)
+    }
+
+    // MARK: - Statistics
+
+    struct StatisticsPage {
+        struct Period {
+            var href: String
+            var label: String
+            var current: Bool
+        }
+
+        struct Bucket {
+            var start: String
+            var workouts: Int
+            var minutes: Int
+            var sets: Int
+            var volume: String
+            var muscles: String
+        }
+
+        var client: ClientHeader
+        var tab = ["statistics": true]
+        var notShared: String?
+        var periods: [Period] = []
+        var period = "week"
+        var periodTitle = "Week of"
+        var hasBuckets = false
+        var svg = ""
+        var buckets: [Bucket] = []
+    }
+
+    private func statisticsPage(_ request: Request, _ context: PortalContext) async throws -> Response {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let format = Format(session.profile)
+        var page = StatisticsPage(client: ClientHeader(link, format))
+        let period: StatisticsPeriod = request.uri.queryParameters.get("period") == "month" ? .month : .week
+        page.period = period.rawValue
+        page.periodTitle = period == .month ? "Month" : "Week of"
+        page.periods = [("week", "Last 12 weeks"), ("month", "Last 12 months")].map {
+            .init(href: "/clients/\(page.client.id)/statistics?period=\($0.0)", label: $0.1, current: $0.0 == page.period)
+        }
+        let at = now()
+        let from = at.addingTimeInterval(period == .month ? -365 * 86_400 : -84 * 86_400)
+        do {
+            let buckets = try await coaching.clientStatistics(
+                session.principal, client: page.client.id, period: period, from: from, to: at)
+            page.hasBuckets = !buckets.isEmpty
+            page.svg = Charts.bars(
+                buckets.map { bucket in
+                    Charts.Point(
+                        label: String(bucket.startDate.dropFirst(5)), value: format.value(bucket.volume),
+                        title:
+                            "\(bucket.startDate): \(bucket.workouts) workouts, \(bucket.setCount) sets, \(format.weight(bucket.volume))"
+                    )
+                }, unit: format.unit.rawValue, description: "Volume of \(link.lifterName) per \(period.rawValue)")
+            page.buckets = buckets.reversed().map { bucket in
+                StatisticsPage.Bucket(
+                    start: bucket.startDate, workouts: bucket.workouts, minutes: bucket.activeMinutes,
+                    sets: bucket.setCount, volume: format.weight(bucket.volume),
+                    muscles: bucket.muscleGroups.prefix(3).map { $0.muscleGroup.rawValue.replacingOccurrences(of: "_", with: " ") }
+                        .joined(separator: ", "))
+            }
+        } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+            page.notShared = Self.notShared(link, .progress)
+        }
+        return pages.render(
+            "statistics", title: "Statistics of \(link.lifterName)", session: session, current: "/clients", page)
+    }
+}
+
+/// The confirmation before a link ends, for either side.
+struct EndLinkPage {
+    var name: String
+    var consequence: String
+    var action: String
+    var back: String
+}

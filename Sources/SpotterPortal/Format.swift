@@ -1,0 +1,103 @@
+import Foundation
+import SpotterCore
+
+/// Dates, weights and durations as a signed-in viewer reads them: in their time zone and unit.
+struct Format: Sendable {
+    let timeZone: TimeZone
+    let unit: WeightUnit
+
+    init(_ profile: Profile) {
+        timeZone = TimeZone(identifier: profile.timeZone) ?? .gmt
+        unit = profile.unit
+    }
+
+    /// `Mon 23 Nov 2026`.
+    func day(_ date: Date) -> String { string(date, "EEE d MMM yyyy") }
+
+    /// `Mon 23 Nov 2026, 18:05`.
+    func moment(_ date: Date) -> String { string(date, "EEE d MMM yyyy, HH:mm") }
+
+    /// `2026-11-23`, for date inputs.
+    func isoDay(_ date: Date) -> String { string(date, "yyyy-MM-dd") }
+
+    /// The start of the local day `text` (`YYYY-MM-DD`), or of the day after it (`end`).
+    func date(_ text: String, end: Bool = false) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyy-MM-dd"
+        guard let day = formatter.date(from: text) else { return nil }
+        return end ? day.addingTimeInterval(86_400) : day
+    }
+
+    private func string(_ date: Date, _ pattern: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = pattern
+        return formatter.string(from: date)
+    }
+
+    /// `102.5 kg`; bodyweight sets say so.
+    func weight(_ mass: Mass?) -> String {
+        guard let mass else { return "bodyweight" }
+        return "\(mass.value(in: unit)) \(unit.rawValue)"
+    }
+
+    /// A weight in the viewer's unit, for charts.
+    func value(_ mass: Mass) -> Double { mass.value(in: unit).doubleValue }
+
+    /// An estimate given in kilograms, in the viewer's unit.
+    func estimate(_ kilograms: Double) -> String {
+        let value = unit == .kg ? kilograms : kilograms / Mass.kilogramsPerPound.doubleValue
+        return String(format: "%.1f %@", value, unit.rawValue)
+    }
+
+    func estimateValue(_ kilograms: Double) -> Double {
+        unit == .kg ? kilograms : kilograms / Mass.kilogramsPerPound.doubleValue
+    }
+
+    /// `1 h 05 min`, `45 min`.
+    func duration(_ seconds: Int) -> String {
+        let minutes = (seconds + 30) / 60
+        return minutes >= 60 ? "\(minutes / 60) h \(String(format: "%02d", minutes % 60)) min" : "\(minutes) min"
+    }
+
+    /// `today`, `yesterday`, `3 days ago`, or the date.
+    func relative(_ date: Date, now: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: date), to: calendar.startOfDay(for: now))
+            .day ?? 0
+        switch days {
+        case 0: return "today"
+        case 1: return "yesterday"
+        case 2..<14: return "\(days) days ago"
+        default: return day(date)
+        }
+    }
+
+    /// What a scope shares, for "… has not shared … with you".
+    static func shared(_ scope: Scope) -> String {
+        switch scope {
+        case .history: "their workout history"
+        case .details: "the details of their workouts"
+        case .progress: "their progress"
+        case .body: "their body measurements"
+        }
+    }
+
+    /// A scope's name and what it lets a coach see.
+    static func scopeLabel(_ scope: Scope) -> (label: String, hint: String) {
+        switch scope {
+        case .history: ("History", "workout names, dates and durations")
+        case .details: ("Details", "every set, rep, weight, RPE and note; needed to comment")
+        case .progress: ("Progress", "estimated maxes, records and statistics")
+        case .body: ("Body", "body weight and measurements")
+        }
+    }
+
+    static func scopes(_ scopes: Set<Scope>) -> String {
+        scopes.isEmpty ? "nothing" : scopes.sorted().map(\.rawValue).joined(separator: ", ")
+    }
+}

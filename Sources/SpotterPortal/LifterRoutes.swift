@@ -1,0 +1,144 @@
+import Foundation
+import Hummingbird
+import SpotterCore
+
+/// The lifter's side of sharing: coaches and their requests, what each coach may see, ending a
+/// link, and the access log of every coach read.
+struct LifterRoutes {
+    let coaching: CoachingService
+    let pages: Pages
+
+    func add(to router: Router<PortalContext>) {
+        router.get("/coaches") { _, context in try await coachesPage(context) }
+        router.post("/coaches/:coach/scopes") { _, context in
+            let session = try lifter(context)
+            let coach = try context.parameters.require("coach")
+            let scopes = context.form.all("scopes")
+            switch context.form["answer"] {
+            case "accept": _ = try await coaching.respond(session.principal, other: coach, accept: true, scopes: scopes)
+            case "decline": _ = try await coaching.respond(session.principal, other: coach, accept: false, scopes: [])
+            default: _ = try await coaching.setScopes(session.principal, coach: coach, scopes: scopes)
+            }
+            return Response.redirect(to: "/coaches", type: .normal)
+        }
+        router.get("/coaches/:coach/end") { _, context in
+            let session = try lifter(context)
+            let coach = try context.parameters.require("coach")
+            let links = try await coaching.links(session.principal, includeClosed: false)
+            guard let link = links.first(where: { $0.coachID.description == coach.lowercased() }) else {
+                throw SpotterError.notFound("coach not found")
+            }
+            return pages.render(
+                "end_link", title: "End coaching", session: session, current: "/coaches",
+                EndLinkPage(
+                    name: link.coachName,
+                    consequence:
+                        "\(link.coachName) will no longer see anything of yours from this moment. Your workouts stay yours; the access log keeps what \(link.coachName) looked at.",
+                    action: "/coaches/\(link.coachID)/end", back: "/coaches"))
+        }
+        router.post("/coaches/:coach/end") { _, context in
+            let session = try lifter(context)
+            _ = try await coaching.endLink(session.principal, other: try context.parameters.require("coach"))
+            return Response.redirect(to: "/coaches", type: .normal)
+        }
+        router.get("/access-log") { request, context in try await accessLogPage(request, context) }
+    }
+
+    private func lifter(_ context: PortalContext) throws -> PortalSession {
+        let session = try context.signedIn()
+        guard !session.isCoach else { throw PortalError.wrongKind(.lifter) }
+        return session
+    }
+
+    struct CoachesPage {
+        struct Link {
+            struct ScopeBox {
+                var value: String
+                var label: String
+                var hint: String
+                var checked: Bool
+            }
+
+            var id: String
+            var name: String
+            var state: String
+            var action: String
+            var pending: Bool
+            var scopes: [ScopeBox]
+        }
+
+        var links: [Link]
+    }
+
+    private func coachesPage(_ context: PortalContext) async throws -> Response {
+        let session = try lifter(context)
+        let format = Format(session.profile)
+        let links = try await coaching.links(session.principal, includeClosed: false)
+        let page = CoachesPage(
+            links: links.map { link in
+                let answer = link.status == .pending && link.requestedBy == .coach
+                let state =
+                    switch (link.status, link.requestedBy) {
+                    case (.pending, .coach): "Asks to coach you since \(format.day(link.createdAt)). Tick what to share, then accept."
+                    case (.pending, _): "You asked on \(format.day(link.createdAt)); waiting for the coach."
+                    default: "Your coach since \(format.day(link.respondedAt ?? link.createdAt))."
+                    }
+                return CoachesPage.Link(
+                    id: link.coachID.description, name: link.coachName, state: state,
+                    action: "/coaches/\(link.coachID)/scopes", pending: answer,
+                    scopes: Scope.allCases.map { scope in
+                        let label = Format.scopeLabel(scope)
+                        return .init(
+                            value: scope.rawValue, label: label.label, hint: label.hint,
+                            checked: link.scopes.contains(scope))
+                    })
+            })
+        return pages.render("coaches", title: "Your coaches", session: session, current: "/coaches", page)
+    }
+
+    struct AccessLogPage {
+        struct Entry {
+            var when: String
+            var coach: String
+            var what: String
+        }
+
+        var coachName: String?
+        var hasEntries: Bool
+        var entries: [Entry]
+        var older: String?
+    }
+
+    private func accessLogPage(_ request: Request, _ context: PortalContext) async throws -> Response {
+        let session = try lifter(context)
+        let format = Format(session.profile)
+        let coach = request.uri.queryParameters.get("coach") ?? ""
+        let log = try await coaching.accessLog(
+            session.principal, coach: coach, pageSize: 50, pageToken: request.uri.queryParameters.get("page") ?? "")
+        var coachName: String?
+        if !coach.isEmpty {
+            let links = try await coaching.links(session.principal, includeClosed: true)
+            coachName = links.first { $0.coachID.description == coach.lowercased() }?.coachName ?? "one coach"
+        }
+        let page = AccessLogPage(
+            coachName: coachName, hasEntries: !log.items.isEmpty,
+            entries: log.items.map { entry in
+                AccessLogPage.Entry(when: format.moment(entry.accessedAt), coach: entry.coachName, what: Self.what(entry.kind))
+            },
+            older: log.nextToken.isEmpty
+                ? nil
+                : "/access-log?page=\(Form.encode(log.nextToken))" + (coach.isEmpty ? "" : "&coach=\(Form.encode(coach))"))
+        return pages.render("access_log", title: "Access log", session: session, current: "/access-log", page)
+    }
+
+    static func what(_ kind: AccessKind) -> String {
+        switch kind {
+        case .overview: "your client overview"
+        case .history: "your workout history"
+        case .details: "a workout in detail"
+        case .progress: "your progress"
+        case .statistics: "your statistics"
+        case .body: "your body measurements"
+        }
+    }
+}

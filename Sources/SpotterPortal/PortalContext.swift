@@ -1,0 +1,36 @@
+import Hummingbird
+import NIOCore
+import SpotterCore
+
+/// Everything a portal request carries past the router: the client's address and, once
+/// `SessionMiddleware` has read the cookie, who is signed in.
+public struct PortalContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The client's IP address (sign-in throttling counts attempts per address); empty in tests.
+    public let address: String
+    /// The signed-in account, when the session cookie names a live session.
+    var session: PortalSession?
+    /// The fields of a POSTed form (`application/x-www-form-urlencoded`); empty for other requests.
+    var form = Form()
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        address = source.channel.remoteAddress?.ipAddress ?? ""
+    }
+
+    /// The signed-in account; routes behind `SessionMiddleware.required` always have one.
+    func signedIn() throws -> PortalSession {
+        guard let session else { throw PortalError.signInRequired }
+        return session
+    }
+}
+
+/// A signed-in portal visitor.
+struct PortalSession: Sendable {
+    var principal: Principal
+    var profile: Profile
+    /// The token every form of this session posts back (see `SessionCookie.csrfToken`).
+    var csrf: String
+
+    var isCoach: Bool { profile.kind == .coach }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import SpotterCore
+
+/// Why the portal refused a request, before any service was asked.
+enum PortalError: Error, Equatable {
+    /// The page needs a signed-in account and the request has no live session.
+    case signInRequired
+    /// A state-changing request without this session's CSRF token.
+    case forgedForm
+    /// A page of the other kind of account (a lifter asking for a coach page, or the reverse).
+    case wrongKind(TenantKind)
+    /// A form value that is not what the page sent (a malformed id, a page number in words).
+    case badRequest(String)
+}
+
+/// Reads the session cookie of every request and turns every failure into a page.
+///
+/// A live access token names the principal; an expired one is refreshed (once per session, see
+/// `SessionRefresher`) and the cookie replaced; a revoked session or a disabled account leaves the
+/// request signed out and the cookie cleared. Errors become pages in words a coach understands,
+/// with the status a browser and a test can see: 404 for anything the caller may not see or that
+/// does not exist (the same page for both), 403 for a refused scope or form, 429 when throttled.
+struct PortalMiddleware: RouterMiddleware {
+    typealias Context = PortalContext
+
+    let auth: AuthService
+    let accounts: AccountService
+    let refresher: SessionRefresher
+    let pages: Pages
+    let sessionLifetime: TimeInterval
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        var context = context
+        var renewed: SessionCookie?
+        var stale = false
+        do {
+            if let value = request.cookies[SessionCookie.name]?.value {
+                if let cookie = SessionCookie(value: value), let (session, newCookie) = try await resolve(cookie) {
+                    context.session = session
+                    renewed = newCookie
+                } else {
+                    stale = true
+                }
+            }
+            if request.method == .post {
+                context.form = try await Form.read(request)
+                if context.session != nil { try checkForm(context) }
+            }
+            var response = try await next(request, context)
+            // A route that signed in or out set the cookie itself.
+            let setsSession = response.headers[values: .setCookie].contains { $0.hasPrefix(SessionCookie.name + "=") }
+            if !setsSession {
+                if let renewed {
+                    response.setCookie(renewed.cookie(maxAge: sessionLifetime))
+                } else if stale {
+                    response.setCookie(SessionCookie.cleared)
+                }
+            }
+            response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
+            return response
+        } catch {
+            var response = errorResponse(error, request: request, session: context.session)
+            if stale { response.setCookie(SessionCookie.cleared) }
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+    }
+
+    /// The session the cookie names and, when its tokens were refreshed, the cookie to send back.
+    private func resolve(_ cookie: SessionCookie) async throws -> (PortalSession, SessionCookie?)? {
+        var cookie = cookie
+        var renewed: SessionCookie?
+        let principal: Principal
+        do {
+            principal = try await auth.authenticate(accessToken: cookie.accessToken)
+        } catch SpotterError.unauthenticated {
+            do {
+                let tokens = try await refresher.refresh(cookie.refreshToken)
+                cookie = SessionCookie(tokens, formKey: cookie.formKey)
+                renewed = cookie
+                principal = try await auth.authenticate(accessToken: tokens.accessToken)
+            } catch SpotterError.unauthenticated {
+                return nil
+            }
+        }
+        let profile = try await accounts.profile(principal)
+        return (PortalSession(principal: principal, profile: profile, csrf: cookie.csrfToken), renewed)
+    }
+
+    /// Every POST of a signed-in session carries the session's CSRF token in `_csrf`.
+    private func checkForm(_ context: Context) throws {
+        guard let sent = context.form["_csrf"], let session = context.session,
+            ConstantTime.equal(Array(sent.utf8), Array(session.csrf.utf8))
+        else { throw PortalError.forgedForm }
+    }
+
+    private func errorResponse(_ error: any Error, request: Request, session: PortalSession?) -> Response {
+        switch error {
+        case PortalError.signInRequired, SpotterError.unauthenticated:
+            let next = request.method == .get ? request.uri.description : "/"
+            return .redirect(to: "/sign-in?next=" + Form.encode(next), type: .normal)
+        case PortalError.forgedForm:
+            return pages.problem(
+                .forbidden, session: session, title: "This form has expired",
+                message:
+                    "The form was not sent from this signed-in page, so nothing was changed. Go back, reload the page and try again."
+            )
+        case PortalError.wrongKind(let kind):
+            return pages.problem(
+                .notFound, session: session, title: "Page not found",
+                message: "This page is for \(kind == .coach ? "coach" : "lifter") accounts.")
+        case PortalError.badRequest(let message):
+            return pages.problem(.badRequest, session: session, title: "That did not work", message: message)
+        case SpotterError.notFound:
+            return pages.notFound(session: session)
+        case SpotterError.permissionDenied(let message):
+            return pages.problem(.forbidden, session: session, title: "Not allowed", message: sentence(message))
+        case SpotterError.invalidArgument(let violations):
+            return pages.problem(
+                .badRequest, session: session, title: "That did not work",
+                message: violations.map { "\($0.field.replacingOccurrences(of: "_", with: " ")) \($0.reason)." }
+                    .joined(separator: " "))
+        case SpotterError.failedPrecondition(let message), SpotterError.alreadyExists(_, let message):
+            return pages.problem(.conflict, session: session, title: "That did not work", message: sentence(message))
+        case SpotterError.tooManyRequests(let message, let seconds):
+            var response = pages.problem(
+                .tooManyRequests, session: session, title: "Too many attempts", message: sentence(message))
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        case let error as HTTPError where error.status == .notFound:
+            return pages.notFound(session: session)
+        case let error as HTTPError where error.status.code < 500:
+            return pages.problem(
+                error.status, session: session, title: "That did not work",
+                message: error.body ?? "The request could not be read.")
+        default:
+            logger.error("portal request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return pages.problem(
+                .serviceUnavailable, session: session, title: "Spotter is having trouble",
+                message: "Nothing was changed. Please try again in a minute.")
+        }
+    }
+
+    /// A service's message as a sentence: capitalised, with a full stop.
+    private func sentence(_ message: String) -> String {
+        guard let first = message.first else { return message }
+        return first.uppercased() + message.dropFirst() + (message.hasSuffix(".") ? "" : ".")
+    }
+}

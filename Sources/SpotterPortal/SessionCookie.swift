@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import Hummingbird
+import SpotterCore
+import Synchronization
+
+/// The portal's session cookie, `__Host-spotter_session`: the same session (the `sessions` row) the
+/// API's tokens belong to, so revoking sessions or disabling the account ends it at once.
+///
+/// The value is `v1.<access token>.<refresh token>.<form key>`. The database keeps only the
+/// tokens' hashes. The form key is made at sign-in and kept across refreshes; the CSRF token every
+/// form posts back is derived from it, so it is bound to this session and readable by no other
+/// site (the cookie is HttpOnly and sent to this host only).
+struct SessionCookie: Sendable, Equatable {
+    static let name = "__Host-spotter_session"
+
+    var accessToken: String
+    var refreshToken: String
+    var formKey: String
+
+    init(accessToken: String, refreshToken: String, formKey: String) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.formKey = formKey
+    }
+
+    /// A cookie for new tokens, with a new form key when none is carried over.
+    init(_ tokens: IssuedTokens, formKey: String = Base64.encodeURLSafe(SecureRandom.bytes(24))) {
+        self.init(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, formKey: formKey)
+    }
+
+    init?(value: String) {
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "v1", parts.dropFirst().allSatisfy({ !$0.isEmpty }) else { return nil }
+        self.init(accessToken: String(parts[1]), refreshToken: String(parts[2]), formKey: String(parts[3]))
+    }
+
+    var value: String { "v1.\(accessToken).\(refreshToken).\(formKey)" }
+
+    /// The token this session's forms carry in `_csrf`.
+    var csrfToken: String {
+        Base64.encodeURLSafe(Array(SHA256.hash(data: Array("spotter-portal-csrf:\(formKey)".utf8))))
+    }
+
+    /// Secure, HttpOnly, SameSite=Lax, Path=/ and no Domain, as the `__Host-` prefix requires.
+    /// The browser keeps it as long as the session may live; the server decides when it ends.
+    func cookie(maxAge: TimeInterval) -> Cookie {
+        Cookie(
+            name: Self.name, value: value, maxAge: Int(maxAge), path: "/", secure: true, httpOnly: true,
+            sameSite: .lax)
+    }
+
+    /// Tells the browser to forget the session.
+    static let cleared = Cookie(
+        name: name, value: "", maxAge: 0, path: "/", secure: true, httpOnly: true, sameSite: .lax)
+}
+
+/// Refreshes a session's tokens once however many of its requests find the access token expired
+/// at the same moment: a refresh token used twice revokes the whole session (reuse detection), and
+/// a browser sends a page's requests in parallel. Each result is kept for a minute for requests
+/// that still carry the old cookie.
+final class SessionRefresher: Sendable {
+    private struct Entry {
+        var task: Task<IssuedTokens, any Error>
+        var started: Date
+    }
+
+    private let auth: AuthService
+    private let now: @Sendable () -> Date
+    private let entries = Mutex<[String: Entry]>([:])
+    private static let keptFor: TimeInterval = 60
+
+    init(auth: AuthService, now: @escaping @Sendable () -> Date) {
+        self.auth = auth
+        self.now = now
+    }
+
+    func refresh(_ refreshToken: String) async throws -> IssuedTokens {
+        let key = Base64.encodeURLSafe(Token.hash(refreshToken))
+        let at = now()
+        let task = entries.withLock { entries in
+            entries = entries.filter { at.timeIntervalSince($0.value.started) < Self.keptFor }
+            if let entry = entries[key] { return entry.task }
+            let task = Task { [auth] in try await auth.refresh(refreshToken: refreshToken) }
+            entries[key] = Entry(task: task, started: at)
+            return task
+        }
+        return try await task.value
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Hummingbird
+import SpotterCore
+
+/// Sign-in (with a second factor when the account has one), sign-out and password reset: the
+/// API's `AuthService` with its throttling and lockout, behind a cookie.
+struct SessionRoutes {
+    let auth: AuthService
+    let pages: Pages
+    let sessionLifetime: TimeInterval
+
+    /// The sign-in and reset forms: what was typed (never a password) and why it was refused.
+    struct FormPage {
+        var values: [String: String] = [:]
+        var errors: [String: String] = [:]
+        var error: String?
+        var notice: String?
+        var next = "/"
+        var challenge = ""
+        var email = ""
+    }
+
+    func add(to router: Router<PortalContext>) {
+        router.get("/sign-in") { request, context in
+            if context.session != nil { return Response.redirect(to: "/", type: .found) }
+            var page = FormPage(next: Self.safeNext(request.uri.queryParameters.get("next")))
+            if request.uri.queryParameters.get("signed-out") != nil { page.notice = "You are signed out." }
+            if request.uri.queryParameters.get("reset") != nil {
+                page.notice = "Your password is changed and every device signed out. Sign in with the new password."
+            }
+            return pages.render("sign_in", title: "Sign in", session: nil, page)
+        }
+        router.post("/sign-in") { _, context in try await signIn(context) }
+        router.post("/sign-in/code") { _, context in try await secondFactor(context) }
+        router.post("/sign-out") { _, context in
+            let session = try context.signedIn()
+            try await auth.signOut(session.principal)
+            var response = Response.redirect(to: "/sign-in?signed-out=1", type: .normal)
+            response.setCookie(SessionCookie.cleared)
+            return response
+        }
+        router.get("/reset-password") { request, context in
+            if let token = request.uri.queryParameters.get("token") {
+                return pages.render(
+                    "reset_complete", title: "Choose a new password", session: context.session,
+                    FormPage(values: ["token": token]))
+            }
+            return pages.render("reset_request", title: "Reset your password", session: context.session, FormPage())
+        }
+        router.post("/reset-password") { _, context in
+            let email = context.form.text("email")
+            do {
+                try await auth.requestPasswordReset(email: email, address: context.address)
+            } catch SpotterError.invalidArgument(let violations) {
+                return pages.render(
+                    "reset_request", title: "Reset your password", session: context.session, status: .badRequest,
+                    FormPage(values: ["email": email], errors: Self.fieldErrors(violations, ["email": "email"])))
+            }
+            return pages.render(
+                "reset_sent", title: "Check your e-mail", session: context.session, FormPage(email: email))
+        }
+        router.post("/reset-password/complete") { _, context in
+            let token = context.form.text("token")
+            do {
+                try await auth.completePasswordReset(token: token, newPassword: context.form["password"] ?? "")
+            } catch SpotterError.invalidArgument(let violations) {
+                return pages.render(
+                    "reset_complete", title: "Choose a new password", session: context.session, status: .badRequest,
+                    FormPage(
+                        values: ["token": token],
+                        errors: Self.fieldErrors(violations, ["token": "token", "new_password": "password"])))
+            } catch SpotterError.notFound {
+                return pages.render(
+                    "reset_complete", title: "Choose a new password", session: context.session, status: .badRequest,
+                    FormPage(
+                        values: ["token": token],
+                        errors: ["token": "This code is unknown, already used or expired. Ask for a new e-mail."]))
+            }
+            var response = Response.redirect(to: "/sign-in?reset=1", type: .normal)
+            response.setCookie(SessionCookie.cleared)
+            return response
+        }
+    }
+
+    private func signIn(_ context: PortalContext) async throws -> Response {
+        let login = context.form.text("login")
+        var page = FormPage(values: ["login": login], next: Self.safeNext(context.form["next"]))
+        do {
+            switch try await auth.signIn(
+                login: login, password: context.form["password"] ?? "", deviceLabel: "Web portal",
+                address: context.address)
+            {
+            case .signedIn(let tokens):
+                return signedIn(tokens, next: page.next)
+            case .secondFactorRequired(let challenge, _):
+                page.challenge = challenge
+                return pages.render("sign_in_code", title: "Two-factor sign-in", session: nil, page)
+            }
+        } catch SpotterError.invalidArgument(let violations) {
+            page.errors = Self.fieldErrors(violations, ["login": "login", "password": "password"])
+            return pages.render("sign_in", title: "Sign in", session: nil, status: .badRequest, page)
+        } catch SpotterError.unauthenticated(let message) {
+            page.error = message == "this account is disabled" ? "This account is disabled." : "Wrong login or password."
+            return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, page)
+        } catch SpotterError.tooManyRequests(_, let seconds) {
+            page.error = "Too many attempts. Try again in \(Self.wait(seconds))."
+            var response = pages.render("sign_in", title: "Sign in", session: nil, status: .tooManyRequests, page)
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
+    }
+
+    private func secondFactor(_ context: PortalContext) async throws -> Response {
+        var page = FormPage(next: Self.safeNext(context.form["next"]), challenge: context.form.text("challenge"))
+        do {
+            let tokens = try await auth.completeSignIn(challenge: page.challenge, code: context.form.text("code"))
+            return signedIn(tokens, next: page.next)
+        } catch SpotterError.invalidArgument(let violations) {
+            page.errors = Self.fieldErrors(violations, ["code": "code", "challenge": "code"])
+        } catch SpotterError.unauthenticated(let message) {
+            if message.contains("challenge") {
+                page.values = [:]
+                var restart = FormPage(next: page.next)
+                restart.error = "The sign-in took too long or the code was wrong too often. Sign in again."
+                return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, restart)
+            }
+            page.errors = ["code": "This code is not right. Codes change every 30 seconds."]
+        }
+        return pages.render("sign_in_code", title: "Two-factor sign-in", session: nil, status: .unauthorized, page)
+    }
+
+    private func signedIn(_ tokens: IssuedTokens, next: String) -> Response {
+        var response = Response.redirect(to: next, type: .normal)
+        response.setCookie(SessionCookie(tokens).cookie(maxAge: sessionLifetime))
+        return response
+    }
+
+    /// Where to go after signing in: a path on this site, never another site.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"),
+            !next.contains(where: { $0.isNewline })
+        else { return "/" }
+        return next
+    }
+
+    /// Violations as the form's fields name them, as sentences.
+    static func fieldErrors(_ violations: [FieldViolation], _ fields: [String: String]) -> [String: String] {
+        var errors: [String: String] = [:]
+        for violation in violations {
+            let field = fields[violation.field] ?? violation.field
+            errors[field, default: ""] += (errors[field] == nil ? "" : " ") + sentence(violation.reason)
+        }
+        return errors
+    }
+
+    static func sentence(_ text: String) -> String {
+        "This field " + text + (text.hasSuffix(".") ? "" : ".")
+    }
+
+    static func wait(_ seconds: Int) -> String {
+        seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
+    }
+}

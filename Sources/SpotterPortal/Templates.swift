@@ -1,0 +1,405 @@
+/// The portal's Mustache templates, compiled into the binary so `spotterd` ships as one file.
+///
+/// `{{value}}` is HTML-escaped; the only unescaped output (`{{{svg}}}`) is a chart `Charts`
+/// built with every text in it escaped. Each page fills the `body` block of `layout`; its own
+/// values are under `page`, and `csrf` (the session's form token) is visible everywhere.
+enum Templates {
+    static let all: [String: String] = [
+        "layout": layout, "problem": problem, "sign_in": signIn, "sign_in_code": signInCode,
+        "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
+        "clients": clients, "client": client, "workout": workout, "progress": progress,
+        "statistics": statistics, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
+    ]
+
+    static let layout = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · Spotter</title>
+        <link rel="stylesheet" href="/assets/portal.css?v={{assetVersion}}">
+        <link rel="icon" href="/assets/icon.svg?v={{assetVersion}}" type="image/svg+xml">
+        </head>
+        <body>
+        <header class="bar">
+        <a class="brand" href="/"><img src="/assets/icon.svg?v={{assetVersion}}" alt="" width="24" height="24"> Spotter</a>
+        {{#nav}}
+        <nav>{{#links}}<a href="{{href}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a>{{/links}}</nav>
+        <form method="post" action="/sign-out" class="sign-out">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><span class="who">{{name}}</span> <button class="link">Sign out</button>
+        </form>
+        {{/nav}}
+        </header>
+        <main>
+        {{$body}}{{/body}}
+        </main>
+        </body>
+        </html>
+        """
+
+    static let problem = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="problem">
+        <h1>{{heading}}</h1>
+        <p>{{message}}</p>
+        <p><a href="/">Back to the start page</a></p>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    /// A text input with its label and, when the last attempt was refused, why.
+    private static func field(
+        _ name: String, _ label: String, type: String = "text", extra: String = ""
+    ) -> String {
+        """
+        <label for="\(name)">\(label)</label>
+        <input id="\(name)" name="\(name)" type="\(type)" value="{{values.\(name)}}"\(extra)\
+        {{#errors.\(name)}} aria-invalid="true" aria-describedby="\(name)-error"{{/errors.\(name)}}>
+        {{#errors.\(name)}}<p class="field-error" id="\(name)-error">{{errors.\(name)}}</p>{{/errors.\(name)}}
+        """
+    }
+
+    static let signIn = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Sign in</h1>
+        {{#notice}}<p class="notice">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/sign-in">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="next" value="{{next}}">
+        \(field("login", "Username or e-mail", extra: " autocomplete=\"username\" required autofocus"))
+        \(field("password", "Password", type: "password", extra: " autocomplete=\"current-password\" required"))
+        <button>Sign in</button>
+        </form>
+        <p><a href="/reset-password">Forgot your password?</a></p>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let signInCode = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Two-factor sign-in</h1>
+        <p>Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/sign-in/code">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="next" value="{{next}}">
+        <input type="hidden" name="challenge" value="{{challenge}}">
+        \(field("code", "Code", extra: " autocomplete=\"one-time-code\" inputmode=\"numeric\" required autofocus"))
+        <button>Sign in</button>
+        </form>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let resetRequest = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Reset your password</h1>
+        <p>We will e-mail a link to reset it to the address of your account.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/reset-password">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("email", "E-mail", type: "email", extra: " autocomplete=\"email\" required autofocus"))
+        <button>Send the link</button>
+        </form>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let resetSent = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Check your e-mail</h1>
+        <p>If an account has the address {{email}}, a link to reset its password is on its way.
+        It works for one hour.</p>
+        <p><a href="/sign-in">Back to sign-in</a></p>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let resetComplete = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Choose a new password</h1>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/reset-password/complete">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("token", "Code from the e-mail", extra: " autocomplete=\"off\" required"))
+        \(field("password", "New password", type: "password", extra: " autocomplete=\"new-password\" required"))
+        <button>Set the password</button>
+        </form>
+        <p class="hint">At least 10 characters. Every session of the account is signed out.</p>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let clients = """
+        {{<layout}}{{$body}}{{#page}}
+        <h1>Clients</h1>
+        {{#newInvite}}
+        <section class="card highlight" id="new-invite">
+        <h2>New invite</h2>
+        <p>Give this code to your client. It is shown only now and works once, until {{expires}}.</p>
+        <p class="code">{{code}}</p>
+        <p>In the app: <em>Coaching → Redeem an invite</em>. As text to send:</p>
+        <pre class="share">{{shareText}}</pre>
+        </section>
+        {{/newInvite}}
+        <form method="get" action="/clients" class="search" role="search">
+        <label for="q">Find a client</label>
+        <input id="q" name="q" type="search" value="{{query}}" placeholder="Name">
+        <input type="hidden" name="sort" value="{{sort}}">
+        <button>Search</button>
+        </form>
+        {{#hasClients}}
+        <table class="clients">
+        <thead><tr>
+        {{#columns}}<th scope="col">{{#href}}<a href="{{href}}">{{label}}{{#current}} ▾{{/current}}</a>{{/href}}{{^href}}{{label}}{{/href}}</th>{{/columns}}
+        </tr></thead>
+        <tbody>
+        {{#rows}}
+        <tr>
+        <td data-label="Client"><a href="/clients/{{id}}">{{name}}</a></td>
+        <td data-label="Last workout">{{lastWorkout}}</td>
+        <td data-label="This week">{{thisWeek}}</td>
+        <td data-label="Flags">{{#inactive}}<span class="flag warn">inactive</span> {{/inactive}}\
+        {{#newRecord}}<span class="flag good">new record: {{newRecord}}</span>{{/newRecord}}</td>
+        </tr>
+        {{/rows}}
+        </tbody>
+        </table>
+        {{/hasClients}}
+        {{^hasClients}}<p class="empty">{{emptyText}}</p>{{/hasClients}}
+
+        <h2>Requests</h2>
+        {{#requests}}
+        <div class="card row">
+        <span><strong>{{name}}</strong> asks to be your client ({{scopes}}).</span>
+        <form method="post" action="/clients/{{id}}/respond">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button name="answer" value="accept">Accept</button>
+        <button name="answer" value="decline" class="secondary">Decline</button>
+        </form>
+        </div>
+        {{/requests}}
+        {{^requests}}<p class="empty">No one is waiting for an answer.</p>{{/requests}}
+        {{#waiting}}<p class="muted">Invited {{name}} on {{since}}; waiting for their answer.</p>{{/waiting}}
+
+        <h2>Invites</h2>
+        <form method="post" action="/invites" class="inline">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="note">Note (for you)</label>
+        <input id="note" name="note" value="{{inviteNote}}" maxlength="200"\
+        {{#inviteError}} aria-invalid="true"{{/inviteError}}>
+        <button>Create an invite code</button>
+        {{#inviteError}}<p class="field-error">{{inviteError}}</p>{{/inviteError}}
+        </form>
+        {{#invites}}
+        <div class="card row">
+        <span>{{#note}}{{note}} · {{/note}}made {{created}} · {{state}}</span>
+        {{#open}}
+        <form method="post" action="/invites/{{id}}/revoke">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Revoke</button>
+        </form>
+        {{/open}}
+        </div>
+        {{/invites}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    /// The client's name, what they share and the client's tabs.
+    private static let clientHeader = """
+        <p class="crumbs"><a href="/clients">Clients</a> ›</p>
+        <h1>{{client.name}}</h1>
+        <p class="muted">Client since {{client.since}} · shares: {{client.scopes}}</p>
+        <nav class="tabs">
+        <a href="/clients/{{client.id}}"{{#tab.history}} aria-current="page"{{/tab.history}}>History</a>
+        <a href="/clients/{{client.id}}/progress"{{#tab.progress}} aria-current="page"{{/tab.progress}}>Progress</a>
+        <a href="/clients/{{client.id}}/statistics"{{#tab.statistics}} aria-current="page"{{/tab.statistics}}>Statistics</a>
+        <a href="/clients/{{client.id}}/end">End coaching</a>
+        </nav>
+        """
+
+    static let client = """
+        {{<layout}}{{$body}}{{#page}}
+        \(clientHeader)
+        {{#notShared}}<p class="not-shared">{{notShared}}</p>{{/notShared}}
+        {{^notShared}}
+        <form method="get" action="/clients/{{client.id}}" class="search" role="search">
+        <label for="q">Search workouts</label>
+        <input id="q" name="q" type="search" value="{{query}}" placeholder="Name or note">
+        <button>Search</button>
+        </form>
+        {{#workouts}}
+        <a class="card workout" href="{{href}}">
+        <span class="when">{{date}}</span>
+        <strong>{{name}}</strong>
+        <span class="muted">{{duration}}{{#summary}} · {{summary}}{{/summary}}</span>
+        </a>
+        {{/workouts}}
+        {{^workouts}}<p class="empty">No workouts{{#query}} match “{{query}}”{{/query}}.</p>{{/workouts}}
+        {{#detailsHidden}}<p class="not-shared">{{detailsHidden}}</p>{{/detailsHidden}}
+        {{#older}}<p><a class="button secondary" href="{{older}}">Older workouts</a></p>{{/older}}
+        {{/notShared}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let workout = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/clients">Clients</a> › <a href="/clients/{{client.id}}">{{client.name}}</a> ›</p>
+        <h1>{{name}}</h1>
+        <p class="muted">{{date}} · {{duration}} · {{summary}}</p>
+        {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
+        {{#exercises}}
+        <section class="card exercise">
+        <h2>{{name}} <a class="small" href="/clients/{{client.id}}/progress?exercise={{exerciseID}}">progress</a></h2>
+        {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
+        <table class="sets">
+        <thead><tr><th scope="col">Set</th><th scope="col">Weight</th><th scope="col">Reps</th><th scope="col">RPE</th><th scope="col">Note</th></tr></thead>
+        <tbody>
+        {{#sets}}
+        <tr{{#warmup}} class="warmup"{{/warmup}}><td>{{label}}</td><td>{{weight}}</td><td>{{reps}}</td><td>{{rpe}}</td><td>{{note}}</td></tr>
+        {{/sets}}
+        </tbody>
+        </table>
+        </section>
+        {{/exercises}}
+        <section id="comments">
+        <h2>Comments</h2>
+        {{#comments}}
+        <div class="comment{{#mine}} mine{{/mine}}">
+        <p class="meta"><strong>{{author}}</strong> · {{date}}{{#target}} · on {{target}}{{/target}}</p>
+        <p class="body">{{body}}</p>
+        {{#mine}}
+        <form method="post" action="/clients/{{client.id}}/workouts/{{workoutID}}/comments/{{id}}/delete">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="link">Delete</button>
+        </form>
+        {{/mine}}
+        </div>
+        {{/comments}}
+        {{^comments}}<p class="empty">No comments yet.</p>{{/comments}}
+        <form method="post" action="/clients/{{client.id}}/workouts/{{workoutID}}/comments" class="comment-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="target">On</label>
+        <select id="target" name="target">
+        {{#targets}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/targets}}
+        </select>
+        <label for="body">Comment</label>
+        <textarea id="body" name="body" rows="3" maxlength="2000"\
+        {{#commentError}} aria-invalid="true" aria-describedby="body-error"{{/commentError}}>{{commentText}}</textarea>
+        {{#commentError}}<p class="field-error" id="body-error">{{commentError}}</p>{{/commentError}}
+        <button>Add comment</button>
+        </form>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let progress = """
+        {{<layout}}{{$body}}{{#page}}
+        \(clientHeader)
+        {{#notShared}}<p class="not-shared">{{notShared}}</p>{{/notShared}}
+        {{^notShared}}
+        <form method="get" action="/clients/{{client.id}}/progress" class="filters">
+        <label for="exercise-search">Exercise</label>
+        <input id="exercise-search" name="find" type="search" value="{{find}}" placeholder="Find an exercise">
+        <input type="hidden" name="exercise" value="{{exerciseID}}">
+        <label for="from">From</label><input id="from" name="from" type="date" value="{{from}}">
+        <label for="to">To</label><input id="to" name="to" type="date" value="{{to}}">
+        <label for="formula">e1RM formula</label>
+        <select id="formula" name="formula">{{#formulas}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/formulas}}</select>
+        <button>Show</button>
+        </form>
+        {{#hasChoices}}<p>Pick an exercise:</p>{{/hasChoices}}
+        <ul class="choices">{{#choices}}<li><a href="{{href}}">{{name}}</a></li>{{/choices}}</ul>
+        {{#report}}
+        <h2>{{exercise}}</h2>
+        {{#hasPoints}}
+        <figure class="chart">{{{svg}}}
+        <figcaption>Estimated one-rep max per training day ({{formula}}); hover a point for its set.</figcaption>
+        </figure>
+        <h3>Records</h3>
+        <ul class="records">{{#records}}<li>{{.}}</li>{{/records}}</ul>
+        <table class="points">
+        <thead><tr><th scope="col">Day</th><th scope="col">e1RM</th><th scope="col">Top set</th><th scope="col">Volume</th><th scope="col">Sets</th></tr></thead>
+        <tbody>{{#points}}<tr><td>{{date}}</td><td title="{{how}}">{{e1rm}}</td><td>{{topSet}}</td><td>{{volume}}</td><td>{{sets}}</td></tr>{{/points}}</tbody>
+        </table>
+        {{/hasPoints}}
+        {{^hasPoints}}<p class="empty">No sets of {{exercise}} in this range.</p>{{/hasPoints}}
+        {{/report}}
+        {{/notShared}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let statistics = """
+        {{<layout}}{{$body}}{{#page}}
+        \(clientHeader)
+        {{#notShared}}<p class="not-shared">{{notShared}}</p>{{/notShared}}
+        {{^notShared}}
+        <nav class="tabs small">{{#periods}}<a href="{{href}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a>{{/periods}}</nav>
+        {{#hasBuckets}}
+        <figure class="chart">{{{svg}}}<figcaption>Volume per {{period}}; hover a bar for its workouts and sets.</figcaption></figure>
+        <table class="points">
+        <thead><tr><th scope="col">{{periodTitle}}</th><th scope="col">Workouts</th><th scope="col">Minutes</th><th scope="col">Sets</th><th scope="col">Volume</th><th scope="col">Most trained</th></tr></thead>
+        <tbody>{{#buckets}}<tr><td>{{start}}</td><td>{{workouts}}</td><td>{{minutes}}</td><td>{{sets}}</td><td>{{volume}}</td><td>{{muscles}}</td></tr>{{/buckets}}</tbody>
+        </table>
+        {{/hasBuckets}}
+        {{^hasBuckets}}<p class="empty">No workouts in this range.</p>{{/hasBuckets}}
+        {{/notShared}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let endLink = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>End coaching with {{name}}?</h1>
+        <p>{{consequence}}</p>
+        <form method="post" action="{{action}}">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button class="danger">End coaching</button> <a href="{{back}}">Keep it</a>
+        </form>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let coaches = """
+        {{<layout}}{{$body}}{{#page}}
+        <h1>Your coaches</h1>
+        <p class="muted">Each coach sees only what you tick, from their next page view on.</p>
+        {{#links}}
+        <section class="card">
+        <h2>{{name}}</h2>
+        <p class="muted">{{state}}</p>
+        <form method="post" action="{{action}}" class="scopes">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <fieldset><legend>Shared with {{name}}</legend>
+        {{#scopes}}<label class="check"><input type="checkbox" name="scopes" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}} <span class="hint">{{hint}}</span></label>{{/scopes}}
+        </fieldset>
+        {{#pending}}<button name="answer" value="accept">Accept</button> <button name="answer" value="decline" class="secondary">Decline</button>{{/pending}}
+        {{^pending}}<button>Save what {{name}} sees</button>{{/pending}}
+        </form>
+        <p>{{^pending}}<a href="/coaches/{{id}}/end">End coaching</a> · {{/pending}}<a href="/access-log?coach={{id}}">What {{name}} looked at</a></p>
+        </section>
+        {{/links}}
+        {{^links}}<p class="empty">You have no coach yet. Ask one for an invite code, or request a coach in the app.</p>{{/links}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let accessLog = """
+        {{<layout}}{{$body}}{{#page}}
+        <h1>Who looked at what</h1>
+        <p class="muted">Every time a coach reads your data, it is written here. {{#coachName}}Showing {{coachName}} only · <a href="/access-log">everyone</a>{{/coachName}}</p>
+        {{#hasEntries}}
+        <table class="points">
+        <thead><tr><th scope="col">When</th><th scope="col">Coach</th><th scope="col">What</th></tr></thead>
+        <tbody>{{#entries}}<tr><td>{{when}}</td><td>{{coach}}</td><td>{{what}}</td></tr>{{/entries}}</tbody>
+        </table>
+        {{/hasEntries}}
+        {{^entries}}<p class="empty">No coach has read your data yet.</p>{{/entries}}
+        {{#older}}<p><a class="button secondary" href="{{older}}">Older</a></p>{{/older}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+}

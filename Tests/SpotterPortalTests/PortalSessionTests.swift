@@ -1,0 +1,226 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Portal sign-in and sessions")
+struct PortalSessionTests {
+    @Test("sign-in sets a Secure, HttpOnly, SameSite=Lax __Host- cookie for a session row the API shares")
+    func signIn() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = portal.browser()
+
+            let signInPage = try await browser.get("/sign-in")
+            #expect(signInPage.status == .ok)
+            #expect(signInPage.html.contains(#"<form method="post" action="/sign-in">"#))
+
+            let wrong = try await browser.signIn("carla", password: "not the password")
+            #expect(wrong.status == .unauthorized)
+            #expect(wrong.html.contains("Wrong login or password."))
+            #expect(wrong.html.contains(#"value="carla""#), "the login stays typed")
+            #expect(wrong.sessionCookie == nil)
+
+            let missing = try await browser.post("/sign-in", [("login", "carla"), ("password", "")])
+            #expect(missing.status == .badRequest)
+            #expect(missing.html.contains(#"aria-invalid="true" aria-describedby="password-error""#))
+            #expect(missing.html.contains("This field is required."))
+
+            let signedIn = try await browser.signIn("carla@example.com", password: "long enough carla")
+            #expect(signedIn.status == .seeOther)
+            #expect(signedIn.location == "/")
+            let cookie = try #require(signedIn.sessionCookie)
+            for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] {
+                #expect(cookie.contains(attribute), "\(cookie) has \(attribute)")
+            }
+            #expect(!cookie.contains("Domain"))
+            // The raw tokens are nowhere in the database; the session row is the API's.
+            let value = try #require(browser.cookie)
+            let parts = value.split(separator: ".")
+            #expect(parts.count == 4)
+            let sessions = try await portal.database.count(
+                "SELECT count(*)::int FROM sessions WHERE tenant_id = $1 AND device_label = 'Web portal' AND revoked_at IS NULL",
+                [coach.tenantID.rawValue])
+            #expect(sessions == 1)
+            let stored = try await portal.database.count(
+                "SELECT count(*)::int FROM sessions WHERE access_token_hash = sha256(convert_to($1, 'UTF8'))",
+                [String(parts[1])])
+            #expect(stored == 1, "only the access token's hash is stored")
+
+            let home = try await browser.get("/")
+            #expect(home.location == "/clients")
+            let clients = try await browser.get("/clients")
+            #expect(clients.status == .ok)
+            #expect(clients.html.contains("<h1>Clients</h1>"))
+            #expect(clients.headers[.cacheControl] == "no-store")
+        }
+    }
+
+    @Test("a page without a session sends the browser to sign-in and back to the page afterwards")
+    func signInRequired() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("lena")
+            let browser = portal.browser()
+            let page = try await browser.get("/coaches")
+            #expect(page.status == .seeOther)
+            #expect(page.location == "/sign-in?next=%2Fcoaches")
+            let form = try await browser.get("/sign-in?next=%2Fcoaches")
+            #expect(form.html.contains(#"name="next" value="/coaches""#))
+            let signedIn = try await browser.post(
+                "/sign-in", [("login", "lena"), ("password", "long enough lena"), ("next", "/coaches")])
+            #expect(signedIn.location == "/coaches")
+            // Never to another site.
+            let elsewhere = try await portal.browser().post(
+                "/sign-in", [("login", "lena"), ("password", "long enough lena"), ("next", "//evil.example/")])
+            #expect(elsewhere.location == "/")
+        }
+    }
+
+    @Test("a POST without this session's CSRF token is refused with 403 and changes nothing")
+    func csrf() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            try await browser.get("/clients")
+            let invites = "SELECT count(*)::int FROM coach_invites WHERE tenant_id = $1"
+            for token in ["", "forged", String(browser.csrf.dropLast()) + "x"] {
+                let refused = try await browser.post("/invites", [("note", "from elsewhere")], csrf: token)
+                #expect(refused.status == .forbidden, "token '\(token)'")
+                #expect(refused.html.contains("nothing was changed"))
+            }
+            #expect(try await portal.database.count(invites, [coach.tenantID.rawValue]) == 0)
+            let made = try await browser.post("/invites", [("note", "for Lena")])
+            #expect(made.status == .ok)
+            #expect(made.html.contains("New invite"))
+            #expect(try await portal.database.count(invites, [coach.tenantID.rawValue]) == 1)
+            // The token is the session's: another session's does not pass.
+            let other = try await portal.signedIn("carla")
+            try await other.get("/clients")
+            #expect(other.csrf != browser.csrf)
+            let crossed = try await browser.post("/sign-out", csrf: other.csrf)
+            #expect(crossed.status == .forbidden)
+        }
+    }
+
+    @Test("revoking the session or disabling the account ends the portal session at its next request")
+    func revocation() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            #expect(try await browser.get("/clients").status == .ok)
+            // What `spotterctl accounts revoke-sessions` does.
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE sessions SET revoked_at = now(), revoked_reason = 'admin' WHERE tenant_id = $1",
+                    [coach.tenantID.rawValue])
+            }
+            let after = try await browser.get("/clients")
+            #expect(after.status == .seeOther)
+            #expect(after.location?.hasPrefix("/sign-in") == true)
+            #expect(after.sessionCookie?.contains("Max-Age=0") == true, "the dead cookie is cleared")
+
+            let again = try await portal.signedIn("carla")
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE accounts SET status = 'disabled' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            #expect(try await again.get("/clients").location?.hasPrefix("/sign-in") == true)
+            let refused = try await portal.browser().signIn("carla", password: "long enough carla")
+            #expect(refused.html.contains("This account is disabled."))
+        }
+    }
+
+    @Test("an expired access token is refreshed once, even for requests sent together, and the session goes on")
+    func refresh() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            let before = try #require(browser.cookie)
+            portal.clock.advance(by: 16 * 60)
+            // A page's requests go out together, all with the old cookie.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let copy = Browser(client: portal.client)
+                        copy.cookie = before
+                        return try await copy.get("/clients").status.code
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == [200, 200, 200, 200])
+            let page = try await browser.get("/clients")
+            #expect(page.status == .ok)
+            let after = try #require(browser.cookie)
+            #expect(after != before)
+            #expect(before.split(separator: ".").last == after.split(separator: ".").last, "the form key stays")
+            #expect(try await browser.get("/clients").status == .ok)
+        }
+    }
+
+    @Test("sign-out ends the session in the database and clears the cookie")
+    func signOut() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            let cookie = try #require(browser.cookie)
+            try await browser.get("/clients")
+            let out = try await browser.post("/sign-out")
+            #expect(out.location == "/sign-in?signed-out=1")
+            #expect(out.sessionCookie?.contains("Max-Age=0") == true)
+            #expect(try await browser.get(out.location!).html.contains("You are signed out."))
+            let live = try await portal.database.count(
+                "SELECT count(*)::int FROM sessions WHERE tenant_id = $1 AND revoked_at IS NULL", [coach.tenantID.rawValue])
+            #expect(live == 0)
+            let replay = portal.browser()
+            replay.cookie = cookie
+            #expect(try await replay.get("/clients").location?.hasPrefix("/sign-in") == true)
+        }
+    }
+
+    @Test("password reset: the e-mailed link opens the form, a bad code keeps the page, a good one signs everyone out")
+    func passwordReset() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("lena")
+            let browser = try await portal.signedIn("lena")
+            let anonymous = portal.browser()
+            #expect(try await anonymous.get("/reset-password").html.contains("Reset your password"))
+            let bad = try await anonymous.post("/reset-password", [("email", "not an address")])
+            #expect(bad.status == .badRequest)
+            #expect(bad.html.contains(#"value="not an address""#))
+            let sent = try await anonymous.post("/reset-password", [("email", "lena@example.com")])
+            #expect(sent.html.contains("Check your e-mail"))
+            let code = try #require(try await portal.database.emailedCode(to: "lena@example.com", kind: "reset_password"))
+            let form = try await anonymous.get("/reset-password?token=\(code)")
+            #expect(form.html.contains(#"value="\#(code)""#))
+            let wrong = try await anonymous.post(
+                "/reset-password/complete", [("token", "spp_wrong"), ("password", "a brand new password")])
+            #expect(wrong.status == .badRequest)
+            #expect(wrong.html.contains("unknown, already used or expired"))
+            let short = try await anonymous.post("/reset-password/complete", [("token", code), ("password", "short")])
+            #expect(short.status == .badRequest)
+            #expect(short.html.contains(#"aria-describedby="password-error""#))
+            let done = try await anonymous.post(
+                "/reset-password/complete", [("token", code), ("password", "a brand new password")])
+            #expect(done.location == "/sign-in?reset=1")
+            #expect(try await browser.get("/coaches").location?.hasPrefix("/sign-in") == true)
+            #expect(try await portal.browser().signIn("lena", password: "a brand new password").status == .seeOther)
+        }
+    }
+
+    @Test("assets are served with long cache lifetimes; unknown paths get the not-found page")
+    func assets() async throws {
+        try await PortalHarness.with { portal in
+            let browser = portal.browser()
+            let css = try await browser.get("/assets/portal.css")
+            #expect(css.status == .ok)
+            #expect(css.headers[.contentType] == "text/css; charset=utf-8")
+            #expect(css.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            #expect(try await browser.get("/assets/icon.svg").headers[.contentType] == "image/svg+xml")
+            let missing = try await browser.get("/assets/nothing.js")
+            #expect(missing.status == .notFound)
+            #expect(missing.html.contains("Page not found"))
+            #expect(try await browser.get("/no/such/page").status == .notFound)
+        }
+    }
+}
