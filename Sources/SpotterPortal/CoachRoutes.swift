@@ -139,6 +139,7 @@ struct CoachRoutes {
         }
 
         struct NewInvite {
+            var note: String
             var code: String
             var expires: String
             var shareText: String
@@ -218,7 +219,7 @@ struct CoachRoutes {
             newInvite: newInvite.flatMap { invite in
                 invite.code.map { code in
                     ClientsPage.NewInvite(
-                        code: code, expires: format.day(invite.expiresAt),
+                        note: invite.note, code: code, expires: format.day(invite.expiresAt),
                         shareText:
                             "Train with me on Spotter: install the app, then Coaching → Redeem an invite → \(code) (valid until \(format.day(invite.expiresAt))).")
                 }

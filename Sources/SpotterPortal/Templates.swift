@@ -142,7 +142,7 @@ enum Templates {
         <h1>Clients</h1>
         {{#newInvite}}
         <section class="card highlight" id="new-invite">
-        <h2>New invite</h2>
+        <h2>New invite{{#note}}: {{note}}{{/note}}</h2>
         <p>Give this code to your client. It is shown only now and works once, until {{expires}}.</p>
         <p class="code">{{code}}</p>
         <p>In the app: <em>Coaching → Redeem an invite</em>. As text to send:</p>

@@ -1,0 +1,257 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+/// A coach with one client who shares everything and has trained on three days.
+struct CoachWorld: Sendable {
+    let coach: Principal
+    let lifter: Principal
+    let workouts: [Workout]
+
+    static let script = "<script>alert(1)</script>"
+
+    static func build(_ portal: PortalHarness, lifterName: String = "lena") async throws -> CoachWorld {
+        let coach = try await portal.account("carla", kind: .coach)
+        let lifter = try await portal.account(lifterName)
+        try await portal.database.asOwner { connection in
+            try await connection.query(
+                "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            try await connection.query(
+                "UPDATE tenants SET display_name = $2 WHERE tenant_id = $1",
+                [lifter.tenantID.rawValue, "Lena \(script)"])
+        }
+        try await portal.coaching.link(coach, lifter, scopes: Scope.allCases.map(\.rawValue))
+        var workouts: [Workout] = []
+        for (day, kilograms) in [(9.0, 100.0), (5.0, 105.0), (2.0, 110.0)] {
+            var draft = workoutDraft(
+                "Squat day \(Int(kilograms))", at: portal.clock.now.addingTimeInterval(-day * 86_400),
+                exercises: [Catalog.squat, Catalog.benchPress], kilograms: kilograms)
+            draft.notes = "felt good \(script)"
+            workouts.append(try await portal.training.workouts.log(lifter, id: UUID().uuidString, draft))
+        }
+        return CoachWorld(coach: coach, lifter: lifter, workouts: workouts)
+    }
+
+    var client: String { lifter.tenantID.description }
+}
+
+@Suite("Portal coach pages")
+struct PortalCoachTests {
+    @Test("the client list shows each client's week and sorts and searches; the lifter's name is escaped")
+    func clients() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let other = try await portal.account("otto")
+            try await portal.coaching.link(world.coach, other, scopes: ["history"])
+            let browser = try await portal.signedIn("carla")
+            let page = try await browser.get("/clients")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("href=\"/clients/\(world.client)\""))
+            #expect(page.html.contains("Lena &lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(!page.html.contains(CoachWorld.script))
+            #expect(page.html.contains("2 days ago"))
+            let byName = try await browser.get("/clients?sort=name")
+            #expect(byName.html.range(of: "Lena")!.lowerBound < byName.html.range(of: ">otto<")!.lowerBound)
+            let byLast = try await browser.get("/clients?sort=last")
+            #expect(byLast.html.range(of: "Lena")!.lowerBound < byLast.html.range(of: ">otto<")!.lowerBound)
+            let search = try await browser.get("/clients?q=OTT")
+            #expect(search.html.contains(">otto<"))
+            #expect(!search.html.contains("Lena &lt;"))
+            #expect(try await browser.get("/clients?q=nobody").html.contains("No client matches"))
+        }
+    }
+
+    @Test("history, a workout with its sets, a comment added and deleted: one access-log row per page read")
+    func workoutAndComments() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let browser = try await portal.signedIn("carla")
+            let history = try await browser.get("/clients/\(world.client)")
+            #expect(history.status == .ok)
+            for workout in world.workouts {
+                #expect(history.html.contains("/clients/\(world.client)/workouts/\(workout.id)"))
+            }
+            #expect(try await portal.accessLog(world.lifter) == ["history ListClientWorkouts"])
+
+            let path = "/clients/\(world.client)/workouts/\(world.workouts[0].id)"
+            let workout = try await browser.get(path)
+            #expect(workout.status == .ok)
+            #expect(workout.html.contains("Squat day 100"))
+            #expect(workout.html.contains("felt good &lt;script&gt;"))
+            #expect(workout.count("<td>100 kg</td>") == 6)
+            #expect(try await portal.accessLog(world.lifter).last == "details GetClientWorkout")
+            #expect(try await portal.accessLog(world.lifter).count == 2)
+
+            let empty = try await browser.post("\(path)/comments", [("target", ""), ("body", "   ")])
+            #expect(empty.status == .badRequest)
+            #expect(empty.html.contains("This field is required."))
+            let comment = "Depth looked great \(CoachWorld.script)"
+            let added = try await browser.post("\(path)/comments", [("target", "0:1"), ("body", comment)])
+            #expect(added.status == .seeOther)
+            let thread = try await browser.get(path)
+            #expect(thread.html.contains("Depth looked great &lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(thread.html.contains("on Barbell Back Squat, set 2"))
+            #expect(!thread.html.contains(CoachWorld.script))
+            let stored = try await portal.coaching.comments(world.lifter, workoutID: world.workouts[0].id.description)
+            #expect(stored.map(\.body) == [comment])
+            #expect(stored.first?.exerciseIndex == 0 && stored.first?.setIndex == 1)
+
+            let deleted = try await browser.post("\(path)/comments/\(stored[0].id.uuidString)/delete")
+            #expect(deleted.status == .seeOther)
+            #expect(try await portal.coaching.comments(world.lifter, workoutID: world.workouts[0].id.description).isEmpty)
+        }
+    }
+
+    @Test("the progress chart has one point per training day, with the set and formula in each point's title")
+    func progress() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let browser = try await portal.signedIn("carla")
+            let picker = try await browser.get("/clients/\(world.client)/progress?find=squat")
+            #expect(picker.html.contains("progress?exercise=\(Catalog.squat)"))
+            let page = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)&formula=epley")
+            #expect(page.status == .ok)
+            #expect(page.count("<circle class='point'") == 3)
+            #expect(page.html.contains("110 kg × 5 → e1RM 128.3 kg (Epley)"))
+            #expect(page.html.contains("Best e1RM: 128.3 kg"))
+            #expect(try await portal.accessLog(world.lifter) == ["progress GetClientProgress"])
+            let ranged = try await browser.get(
+                "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, -6))&to=\(dayText(portal, 0))")
+            #expect(ranged.count("<circle class='point'") == 2)
+            let bad = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=yesterday")
+            #expect(bad.status == .badRequest)
+            #expect(bad.html.contains("From must be a date such as 2026-11-23."))
+
+            let statistics = try await browser.get("/clients/\(world.client)/statistics")
+            #expect(statistics.status == .ok)
+            #expect(statistics.count("<rect class='bar'") >= 1)
+            let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
+            #expect(monthly.count("<rect class='bar'") >= 1)
+        }
+    }
+
+    @Test("a scope the lifter takes back shows as not shared on the coach's next page view")
+    func revokedScope() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal, lifterName: "lena")
+            let coach = try await portal.signedIn("carla")
+            let path = "/clients/\(world.client)/workouts/\(world.workouts[0].id)"
+            #expect(try await coach.get(path).status == .ok)
+
+            let lifter = try await portal.signedIn("lena")
+            let coaches = try await lifter.get("/coaches")
+            #expect(coaches.html.contains(#"value="details" checked"#))
+            let saved = try await lifter.post(
+                "/coaches/\(world.coach.tenantID)/scopes", [("scopes", "history"), ("scopes", "body")])
+            #expect(saved.location == "/coaches")
+            #expect(!(try await lifter.get("/coaches").html.contains(#"value="details" checked"#)))
+
+            let refused = try await coach.get(path)
+            #expect(refused.status == .forbidden)
+            #expect(refused.html.contains("has not shared the details of their workouts with you."))
+            let history = try await coach.get("/clients/\(world.client)")
+            #expect(history.html.contains("has not shared the details of their workouts with you."))
+            #expect(!history.html.contains("/workouts/"))
+            let progress = try await coach.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)")
+            #expect(progress.html.contains("has not shared their progress with you."))
+            #expect(!progress.html.contains("<circle"))
+
+            // The lifter sees every read in the access log.
+            let log = try await lifter.get("/access-log")
+            #expect(log.html.contains("a workout in detail"))
+            #expect(log.html.contains("your workout history"))
+        }
+    }
+
+    @Test("an unknown client, a random id, an ended link and another coach's client get the same 404 page")
+    func notFound() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let rival = try await portal.account("rita", kind: .coach)
+            let theirs = try await portal.account("theo")
+            try await portal.coaching.link(rival, theirs, scopes: Scope.allCases.map(\.rawValue))
+            let ended = try await portal.account("edda")
+            try await portal.coaching.link(world.coach, ended, scopes: Scope.allCases.map(\.rawValue))
+            _ = try await portal.coaching.endLink(ended, other: world.coach.tenantID.description)
+            let browser = try await portal.signedIn("carla")
+            let reference = try await browser.get("/clients/\(UUID().uuidString.lowercased())")
+            #expect(reference.status == .notFound)
+            for client in ["not-a-uuid", theirs.tenantID.description, ended.tenantID.description] {
+                for suffix in ["", "/progress", "/statistics", "/end", "/workouts/\(world.workouts[0].id)"] {
+                    let page = try await browser.get("/clients/\(client)\(suffix)")
+                    #expect(page.status == .notFound, "\(client)\(suffix)")
+                    #expect(page.html == reference.html, "\(client)\(suffix) answers like a random id")
+                }
+            }
+            // Another client's workout id under this client is not found either.
+            let other = try await portal.account("olga")
+            try await portal.coaching.link(world.coach, other, scopes: Scope.allCases.map(\.rawValue))
+            let foreign = try await browser.get("/clients/\(other.tenantID)/workouts/\(world.workouts[0].id)")
+            #expect(foreign.status == .notFound)
+            #expect(try await portal.accessLog(theirs).isEmpty)
+            #expect(try await portal.accessLog(ended).isEmpty)
+            // A lifter asking for coach pages, and a coach for lifter pages.
+            let lifter = try await portal.signedIn("lena")
+            #expect(try await lifter.get("/clients").status == .notFound)
+            #expect(try await browser.get("/coaches").status == .notFound)
+        }
+    }
+
+    @Test("invites: create shows the code once, revoke closes it; a lifter's request is accepted; a link ends after confirmation")
+    func invitesAndLinks() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            let browser = try await portal.signedIn("carla")
+            try await browser.get("/clients")
+            let made = try await browser.post("/invites", [("note", "for <b>Lena</b>")])
+            let code = try #require(
+                made.html.range(of: #"<p class="code">[A-Z0-9]{10}</p>"#, options: .regularExpression).map {
+                    String(made.html[$0].dropFirst(16).prefix(10))
+                })
+            #expect(made.html.contains("for &lt;b&gt;Lena&lt;/b&gt;"))
+            let list = try await browser.get("/clients")
+            #expect(!list.html.contains(code), "the code is shown only once")
+            let tooLong = try await browser.post("/invites", [("note", String(repeating: "n", count: 201))])
+            #expect(tooLong.status == .badRequest)
+            #expect(tooLong.html.contains("must be at most 200 characters"))
+
+            let lena = try await portal.account("lena")
+            _ = try await portal.coaching.redeemInvite(lena, code: code, scopes: ["history"])
+            let ada = try await portal.account("ada")
+            _ = try await portal.coaching.requestCoach(ada, username: "carla", scopes: ["history", "details"])
+            let requests = try await browser.get("/clients")
+            #expect(requests.html.contains("asks to be your client"))
+            let accepted = try await browser.post("/clients/\(ada.tenantID)/respond", [("answer", "accept")])
+            #expect(accepted.location == "/clients")
+            #expect(try await browser.get("/clients").html.contains("href=\"/clients/\(ada.tenantID)\""))
+
+            let confirm = try await browser.get("/clients/\(lena.tenantID)/end")
+            #expect(confirm.html.contains("End coaching with lena?"))
+            let ended = try await browser.post("/clients/\(lena.tenantID)/end")
+            #expect(ended.location == "/clients")
+            #expect(try await browser.get("/clients/\(lena.tenantID)").status == .notFound)
+
+            let second = try await browser.post("/invites", [("note", "")])
+            let inviteID = try #require(
+                try await portal.coaching.invites(coach).first { $0.usedAt == nil }?.id.uuidString)
+            #expect(second.status == .ok)
+            let revoked = try await browser.post("/invites/\(inviteID)/revoke")
+            #expect(revoked.location == "/clients")
+            #expect(try await browser.post("/invites/\(inviteID)/revoke").status == .notFound)
+        }
+    }
+}
+
+/// The local date `days` from the test clock's now, as a date input sends it.
+func dayText(_ portal: PortalHarness, _ days: Double) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd"
+    return formatter.string(from: portal.clock.now.addingTimeInterval(days * 86_400))
+}
