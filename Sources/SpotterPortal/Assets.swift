@@ -108,6 +108,16 @@ enum Assets {
         .choices { columns: 2; }
         .small { font-size: .85rem; font-weight: 400; }
         fieldset { border: 0; padding: 0; margin: 0; }
+        fieldset.card { border: 1px solid var(--line); padding: 12px 14px; }
+        fieldset.item legend { float: left; width: 100%; font-size: 1.05rem; margin-bottom: 4px; }
+        .targets { display: flex; flex-wrap: wrap; gap: 4px 12px; clear: both; }
+        .targets label, .item > label { font-weight: 400; margin: 4px 0; }
+        .item > label input { width: 100%; }
+        .row-actions button, .inline-buttons button, .pick { margin: 8px 6px 0 0; }
+        .inline-buttons { display: inline; }
+        .default-action { position: absolute; left: -10000px; }
+        .grid-scroll { overflow-x: auto; }
+        table.program select { min-width: 7em; }
         legend { font-weight: 600; }
         @media (max-width: 640px) {
           main { padding: 12px; }

@@ -40,6 +40,32 @@ struct CoachRoutes {
             return Response.redirect(to: "/clients", type: .normal)
         }
         router.get("/clients/:client") { request, context in try await historyPage(request, context) }
+        router.post("/clients/:client/assignments") { request, context in
+            let session = try coach(context)
+            let client = try context.parameters.require("client")
+            let item = context.form.text("item")
+            let note = context.form.text("note")
+            let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["template", "program"].contains(parts[0]) else {
+                throw PortalError.badRequest("Pick a template or a program to assign.")
+            }
+            do {
+                _ = try await coaching.assign(
+                    session.principal, client: client, templateID: parts[0] == "template" ? parts[1] : "",
+                    programID: parts[0] == "program" ? parts[1] : "", note: note)
+            } catch SpotterError.invalidArgument(let violations) {
+                let error = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
+                return try await historyPage(request, context, assigning: (item, note, error))
+            }
+            return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
+        }
+        router.post("/clients/:client/assignments/:assignment/delete") { _, context in
+            let session = try coach(context)
+            let client = try context.parameters.require("client")
+            _ = try await activeLink(session, client)
+            try await coaching.unassign(session.principal, id: try context.parameters.require("assignment"))
+            return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
+        }
         router.get("/clients/:client/workouts/:workout") { _, context in
             try await workoutPage(context, comment: nil)
         }
@@ -262,9 +288,31 @@ struct CoachRoutes {
         var workouts: [Entry] = []
         var detailsHidden: String?
         var older: String?
+        var assignments: [Assigned] = []
+        var hasPlans = false
+        var plans: [Choice] = []
+        var assignNote = ""
+        var assignError: String?
+
+        struct Assigned {
+            var id: String
+            var name: String
+            var kind: String
+            var version: Int64
+            var since: String
+            var note: String
+        }
+
+        struct Choice {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
     }
 
-    private func historyPage(_ request: Request, _ context: PortalContext) async throws -> Response {
+    private func historyPage(
+        _ request: Request, _ context: PortalContext, assigning: (item: String, note: String, error: String)? = nil
+    ) async throws -> Response {
         let session = try coach(context)
         let link = try await activeLink(session, try context.parameters.require("client"))
         let format = Format(session.profile)
@@ -291,7 +339,26 @@ struct CoachRoutes {
         } catch SpotterError.permissionDenied {
             page.notShared = Self.notShared(link, .history)
         }
-        return pages.render("client", title: link.lifterName, session: session, current: "/clients", page)
+        async let assignments = coaching.assignments(session.principal, client: client.id)
+        async let templates = training.templates.list(
+            session.principal, includeArchived: false, pageSize: 100, pageToken: "")
+        async let programs = coaching.programs(session.principal)
+        page.assignments = try await assignments.map { assignment in
+            let kind = if case .program = assignment.item { "program" } else { "template" }
+            return HistoryPage.Assigned(
+                id: assignment.id.lowercasedString, name: assignment.name, kind: kind, version: assignment.version,
+                since: format.day(assignment.createdAt), note: assignment.note)
+        }
+        let choices =
+            try await programs.map { ("program:\($0.id)", "Program: \($0.content.name)") }
+            + templates.items.map { ("template:\($0.id)", "Template: \($0.content.name)") }
+        page.plans = choices.map { .init(value: $0.0, label: $0.1, selected: $0.0 == assigning?.item) }
+        page.hasPlans = !choices.isEmpty
+        page.assignNote = assigning?.note ?? ""
+        page.assignError = assigning?.error
+        return pages.render(
+            "client", title: link.lifterName, session: session, status: assigning == nil ? .ok : .badRequest,
+            current: "/clients", page)
     }
 
     static func notShared(_ link: CoachLink, _ scope: Scope) -> String {

@@ -40,8 +40,8 @@ struct Pages: Sendable {
         let nav = session.map { session in
             let links: [(String, String)] =
                 session.isCoach
-                ? [("/clients", "Clients")]
-                : [("/coaches", "Coaches"), ("/access-log", "Access log")]
+                ? [("/clients", "Clients"), ("/templates", "Templates"), ("/programs", "Programs"), ("/profile", "Profile")]
+                : [("/coaches", "Coaches"), ("/access-log", "Access log"), ("/profile", "Profile")]
             return Nav(
                 name: session.profile.displayName.isEmpty ? session.profile.username : session.profile.displayName,
                 links: links.map { Nav.Link(href: $0.0, label: $0.1, current: $0.0 == current) })

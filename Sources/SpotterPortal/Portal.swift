@@ -50,6 +50,7 @@ public enum Portal {
         }
         SessionRoutes(auth: services.auth, pages: pages, sessionLifetime: sessionLifetime).add(to: router)
         CoachRoutes(coaching: services.coaching, training: services.training, pages: pages, now: now).add(to: router)
+        PlanRoutes(coaching: services.coaching, training: services.training, pages: pages).add(to: router)
         LifterRoutes(coaching: services.coaching, pages: pages).add(to: router)
         return router
     }

@@ -9,6 +9,7 @@ enum Templates {
         "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
         "clients": clients, "client": client, "workout": workout, "progress": progress,
         "statistics": statistics, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
+        "plans": plans, "template_editor": templateEditor, "program_editor": programEditor,
     ]
 
     static let layout = """
@@ -245,6 +246,31 @@ enum Templates {
         {{#detailsHidden}}<p class="not-shared">{{detailsHidden}}</p>{{/detailsHidden}}
         {{#older}}<p><a class="button secondary" href="{{older}}">Older workouts</a></p>{{/older}}
         {{/notShared}}
+        <section id="plans">
+        <h2>Plans</h2>
+        {{#assignments}}
+        <div class="card row">
+        <span><strong>{{name}}</strong> · {{kind}} version {{version}} · since {{since}}{{#note}} · {{note}}{{/note}}</span>
+        <form method="post" action="/clients/{{client.id}}/assignments/{{id}}/delete">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Unassign</button>
+        </form>
+        </div>
+        {{/assignments}}
+        {{^assignments}}<p class="empty">Nothing assigned yet.</p>{{/assignments}}
+        {{#hasPlans}}
+        <form method="post" action="/clients/{{client.id}}/assignments" class="inline">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="item">Assign</label>
+        <select id="item" name="item"{{#assignError}} aria-invalid="true"{{/assignError}}>
+        {{#plans}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/plans}}
+        </select>
+        <input name="note" value="{{assignNote}}" placeholder="Note for {{client.name}}" maxlength="1000" aria-label="Note">
+        <button>Assign</button>
+        {{#assignError}}<p class="field-error">{{assignError}}</p>{{/assignError}}
+        </form>
+        {{/hasPlans}}
+        {{^hasPlans}}<p class="muted">Make a template or a program to assign one: <a href="/templates">templates</a>, <a href="/programs">programs</a>.</p>{{/hasPlans}}
+        </section>
         {{/page}}{{/body}}{{/layout}}
         """
 
@@ -385,6 +411,112 @@ enum Templates {
         </section>
         {{/links}}
         {{^links}}<p class="empty">You have no coach yet. Ask one for an invite code, or request a coach in the app.</p>{{/links}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let plans = """
+        {{<layout}}{{$body}}{{#page}}
+        <h1>{{title}}</h1>
+        <p><a class="button" href="{{path}}/new">New {{kind}}</a></p>
+        {{#rows}}
+        <section class="card">
+        <h2><a href="{{path}}/{{id}}">{{name}}</a></h2>
+        <p class="muted">{{detail}}</p>
+        <p>{{#holders}}Assigned to {{holders}}.{{/holders}}{{^holders}}Not assigned to anyone.{{/holders}}</p>
+        <form method="post" action="{{path}}/{{id}}/copy" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Copy</button>
+        </form>
+        <form method="post" action="{{path}}/{{id}}/delete" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Delete</button>
+        </form>
+        </section>
+        {{/rows}}
+        {{^rows}}<p class="empty">None yet.</p>{{/rows}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let templateEditor = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/templates">Templates</a> ›</p>
+        <h1>{{#name}}{{name}}{{/name}}{{^name}}New template{{/name}}</h1>
+        {{#saved}}<p class="notice">Saved as version {{version}}. Clients it is assigned to see it now.</p>{{/saved}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/templates/edit" class="editor">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button name="action" value="refresh" class="default-action" tabindex="-1" aria-hidden="true">Update</button>
+        <input type="hidden" name="id" value="{{id}}">
+        <input type="hidden" name="version" value="{{version}}">
+        \(field("name", "Name", extra: " maxlength=\"100\" required"))
+        <label for="notes">Notes</label>
+        <textarea id="notes" name="notes" rows="2">{{notes}}</textarea>
+        {{#errors.notes}}<p class="field-error">{{errors.notes}}</p>{{/errors.notes}}
+        <h2>Exercises</h2>
+        {{#rows}}
+        <fieldset class="card item">
+        <legend>{{exerciseName}}</legend>
+        <input type="hidden" name="exercise" value="{{exercise}}">
+        <input type="hidden" name="exercise_name" value="{{exerciseName}}">
+        <div class="targets">
+        <label>Sets <input name="sets" value="{{sets}}" inputmode="numeric" size="3"></label>
+        <label>Reps from <input name="reps_min" value="{{repsMin}}" inputmode="numeric" size="3"></label>
+        <label>to <input name="reps_max" value="{{repsMax}}" inputmode="numeric" size="3"></label>
+        <label>RPE <input name="rpe" value="{{rpe}}" inputmode="decimal" size="4"></label>
+        <label>Rest (s) <input name="rest" value="{{rest}}" inputmode="numeric" size="4"></label>
+        </div>
+        <label>Notes <input name="item_notes" value="{{notes}}" maxlength="1000"></label>
+        {{#error}}<p class="field-error">{{error}}</p>{{/error}}
+        <div class="row-actions">
+        {{^first}}<button name="action" value="up:{{index}}" class="secondary">Move up</button>{{/first}}
+        {{^last}}<button name="action" value="down:{{index}}" class="secondary">Move down</button>{{/last}}
+        <button name="action" value="remove:{{index}}" class="secondary">Remove</button>
+        </div>
+        </fieldset>
+        {{/rows}}
+        {{^rows}}<p class="empty">No exercises yet: find one below.</p>{{/rows}}
+        <div class="inline">
+        <label for="find">Add an exercise</label>
+        <input id="find" name="find" type="search" value="{{find}}" placeholder="Name, such as squat">
+        <button name="action" value="find" class="secondary">Find</button>
+        </div>
+        {{#found}}<button name="add" value="{{id}}" class="secondary pick">+ {{name}}</button> {{/found}}
+        {{#searched}}{{^found}}<p class="empty">No exercise matches.</p>{{/found}}{{/searched}}
+        <p><button name="action" value="save">Save template</button></p>
+        </form>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let programEditor = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/programs">Programs</a> ›</p>
+        <h1>{{#name}}{{name}}{{/name}}{{^name}}New program{{/name}}</h1>
+        {{#saved}}<p class="notice">Saved as version {{version}}. Clients it is assigned to see it now.</p>{{/saved}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{^hasTemplates}}<p class="notice">A program's days are templates: <a href="/templates/new">make a template</a> first.</p>{{/hasTemplates}}
+        <form method="post" action="/programs/edit" class="editor">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="id" value="{{id}}">
+        <input type="hidden" name="version" value="{{version}}">
+        \(field("name", "Name", extra: " maxlength=\"100\" required"))
+        <label for="notes">Notes</label>
+        <textarea id="notes" name="notes" rows="2">{{notes}}</textarea>
+        {{#errors.notes}}<p class="field-error">{{errors.notes}}</p>{{/errors.notes}}
+        <div class="inline">
+        <label for="weeks">Weeks</label>
+        <input id="weeks" name="weeks" value="{{weeks}}" inputmode="numeric" size="3"{{#errors.weeks}} aria-invalid="true"{{/errors.weeks}}>
+        <button name="action" value="weeks" class="secondary">Change the number of weeks</button>
+        {{#errors.weeks}}<p class="field-error">{{errors.weeks}}</p>{{/errors.weeks}}
+        </div>
+        {{#errors.days}}<p class="field-error">{{errors.days}}</p>{{/errors.days}}
+        <div class="grid-scroll">
+        <table class="program">
+        <thead><tr><th scope="col">Week</th><th scope="col">Mon</th><th scope="col">Tue</th><th scope="col">Wed</th><th scope="col">Thu</th><th scope="col">Fri</th><th scope="col">Sat</th><th scope="col">Sun</th></tr></thead>
+        <tbody>
+        {{#grid}}<tr><th scope="row">{{number}}</th>{{#days}}<td><select name="{{field}}" aria-label="{{label}}">{{#options}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/options}}</select></td>{{/days}}</tr>{{/grid}}
+        </tbody>
+        </table>
+        </div>
+        <p><button name="action" value="save">Save program</button></p>
+        </form>
         {{/page}}{{/body}}{{/layout}}
         """
 

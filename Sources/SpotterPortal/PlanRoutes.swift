@@ -1,0 +1,482 @@
+import Foundation
+import Hummingbird
+import SpotterCore
+
+/// A coach's templates and programs: list, create, edit, copy, delete, and who has each.
+///
+/// The editors work without JavaScript: the whole draft travels in the form, and each button
+/// (add an exercise, remove or move a row, change the number of weeks) posts it back to be shown
+/// again changed; only "Save" asks `TemplateService` or `CoachingService` to store it. A refused
+/// save shows the draft as typed with each error beside its field.
+struct PlanRoutes {
+    let coaching: CoachingService
+    let training: TrainingServices
+    let pages: Pages
+
+    func add(to router: Router<PortalContext>) {
+        router.get("/templates") { _, context in try await templatesPage(try coach(context)) }
+        router.get("/templates/new") { _, context in
+            let session = try coach(context)
+            return editor(session, TemplateEditor(id: "", version: "", name: "", notes: "", rows: []))
+        }
+        router.get("/templates/:template") { _, context in
+            let session = try coach(context)
+            let template = try await training.templates.get(
+                session.principal, id: try context.parameters.require("template"))
+            return editor(session, TemplateEditor(template))
+        }
+        router.post("/templates/edit") { _, context in try await editTemplate(context) }
+        router.post("/templates/:template/copy") { _, context in
+            let session = try coach(context)
+            let copy = try await training.templates.copy(
+                session.principal, id: try context.parameters.require("template"), newID: "", name: "")
+            return Response.redirect(to: "/templates/\(copy.id)", type: .normal)
+        }
+        router.post("/templates/:template/delete") { _, context in
+            let session = try coach(context)
+            try await training.templates.delete(session.principal, id: try context.parameters.require("template"))
+            return Response.redirect(to: "/templates", type: .normal)
+        }
+        router.get("/programs") { _, context in try await programsPage(try coach(context)) }
+        router.get("/programs/new") { _, context in
+            let session = try coach(context)
+            return try await programEditor(
+                session, ProgramEditor(id: "", version: "", name: "", notes: "", weeks: 1, days: [:]))
+        }
+        router.get("/programs/:program") { _, context in
+            let session = try coach(context)
+            let program = try await coaching.program(session.principal, id: try context.parameters.require("program"))
+            guard program.ownerID == session.principal.tenantID else { throw SpotterError.notFound("program not found") }
+            return try await programEditor(session, ProgramEditor(program))
+        }
+        router.post("/programs/edit") { _, context in try await editProgram(context) }
+        router.post("/programs/:program/copy") { _, context in
+            let session = try coach(context)
+            let program = try await coaching.program(session.principal, id: try context.parameters.require("program"))
+            guard program.ownerID == session.principal.tenantID else { throw SpotterError.notFound("program not found") }
+            let copy = try await coaching.createProgram(
+                session.principal, id: "",
+                ProgramDraft(
+                    name: String((program.content.name + " (copy)").prefix(100)), notes: program.content.notes,
+                    weeks: program.content.weeks,
+                    days: program.content.days.map {
+                        .init(week: $0.week, weekday: $0.weekday, templateID: $0.templateID.description)
+                    }))
+            return Response.redirect(to: "/programs/\(copy.id)", type: .normal)
+        }
+        router.post("/programs/:program/delete") { _, context in
+            let session = try coach(context)
+            try await coaching.deleteProgram(session.principal, id: try context.parameters.require("program"))
+            return Response.redirect(to: "/programs", type: .normal)
+        }
+    }
+
+    private func coach(_ context: PortalContext) throws -> PortalSession {
+        let session = try context.signedIn()
+        guard session.isCoach else { throw PortalError.wrongKind(.coach) }
+        return session
+    }
+
+    /// Who has which of the coach's templates and programs.
+    private func holders(_ session: PortalSession) async throws -> [String: [String]] {
+        async let assignments = coaching.assignments(session.principal, client: "")
+        async let links = coaching.links(session.principal, includeClosed: false)
+        let names = Dictionary(try await links.map { ($0.lifterID, $0.lifterName) }) { first, _ in first }
+        var holders: [String: [String]] = [:]
+        let format = Format(session.profile)
+        for assignment in try await assignments {
+            let key =
+                switch assignment.item {
+                case .template(let id): id.description
+                case .program(let id): id.description
+                }
+            holders[key, default: []].append(
+                "\(names[assignment.lifterID] ?? "a former client") (since \(format.day(assignment.createdAt)))")
+        }
+        return holders
+    }
+
+    // MARK: - Templates
+
+    struct PlanList {
+        struct Row {
+            var id: String
+            var name: String
+            var detail: String
+            var holders: String?
+        }
+
+        var rows: [Row]
+        var kind: String
+        var path: String
+    }
+
+    private func templatesPage(_ session: PortalSession) async throws -> Response {
+        let format = Format(session.profile)
+        async let page = training.templates.list(session.principal, includeArchived: false, pageSize: 100, pageToken: "")
+        let holders = try await holders(session)
+        let rows = try await page.items.map { template in
+            PlanList.Row(
+                id: template.id.description, name: template.content.name,
+                detail:
+                    "\(template.content.items.count) exercises · version \(template.version) · changed \(format.day(template.updatedAt))",
+                holders: holders[template.id.description].map { $0.joined(separator: ", ") })
+        }
+        return pages.render(
+            "plans", title: "Templates", session: session, current: "/templates",
+            PlanList(rows: rows, kind: "template", path: "/templates"))
+    }
+
+    struct TemplateEditor {
+        struct Row {
+            var index: Int
+            var exercise: String
+            var exerciseName: String
+            var sets: String
+            var repsMin: String
+            var repsMax: String
+            var rpe: String
+            var rest: String
+            var notes: String
+            var error: String?
+            var first = false
+            var last = false
+        }
+
+        struct Found {
+            var id: String
+            var name: String
+        }
+
+        var id: String
+        var version: String
+        var name: String
+        var notes: String
+        var rows: [Row]
+        var find = ""
+        var found: [Found] = []
+        var searched = false
+        /// What `Templates.field` shows in the name input.
+        var values: [String: String] = [:]
+        var errors: [String: String] = [:]
+        var error: String?
+        var saved = false
+
+        init(id: String, version: String, name: String, notes: String, rows: [Row]) {
+            self.id = id
+            self.version = version
+            self.name = name
+            self.notes = notes
+            self.rows = rows
+        }
+
+        init(_ template: Template) {
+            self.init(
+                id: template.id.description, version: String(template.version), name: template.content.name,
+                notes: template.content.notes,
+                rows: template.content.items.enumerated().map { index, item in
+                    Row(
+                        index: index, exercise: item.exerciseID.description,
+                        exerciseName: template.exerciseNames[item.exerciseID] ?? "Exercise",
+                        sets: String(item.targetSets), repsMin: String(item.repsMin), repsMax: String(item.repsMax),
+                        rpe: item.targetRPE.map { "\($0)" } ?? "", rest: item.restSeconds.map(String.init) ?? "",
+                        notes: item.notes)
+                })
+        }
+
+        /// The draft as the form sent it.
+        init(_ form: Form) {
+            let exercises = form.all("exercise")
+            func column(_ name: String) -> [String] {
+                let values = form.all(name)
+                return exercises.indices.map { values.indices.contains($0) ? values[$0] : "" }
+            }
+            let names = column("exercise_name")
+            let sets = column("sets")
+            let repsMin = column("reps_min")
+            let repsMax = column("reps_max")
+            let rpe = column("rpe")
+            let rest = column("rest")
+            let notes = column("item_notes")
+            self.init(
+                id: form.text("id"), version: form.text("version"), name: form["name"] ?? "",
+                notes: form["notes"] ?? "",
+                rows: exercises.indices.map { index in
+                    Row(
+                        index: index, exercise: exercises[index], exerciseName: names[index], sets: sets[index],
+                        repsMin: repsMin[index], repsMax: repsMax[index], rpe: rpe[index], rest: rest[index],
+                        notes: notes[index])
+                })
+            find = form["find"] ?? ""
+        }
+
+        var draft: TemplateDraft {
+            TemplateDraft(
+                name: name, notes: notes,
+                items: rows.map { row in
+                    TemplateItemDraft(
+                        exerciseID: row.exercise, targetSets: Int(row.sets) ?? 0, repsMin: Int(row.repsMin) ?? 0,
+                        repsMax: Int(row.repsMax) ?? 0, targetRPE: row.rpe.isEmpty ? nil : Double(row.rpe) ?? -1,
+                        restSeconds: row.rest.isEmpty ? nil : Int(row.rest) ?? -1, notes: row.notes)
+                })
+        }
+
+        mutating func renumber() {
+            for index in rows.indices {
+                rows[index].index = index
+                rows[index].first = index == 0
+                rows[index].last = index == rows.count - 1
+            }
+        }
+    }
+
+    private func editor(_ session: PortalSession, _ editor: TemplateEditor, status: HTTPResponse.Status = .ok)
+        -> Response
+    {
+        var editor = editor
+        editor.renumber()
+        editor.values = ["name": editor.name]
+        return pages.render(
+            "template_editor", title: editor.name.isEmpty ? "New template" : editor.name, session: session,
+            status: status, current: "/templates", editor)
+    }
+
+    private func editTemplate(_ context: PortalContext) async throws -> Response {
+        let session = try coach(context)
+        let form = context.form
+        var editor = TemplateEditor(form)
+        // The buttons of found exercises send `add` with the exercise's id instead of an action.
+        let action = form["action"] ?? (form["add"] == nil ? "" : "add")
+        let index = Int(action.split(separator: ":").last ?? "") ?? -1
+        switch action.split(separator: ":").first.map(String.init) ?? "" {
+        case "remove" where editor.rows.indices.contains(index):
+            editor.rows.remove(at: index)
+        case "up" where index > 0 && editor.rows.indices.contains(index):
+            editor.rows.swapAt(index, index - 1)
+        case "down" where editor.rows.indices.contains(index + 1) && index >= 0:
+            editor.rows.swapAt(index, index + 1)
+        case "find":
+            editor.searched = true
+            let query = editor.find.trimmingCharacters(in: .whitespaces)
+            if !query.isEmpty {
+                let found = try await training.exercises.list(
+                    session.principal, ExerciseFilter(query: query), pageSize: 20, pageToken: "")
+                editor.found = found.items.map { .init(id: $0.id.description, name: $0.name) }
+            }
+        case "add":
+            let id = form.text("add")
+            let exercise = try await training.exercises.get(session.principal, id)
+            editor.rows.append(
+                .init(
+                    index: editor.rows.count, exercise: exercise.id.description, exerciseName: exercise.name,
+                    sets: "3", repsMin: "8", repsMax: "", rpe: "", rest: "", notes: ""))
+            editor.find = ""
+        case "save":
+            do {
+                let version = Int64(editor.version)
+                let template =
+                    editor.id.isEmpty
+                    ? try await training.templates.create(session.principal, id: "", editor.draft)
+                    : try await training.templates.update(
+                        session.principal, id: editor.id, editor.draft, expectedVersion: version)
+                var saved = TemplateEditor(template)
+                saved.saved = true
+                return self.editor(session, saved)
+            } catch SpotterError.invalidArgument(let violations) {
+                Self.place(violations, in: &editor)
+                return self.editor(session, editor, status: .badRequest)
+            } catch SpotterError.failedPrecondition {
+                editor.error =
+                    "Someone changed this template while you edited it. Open it again to see the new version; your changes are below."
+                return self.editor(session, editor, status: .conflict)
+            }
+        default:
+            break
+        }
+        return self.editor(session, editor)
+    }
+
+    /// Puts each violation beside its field: the name, the notes or an exercise's row.
+    static func place(_ violations: [FieldViolation], in editor: inout TemplateEditor) {
+        for violation in violations {
+            let message = SessionRoutes.sentence(violation.reason)
+            if let row = rowIndex(violation.field), editor.rows.indices.contains(row) {
+                let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
+                let label = fieldLabels[field] ?? field
+                editor.rows[row].error = [editor.rows[row].error, "\(label): \(violation.reason)."]
+                    .compactMap { $0 }.joined(separator: " ")
+            } else if violation.field.hasSuffix("name") {
+                editor.errors["name"] = message
+            } else if violation.field.hasSuffix("notes") {
+                editor.errors["notes"] = message
+            } else {
+                let text =
+                    violation.reason == "must contain at least one item"
+                    ? "Add at least one exercise." : "Exercises: \(violation.reason)."
+                editor.error = [editor.error, text].compactMap { $0 }.joined(separator: " ")
+            }
+        }
+    }
+
+    private static let fieldLabels = [
+        "exercise_id": "Exercise", "target_sets": "Sets", "reps_min": "Reps from", "reps_max": "Reps to",
+        "target_rpe": "RPE", "rest_seconds": "Rest", "notes": "Notes",
+    ]
+
+    /// `3` for `template.items[3].reps_min`.
+    static func rowIndex(_ field: String) -> Int? {
+        guard let open = field.firstIndex(of: "["), let close = field.firstIndex(of: "]"), open < close else {
+            return nil
+        }
+        return Int(field[field.index(after: open)..<close])
+    }
+
+    // MARK: - Programs
+
+    private func programsPage(_ session: PortalSession) async throws -> Response {
+        let format = Format(session.profile)
+        async let programs = coaching.programs(session.principal)
+        let holders = try await holders(session)
+        let rows = try await programs.filter { $0.ownerID == session.principal.tenantID }.map { program in
+            PlanList.Row(
+                id: program.id.description, name: program.content.name,
+                detail:
+                    "\(program.content.weeks) weeks · \(program.content.days.count) training days · version \(program.version) · changed \(format.day(program.updatedAt))",
+                holders: holders[program.id.description].map { $0.joined(separator: ", ") })
+        }
+        return pages.render(
+            "plans", title: "Programs", session: session, current: "/programs",
+            PlanList(rows: rows, kind: "program", path: "/programs"))
+    }
+
+    struct ProgramEditor {
+        struct Week {
+            var number: Int
+            var days: [Day]
+        }
+
+        struct Day {
+            var field: String
+            var label: String
+            var options: [Option]
+        }
+
+        struct Option {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+
+        var id: String
+        var version: String
+        var name: String
+        var notes: String
+        var weeks: Int
+        /// Template id per `week-weekday`.
+        var days: [String: String]
+        var grid: [Week] = []
+        var hasTemplates = false
+        var values: [String: String] = [:]
+        var errors: [String: String] = [:]
+        var error: String?
+        var saved = false
+
+        init(id: String, version: String, name: String, notes: String, weeks: Int, days: [String: String]) {
+            self.id = id
+            self.version = version
+            self.name = name
+            self.notes = notes
+            self.weeks = weeks
+            self.days = days
+        }
+
+        init(_ program: Program) {
+            self.init(
+                id: program.id.description, version: String(program.version), name: program.content.name,
+                notes: program.content.notes, weeks: program.content.weeks,
+                days: Dictionary(
+                    program.content.days.map { ("\($0.week)-\($0.weekday)", $0.templateID.description) }
+                ) { first, _ in first })
+        }
+
+        init(_ form: Form) {
+            var days: [String: String] = [:]
+            for (name, value) in form.fields where name.hasPrefix("day-") && !value.isEmpty {
+                days[String(name.dropFirst(4))] = value
+            }
+            self.init(
+                id: form.text("id"), version: form.text("version"), name: form["name"] ?? "",
+                notes: form["notes"] ?? "", weeks: Int(form.text("weeks")) ?? 0, days: days)
+        }
+
+        var draft: ProgramDraft {
+            ProgramDraft(
+                name: name, notes: notes, weeks: weeks,
+                days: days.keys.sorted().compactMap { key in
+                    let parts = key.split(separator: "-").compactMap { Int($0) }
+                    guard parts.count == 2, parts[0] <= weeks else { return nil }
+                    return .init(week: parts[0], weekday: parts[1], templateID: days[key] ?? "")
+                })
+        }
+    }
+
+    static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    private func programEditor(
+        _ session: PortalSession, _ editor: ProgramEditor, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        var editor = editor
+        let templates = try await training.templates.list(
+            session.principal, includeArchived: false, pageSize: 100, pageToken: "")
+        editor.hasTemplates = !templates.items.isEmpty
+        editor.values = ["name": editor.name]
+        let shownWeeks = min(max(editor.weeks, 1), 52)
+        editor.grid = (1...shownWeeks).map { week in
+            ProgramEditor.Week(
+                number: week,
+                days: (1...7).map { weekday in
+                    let key = "\(week)-\(weekday)"
+                    let chosen = editor.days[key] ?? ""
+                    return ProgramEditor.Day(
+                        field: "day-\(key)", label: "Week \(week) \(Self.weekdays[weekday - 1])",
+                        options: [.init(value: "", label: "Rest", selected: chosen.isEmpty)]
+                            + templates.items.map {
+                                .init(
+                                    value: $0.id.description, label: $0.content.name,
+                                    selected: $0.id.description == chosen)
+                            })
+                })
+        }
+        return pages.render(
+            "program_editor", title: editor.name.isEmpty ? "New program" : editor.name, session: session,
+            status: status, current: "/programs", editor)
+    }
+
+    private func editProgram(_ context: PortalContext) async throws -> Response {
+        let session = try coach(context)
+        var editor = ProgramEditor(context.form)
+        guard context.form["action"] == "save" else { return try await programEditor(session, editor) }
+        do {
+            let program =
+                editor.id.isEmpty
+                ? try await coaching.createProgram(session.principal, id: "", editor.draft)
+                : try await coaching.updateProgram(
+                    session.principal, id: editor.id, editor.draft, expectedVersion: Int64(editor.version))
+            var saved = ProgramEditor(program)
+            saved.saved = true
+            return try await programEditor(session, saved)
+        } catch SpotterError.invalidArgument(let violations) {
+            for violation in violations {
+                let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
+                let key = ["name", "notes", "weeks"].contains(field) ? field : "days"
+                editor.errors[key] = [editor.errors[key], SessionRoutes.sentence(violation.reason)]
+                    .compactMap { $0 }.joined(separator: " ")
+            }
+            return try await programEditor(session, editor, status: .badRequest)
+        } catch SpotterError.failedPrecondition {
+            editor.error =
+                "Someone changed this program while you edited it. Open it again to see the new version; your changes are below."
+            return try await programEditor(session, editor, status: .conflict)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Portal templates, programs and assignments")
+struct PortalPlanTests {
+    @Test("a template is built without JavaScript: find and add exercises, move and remove rows, save; errors sit by their field")
+    func templateEditor() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            let new = try await browser.get("/templates/new")
+            #expect(new.html.contains("No exercises yet"))
+            var fields: [(String, String)] = [("id", ""), ("version", ""), ("name", "Lower <A>"), ("notes", "")]
+            let found = try await browser.post("/templates/edit", fields + [("find", "squat"), ("action", "find")])
+            #expect(found.html.contains(#"name="add" value="\#(Catalog.squat)""#))
+            let one = try await browser.post("/templates/edit", fields + [("add", Catalog.squat.description)])
+            #expect(one.html.contains(#"<input type="hidden" name="exercise" value="\#(Catalog.squat)">"#))
+            #expect(one.html.contains(#"value="Lower &lt;A&gt;""#), "the typed name stays, escaped")
+            func row(_ id: ExerciseID, _ name: String, sets: String = "3", repsMin: String = "5") -> [(String, String)] {
+                [
+                    ("exercise", id.description), ("exercise_name", name), ("sets", sets), ("reps_min", repsMin),
+                    ("reps_max", ""), ("rpe", ""), ("rest", ""), ("item_notes", ""),
+                ]
+            }
+            fields += row(Catalog.squat, "Barbell Back Squat") + row(Catalog.deadlift, "Deadlift", repsMin: "0")
+            let moved = try await browser.post("/templates/edit", fields + [("action", "up:1")])
+            let order = [Catalog.deadlift, Catalog.squat].map { moved.html.range(of: #"name="exercise" value="\#($0)""#)!.lowerBound }
+            #expect(order[0] < order[1], "the second row moved up")
+            let refused = try await browser.post("/templates/edit", fields + [("action", "save")])
+            #expect(refused.status == .badRequest)
+            #expect(refused.html.contains("Reps from: must be between 1 and 100."))
+            #expect(refused.html.contains(#"name="reps_min" value="0""#), "what was typed stays")
+            #expect(try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "").items.isEmpty)
+
+            let removed = try await browser.post("/templates/edit", fields + [("action", "remove:1")])
+            #expect(!removed.html.contains(#"name="exercise" value="\#(Catalog.deadlift)""#))
+            let fixed = Array(fields.prefix(4)) + row(Catalog.squat, "Barbell Back Squat", sets: "5")
+            let saved = try await browser.post("/templates/edit", fixed + [("action", "save")])
+            #expect(saved.status == .ok)
+            #expect(saved.html.contains("Saved as version 1."))
+            let templates = try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
+            let template = try #require(templates.items.first)
+            #expect(template.content.name == "Lower <A>")
+            #expect(template.content.items.map(\.targetSets) == [5])
+
+            // Editing a version someone else changed meanwhile keeps the edit on the page.
+            var stale = fixed
+            stale[0] = ("id", template.id.description)
+            stale[1] = ("version", "1")
+            _ = try await portal.training.templates.update(
+                coach, id: template.id.description,
+                TemplateDraft(name: "Changed elsewhere", items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 1, repsMin: 1)]),
+                expectedVersion: 1)
+            let conflict = try await browser.post("/templates/edit", stale + [("action", "save")])
+            #expect(conflict.status == .conflict)
+            #expect(conflict.html.contains("Someone changed this template while you edited it."))
+
+            let list = try await browser.get("/templates")
+            #expect(list.html.contains("Changed elsewhere"))
+            let copied = try await browser.post("/templates/\(template.id)/copy")
+            #expect(copied.status == .seeOther)
+            #expect(try await browser.get(copied.location!).html.contains("Changed elsewhere (copy)"))
+            #expect(try await browser.post("/templates/\(template.id)/delete").location == "/templates")
+        }
+    }
+
+    @Test("a program's week grid picks a template or rest per day; saved, assigned to a client, unassigned")
+    func programAndAssignment() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let template = try await portal.training.templates.create(
+                world.coach, id: "",
+                TemplateDraft(name: "Heavy day", items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 5)]))
+            let browser = try await portal.signedIn("carla")
+            #expect(try await browser.get("/programs/new").count("<select name=\"day-") == 7)
+            let base: [(String, String)] = [("id", ""), ("version", ""), ("name", "Strength block"), ("notes", "")]
+            let grown = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "weeks")])
+            #expect(grown.count("<select name=\"day-") == 14, "\(grown.status) \(grown.html)")
+            let empty = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "save")])
+            #expect(empty.status == .badRequest)
+            #expect(empty.html.contains("This field must name at least one training day."))
+            let saved = try await browser.post(
+                "/programs/edit",
+                base + [("weeks", "2"), ("day-1-1", template.id.description), ("day-2-4", template.id.description), ("action", "save")])
+            #expect(saved.html.contains("Saved as version 1."))
+            let program = try #require(try await portal.coaching.programs(world.coach).first)
+            #expect(program.content.days.map { [$0.week, $0.weekday] } == [[1, 1], [2, 4]])
+
+            let client = try await browser.get("/clients/\(world.client)")
+            #expect(client.html.contains(#"<option value="program:\#(program.id)">Program: Strength block</option>"#))
+            let assigned = try await browser.post(
+                "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Start Monday")])
+            #expect(assigned.status == .seeOther)
+            let plans = try await browser.get("/clients/\(world.client)")
+            #expect(plans.html.contains("Strength block</strong> · program version 1"))
+            #expect(try await portal.coaching.assignments(world.lifter, client: "").count == 1)
+            #expect(try await browser.get("/programs").html.contains("Assigned to Lena &lt;script&gt;"))
+            let assignment = try #require(try await portal.coaching.assignments(world.coach, client: world.client).first)
+            let unassigned = try await browser.post("/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
+            #expect(unassigned.status == .seeOther)
+            #expect(try await portal.coaching.assignments(world.lifter, client: "").isEmpty)
+        }
+    }
+}
