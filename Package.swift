@@ -191,8 +191,13 @@ let package = Package(
             dependencies: [
                 "Postgres",
                 "SpotterCore",
+                "SpotterPortal",
                 "SpotterPostgres",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/SpotterTestSupport",
             swiftSettings: strict
@@ -214,7 +219,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotterPostgresTests",
-            dependencies: ["Postgres", "SpotterCore", "SpotterPostgres", "SpotterTestSupport"],
+            dependencies: [
+                "Postgres", "SpotterCore", "SpotterPostgres", "SpotterTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

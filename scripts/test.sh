@@ -11,6 +11,7 @@ cd "$root"
 . scripts/lib/setup.sh
 
 install_system_packages
+install_browser_packages
 # The tests' Python helpers (grpcio client, SMTP server) run from their own virtual environment.
 python_venv "$root/.venv-tests" Tests/requirements.txt
 export VIRTUAL_ENV="$root/.venv-tests" PATH="$root/.venv-tests/bin:$PATH"

@@ -24,10 +24,59 @@ public struct AccountService: Sendable {
         if let zone = update.timeZone, let problem = CredentialRules.timeZoneProblem(zone) {
             validator.add("time_zone", problem)
         }
+        if let bio = update.bio, let problem = Self.bioProblem(bio) {
+            validator.add("bio", problem)
+        }
+        if let specialities = update.specialities {
+            for (field, problem) in Self.specialitiesProblems(specialities) { validator.add(field, problem) }
+        }
         try validator.validate()
         var cleaned = update
         cleaned.displayName = update.displayName?.trimmingCharacters(in: .whitespaces)
+        cleaned.bio = update.bio?.trimmingCharacters(in: .whitespacesAndNewlines)
+        cleaned.specialities = update.specialities?.map { $0.trimmingCharacters(in: .whitespaces) }
         if cleaned == ProfileUpdate() { return try await store.profile(principal) }
         return try await store.updateProfile(principal, cleaned, now: now())
+    }
+
+    static let maximumBioLength = 1_000
+    static let maximumSpecialities = 8
+    static let maximumSpecialityLength = 40
+
+    /// Why `bio` cannot be a profile's bio, or `nil`. Line breaks and tabs are text; other control
+    /// characters are not.
+    static func bioProblem(_ bio: String) -> String? {
+        let trimmed = bio.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.count > maximumBioLength { return "must be at most \(maximumBioLength) characters" }
+        if trimmed.unicodeScalars.contains(where: {
+            $0.properties.generalCategory == .control && !["\n", "\r", "\t"].contains($0)
+        }) {
+            return "must not contain control characters"
+        }
+        return nil
+    }
+
+    /// The problems of a list of specialities, by field: `specialities` for the list,
+    /// `specialities[i]` for one of them.
+    static func specialitiesProblems(_ specialities: [String]) -> [(String, String)] {
+        var problems: [(String, String)] = []
+        if specialities.count > maximumSpecialities {
+            problems.append(("specialities", "must be at most \(maximumSpecialities), not \(specialities.count)"))
+        }
+        var seen = Set<String>()
+        for (index, speciality) in specialities.enumerated() {
+            let trimmed = speciality.trimmingCharacters(in: .whitespaces)
+            let field = "specialities[\(index)]"
+            if trimmed.isEmpty {
+                problems.append((field, "must not be empty"))
+            } else if trimmed.count > maximumSpecialityLength {
+                problems.append((field, "must be at most \(maximumSpecialityLength) characters"))
+            } else if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                problems.append((field, "must not contain control characters"))
+            } else if !seen.insert(trimmed.lowercased()).inserted {
+                problems.append((field, "repeats \"\(trimmed)\""))
+            }
+        }
+        return problems
     }
 }

@@ -65,8 +65,12 @@ public struct Profile: Sendable, Equatable, Codable {
     public var tier: TierGrant
     public var status: AccountStatus
     public var createdAt: Date
-    /// Grows with each change of the tenant's settings (name, time zone, unit, tier).
+    /// Grows with each change of the tenant's settings (name, time zone, unit, tier, bio).
     public var version: Int64
+    /// What a coach says about themselves, at most 1,000 characters; empty when not written.
+    public var bio: String
+    /// What a coach coaches ("powerlifting", "beginners"): at most 8, each 1–40 characters.
+    public var specialities: [String]
 
     public init(
         tenantID: TenantID,
@@ -81,7 +85,9 @@ public struct Profile: Sendable, Equatable, Codable {
         tier: TierGrant,
         status: AccountStatus,
         createdAt: Date,
-        version: Int64 = 1
+        version: Int64 = 1,
+        bio: String = "",
+        specialities: [String] = []
     ) {
         self.tenantID = tenantID
         self.accountID = accountID
@@ -96,6 +102,8 @@ public struct Profile: Sendable, Equatable, Codable {
         self.status = status
         self.createdAt = createdAt
         self.version = version
+        self.bio = bio
+        self.specialities = specialities
     }
 }
 
@@ -104,10 +112,17 @@ public struct ProfileUpdate: Sendable, Equatable {
     public var displayName: String?
     public var timeZone: String?
     public var unit: WeightUnit?
+    public var bio: String?
+    public var specialities: [String]?
 
-    public init(displayName: String? = nil, timeZone: String? = nil, unit: WeightUnit? = nil) {
+    public init(
+        displayName: String? = nil, timeZone: String? = nil, unit: WeightUnit? = nil, bio: String? = nil,
+        specialities: [String]? = nil
+    ) {
         self.displayName = displayName
         self.timeZone = timeZone
         self.unit = unit
+        self.bio = bio
+        self.specialities = specialities
     }
 }

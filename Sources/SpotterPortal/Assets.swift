@@ -78,7 +78,7 @@ enum Assets {
         .card.highlight { border-color: var(--accent); }
         .code { font: 600 1.6rem ui-monospace, monospace; letter-spacing: .08em; }
         .share { white-space: pre-wrap; background: var(--bg); padding: 8px; border-radius: 6px; }
-        .workout { color: var(--ink); text-decoration: none; display: grid; grid-template-columns: 8em 1fr;
+        .workout { color: var(--ink); text-decoration: none; display: grid; grid-template-columns: 10em 1fr;
           gap: 2px 12px; }
         .workout .muted { grid-column: 2; }
         .workout:hover { border-color: var(--accent); }
@@ -119,6 +119,11 @@ enum Assets {
         .grid-scroll { overflow-x: auto; }
         table.program select { min-width: 7em; }
         legend { font-weight: 600; }
+        .card > h2:first-child { margin-top: 0; }
+        .narrow-form { max-width: 560px; }
+        .narrow-form input:not([type=radio]), .narrow-form textarea { width: 100%; }
+        fieldset.units { margin-top: 12px; }
+        fieldset.units label.check { display: inline-block; margin-right: 16px; }
         @media (max-width: 640px) {
           main { padding: 12px; }
           table.clients thead { display: none; }

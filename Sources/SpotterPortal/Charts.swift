@@ -27,7 +27,9 @@ enum Charts {
         func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (height - top - bottom) }
         var svg = open(description)
         svg += axes(low: low, high: high, unit: unit)
-        let path = points.enumerated().map { "\($0.offset == 0 ? "M" : "L")\(f(x($0.offset))) \(f(y($0.element.value)))" }
+        let path = points.enumerated().map {
+            "\($0.offset == 0 ? "M" : "L")\(f(x($0.offset))) \(f(y($0.element.value)))"
+        }
         svg += "<path d='\(path.joined(separator: " "))' fill='none' stroke='#1d4ed8' stroke-width='2'/>"
         for (index, point) in points.enumerated() {
             svg += "<circle class='point' cx='\(f(x(index)))' cy='\(f(y(point.value)))' r='4' fill='#1d4ed8'>"
@@ -81,7 +83,9 @@ enum Charts {
         var svg = ""
         for index in labels.indices where index % every == 0 || index == labels.count - 1 {
             if index != labels.count - 1, labels.count - 1 - index < every { continue }
-            svg += "<text x='\(f(x(index)))' y='\(f(height - bottom + 18))' text-anchor='middle' fill='#6b7280'>"
+            // A label at the right edge ends there rather than running out of the picture.
+            let anchor = x(index) + 24 > width ? "end" : "middle"
+            svg += "<text x='\(f(x(index)))' y='\(f(height - bottom + 18))' text-anchor='\(anchor)' fill='#6b7280'>"
             svg += "\(escape(labels[index]))</text>"
         }
         return svg

@@ -204,8 +204,17 @@ struct CoachRoutes {
             $0.link.lifterName.localizedCaseInsensitiveCompare($1.link.lifterName) == .orderedAscending
         }
         switch sort {
-        case "last": clients.sort { ($0.lastWorkoutAt ?? .distantPast, $1.link.lifterName) > ($1.lastWorkoutAt ?? .distantPast, $0.link.lifterName) }
-        case "week": clients.sort { ($0.workoutsThisWeek ?? -1) != ($1.workoutsThisWeek ?? -1) ? ($0.workoutsThisWeek ?? -1) > ($1.workoutsThisWeek ?? -1) : byName($0, $1) }
+        case "last":
+            clients.sort {
+                ($0.lastWorkoutAt ?? .distantPast, $1.link.lifterName) > (
+                    $1.lastWorkoutAt ?? .distantPast, $0.link.lifterName
+                )
+            }
+        case "week":
+            clients.sort {
+                ($0.workoutsThisWeek ?? -1) != ($1.workoutsThisWeek ?? -1)
+                    ? ($0.workoutsThisWeek ?? -1) > ($1.workoutsThisWeek ?? -1) : byName($0, $1)
+            }
         default: clients.sort(by: byName)
         }
         let search = query.isEmpty ? "" : "&q=" + Form.encode(query)
@@ -247,7 +256,8 @@ struct CoachRoutes {
                     ClientsPage.NewInvite(
                         note: invite.note, code: code, expires: format.day(invite.expiresAt),
                         shareText:
-                            "Train with me on Spotter: install the app, then Coaching → Redeem an invite → \(code) (valid until \(format.day(invite.expiresAt))).")
+                            "Train with me on Spotter: install the app, then Coaching → Redeem an invite → \(code) (valid until \(format.day(invite.expiresAt)))."
+                    )
                 }
             },
             inviteNote: inviteNote, inviteError: inviteError)
@@ -327,7 +337,8 @@ struct CoachRoutes {
             page.workouts = history.items.map { entry in
                 HistoryPage.Entry(
                     href: details ? "/clients/\(client.id)/workouts/\(entry.id)" : "#",
-                    date: format.day(entry.startedAt), name: entry.name, duration: format.duration(entry.durationSeconds),
+                    date: format.day(entry.startedAt), name: entry.name,
+                    duration: format.duration(entry.durationSeconds),
                     summary: details ? Self.summary(entry.summary, format) : nil)
             }
             if !details { page.detailsHidden = Self.notShared(link, .details) }
@@ -441,7 +452,8 @@ struct CoachRoutes {
                 sets: exercise.sets.map { set in
                     if set.type != .warmUp { working += 1 }
                     return WorkoutPage.SetRow(
-                        label: set.type == .warmUp ? "W" : "\(working)\(set.type == .working ? "" : " (\(set.type.rawValue))")",
+                        label: set.type == .warmUp
+                            ? "W" : "\(working)\(set.type == .working ? "" : " (\(set.type.rawValue))")",
                         warmup: set.type == .warmUp, weight: format.weight(set.weight), reps: set.reps,
                         rpe: set.rpe.map { "\($0)" } ?? "", note: set.note)
                 })
@@ -451,7 +463,8 @@ struct CoachRoutes {
         for (exercise, content) in workout.content.exercises.enumerated() {
             for set in content.sets.indices {
                 let value = "\(exercise):\(set)"
-                targets.append(.init(value: value, label: targetLabel(exercise, set), selected: comment?.target == value))
+                targets.append(
+                    .init(value: value, label: targetLabel(exercise, set), selected: comment?.target == value))
             }
         }
         let page = WorkoutPage(
@@ -558,7 +571,8 @@ struct CoachRoutes {
                 page.notShared = Self.notShared(link, .progress)
             }
         }
-        return pages.render("progress", title: "Progress of \(link.lifterName)", session: session, current: "/clients", page)
+        return pages.render(
+            "progress", title: "Progress of \(link.lifterName)", session: session, current: "/clients", page)
     }
 
     static func day(_ text: String, _ format: Format, field: String, end: Bool = false) throws -> Date {
@@ -613,7 +627,8 @@ struct CoachRoutes {
                     date: point.date, e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
                     how: point.best.map { "\(formulaName($0.formula)) from \(setText($0.record.set, format))" }
                         ?? point.noEstimateReason ?? "",
-                    topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount)
+                    topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount
+                )
             },
             records: records)
     }
@@ -656,7 +671,8 @@ struct CoachRoutes {
         page.period = period.rawValue
         page.periodTitle = period == .month ? "Month" : "Week of"
         page.periods = [("week", "Last 12 weeks"), ("month", "Last 12 months")].map {
-            .init(href: "/clients/\(page.client.id)/statistics?period=\($0.0)", label: $0.1, current: $0.0 == page.period)
+            .init(
+                href: "/clients/\(page.client.id)/statistics?period=\($0.0)", label: $0.1, current: $0.0 == page.period)
         }
         let at = now()
         let from = at.addingTimeInterval(period == .month ? -365 * 86_400 : -84 * 86_400)
@@ -676,8 +692,10 @@ struct CoachRoutes {
                 StatisticsPage.Bucket(
                     start: bucket.startDate, workouts: bucket.workouts, minutes: bucket.activeMinutes,
                     sets: bucket.setCount, volume: format.weight(bucket.volume),
-                    muscles: bucket.muscleGroups.prefix(3).map { $0.muscleGroup.rawValue.replacingOccurrences(of: "_", with: " ") }
-                        .joined(separator: ", "))
+                    muscles: bucket.muscleGroups.prefix(3).map {
+                        $0.muscleGroup.rawValue.replacingOccurrences(of: "_", with: " ")
+                    }
+                    .joined(separator: ", "))
             }
         } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
             page.notShared = Self.notShared(link, .progress)

@@ -67,7 +67,8 @@ struct Format: Sendable {
     func relative(_ date: Date, now: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: date), to: calendar.startOfDay(for: now))
+        let days =
+            calendar.dateComponents([.day], from: calendar.startOfDay(for: date), to: calendar.startOfDay(for: now))
             .day ?? 0
         switch days {
         case 0: return "today"

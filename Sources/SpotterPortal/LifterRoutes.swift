@@ -79,7 +79,8 @@ struct LifterRoutes {
                 let answer = link.status == .pending && link.requestedBy == .coach
                 let state =
                     switch (link.status, link.requestedBy) {
-                    case (.pending, .coach): "Asks to coach you since \(format.day(link.createdAt)). Tick what to share, then accept."
+                    case (.pending, .coach):
+                        "Asks to coach you since \(format.day(link.createdAt)). Tick what to share, then accept."
                     case (.pending, _): "You asked on \(format.day(link.createdAt)); waiting for the coach."
                     default: "Your coach since \(format.day(link.respondedAt ?? link.createdAt))."
                     }
@@ -123,11 +124,13 @@ struct LifterRoutes {
         let page = AccessLogPage(
             coachName: coachName, hasEntries: !log.items.isEmpty,
             entries: log.items.map { entry in
-                AccessLogPage.Entry(when: format.moment(entry.accessedAt), coach: entry.coachName, what: Self.what(entry.kind))
+                AccessLogPage.Entry(
+                    when: format.moment(entry.accessedAt), coach: entry.coachName, what: Self.what(entry.kind))
             },
             older: log.nextToken.isEmpty
                 ? nil
-                : "/access-log?page=\(Form.encode(log.nextToken))" + (coach.isEmpty ? "" : "&coach=\(Form.encode(coach))"))
+                : "/access-log?page=\(Form.encode(log.nextToken))"
+                    + (coach.isEmpty ? "" : "&coach=\(Form.encode(coach))"))
         return pages.render("access_log", title: "Access log", session: session, current: "/access-log", page)
     }
 

@@ -40,7 +40,10 @@ struct Pages: Sendable {
         let nav = session.map { session in
             let links: [(String, String)] =
                 session.isCoach
-                ? [("/clients", "Clients"), ("/templates", "Templates"), ("/programs", "Programs"), ("/profile", "Profile")]
+                ? [
+                    ("/clients", "Clients"), ("/templates", "Templates"), ("/programs", "Programs"),
+                    ("/profile", "Profile"),
+                ]
                 : [("/coaches", "Coaches"), ("/access-log", "Access log"), ("/profile", "Profile")]
             return Nav(
                 name: session.profile.displayName.isEmpty ? session.profile.username : session.profile.displayName,

@@ -46,14 +46,18 @@ struct PlanRoutes {
         router.get("/programs/:program") { _, context in
             let session = try coach(context)
             let program = try await coaching.program(session.principal, id: try context.parameters.require("program"))
-            guard program.ownerID == session.principal.tenantID else { throw SpotterError.notFound("program not found") }
+            guard program.ownerID == session.principal.tenantID else {
+                throw SpotterError.notFound("program not found")
+            }
             return try await programEditor(session, ProgramEditor(program))
         }
         router.post("/programs/edit") { _, context in try await editProgram(context) }
         router.post("/programs/:program/copy") { _, context in
             let session = try coach(context)
             let program = try await coaching.program(session.principal, id: try context.parameters.require("program"))
-            guard program.ownerID == session.principal.tenantID else { throw SpotterError.notFound("program not found") }
+            guard program.ownerID == session.principal.tenantID else {
+                throw SpotterError.notFound("program not found")
+            }
             let copy = try await coaching.createProgram(
                 session.principal, id: "",
                 ProgramDraft(
@@ -113,7 +117,8 @@ struct PlanRoutes {
 
     private func templatesPage(_ session: PortalSession) async throws -> Response {
         let format = Format(session.profile)
-        async let page = training.templates.list(session.principal, includeArchived: false, pageSize: 100, pageToken: "")
+        async let page = training.templates.list(
+            session.principal, includeArchived: false, pageSize: 100, pageToken: "")
         let holders = try await holders(session)
         let rows = try await page.items.map { template in
             PlanList.Row(

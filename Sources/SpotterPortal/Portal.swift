@@ -52,6 +52,7 @@ public enum Portal {
         CoachRoutes(coaching: services.coaching, training: services.training, pages: pages, now: now).add(to: router)
         PlanRoutes(coaching: services.coaching, training: services.training, pages: pages).add(to: router)
         LifterRoutes(coaching: services.coaching, pages: pages).add(to: router)
+        ProfileRoutes(accounts: services.accounts, coaching: services.coaching, pages: pages).add(to: router)
         return router
     }
 

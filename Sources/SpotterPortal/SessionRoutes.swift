@@ -100,7 +100,8 @@ struct SessionRoutes {
             page.errors = Self.fieldErrors(violations, ["login": "login", "password": "password"])
             return pages.render("sign_in", title: "Sign in", session: nil, status: .badRequest, page)
         } catch SpotterError.unauthenticated(let message) {
-            page.error = message == "this account is disabled" ? "This account is disabled." : "Wrong login or password."
+            page.error =
+                message == "this account is disabled" ? "This account is disabled." : "Wrong login or password."
             return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, page)
         } catch SpotterError.tooManyRequests(_, let seconds) {
             page.error = "Too many attempts. Try again in \(Self.wait(seconds))."

@@ -10,6 +10,7 @@ enum Templates {
         "clients": clients, "client": client, "workout": workout, "progress": progress,
         "statistics": statistics, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
         "plans": plans, "template_editor": templateEditor, "program_editor": programEditor,
+        "profile": profile,
     ]
 
     static let layout = """
@@ -335,7 +336,7 @@ enum Templates {
         <input type="hidden" name="exercise" value="{{exerciseID}}">
         <label for="from">From</label><input id="from" name="from" type="date" value="{{from}}">
         <label for="to">To</label><input id="to" name="to" type="date" value="{{to}}">
-        <label for="formula">e1RM formula</label>
+        <label for="formula">Formula (sets without RPE)</label>
         <select id="formula" name="formula">{{#formulas}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/formulas}}</select>
         <button>Show</button>
         </form>
@@ -345,7 +346,7 @@ enum Templates {
         <h2>{{exercise}}</h2>
         {{#hasPoints}}
         <figure class="chart">{{{svg}}}
-        <figcaption>Estimated one-rep max per training day ({{formula}}); hover a point for its set.</figcaption>
+        <figcaption>Estimated one-rep max per training day: the RPE table for sets logged with an RPE, {{formula}} for the others. Hover a point for its set.</figcaption>
         </figure>
         <h3>Records</h3>
         <ul class="records">{{#records}}<li>{{.}}</li>{{/records}}</ul>
@@ -532,6 +533,40 @@ enum Templates {
         {{/hasEntries}}
         {{^entries}}<p class="empty">No coach has read your data yet.</p>{{/entries}}
         {{#older}}<p><a class="button secondary" href="{{older}}">Older</a></p>{{/older}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let profile = """
+        {{<layout}}{{$body}}{{#page}}
+        <h1>Your profile</h1>
+        {{#saved}}<p class="notice">Saved.</p>{{/saved}}
+        <form method="post" action="/profile" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("display_name", "Name", extra: " maxlength=\"80\" required autocomplete=\"name\""))
+        {{#isCoach}}
+        <label for="bio">Bio</label>
+        <textarea id="bio" name="bio" rows="5" maxlength="1000"{{#errors.bio}} aria-invalid="true" aria-describedby="bio-error"{{/errors.bio}}>{{values.bio}}</textarea>
+        {{#errors.bio}}<p class="field-error" id="bio-error">{{errors.bio}}</p>{{/errors.bio}}
+        <p class="hint">What a lifter reads about you in the coach directory: how you coach, who you coach best. At most 1,000 characters.</p>
+        \(field("specialities", "Specialities", extra: " placeholder=\"powerlifting, beginners, meet prep\""))
+        <p class="hint">Up to 8, separated by commas.</p>
+        {{/isCoach}}
+        \(field("time_zone", "Time zone", extra: " list=\"time-zones\" required autocomplete=\"off\""))
+        <datalist id="time-zones">{{#timeZones}}<option value="{{.}}">{{/timeZones}}</datalist>
+        <p class="hint">Days and weeks are counted in it, such as Europe/Berlin or America/New_York.</p>
+        <fieldset class="units">
+        <legend>Weights in</legend>
+        {{#units}}<label class="check"><input type="radio" name="unit" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/units}}
+        {{#errors.unit}}<p class="field-error">{{errors.unit}}</p>{{/errors.unit}}
+        </fieldset>
+        <p><button>Save profile</button></p>
+        </form>
+        <section class="card tier">
+        <h2>Your tier: {{tier}}{{#expires}} <span class="muted">{{expires}}</span>{{/expires}}</h2>
+        <p>{{allows}}</p>
+        <p class="muted">{{next}}</p>
+        </section>
+        <p class="muted">Signed in as {{username}} ({{email}}).</p>
         {{/page}}{{/body}}{{/layout}}
         """
 }

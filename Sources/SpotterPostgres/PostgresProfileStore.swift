@@ -25,11 +25,16 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
                 SET display_name = coalesce($2, display_name),
                     time_zone = coalesce($3, time_zone),
                     unit = coalesce($4, unit),
+                    bio = coalesce($6, bio),
+                    specialities = coalesce($7, specialities),
                     updated_at = $5,
                     version = version + 1
                 WHERE tenant_id = $1
                 """,
-                [principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now]
+                [
+                    principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now,
+                    update.bio, update.specialities,
+                ]
             )
             return try await Self.load(principal, connection)
         }
@@ -59,7 +64,8 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
 
     static let selectProfile = """
         SELECT t.tenant_id, a.account_id, t.kind, a.email, a.email_verified_at, a.username, t.display_name,
-               t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at, t.version
+               t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at, t.version, t.bio,
+               to_json(t.specialities)::text AS specialities
         FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
         """
 
@@ -89,7 +95,10 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
             ),
             status: AccountStatus(rawValue: try row.decode("status")) ?? .disabled,
             createdAt: try row.decode("created_at"),
-            version: try row.decode("version")
+            version: try row.decode("version"),
+            bio: try row.decode("bio"),
+            specialities: try JSONDecoder().decode(
+                [String].self, from: Data(try row.decode("specialities", as: String.self).utf8))
         )
     }
 }

@@ -108,7 +108,8 @@ public struct ServerConfiguration: Sendable {
         var portalPort: Int? = 8444
         if let text = reader.string("SPOTTER_PORTAL_PORT") {
             guard text.lowercased() == "off" || Int(text).map((0...65535).contains) == true else {
-                throw ConfigurationError(variable: "SPOTTER_PORTAL_PORT", reason: "must be a port from 0 to 65535 or off")
+                throw ConfigurationError(
+                    variable: "SPOTTER_PORTAL_PORT", reason: "must be a port from 0 to 65535 or off")
             }
             portalPort = Int(text)
         }

@@ -3,7 +3,7 @@ import SpotterCore
 import SpotterTestSupport
 import Testing
 
-/// A coach with one client who shares everything and has trained on three days.
+/// The portal demo with a lifter whose name is an HTML injection attempt.
 struct CoachWorld: Sendable {
     let coach: Principal
     let lifter: Principal
@@ -11,26 +11,11 @@ struct CoachWorld: Sendable {
 
     static let script = "<script>alert(1)</script>"
 
-    static func build(_ portal: PortalHarness, lifterName: String = "lena") async throws -> CoachWorld {
-        let coach = try await portal.account("carla", kind: .coach)
-        let lifter = try await portal.account(lifterName)
-        try await portal.database.asOwner { connection in
-            try await connection.query(
-                "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [coach.tenantID.rawValue])
-            try await connection.query(
-                "UPDATE tenants SET display_name = $2 WHERE tenant_id = $1",
-                [lifter.tenantID.rawValue, "Lena \(script)"])
-        }
-        try await portal.coaching.link(coach, lifter, scopes: Scope.allCases.map(\.rawValue))
-        var workouts: [Workout] = []
-        for (day, kilograms) in [(9.0, 100.0), (5.0, 105.0), (2.0, 110.0)] {
-            var draft = workoutDraft(
-                "Squat day \(Int(kilograms))", at: portal.clock.now.addingTimeInterval(-day * 86_400),
-                exercises: [Catalog.squat, Catalog.benchPress], kilograms: kilograms)
-            draft.notes = "felt good \(script)"
-            workouts.append(try await portal.training.workouts.log(lifter, id: UUID().uuidString, draft))
-        }
-        return CoachWorld(coach: coach, lifter: lifter, workouts: workouts)
+    static func build(_ portal: PortalHarness) async throws -> CoachWorld {
+        let demo = try await PortalDemo.seed(
+            portal.database, coaching: portal.coaching, training: portal.training, now: portal.clock.now,
+            lifterName: "Lena \(script)", workoutNotes: "felt good \(script)")
+        return CoachWorld(coach: demo.coach, lifter: demo.lifter, workouts: demo.workouts)
     }
 
     var client: String { lifter.tenantID.description }
@@ -99,7 +84,8 @@ struct PortalCoachTests {
 
             let deleted = try await browser.post("\(path)/comments/\(stored[0].id.uuidString)/delete")
             #expect(deleted.status == .seeOther)
-            #expect(try await portal.coaching.comments(world.lifter, workoutID: world.workouts[0].id.description).isEmpty)
+            #expect(
+                try await portal.coaching.comments(world.lifter, workoutID: world.workouts[0].id.description).isEmpty)
         }
     }
 
@@ -110,16 +96,20 @@ struct PortalCoachTests {
             let browser = try await portal.signedIn("carla")
             let picker = try await browser.get("/clients/\(world.client)/progress?find=squat")
             #expect(picker.html.contains("progress?exercise=\(Catalog.squat)"))
-            let page = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)&formula=epley")
+            let page = try await browser.get(
+                "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&formula=epley")
             #expect(page.status == .ok)
             #expect(page.count("<circle class='point'") == 3)
-            #expect(page.html.contains("110 kg × 5 → e1RM 128.3 kg (Epley)"))
-            #expect(page.html.contains("Best e1RM: 128.3 kg"))
+            // The demo's sets carry an RPE, so the estimate comes from the RPE table.
+            #expect(page.html.contains("110 kg × 5 @ RPE 8 → e1RM 135.6 kg (RPE table)"))
+            #expect(page.html.contains("Best e1RM: 135.6 kg"))
             #expect(try await portal.accessLog(world.lifter) == ["progress GetClientProgress"])
             let ranged = try await browser.get(
-                "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, -6))&to=\(dayText(portal, 0))")
+                "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, -6))&to=\(dayText(portal, 0))"
+            )
             #expect(ranged.count("<circle class='point'") == 2)
-            let bad = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=yesterday")
+            let bad = try await browser.get(
+                "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=yesterday")
             #expect(bad.status == .badRequest)
             #expect(bad.html.contains("From must be a date such as 2026-11-23."))
 
@@ -134,7 +124,7 @@ struct PortalCoachTests {
     @Test("a scope the lifter takes back shows as not shared on the coach's next page view")
     func revokedScope() async throws {
         try await PortalHarness.with { portal in
-            let world = try await CoachWorld.build(portal, lifterName: "lena")
+            let world = try await CoachWorld.build(portal)
             let coach = try await portal.signedIn("carla")
             let path = "/clients/\(world.client)/workouts/\(world.workouts[0].id)"
             #expect(try await coach.get(path).status == .ok)
@@ -198,7 +188,9 @@ struct PortalCoachTests {
         }
     }
 
-    @Test("invites: create shows the code once, revoke closes it; a lifter's request is accepted; a link ends after confirmation")
+    @Test(
+        "invites: create shows the code once, revoke closes it; a lifter's request is accepted; a link ends after confirmation"
+    )
     func invitesAndLinks() async throws {
         try await PortalHarness.with { portal in
             let coach = try await portal.account("carla", kind: .coach)

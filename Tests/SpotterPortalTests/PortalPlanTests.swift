@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Portal templates, programs and assignments")
 struct PortalPlanTests {
-    @Test("a template is built without JavaScript: find and add exercises, move and remove rows, save; errors sit by their field")
+    @Test(
+        "a template is built without JavaScript: find and add exercises, move and remove rows, save; errors sit by their field"
+    )
     func templateEditor() async throws {
         try await PortalHarness.with { portal in
             let coach = try await portal.account("carla", kind: .coach)
@@ -18,7 +20,8 @@ struct PortalPlanTests {
             let one = try await browser.post("/templates/edit", fields + [("add", Catalog.squat.description)])
             #expect(one.html.contains(#"<input type="hidden" name="exercise" value="\#(Catalog.squat)">"#))
             #expect(one.html.contains(#"value="Lower &lt;A&gt;""#), "the typed name stays, escaped")
-            func row(_ id: ExerciseID, _ name: String, sets: String = "3", repsMin: String = "5") -> [(String, String)] {
+            func row(_ id: ExerciseID, _ name: String, sets: String = "3", repsMin: String = "5") -> [(String, String)]
+            {
                 [
                     ("exercise", id.description), ("exercise_name", name), ("sets", sets), ("reps_min", repsMin),
                     ("reps_max", ""), ("rpe", ""), ("rest", ""), ("item_notes", ""),
@@ -26,13 +29,17 @@ struct PortalPlanTests {
             }
             fields += row(Catalog.squat, "Barbell Back Squat") + row(Catalog.deadlift, "Deadlift", repsMin: "0")
             let moved = try await browser.post("/templates/edit", fields + [("action", "up:1")])
-            let order = [Catalog.deadlift, Catalog.squat].map { moved.html.range(of: #"name="exercise" value="\#($0)""#)!.lowerBound }
+            let order = [Catalog.deadlift, Catalog.squat].map {
+                moved.html.range(of: #"name="exercise" value="\#($0)""#)!.lowerBound
+            }
             #expect(order[0] < order[1], "the second row moved up")
             let refused = try await browser.post("/templates/edit", fields + [("action", "save")])
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("Reps from: must be between 1 and 100."))
             #expect(refused.html.contains(#"name="reps_min" value="0""#), "what was typed stays")
-            #expect(try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "").items.isEmpty)
+            #expect(
+                try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
+                    .items.isEmpty)
 
             let removed = try await browser.post("/templates/edit", fields + [("action", "remove:1")])
             #expect(!removed.html.contains(#"name="exercise" value="\#(Catalog.deadlift)""#))
@@ -40,7 +47,8 @@ struct PortalPlanTests {
             let saved = try await browser.post("/templates/edit", fixed + [("action", "save")])
             #expect(saved.status == .ok)
             #expect(saved.html.contains("Saved as version 1."))
-            let templates = try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
+            let templates = try await portal.training.templates.list(
+                coach, includeArchived: false, pageSize: 10, pageToken: "")
             let template = try #require(templates.items.first)
             #expect(template.content.name == "Lower <A>")
             #expect(template.content.items.map(\.targetSets) == [5])
@@ -51,7 +59,9 @@ struct PortalPlanTests {
             stale[1] = ("version", "1")
             _ = try await portal.training.templates.update(
                 coach, id: template.id.description,
-                TemplateDraft(name: "Changed elsewhere", items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 1, repsMin: 1)]),
+                TemplateDraft(
+                    name: "Changed elsewhere",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 1, repsMin: 1)]),
                 expectedVersion: 1)
             let conflict = try await browser.post("/templates/edit", stale + [("action", "save")])
             #expect(conflict.status == .conflict)
@@ -72,10 +82,12 @@ struct PortalPlanTests {
             let world = try await CoachWorld.build(portal)
             let template = try await portal.training.templates.create(
                 world.coach, id: "",
-                TemplateDraft(name: "Heavy day", items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 5)]))
+                TemplateDraft(
+                    name: "Heavy day",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 5)]))
             let browser = try await portal.signedIn("carla")
             #expect(try await browser.get("/programs/new").count("<select name=\"day-") == 7)
-            let base: [(String, String)] = [("id", ""), ("version", ""), ("name", "Strength block"), ("notes", "")]
+            let base: [(String, String)] = [("id", ""), ("version", ""), ("name", "Peaking block"), ("notes", "")]
             let grown = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "weeks")])
             #expect(grown.count("<select name=\"day-") == 14, "\(grown.status) \(grown.html)")
             let empty = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "save")])
@@ -83,22 +95,28 @@ struct PortalPlanTests {
             #expect(empty.html.contains("This field must name at least one training day."))
             let saved = try await browser.post(
                 "/programs/edit",
-                base + [("weeks", "2"), ("day-1-1", template.id.description), ("day-2-4", template.id.description), ("action", "save")])
+                base + [
+                    ("weeks", "2"), ("day-1-1", template.id.description), ("day-2-4", template.id.description),
+                    ("action", "save"),
+                ])
             #expect(saved.html.contains("Saved as version 1."))
-            let program = try #require(try await portal.coaching.programs(world.coach).first)
+            let program = try #require(
+                try await portal.coaching.programs(world.coach).first { $0.content.name == "Peaking block" })
             #expect(program.content.days.map { [$0.week, $0.weekday] } == [[1, 1], [2, 4]])
 
             let client = try await browser.get("/clients/\(world.client)")
-            #expect(client.html.contains(#"<option value="program:\#(program.id)">Program: Strength block</option>"#))
+            #expect(client.html.contains(#"<option value="program:\#(program.id)">Program: Peaking block</option>"#))
             let assigned = try await browser.post(
                 "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Start Monday")])
             #expect(assigned.status == .seeOther)
             let plans = try await browser.get("/clients/\(world.client)")
-            #expect(plans.html.contains("Strength block</strong> · program version 1"))
+            #expect(plans.html.contains("Peaking block</strong> · program version 1"))
             #expect(try await portal.coaching.assignments(world.lifter, client: "").count == 1)
             #expect(try await browser.get("/programs").html.contains("Assigned to Lena &lt;script&gt;"))
-            let assignment = try #require(try await portal.coaching.assignments(world.coach, client: world.client).first)
-            let unassigned = try await browser.post("/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
+            let assignment = try #require(
+                try await portal.coaching.assignments(world.coach, client: world.client).first)
+            let unassigned = try await browser.post(
+                "/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
             #expect(unassigned.status == .seeOther)
             #expect(try await portal.coaching.assignments(world.lifter, client: "").isEmpty)
         }

@@ -170,7 +170,8 @@ struct PortalSessionTests {
             #expect(out.sessionCookie?.contains("Max-Age=0") == true)
             #expect(try await browser.get(out.location!).html.contains("You are signed out."))
             let live = try await portal.database.count(
-                "SELECT count(*)::int FROM sessions WHERE tenant_id = $1 AND revoked_at IS NULL", [coach.tenantID.rawValue])
+                "SELECT count(*)::int FROM sessions WHERE tenant_id = $1 AND revoked_at IS NULL",
+                [coach.tenantID.rawValue])
             #expect(live == 0)
             let replay = portal.browser()
             replay.cookie = cookie
@@ -190,7 +191,8 @@ struct PortalSessionTests {
             #expect(bad.html.contains(#"value="not an address""#))
             let sent = try await anonymous.post("/reset-password", [("email", "lena@example.com")])
             #expect(sent.html.contains("Check your e-mail"))
-            let code = try #require(try await portal.database.emailedCode(to: "lena@example.com", kind: "reset_password"))
+            let code = try #require(
+                try await portal.database.emailedCode(to: "lena@example.com", kind: "reset_password"))
             let form = try await anonymous.get("/reset-password?token=\(code)")
             #expect(form.html.contains(#"value="\#(code)""#))
             let wrong = try await anonymous.post(

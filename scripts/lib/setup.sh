@@ -26,6 +26,20 @@ install_system_packages() {
     fi
 }
 
+# Headless Chromium and its WebDriver, for the portal's real-browser test (Tests/Interop/portal_browser.py).
+install_browser_packages() {
+    local missing=()
+    command -v chromium >/dev/null || missing+=(chromium)
+    command -v chromedriver >/dev/null || missing+=(chromium-driver)
+    command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+    if [ ${#missing[@]} -gt 0 ]; then
+        local sudo; sudo=$(need_root_for_apt)
+        echo "==> installing ${missing[*]}"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
 # A virtual environment at $1 holding the packages of requirements file $2 (and the files it
 # includes with -r) and nothing of the system's Python; reinstalled whenever those files change.
 python_venv() {

@@ -1,0 +1,164 @@
+import Foundation
+import Hummingbird
+import SpotterCore
+
+/// The signed-in tenant's own profile: name, bio and specialities (what the public coach directory
+/// shows), time zone and unit; and the tier, with what it allows and what the next one unlocks.
+struct ProfileRoutes {
+    let accounts: AccountService
+    let coaching: CoachingService
+    let pages: Pages
+
+    func add(to router: Router<PortalContext>) {
+        router.get("/profile") { request, context in
+            let session = try context.signedIn()
+            let saved = request.uri.queryParameters.get("saved") != nil
+            return try await page(session, ProfileForm(session.profile), saved: saved)
+        }
+        router.post("/profile") { _, context in
+            let session = try context.signedIn()
+            let form = ProfileForm(context.form)
+            do {
+                _ = try await accounts.updateProfile(session.principal, form.update)
+                return Response.redirect(to: "/profile?saved=1", type: .normal)
+            } catch SpotterError.invalidArgument(let violations) {
+                var errors: [String: String] = [:]
+                for violation in violations {
+                    // `specialities[2]` is a problem of the one specialities field.
+                    let field = violation.field.hasPrefix("specialities") ? "specialities" : violation.field
+                    let reason =
+                        violation.field.hasPrefix("specialities[")
+                        ? "“\(form.specialityList[Self.index(violation.field) ?? 0])” " + violation.reason
+                        : violation.reason
+                    errors[field] = [errors[field], SessionRoutes.sentence(reason)].compactMap { $0 }
+                        .joined(separator: " ")
+                }
+                return try await page(session, form, errors: errors, status: .badRequest)
+            }
+        }
+    }
+
+    private static func index(_ field: String) -> Int? {
+        guard let open = field.firstIndex(of: "["), let close = field.firstIndex(of: "]") else { return nil }
+        return Int(field[field.index(after: open)..<close])
+    }
+
+    /// What the form shows and sends back: the typed text, kept as typed when it is refused.
+    struct ProfileForm {
+        var displayName: String
+        var bio: String
+        var specialities: String
+        var timeZone: String
+        var unit: String
+
+        init(_ profile: Profile) {
+            displayName = profile.displayName
+            bio = profile.bio
+            specialities = profile.specialities.joined(separator: ", ")
+            timeZone = profile.timeZone
+            unit = profile.unit.rawValue
+        }
+
+        init(_ form: Form) {
+            displayName = form["display_name"] ?? ""
+            bio = form["bio"] ?? ""
+            specialities = form["specialities"] ?? ""
+            timeZone = form.text("time_zone")
+            unit = form["unit"] ?? ""
+        }
+
+        /// The specialities typed, separated by commas; blanks between commas are dropped.
+        var specialityList: [String] {
+            specialities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
+        var update: ProfileUpdate {
+            ProfileUpdate(
+                displayName: displayName, timeZone: timeZone, unit: WeightUnit(rawValue: unit), bio: bio,
+                specialities: specialityList)
+        }
+    }
+
+    struct ProfilePage {
+        struct Unit {
+            var value: String
+            var label: String
+            var checked: Bool
+        }
+
+        var values: [String: String]
+        var errors: [String: String]
+        var saved: Bool
+        var isCoach: Bool
+        var units: [Unit]
+        var timeZones: [String]
+        var username: String
+        var email: String
+        var tier: String
+        var allows: String
+        var next: String
+        var expires: String?
+    }
+
+    private func page(
+        _ session: PortalSession, _ form: ProfileForm, saved: Bool = false, errors: [String: String] = [:],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let profile = session.profile
+        let format = Format(profile)
+        let tier = profile.tier.effective(at: Date())
+        var summary = Self.tierSummary(tier, kind: profile.kind)
+        if profile.kind == .coach {
+            let links = try await coaching.links(session.principal, includeClosed: false)
+            let active = links.filter { $0.status == .active }.count
+            summary.allows = "\(active) of \(CoachEntitlements.clientLimit(tier)) clients in use. " + summary.allows
+        }
+        let page = ProfilePage(
+            values: [
+                "display_name": form.displayName, "bio": form.bio, "specialities": form.specialities,
+                "time_zone": form.timeZone,
+            ],
+            errors: errors, saved: saved, isCoach: session.isCoach,
+            units: [("kg", "Kilograms (kg)"), ("lb", "Pounds (lb)")].map {
+                ProfilePage.Unit(value: $0.0, label: $0.1, checked: form.unit == $0.0)
+            },
+            timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
+            tier: summary.name, allows: summary.allows, next: summary.next,
+            expires: profile.tier.expiresAt.flatMap { tier == .free ? nil : "until \(format.day($0))" })
+        return pages.render(
+            "profile", title: "Your profile", session: session, status: status, current: "/profile", page)
+    }
+
+    /// The tier's name, what it allows and what the next tier up unlocks (PRODUCT.md, "Subscription tiers").
+    static func tierSummary(_ tier: Tier, kind: TenantKind) -> (name: String, allows: String, next: String) {
+        let coach = CoachEntitlements.clientLimit(.coach)
+        let coachPro = CoachEntitlements.clientLimit(.coachPro)
+        switch (kind, tier) {
+        case (.coach, .coachPro):
+            return (
+                "Coach Pro", "Your clients' progress on every exercise and their statistics.",
+                "This is the top tier. For more than \(coachPro) clients, contact support."
+            )
+        case (.coach, .coach):
+            return (
+                "Coach", "Your clients' progress on the big three (squat, bench press, deadlift) and their statistics.",
+                "Coach Pro unlocks up to \(coachPro) clients and their progress on every exercise."
+            )
+        case (.coach, _):
+            return (
+                "Free", "One client, with their workouts as they share them; no progress charts.",
+                "The Coach tier (0.99 a month) unlocks up to \(coach) clients and their big-three progress and statistics."
+            )
+        case (_, .pro):
+            return (
+                "Pro", "Progress for every exercise, body weight and body-fat tracking, and advanced statistics.",
+                "This is the top lifter tier."
+            )
+        default:
+            return (
+                "Free", "Logging, templates, history, sync and export; progress for squat, bench press and deadlift.",
+                "Pro (1.99 a month) unlocks progress for every exercise, body weight and body-fat tracking, and advanced statistics."
+            )
+        }
+    }
+}

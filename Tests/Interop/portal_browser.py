@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The coach portal in a real browser: headless Chromium driven by Selenium over HTTPS.
+
+A coach signs in, finds a client, opens a workout, adds a comment, opens a progress chart (the SVG
+has one point per training day), opens statistics and assigns a program; the lifter signs in in a
+second browser and takes back the details scope; the coach's next page view says it is not shared.
+With --screenshots DIR it saves the main pages as PNG (a laptop and a 375 px phone).
+
+    portal_browser.py --portal https://127.0.0.1:8444 --coach carla --lifter lena \
+        --lifter-name Lena --client ID --training-days 3 --program 'Strength block' [--screenshots DIR]
+
+The accounts and their data are made by the caller (Tests/SpotterServerTests/PortalBrowserTests.swift).
+Prints one line per check and `portal browser: N of N checks passed`; exits 1 when any failed.
+"""
+
+import argparse
+import pathlib
+import shutil
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from checks import Checks  # noqa: E402
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--ignore-certificate-errors", "--window-size=1280,900", "--hide-scrollbars"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                              options=options)
+    driver.set_page_load_timeout(30)
+    # A headless window is at least 500 px wide: the page's viewport is set instead, as a phone's is.
+    emulate(driver, width, height)
+    return driver
+
+
+def emulate(driver, width, height):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
+
+
+def navigate(driver, action):
+    """Runs `action` (a click or submit that loads a page) and waits until the next page has loaded."""
+    driver.execute_script("window.spotterOldPage = true")
+
+    def next_page_loaded(d):
+        try:
+            return d.execute_script("return !window.spotterOldPage && document.readyState === 'complete'")
+        except WebDriverException:  # the page is being replaced
+            return False
+
+    action()
+    WebDriverWait(driver, 15).until(next_page_loaded)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--portal", required=True)
+    parser.add_argument("--coach", required=True)
+    parser.add_argument("--lifter", required=True)
+    parser.add_argument("--client", required=True, help="the lifter's tenant id")
+    parser.add_argument("--lifter-name", required=True, help="the lifter's display name")
+    parser.add_argument("--training-days", type=int, required=True)
+    parser.add_argument("--program", required=True, help="the name of the coach's program to assign")
+    parser.add_argument("--screenshots")
+    args = parser.parse_args()
+    portal = args.portal.rstrip("/")
+    shots = pathlib.Path(args.screenshots) if args.screenshots else None
+    if shots:
+        shots.mkdir(parents=True, exist_ok=True)
+    check = Checks()
+
+    def snap(driver, name):
+        if shots:
+            # The whole page from its top, not just the window: the viewport grows to the page's height.
+            driver.execute_script("window.scrollTo(0, 0)")
+            width, height = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+            page_height = driver.execute_script("return document.documentElement.scrollHeight")
+            emulate(driver, width, max(height, min(page_height, 4000)))
+            driver.save_screenshot(str(shots / f"{name}.png"))
+            emulate(driver, width, height)
+
+    def sign_in(driver, login):
+        driver.get(portal + "/")
+        driver.find_element(By.ID, "login").send_keys(login)
+        driver.find_element(By.ID, "password").send_keys("long enough " + login)
+        navigate(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/sign-in'] button").click)
+
+    coach = browser(1280, 900)
+    lifter = browser(1280, 900)
+    phone = browser(375, 800)
+    try:
+        coach.get(portal + "/sign-in")
+        snap(coach, "sign-in")
+        sign_in(coach, args.coach)
+        check("the coach signs in and lands on the client list",
+              coach.current_url == portal + "/clients" and coach.find_element(By.TAG_NAME, "h1").text == "Clients",
+              coach.current_url)
+        cookie = coach.get_cookie("__Host-spotter_session") or {}
+        check("the session cookie is Secure, HttpOnly and SameSite=Lax",
+              cookie.get("secure") and cookie.get("httpOnly") and cookie.get("sameSite") == "Lax", str(cookie))
+        snap(coach, "clients")
+
+        search = coach.find_element(By.ID, "q")
+        search.send_keys(args.lifter_name[:4])
+        navigate(coach, search.submit)
+        links = coach.find_elements(By.CSS_SELECTOR, f"a[href='/clients/{args.client}']")
+        check("searching finds the client", len(links) == 1, coach.current_url)
+        navigate(coach, links[0].click)
+        workouts = coach.find_elements(By.CSS_SELECTOR, "a.card.workout")
+        check("the client's history lists the workouts", len(workouts) == args.training_days, str(len(workouts)))
+        snap(coach, "client")
+
+        navigate(coach, workouts[0].click)
+        workout_url = coach.current_url
+        sets = coach.find_elements(By.CSS_SELECTOR, "table.sets tbody tr")
+        check("the workout shows every set", len(sets) > 0, str(len(sets)))
+        Select(coach.find_element(By.ID, "target")).select_by_index(2)
+        coach.find_element(By.ID, "body").send_keys("Great depth on the second set. Keep the bar over mid-foot.")
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "form.comment-form button").click)
+        comments = [element.text for element in coach.find_elements(By.CSS_SELECTOR, ".comment .body")]
+        check("the comment is added and shown", "Great depth on the second set. Keep the bar over mid-foot." in comments,
+              str(comments))
+        snap(coach, "workout")
+
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "section.exercise h2 a").click)
+        progress_url = coach.current_url
+        points = coach.find_elements(By.CSS_SELECTOR, "figure.chart svg circle.point")
+        check(f"the progress chart has one point per training day ({args.training_days})",
+              len(points) == args.training_days, str(len(points)))
+        titles = [point.find_element(By.TAG_NAME, "title").get_attribute("textContent") for point in points]
+        check("each point's title names its set and formula", all("→ e1RM" in t and t.endswith(("(Epley)", "(Brzycki)", "(RPE table)")) for t in titles),
+              str(titles[:2]))
+        snap(coach, "progress")
+
+        coach.get(f"{portal}/clients/{args.client}/statistics")
+        bars = coach.find_elements(By.CSS_SELECTOR, "figure.chart svg rect.bar")
+        check("statistics draws one bar per week", len(bars) >= 1, str(len(bars)))
+        snap(coach, "statistics")
+
+        coach.get(f"{portal}/clients/{args.client}")
+        Select(coach.find_element(By.ID, "item")).select_by_visible_text("Program: " + args.program)
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "#plans form.inline button").click)
+        assigned = coach.find_element(By.ID, "plans").text
+        check("the program is assigned", args.program in assigned and "Unassign" in assigned, assigned)
+
+        coach.get(portal + "/programs")
+        program_links = coach.find_elements(By.CSS_SELECTOR, "section.card h2 a")
+        if program_links:
+            navigate(coach, program_links[0].click)
+        snap(coach, "program-editor")
+        coach.get(portal + "/templates")
+        template_links = coach.find_elements(By.CSS_SELECTOR, "section.card h2 a")
+        if template_links:
+            navigate(coach, template_links[0].click)
+        snap(coach, "template-editor")
+        coach.get(portal + "/profile")
+        check("the profile page shows the tier and the client limit",
+              "clients in use" in coach.find_element(By.CSS_SELECTOR, "section.tier").text)
+        snap(coach, "profile")
+
+        sign_in(lifter, args.lifter)
+        check("the lifter signs in and lands on their coaches", lifter.current_url == portal + "/coaches",
+              lifter.current_url)
+        details = lifter.find_element(By.CSS_SELECTOR, "input[name='scopes'][value='details']")
+        check("details is shared before", details.is_selected())
+        details.click()
+        navigate(lifter, lifter.find_element(By.CSS_SELECTOR, "form.scopes button").click)
+        details = lifter.find_element(By.CSS_SELECTOR, "input[name='scopes'][value='details']")
+        check("the lifter took back the details scope", not details.is_selected())
+        snap(lifter, "coaches")
+        lifter.get(portal + "/access-log")
+        rows = lifter.find_elements(By.CSS_SELECTOR, "table.points tbody tr")
+        check("the access log lists the coach's reads", len(rows) >= 3, str(len(rows)))
+        snap(lifter, "access-log")
+
+        coach.get(workout_url)
+        text = coach.find_element(By.TAG_NAME, "main").text
+        check("the coach's next page view says the details are not shared",
+              f"{args.lifter_name} has not shared the details of their workouts with you." in text, text[:200])
+        check("and no set is shown", not coach.find_elements(By.CSS_SELECTOR, "table.sets"))
+
+        sign_in(phone, args.coach)
+        check("on a 375 px phone the client list has no horizontal scroll",
+              phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
+        snap(phone, "phone-clients")
+        phone.get(progress_url)
+        check("on a phone the progress page has no horizontal scroll",
+              phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
+        snap(phone, "phone-progress")
+    finally:
+        coach.quit()
+        lifter.quit()
+        phone.quit()
+    return check.finish("portal browser")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Portal profile page")
+struct PortalProfileTests {
+    @Test("a coach saves name, bio, specialities, time zone and unit; the page shows them escaped")
+    func coachSaves() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            let page = try await browser.get("/profile")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("name=\"bio\""))
+            #expect(page.html.contains("Your tier: Free"))
+            #expect(page.html.contains("0 of 1 clients in use."))
+            #expect(page.html.contains("The Coach tier (0.99 a month) unlocks up to 20 clients"))
+
+            let script = "<script>alert(1)</script>"
+            let saved = try await browser.post(
+                "/profile",
+                [
+                    ("display_name", "Carla \(script)"), ("bio", "Meet prep since 2015.\n\(script)"),
+                    ("specialities", "powerlifting, , beginners \(script)"), ("time_zone", "Europe/Berlin"),
+                    ("unit", "lb"),
+                ])
+            #expect(saved.status == .seeOther)
+            #expect(saved.location == "/profile?saved=1")
+            let profile = try await portal.database.accountService().profile(coach)
+            #expect(profile.displayName == "Carla \(script)")
+            #expect(profile.bio == "Meet prep since 2015.\n\(script)")
+            #expect(profile.specialities == ["powerlifting", "beginners \(script)"])
+            #expect(profile.timeZone == "Europe/Berlin")
+            #expect(profile.unit == .lb)
+
+            let shown = try await browser.get("/profile?saved=1")
+            #expect(shown.html.contains("Saved."))
+            #expect(!shown.html.contains(script))
+            #expect(shown.html.contains("Meet prep since 2015.\n&lt;script&gt;alert(1)&lt;/script&gt;</textarea>"))
+            #expect(shown.html.contains("value=\"powerlifting, beginners &lt;script&gt;alert(1)&lt;/script&gt;\""))
+            #expect(shown.html.contains("<span class=\"who\">Carla &lt;script&gt;"))
+            #expect(shown.html.contains("value=\"lb\" checked"))
+        }
+    }
+
+    @Test("a refused change names the field, keeps what was typed and changes nothing")
+    func refusedChange() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            try await browser.get("/profile")
+            let before = try await portal.database.accountService().profile(coach)
+            let refused = try await browser.post(
+                "/profile",
+                [
+                    ("display_name", "Carla D"), ("bio", String(repeating: "a", count: 1_001)),
+                    ("specialities", "squats, Squats"), ("time_zone", "Mars/Olympus"), ("unit", "kg"),
+                ])
+            #expect(refused.status == .badRequest)
+            #expect(refused.html.contains("This field must be at most 1000 characters."))
+            #expect(refused.html.contains("“Squats” repeats"))
+            #expect(refused.html.contains("id=\"time_zone-error\""))
+            #expect(refused.html.contains("value=\"Mars/Olympus\""))
+            #expect(refused.html.contains("value=\"Carla D\""))
+            #expect(refused.html.contains("value=\"squats, Squats\""))
+            #expect(try await portal.database.accountService().profile(coach) == before)
+
+            let tooMany = try await browser.post(
+                "/profile",
+                [
+                    ("display_name", "Carla"), ("specialities", (1...9).map { "s\($0)" }.joined(separator: ",")),
+                    ("time_zone", "UTC"), ("unit", "kg"),
+                ])
+            #expect(tooMany.html.contains("This field must be at most 8, not 9."))
+            #expect(try await portal.database.accountService().profile(coach) == before)
+        }
+    }
+
+    @Test("a lifter's profile has no bio and shows the lifter tiers; a Coach Pro coach sees the top tier")
+    func tiers() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("lena")
+            let lifter = try await portal.signedIn("lena")
+            let page = try await lifter.get("/profile")
+            #expect(!page.html.contains("name=\"bio\""))
+            #expect(page.html.contains("Pro (1.99 a month) unlocks progress for every exercise"))
+
+            let coach = try await portal.account("carla", kind: .coach)
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            try await portal.coaching.link(coach, try await portal.account("otto"), scopes: ["history"])
+            let coachPage = try await portal.signedIn("carla").get("/profile")
+            #expect(coachPage.html.contains("Your tier: Coach Pro"))
+            #expect(coachPage.html.contains("1 of 200 clients in use."))
+            #expect(coachPage.html.contains("This is the top tier."))
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import SpotterCore
+import SpotterPortal
+import SpotterPostgres
+
+/// The portal's router on a test database, with the services `spotterd` gives it and a clock the
+/// test moves. Requests go through Hummingbird's router test client (no sockets).
+public struct PortalHarness: Sendable {
+    public let database: TestDatabase
+    public let clock: TestClock
+    public let auth: AuthService
+    public let coaching: CoachingService
+    public let training: TrainingServices
+    public let client: any TestClientProtocol
+
+    /// The portal on a fresh database, its clock at the current time.
+    public static func with<T: Sendable>(_ body: @Sendable (PortalHarness) async throws -> T) async throws -> T {
+        try await TestDatabase.with { database in
+            try await with(database, clock: TestClock(Date()), body)
+        }
+    }
+
+    /// The portal on `database`, its services on `clock`.
+    public static func with<T: Sendable>(
+        _ database: TestDatabase, clock: TestClock, _ body: @Sendable (PortalHarness) async throws -> T
+    ) async throws -> T {
+        let now: @Sendable () -> Date = { clock.now }
+        let auth = database.authService(clock: clock)
+        let coaching = database.coachingService(clock: clock)
+        let training = database.trainingServices(clock: clock)
+        var logger = Logger(label: "portal-test")
+        logger.logLevel = .warning
+        let router = try Portal.router(
+            PortalServices(
+                auth: auth, accounts: database.accountService(clock: clock), coaching: coaching, training: training),
+            sessionLifetime: 90 * 86_400, logger: logger, now: now)
+        return try await Application(router: router).test(.router) { client in
+            try await body(
+                PortalHarness(
+                    database: database, clock: clock, auth: auth, coaching: coaching, training: training,
+                    client: client))
+        }
+    }
+
+    /// A browser: keeps the session cookie and posts each page's CSRF token back.
+    public func browser() -> Browser { Browser(client: client) }
+
+    /// A registered account (password `long enough <name>`).
+    public func account(_ name: String, kind: TenantKind = .lifter) async throws -> Principal {
+        try await database.lifter(name, kind: kind)
+    }
+
+    /// A browser signed in as `name`.
+    public func signedIn(_ name: String) async throws -> Browser {
+        let browser = browser()
+        let response = try await browser.signIn(name, password: "long enough \(name)")
+        guard response.status == .seeOther else {
+            throw PortalHarnessFailure("signing in as \(name) answered \(response.status): \(response.html)")
+        }
+        return browser
+    }
+
+    /// The rows of `lifter`'s access log: (coach, kind, method).
+    public func accessLog(_ lifter: Principal) async throws -> [String] {
+        try await database.asOwner { connection in
+            let rows = try await connection.query(
+                "SELECT data, method FROM coach_access_log WHERE tenant_id = $1 ORDER BY access_id",
+                [lifter.tenantID.rawValue])
+            return try rows.map { row in
+                "\(try row.decode("data", as: String.self)) \(try row.decode("method", as: String.self))"
+            }
+        }
+    }
+}
+
+/// A step of a portal test that could not be taken.
+public struct PortalHarnessFailure: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// One response as a test reads it.
+public struct PortalPage: Sendable {
+    public let status: HTTPResponse.Status
+    public let headers: HTTPFields
+    public let html: String
+
+    public var location: String? { headers[.location] }
+
+    /// The session cookie's `Set-Cookie` line, when the response sets one.
+    public var sessionCookie: String? {
+        headers[values: .setCookie].first { $0.hasPrefix("__Host-spotter_session=") }
+    }
+
+    /// How many times `text` occurs in the body.
+    public func count(_ text: String) -> Int { html.components(separatedBy: text).count - 1 }
+}
+
+/// A cookie jar for the one cookie the portal sets, and the CSRF token of the last page seen.
+public final class Browser: @unchecked Sendable {
+    let client: any TestClientProtocol
+    private let lock = NSLock()
+    private var cookieValue: String?
+    private var lastCSRF = ""
+
+    public init(client: any TestClientProtocol) {
+        self.client = client
+    }
+
+    public var cookie: String? {
+        get { lock.withLock { cookieValue } }
+        set { lock.withLock { cookieValue = newValue } }
+    }
+
+    public var csrf: String { lock.withLock { lastCSRF } }
+
+    @discardableResult
+    public func get(_ path: String) async throws -> PortalPage {
+        try await send(path, method: .get, body: nil)
+    }
+
+    /// POSTs `fields`, with the last page's CSRF token unless `csrf` says otherwise.
+    @discardableResult
+    public func post(_ path: String, _ fields: [(String, String)] = [], csrf: String? = nil) async throws -> PortalPage
+    {
+        let token = csrf ?? self.csrf
+        let all = (token.isEmpty && csrf == nil ? [] : [("_csrf", token)]) + fields
+        let body = all.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+        return try await send(path, method: .post, body: body)
+    }
+
+    public func signIn(_ login: String, password: String) async throws -> PortalPage {
+        try await get("/sign-in")
+        return try await post("/sign-in", [("login", login), ("password", password)])
+    }
+
+    private func send(_ path: String, method: HTTPRequest.Method, body: String?) async throws -> PortalPage {
+        var headers: HTTPFields = [:]
+        if let cookie { headers[.cookie] = "__Host-spotter_session=\(cookie)" }
+        if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        let response = try await client.execute(
+            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let page = PortalPage(status: response.status, headers: response.headers, html: String(buffer: response.body))
+        if let line = page.sessionCookie {
+            let value = line.dropFirst("__Host-spotter_session=".count).prefix { $0 != ";" }
+            cookie = value.isEmpty ? nil : String(value)
+        }
+        if let range = page.html.range(of: #"name="_csrf" value="([^"]*)""#, options: .regularExpression) {
+            let token = page.html[range].dropFirst(#"name="_csrf" value=""#.count).dropLast()
+            lock.withLock { lastCSRF = String(token) }
+        }
+        return page
+    }
+
+    private func encode(_ text: String) -> String {
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+    }
+}
