@@ -27,8 +27,8 @@ public enum Portal {
     /// Every route of the portal. `sessionLifetime` is how long the browser keeps the cookie (the
     /// session's own end is the server's to decide).
     public static func router(
-        _ services: PortalServices, sessionLifetime: TimeInterval, logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        _ services: PortalServices, sessionLifetime: TimeInterval, trustedProxies: TrustedProxies = .none,
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> Router<PortalContext> {
         let pages = try Pages()
         let router = Router(context: PortalContext.self)
@@ -36,7 +36,7 @@ public enum Portal {
             middleware: PortalMiddleware(
                 auth: services.auth, accounts: services.accounts,
                 refresher: SessionRefresher(auth: services.auth, now: now), pages: pages,
-                sessionLifetime: sessionLifetime, logger: logger))
+                sessionLifetime: sessionLifetime, trustedProxies: trustedProxies, logger: logger))
         router.get("/assets/:name") { _, context in
             guard let response = Assets.response(try context.parameters.require("name")) else {
                 throw HTTPError(.notFound)

@@ -7,7 +7,8 @@ import SpotterCore
 public struct PortalContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's IP address (sign-in throttling counts attempts per address); empty in tests.
-    public let address: String
+    /// `PortalMiddleware` replaces the peer's with the one a trusted proxy forwarded for.
+    public internal(set) var address: String
     /// The signed-in account, when the session cookie names a live session.
     var session: PortalSession?
     /// The fields of a POSTed form (`application/x-www-form-urlencoded`); empty for other requests.

@@ -31,12 +31,16 @@ struct PortalMiddleware: RouterMiddleware {
     let refresher: SessionRefresher
     let pages: Pages
     let sessionLifetime: TimeInterval
+    /// Proxies whose `X-Forwarded-For` names the client (`SPOTTER_TRUSTED_PROXIES`, as for gRPC).
+    let trustedProxies: TrustedProxies
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         var context = context
+        context.address = trustedProxies.clientAddress(
+            peer: context.address, forwardedFor: request.headers[values: .xForwardedFor])
         var renewed: SessionCookie?
         var stale = false
         do {

@@ -157,7 +157,8 @@ public struct SpotterApplication: Sendable {
         if let port = settings.portalPort {
             let router = try Portal.router(
                 PortalServices(auth: auth, accounts: accounts, coaching: coaching, training: training),
-                sessionLifetime: settings.auth.sessionLifetime, logger: logger)
+                sessionLifetime: settings.auth.sessionLifetime, trustedProxies: settings.trustedProxies,
+                logger: logger)
             extra.append(
                 .init(
                     service: try Portal.server(

@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import SpotterCore
 import SpotterTestSupport
 import Testing
@@ -225,4 +228,32 @@ struct PortalSessionTests {
             #expect(try await browser.get("/no/such/page").status == .notFound)
         }
     }
+}
+
+@Suite("Portal behind a proxy")
+struct PortalProxyTests {
+    @Test("sign-in throttling counts a trusted proxy's X-Forwarded-For address, and an untrusted peer's own")
+    func forwardedFor() async throws {
+        let loopback = try TrustedProxies(parsing: "127.0.0.1/32")
+        for (trusted, expected) in [(loopback, "address:203.0.113.9"), (.none, "address:127.0.0.1")] {
+            try await PortalHarness.with(.live, trustedProxies: trusted) { portal in
+                let carla = try await portal.account("carla", kind: .coach)
+                let response = try await portal.client.execute(
+                    uri: "/sign-in", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded", .xForwardedFor: "203.0.113.9"],
+                    body: ByteBuffer(string: "login=carla&password=wrong+password+here"))
+                #expect(response.status == .unauthorized)
+                let sources = try await portal.database.asOwner { connection in
+                    try await connection.query(
+                        "SELECT source FROM sign_in_failures WHERE tenant_id = $1", [carla.tenantID.rawValue]
+                    ).map { try $0.decode("source", as: String.self) }
+                }
+                #expect(sources == [expected])
+            }
+        }
+    }
+}
+
+extension HTTPField.Name {
+    fileprivate static let xForwardedFor = Self("X-Forwarded-For")!
 }

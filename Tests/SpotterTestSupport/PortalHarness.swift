@@ -18,16 +18,21 @@ public struct PortalHarness: Sendable {
     public let training: TrainingServices
     public let client: any TestClientProtocol
 
-    /// The portal on a fresh database, its clock at the current time.
-    public static func with<T: Sendable>(_ body: @Sendable (PortalHarness) async throws -> T) async throws -> T {
+    /// The portal on a fresh database, its clock at the current time. `.live` serves it on a
+    /// loopback port (requests then come from 127.0.0.1); `.router` calls the router directly.
+    public static func with<T: Sendable>(
+        _ mode: TestingSetup = .router, trustedProxies: TrustedProxies = .none,
+        _ body: @Sendable (PortalHarness) async throws -> T
+    ) async throws -> T {
         try await TestDatabase.with { database in
-            try await with(database, clock: TestClock(Date()), body)
+            try await with(database, clock: TestClock(Date()), mode, trustedProxies: trustedProxies, body)
         }
     }
 
     /// The portal on `database`, its services on `clock`.
     public static func with<T: Sendable>(
-        _ database: TestDatabase, clock: TestClock, _ body: @Sendable (PortalHarness) async throws -> T
+        _ database: TestDatabase, clock: TestClock, _ mode: TestingSetup = .router,
+        trustedProxies: TrustedProxies = .none, _ body: @Sendable (PortalHarness) async throws -> T
     ) async throws -> T {
         let now: @Sendable () -> Date = { clock.now }
         let auth = database.authService(clock: clock)
@@ -38,8 +43,8 @@ public struct PortalHarness: Sendable {
         let router = try Portal.router(
             PortalServices(
                 auth: auth, accounts: database.accountService(clock: clock), coaching: coaching, training: training),
-            sessionLifetime: 90 * 86_400, logger: logger, now: now)
-        return try await Application(router: router).test(.router) { client in
+            sessionLifetime: 90 * 86_400, trustedProxies: trustedProxies, logger: logger, now: now)
+        return try await Application(router: router).test(mode) { client in
             try await body(
                 PortalHarness(
                     database: database, clock: clock, auth: auth, coaching: coaching, training: training,
