@@ -28,12 +28,18 @@ struct LoadGenerator: AsyncParsableCommand {
         /// batches; `--calls` full first pulls; then `--rounds` rounds of one pushed change and
         /// the incremental pull after it.
         case sync
+        /// Seeds the coach portal benchmark (not the call driver; Benchmarks/portal.sh measures the
+        /// pages): the coach `<prefix>_portal_coach` and `--tenants` clients linked with every
+        /// scope, each with three workouts in the last two weeks, the first with three a week for a
+        /// year. Prints `progress-client <id>`. Run it with `--tenants 0` first (the coach alone),
+        /// give the coach the Coach Pro tier, then with the clients.
+        case portal
     }
 
     @Option(help: "Server host.") var host = "localhost"
     @Option(help: "Server port.") var port = 50051
     @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
-    @Option(help: "log, history, progress, coach-history or sync.") var scenario: Scenario
+    @Option(help: "log, history, progress, coach-history, sync or portal.") var scenario: Scenario
     @Option(help: "Calls to measure.") var calls = 2000
     @Option(help: "Calls in flight at once.") var concurrency = 8
     @Option(help: "Lifters (tenants) the calls are spread over.") var tenants = 8
@@ -65,6 +71,10 @@ struct LoadGenerator: AsyncParsableCommand {
             if scenario == .sync {
                 try await SyncBenchmark.run(
                     client: clients[0], prefix: prefix, fullPulls: calls, rounds: rounds, pageSize: pageSize)
+                return
+            }
+            if scenario == .portal {
+                try await PortalSeed.run(clients: tenants, prefix: prefix, client: clients[0])
                 return
             }
             var lifters = try await Lifters.prepare(
@@ -118,8 +128,8 @@ struct Call: Sendable {
                     $0.page.pageSize = 20
                 }, metadata: lifter.metadata)
             guard page.workouts.count == 20 else { throw LoadError("client page has \(page.workouts.count) entries") }
-        case .sync:
-            throw LoadError("the sync scenario runs on its own")
+        case .sync, .portal:
+            throw LoadError("the \(scenario.rawValue) scenario runs on its own")
         case .progress:
             let progress = Spotter_V1_ProgressService.Client(wrapping: client)
             let now = Date()

@@ -101,10 +101,10 @@ enum Charts {
     }
 
     private static func number(_ value: Double) -> String {
-        value >= 100 ? String(Int(value.rounded())) : String(format: "%.1f", value)
+        value >= 100 ? String(Int(value.rounded())) : Format.oneDecimal(value)
     }
 
-    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+    private static func f(_ value: Double) -> String { Format.oneDecimal(value) }
 
     /// Text and attribute values for SVG (XML).
     static func escape(_ text: String) -> String {

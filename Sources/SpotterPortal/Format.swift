@@ -50,7 +50,18 @@ struct Format: Sendable {
     /// An estimate given in kilograms, in the viewer's unit.
     func estimate(_ kilograms: Double) -> String {
         let value = unit == .kg ? kilograms : kilograms / Mass.kilogramsPerPound.doubleValue
-        return String(format: "%.1f %@", value, unit.rawValue)
+        return "\(Self.oneDecimal(value)) \(unit.rawValue)"
+    }
+
+    /// `123.4`: one decimal, rounded half away from zero. (`String(format:)` costs microseconds a
+    /// call through Foundation's formatter; a year of progress formats hundreds of numbers.)
+    static func oneDecimal(_ value: Double) -> String {
+        guard value.isFinite else { return "–" }
+        let tenths = (abs(value) * 10).rounded()
+        guard tenths < 1e15 else { return String(Int(value.rounded())) }
+        let whole = Int(tenths) / 10
+        let fraction = Int(tenths) % 10
+        return (value < 0 && tenths > 0 ? "-" : "") + "\(whole).\(fraction)"
     }
 
     func estimateValue(_ kilograms: Double) -> Double {

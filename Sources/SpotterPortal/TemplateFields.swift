@@ -1,0 +1,89 @@
+import Mustache
+
+// The rows that pages repeat many times answer their template's field lookups themselves.
+//
+// swift-mustache finds `{{name}}` in a value with `Mirror` unless the value is a `MustacheParent`;
+// a Mirror lookup builds the value's whole list of children, so a page of 200 client rows or a
+// year of progress points spent more than half of its time there (perf, Benchmarks/portal.sh).
+// Each `child(named:)` lists the fields its template reads; `nil` sends the lookup on up the
+// context stack, as Mirror does for a name the value lacks.
+
+extension CoachRoutes.ClientsPage.Row: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "id": id
+        case "name": name
+        case "lastWorkout": lastWorkout
+        case "thisWeek": thisWeek
+        case "inactive": inactive
+        case "newRecord": newRecord.map { $0 as Any }
+        default: nil
+        }
+    }
+}
+
+extension CoachRoutes.HistoryPage.Entry: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "href": href
+        case "date": date
+        case "name": name
+        case "duration": duration
+        case "summary": summary.map { $0 as Any }
+        default: nil
+        }
+    }
+}
+
+extension CoachRoutes.WorkoutPage.SetRow: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "label": label
+        case "warmup": warmup
+        case "weight": weight
+        case "reps": reps
+        case "rpe": rpe
+        case "note": note
+        default: nil
+        }
+    }
+}
+
+extension CoachRoutes.ProgressPage.Report.Point: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "date": date
+        case "e1rm": e1rm
+        case "how": how
+        case "topSet": topSet
+        case "volume": volume
+        case "sets": sets
+        default: nil
+        }
+    }
+}
+
+extension CoachRoutes.StatisticsPage.Bucket: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "start": start
+        case "workouts": workouts
+        case "minutes": minutes
+        case "sets": sets
+        case "volume": volume
+        case "muscles": muscles
+        default: nil
+        }
+    }
+}
+
+extension LifterRoutes.AccessLogPage.Entry: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "when": when
+        case "coach": coach
+        case "what": what
+        default: nil
+        }
+    }
+}
