@@ -243,7 +243,12 @@ struct CoachRoutes {
             emptyText: query.isEmpty ? "No clients yet. Create an invite code below." : "No client matches “\(query)”.",
             requests: open.filter { $0.requestedBy == .lifter }.map(describe),
             waiting: open.filter { $0.requestedBy == .coach }.map(describe),
-            invites: try await invites.filter { $0.id != newInvite?.id }.map { invite in
+            // Open invites, and the ones used or expired in the last two weeks: a coach with 200
+            // clients has 200 used codes, which say nothing any more.
+            invites: try await invites.filter { invite in
+                invite.id != newInvite?.id
+                    && min(invite.usedAt ?? .distantFuture, invite.expiresAt) > at.addingTimeInterval(-14 * 86_400)
+            }.map { invite in
                 let state =
                     invite.usedAt.map { "used \(format.day($0))" }
                     ?? (invite.expiresAt <= at ? "expired" : "open until \(format.day(invite.expiresAt))")

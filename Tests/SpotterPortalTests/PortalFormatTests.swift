@@ -1,3 +1,5 @@
+import Foundation
+import SpotterCore
 import Testing
 
 @testable import SpotterPortal
@@ -10,5 +12,39 @@ struct PortalFormatTests {
     ])
     func oneDecimal(value: Double, text: String) {
         #expect(Format.oneDecimal(value) == text)
+    }
+}
+
+@Suite("Portal dates")
+struct PortalDateTests {
+    private func format(_ zone: String) -> Format {
+        Format(
+            Profile(
+                tenantID: TenantID(rawValue: UUID()), accountID: AccountID(rawValue: UUID()), kind: .coach, email: "",
+                emailVerifiedAt: nil, username: "", displayName: "", timeZone: zone, unit: .kg,
+                tier: TierGrant(tier: .free), status: .active, createdAt: Date()))
+    }
+
+    @Test("days and moments in the viewer's time zone")
+    func written() {
+        let moment = Date(timeIntervalSince1970: 1_795_472_700)  // 2026-11-23 22:25 UTC
+        #expect(format("UTC").day(moment) == "Mon 23 Nov 2026")
+        #expect(format("UTC").moment(moment) == "Mon 23 Nov 2026, 22:25")
+        #expect(format("Europe/Berlin").moment(moment) == "Mon 23 Nov 2026, 23:25")
+        #expect(format("Asia/Tokyo").moment(moment) == "Tue 24 Nov 2026, 07:25")
+        #expect(format("Asia/Tokyo").isoDay(moment) == "2026-11-24")
+        #expect(format("UTC").moment(Date(timeIntervalSince1970: 1_767_229_500)) == "Thu 1 Jan 2026, 01:05")
+    }
+
+    @Test("a typed day is the start of that local day; an impossible one is nil")
+    func parsed() {
+        let berlin = format("Europe/Berlin")
+        #expect(berlin.date("2026-11-23") == Date(timeIntervalSince1970: 1_795_388_400))
+        #expect(berlin.date("2026-11-23", end: true) == Date(timeIntervalSince1970: 1_795_474_800))
+        // The day the clocks go back has 25 hours.
+        #expect(berlin.date("2026-10-25", end: true)!.timeIntervalSince(berlin.date("2026-10-25")!) == 90_000)
+        for text in ["2026-02-30", "2026-13-01", "26-11-23", "2026-11-3", "yesterday", ""] {
+            #expect(berlin.date(text) == nil, "\(text)")
+        }
     }
 }
