@@ -12,13 +12,25 @@ struct Pages: Sendable {
         self.library = library
     }
 
-    /// What every page's layout reads: the page's own values are under `page`.
-    private struct View {
+    /// What every page's layout reads: the page's own values are under `page`. Every lookup a page
+    /// does not answer ends here, so it answers without reflection (see TemplateFields.swift).
+    private struct View: MustacheParent {
         var title: String
         var nav: Nav?
         var csrf: String
         var assetVersion: String
         var page: Any
+
+        func child(named field: String) -> Any? {
+            switch field {
+            case "title": title
+            case "nav": nav.map { $0 as Any } ?? false
+            case "csrf": csrf
+            case "assetVersion": assetVersion
+            case "page": page
+            default: nil
+            }
+        }
     }
 
     private struct Nav {

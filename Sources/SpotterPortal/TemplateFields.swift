@@ -6,7 +6,9 @@ import Mustache
 // a Mirror lookup builds the value's whole list of children, so a page of 200 client rows or a
 // year of progress points spent more than half of its time there (perf, Benchmarks/portal.sh).
 // Each `child(named:)` lists the fields its template reads; `nil` sends the lookup on up the
-// context stack, as Mirror does for a name the value lacks.
+// context stack, as Mirror does for a name the value lacks. An optional field without a value
+// answers `false` (what a section of it needs: nothing to render) so that the lookup stops at the
+// row instead of reflecting over the page above it, once per row.
 
 extension CoachRoutes.ClientsPage.Row: MustacheParent {
     func child(named field: String) -> Any? {
@@ -16,7 +18,7 @@ extension CoachRoutes.ClientsPage.Row: MustacheParent {
         case "lastWorkout": lastWorkout
         case "thisWeek": thisWeek
         case "inactive": inactive
-        case "newRecord": newRecord.map { $0 as Any }
+        case "newRecord": newRecord.map { $0 as Any } ?? false
         default: nil
         }
     }
@@ -29,7 +31,7 @@ extension CoachRoutes.HistoryPage.Entry: MustacheParent {
         case "date": date
         case "name": name
         case "duration": duration
-        case "summary": summary.map { $0 as Any }
+        case "summary": summary.map { $0 as Any } ?? false
         default: nil
         }
     }
