@@ -243,12 +243,9 @@ struct CoachRoutes {
             emptyText: query.isEmpty ? "No clients yet. Create an invite code below." : "No client matches “\(query)”.",
             requests: open.filter { $0.requestedBy == .lifter }.map(describe),
             waiting: open.filter { $0.requestedBy == .coach }.map(describe),
-            // Open invites, and the ones used or expired in the last two weeks: a coach with 200
-            // clients has 200 used codes, which say nothing any more.
-            invites: try await invites.filter { invite in
-                invite.id != newInvite?.id
-                    && min(invite.usedAt ?? .distantFuture, invite.expiresAt) > at.addingTimeInterval(-14 * 86_400)
-            }.map { invite in
+            // Open invites, and the five last used or expired in the past two weeks: a coach with
+            // 200 clients has 200 used codes, which say nothing any more.
+            invites: try await Self.shownInvites(invites, at: at, except: newInvite?.id).map { invite in
                 let state =
                     invite.usedAt.map { "used \(format.day($0))" }
                     ?? (invite.expiresAt <= at ? "expired" : "open until \(format.day(invite.expiresAt))")
@@ -269,6 +266,14 @@ struct CoachRoutes {
         return pages.render(
             "clients", title: "Clients", session: session, status: inviteError == nil ? .ok : .badRequest,
             current: "/clients", page)
+    }
+
+    static func shownInvites(_ invites: [CoachInvite], at: Date, except: UUID?) -> [CoachInvite] {
+        let closedAt = { (invite: CoachInvite) in min(invite.usedAt ?? .distantFuture, invite.expiresAt) }
+        let open = invites.filter { closedAt($0) > at }
+        let closed = invites.filter { closedAt($0) <= at && closedAt($0) > at.addingTimeInterval(-14 * 86_400) }
+            .sorted { closedAt($0) > closedAt($1) }.prefix(5)
+        return (open + closed).filter { $0.id != except }
     }
 
     // MARK: - One client

@@ -24,6 +24,19 @@ extension CoachRoutes.ClientsPage.Row: MustacheParent {
     }
 }
 
+extension CoachRoutes.ClientsPage.Invite: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "id": id
+        case "note": note
+        case "created": created
+        case "state": state
+        case "open": open
+        default: nil
+        }
+    }
+}
+
 extension CoachRoutes.HistoryPage.Entry: MustacheParent {
     func child(named field: String) -> Any? {
         switch field {

@@ -48,3 +48,22 @@ struct PortalDateTests {
         }
     }
 }
+
+@Suite("Portal invite list")
+struct PortalInviteListTests {
+    @Test("every open invite, then the five last closed in the past two weeks; the new one is shown apart")
+    func shown() {
+        let now = Date(timeIntervalSince1970: 1_795_472_700)
+        func invite(_ note: String, used: Double? = nil, expires: Double = 7) -> CoachInvite {
+            CoachInvite(
+                id: UUID(), code: nil, note: note, createdAt: now.addingTimeInterval(-20 * 86_400),
+                expiresAt: now.addingTimeInterval(expires * 86_400), usedAt: used.map { now.addingTimeInterval(-$0 * 86_400) })
+        }
+        let fresh = invite("fresh")
+        let open = [invite("open 1"), invite("open 2"), fresh]
+        let used = (1...8).map { invite("used \($0)", used: Double($0)) }
+        let old = [invite("used long ago", used: 15), invite("expired long ago", expires: -20), invite("expired", expires: -2.5)]
+        let shown = CoachRoutes.shownInvites(open + used + old, at: now, except: fresh.id).map(\.note)
+        #expect(shown == ["open 1", "open 2", "used 1", "used 2", "expired", "used 3", "used 4"])
+    }
+}
