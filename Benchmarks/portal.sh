@@ -94,8 +94,9 @@ check "$progress" "<circle class='point'" 150
 bench() {
     local name=$1 path=$2 c
     for c in $concurrency; do
-        wrk -t 2 -c "$c" -d 3s -H "Cookie: $cookie" "$portal$path" > /dev/null
-        wrk -t 2 -c "$c" -d "${duration}s" --latency -H "Cookie: $cookie" "$portal$path" > "$cluster/wrk.out"
+        local threads=$(( c < 2 ? c : 2 ))
+        wrk -t "$threads" -c "$c" -d 3s -H "Cookie: $cookie" "$portal$path" > /dev/null
+        wrk -t "$threads" -c "$c" -d "${duration}s" --latency -H "Cookie: $cookie" "$portal$path" > "$cluster/wrk.out"
         if grep -qE '^ *(Non-2xx|Socket errors)' "$cluster/wrk.out"; then
             cat "$cluster/wrk.out"
             exit 1
