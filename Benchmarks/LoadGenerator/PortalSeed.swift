@@ -13,7 +13,8 @@ enum PortalSeed {
         let coachService = Spotter_V1_CoachService.Client(wrapping: client)
         let coachingService = Spotter_V1_CoachingService.Client(wrapping: client)
         let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
-        let linked = Set(try await coachService.listClients(.init(), metadata: coach.metadata).clients.map(\.link.lifterID))
+        let linked = Set(
+            try await coachService.listClients(.init(), metadata: coach.metadata).clients.map(\.link.lifterID))
         let now = Date()
         var progressClient = ""
         for index in 0..<count {

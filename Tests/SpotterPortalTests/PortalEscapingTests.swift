@@ -54,7 +54,10 @@ struct PortalEscapingTests {
             let invited = try await coach.post("/invites", [("note", "Invite \(script)")])
             let coachPages: [(String, PortalPage, [String])] = [
                 ("the new invite", invited, ["Invite \(Self.escaped)", "Lena \(Self.escaped)"]),
-                ("the client list", try await coach.get("/clients"), ["Lena \(Self.escaped)", "Carla \(Self.escaped)"]),
+                (
+                    "the client list", try await coach.get("/clients"),
+                    ["Lena \(Self.escaped)", "Carla \(Self.escaped)"]
+                ),
                 (
                     "the client", try await coach.get("/clients/\(world.client)"),
                     ["Day \(Self.escaped)", "Program \(Self.escaped)", "Assigned \(Self.escaped)"]

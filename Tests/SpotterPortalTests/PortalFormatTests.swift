@@ -6,10 +6,12 @@ import Testing
 
 @Suite("Portal number formatting")
 struct PortalFormatTests {
-    @Test("one decimal, rounded half away from zero, no negative zero", arguments: [
-        (0.0, "0.0"), (128.25, "128.3"), (135.649, "135.6"), (-1.25, "-1.3"), (-0.04, "0.0"), (0.05, "0.1"),
-        (1_234_567.89, "1234567.9"), (Double.nan, "–"),
-    ])
+    @Test(
+        "one decimal, rounded half away from zero, no negative zero",
+        arguments: [
+            (0.0, "0.0"), (128.25, "128.3"), (135.649, "135.6"), (-1.25, "-1.3"), (-0.04, "0.0"), (0.05, "0.1"),
+            (1_234_567.89, "1234567.9"), (Double.nan, "–"),
+        ])
     func oneDecimal(value: Double, text: String) {
         #expect(Format.oneDecimal(value) == text)
     }
@@ -57,12 +59,16 @@ struct PortalInviteListTests {
         func invite(_ note: String, used: Double? = nil, expires: Double = 7) -> CoachInvite {
             CoachInvite(
                 id: UUID(), code: nil, note: note, createdAt: now.addingTimeInterval(-20 * 86_400),
-                expiresAt: now.addingTimeInterval(expires * 86_400), usedAt: used.map { now.addingTimeInterval(-$0 * 86_400) })
+                expiresAt: now.addingTimeInterval(expires * 86_400),
+                usedAt: used.map { now.addingTimeInterval(-$0 * 86_400) })
         }
         let fresh = invite("fresh")
         let open = [invite("open 1"), invite("open 2"), fresh]
         let used = (1...8).map { invite("used \($0)", used: Double($0)) }
-        let old = [invite("used long ago", used: 15), invite("expired long ago", expires: -20), invite("expired", expires: -2.5)]
+        let old = [
+            invite("used long ago", used: 15), invite("expired long ago", expires: -20),
+            invite("expired", expires: -2.5),
+        ]
         let shown = CoachRoutes.shownInvites(open + used + old, at: now, except: fresh.id).map(\.note)
         #expect(shown == ["open 1", "open 2", "used 1", "used 2", "expired", "used 3", "used 4"])
     }
