@@ -74,7 +74,7 @@ public struct AccountService: Sendable {
             } else if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 problems.append((field, "must not contain control characters"))
             } else if !seen.insert(trimmed.lowercased()).inserted {
-                problems.append((field, "repeats \"\(trimmed)\""))
+                problems.append((field, "repeats an earlier one"))
             }
         }
         return problems

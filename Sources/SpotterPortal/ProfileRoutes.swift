@@ -19,19 +19,27 @@ struct ProfileRoutes {
             let session = try context.signedIn()
             let form = ProfileForm(context.form)
             do {
-                _ = try await accounts.updateProfile(session.principal, form.update)
+                var update = form.update
+                if !session.isCoach {
+                    // A lifter's form has no bio or specialities: nothing of them changes.
+                    update.bio = nil
+                    update.specialities = nil
+                }
+                _ = try await accounts.updateProfile(session.principal, update)
                 return Response.redirect(to: "/profile?saved=1", type: .normal)
             } catch SpotterError.invalidArgument(let violations) {
                 var errors: [String: String] = [:]
                 for violation in violations {
                     // `specialities[2]` is a problem of the one specialities field.
                     let field = violation.field.hasPrefix("specialities") ? "specialities" : violation.field
-                    let reason =
-                        violation.field.hasPrefix("specialities[")
-                        ? "“\(form.specialityList[Self.index(violation.field) ?? 0])” " + violation.reason
-                        : violation.reason
-                    errors[field] = [errors[field], SessionRoutes.sentence(reason)].compactMap { $0 }
-                        .joined(separator: " ")
+                    let list = form.specialityList
+                    let sentence =
+                        if let index = Self.index(violation.field), list.indices.contains(index) {
+                            "“\(list[index])” \(violation.reason)."
+                        } else {
+                            SessionRoutes.sentence(violation.reason)
+                        }
+                    errors[field] = [errors[field], sentence].compactMap { $0 }.joined(separator: " ")
                 }
                 return try await page(session, form, errors: errors, status: .badRequest)
             }

@@ -59,7 +59,7 @@ struct PortalProfileTests {
                 ])
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("This field must be at most 1000 characters."))
-            #expect(refused.html.contains("“Squats” repeats"))
+            #expect(refused.html.contains("“Squats” repeats an earlier one."))
             #expect(refused.html.contains("id=\"time_zone-error\""))
             #expect(refused.html.contains("value=\"Mars/Olympus\""))
             #expect(refused.html.contains("value=\"Carla D\""))
@@ -74,6 +74,26 @@ struct PortalProfileTests {
                 ])
             #expect(tooMany.html.contains("This field must be at most 8, not 9."))
             #expect(try await portal.database.accountService().profile(coach) == before)
+        }
+    }
+
+    @Test("a lifter saves name, time zone and unit; the bio and specialities it has no fields for stay")
+    func lifterSaves() async throws {
+        try await PortalHarness.with { portal in
+            let lena = try await portal.account("lena")
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET bio = 'kept', specialities = '{kept}' WHERE tenant_id = $1",
+                    [lena.tenantID.rawValue])
+            }
+            let browser = try await portal.signedIn("lena")
+            try await browser.get("/profile")
+            let saved = try await browser.post(
+                "/profile", [("display_name", "Lena M"), ("time_zone", "Europe/Oslo"), ("unit", "lb")])
+            #expect(saved.status == .seeOther)
+            let profile = try await portal.database.accountService().profile(lena)
+            #expect(profile.displayName == "Lena M" && profile.timeZone == "Europe/Oslo" && profile.unit == .lb)
+            #expect(profile.bio == "kept" && profile.specialities == ["kept"])
         }
     }
 
