@@ -258,7 +258,7 @@ struct PlanRoutes {
             editor.rows.remove(at: index)
         case "up" where index > 0 && editor.rows.indices.contains(index):
             editor.rows.swapAt(index, index - 1)
-        case "down" where editor.rows.indices.contains(index + 1) && index >= 0:
+        case "down" where index >= 0 && index < editor.rows.count - 1:
             editor.rows.swapAt(index, index + 1)
         case "find":
             editor.searched = true

@@ -54,7 +54,7 @@ struct PortalMiddleware: RouterMiddleware {
             }
             if request.method == .post {
                 context.form = try await Form.read(request)
-                if context.session != nil { try checkForm(context) }
+                if context.session != nil { try checkForm(context) } else { try checkOrigin(request) }
             }
             var response = try await next(request, context)
             // A route that signed in or out set the cookie itself.
@@ -95,6 +95,24 @@ struct PortalMiddleware: RouterMiddleware {
         }
         let profile = try await accounts.profile(principal)
         return (PortalSession(principal: principal, profile: profile, csrf: cookie.csrfToken), renewed)
+    }
+
+    /// A POST without a session (sign-in, its second factor, password reset) has no session to bind
+    /// a token to: it is refused when the browser says it came from another site (`Sec-Fetch-Site`,
+    /// or an `Origin` other than this host), so no other site can sign a visitor in to an account
+    /// of its choosing. Clients that send neither header (curl) are let through.
+    private func checkOrigin(_ request: Request) throws {
+        if let site = request.headers[.secFetchSite], !["same-origin", "none"].contains(site.lowercased()) {
+            throw PortalError.forgedForm
+        }
+        if let origin = request.headers[.origin] {
+            let host = URLComponents(string: origin).flatMap { components in
+                components.host.map { host in components.port.map { "\(host):\($0)" } ?? host }
+            }
+            guard let host, host.lowercased() == request.head.authority?.lowercased() else {
+                throw PortalError.forgedForm
+            }
+        }
     }
 
     /// Every POST of a signed-in session carries the session's CSRF token in `_csrf`.

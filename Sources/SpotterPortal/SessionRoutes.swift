@@ -136,10 +136,15 @@ struct SessionRoutes {
         return response
     }
 
-    /// Where to go after signing in: a path on this site, never another site.
+    /// Where to go after signing in: a path on this site, never another site. Browsers drop tabs
+    /// and line breaks from a URL (`/\t/evil.example` is `//evil.example`), so a path with any
+    /// whitespace or control character, or a backslash, is not taken.
     static func safeNext(_ next: String?) -> String {
         guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"),
-            !next.contains(where: { $0.isNewline })
+            !next.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+                    || $0.properties.generalCategory == .format
+            })
         else { return "/" }
         return next
     }

@@ -102,3 +102,32 @@ extension LifterRoutes.AccessLogPage.Entry: MustacheParent {
         }
     }
 }
+
+extension PlanRoutes.TemplateEditor.Row: MustacheParent {
+    func child(named field: String) -> Any? {
+        switch field {
+        case "index": index
+        case "exercise": exercise
+        case "exerciseName": exerciseName
+        case "sets": sets
+        case "repsMin": repsMin
+        case "repsMax": repsMax
+        case "rpe": rpe
+        case "rest": rest
+        case "notes": notes
+        // Without an error of its own a row must not show the page's error (`{{#error}}`) again.
+        case "error": error.map { $0 as Any } ?? false
+        case "first": first
+        case "last": last
+        default: nil
+        }
+    }
+}
+
+/// An empty string is false in a section, as in other Mustache implementations: `{{#note}} ·
+/// {{note}}{{/note}}` shows nothing for a note nobody wrote. (swift-mustache takes any string as
+/// true.) Rendering is unchanged and still escaped.
+extension String: @retroactive MustacheCustomRenderable {
+    public var renderText: String { self }
+    public var isNull: Bool { isEmpty }
+}

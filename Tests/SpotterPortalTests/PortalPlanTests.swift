@@ -14,6 +14,7 @@ struct PortalPlanTests {
             let browser = try await portal.signedIn("carla")
             let new = try await browser.get("/templates/new")
             #expect(new.html.contains("No exercises yet"))
+            #expect(new.html.contains("<h1>New template</h1>"))
             var fields: [(String, String)] = [("id", ""), ("version", ""), ("name", "Lower <A>"), ("notes", "")]
             let found = try await browser.post("/templates/edit", fields + [("find", "squat"), ("action", "find")])
             #expect(found.html.contains(#"name="add" value="\#(Catalog.squat)""#))
@@ -33,6 +34,12 @@ struct PortalPlanTests {
                 moved.html.range(of: #"name="exercise" value="\#($0)""#)!.lowerBound
             }
             #expect(order[0] < order[1], "the second row moved up")
+            // A row number out of range changes nothing (and Int.max + 1 must not trap).
+            for action in ["down:9223372036854775807", "up:-9223372036854775808", "remove:99", "down:1", "up:0"] {
+                let unchanged = try await browser.post("/templates/edit", fields + [("action", action)])
+                #expect(unchanged.status == .ok, "\(action)")
+                #expect(unchanged.count(#"name="exercise" value=""#) == 2, "\(action)")
+            }
             let refused = try await browser.post("/templates/edit", fields + [("action", "save")])
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("Reps from: must be between 1 and 100."))
@@ -65,7 +72,7 @@ struct PortalPlanTests {
                 expectedVersion: 1)
             let conflict = try await browser.post("/templates/edit", stale + [("action", "save")])
             #expect(conflict.status == .conflict)
-            #expect(conflict.html.contains("Someone changed this template while you edited it."))
+            #expect(conflict.count("Someone changed this template while you edited it.") == 1, "not once per row")
 
             let list = try await browser.get("/templates")
             #expect(list.html.contains("Changed elsewhere"))

@@ -76,6 +76,37 @@ struct PortalSessionTests {
             let elsewhere = try await portal.browser().post(
                 "/sign-in", [("login", "lena"), ("password", "long enough lena"), ("next", "//evil.example/")])
             #expect(elsewhere.location == "/")
+            // Browsers drop a tab from a URL: "/\t/evil.example" would be "//evil.example".
+            for next in ["/\t/evil.example", "/\n/evil.example", "/\\evil.example", "https://evil.example/"] {
+                let tricked = try await portal.browser().post(
+                    "/sign-in", [("login", "lena"), ("password", "long enough lena"), ("next", next)])
+                #expect(tricked.location == "/", "next=\(next.debugDescription)")
+            }
+        }
+    }
+
+    @Test("a sign-in form posted from another site is refused and signs no one in")
+    func crossSiteSignIn() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("lena")
+            let body = ByteBuffer(string: "login=lena&password=long+enough+lena")
+            for header in [
+                (HTTPField.Name("Origin")!, "https://evil.example"), (HTTPField.Name("Sec-Fetch-Site")!, "cross-site"),
+                (HTTPField.Name("Origin")!, "null"),
+            ] {
+                let response = try await portal.client.execute(
+                    uri: "/sign-in", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded", header.0: header.1], body: body)
+                #expect(response.status == .forbidden, "\(header)")
+                #expect(response.headers[.setCookie] == nil, "\(header)")
+            }
+            let sameSite = try await portal.client.execute(
+                uri: "/sign-in", method: .post,
+                headers: [
+                    .contentType: "application/x-www-form-urlencoded", HTTPField.Name("Sec-Fetch-Site")!: "same-origin",
+                ],
+                body: body)
+            #expect(sameSite.status == .seeOther)
         }
     }
 
