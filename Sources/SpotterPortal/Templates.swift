@@ -436,21 +436,33 @@ enum Templates {
         {{/page}}{{/body}}{{/layout}}
         """
 
-    static let templateEditor = """
-        {{<layout}}{{$body}}{{#page}}
-        <p class="crumbs"><a href="/templates">Templates</a> ›</p>
-        <h1>{{#name}}{{name}}{{/name}}{{^name}}New template{{/name}}</h1>
+    /// The top of a template's or program's editor: where it belongs, its name, what happened.
+    private static func planHeading(_ list: String, _ listName: String, new: String) -> String {
+        """
+        <p class="crumbs"><a href="\(list)">\(listName)</a> ›</p>
+        <h1>{{#name}}{{name}}{{/name}}{{^name}}\(new){{/name}}</h1>
         {{#saved}}<p class="notice">Saved as version {{version}}. Clients it is assigned to see it now.</p>{{/saved}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-        <form method="post" action="/templates/edit" class="editor">
-        <input type="hidden" name="_csrf" value="{{csrf}}">
-        <button name="action" value="refresh" class="default-action" tabindex="-1" aria-hidden="true">Update</button>
+        """
+    }
+
+    /// What names the plan being edited in its form: id, the version it started from, name, notes.
+    private static let planIdentity = """
         <input type="hidden" name="id" value="{{id}}">
         <input type="hidden" name="version" value="{{version}}">
         \(field("name", "Name", extra: " maxlength=\"100\" required"))
         <label for="notes">Notes</label>
         <textarea id="notes" name="notes" rows="2">{{notes}}</textarea>
         {{#errors.notes}}<p class="field-error">{{errors.notes}}</p>{{/errors.notes}}
+        """
+
+    static let templateEditor = """
+        {{<layout}}{{$body}}{{#page}}
+        \(planHeading("/templates", "Templates", new: "New template"))
+        <form method="post" action="/templates/edit" class="editor">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button name="action" value="refresh" class="default-action" tabindex="-1" aria-hidden="true">Update</button>
+        \(planIdentity)
         <h2>Exercises</h2>
         {{#rows}}
         <fieldset class="card item">
@@ -488,19 +500,11 @@ enum Templates {
 
     static let programEditor = """
         {{<layout}}{{$body}}{{#page}}
-        <p class="crumbs"><a href="/programs">Programs</a> ›</p>
-        <h1>{{#name}}{{name}}{{/name}}{{^name}}New program{{/name}}</h1>
-        {{#saved}}<p class="notice">Saved as version {{version}}. Clients it is assigned to see it now.</p>{{/saved}}
-        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        \(planHeading("/programs", "Programs", new: "New program"))
         {{^hasTemplates}}<p class="notice">A program's days are templates: <a href="/templates/new">make a template</a> first.</p>{{/hasTemplates}}
         <form method="post" action="/programs/edit" class="editor">
         <input type="hidden" name="_csrf" value="{{csrf}}">
-        <input type="hidden" name="id" value="{{id}}">
-        <input type="hidden" name="version" value="{{version}}">
-        \(field("name", "Name", extra: " maxlength=\"100\" required"))
-        <label for="notes">Notes</label>
-        <textarea id="notes" name="notes" rows="2">{{notes}}</textarea>
-        {{#errors.notes}}<p class="field-error">{{errors.notes}}</p>{{/errors.notes}}
+        \(planIdentity)
         <div class="inline">
         <label for="weeks">Weeks</label>
         <input id="weeks" name="weeks" value="{{weeks}}" inputmode="numeric" size="3"{{#errors.weeks}} aria-invalid="true"{{/errors.weeks}}>
