@@ -78,8 +78,14 @@ public nonisolated struct Spotter_V1_Profile: Sendable {
   /// Clears the value of `createdAt`. Subsequent reads from it will return its default value.
   public mutating func clearCreatedAt() {self._createdAt = nil}
 
-  /// Grows with each change of the settings above (name, time zone, unit, tier).
+  /// Grows with each change of the settings above (name, time zone, unit, tier, bio, specialities).
   public var version: Int64 = 0
+
+  /// What a coach says about themselves (at most 1,000 characters) and what they coach ("powerlifting",
+  /// at most 8): what the coach directory shows. Empty when not written.
+  public var bio: String = String()
+
+  public var specialities: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -87,6 +93,20 @@ public nonisolated struct Spotter_V1_Profile: Sendable {
 
   fileprivate var _tierExpiresAt: Spotter_V1_Timestamp? = nil
   fileprivate var _createdAt: Spotter_V1_Timestamp? = nil
+}
+
+/// A whole list of specialities, to replace the profile's (empty clears it).
+public nonisolated struct Spotter_V1_Specialities: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// At most 8, each 1–40 characters, no two the same (ignoring case).
+  public var items: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
@@ -124,6 +144,26 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   /// Clears the value of `unit`. Subsequent reads from it will return its default value.
   public mutating func clearUnit() {self._unit = nil}
 
+  /// At most 1,000 characters; "" clears it.
+  public var bio: String {
+    get {_bio ?? String()}
+    set {_bio = newValue}
+  }
+  /// Returns true if `bio` has been explicitly set.
+  public var hasBio: Bool {self._bio != nil}
+  /// Clears the value of `bio`. Subsequent reads from it will return its default value.
+  public mutating func clearBio() {self._bio = nil}
+
+  /// Replaces the list when set.
+  public var specialities: Spotter_V1_Specialities {
+    get {_specialities ?? Spotter_V1_Specialities()}
+    set {_specialities = newValue}
+  }
+  /// Returns true if `specialities` has been explicitly set.
+  public var hasSpecialities: Bool {self._specialities != nil}
+  /// Clears the value of `specialities`. Subsequent reads from it will return its default value.
+  public mutating func clearSpecialities() {self._specialities = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -131,6 +171,8 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   fileprivate var _displayName: String? = nil
   fileprivate var _timeZone: String? = nil
   fileprivate var _unit: Spotter_V1_WeightUnit? = nil
+  fileprivate var _bio: String? = nil
+  fileprivate var _specialities: Spotter_V1_Specialities? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -158,7 +200,7 @@ nonisolated extension Spotter_V1_GetProfileRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Profile"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -179,6 +221,8 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
       case 11: try { try decoder.decodeSingularMessageField(value: &self._tierExpiresAt) }()
       case 12: try { try decoder.decodeSingularMessageField(value: &self._createdAt) }()
       case 13: try { try decoder.decodeSingularInt64Field(value: &self.version) }()
+      case 14: try { try decoder.decodeSingularStringField(value: &self.bio) }()
+      case 15: try { try decoder.decodeRepeatedStringField(value: &self.specialities) }()
       default: break
       }
     }
@@ -228,6 +272,12 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     if self.version != 0 {
       try visitor.visitSingularInt64Field(value: self.version, fieldNumber: 13)
     }
+    if !self.bio.isEmpty {
+      try visitor.visitSingularStringField(value: self.bio, fieldNumber: 14)
+    }
+    if !self.specialities.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.specialities, fieldNumber: 15)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -245,6 +295,38 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs._tierExpiresAt != rhs._tierExpiresAt {return false}
     if lhs._createdAt != rhs._createdAt {return false}
     if lhs.version != rhs.version {return false}
+    if lhs.bio != rhs.bio {return false}
+    if lhs.specialities != rhs.specialities {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_Specialities: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Specialities"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}items\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.items) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.items.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.items, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_Specialities, rhs: Spotter_V1_Specialities) -> Bool {
+    if lhs.items != rhs.items {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -252,7 +334,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UpdateProfileRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}bio\0\u{1}specialities\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -263,6 +345,8 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
       case 1: try { try decoder.decodeSingularStringField(value: &self._displayName) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self._timeZone) }()
       case 3: try { try decoder.decodeSingularEnumField(value: &self._unit) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self._bio) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._specialities) }()
       default: break
       }
     }
@@ -282,6 +366,12 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
     try { if let v = self._unit {
       try visitor.visitSingularEnumField(value: v, fieldNumber: 3)
     } }()
+    try { if let v = self._bio {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 4)
+    } }()
+    try { if let v = self._specialities {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -289,6 +379,8 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
     if lhs._displayName != rhs._displayName {return false}
     if lhs._timeZone != rhs._timeZone {return false}
     if lhs._unit != rhs._unit {return false}
+    if lhs._bio != rhs._bio {return false}
+    if lhs._specialities != rhs._specialities {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -24,7 +24,9 @@ public struct AccountHandler: Spotter_V1_AccountService.SimpleServiceProtocol {
     {
         var update = ProfileUpdate(
             displayName: request.hasDisplayName ? request.displayName : nil,
-            timeZone: request.hasTimeZone ? request.timeZone : nil
+            timeZone: request.hasTimeZone ? request.timeZone : nil,
+            bio: request.hasBio ? request.bio : nil,
+            specialities: request.hasSpecialities ? request.specialities.items : nil
         )
         if request.hasUnit {
             guard let unit = WeightUnit(request.unit) else { throw SpotterError.invalid("unit", "must be KG or LB") }

@@ -69,6 +69,9 @@ extension Spotter_V1_Profile {
         tier = profile.tier.effective(at: now).proto
         if let expiry = profile.tier.expiresAt, expiry > now { tierExpiresAt = Spotter_V1_Timestamp(expiry) }
         createdAt = Spotter_V1_Timestamp(profile.createdAt)
+        version = profile.version
+        bio = profile.bio
+        specialities = profile.specialities
     }
 }
 

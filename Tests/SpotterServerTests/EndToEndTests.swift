@@ -58,6 +58,28 @@ struct EndToEndTests {
                 #expect(updated.unit == .lb)
                 #expect(updated.timeZone == "Europe/London")
 
+                let described = try await accounts.updateProfile(
+                    .with {
+                        $0.bio = "Powerlifting since 2015."
+                        $0.specialities = .with { $0.items = ["powerlifting", " beginners "] }
+                    },
+                    metadata: bearer(tokens.accessToken)
+                )
+                #expect(described.bio == "Powerlifting since 2015.")
+                #expect(described.specialities == ["powerlifting", "beginners"])
+                #expect(described.displayName == "Ada", "fields not sent stay")
+                #expect(described.version > updated.version)
+                let refused = await rpcError {
+                    _ = try await accounts.updateProfile(
+                        .with { $0.specialities = .with { $0.items = ["squat", "Squat"] } },
+                        metadata: bearer(tokens.accessToken))
+                }
+                #expect(refused?.code == .invalidArgument)
+                #expect(refused?.message.contains("specialities[1]") == true, "\(String(describing: refused))")
+                let cleared = try await accounts.updateProfile(
+                    .with { $0.specialities = .init() }, metadata: bearer(tokens.accessToken))
+                #expect(cleared.specialities.isEmpty && cleared.bio == "Powerlifting since 2015.")
+
                 let sessions = try await auth.listSessions(.init(), metadata: bearer(tokens.accessToken))
                 #expect(sessions.sessions.map(\.deviceLabel) == ["test phone"])
                 #expect(sessions.sessions.first?.current == true)
