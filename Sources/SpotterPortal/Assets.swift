@@ -122,6 +122,8 @@ enum Assets {
         table.program select { min-width: 7em; }
         legend { font-weight: 600; }
         .card > h2:first-child { margin-top: 0; }
+        .add-coach { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }
+        .add-coach input[type=text] { width: 100%; }
         .narrow-form { max-width: 560px; }
         .narrow-form input:not([type=radio]), .narrow-form textarea { width: 100%; }
         fieldset.units { margin-top: 12px; }

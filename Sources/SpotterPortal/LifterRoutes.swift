@@ -10,6 +10,8 @@ struct LifterRoutes {
 
     func add(to router: Router<PortalContext>) {
         router.get("/coaches") { _, context in try await coachesPage(context) }
+        router.post("/coaches/redeem") { _, context in try await addCoach(context, by: "code") }
+        router.post("/coaches/request") { _, context in try await addCoach(context, by: "username") }
         router.post("/coaches/:coach/scopes") { _, context in
             let session = try lifter(context)
             let coach = try context.parameters.require("coach")
@@ -68,9 +70,67 @@ struct LifterRoutes {
         }
 
         var links: [Link]
+        /// What a new coach will see, for the invite-code and username forms: what was ticked.
+        var newScopes: [Link.ScopeBox]
+        var values: [String: String] = [:]
+        var errors: [String: String] = [:]
     }
 
-    private func coachesPage(_ context: PortalContext) async throws -> Response {
+    /// The scopes a new coach gets unless the lifter ticks otherwise: their history and progress.
+    static let defaultScopes: Set<Scope> = [.history, .progress]
+
+    static func scopeBoxes(_ ticked: Set<Scope>) -> [CoachesPage.Link.ScopeBox] {
+        Scope.allCases.map { scope in
+            let label = Format.scopeLabel(scope)
+            return .init(value: scope.rawValue, label: label.label, hint: label.hint, checked: ticked.contains(scope))
+        }
+    }
+
+    /// A coach added by invite code (active at once) or asked by username (once they accept). A
+    /// refusal stays on the page, by its field, with what was typed and ticked.
+    private func addCoach(_ context: PortalContext, by field: String) async throws -> Response {
+        let session = try lifter(context)
+        let typed = context.form.text(field)
+        let scopes = context.form.all("scopes")
+        do {
+            if field == "code" {
+                _ = try await coaching.redeemInvite(session.principal, code: typed, scopes: scopes)
+            } else {
+                _ = try await coaching.requestCoach(session.principal, username: typed, scopes: scopes)
+            }
+            return Response.redirect(to: "/coaches", type: .normal)
+        } catch let error as SpotterError {
+            let message: String
+            let status: HTTPResponse.Status
+            switch error {
+            case .notFound:
+                message =
+                    field == "code"
+                    ? "No open invite has this code: it may be used or expired. Ask your coach for a new one."
+                    : "No coach has this username."
+                status = .notFound
+            case .invalidArgument(let violations):
+                message = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
+                status = .badRequest
+            case .alreadyExists(_, let reason):
+                message = SessionRoutes.sentence(reason)
+                status = .conflict
+            case .failedPrecondition(let reason):
+                message = SessionRoutes.sentence(reason)
+                status = .conflict
+            default:
+                throw error
+            }
+            let ticked = Set(scopes.compactMap(Scope.init(rawValue:)))
+            return try await coachesPage(
+                context, newScopes: ticked, values: [field: typed], errors: [field: message], status: status)
+        }
+    }
+
+    private func coachesPage(
+        _ context: PortalContext, newScopes: Set<Scope> = defaultScopes, values: [String: String] = [:],
+        errors: [String: String] = [:], status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let session = try lifter(context)
         let format = Format(session.profile)
         let links = try await coaching.links(session.principal, includeClosed: false)
@@ -86,15 +146,11 @@ struct LifterRoutes {
                     }
                 return CoachesPage.Link(
                     id: link.coachID.description, name: link.coachName, state: state,
-                    action: "/coaches/\(link.coachID)/scopes", pending: answer,
-                    scopes: Scope.allCases.map { scope in
-                        let label = Format.scopeLabel(scope)
-                        return .init(
-                            value: scope.rawValue, label: label.label, hint: label.hint,
-                            checked: link.scopes.contains(scope))
-                    })
-            })
-        return pages.render("coaches", title: "Your coaches", session: session, current: "/coaches", page)
+                    action: "/coaches/\(link.coachID)/scopes", pending: answer, scopes: Self.scopeBoxes(link.scopes))
+            },
+            newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors)
+        return pages.render(
+            "coaches", title: "Your coaches", session: session, status: status, current: "/coaches", page)
     }
 
     struct AccessLogPage {

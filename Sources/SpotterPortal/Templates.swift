@@ -392,6 +392,13 @@ enum Templates {
         {{/page}}{{/body}}{{/layout}}
         """
 
+    /// What a new coach may see, ticked per scope (the coaches page's two "Add a coach" forms).
+    private static let newScopeBoxes = """
+        <fieldset><legend>Shared with the coach</legend>
+        {{#newScopes}}<label class="check"><input type="checkbox" name="scopes" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}} <span class="hint">{{hint}}</span></label>{{/newScopes}}
+        </fieldset>
+        """
+
     static let coaches = """
         {{<layout}}{{$body}}{{#page}}
         <h1>Your coaches</h1>
@@ -411,7 +418,24 @@ enum Templates {
         <p>{{^pending}}<a href="/coaches/{{id}}/end">End coaching</a> · {{/pending}}<a href="/access-log?coach={{id}}">What {{name}} looked at</a></p>
         </section>
         {{/links}}
-        {{^links}}<p class="empty">You have no coach yet. Ask one for an invite code, or request a coach in the app.</p>{{/links}}
+        {{^links}}<p class="empty">You have no coach yet.</p>{{/links}}
+        <h2 id="add">Add a coach</h2>
+        <p class="muted">With the invite code your coach gave you the link starts at once; by username, once
+        the coach accepts. Tick what they may see; you can change it at any time.</p>
+        <div class="add-coach">
+        <form method="post" action="/coaches/redeem" class="card">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("code", "Invite code", extra: " autocomplete=\"off\" autocapitalize=\"characters\" required"))
+        \(newScopeBoxes)
+        <button>Start coaching</button>
+        </form>
+        <form method="post" action="/coaches/request" class="card">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("username", "Coach's username", extra: " autocomplete=\"off\" required"))
+        \(newScopeBoxes)
+        <button>Ask this coach</button>
+        </form>
+        </div>
         {{/page}}{{/body}}{{/layout}}
         """
 

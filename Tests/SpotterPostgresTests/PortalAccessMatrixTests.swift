@@ -100,6 +100,9 @@ private struct PortalAnswer: CustomStringConvertible {
         case .failure(.failedPrecondition):
             statuses = [.conflict]
             texts = ["That did not work"]
+        case .failure(.alreadyExists(_, let reason)):
+            statuses = [.conflict]
+            texts = [reason]
         case .failure(let error):
             statuses = []
             texts = ["no page for \(error)"]
@@ -134,6 +137,20 @@ private struct PortalRow {
         self.logs = rpc.logs
         self.visible = rpc.visible
         self.twin = rpc.twin
+    }
+
+    /// A route with answers of its own.
+    init(
+        _ route: String, path: @escaping (Role, World) -> String, form: ((Role, World) -> [(String, String)])?,
+        expected: @escaping (Role) -> MatrixOutcome?, visible: @escaping (Role) -> Set<Role> = { [$0] }
+    ) {
+        self.route = route
+        self.path = path
+        self.form = form
+        self.expected = expected
+        self.logs = { _ in nil }
+        self.visible = visible
+        self.twin = { $0.randomized() }
     }
 
     /// A route with no RPC of its own: a coach's page about the owner that reads nothing of theirs.
@@ -225,5 +242,22 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             "POST /coaches/:coach/scopes (the owner's coach, everything)",
             like: like("coaching.setScopes (the owner's coach)"), path: { _, w in "/coaches/\(w.coach)/scopes" },
             form: { _, _ in World.allScopes.map { ("scopes", $0) } }),
+        // Last, as it leaves the stranger with a pending request to coach_full. Asking by username
+        // names a coach, not anyone's data: a lifter linked to that coach is told so, others ask.
+        PortalRow(
+            "POST /coaches/request (coach_full's username)", path: { _, _ in "/coaches/request" },
+            form: { _, _ in [("username", Role.coachFull.rawValue), ("scopes", "history")] },
+            expected: { role in
+                switch role {
+                case _ where role.isCoach: .failure(lifterOnly)
+                case .owner, .otherClient:
+                    .failure(
+                        .alreadyExists(
+                            field: "username", reason: "you already have a pending or active link with this coach"))
+                default: .success
+                }
+            },
+            // A refusal shows the lifter's coaches page again, with their own coaches on it.
+            visible: { $0.active.union([$0]) }),
     ]
 }

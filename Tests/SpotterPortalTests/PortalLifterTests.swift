@@ -1,0 +1,64 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Portal lifter pages")
+struct PortalLifterTests {
+    @Test("a lifter adds a coach by invite code with the scopes ticked; a wrong code keeps what was typed")
+    func redeem() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let lena = try await portal.account("lena")
+            let invite = try await portal.coaching.createInvite(coach, note: "", validDays: 0)
+            let browser = try await portal.signedIn("lena")
+            let page = try await browser.get("/coaches")
+            #expect(page.html.contains("You have no coach yet."))
+            #expect(page.count(#"name="scopes" value="history" checked"#) == 2, "history is ticked in both forms")
+            #expect(page.count(#"name="scopes" value="details">"#) == 2, "details is not")
+
+            let wrong = try await browser.post("/coaches/redeem", [("code", "ABCDEFGHJK"), ("scopes", "details")])
+            #expect(wrong.status == .notFound)
+            #expect(wrong.html.contains("No open invite has this code"))
+            #expect(wrong.html.contains(#"value="ABCDEFGHJK""#))
+            #expect(wrong.html.contains(#"name="scopes" value="details" checked"#))
+            let malformed = try await browser.post("/coaches/redeem", [("code", "12"), ("scopes", "history")])
+            #expect(malformed.status == .badRequest)
+            #expect(malformed.html.contains("This field must be the 10-letter code the coach gave you."))
+
+            let redeemed = try await browser.post(
+                "/coaches/redeem", [("code", invite.code!.lowercased()), ("scopes", "history"), ("scopes", "details")])
+            #expect(redeemed.status == .seeOther)
+            let links = try await portal.coaching.links(lena, includeClosed: false)
+            #expect(links.map(\.status) == [.active])
+            #expect(links.first?.scopes == [.history, .details])
+            #expect(try await browser.get("/coaches").html.contains("Your coach since"))
+        }
+    }
+
+    @Test("a lifter asks a coach by username; an unknown name or a second request is refused by its field")
+    func request() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            _ = try await portal.account("otto")
+            let lena = try await portal.account("lena")
+            let browser = try await portal.signedIn("lena")
+            try await browser.get("/coaches")
+            for name in ["nobody", "otto"] {
+                let unknown = try await browser.post("/coaches/request", [("username", name), ("scopes", "history")])
+                #expect(unknown.status == .notFound, "\(name)")
+                #expect(unknown.html.contains("No coach has this username."), "\(name)")
+                #expect(unknown.html.contains(#"value="\#(name)""#))
+            }
+            let asked = try await browser.post("/coaches/request", [("username", "carla"), ("scopes", "progress")])
+            #expect(asked.status == .seeOther)
+            let link = try #require(try await portal.coaching.links(lena, includeClosed: false).first)
+            #expect(link.status == .pending && link.requestedBy == .lifter && link.scopes == [.progress])
+            #expect(link.coachID == coach.tenantID)
+            #expect(try await browser.get("/coaches").html.contains("waiting for the coach"))
+            let again = try await browser.post("/coaches/request", [("username", "carla"), ("scopes", "progress")])
+            #expect(again.status == .conflict)
+            #expect(again.html.contains("already have a pending or active link"))
+        }
+    }
+}
