@@ -46,7 +46,7 @@ public struct TrustedProxies: Sendable, Equatable {
         self.ranges = ranges
     }
 
-    func trusts(_ address: String) -> Bool {
+    public func trusts(_ address: String) -> Bool {
         guard let bytes = Self.bytes(of: address) else { return false }
         return ranges.contains { $0.contains(bytes) }
     }

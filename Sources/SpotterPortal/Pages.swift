@@ -97,6 +97,7 @@ struct Pages: Sendable {
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let secFetchSite = Self("Sec-Fetch-Site")!
+    static let xForwardedHost = Self("X-Forwarded-Host")!
     static let contentSecurityPolicy = Self("Content-Security-Policy")!
     static let xContentTypeOptions = Self("X-Content-Type-Options")!
     static let referrerPolicy = Self("Referrer-Policy")!

@@ -39,6 +39,7 @@ struct PortalMiddleware: RouterMiddleware {
         async throws -> Response
     {
         var context = context
+        let viaProxy = trustedProxies.trusts(context.address)
         context.address = trustedProxies.clientAddress(
             peer: context.address, forwardedFor: request.headers[values: .xForwardedFor])
         var renewed: SessionCookie?
@@ -54,7 +55,11 @@ struct PortalMiddleware: RouterMiddleware {
             }
             if request.method == .post {
                 context.form = try await Form.read(request)
-                if context.session != nil { try checkForm(context) } else { try checkOrigin(request) }
+                if context.session != nil {
+                    try checkForm(context)
+                } else {
+                    try checkOrigin(request, viaProxy: viaProxy)
+                }
             }
             var response = try await next(request, context)
             // A route that signed in or out set the cookie itself.
@@ -100,8 +105,9 @@ struct PortalMiddleware: RouterMiddleware {
     /// A POST without a session (sign-in, its second factor, password reset) has no session to bind
     /// a token to: it is refused when the browser says it came from another site (`Sec-Fetch-Site`,
     /// or an `Origin` other than this host), so no other site can sign a visitor in to an account
-    /// of its choosing. Clients that send neither header (curl) are let through.
-    private func checkOrigin(_ request: Request) throws {
+    /// of its choosing. Clients that send neither header (curl) are let through. Behind a trusted
+    /// proxy the site's host is the one the proxy forwarded (`X-Forwarded-Host`), if it did.
+    private func checkOrigin(_ request: Request, viaProxy: Bool) throws {
         if let site = request.headers[.secFetchSite], !["same-origin", "none"].contains(site.lowercased()) {
             throw PortalError.forgedForm
         }
@@ -109,7 +115,9 @@ struct PortalMiddleware: RouterMiddleware {
             let host = URLComponents(string: origin).flatMap { components in
                 components.host.map { host in components.port.map { "\(host):\($0)" } ?? host }
             }
-            guard let host, host.lowercased() == request.head.authority?.lowercased() else {
+            let forwarded = viaProxy ? request.headers[.xForwardedHost]?.split(separator: ",").first : nil
+            let site = forwarded.map { $0.trimmingCharacters(in: .whitespaces) } ?? request.head.authority
+            guard let host, host.lowercased() == site?.lowercased() else {
                 throw PortalError.forgedForm
             }
         }

@@ -285,6 +285,31 @@ struct PortalProxyTests {
     }
 }
 
+extension PortalProxyTests {
+    @Test("behind a trusted proxy a sign-in form's Origin is checked against the forwarded host")
+    func forwardedHost() async throws {
+        let loopback = try TrustedProxies(parsing: "127.0.0.1/32")
+        for (trusted, forwardedHost, status) in [
+            (loopback, "portal.example", HTTPResponse.Status.seeOther), (loopback, nil, .forbidden),
+            (TrustedProxies.none, "portal.example", .forbidden),
+        ] {
+            try await PortalHarness.with(.live, trustedProxies: trusted) { portal in
+                _ = try await portal.account("carla", kind: .coach)
+                var headers: HTTPFields = [
+                    .contentType: "application/x-www-form-urlencoded", .origin: "https://portal.example",
+                ]
+                if let forwardedHost { headers[HTTPField.Name("X-Forwarded-Host")!] = forwardedHost }
+                let response = try await portal.client.execute(
+                    uri: "/sign-in", method: .post, headers: headers,
+                    body: ByteBuffer(string: "login=carla&password=long+enough+carla"))
+                #expect(
+                    response.status == status,
+                    "trusted: \(trusted != .none), forwarded: \(String(describing: forwardedHost))")
+            }
+        }
+    }
+}
+
 extension HTTPField.Name {
     fileprivate static let xForwardedFor = Self("X-Forwarded-For")!
 }
