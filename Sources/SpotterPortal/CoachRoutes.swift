@@ -13,14 +13,26 @@ struct CoachRoutes {
 
     func add(to router: Router<PortalContext>) {
         router.get("/clients") { request, context in
-            try await clientsPage(request, try coach(context), newInvite: nil)
+            let session = try coach(context)
+            guard let shown = NewInviteCookie(request.cookies[NewInviteCookie.name]?.value) else {
+                return try await clientsPage(request, session, newInvite: nil)
+            }
+            var response = try await clientsPage(request, session, newInvite: shown)
+            response.setCookie(NewInviteCookie.cleared)
+            return response
         }
+        // The new code is shown by the page the browser is sent to, once, so that reloading that
+        // page does not make another code.
         router.post("/invites") { request, context in
             let session = try coach(context)
             let note = context.form.text("note")
             do {
                 let invite = try await coaching.createInvite(session.principal, note: note, validDays: 0)
-                return try await clientsPage(request, session, newInvite: invite)
+                var response = Response.redirect(to: "/clients#new-invite", type: .normal)
+                if let code = invite.code {
+                    response.setCookie(NewInviteCookie(id: invite.id, code: code).cookie)
+                }
+                return response
             } catch SpotterError.invalidArgument(let violations) {
                 return try await clientsPage(
                     request, session, newInvite: nil, inviteNote: note,
@@ -186,7 +198,7 @@ struct CoachRoutes {
     }
 
     private func clientsPage(
-        _ request: Request, _ session: PortalSession, newInvite: CoachInvite?, inviteNote: String = "",
+        _ request: Request, _ session: PortalSession, newInvite shown: NewInviteCookie?, inviteNote: String = "",
         inviteError: String? = nil
     ) async throws -> Response {
         let format = Format(session.profile)
@@ -238,6 +250,15 @@ struct CoachRoutes {
                 id: link.lifterID.description, name: link.lifterName, scopes: Format.scopes(link.scopes),
                 since: format.day(link.createdAt))
         }
+        let allInvites = try await invites
+        // The code just made, while it is still open: the cookie names it, this coach's list has it.
+        let newInvite = shown.flatMap { shown in
+            allInvites.first { $0.id == shown.id && $0.usedAt == nil && $0.expiresAt > at }.map { invite in
+                var invite = invite
+                invite.code = shown.code
+                return invite
+            }
+        }
         let page = ClientsPage(
             query: query, sort: sort, columns: columns, rows: rows, hasClients: !rows.isEmpty,
             emptyText: query.isEmpty ? "No clients yet. Create an invite code below." : "No client matches “\(query)”.",
@@ -245,7 +266,7 @@ struct CoachRoutes {
             waiting: open.filter { $0.requestedBy == .coach }.map(describe),
             // Open invites, and the five last used or expired in the past two weeks: a coach with
             // 200 clients has 200 used codes, which say nothing any more.
-            invites: try await Self.shownInvites(invites, at: at, except: newInvite?.id).map { invite in
+            invites: Self.shownInvites(allInvites, at: at, except: newInvite?.id).map { invite in
                 let state =
                     invite.usedAt.map { "used \(format.day($0))" }
                     ?? (invite.expiresAt <= at ? "expired" : "open until \(format.day(invite.expiresAt))")

@@ -88,3 +88,35 @@ final class SessionRefresher: Sendable {
         return try await task.value
     }
 }
+
+/// The invite code just made, kept by the browser for the one page view that shows it (the page
+/// `POST /invites` redirects to): a code is shown once and only its hash is stored. Five minutes at
+/// most; the page that shows it clears it.
+struct NewInviteCookie: Sendable {
+    static let name = "__Host-spotter_new_invite"
+
+    let id: UUID
+    let code: String
+
+    init(id: UUID, code: String) {
+        self.id = id
+        self.code = code
+    }
+
+    /// `<invite id>.<code>`; `nil` for anything else.
+    init?(_ value: String?) {
+        guard let parts = value?.split(separator: ".", maxSplits: 1), parts.count == 2,
+            let id = UUID(uuidString: String(parts[0])), let code = InviteCode.normalize(String(parts[1]))
+        else { return nil }
+        self.init(id: id, code: code)
+    }
+
+    var cookie: Cookie {
+        Cookie(
+            name: Self.name, value: "\(id.uuidString).\(code)", maxAge: 300, path: "/", secure: true, httpOnly: true,
+            sameSite: .strict)
+    }
+
+    static let cleared = Cookie(
+        name: name, value: "", maxAge: 0, path: "/", secure: true, httpOnly: true, sameSite: .strict)
+}

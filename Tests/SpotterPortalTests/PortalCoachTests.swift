@@ -200,7 +200,10 @@ struct PortalCoachTests {
             }
             let browser = try await portal.signedIn("carla")
             try await browser.get("/clients")
-            let made = try await browser.post("/invites", [("note", "for <b>Lena</b>")])
+            let created = try await browser.post("/invites", [("note", "for <b>Lena</b>")])
+            #expect(created.status == .seeOther)
+            #expect(created.location == "/clients#new-invite")
+            let made = try await browser.get("/clients")
             let code = try #require(
                 made.html.range(of: #"<p class="code">[A-Z0-9]{10}</p>"#, options: .regularExpression).map {
                     String(made.html[$0].dropFirst(16).prefix(10))
@@ -231,7 +234,24 @@ struct PortalCoachTests {
             let second = try await browser.post("/invites", [("note", "")])
             let inviteID = try #require(
                 try await portal.coaching.invites(coach).first { $0.usedAt == nil }?.id.uuidString)
-            #expect(second.status == .ok)
+            #expect(second.status == .seeOther)
+            // Reloading the page the browser was sent to makes no other code.
+            let shown = try await browser.get("/clients")
+            #expect(shown.html.contains(#"<p class="code">"#))
+            let reloaded = try await browser.get("/clients")
+            #expect(!reloaded.html.contains(#"<p class="code">"#))
+            #expect(try await portal.coaching.invites(coach).filter { $0.usedAt == nil }.count == 1)
+            // A cookie naming another coach's invite, or made up, shows no code.
+            let other = try await portal.account("cora", kind: .coach)
+            let theirs = try await portal.coaching.createInvite(other, note: "", validDays: 0)
+            let planted = try await portal.client.execute(
+                uri: "/clients", method: .get,
+                headers: [
+                    .cookie:
+                        "__Host-spotter_session=\(browser.cookie!); __Host-spotter_new_invite=\(theirs.id.uuidString).\(theirs.code!)"
+                ])
+            #expect(planted.status == .ok)
+            #expect(!String(buffer: planted.body).contains(theirs.code!))
             let revoked = try await browser.post("/invites/\(inviteID)/revoke")
             #expect(revoked.location == "/clients")
             #expect(try await browser.post("/invites/\(inviteID)/revoke").status == .notFound)

@@ -124,8 +124,8 @@ struct PortalSessionTests {
             }
             #expect(try await portal.database.count(invites, [coach.tenantID.rawValue]) == 0)
             let made = try await browser.post("/invites", [("note", "for Lena")])
-            #expect(made.status == .ok)
-            #expect(made.html.contains("New invite"))
+            #expect(made.status == .seeOther)
+            #expect(try await browser.get("/clients").html.contains("New invite"))
             #expect(try await portal.database.count(invites, [coach.tenantID.rawValue]) == 1)
             // The token is the session's: another session's does not pass.
             let other = try await portal.signedIn("carla")

@@ -109,11 +109,13 @@ public struct PortalPage: Sendable {
     public func count(_ text: String) -> Int { html.components(separatedBy: text).count - 1 }
 }
 
-/// A cookie jar for the one cookie the portal sets, and the CSRF token of the last page seen.
+/// A cookie jar for the portal's cookies, and the CSRF token of the last page seen.
 public final class Browser: @unchecked Sendable {
     let client: any TestClientProtocol
     private let lock = NSLock()
     private var cookieValue: String?
+    /// Cookies other than the session's, by name.
+    private var others: [String: String] = [:]
     private var lastCSRF = ""
 
     public init(client: any TestClientProtocol) {
@@ -149,14 +151,25 @@ public final class Browser: @unchecked Sendable {
 
     private func send(_ path: String, method: HTTPRequest.Method, body: String?) async throws -> PortalPage {
         var headers: HTTPFields = [:]
-        if let cookie { headers[.cookie] = "__Host-spotter_session=\(cookie)" }
+        let sent = lock.withLock {
+            (cookieValue.map { ["__Host-spotter_session=\($0)"] } ?? [])
+                + others.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value)" }
+        }
+        if !sent.isEmpty { headers[.cookie] = sent.joined(separator: "; ") }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
         let response = try await client.execute(
             uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         let page = PortalPage(status: response.status, headers: response.headers, html: String(buffer: response.body))
-        if let line = page.sessionCookie {
-            let value = line.dropFirst("__Host-spotter_session=".count).prefix { $0 != ";" }
-            cookie = value.isEmpty ? nil : String(value)
+        for line in page.headers[values: .setCookie] {
+            let pair = line.prefix { $0 != ";" }
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let name = String(pair[..<equals])
+            let value = String(pair[pair.index(after: equals)...])
+            let kept = value.isEmpty || line.contains("Max-Age=0") ? nil : value
+            lock.withLock {
+                if name == "__Host-spotter_session" { cookieValue = kept } else { others[name] = kept }
+            }
         }
         if let range = page.html.range(of: #"name="_csrf" value="([^"]*)""#, options: .regularExpression) {
             let token = page.html[range].dropFirst(#"name="_csrf" value=""#.count).dropLast()
