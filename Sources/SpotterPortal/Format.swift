@@ -28,12 +28,6 @@ struct Format: Sendable {
         return day(date) + ", " + Self.twoDigits(parts.hour ?? 0) + ":" + Self.twoDigits(parts.minute ?? 0)
     }
 
-    /// `2026-11-23`, for date inputs.
-    func isoDay(_ date: Date) -> String {
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return "\(parts.year ?? 0)-\(Self.twoDigits(parts.month ?? 0))-\(Self.twoDigits(parts.day ?? 0))"
-    }
-
     // Dates are written out here, not by DateFormatter: creating one costs about 100 µs (ICU), and
     // a page of 200 clients showed that in its profile. The names are English, as the pages are.
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
@@ -41,19 +35,22 @@ struct Format: Sendable {
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
 
-    /// The start of the local day `text` (`YYYY-MM-DD`), or of the day after it (`end`).
+    /// The start of the local day `text` (`YYYY-MM-DD`), or of the day after it (`end`). The text is
+    /// read as the API reads a date (`ProgramSchedule.date`: midnight UTC of that date); the day
+    /// starts here in the viewer's time zone.
     func date(_ text: String, end: Bool = false) -> Date? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        let components = DateComponents(year: year, month: month, day: day)
-        guard let start = calendar.date(from: components),
-            calendar.dateComponents([.year, .month, .day], from: start) == components
-        else { return nil }
+        guard let utcDay = try? ProgramSchedule.date(text, field: "date") else { return nil }
+        guard let start = calendar.date(from: Self.utc.dateComponents([.year, .month, .day], from: utcDay)) else {
+            return nil
+        }
         return end ? calendar.date(byAdding: .day, value: 1, to: start) : start
     }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        return calendar
+    }()
 
     /// `102.5 kg`; bodyweight sets say so.
     func weight(_ mass: Mass?) -> String {

@@ -24,7 +24,7 @@ struct Pages: Sendable {
         func child(named field: String) -> Any? {
             switch field {
             case "title": title
-            case "nav": nav.map { $0 as Any } ?? false
+            case "nav": section(nav)
             case "csrf": csrf
             case "assetVersion": assetVersion
             case "page": page

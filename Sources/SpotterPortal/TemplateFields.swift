@@ -10,6 +10,9 @@ import Mustache
 // answers `false` (what a section of it needs: nothing to render) so that the lookup stops at the
 // row instead of reflecting over the page above it, once per row.
 
+/// An optional field as a lookup answers it: its value, or `false` when it has none.
+func section<Value>(_ value: Value?) -> Any { value.map { $0 as Any } ?? false }
+
 extension CoachRoutes.ClientsPage.Row: MustacheParent {
     func child(named field: String) -> Any? {
         switch field {
@@ -18,7 +21,7 @@ extension CoachRoutes.ClientsPage.Row: MustacheParent {
         case "lastWorkout": lastWorkout
         case "thisWeek": thisWeek
         case "inactive": inactive
-        case "newRecord": newRecord.map { $0 as Any } ?? false
+        case "newRecord": section(newRecord)
         default: nil
         }
     }
@@ -44,7 +47,7 @@ extension CoachRoutes.HistoryPage.Entry: MustacheParent {
         case "date": date
         case "name": name
         case "duration": duration
-        case "summary": summary.map { $0 as Any } ?? false
+        case "summary": section(summary)
         default: nil
         }
     }
@@ -116,7 +119,7 @@ extension PlanRoutes.TemplateEditor.Row: MustacheParent {
         case "rest": rest
         case "notes": notes
         // Without an error of its own a row must not show the page's error (`{{#error}}`) again.
-        case "error": error.map { $0 as Any } ?? false
+        case "error": section(error)
         case "first": first
         case "last": last
         default: nil

@@ -155,13 +155,7 @@ private struct PortalRow {
 
     /// A route with no RPC of its own: a coach's page about the owner that reads nothing of theirs.
     init(_ route: String, coachPage path: @escaping (Role, World) -> String) {
-        self.route = route
-        self.path = path
-        self.form = nil
-        self.expected = coachCall(needs: nil)
-        self.logs = { _ in nil }
-        self.visible = coachAndOwner
-        self.twin = { $0.randomized() }
+        self.init(route, path: path, form: nil, expected: coachCall(needs: nil), visible: coachAndOwner)
     }
 
     func send(_ browser: Browser, _ role: Role, _ world: World) async throws -> PortalPage {
