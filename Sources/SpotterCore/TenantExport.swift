@@ -7,7 +7,8 @@ public struct TenantExport: Sendable, Equatable, Codable {
     /// Always `spotter-export`.
     public var format = "spotter-export"
     /// Raised when the document's shape changes incompatibly.
-    public var version = 1
+    public var version = Self.currentVersion
+    public static let currentVersion = 1
     public var exportedAt: Date
     public var profile: Profile
     public var sessions: [SessionInfo]
@@ -39,6 +40,65 @@ public struct TenantExport: Sendable, Equatable, Codable {
         self.templates = templates
         self.workouts = workouts
         self.coaching = coaching
+    }
+}
+
+extension TenantExport {
+    /// The document's JSON: sorted snake_case keys, instants in ISO 8601 UTC to the microsecond
+    /// (`2026-03-05T17:30:00.123456Z`; whole seconds without a fraction), so an import restores
+    /// a start time exactly.
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Self.instant(date))
+        }
+        return encoder
+    }
+
+    /// Reads what `encoder` writes, and exports from before instants had fractions.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Self.instant(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "\"\(text)\" is not an ISO 8601 UTC time like 2026-03-05T17:30:00Z")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    static func instant(_ date: Date) -> String {
+        let micros = UnixMicros.of(date)
+        let (seconds, fraction) = micros.quotientAndRemainder(dividingBy: 1_000_000)
+        let whole = fraction < 0 ? seconds - 1 : seconds
+        let text = Date(timeIntervalSince1970: TimeInterval(whole)).formatted(.iso8601)
+        let remainder = fraction < 0 ? fraction + 1_000_000 : fraction
+        guard remainder != 0 else { return text }
+        let digits = String(remainder)
+        return String(text.dropLast()) + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+    }
+
+    static func instant(_ text: String) -> Date? {
+        guard text.hasSuffix("Z") else { return nil }
+        var main = text.dropLast()
+        var micros: Int64 = 0
+        if let dot = main.firstIndex(of: ".") {
+            let digits = main[main.index(after: dot)...]
+            guard (1...9).contains(digits.count), digits.allSatisfy(\.isASCII), let value = Int64(digits.prefix(6)) else {
+                return nil
+            }
+            micros = value * Int64(pow(10, Double(6 - min(digits.count, 6))))
+            main = main[..<dot]
+        }
+        guard let seconds = try? Date(String(main) + "Z", strategy: .iso8601) else { return nil }
+        return Date(timeIntervalSince1970: seconds.timeIntervalSince1970 + TimeInterval(micros) / 1_000_000)
     }
 }
 

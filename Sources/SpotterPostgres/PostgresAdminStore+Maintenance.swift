@@ -224,42 +224,12 @@ extension PostgresAdminStore: AdminMaintenanceStore {
     }
 
     public func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport? {
-        guard let detail = try await accountDetail(tenant, now: now) else { return nil }
-        let (emails, training, coaching) = try await change(audit) { connection in
-            let emails = try await connection.query(
-                """
-                SELECT kind, recipient, subject, status, created_at, sent_at
-                FROM email_outbox WHERE tenant_id = $1 ORDER BY created_at
-                """,
-                [tenant.rawValue]
-            ).map { row in
-                ExportedEmail(
-                    kind: try row.decode("kind"),
-                    recipient: try row.decode("recipient"),
-                    subject: try row.decode("subject"),
-                    status: try row.decode("status"),
-                    createdAt: try row.decode("created_at"),
-                    sentAt: try row.decode("sent_at")
-                )
-            }
-            // The names of the tenant's coaches, clients and commenters come from
-            // spotter_linked_parties(), which answers for the transaction's tenant.
+        try await change(audit) { connection in
             try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
-            return (
-                emails, try await TrainingExportSQL.load(tenant, connection),
-                try await CoachingExportSQL.load(tenant, connection)
-            )
+            guard var document = try await ExportSQL.header(tenant, now: now, connection) else { return nil }
+            document.workouts = try await WorkoutSQL.load(tenant, only: nil, connection).map(ExportedWorkout.init)
+            return document
         }
-        return TenantExport(
-            exportedAt: now,
-            profile: detail.profile,
-            sessions: detail.sessions,
-            emails: emails,
-            exercises: training.exercises,
-            templates: training.templates,
-            workouts: training.workouts,
-            coaching: coaching
-        )
     }
 
     public func feedback(open: Bool?, limit: Int) async throws -> [Feedback] {

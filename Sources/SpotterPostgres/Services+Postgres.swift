@@ -9,6 +9,7 @@ extension TrainingServices {
             workoutStore: PostgresWorkoutStore(database: database),
             templateStore: PostgresTemplateStore(database: database),
             progressStore: PostgresProgressStore(database: database),
+            transferStore: PostgresTransferStore(database: database),
             contexts: PostgresProfileStore(database: database),
             now: now
         )

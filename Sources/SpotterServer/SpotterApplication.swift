@@ -123,6 +123,7 @@ public struct SpotterApplication: Sendable {
                 WorkoutHandler(workouts: training.workouts),
                 TemplateHandler(templates: training.templates),
                 ProgressHandler(progress: training.progress),
+                TransferHandler(transfer: training.transfer),
                 CoachingHandler(coaching: coaching),
                 CoachHandler(coaching: coaching),
                 ProgramHandler(coaching: coaching),
@@ -213,7 +214,8 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.AuthService", "spotter.v1.AccountService", "spotter.v1.FeedbackService",
         "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
-        "spotter.v1.ProgramService", "spotter.v1.SyncService", "grpc.health.v1.Health",
+        "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
+        "grpc.health.v1.Health",
     ]
 
     /// Runs until SIGINT or SIGTERM, then closes the pool.

@@ -2,26 +2,39 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 
-/// `spotterctl export`: one tenant's complete data as JSON.
+/// `spotterctl export`: one tenant's complete data as JSON, or its sets as CSV.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Writes one tenant's complete data as JSON to a file or standard output.",
+        abstract: "Writes one tenant's complete data as JSON (or its workouts as CSV) to a file or standard output.",
         discussion: """
-            Profile, sessions, e-mails sent, custom exercises, templates and every workout with its sets \
-            (weights in kilograms). No secrets are exported: no password hash, tokens or e-mail bodies. \
-            The export is audited.
+            JSON: profile, sessions, e-mails sent, custom exercises, templates, every workout with its sets \
+            (weights in kilograms) and coaching data: the same document a lifter's own ExportAccount call \
+            streams. CSV: one row per set, the columns of README "Export and import". No secrets are \
+            exported: no password hash, tokens or e-mail bodies. The export is audited.
             """
     )
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, csv
+    }
+
     @OptionGroup var change: AccountChange
+    @Option(help: "json (default) or csv.") var format: Format = .json
     @Option(help: "File to write (created with mode 0600); default: standard output.") var output: String?
 
     func run() async throws {
         try await runCommand {
             try await CommandContext.with(change.options) { context in
                 let export = try await context.admin.export(change.account, actor: context.actor, reason: change.reason)
-                guard let output else { return try Output.json(export) }
-                let data = try Output.encode(export)
+                let data: Data
+                switch format {
+                case .json:
+                    data = try TenantExport.encoder(pretty: true).encode(export) + Data("\n".utf8)
+                case .csv:
+                    let writer = ExportCSV(timeZone: TimeZone(identifier: export.profile.timeZone) ?? .gmt)
+                    data = Data((ExportCSV.header + export.workouts.map(writer.rows).joined()).utf8)
+                }
+                guard let output else { return FileHandle.standardOutput.write(data) }
                 guard
                     FileManager.default.createFile(
                         atPath: output, contents: data, attributes: [.posixPermissions: 0o600])

@@ -7,12 +7,14 @@ public struct TrainingServices: Sendable {
     public let workouts: WorkoutService
     public let templates: TemplateService
     public let progress: ProgressService
+    public let transfer: TransferService
 
     public init(
         exerciseStore: any ExerciseStore,
         workoutStore: any WorkoutStore,
         templateStore: any TemplateStore,
         progressStore: any ProgressStore,
+        transferStore: any TransferStore,
         contexts: any TenantContextStore,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -20,5 +22,7 @@ public struct TrainingServices: Sendable {
         workouts = WorkoutService(store: workoutStore, templates: templateStore, now: now)
         templates = TemplateService(store: templateStore, now: now)
         progress = ProgressService(store: progressStore, exercises: exerciseStore, contexts: contexts, now: now)
+        transfer = TransferService(
+            store: transferStore, exercises: exercises, templates: templates, contexts: contexts, now: now)
     }
 }

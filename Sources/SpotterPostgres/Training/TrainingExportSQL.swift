@@ -2,26 +2,81 @@ import Foundation
 import Postgres
 import SpotterCore
 
-/// A tenant's training data in bulk, for `spotterctl export` (runs as the admin role, so every
-/// statement names the tenant).
-enum TrainingExportSQL {
-    static func load(_ tenant: TenantID, _ connection: PostgresConnection) async throws
-        -> (exercises: [Exercise], templates: [ExportedTemplate], workouts: [ExportedWorkout])
+/// A tenant's whole export document in bulk. Every statement names the tenant, so the same SQL
+/// serves `spotterctl export` (the admin role) and the tenant's own `ExportAccount` (under
+/// row-level security).
+enum ExportSQL {
+    /// The document without its workouts; `nil` when the tenant does not exist. The caller has set
+    /// `spotter.tenant_id` (the names of coaches, clients and commenters come from
+    /// `spotter_linked_parties()`, which answers for the transaction's tenant).
+    static func header(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws
+        -> TenantExport?
     {
+        let id = [tenant.rawValue]
+        guard
+            let profileRow = try await connection.query(
+                PostgresProfileStore.selectProfile + " WHERE t.tenant_id = $1", id
+            ).single
+        else { return nil }
+        let sessions = try await connection.query(
+            """
+            SELECT session_id, device_label, created_at, last_used_at, expires_at
+            FROM sessions
+            WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
+            ORDER BY created_at DESC
+            """,
+            [tenant.rawValue, now]
+        ).map(SessionSQL.decodeInfo)
+        let emails = try await connection.query(
+            """
+            SELECT kind, recipient, subject, status, created_at, sent_at
+            FROM email_outbox WHERE tenant_id = $1 ORDER BY created_at
+            """,
+            id
+        ).map { row in
+            ExportedEmail(
+                kind: try row.decode("kind"),
+                recipient: try row.decode("recipient"),
+                subject: try row.decode("subject"),
+                status: try row.decode("status"),
+                createdAt: try row.decode("created_at"),
+                sentAt: try row.decode("sent_at")
+            )
+        }
         let exercises = try await connection.query(
-            ExerciseSQL.custom + " WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY lower(name), exercise_id",
-            [tenant.rawValue]
+            ExerciseSQL.custom + " WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY lower(name), exercise_id", id
         ).map(ExerciseSQL.decode)
-
         let templateRows = try await connection.query(
-            PostgresTemplateStore.select + " WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at",
-            [tenant.rawValue]
-        )
+            PostgresTemplateStore.select + " WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at", id)
         let items = try await PostgresTemplateStore.items(
             tenant, try templateRows.map { try $0.decode("template_id") as UUID }, connection)
         let templates = try templateRows.map { ExportedTemplate(try PostgresTemplateStore.decode($0, items: items)) }
+        return TenantExport(
+            exportedAt: now,
+            profile: try PostgresProfileStore.decodeProfile(profileRow),
+            sessions: sessions,
+            emails: emails,
+            exercises: exercises,
+            templates: templates,
+            coaching: try await CoachingExportSQL.load(tenant, connection)
+        )
+    }
 
-        let workouts = try await WorkoutSQL.load(tenant, only: nil, connection)
-        return (exercises, templates, workouts.map(ExportedWorkout.init))
+    /// Live workouts with every set, oldest first, after `cursor`: four statements a page.
+    static func workouts(
+        _ tenant: TenantID, after cursor: HistoryCursor?, limit: Int, _ connection: PostgresConnection
+    ) async throws -> [ExportedWorkout] {
+        let ids = try await connection.query(
+            """
+            SELECT workout_id FROM workouts
+            WHERE tenant_id = $1 AND deleted_at IS NULL
+              AND ($2::timestamptz IS NULL OR (started_at, workout_id) > ($2, $3::uuid))
+            ORDER BY started_at, workout_id
+            LIMIT $4
+            """,
+            [tenant.rawValue, cursor?.startedAt, cursor?.id.rawValue, limit]
+        ).map { WorkoutID(rawValue: try $0.decode("workout_id")) }
+        guard !ids.isEmpty else { return [] }
+        return try await WorkoutSQL.load(tenant, only: ids, connection).map(ExportedWorkout.init)
     }
 }

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Matches the exercise names other apps write to the catalog and the lifter's own exercises,
+/// creating a custom exercise for a name nothing matches. The rules, in order (README "Export and
+/// import"):
+/// 1. the same name, ignoring case, spaces and punctuation ("Pull Up" is "Pull-Up");
+/// 2. Strong's and Hevy's "Name (Equipment)": "Equipment Name" ("Curl (Barbell)" is "Barbell
+///    Curl"), then "Name" when that exercise uses the equipment ("Lat Pulldown (Cable)");
+/// 3. a few names those apps use for catalog lifts ("Squat (Barbell)" is "Barbell Back Squat").
+struct ExerciseResolver {
+    private var byKey: [String: Exercise] = [:]
+    private var ids: Set<ExerciseID> = []
+    /// Names of the custom exercises created while resolving, in order.
+    private(set) var created: [String] = []
+
+    /// Other apps' names for catalog exercises, by normalized key.
+    private static let aliases: [String: String] = [
+        "squatbarbell": "Barbell Back Squat",
+        "backsquatbarbell": "Barbell Back Squat",
+        "benchpressbarbell": "Barbell Bench Press",
+        "deadliftbarbell": "Barbell Deadlift",
+        "bentoverrowbarbell": "Barbell Row",
+        "overheadpressbarbell": "Overhead Press",
+        "strictmilitarypress": "Overhead Press",
+        "militarypress": "Overhead Press",
+        "hipthrustbarbell": "Barbell Hip Thrust",
+        "inclinebenchpressbarbell": "Incline Bench Press",
+        "benchpressdumbbell": "Dumbbell Bench Press",
+        "inclinebenchpressdumbbell": "Incline Dumbbell Press",
+        "shoulderpressdumbbell": "Dumbbell Shoulder Press",
+        "lateralraisedumbbell": "Lateral Raise",
+        "bicepcurldumbbell": "Dumbbell Curl",
+        "bicepcurlbarbell": "Barbell Curl",
+        "tricepspushdowncable": "Triceps Pushdown",
+        "triceppushdown": "Triceps Pushdown",
+        "legpressmachine": "Leg Press",
+        "legextensionmachine": "Leg Extension",
+        "seatedrowcable": "Seated Cable Row",
+        "pullupassisted": "Assisted Pull-Up",
+    ]
+
+    init(index: [Exercise]) {
+        for exercise in index { add(exercise) }
+    }
+
+    func has(_ id: ExerciseID) -> Bool { ids.contains(id) }
+
+    mutating func add(_ exercise: Exercise) {
+        ids.insert(exercise.id)
+        let key = Self.key(exercise.name)
+        // A custom exercise named like a catalog one does not hide it.
+        if byKey[key] == nil || byKey[key]?.custom != nil && exercise.custom == nil { byKey[key] = exercise }
+    }
+
+    /// The exercise an entry names: its own id when the account has it, else by name, else a
+    /// new custom exercise (its id derived from the name, so a second import finds it).
+    mutating func resolve(_ entry: ImportedWorkout.Entry, principal: Principal, exercises: ExerciseService)
+        async throws -> ExerciseID
+    {
+        if let id = entry.exerciseID, has(id) { return id }
+        if let match = match(entry.name) { return match.id }
+        let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id: ExerciseID = TransferService.derivedID(principal, "exercise", Self.key(name))
+        let draft = ExerciseDraft(
+            name: name.isEmpty ? "Imported exercise" : String(name.prefix(100)), category: .isolation,
+            muscleGroup: .fullBody, equipment: Self.equipment(in: name) ?? .other,
+            instructions: "Created by an import.")
+        let exercise: Exercise
+        do {
+            exercise = try await exercises.get(principal, id.description)
+        } catch SpotterError.notFound {
+            do {
+                exercise = try await exercises.create(principal, id: id.description, draft)
+            } catch SpotterError.alreadyExists {
+                // The lifter deleted the one an earlier import created: make a new one.
+                exercise = try await exercises.create(principal, id: "", draft)
+            }
+            created.append(exercise.name)
+        }
+        add(exercise)
+        byKey[Self.key(name)] = exercise
+        return exercise.id
+    }
+
+    func match(_ name: String) -> Exercise? {
+        let key = Self.key(name)
+        if let exercise = byKey[key] { return exercise }
+        if let (base, equipmentText) = Self.splitEquipment(name) {
+            if let exercise = byKey[Self.key(equipmentText + " " + base)] { return exercise }
+            if let exercise = byKey[Self.key(base)], exercise.equipment == Self.equipment(in: name) {
+                return exercise
+            }
+        }
+        if let alias = Self.aliases[key] { return byKey[Self.key(alias)] }
+        return nil
+    }
+
+    /// Lower-case letters and digits only.
+    static func key(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+    }
+
+    /// "Bench Press (Barbell)" → ("Bench Press", "Barbell").
+    private static func splitEquipment(_ name: String) -> (String, String)? {
+        guard name.hasSuffix(")"), let open = name.lastIndex(of: "(") else { return nil }
+        let base = name[..<open].trimmingCharacters(in: .whitespaces)
+        let inside = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        return base.isEmpty ? nil : (base, String(inside))
+    }
+
+    /// The equipment a "Name (Equipment)" names.
+    static func equipment(in name: String) -> Equipment? {
+        guard let (_, text) = splitEquipment(name) else { return nil }
+        switch key(text) {
+        case "barbell", "ezbar", "trapbar": return .barbell
+        case "dumbbell": return .dumbbell
+        case "machine", "smithmachine", "plateloaded": return .machine
+        case "cable": return .cable
+        case "bodyweight", "weightedbodyweight", "assistedbodyweight", "assisted": return .bodyweight
+        case "kettlebell": return .kettlebell
+        case "band", "resistanceband": return .band
+        default: return .other
+        }
+    }
+}

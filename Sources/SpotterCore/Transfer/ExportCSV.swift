@@ -1,0 +1,51 @@
+import Foundation
+
+/// The CSV export: one row per set, RFC 4180 (CRLF, quotes only where needed), UTF-8. The columns
+/// are documented in README "Export and import".
+public struct ExportCSV: Sendable {
+    public static let columns = [
+        "date", "started_at", "workout_id", "workout_name", "duration_seconds", "workout_notes",
+        "exercise_index", "exercise_id", "exercise_name", "exercise_notes", "set_index", "set_type", "reps",
+        "weight_kg", "weight_lb", "rpe", "rest_seconds", "set_note",
+    ]
+    public static let header = CSV.record(columns)
+
+    /// The zone of the `date` column (the lifter's).
+    public var timeZone: TimeZone
+
+    public init(timeZone: TimeZone) {
+        self.timeZone = timeZone
+    }
+
+    /// Every set of `workout`, one record each.
+    public func rows(_ workout: ExportedWorkout) -> String {
+        let date = Self.wallClock(workout.startedAt, timeZone)
+        let started = TenantExport.instant(workout.startedAt)
+        var text = ""
+        for (exerciseIndex, exercise) in workout.exercises.enumerated() {
+            for (setIndex, set) in exercise.sets.enumerated() {
+                let mass = set.weightKg.map { Mass(kilograms: $0) }
+                text += CSV.record([
+                    date, started, workout.id.description, workout.name, String(workout.durationSeconds), workout.notes,
+                    String(exerciseIndex + 1), exercise.exerciseID.description, exercise.exerciseName, exercise.notes,
+                    String(setIndex + 1), set.type.rawValue, String(set.reps),
+                    mass.map { "\($0.value(in: .kg))" } ?? "", mass.map { "\($0.value(in: .lb))" } ?? "",
+                    set.rpe.map { "\($0)" } ?? "", set.restSeconds.map(String.init) ?? "", set.note,
+                ])
+            }
+        }
+        return text
+    }
+
+    /// `2026-03-05 18:30:00` in `timeZone`: what spreadsheets read as a date and time.
+    static func wallClock(_ date: Date, _ timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String {
+            let value = value ?? 0
+            return value < 10 ? "0\(value)" : "\(value)"
+        }
+        return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second))"
+    }
+}

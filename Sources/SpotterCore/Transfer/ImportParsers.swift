@@ -1,0 +1,319 @@
+import Foundation
+
+/// Reads Strong's and Hevy's CSV exports into workouts. Their timestamps carry no zone: they are
+/// read in the lifter's time zone. Rows are grouped into workouts by start and name, and into
+/// exercises by consecutive rows naming the same exercise, keeping the file's order.
+struct CSVWorkoutReader {
+    var timeZone: TimeZone
+    /// The unit of weights when the file does not say.
+    var unit: WeightUnit
+
+    private var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    // MARK: Strong
+
+    /// Strong's "Export Data": `Date, Workout Name, Duration, Exercise Name, Set Order, Weight,
+    /// Reps, Distance, Seconds, Notes, Workout Notes, RPE` (comma-separated), or the older
+    /// semicolon-separated layout with `Weight Unit`, `Distance Unit` and `Workout Duration`.
+    func strong(_ text: String) throws(SpotterError) -> ImportedFile {
+        let table = try CSVTable(text, file: "Strong")
+        try table.require(["date", "workout name", "exercise name", "set order", "weight", "reps"], file: "Strong")
+        var builder = WorkoutBuilder()
+        for (index, row) in table.rows.enumerated() {
+            let line = index + 2
+            let dateText = table.value(row, "date")
+            guard let startedAt = localDate(dateText) else {
+                throw .invalid("data", "row \(line): Date \"\(dateText)\" is not a date and time like 2024-03-05 18:30:00")
+            }
+            let name = table.value(row, "workout name")
+            let duration = Self.duration(
+                table.has("duration") ? table.value(row, "duration") : table.value(row, "workout duration"))
+            let exercise = table.value(row, "exercise name")
+            let order = table.value(row, "set order")
+            let seconds = try number(table.value(row, "seconds"), "Seconds", line)
+            if order.lowercased() == "rest timer" {
+                builder.restTimer(seconds.map { Int($0) }, line: line)
+                continue
+            }
+            let type: SetType
+            switch order.uppercased() {
+            case "W": type = .warmUp
+            case "D": type = .drop
+            case "F": type = .failure
+            default:
+                guard Int(order) != nil else {
+                    throw .invalid("data", "row \(line): Set Order \"\(order)\" is not a set number, W, D or F")
+                }
+                type = .working
+            }
+            let unit: WeightUnit
+            if table.has("weight unit"), !table.value(row, "weight unit").isEmpty {
+                unit = try Self.unit(table.value(row, "weight unit"), line)
+            } else {
+                unit = self.unit
+            }
+            let distance = try number(table.value(row, "distance"), "Distance", line)
+            let set = try importedSet(
+                reps: table.value(row, "reps"), weight: table.value(row, "weight"), unit: unit,
+                rpe: table.value(row, "rpe"), note: table.value(row, "notes"), type: type, line: line,
+                timed: (seconds ?? 0) > 0 || (distance ?? 0) > 0)
+            builder.add(
+                workout: ImportedWorkout(
+                    key: Self.key(startedAt, name), name: name, startedAt: startedAt, durationSeconds: duration,
+                    notes: table.value(row, "workout notes"), entries: []),
+                exercise: exercise, exerciseNotes: "", set: set, rowText: row, line: line)
+        }
+        return builder.file
+    }
+
+    // MARK: Hevy
+
+    /// Hevy's "Export Workouts": `title, start_time, end_time, description, exercise_title,
+    /// superset_id, exercise_notes, set_index, set_type, weight_kg | weight_lbs, reps,
+    /// distance_km | distance_miles, duration_seconds, rpe`.
+    func hevy(_ text: String) throws(SpotterError) -> ImportedFile {
+        let table = try CSVTable(text, file: "Hevy")
+        try table.require(["title", "start_time", "end_time", "exercise_title", "set_type", "reps"], file: "Hevy")
+        let weightColumn: String
+        let unit: WeightUnit
+        if table.has("weight_kg") {
+            (weightColumn, unit) = ("weight_kg", .kg)
+        } else if table.has("weight_lbs") {
+            (weightColumn, unit) = ("weight_lbs", .lb)
+        } else {
+            throw .invalid("data", "is not a Hevy CSV export: the header has neither \"weight_kg\" nor \"weight_lbs\"")
+        }
+        let distanceColumn = table.has("distance_km") ? "distance_km" : "distance_miles"
+        var builder = WorkoutBuilder()
+        for (index, row) in table.rows.enumerated() {
+            let line = index + 2
+            let startText = table.value(row, "start_time")
+            guard let startedAt = localDate(startText) else {
+                throw .invalid("data", "row \(line): start_time \"\(startText)\" is not a date and time like \"5 Mar 2024, 18:30\"")
+            }
+            let endedAt = localDate(table.value(row, "end_time"))
+            let duration = endedAt.map { max(0, min(86_400, Int($0.timeIntervalSince(startedAt)))) } ?? 0
+            let typeText = table.value(row, "set_type").lowercased()
+            let type: SetType
+            switch typeText {
+            case "normal", "": type = .working
+            case "warmup", "warm_up", "warm-up": type = .warmUp
+            case "dropset", "drop": type = .drop
+            case "failure": type = .failure
+            default:
+                throw .invalid("data", "row \(line): set_type \"\(typeText)\" is not normal, warmup, dropset or failure")
+            }
+            let seconds = try number(table.value(row, "duration_seconds"), "duration_seconds", line)
+            let distance = try number(table.value(row, distanceColumn), distanceColumn, line)
+            let timed = (seconds ?? 0) > 0 || (distance ?? 0) > 0
+            let set = try importedSet(
+                reps: table.value(row, "reps"), weight: table.value(row, weightColumn), unit: unit,
+                rpe: table.value(row, "rpe"), note: "", type: type, line: line, timed: timed)
+            let name = table.value(row, "title")
+            builder.add(
+                workout: ImportedWorkout(
+                    key: Self.key(startedAt, name), name: name, startedAt: startedAt, durationSeconds: duration,
+                    notes: table.value(row, "description"), entries: []),
+                exercise: table.value(row, "exercise_title"), exerciseNotes: table.value(row, "exercise_notes"),
+                set: set, rowText: row, line: line)
+        }
+        return builder.file
+    }
+
+    // MARK: Fields
+
+    /// The same start and name is the same workout, whichever app exported it.
+    static func key(_ startedAt: Date, _ name: String) -> String {
+        "\(UnixMicros.of(startedAt))|\(name)"
+    }
+
+    /// A set, or `nil` (with the reason) when Spotter cannot store it: timed and distance-only
+    /// sets have no reps.
+    private func importedSet(
+        reps: String, weight: String, unit: WeightUnit, rpe: String, note: String, type: SetType, line: Int,
+        timed: Bool
+    ) throws(SpotterError) -> Result<ImportedSet, SkipReason> {
+        let repsValue = try number(reps, "reps", line)
+        guard let repsValue, repsValue > 0 else {
+            return .failure(
+                SkipReason(
+                    line: line,
+                    reason: timed
+                        ? "a timed or distance set (Spotter stores sets with reps)" : "a set without reps"))
+        }
+        guard repsValue == repsValue.rounded(), repsValue <= 10_000 else {
+            throw .invalid("data", "row \(line): reps \"\(reps)\" is not a whole number of repetitions")
+        }
+        var mass: Mass?
+        if let value = try number(weight, "weight", line), value > 0 {
+            guard let decimal = Decimal(exactly: value), decimal <= 10_000 else {
+                throw .invalid("data", "row \(line): weight \"\(weight)\" is too heavy")
+            }
+            mass = Mass(decimal.rounded(scale: 2), unit)
+        }
+        var rpeValue: Decimal?
+        if let value = try number(rpe, "RPE", line) {
+            guard value >= 1, value <= 10 else {
+                throw .invalid("data", "row \(line): RPE \"\(rpe)\" is not between 1 and 10")
+            }
+            // Spotter keeps RPE in half steps.
+            rpeValue = Decimal(exactly: (value * 2).rounded() / 2)
+        }
+        return .success(
+            ImportedSet(
+                reps: Int(repsValue), weight: mass, unit: unit, rpe: rpeValue, restSeconds: nil, note: note,
+                type: type))
+    }
+
+    /// A decimal number (`.` or, in semicolon files, `,` as the separator); `nil` when empty.
+    private func number(_ text: String, _ column: String, _ line: Int) throws(SpotterError) -> Double? {
+        guard !text.isEmpty else { return nil }
+        let normalized = text.contains(".") ? text : text.replacingOccurrences(of: ",", with: ".")
+        guard let value = Double(normalized), value.isFinite, value >= 0 else {
+            throw .invalid("data", "row \(line): \(column) \"\(text)\" is not a number of at least 0")
+        }
+        return value
+    }
+
+    private static func unit(_ text: String, _ line: Int) throws(SpotterError) -> WeightUnit {
+        switch text.lowercased() {
+        case "kg", "kgs": return .kg
+        case "lb", "lbs": return .lb
+        default: throw .invalid("data", "row \(line): Weight Unit \"\(text)\" is not kg or lbs")
+        }
+    }
+
+    /// `1h 5m`, `45m`, `30s`, `1:05:00` or a number of seconds; 0 when unreadable.
+    static func duration(_ text: String) -> Int {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let seconds = Int(text) { return min(max(seconds, 0), 86_400) }
+        let clock = text.split(separator: ":").compactMap { Int($0) }
+        if clock.count >= 2, clock.count == text.split(separator: ":").count {
+            return min(clock.reduce(0) { $0 * 60 + $1 } * (clock.count == 2 ? 60 : 1), 86_400)
+        }
+        var total = 0
+        var digits = ""
+        for character in text {
+            if character.isNumber {
+                digits.append(character)
+            } else if let value = Int(digits) {
+                switch character {
+                case "h": total += value * 3600
+                case "m": total += value * 60
+                case "s": total += value
+                default: continue
+                }
+                digits = ""
+            }
+        }
+        return min(total, 86_400)
+    }
+
+    private static let months = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
+
+    /// A wall-clock time in the lifter's zone: `2024-03-05 18:30[:00]` (optionally `T`-separated,
+    /// 12-hour with AM/PM) or Hevy's `5 Mar 2024, 18:30`.
+    func localDate(_ text: String) -> Date? {
+        // Strong writes a narrow no-break space before AM/PM.
+        let cleaned = text.replacingOccurrences(of: "\u{202F}", with: " ").replacingOccurrences(of: ",", with: " ")
+            .replacingOccurrences(of: "T", with: " ")
+        let words = cleaned.split(separator: " ").map(String.init)
+        guard words.count >= 2 else { return nil }
+        var components = DateComponents()
+        var rest: ArraySlice<String>
+        let dateParts = words[0].split(separator: "-").compactMap { Int($0) }
+        if dateParts.count == 3, words[0].split(separator: "-").count == 3 {
+            (components.year, components.month, components.day) = (dateParts[0], dateParts[1], dateParts[2])
+            rest = words[1...]
+        } else if words.count >= 4, let day = Int(words[0]),
+            let month = Self.months.firstIndex(of: String(words[1].prefix(3)).lowercased()), let year = Int(words[2])
+        {
+            (components.year, components.month, components.day) = (year, month + 1, day)
+            rest = words[3...]
+        } else {
+            return nil
+        }
+        guard let clock = rest.first else { return nil }
+        let time = clock.split(separator: ":").map { Int($0) }
+        guard (2...3).contains(time.count), let hour = time[0], let minute = time[1], time.allSatisfy({ $0 != nil })
+        else { return nil }
+        var hour24 = hour
+        if let marker = rest.dropFirst().first?.uppercased() {
+            guard marker == "AM" || marker == "PM", (1...12).contains(hour) else { return nil }
+            hour24 = hour % 12 + (marker == "PM" ? 12 : 0)
+        }
+        guard (0...23).contains(hour24), (0...59).contains(minute), let year = components.year, year >= 1970,
+            (1...12).contains(components.month ?? 0), (1...31).contains(components.day ?? 0)
+        else { return nil }
+        components.hour = hour24
+        components.minute = minute
+        components.second = time.count == 3 ? time[2]! : 0
+        guard let date = calendar.date(from: components),
+            calendar.component(.day, from: date) == components.day
+        else { return nil }
+        return date
+    }
+}
+
+/// Why a row was left out.
+struct SkipReason: Error {
+    var line: Int
+    var reason: String
+}
+
+/// Collects rows into workouts and exercises, dropping repeated rows.
+private struct WorkoutBuilder {
+    private(set) var file = ImportedFile(workouts: [])
+    private var indexByKey: [String: Int] = [:]
+    private var seenRows: [String: [[String]: Int]] = [:]
+    private var lastRestTarget: (workout: Int, entry: Int, set: Int)?
+
+    mutating func add(
+        workout: ImportedWorkout, exercise: String, exerciseNotes: String,
+        set result: Result<ImportedSet, SkipReason>, rowText: [String], line: Int
+    ) {
+        if let first = seenRows[workout.key, default: [:]][rowText] {
+            file.notes.append("row \(line) repeats row \(first) and was left out")
+            return
+        }
+        seenRows[workout.key, default: [:]][rowText] = line
+        let set: ImportedSet
+        switch result {
+        case .success(let value): set = value
+        case .failure(let skip):
+            file.notes.append("row \(skip.line) was left out: \(skip.reason)")
+            return
+        }
+        let index: Int
+        if let existing = indexByKey[workout.key] {
+            index = existing
+            if file.workouts[index].notes.isEmpty { file.workouts[index].notes = workout.notes }
+        } else {
+            index = file.workouts.count
+            indexByKey[workout.key] = index
+            file.workouts.append(workout)
+        }
+        if file.workouts[index].entries.last?.name != exercise {
+            file.workouts[index].entries.append(
+                ImportedWorkout.Entry(name: exercise, exerciseID: nil, notes: exerciseNotes, sets: []))
+        }
+        let entry = file.workouts[index].entries.count - 1
+        file.workouts[index].entries[entry].sets.append(set)
+        lastRestTarget = (index, entry, file.workouts[index].entries[entry].sets.count - 1)
+    }
+
+    /// Strong's "Rest Timer" row: the rest after the set before it.
+    mutating func restTimer(_ seconds: Int?, line: Int) {
+        guard let target = lastRestTarget, let seconds, seconds > 0 else {
+            file.notes.append("row \(line) (a rest timer with no set before it) was left out")
+            return
+        }
+        file.workouts[target.workout].entries[target.entry].sets[target.set].restSeconds = min(seconds, 3600)
+    }
+}

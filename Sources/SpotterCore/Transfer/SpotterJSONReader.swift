@@ -1,0 +1,69 @@
+import Foundation
+
+/// Reads a `spotter-export` document: its custom exercises, templates and workouts keep their
+/// ids (ids are per account), so importing an export into the account it came from adds
+/// nothing, and into a new account reproduces it.
+enum SpotterJSONReader {
+    static func read(_ data: Data) throws(SpotterError) -> ImportedFile {
+        struct Envelope: Decodable {
+            var format: String?
+            var version: Int?
+        }
+        let decoder = TenantExport.decoder()
+        guard let envelope = try? decoder.decode(Envelope.self, from: data) else {
+            throw .invalid("data", "is not a JSON object (expected a Spotter export)")
+        }
+        guard envelope.format == "spotter-export" else {
+            throw .invalid("data", "is not a Spotter export: \"format\" must be \"spotter-export\"")
+        }
+        guard let version = envelope.version, version <= TenantExport.currentVersion else {
+            throw .invalid(
+                "data", "is a Spotter export of version \(envelope.version.map(String.init) ?? "?"); this server reads up to version \(TenantExport.currentVersion)")
+        }
+        // Only what an import stores is read: the profile, sessions and coaching belong to the
+        // account the export came from.
+        struct Document: Decodable {
+            var exercises: [Exercise]?
+            var templates: [ExportedTemplate]?
+            var workouts: [ExportedWorkout]?
+        }
+        let document: Document
+        do {
+            document = try decoder.decode(Document.self, from: data)
+        } catch {
+            throw .invalid("data", "is not a readable Spotter export: \(Self.describe(error))")
+        }
+        let workouts = (document.workouts ?? []).map { workout in
+            ImportedWorkout(
+                key: workout.id.description, name: workout.name, startedAt: workout.startedAt,
+                durationSeconds: workout.durationSeconds, notes: workout.notes,
+                entries: workout.exercises.map { entry in
+                    ImportedWorkout.Entry(
+                        name: entry.exerciseName, exerciseID: entry.exerciseID, notes: entry.notes,
+                        sets: entry.sets.map { set in
+                            ImportedSet(
+                                reps: set.reps, weight: set.weightKg.map { Mass(kilograms: $0) }, unit: .kg,
+                                rpe: set.rpe, restSeconds: set.restSeconds, note: set.note, type: set.type)
+                        })
+                },
+                id: workout.id, templateID: workout.templateID)
+        }
+        return ImportedFile(workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [])
+    }
+
+    /// Where decoding failed, as a path of keys.
+    private static func describe(_ error: any Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context):
+            return "\(path(context)).\(key.stringValue) is missing".trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,314 @@
+import Crypto
+import Foundation
+
+/// What happened to one workout an import tried to store.
+public enum ImportOutcome: Sendable, Equatable {
+    case added
+    /// Stored before with the same content (an earlier import of the same file).
+    case unchanged
+    /// Its id is taken by a workout with other content.
+    case conflict
+}
+
+/// The lifter's data in bulk, under row-level security.
+public protocol TransferStore: Sendable {
+    /// The caller's export document without workouts.
+    func exportHeader(_ principal: Principal, now: Date) async throws -> TenantExport
+    /// Live workouts with their sets, oldest first, after `cursor`.
+    func exportWorkouts(_ principal: Principal, after cursor: HistoryCursor?, limit: Int) async throws
+        -> [ExportedWorkout]
+    /// The catalog and the caller's live custom exercises (archived ones too).
+    func exerciseIndex(_ principal: Principal) async throws -> [Exercise]
+    /// The caller's live templates.
+    func templateIDs(_ principal: Principal) async throws -> Set<TemplateID>
+    /// Stores each workout as `WorkoutStore.logWorkout` does, all in one transaction.
+    func logWorkouts(_ principal: Principal, _ workouts: [(WorkoutID, WorkoutContent)], now: Date) async throws
+        -> [ImportOutcome]
+}
+
+/// What an import did.
+public struct ImportReport: Sendable, Equatable {
+    public struct Skipped: Sendable, Equatable {
+        public var name: String
+        public var startedAt: Date
+        public var reason: String
+    }
+
+    public var workoutsAdded = 0
+    public var workoutsUnchanged = 0
+    public var setsAdded = 0
+    public var templatesAdded = 0
+    public var skipped: [Skipped] = []
+    public var exercisesCreated: [String] = []
+    public var notes: [String] = []
+}
+
+public enum ExportFormat: String, Sendable, CaseIterable {
+    case json, csv
+
+    public var mediaType: String { self == .json ? "application/json" : "text/csv" }
+}
+
+/// Export of the whole account, import from Strong, Hevy and Spotter's own export.
+public struct TransferService: Sendable {
+    /// Workouts read per page while exporting, and stored per transaction while importing.
+    public static let pageSize = 200
+    /// The largest file an import reads.
+    public static let maxImportBytes = 64 << 20
+
+    private let store: any TransferStore
+    private let exercises: ExerciseService
+    private let templates: TemplateService
+    private let contexts: any TenantContextStore
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: any TransferStore,
+        exercises: ExerciseService,
+        templates: TemplateService,
+        contexts: any TenantContextStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.exercises = exercises
+        self.templates = templates
+        self.contexts = contexts
+        self.now = now
+    }
+
+    // MARK: Export
+
+    /// The caller's account in `format`, handed to `emit` a page of workouts at a time.
+    public func export(_ principal: Principal, format: ExportFormat, emit: (Data) async throws -> Void)
+        async throws
+    {
+        let header = try await store.exportHeader(principal, now: now())
+        switch format {
+        case .json:
+            var document = try TenantExport.encoder().encode(header)
+            // Keys are sorted and "workouts" sorts last: the document ends `"workouts":[]}`.
+            let tail = Data(#""workouts":[]}"#.utf8)
+            precondition(document.suffix(tail.count) == tail, "the export document must end with its workouts")
+            document.removeLast(3)
+            try await emit(document)
+            var first = true
+            try await forEachPage(principal) { workouts in
+                var chunk = Data()
+                let encoder = TenantExport.encoder()
+                for workout in workouts {
+                    if !first { chunk.append(UInt8(ascii: ",")) }
+                    first = false
+                    chunk.append(try encoder.encode(workout))
+                }
+                try await emit(chunk)
+            }
+            try await emit(Data("]}\n".utf8))
+        case .csv:
+            let writer = ExportCSV(timeZone: TimeZone(identifier: header.profile.timeZone) ?? .gmt)
+            try await emit(Data(ExportCSV.header.utf8))
+            try await forEachPage(principal) { workouts in
+                try await emit(Data(workouts.map(writer.rows).joined().utf8))
+            }
+        }
+    }
+
+    private func forEachPage(_ principal: Principal, _ body: ([ExportedWorkout]) async throws -> Void)
+        async throws
+    {
+        var cursor: HistoryCursor?
+        while true {
+            let page = try await store.exportWorkouts(principal, after: cursor, limit: Self.pageSize)
+            guard let last = page.last else { return }
+            try await body(page)
+            cursor = HistoryCursor(startedAt: last.startedAt, id: last.id)
+            if page.count < Self.pageSize { return }
+        }
+    }
+
+    // MARK: Import
+
+    /// Reads `data` as `format` and stores what it holds. A file that cannot be read is
+    /// `invalidArgument` naming `data` (and the row) and stores nothing; otherwise each workout
+    /// is stored or reported.
+    public func importWorkouts(_ principal: Principal, format: ImportFormat?, unit: WeightUnit?, data: Data)
+        async throws -> ImportReport
+    {
+        guard let format else { throw SpotterError.invalid("format", "is required (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)") }
+        guard data.count <= Self.maxImportBytes else {
+            throw SpotterError.invalid("data", "must be at most \(Self.maxImportBytes >> 20) MiB")
+        }
+        guard !data.isEmpty else { throw SpotterError.invalid("data", "is empty") }
+        let context = try await principal.context(from: contexts)
+        let reader = CSVWorkoutReader(
+            timeZone: TimeZone(identifier: context.timeZone) ?? .gmt, unit: unit ?? context.unit)
+        let file: ImportedFile
+        switch format {
+        case .strongCSV: file = try reader.strong(try Self.text(data))
+        case .hevyCSV: file = try reader.hevy(try Self.text(data))
+        case .spotterJSON: file = try SpotterJSONReader.read(data)
+        }
+
+        var report = ImportReport(notes: file.notes)
+        var resolver = ExerciseResolver(index: try await store.exerciseIndex(principal))
+        // A Spotter export's own custom exercises keep their ids.
+        for exercise in file.customExercises where !resolver.has(exercise.id) {
+            do {
+                _ = try await exercises.create(principal, id: exercise.id.description, ExerciseDraft(exercise))
+                if exercise.custom?.archivedAt != nil {
+                    _ = try await exercises.archive(principal, id: exercise.id.description, archived: true)
+                }
+                resolver.add(exercise)
+                report.exercisesCreated.append(exercise.name)
+            } catch let error as SpotterError where error.isRefusal {
+                report.notes.append("custom exercise \"\(exercise.name)\" was not created: \(error.reason)")
+            }
+        }
+        var knownTemplates = try await store.templateIDs(principal)
+        for template in file.templates where !knownTemplates.contains(template.id) {
+            guard template.items.allSatisfy({ resolver.has($0.exerciseID) }) else {
+                report.notes.append("template \"\(template.name)\" was not created: it uses an exercise the file does not define")
+                continue
+            }
+            do {
+                _ = try await templates.create(principal, id: template.id.description, TemplateDraft(template))
+                if template.archivedAt != nil {
+                    _ = try await templates.archive(principal, id: template.id.description, archived: true)
+                }
+                knownTemplates.insert(template.id)
+                report.templatesAdded += 1
+            } catch let error as SpotterError where error.isRefusal {
+                report.notes.append("template \"\(template.name)\" was not created: \(error.reason)")
+            }
+        }
+
+        var batch: [(WorkoutID, WorkoutContent, ImportedWorkout)] = []
+        let now = now()
+        for (index, workout) in file.workouts.enumerated() {
+            var entries: [ExerciseID] = []
+            for entry in workout.entries {
+                entries.append(try await resolver.resolve(entry, principal: principal, exercises: exercises))
+            }
+            do {
+                var content = try workout.draft(exerciseIDs: entries).validated(now: now, prefix: "workouts[\(index)].")
+                // Weights are exact already: keep them to the microgram (a pound value converted
+                // once), not rounded to what a client may send.
+                for (entryIndex, entry) in workout.entries.enumerated() {
+                    for (setIndex, set) in entry.sets.enumerated() {
+                        content.exercises[entryIndex].sets[setIndex].weight = set.weight
+                    }
+                }
+                if let template = workout.templateID, knownTemplates.contains(template) {
+                    content.templateID = template
+                }
+                batch.append((workout.id ?? Self.derivedID(principal, "workout", workout.key), content, workout))
+            } catch {
+                report.skipped.append(.init(name: workout.name, startedAt: workout.startedAt, reason: error.reason))
+            }
+            if batch.count == Self.pageSize || index == file.workouts.count - 1 {
+                let outcomes = try await store.logWorkouts(principal, batch.map { ($0.0, $0.1) }, now: now)
+                for (item, outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .added:
+                        report.workoutsAdded += 1
+                        report.setsAdded += item.1.exercises.reduce(0) { $0 + $1.sets.count }
+                    case .unchanged: report.workoutsUnchanged += 1
+                    case .conflict:
+                        report.skipped.append(
+                            .init(
+                                name: item.2.name, startedAt: item.2.startedAt,
+                                reason: "a different workout with this start and name is already stored"))
+                    }
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        report.exercisesCreated += resolver.created
+        return report
+    }
+
+    private static func text(_ data: Data) throws(SpotterError) -> String {
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .invalid("data", "is not UTF-8 text (export the CSV again, or save it as UTF-8)")
+        }
+        return text
+    }
+
+    /// A stable id for something an import creates: the same key in the same account gives the
+    /// same id, so importing a file twice finds what the first import stored. Version 8 (custom)
+    /// UUIDs, so never a catalog id.
+    static func derivedID<ID: EntityID>(_ principal: Principal, _ kind: String, _ key: String) -> ID {
+        var bytes = Array(SHA256.hash(data: Array("spotter-import\0\(principal.tenantID)\0\(kind)\0\(key)".utf8)))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+        return ID(rawValue: uuid)
+    }
+}
+
+extension ImportedWorkout {
+    /// The workout as a client would send it, for the API's own validation.
+    func draft(exerciseIDs: [ExerciseID]) -> WorkoutDraft {
+        WorkoutDraft(
+            name: name, startedAt: startedAt, durationSeconds: durationSeconds, notes: notes, templateID: "",
+            exercises: zip(entries, exerciseIDs).map { entry, id in
+                WorkoutExerciseDraft(
+                    exerciseID: id.description, notes: entry.notes,
+                    sets: entry.sets.map { set in
+                        SetDraft(
+                            reps: set.reps,
+                            weight: set.weight.map { WeightDraft(value: $0.value(in: set.unit).doubleValue, unit: set.unit) },
+                            rpe: set.rpe?.doubleValue, restSeconds: set.restSeconds, note: set.note, type: set.type)
+                    })
+            })
+    }
+}
+
+extension ExerciseDraft {
+    init(_ exercise: Exercise) {
+        self.init(
+            name: exercise.name, category: exercise.category, muscleGroup: exercise.muscleGroup,
+            equipment: exercise.equipment, instructions: exercise.instructions)
+    }
+}
+
+extension TemplateDraft {
+    init(_ template: ExportedTemplate) {
+        self.init(
+            name: template.name, notes: template.notes,
+            items: template.items.map { item in
+                TemplateItemDraft(
+                    exerciseID: item.exerciseID.description, targetSets: item.targetSets, repsMin: item.repsMin,
+                    repsMax: item.repsMax, targetRPE: item.targetRPE?.doubleValue, restSeconds: item.restSeconds,
+                    notes: item.notes)
+            })
+    }
+}
+
+extension SpotterError {
+    /// A refusal of the input (as opposed to the database being away).
+    var isRefusal: Bool {
+        switch self {
+        case .invalidArgument, .alreadyExists, .failedPrecondition, .permissionDenied: true
+        default: false
+        }
+    }
+}
+
+extension Error {
+    /// The reason in words, as an import report lists it.
+    var reason: String {
+        guard let error = self as? SpotterError else { return String(describing: self) }
+        switch error {
+        case .invalidArgument(let violations): return violations.listed
+        case .alreadyExists(let field, let reason): return "\(field) \(reason)"
+        case .tooManyRequests(let message, _): return message
+        case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
+            .unauthenticated(let message), .unavailable(let message), .syncReset(let message):
+            return message
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `TransferStore` on PostgreSQL, under row-level security: the caller's own rows only.
+public struct PostgresTransferStore: TransferStore {
+    private let database: SpotterDatabase
+    private let workouts: PostgresWorkoutStore
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+        workouts = PostgresWorkoutStore(database: database)
+    }
+
+    public func exportHeader(_ principal: Principal, now: Date) async throws -> TenantExport {
+        try await database.withTenant(principal.tenantID) { connection in
+            guard let header = try await ExportSQL.header(principal.tenantID, now: now, connection) else {
+                throw SpotterError.notFound("account not found")
+            }
+            return header
+        }
+    }
+
+    public func exportWorkouts(_ principal: Principal, after cursor: HistoryCursor?, limit: Int) async throws
+        -> [ExportedWorkout]
+    {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await ExportSQL.workouts(principal.tenantID, after: cursor, limit: limit, connection)
+        }
+    }
+
+    public func exerciseIndex(_ principal: Principal) async throws -> [Exercise] {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(ExerciseSQL.all(tenant: "$1"), [principal.tenantID.rawValue])
+                .map(ExerciseSQL.decode)
+        }
+    }
+
+    public func templateIDs(_ principal: Principal) async throws -> Set<TemplateID> {
+        try await database.withTenant(principal.tenantID) { connection in
+            Set(
+                try await connection.query(
+                    "SELECT template_id FROM templates WHERE tenant_id = $1 AND deleted_at IS NULL",
+                    [principal.tenantID.rawValue]
+                ).map { TemplateID(rawValue: try $0.decode("template_id")) })
+        }
+    }
+
+    public func logWorkouts(_ principal: Principal, _ items: [(WorkoutID, WorkoutContent)], now: Date) async throws
+        -> [ImportOutcome]
+    {
+        // One transaction: each logWorkout below joins it.
+        try await database.withTenant(principal.tenantID) { _ in
+            var outcomes: [ImportOutcome] = []
+            outcomes.reserveCapacity(items.count)
+            for (id, content) in items {
+                do {
+                    let stored = try await workouts.logWorkout(principal, id, content, now: now)
+                    outcomes.append(stored.createdAt == now && stored.version == 1 ? .added : .unchanged)
+                } catch SpotterError.alreadyExists {
+                    outcomes.append(.conflict)
+                }
+            }
+            return outcomes
+        }
+    }
+}
