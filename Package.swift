@@ -223,6 +223,7 @@ let package = Package(
                 "Postgres", "SpotterCore", "SpotterPostgres", "SpotterTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            exclude: ["Imports"],
             swiftSettings: strict
         ),
         .testTarget(

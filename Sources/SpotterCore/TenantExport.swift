@@ -61,7 +61,13 @@ extension TenantExport {
     /// Reads what `encoder` writes, and exports from before instants had fractions.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // Not .convertFromSnakeCase: that reads `exercise_id` as `exerciseId`, while the property
+        // (and the key it was written from) is `exerciseID`.
+        decoder.keyDecodingStrategy = .custom { path in
+            let key = path[path.count - 1]
+            guard key.intValue == nil else { return key }
+            return ExportKey(camelCase(key.stringValue))
+        }
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
@@ -72,6 +78,28 @@ extension TenantExport {
             return date
         }
         return decoder
+    }
+
+    /// `exercise_id` → `exerciseID`, `target_rpe` → `targetRPE`: the inverse of the encoder's
+    /// snake case for Spotter's property names.
+    static func camelCase(_ snake: String) -> String {
+        let parts = snake.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count > 1 else { return snake }
+        return parts.enumerated().map { index, part in
+            if index == 0 { return String(part) }
+            switch part {
+            case "id", "rpe", "url", "uri": return part.uppercased()
+            default: return part.prefix(1).uppercased() + part.dropFirst()
+            }
+        }.joined()
+    }
+
+    private struct ExportKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     static func instant(_ date: Date) -> String {

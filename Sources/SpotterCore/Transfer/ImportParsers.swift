@@ -165,7 +165,7 @@ struct CSVWorkoutReader {
         }
         return .success(
             ImportedSet(
-                reps: Int(repsValue), weight: mass, unit: unit, rpe: rpeValue, restSeconds: nil, note: note,
+                reps: Int(repsValue), weight: mass, rpe: rpeValue, restSeconds: nil, note: note,
                 type: type))
     }
 

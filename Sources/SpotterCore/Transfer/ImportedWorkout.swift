@@ -31,12 +31,10 @@ struct ImportedWorkout: Sendable, Equatable {
     var templateID: TemplateID? = nil
 }
 
-/// A set read from a file: the weight already exact, in the unit the file wrote it in.
+/// A set read from a file, the weight already exact.
 struct ImportedSet: Sendable, Equatable {
     var reps: Int
     var weight: Mass?
-    /// The unit the file wrote the weight in (validation's bounds are checked in it).
-    var unit: WeightUnit
     var rpe: Decimal?
     var restSeconds: Int?
     var note: String

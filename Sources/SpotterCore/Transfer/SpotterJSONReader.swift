@@ -42,7 +42,7 @@ enum SpotterJSONReader {
                         name: entry.exerciseName, exerciseID: entry.exerciseID, notes: entry.notes,
                         sets: entry.sets.map { set in
                             ImportedSet(
-                                reps: set.reps, weight: set.weightKg.map { Mass(kilograms: $0) }, unit: .kg,
+                                reps: set.reps, weight: set.weightKg.map { Mass(kilograms: $0) },
                                 rpe: set.rpe, restSeconds: set.restSeconds, note: set.note, type: set.type)
                         })
                 },

@@ -89,7 +89,7 @@ public struct TransferService: Sendable {
             // Keys are sorted and "workouts" sorts last: the document ends `"workouts":[]}`.
             let tail = Data(#""workouts":[]}"#.utf8)
             precondition(document.suffix(tail.count) == tail, "the export document must end with its workouts")
-            document.removeLast(3)
+            document.removeLast(2)  // keeps the "["
             try await emit(document)
             var first = true
             try await forEachPage(principal) { workouts in
@@ -189,14 +189,20 @@ public struct TransferService: Sendable {
                 entries.append(try await resolver.resolve(entry, principal: principal, exercises: exercises))
             }
             do {
-                var content = try workout.draft(exerciseIDs: entries).validated(now: now, prefix: "workouts[\(index)].")
-                // Weights are exact already: keep them to the microgram (a pound value converted
-                // once), not rounded to what a client may send.
+                let prefix = "workouts[\(index)]."
+                var content = try workout.draft(exerciseIDs: entries).validated(now: now, prefix: prefix)
+                // Weights are exact already (a pound value converted once): they are kept to the
+                // microgram, and only the API's upper bound applies.
+                var validator = Validator()
                 for (entryIndex, entry) in workout.entries.enumerated() {
                     for (setIndex, set) in entry.sets.enumerated() {
+                        validator.check(
+                            (set.weight ?? .zero) <= Mass.maximum,
+                            "\(prefix)exercises[\(entryIndex)].sets[\(setIndex)].weight", "must be at most 2000 kg")
                         content.exercises[entryIndex].sets[setIndex].weight = set.weight
                     }
                 }
+                try validator.validate()
                 if let template = workout.templateID, knownTemplates.contains(template) {
                     content.templateID = template
                 }
@@ -258,10 +264,10 @@ extension ImportedWorkout {
                 WorkoutExerciseDraft(
                     exerciseID: id.description, notes: entry.notes,
                     sets: entry.sets.map { set in
+                        // The weight is checked by the caller, exactly.
                         SetDraft(
-                            reps: set.reps,
-                            weight: set.weight.map { WeightDraft(value: $0.value(in: set.unit).doubleValue, unit: set.unit) },
-                            rpe: set.rpe?.doubleValue, restSeconds: set.restSeconds, note: set.note, type: set.type)
+                            reps: set.reps, weight: nil, rpe: set.rpe?.doubleValue, restSeconds: set.restSeconds,
+                            note: set.note, type: set.type)
                     })
             })
     }

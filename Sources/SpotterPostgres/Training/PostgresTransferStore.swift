@@ -50,13 +50,18 @@ public struct PostgresTransferStore: TransferStore {
         -> [ImportOutcome]
     {
         // One transaction: each logWorkout below joins it.
-        try await database.withTenant(principal.tenantID) { _ in
+        try await database.withTenant(principal.tenantID) { connection in
+            let stored = Set(
+                try await connection.query(
+                    "SELECT workout_id FROM workouts WHERE tenant_id = $1 AND workout_id = ANY($2::uuid[])",
+                    [principal.tenantID.rawValue, items.map(\.0.rawValue)]
+                ).map { WorkoutID(rawValue: try $0.decode("workout_id")) })
             var outcomes: [ImportOutcome] = []
             outcomes.reserveCapacity(items.count)
             for (id, content) in items {
                 do {
-                    let stored = try await workouts.logWorkout(principal, id, content, now: now)
-                    outcomes.append(stored.createdAt == now && stored.version == 1 ? .added : .unchanged)
+                    _ = try await workouts.logWorkout(principal, id, content, now: now)
+                    outcomes.append(stored.contains(id) ? .unchanged : .added)
                 } catch SpotterError.alreadyExists {
                     outcomes.append(.conflict)
                 }

@@ -1,0 +1,375 @@
+import Foundation
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@Suite("Export and import")
+struct TransferTests {
+    private let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private static func sample(_ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Imports/\(name)"))
+    }
+
+    /// A lifter in `timeZone`, with a principal that reads the setting afresh.
+    private func lifter(_ database: TestDatabase, _ name: String, timeZone: String = "Europe/Berlin") async throws
+        -> Principal
+    {
+        var principal = try await database.lifter(name)
+        _ = try await database.accountService().updateProfile(principal, ProfileUpdate(timeZone: timeZone))
+        principal.tenant = nil
+        return principal
+    }
+
+    private func export(_ training: TrainingServices, _ principal: Principal, _ format: ExportFormat) async throws
+        -> Data
+    {
+        var data = Data()
+        try await training.transfer.export(principal, format: format) { data.append($0) }
+        return data
+    }
+
+    private func history(_ training: TrainingServices, _ principal: Principal) async throws -> [Workout] {
+        let page = try await training.workouts.history(
+            principal, from: nil, to: nil, text: "", pageSize: 100, pageToken: "")
+        var workouts: [Workout] = []
+        for entry in page.items.reversed() {
+            workouts.append(try await training.workouts.get(principal, id: entry.id.description))
+        }
+        return workouts
+    }
+
+    @Test("Strong's CSV: local times, pounds, warm-ups, rest timers, notes with commas and line breaks; repeated rows and timed sets are reported, unknown exercises created once")
+    func strong() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .lb, data: try Self.sample("strong.csv"))
+            #expect(report.workoutsAdded == 2)
+            #expect(report.setsAdded == 8)
+            #expect(report.skipped.isEmpty)
+            #expect(report.exercisesCreated == ["Zercher Squat (Barbell)"])
+            #expect(report.notes.contains("row 6 repeats row 5 and was left out"))
+            #expect(report.notes.contains("row 8 was left out: a timed or distance set (Spotter stores sets with reps)"))
+
+            let workouts = try await history(training, ada)
+            #expect(workouts.count == 2)
+            let push = workouts[0].content
+            #expect(push.name == "Push, heavy")
+            // 18:05 in Berlin (CET) is 17:05 UTC.
+            #expect(push.startedAt == Date(timeIntervalSince1970: 1_709_658_300))
+            #expect(push.durationSeconds == 3900)
+            #expect(push.notes == "Felt strong, slept 8h\nnew belt")
+            #expect(push.exercises.map(\.exerciseID).prefix(1) == [Catalog.benchPress])
+            #expect(workouts[0].exerciseNames[push.exercises[2].exerciseID] == "Pull-Up")
+            let bench = push.exercises[0].sets
+            #expect(bench.map(\.type) == [.warmUp, .working, .working])
+            #expect(bench[1].weight == Mass(225, .lb))
+            #expect(bench[1].rpe == Decimal(string: "8.5"))
+            #expect(bench[1].restSeconds == 180)
+            #expect(bench[1].note == "paused, 1 sec")
+            #expect(workouts[1].content.exercises.map(\.exerciseID) == [Catalog.squat, Catalog.deadlift])
+            #expect(workouts[1].content.exercises[0].sets[0].rpe == 9)
+            #expect(workouts[1].content.exercises[0].sets[1].rpe == nil)
+
+            let again = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .lb, data: try Self.sample("strong.csv"))
+            #expect(again.workoutsAdded == 0)
+            #expect(again.workoutsUnchanged == 2)
+            #expect(again.exercisesCreated.isEmpty)
+            #expect(try await database.count("SELECT count(*)::int FROM workouts") == 2)
+            #expect(try await database.count("SELECT count(*)::int FROM exercises") == 1)
+        }
+    }
+
+    @Test("Strong's older semicolon CSV: its own Weight Unit column, decimal commas, Workout Duration")
+    func strongLegacy() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada", timeZone: "UTC")
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: nil, data: try Self.sample("strong-legacy.csv"))
+            #expect(report.workoutsAdded == 1)
+            #expect(report.exercisesCreated.isEmpty)
+            let workout = try #require(try await history(training, ada).first).content
+            #expect(workout.startedAt == Date(timeIntervalSince1970: 1_547_209_914))
+            #expect(workout.durationSeconds == 3600)
+            #expect(workout.exercises.map(\.exerciseID) == [Catalog.deadlift, Catalog.overheadPress])
+            #expect(workout.exercises[0].sets.map(\.weight) == [Mass(100, .kg), Mass(Decimal(string: "102.5")!, .kg)])
+            #expect(workout.exercises[1].sets[0].weight == Mass(135, .lb))
+            #expect(workout.exercises[1].sets[0].rpe == 7)
+            #expect(workout.exercises[1].sets[0].note == "grip; wider")
+        }
+    }
+
+    @Test("Hevy's CSV: set types, end time as duration, quoted descriptions; distance sets reported")
+    func hevy() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada", timeZone: "America/New_York")
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .hevyCSV, unit: nil, data: try Self.sample("hevy.csv"))
+            #expect(report.workoutsAdded == 2)
+            #expect(report.setsAdded == 7)
+            #expect(report.exercisesCreated == ["Landmine Press"])
+            #expect(report.notes == ["row 7 was left out: a timed or distance set (Spotter stores sets with reps)"])
+            let workouts = try await history(training, ada)
+            let upper = workouts[0].content
+            // 18:00 in New York (EST) is 23:00 UTC.
+            #expect(upper.startedAt == Date(timeIntervalSince1970: 1_707_778_800))
+            #expect(upper.durationSeconds == 4200)
+            #expect(upper.notes == "Deload week, \"easy\"")
+            #expect(upper.exercises[0].notes == "Elbows in")
+            #expect(upper.exercises[0].sets.map(\.type) == [.warmUp, .working, .drop])
+            #expect(upper.exercises[1].sets.map(\.type) == [.working, .failure])
+            #expect(upper.exercises[1].sets[0].weight == Mass(Decimal(string: "70.5")!, .kg))
+            #expect(workouts[0].exerciseNames[upper.exercises[1].exerciseID] == "Lat Pulldown")
+            #expect(workouts[1].exerciseNames[workouts[1].content.exercises[0].exerciseID] == "Romanian Deadlift")
+            #expect(workouts[1].content.exercises[0].sets[0].rpe == Decimal(string: "7.5"))
+        }
+    }
+
+    @Test("a file that cannot be read names the field and the row, and stores nothing")
+    func unreadable() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            func refusal(_ format: ImportFormat?, _ text: String) async -> SpotterError? {
+                do {
+                    _ = try await training.transfer.importWorkouts(ada, format: format, unit: nil, data: Data(text.utf8))
+                    return nil
+                } catch {
+                    return error as? SpotterError
+                }
+            }
+            let header = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n"
+            #expect(
+                await refusal(.strongCSV, "Date,Workout Name,Exercise Name,Set Order,Reps\n")
+                    == .invalid("data", "is not a Strong CSV export: the header has no \"weight\" column"))
+            #expect(
+                await refusal(.strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,100,5\n05/03/2024,A,Squat,1,100,5\n")
+                    == .invalid("data", "row 3: Date \"05/03/2024\" is not a date and time like 2024-03-05 18:30:00"))
+            #expect(
+                await refusal(.strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,heavy,5\n")
+                    == .invalid("data", "row 2: weight \"heavy\" is not a number of at least 0"))
+            #expect(
+                await refusal(.strongCSV, header + "2024-03-05 18:00:00,\"A,Squat,1,100,5\n")
+                    == .invalid("data", "is not valid CSV: a quoted field is never closed"))
+            #expect(
+                await refusal(.hevyCSV, "title,start_time,end_time,exercise_title,set_type,reps,weight_kg\nA,12 Feb 2024,,B,normal,5,10\n")
+                    == .invalid("data", "row 2: start_time \"12 Feb 2024\" is not a date and time like \"5 Mar 2024, 18:30\""))
+            #expect(
+                await refusal(.spotterJSON, #"{"format":"strong"}"#)
+                    == .invalid("data", "is not a Spotter export: \"format\" must be \"spotter-export\""))
+            #expect(
+                await refusal(.spotterJSON, #"{"format":"spotter-export","version":2}"#)
+                    == .invalid("data", "is a Spotter export of version 2; this server reads up to version 1"))
+            #expect(
+                await refusal(nil, header)
+                    == .invalid("format", "is required (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)"))
+            #expect(await refusal(.hevyCSV, "") == .invalid("data", "is empty"))
+            #expect(try await database.count("SELECT count(*)::int FROM workouts") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM exercises") == 0)
+        }
+    }
+
+    @Test("a workout the API would refuse is skipped with the reason; the rest of the file is stored")
+    func invalidWorkoutSkipped() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada", timeZone: "UTC")
+            let text = """
+                Date,Workout Name,Exercise Name,Set Order,Weight,Reps
+                2024-03-05 18:00:00,,Squat (Barbell),1,100,5
+                2024-03-06 18:00:00,B,Squat (Barbell),1,100,5
+                2099-03-06 18:00:00,C,Squat (Barbell),1,100,5
+
+                """
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .kg, data: Data(text.utf8))
+            #expect(report.workoutsAdded == 1)
+            #expect(report.skipped.map(\.reason) == [
+                "workouts[0].name: is required",
+                "workouts[2].started_at: must not be more than a day in the future",
+            ])
+        }
+    }
+
+    @Test("CSV export: one row per set, in the lifter's wall-clock time and both units, read back by any CSV reader; pages past 200 workouts")
+    func csvExport() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let ada = try await lifter(database, "ada", timeZone: "Europe/Berlin")
+            var draft = workoutDraft("Push, \"heavy\"", at: Date(timeIntervalSince1970: 1_709_658_300), sets: 2)
+            draft.notes = "line one\nline two"
+            draft.exercises[0].sets[0].weight = WeightDraft(value: 225, unit: .lb)
+            draft.exercises[0].sets[0].rpe = 8.5
+            draft.exercises[0].sets[1].type = .warmUp
+            _ = try await training.workouts.log(ada, id: "", draft)
+            for day in 0..<249 {
+                _ = try await training.workouts.log(
+                    ada, id: "", workoutDraft(at: Date(timeIntervalSince1970: 1_710_000_000 + Double(day) * 86_400), sets: 1))
+            }
+            let text = String(decoding: try await export(training, ada, .csv), as: UTF8.self)
+            let records = try #require(CSV.records(text, separator: ","))
+            #expect(records[0] == ExportCSV.columns)
+            #expect(records.count == 1 + 2 + 249)
+            let first = Dictionary(uniqueKeysWithValues: zip(records[0], records[1]))
+            #expect(first["date"] == "2024-03-05 18:05:00")
+            #expect(first["started_at"] == "2024-03-05T17:05:00Z")
+            #expect(first["workout_name"] == "Push, \"heavy\"")
+            #expect(first["workout_notes"] == "line one\nline two")
+            #expect(first["exercise_name"] == "Barbell Bench Press")
+            #expect(first["set_index"] == "1")
+            #expect(first["weight_lb"] == "225")
+            #expect(first["weight_kg"] == "102.06")
+            #expect(first["rpe"] == "8.5")
+            #expect(Dictionary(uniqueKeysWithValues: zip(records[0], records[2]))["set_type"] == "warm_up")
+        }
+    }
+
+    @Test("JSON round trip on random accounts: export, import into a new account, export again gives the same training data; importing again adds nothing")
+    func jsonRoundTrip() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            for seed in 1...3 {
+                var random = SeededGenerator(seed: UInt64(seed))
+                let source = try await lifter(database, "source\(seed)")
+                try await RandomAccount.fill(source, training, count: 30 + seed * 20, now: now, using: &random)
+                let exported = try await export(training, source, .json)
+
+                let target = try await lifter(database, "target\(seed)")
+                let report = try await training.transfer.importWorkouts(
+                    target, format: .spotterJSON, unit: nil, data: exported)
+                #expect(report.skipped.isEmpty)
+                #expect(report.notes.isEmpty)
+                let reexported = try await export(training, target, .json)
+                #expect(try Self.trainingData(reexported) == Self.trainingData(exported))
+
+                let again = try await training.transfer.importWorkouts(
+                    target, format: .spotterJSON, unit: nil, data: exported)
+                #expect(again.workoutsAdded == 0)
+                #expect(again.templatesAdded == 0)
+                #expect(again.exercisesCreated.isEmpty)
+                #expect(again.workoutsUnchanged == report.workoutsAdded)
+                let home = try await training.transfer.importWorkouts(
+                    source, format: .spotterJSON, unit: nil, data: exported)
+                #expect(home.workoutsAdded == 0)
+                #expect(try Self.trainingData(try await export(training, source, .json)) == Self.trainingData(exported))
+            }
+        }
+    }
+
+    /// The document's custom exercises, templates and workouts without the fields an import does
+    /// not keep (README "Export and import"): versions, created and updated times, the template
+    /// version a workout was logged from.
+    private static func trainingData(_ data: Data) throws -> String {
+        var document = try TenantExport.decoder().decode(TenantExport.self, from: data)
+        let epoch = Date(timeIntervalSince1970: 0)
+        for index in document.exercises.indices {
+            document.exercises[index].custom?.version = 0
+            document.exercises[index].custom?.createdAt = epoch
+            document.exercises[index].custom?.updatedAt = epoch
+            if document.exercises[index].custom?.archivedAt != nil { document.exercises[index].custom?.archivedAt = epoch }
+        }
+        for index in document.templates.indices {
+            document.templates[index].version = 0
+            document.templates[index].createdAt = epoch
+            document.templates[index].updatedAt = epoch
+            if document.templates[index].archivedAt != nil { document.templates[index].archivedAt = epoch }
+        }
+        for index in document.workouts.indices {
+            document.workouts[index].version = 0
+            document.workouts[index].createdAt = epoch
+            document.workouts[index].updatedAt = epoch
+            document.workouts[index].templateVersion = nil
+        }
+        struct Training: Encodable {
+            var exercises: [Exercise]
+            var templates: [ExportedTemplate]
+            var workouts: [ExportedWorkout]
+        }
+        let training = Training(exercises: document.exercises, templates: document.templates, workouts: document.workouts)
+        return String(decoding: try TenantExport.encoder(pretty: true).encode(training), as: UTF8.self)
+    }
+}
+
+/// Random custom exercises, templates (some archived) and workouts with every kind of set.
+enum RandomAccount {
+    static let texts = ["", "easy", "Notes, with commas", "two\nlines", "quote \"this\"", "ünïcödé 💪", "  padded"]
+
+    static func fill(
+        _ principal: Principal, _ training: TrainingServices, count: Int, now: Date,
+        using random: inout SeededGenerator
+    ) async throws {
+        var exercises = [Catalog.squat, Catalog.benchPress, Catalog.deadlift, Catalog.overheadPress]
+        for index in 0..<3 {
+            let exercise = try await training.exercises.create(
+                principal, id: "",
+                ExerciseDraft(
+                    name: "Custom \(index) \(random.next() % 1000)", category: ExerciseCategory.allCases.randomElement(using: &random)!,
+                    muscleGroup: MuscleGroup.allCases.randomElement(using: &random)!,
+                    equipment: Equipment.allCases.randomElement(using: &random)!, instructions: texts.randomElement(using: &random)!))
+            if index == 2 { _ = try await training.exercises.archive(principal, id: exercise.id.description, archived: true) }
+            exercises.append(exercise.id)
+        }
+        var templates: [Template] = []
+        for index in 0..<2 {
+            let template = try await training.templates.create(
+                principal, id: "",
+                TemplateDraft(
+                    name: "Template \(index)", notes: texts.randomElement(using: &random)!,
+                    items: (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                        TemplateItemDraft(
+                            exerciseID: exercises.randomElement(using: &random)!.description, targetSets: 3, repsMin: 5,
+                            repsMax: 8, targetRPE: [nil, 7.5, 8].randomElement(using: &random)!,
+                            restSeconds: [nil, 90].randomElement(using: &random)!, notes: "")
+                    }))
+            if index == 1 { _ = try await training.templates.archive(principal, id: template.id.description, archived: true) }
+            templates.append(template)
+        }
+        for index in 0..<count {
+            let startedAt = now.addingTimeInterval(-Double(index) * 86_400 - Double(random.next() % 1_000_000) / 7)
+            let draft = WorkoutDraft(
+                name: "Workout \(index)", startedAt: startedAt, durationSeconds: Int(random.next() % 7200),
+                notes: texts.randomElement(using: &random)!,
+                templateID: index % 5 == 0 ? templates[0].id.description : "",
+                exercises: (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                    WorkoutExerciseDraft(
+                        exerciseID: exercises.randomElement(using: &random)!.description,
+                        notes: texts.randomElement(using: &random)!,
+                        sets: (0..<Int.random(in: 1...5, using: &random)).map { _ in
+                            SetDraft(
+                                reps: Int.random(in: 1...20, using: &random),
+                                weight: Bool.random(using: &random)
+                                    ? nil
+                                    : WeightDraft(
+                                        value: Double(Int.random(in: 0...40_000, using: &random)) / 100,
+                                        unit: Bool.random(using: &random) ? .kg : .lb),
+                                rpe: [nil, 6, 7.5, 10].randomElement(using: &random)!,
+                                restSeconds: [nil, 0, 120].randomElement(using: &random)!,
+                                note: texts.randomElement(using: &random)!,
+                                type: SetType.allCases.randomElement(using: &random)!)
+                        })
+                })
+            _ = try await training.workouts.log(principal, id: "", draft)
+        }
+    }
+}
+
+/// SplitMix64: a seeded generator, so a failing random account can be made again.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
