@@ -48,6 +48,25 @@ func lifterMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "training.transfer.export (own account, JSON and CSV)",
+            call: { _, training, p, _ in
+                var data = Data()
+                for format in ExportFormat.allCases {
+                    try await training.transfer.export(p, format: format) { data.append($0) }
+                }
+                return String(decoding: data, as: UTF8.self)
+            },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            // Links name both parties; comments and the access log name the coach.
+            visible: { role in role.linked.union([role]) },
+            check: { role, value, w in
+                expectValue(value, as: String.self, role) { text in
+                    let owns = w.ownerWorkouts.map(\.description).allSatisfy(text.contains)
+                    #expect(owns == (role == .owner), "as \(role): the owner's workouts in the export: \(owns)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "training.exercises.get (owner's custom exercise)",
             call: { _, training, p, w in try await training.exercises.get(p, w.exercise) },
             expected: lifterCall(owner: .success, lifters: exerciseNotFound, coaches: exerciseNotFound)

@@ -384,6 +384,23 @@ struct SpotterCtlMaintenanceTests {
             #expect(
                 try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.export'") == 1)
 
+            // The lifter's own ExportAccount streams the same document, and the same CSV.
+            var own = Data()
+            try await training.transfer.export(tokens.principal, format: .json) { own.append($0) }
+            var mine = try TenantExport.decoder().decode(TenantExport.self, from: own)
+            let written = try TenantExport.decoder().decode(TenantExport.self, from: Data(text.utf8))
+            mine.exportedAt = written.exportedAt
+            #expect(mine == written)
+            let csvFile = NSTemporaryDirectory() + "export-\(UUID().uuidString).csv"
+            defer { try? FileManager.default.removeItem(atPath: csvFile) }
+            let csvResult = try await database.spotterctl(
+                ["export", "ada", "--reason", "subject access request", "--format", "csv", "--output", csvFile])
+            #expect(csvResult.status == 0, "\(csvResult.output)")
+            var ownCSV = Data()
+            try await training.transfer.export(tokens.principal, format: .csv) { ownCSV.append($0) }
+            #expect(try String(contentsOfFile: csvFile, encoding: .utf8) == String(decoding: ownCSV, as: UTF8.self))
+            #expect(try String(contentsOfFile: csvFile, encoding: .utf8).contains(",Zercher Squat,"))
+
             let recent = try await database.spotterctl(
                 ["accounts", "list", "--created-since", "2000-01-01", "--json"])
             #expect((try json(recent) as? [Any])?.count == 3)  // ada, bob and the coach cora
