@@ -1,4 +1,5 @@
 import Foundation
+import SpotterCore
 
 /// Server-rendered SVG charts. Every text that reaches the SVG goes through `escape`, so a chart
 /// can be placed into a page unescaped.
@@ -91,35 +92,8 @@ enum Charts {
         return svg
     }
 
-    /// A range with some room above and below, never empty.
-    private static func range(_ values: [Double]) -> (low: Double, high: Double) {
-        let low = values.min() ?? 0
-        let high = values.max() ?? 0
-        guard high > low else { return (max(0, low - 10), high + 10) }
-        let margin = (high - low) * 0.1
-        return (max(0, low - margin), high + margin)
-    }
-
-    private static func number(_ value: Double) -> String {
-        value >= 100 ? String(Int(value.rounded())) : Format.oneDecimal(value)
-    }
-
-    private static func f(_ value: Double) -> String { Format.oneDecimal(value) }
-
-    /// Text and attribute values for SVG (XML).
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    private static func range(_ values: [Double]) -> (low: Double, high: Double) { SVG.range(values) }
+    private static func number(_ value: Double) -> String { SVG.number(value) }
+    private static func f(_ value: Double) -> String { SVG.f(value) }
+    static func escape(_ text: String) -> String { SVG.escape(text) }
 }

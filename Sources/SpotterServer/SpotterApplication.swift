@@ -91,6 +91,7 @@ public struct SpotterApplication: Sendable {
         let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
         let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
         let training = TrainingServices(database: spotterDatabase)
+        let share = ShareService(training: training, renderer: RSVGConvert())
         let coaching = CoachingService(database: spotterDatabase, training: training)
         let sync = SyncService(
             database: spotterDatabase, training: training, coaching: coaching,
@@ -124,6 +125,7 @@ public struct SpotterApplication: Sendable {
                 TemplateHandler(templates: training.templates),
                 ProgressHandler(progress: training.progress),
                 TransferHandler(transfer: training.transfer),
+                ShareHandler(share: share),
                 CoachingHandler(coaching: coaching),
                 CoachHandler(coaching: coaching),
                 ProgramHandler(coaching: coaching),
@@ -215,6 +217,7 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
         "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
+        "spotter.v1.ShareService",
         "grpc.health.v1.Health",
     ]
 

@@ -67,6 +67,28 @@ func lifterMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "share.workoutCard (owner's workout)",
+            // The SVG's text, so the leak check reads what the picture shows.
+            call: { _, training, p, w in
+                let image = try await ShareService(training: training, renderer: SVGOnlyRenderer())
+                    .workoutCard(p, workoutID: w.workout, format: .svg)
+                return String(decoding: image.data, as: UTF8.self)
+            },
+            expected: lifterCall(owner: .success, lifters: workoutNotFound, coaches: workoutNotFound),
+            check: { _, value, _ in
+                expectValue(value, as: String.self, .owner) { #expect($0.hasPrefix("<svg")) }
+            }
+        ),
+        MatrixRow(
+            name: "share.progressChart (owner's custom exercise)",
+            call: { _, training, p, w in
+                let image = try await ShareService(training: training, renderer: SVGOnlyRenderer())
+                    .progressChart(p, exerciseID: w.exercise, from: nil, to: nil, formula: .epley, format: .svg)
+                return String(decoding: image.data, as: UTF8.self)
+            },
+            expected: lifterCall(owner: .success, lifters: exerciseNotFound, coaches: exerciseNotFound)
+        ),
+        MatrixRow(
             name: "training.exercises.get (owner's custom exercise)",
             call: { _, training, p, w in try await training.exercises.get(p, w.exercise) },
             expected: lifterCall(owner: .success, lifters: exerciseNotFound, coaches: exerciseNotFound)

@@ -14,6 +14,9 @@ install_system_packages() {
     [ -n "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null)" ] || missing+=(postgresql)
     command -v pkg-config >/dev/null || missing+=(pkg-config)
     command -v python3 >/dev/null || missing+=(python3)
+    # PNG share images: rsvg-convert and the font the images name.
+    command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
     if [ ${#missing[@]} -gt 0 ]; then
         local sudo; sudo=$(need_root_for_apt)
         echo "==> installing ${missing[*]}"

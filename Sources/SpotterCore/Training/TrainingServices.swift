@@ -8,6 +8,8 @@ public struct TrainingServices: Sendable {
     public let templates: TemplateService
     public let progress: ProgressService
     public let transfer: TransferService
+    /// Where the services read a tenant's time zone, unit and tier.
+    public let contexts: any TenantContextStore
 
     public init(
         exerciseStore: any ExerciseStore,
@@ -22,6 +24,7 @@ public struct TrainingServices: Sendable {
         workouts = WorkoutService(store: workoutStore, templates: templateStore, now: now)
         templates = TemplateService(store: templateStore, now: now)
         progress = ProgressService(store: progressStore, exercises: exerciseStore, contexts: contexts, now: now)
+        self.contexts = contexts
         transfer = TransferService(
             store: transferStore, exercises: exercises, templates: templates, contexts: contexts, now: now)
     }

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Dates, weights and durations as a viewer reads them: in their time zone and unit, in English.
+/// The portal's pages and the share images write with it.
+public struct DisplayFormat: Sendable {
+    public let timeZone: TimeZone
+    public let unit: WeightUnit
+    private let calendar: Calendar
+
+    /// An unknown zone reads as UTC.
+    public init(timeZone identifier: String, unit: WeightUnit) {
+        timeZone = TimeZone(identifier: identifier) ?? .gmt
+        self.unit = unit
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+    }
+
+    /// `Mon 23 Nov 2026`.
+    public func day(_ date: Date) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+        return "\(Self.weekdays[(parts.weekday ?? 1) - 1]) \(parts.day ?? 0) \(Self.months[(parts.month ?? 1) - 1]) "
+            + "\(parts.year ?? 0)"
+    }
+
+    /// `Mon 23 Nov 2026, 18:05`.
+    public func moment(_ date: Date) -> String {
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return day(date) + ", " + Self.twoDigits(parts.hour ?? 0) + ":" + Self.twoDigits(parts.minute ?? 0)
+    }
+
+    // Dates are written out here, not by DateFormatter: creating one costs about 100 µs (ICU), and
+    // a page of 200 clients showed that in its profile. The names are English, as the pages are.
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+
+    /// The start of the local day `text` (`YYYY-MM-DD`), or of the day after it (`end`). The text is
+    /// read as the API reads a date (`ProgramSchedule.date`: midnight UTC of that date); the day
+    /// starts here in the viewer's time zone.
+    public func date(_ text: String, end: Bool = false) -> Date? {
+        guard let utcDay = try? ProgramSchedule.date(text, field: "date") else { return nil }
+        guard let start = calendar.date(from: Self.utc.dateComponents([.year, .month, .day], from: utcDay)) else {
+            return nil
+        }
+        return end ? calendar.date(byAdding: .day, value: 1, to: start) : start
+    }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        return calendar
+    }()
+
+    /// `102.5 kg`; bodyweight sets say so.
+    public func weight(_ mass: Mass?) -> String {
+        guard let mass else { return "bodyweight" }
+        return "\(mass.value(in: unit)) \(unit.rawValue)"
+    }
+
+    /// A weight in the viewer's unit, for charts.
+    public func value(_ mass: Mass) -> Double { mass.value(in: unit).doubleValue }
+
+    /// An estimate given in kilograms, in the viewer's unit.
+    public func estimate(_ kilograms: Double) -> String {
+        let value = unit == .kg ? kilograms : kilograms / Mass.kilogramsPerPound.doubleValue
+        return "\(Self.oneDecimal(value)) \(unit.rawValue)"
+    }
+
+    /// `123.4`: one decimal, rounded half away from zero. (`String(format:)` costs microseconds a
+    /// call through Foundation's formatter; a year of progress formats hundreds of numbers.)
+    public static func oneDecimal(_ value: Double) -> String {
+        guard value.isFinite else { return "–" }
+        let tenths = (abs(value) * 10).rounded()
+        guard tenths < 1e15 else { return String(Int(value.rounded())) }
+        let whole = Int(tenths) / 10
+        let fraction = Int(tenths) % 10
+        return (value < 0 && tenths > 0 ? "-" : "") + "\(whole).\(fraction)"
+    }
+
+    public func estimateValue(_ kilograms: Double) -> Double {
+        unit == .kg ? kilograms : kilograms / Mass.kilogramsPerPound.doubleValue
+    }
+
+    /// `1 h 05 min`, `45 min`.
+    public func duration(_ seconds: Int) -> String {
+        let minutes = (seconds + 30) / 60
+        return minutes >= 60 ? "\(minutes / 60) h \(Self.twoDigits(minutes % 60)) min" : "\(minutes) min"
+    }
+
+    /// `today`, `yesterday`, `3 days ago`, or the date.
+    public func relative(_ date: Date, now: Date) -> String {
+        let days =
+            calendar.dateComponents([.day], from: calendar.startOfDay(for: date), to: calendar.startOfDay(for: now))
+            .day ?? 0
+        switch days {
+        case 0: return "today"
+        case 1: return "yesterday"
+        case 2..<14: return "\(days) days ago"
+        default: return day(date)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import SpotterCore
+import SpotterServer
+import SpotterTestSupport
+import Testing
+
+@Suite("Share images as PNG")
+struct ShareImageTests {
+    /// Width and height from a PNG's IHDR chunk; `nil` when it is not a PNG.
+    static func dimensions(_ png: Data) -> (width: Int, height: Int)? {
+        let bytes = [UInt8](png)
+        guard bytes.count > 24, bytes.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+            bytes[12..<16] == [0x49, 0x48, 0x44, 0x52]
+        else { return nil }
+        func int(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (int(16), int(20))
+    }
+
+    /// Set SPOTTER_SHARE_EXAMPLES to a directory to keep the images (scripts/share-examples.sh
+    /// writes docs/share/ that way).
+    private static let examples = ProcessInfo.processInfo.environment["SPOTTER_SHARE_EXAMPLES"]
+
+    @Test("rsvg-convert renders the workout card and the progress chart at 1200 × 630")
+    func png() async throws {
+        let renderer = RSVGConvert()
+        let format = DisplayFormat(timeZone: "Europe/Berlin", unit: .kg)
+        let images = [
+            ("workout-card", ShareCards.workoutCard(ShareFixtures.workout(name: "Push day: bench PR"), format: format)),
+            ("progress-chart", ShareCards.progressChart(ShareFixtures.progress(), format: format, formula: .epley)),
+        ]
+        for (name, svg) in images {
+            let png = try await renderer.png(svg: svg, width: 1200, height: 630)
+            let size = try #require(Self.dimensions(png), "\(name) is not a PNG")
+            #expect(size == (1200, 630))
+            // A blank picture compresses to almost nothing; text and a chart do not.
+            #expect(png.count > 20_000, "\(name): \(png.count) bytes")
+            if let directory = Self.examples {
+                try Data(svg.utf8).write(to: URL(fileURLWithPath: directory).appending(path: "\(name).svg"))
+                try png.write(to: URL(fileURLWithPath: directory).appending(path: "\(name).png"))
+            }
+        }
+    }
+
+    @Test("without rsvg-convert a PNG is UNAVAILABLE with the package to install, and SVG still works")
+    func missingConverter() async throws {
+        let renderer = RSVGConvert(executable: "rsvg-convert-not-installed")
+        await #expect(
+            throws: SpotterError.unavailable(
+                "PNG images need rsvg-convert (Debian package librsvg2-bin); SVG works without it")
+        ) { _ = try await renderer.png(svg: "<svg xmlns='http://www.w3.org/2000/svg'/>", width: 10, height: 10) }
+    }
+
+    @Test("a conversion is stopped at the timeout")
+    func timeout() async throws {
+        // `sleep` stands in for a converter that hangs: it ignores the arguments it cannot parse
+        // only after failing, so use a script that sleeps whatever it is given.
+        let script = NSTemporaryDirectory() + "hang-\(UUID().uuidString).sh"
+        try "#!/bin/sh\nsleep 30\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let renderer = RSVGConvert(executable: script, timeout: .seconds(1))
+        await #expect(throws: SpotterError.unavailable("the PNG took longer than 1.0 seconds to render")) {
+            _ = try await renderer.png(svg: "<svg/>", width: 10, height: 10)
+        }
+    }
+}
