@@ -8,6 +8,7 @@ import SpotterCore
 struct CoachRoutes {
     let coaching: CoachingService
     let training: TrainingServices
+    let share: ShareService
     let pages: Pages
     let now: @Sendable () -> Date
 
@@ -106,6 +107,14 @@ struct CoachRoutes {
                 session.principal, client: client, id: try context.parameters.require("comment"))
             let workoutID = try context.parameters.require("workout")
             return Response.redirect(to: "/clients/\(client)/workouts/\(workoutID)#comments", type: .normal)
+        }
+        for format in ImageFormat.allCases {
+            router.get("/clients/:client/workouts/:workout/card.\(format.rawValue)") { _, context in
+                try await workoutCard(context, format)
+            }
+            router.get("/clients/:client/progress/chart.\(format.rawValue)") { request, context in
+                try await progressChart(request, context, format)
+            }
         }
         router.get("/clients/:client/progress") { request, context in try await progressPage(request, context) }
         router.get("/clients/:client/statistics") { request, context in try await statisticsPage(request, context) }
@@ -562,6 +571,8 @@ struct CoachRoutes {
         var from = ""
         var to = ""
         var formulas: [Option] = []
+        /// The chart image's query: the shown exercise, range and formula.
+        var chartQuery = ""
         var hasChoices = false
         var choices: [Choice] = []
         var report: Report?
@@ -598,6 +609,7 @@ struct CoachRoutes {
                     session.principal, client: page.client.id, exerciseID: page.exerciseID, from: from, to: to,
                     formula: formula)
                 page.report = Self.report(report, formula, format)
+                page.chartQuery = "exercise=\(Form.encode(page.exerciseID))\(keep)"
             } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
                 page.notShared = Self.notShared(link, .progress)
             }
@@ -662,6 +674,61 @@ struct CoachRoutes {
                 )
             },
             records: records)
+    }
+
+    // MARK: - Share images
+
+    /// A client's workout as a share card: read as the workout page reads it (details scope,
+    /// logged as GetClientWorkout), drawn in the coach's time zone and unit.
+    private func workoutCard(_ context: PortalContext, _ format: ImageFormat) async throws -> Response {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let workout: Workout
+        do {
+            workout = try await coaching.clientWorkout(
+                session.principal, client: link.lifterID.description, workoutID: try context.parameters.require("workout"))
+        } catch SpotterError.permissionDenied {
+            return pages.problem(
+                .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))
+        }
+        return Self.imageResponse(
+            try await share.image(ShareCards.workoutCard(workout, format: Format(session.profile)), format),
+            name: "workout-card")
+    }
+
+    /// A client's progress chart with the progress page's exercise, range and formula.
+    private func progressChart(_ request: Request, _ context: PortalContext, _ format: ImageFormat) async throws
+        -> Response
+    {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let display = Format(session.profile)
+        let query = request.uri.queryParameters
+        let formula = E1RMFormula(rawValue: query.get("formula") ?? "") ?? .epley
+        let from = try (query.get("from") ?? "").isEmpty ? nil : Self.day(query.get("from")!, display, field: "From")
+        let to = try (query.get("to") ?? "").isEmpty ? nil : Self.day(query.get("to")!, display, field: "To", end: true)
+        let report: ProgressReport
+        do {
+            report = try await coaching.clientProgress(
+                session.principal, client: link.lifterID.description, exerciseID: query.get("exercise") ?? "",
+                from: from, to: to, formula: formula)
+        } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+            return pages.problem(
+                .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .progress))
+        }
+        return Self.imageResponse(
+            try await share.image(ShareCards.progressChart(report, format: display, formula: formula), format),
+            name: "progress-chart")
+    }
+
+    static func imageResponse(_ image: ShareImage, name: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: image.format.mediaType,
+                .contentDisposition: "inline; filename=\"\(name).\(image.format.rawValue)\"",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data)))
     }
 
     // MARK: - Statistics

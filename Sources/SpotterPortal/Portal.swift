@@ -13,12 +13,18 @@ public struct PortalServices: Sendable {
     public var accounts: AccountService
     public var coaching: CoachingService
     public var training: TrainingServices
+    /// Share images, PNG through `renderer`.
+    public var share: ShareService
 
-    public init(auth: AuthService, accounts: AccountService, coaching: CoachingService, training: TrainingServices) {
+    public init(
+        auth: AuthService, accounts: AccountService, coaching: CoachingService, training: TrainingServices,
+        renderer: any ImageRenderer
+    ) {
         self.auth = auth
         self.accounts = accounts
         self.coaching = coaching
         self.training = training
+        share = ShareService(training: training, renderer: renderer)
     }
 }
 
@@ -49,10 +55,15 @@ public enum Portal {
             return Response.redirect(to: session.isCoach ? "/clients" : "/coaches", type: .found)
         }
         SessionRoutes(auth: services.auth, pages: pages, sessionLifetime: sessionLifetime).add(to: router)
-        CoachRoutes(coaching: services.coaching, training: services.training, pages: pages, now: now).add(to: router)
+        CoachRoutes(
+            coaching: services.coaching, training: services.training, share: services.share, pages: pages, now: now
+        ).add(to: router)
         PlanRoutes(coaching: services.coaching, training: services.training, pages: pages).add(to: router)
         LifterRoutes(coaching: services.coaching, pages: pages).add(to: router)
-        ProfileRoutes(accounts: services.accounts, coaching: services.coaching, pages: pages).add(to: router)
+        ProfileRoutes(
+            accounts: services.accounts, coaching: services.coaching, transfer: services.training.transfer,
+            pages: pages
+        ).add(to: router)
         return router
     }
 

@@ -7,9 +7,29 @@ import SpotterCore
 struct ProfileRoutes {
     let accounts: AccountService
     let coaching: CoachingService
+    let transfer: TransferService
     let pages: Pages
 
     func add(to router: Router<PortalContext>) {
+        // The account's own export, streamed as the ExportAccount RPC streams it.
+        for format in ExportFormat.allCases {
+            router.get("/export.\(format.rawValue)") { _, context in
+                let principal = try context.signedIn().principal
+                let transfer = transfer
+                return Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: format == .csv ? "text/csv; charset=utf-8" : format.mediaType,
+                        .contentDisposition: "attachment; filename=\"spotter-export.\(format.rawValue)\"",
+                    ],
+                    body: ResponseBody { writer in
+                        try await transfer.export(principal, format: format) { data in
+                            try await writer.write(ByteBuffer(bytes: data))
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
+        }
         router.get("/profile") { request, context in
             let session = try context.signedIn()
             let saved = request.uri.queryParameters.get("saved") != nil

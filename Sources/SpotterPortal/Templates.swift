@@ -280,6 +280,7 @@ enum Templates {
         <p class="crumbs"><a href="/clients">Clients</a> › <a href="/clients/{{client.id}}">{{client.name}}</a> ›</p>
         <h1>{{name}}</h1>
         <p class="muted">{{date}} · {{duration}} · {{summary}}</p>
+        <p class="small">Summary card to share: <a href="/clients/{{client.id}}/workouts/{{workoutID}}/card.png">PNG</a> · <a href="/clients/{{client.id}}/workouts/{{workoutID}}/card.svg">SVG</a></p>
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         {{#exercises}}
         <section class="card exercise">
@@ -348,6 +349,7 @@ enum Templates {
         <figure class="chart">{{{svg}}}
         <figcaption>Estimated one-rep max per training day: the RPE table for sets logged with an RPE, {{formula}} for the others. Hover a point for its set.</figcaption>
         </figure>
+        <p class="small">Chart to share: <a href="/clients/{{client.id}}/progress/chart.png?{{chartQuery}}">PNG</a> · <a href="/clients/{{client.id}}/progress/chart.svg?{{chartQuery}}">SVG</a></p>
         <h3>Records</h3>
         <ul class="records">{{#records}}<li>{{.}}</li>{{/records}}</ul>
         <table class="points">
@@ -593,6 +595,11 @@ enum Templates {
         <h2>Your tier: {{tier}}{{#expires}} <span class="muted">{{expires}}</span>{{/expires}}</h2>
         <p>{{allows}}</p>
         <p class="muted">{{next}}</p>
+        </section>
+        <section class="card">
+        <h2>Your data</h2>
+        <p>Everything Spotter holds about you, to keep or to take elsewhere: <a href="/export.json" download>everything (JSON)</a> or <a href="/export.csv" download>every set, one row each (CSV)</a>, which spreadsheets open.</p>
+        <p class="muted">Workouts from Strong or Hevy, or a Spotter export, are imported through the app (ImportWorkouts).</p>
         </section>
         <p class="muted">Signed in as {{username}} ({{email}}).</p>
         {{/page}}{{/body}}{{/layout}}

@@ -91,7 +91,8 @@ public struct SpotterApplication: Sendable {
         let accounts = AccountService(store: PostgresProfileStore(database: spotterDatabase))
         let feedback = FeedbackService(store: PostgresFeedbackStore(database: spotterDatabase))
         let training = TrainingServices(database: spotterDatabase)
-        let share = ShareService(training: training, renderer: RSVGConvert())
+        let renderer = RSVGConvert()
+        let share = ShareService(training: training, renderer: renderer)
         let coaching = CoachingService(database: spotterDatabase, training: training)
         let sync = SyncService(
             database: spotterDatabase, training: training, coaching: coaching,
@@ -159,7 +160,8 @@ public struct SpotterApplication: Sendable {
         let (portalPort, boundPortal) = AsyncStream<Int>.makeStream()
         if let port = settings.portalPort {
             let router = try Portal.router(
-                PortalServices(auth: auth, accounts: accounts, coaching: coaching, training: training),
+                PortalServices(
+                    auth: auth, accounts: accounts, coaching: coaching, training: training, renderer: renderer),
                 sessionLifetime: settings.auth.sessionLifetime, trustedProxies: settings.trustedProxies,
                 logger: logger)
             extra.append(

@@ -195,6 +195,20 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             like: like("coaching.clientProgress (the owner's custom exercise)"),
             path: { _, w in "/clients/\(w.client)/progress?exercise=\(w.exercise)" }),
         PortalRow(
+            "GET /clients/:client/workouts/:workout/card.svg", like: like("coaching.clientWorkout"),
+            path: { _, w in "/clients/\(w.client)/workouts/\(w.workout)/card.svg" }),
+        PortalRow(
+            "GET /clients/:client/workouts/:workout/card.png (another client's workout)",
+            like: like("coaching.clientWorkout (another client's workout id)"),
+            path: { _, w in "/clients/\(w.client)/workouts/\(w.foreignWorkout)/card.png" }),
+        PortalRow(
+            "GET /clients/:client/progress/chart.svg (the owner's custom exercise)",
+            like: like("coaching.clientProgress (the owner's custom exercise)"),
+            path: { _, w in "/clients/\(w.client)/progress/chart.svg?exercise=\(w.exercise)" }),
+        PortalRow(
+            "GET /export.json and /export.csv", like: like("training.transfer.export (own account, JSON and CSV)"),
+            path: { _, _ in "/export.json" }),
+        PortalRow(
             "GET /clients/:client/statistics", like: like("coaching.clientStatistics"),
             path: { _, w in "/clients/\(w.client)/statistics?period=month" }),
         PortalRow("GET /clients/:client/end", coachPage: { _, w in "/clients/\(w.client)/end" }),

@@ -108,4 +108,61 @@ struct TransferEndToEndTests {
             }
         }
     }
+
+    @Test("share images: the card of one's own workout as PNG, a progress chart as SVG; another lifter's workout is not found, the tier gate holds")
+    func shareImages() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada", timeZone: "Europe/Berlin")
+                let bob = try await signUpLifter(client, "bob")
+                let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+                let share = Spotter_V1_ShareService.Client(wrapping: client)
+                let bench = "c0000000-0000-4000-8000-000000000002"
+                let logged = try await workouts.logWorkout(
+                    .with {
+                        $0.workout.name = "Bench <b>day</b>"
+                        $0.workout.startedAt = .with { $0.unixMicros = 1_709_658_300_000_000 }
+                        $0.workout.durationSeconds = 3600
+                        $0.workout.exercises = [
+                            .with {
+                                $0.exerciseID = bench
+                                $0.sets = [
+                                    .with {
+                                        $0.reps = 5
+                                        $0.weight = .with {
+                                            $0.value = 100
+                                            $0.unit = .kg
+                                        }
+                                    }
+                                ]
+                            }
+                        ]
+                    }, metadata: ada)
+                let png = try await share.getWorkoutCard(
+                    .with {
+                        $0.workoutID = logged.workoutID
+                        $0.format = .png
+                    }, metadata: ada)
+                #expect(png.mediaType == "image/png")
+                #expect(png.width == 1200 && png.height == 630)
+                #expect(ShareImageTests.dimensions(png.data)! == (1200, 630))
+                let svg = try await share.getWorkoutCard(.with { $0.workoutID = logged.workoutID }, metadata: ada)
+                #expect(svg.mediaType == "image/svg+xml")
+                #expect(String(decoding: svg.data, as: UTF8.self).contains("Bench &lt;b&gt;day&lt;/b&gt;"))
+                let hidden = await rpcError {
+                    _ = try await share.getWorkoutCard(.with { $0.workoutID = logged.workoutID }, metadata: bob)
+                }
+                #expect(hidden?.code == .notFound)
+                #expect(hidden?.message.contains("workout not found") == true)
+
+                let chart = try await share.getProgressChart(.with { $0.exerciseID = bench }, metadata: ada)
+                #expect(String(decoding: chart.data, as: UTF8.self).contains(">Barbell Bench Press<"))
+                let gated = await rpcError {
+                    _ = try await share.getProgressChart(
+                        .with { $0.exerciseID = "c0000000-0000-4000-8000-000000000030" }, metadata: ada)
+                }
+                #expect(gated?.code == .permissionDenied)
+            }
+        }
+    }
 }

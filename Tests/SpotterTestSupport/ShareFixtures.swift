@@ -55,3 +55,15 @@ public struct SVGOnlyRenderer: ImageRenderer {
         throw SpotterError.unavailable("this test renders SVG only")
     }
 }
+
+/// A renderer that answers a PNG signature followed by the SVG, so a test sees which picture was
+/// asked for without running rsvg-convert.
+public struct FakePNGRenderer: ImageRenderer {
+    public static let signature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+
+    public init() {}
+
+    public func png(svg: String, width: Int, height: Int) async throws -> Data {
+        Self.signature + Data(svg.utf8)
+    }
+}
