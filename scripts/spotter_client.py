@@ -11,6 +11,8 @@ Python that started it lacks them.
     scripts/spotter_client.py sign-in --login ada --password '…'        # prints the tokens as JSON
     scripts/spotter_client.py profile --token <access token>
     scripts/spotter_client.py call --token <access token> spotter.v1.WorkoutService/ListWorkouts '{}'
+    scripts/spotter_client.py import --token <access token> --format strong --unit lb strong.csv
+    scripts/spotter_client.py export --token <access token> --format csv --output my-sets.csv
 
 `call` reaches any method: the request is the JSON form of its request message (field names as in
 the .proto files) and the answer is printed as JSON.
@@ -132,7 +134,12 @@ def stub(ch, method):
     request_type = message_factory.GetMessageClass(descriptor.input_type)
     reply_type = message_factory.GetMessageClass(descriptor.output_type)
     streaming = descriptor.server_streaming
-    multicallable = (ch.unary_stream if streaming else ch.unary_unary)(
+    if descriptor.client_streaming:
+        # The request is an iterator of messages.
+        kind = ch.stream_unary
+    else:
+        kind = ch.unary_stream if streaming else ch.unary_unary
+    multicallable = kind(
         f"/{service}/{name}", request_serializer=request_type.SerializeToString,
         response_deserializer=reply_type.FromString)
 
@@ -176,6 +183,16 @@ def main(argv=None):
     verify.add_argument("--token", required=True)
     prof = sub.add_parser("profile")
     prof.add_argument("--token", required=True)
+    imp = sub.add_parser("import", help="import a Strong or Hevy CSV export, or a Spotter JSON export")
+    imp.add_argument("--token", required=True)
+    imp.add_argument("--format", choices=["strong", "hevy", "spotter"], required=True)
+    imp.add_argument("--unit", choices=["kg", "lb"], default=None,
+                     help="the weights' unit when the file does not say (default: your profile's)")
+    imp.add_argument("file")
+    exp = sub.add_parser("export", help="download your whole account as JSON, or every set as CSV")
+    exp.add_argument("--token", required=True)
+    exp.add_argument("--format", choices=["json", "csv"], default="json")
+    exp.add_argument("--output", required=True, help="file to write ('-' for standard output)")
     method = sub.add_parser("call", help="call any method with a JSON request")
     method.add_argument("--token", default=None)
     method.add_argument("method", help="package.Service/Method, e.g. spotter.v1.WorkoutService/LogWorkout")
@@ -211,6 +228,31 @@ def main(argv=None):
             reply = call(ch, "spotter.v1.AuthService/VerifyEmail", s.auth.VerifyEmailRequest(token=args.token))
         elif args.command == "profile":
             reply = call(ch, "spotter.v1.AccountService/GetProfile", s.account.GetProfileRequest(), args.token)
+        elif args.command == "import":
+            data = pathlib.Path(args.file).read_bytes()
+            formats = {"strong": s.transfer.IMPORT_FORMAT_STRONG_CSV, "hevy": s.transfer.IMPORT_FORMAT_HEVY_CSV,
+                       "spotter": s.transfer.IMPORT_FORMAT_SPOTTER_JSON}
+            unit = {"kg": s.common.WEIGHT_UNIT_KG, "lb": s.common.WEIGHT_UNIT_LB}.get(args.unit, 0)
+            chunk = 1 << 20
+
+            def chunks():
+                yield s.transfer.ImportChunk(format=formats[args.format], weight_unit=unit, data=data[:chunk])
+                for start in range(chunk, len(data), chunk):
+                    yield s.transfer.ImportChunk(data=data[start:start + chunk])
+
+            reply = stub(ch, "spotter.v1.TransferService/ImportWorkouts")(chunks(), args.token, timeout=300)
+        elif args.command == "export":
+            request = s.transfer.ExportAccountRequest(
+                format=s.transfer.EXPORT_FORMAT_CSV if args.format == "csv" else s.transfer.EXPORT_FORMAT_JSON)
+            out = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")
+            size = 0
+            for message in call(ch, "spotter.v1.TransferService/ExportAccount", request, args.token):
+                out.write(message.data)
+                size += len(message.data)
+            if out is not sys.stdout.buffer:
+                out.close()
+                print(f"wrote {size} bytes to {args.output}", file=sys.stderr)
+            return 0
         else:
             reply = call_method(ch, args.method, sys.stdin.read() if args.request == "-" else args.request, args.token)
             if not hasattr(reply, "ByteSize"):

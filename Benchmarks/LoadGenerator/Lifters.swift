@@ -97,7 +97,7 @@ enum Lifters {
         let count: Int
         let spacing: TimeInterval
         switch scenario {
-        case .log, .sync, .portal: return
+        case .log, .sync, .portal, .transfer: return
         case .history, .coachHistory: (count, spacing) = (200, 86_400)
         case .progress: (count, spacing) = (156, 365 * 86_400 / 156)
         }

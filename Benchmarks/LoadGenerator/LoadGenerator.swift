@@ -34,12 +34,15 @@ struct LoadGenerator: AsyncParsableCommand {
         /// year. Prints `progress-client <id>`. Run it with `--tenants 0` first (the coach alone),
         /// give the coach the Coach Pro tier, then with the clients.
         case portal
+        /// Import and export (not the call driver): a ten-year Strong CSV imported twice into a new
+        /// account, then the account exported as CSV and JSON (TransferBenchmark).
+        case transfer
     }
 
     @Option(help: "Server host.") var host = "localhost"
     @Option(help: "Server port.") var port = 50051
     @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
-    @Option(help: "log, history, progress, coach-history, sync or portal.") var scenario: Scenario
+    @Option(help: "log, history, progress, coach-history, sync, portal or transfer.") var scenario: Scenario
     @Option(help: "Calls to measure.") var calls = 2000
     @Option(help: "Calls in flight at once.") var concurrency = 8
     @Option(help: "Lifters (tenants) the calls are spread over.") var tenants = 8
@@ -71,6 +74,10 @@ struct LoadGenerator: AsyncParsableCommand {
             if scenario == .sync {
                 try await SyncBenchmark.run(
                     client: clients[0], prefix: prefix, fullPulls: calls, rounds: rounds, pageSize: pageSize)
+                return
+            }
+            if scenario == .transfer {
+                try await TransferBenchmark.run(client: clients[0], prefix: prefix)
                 return
             }
             if scenario == .portal {
@@ -128,7 +135,7 @@ struct Call: Sendable {
                     $0.page.pageSize = 20
                 }, metadata: lifter.metadata)
             guard page.workouts.count == 20 else { throw LoadError("client page has \(page.workouts.count) entries") }
-        case .sync, .portal:
+        case .sync, .portal, .transfer:
             throw LoadError("the \(scenario.rawValue) scenario runs on its own")
         case .progress:
             let progress = Spotter_V1_ProgressService.Client(wrapping: client)
