@@ -14,7 +14,10 @@ enum TransferBenchmark {
         let lifter = try await Lifters.signIn(name, client)
         let transfer = Spotter_V1_TransferService.Client(wrapping: client)
         let file = strongCSV()
-        print(String(format: "transfer file: %d workouts, %d rows, %.1f MB", workouts, workouts * 20, Double(file.count) / 1e6))
+        print(
+            String(
+                format: "transfer file: %d workouts, %d rows, %.1f MB", workouts, workouts * 20,
+                Double(file.count) / 1e6))
 
         for pass in ["first import", "second import"] {
             let started = ContinuousClock.now
@@ -63,7 +66,8 @@ enum TransferBenchmark {
 
     /// Ten years, a workout about every 17.5 hours, in Strong's current layout.
     static func strongCSV() -> Data {
-        var text = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+        var text =
+            "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
         let exercises = ["Squat (Barbell)", "Bench Press (Barbell)", "Deadlift (Barbell)", "Bent Over Row (Barbell)"]
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt

@@ -49,7 +49,8 @@ extension TenantExport {
     /// a start time exactly.
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -73,7 +74,8 @@ extension TenantExport {
             let text = try container.decode(String.self)
             guard let date = Self.instant(text) else {
                 throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "\"\(text)\" is not an ISO 8601 UTC time like 2026-03-05T17:30:00Z")
+                    in: container, debugDescription: "\"\(text)\" is not an ISO 8601 UTC time like 2026-03-05T17:30:00Z"
+                )
             }
             return date
         }
@@ -119,7 +121,8 @@ extension TenantExport {
         var micros: Int64 = 0
         if let dot = main.firstIndex(of: ".") {
             let digits = main[main.index(after: dot)...]
-            guard (1...9).contains(digits.count), digits.allSatisfy(\.isASCII), let value = Int64(digits.prefix(6)) else {
+            guard (1...9).contains(digits.count), digits.allSatisfy(\.isASCII), let value = Int64(digits.prefix(6))
+            else {
                 return nil
             }
             micros = value * Int64(pow(10, Double(6 - min(digits.count, 6))))

@@ -686,7 +686,8 @@ struct CoachRoutes {
         let workout: Workout
         do {
             workout = try await coaching.clientWorkout(
-                session.principal, client: link.lifterID.description, workoutID: try context.parameters.require("workout"))
+                session.principal, client: link.lifterID.description,
+                workoutID: try context.parameters.require("workout"))
         } catch SpotterError.permissionDenied {
             return pages.problem(
                 .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))

@@ -45,7 +45,8 @@ public actor RSVGConvert: ImageRenderer {
         // coreutils' timeout stops a conversion that runs too long (exit status 124).
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
-            "timeout", "\(max(1, timeout.components.seconds))", executable, "--format", "png", "--width", "\(width)", "--height", "\(height)", "--output", output.path,
+            "timeout", "\(max(1, timeout.components.seconds))", executable, "--format", "png", "--width", "\(width)",
+            "--height", "\(height)", "--output", output.path,
             input.path,
         ]
         let errors = Pipe()

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Portal share images and downloads")
 struct PortalShareTests {
-    @Test("a client's workout card and progress chart, linked from their pages; each card read is logged as the workout page is")
+    @Test(
+        "a client's workout card and progress chart, linked from their pages; each card read is logged as the workout page is"
+    )
     func coachImages() async throws {
         try await PortalHarness.with { portal in
             let world = try await CoachWorld.build(portal)
@@ -27,11 +29,15 @@ struct PortalShareTests {
             // The test renderer answers the PNG signature and the SVG it was given.
             #expect(png.html.contains("PNG\r\n"))
             #expect(png.html.contains(">Squat day 110<"))
-            #expect(try await portal.accessLog(world.lifter).dropFirst(before) == ["details GetClientWorkout", "details GetClientWorkout"])
+            #expect(
+                try await portal.accessLog(world.lifter).dropFirst(before) == [
+                    "details GetClientWorkout", "details GetClientWorkout",
+                ])
 
             let progress = try await browser.get(
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=&to=&formula=epley")
-            let chartLink = "/clients/\(world.client)/progress/chart.png?exercise=\(Catalog.squat)&amp;from=&amp;to=&amp;formula=epley"
+            let chartLink =
+                "/clients/\(world.client)/progress/chart.png?exercise=\(Catalog.squat)&amp;from=&amp;to=&amp;formula=epley"
             #expect(progress.html.contains("href=\"\(chartLink)\""))
             let chart = try await browser.get(
                 "/clients/\(world.client)/progress/chart.svg?exercise=\(Catalog.squat)&from=&to=&formula=epley")

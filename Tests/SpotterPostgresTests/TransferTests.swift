@@ -8,7 +8,8 @@ struct TransferTests {
     private let now = Date(timeIntervalSince1970: 1_790_000_000)
 
     private static func sample(_ name: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Imports/\(name)"))
+        try Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Imports/\(name)"))
     }
 
     /// A lifter in `timeZone`, with a principal that reads the setting afresh.
@@ -39,7 +40,9 @@ struct TransferTests {
         return workouts
     }
 
-    @Test("Strong's CSV: local times, pounds, warm-ups, rest timers, notes with commas and line breaks; repeated rows and timed sets are reported, unknown exercises created once")
+    @Test(
+        "Strong's CSV: local times, pounds, warm-ups, rest timers, notes with commas and line breaks; repeated rows and timed sets are reported, unknown exercises created once"
+    )
     func strong() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
@@ -51,7 +54,8 @@ struct TransferTests {
             #expect(report.skipped.isEmpty)
             #expect(report.exercisesCreated == ["Zercher Squat (Barbell)"])
             #expect(report.notes.contains("row 6 repeats row 5 and was left out"))
-            #expect(report.notes.contains("row 8 was left out: a timed or distance set (Spotter stores sets with reps)"))
+            #expect(
+                report.notes.contains("row 8 was left out: a timed or distance set (Spotter stores sets with reps)"))
 
             let workouts = try await history(training, ada)
             #expect(workouts.count == 2)
@@ -137,7 +141,8 @@ struct TransferTests {
             let ada = try await lifter(database, "ada")
             func refusal(_ format: ImportFormat?, _ text: String) async -> SpotterError? {
                 do {
-                    _ = try await training.transfer.importWorkouts(ada, format: format, unit: nil, data: Data(text.utf8))
+                    _ = try await training.transfer.importWorkouts(
+                        ada, format: format, unit: nil, data: Data(text.utf8))
                     return nil
                 } catch {
                     return error as? SpotterError
@@ -148,7 +153,8 @@ struct TransferTests {
                 await refusal(.strongCSV, "Date,Workout Name,Exercise Name,Set Order,Reps\n")
                     == .invalid("data", "is not a Strong CSV export: the header has no \"weight\" column"))
             #expect(
-                await refusal(.strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,100,5\n05/03/2024,A,Squat,1,100,5\n")
+                await refusal(
+                    .strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,100,5\n05/03/2024,A,Squat,1,100,5\n")
                     == .invalid("data", "row 3: Date \"05/03/2024\" is not a date and time like 2024-03-05 18:30:00"))
             #expect(
                 await refusal(.strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,heavy,5\n")
@@ -157,8 +163,11 @@ struct TransferTests {
                 await refusal(.strongCSV, header + "2024-03-05 18:00:00,\"A,Squat,1,100,5\n")
                     == .invalid("data", "is not valid CSV: a quoted field is never closed"))
             #expect(
-                await refusal(.hevyCSV, "title,start_time,end_time,exercise_title,set_type,reps,weight_kg\nA,12 Feb 2024,,B,normal,5,10\n")
-                    == .invalid("data", "row 2: start_time \"12 Feb 2024\" is not a date and time like \"5 Mar 2024, 18:30\""))
+                await refusal(
+                    .hevyCSV,
+                    "title,start_time,end_time,exercise_title,set_type,reps,weight_kg\nA,12 Feb 2024,,B,normal,5,10\n")
+                    == .invalid(
+                        "data", "row 2: start_time \"12 Feb 2024\" is not a date and time like \"5 Mar 2024, 18:30\""))
             #expect(
                 await refusal(.spotterJSON, #"{"format":"strong"}"#)
                     == .invalid("data", "is not a Spotter export: \"format\" must be \"spotter-export\""))
@@ -189,14 +198,17 @@ struct TransferTests {
             let report = try await training.transfer.importWorkouts(
                 ada, format: .strongCSV, unit: .kg, data: Data(text.utf8))
             #expect(report.workoutsAdded == 1)
-            #expect(report.skipped.map(\.reason) == [
-                "workouts[0].name: is required",
-                "workouts[2].started_at: must not be more than a day in the future",
-            ])
+            #expect(
+                report.skipped.map(\.reason) == [
+                    "workouts[0].name: is required",
+                    "workouts[2].started_at: must not be more than a day in the future",
+                ])
         }
     }
 
-    @Test("CSV export: one row per set, in the lifter's wall-clock time and both units, read back by any CSV reader; pages past 200 workouts")
+    @Test(
+        "CSV export: one row per set, in the lifter's wall-clock time and both units, read back by any CSV reader; pages past 200 workouts"
+    )
     func csvExport() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
@@ -210,7 +222,8 @@ struct TransferTests {
             _ = try await training.workouts.log(ada, id: "", draft)
             for day in 0..<249 {
                 _ = try await training.workouts.log(
-                    ada, id: "", workoutDraft(at: Date(timeIntervalSince1970: 1_710_000_000 + Double(day) * 86_400), sets: 1))
+                    ada, id: "",
+                    workoutDraft(at: Date(timeIntervalSince1970: 1_710_000_000 + Double(day) * 86_400), sets: 1))
             }
             let text = String(decoding: try await export(training, ada, .csv), as: UTF8.self)
             let records = try #require(CSV.records(text, separator: ","))
@@ -230,7 +243,9 @@ struct TransferTests {
         }
     }
 
-    @Test("JSON round trip on random accounts: export, import into a new account, export again gives the same training data; importing again adds nothing")
+    @Test(
+        "JSON round trip on random accounts: export, import into a new account, export again gives the same training data; importing again adds nothing"
+    )
     func jsonRoundTrip() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
@@ -272,7 +287,9 @@ struct TransferTests {
             document.exercises[index].custom?.version = 0
             document.exercises[index].custom?.createdAt = epoch
             document.exercises[index].custom?.updatedAt = epoch
-            if document.exercises[index].custom?.archivedAt != nil { document.exercises[index].custom?.archivedAt = epoch }
+            if document.exercises[index].custom?.archivedAt != nil {
+                document.exercises[index].custom?.archivedAt = epoch
+            }
         }
         for index in document.templates.indices {
             document.templates[index].version = 0
@@ -291,7 +308,8 @@ struct TransferTests {
             var templates: [ExportedTemplate]
             var workouts: [ExportedWorkout]
         }
-        let training = Training(exercises: document.exercises, templates: document.templates, workouts: document.workouts)
+        let training = Training(
+            exercises: document.exercises, templates: document.templates, workouts: document.workouts)
         return String(decoding: try TenantExport.encoder(pretty: true).encode(training), as: UTF8.self)
     }
 }
@@ -309,10 +327,14 @@ enum RandomAccount {
             let exercise = try await training.exercises.create(
                 principal, id: "",
                 ExerciseDraft(
-                    name: "Custom \(index) \(random.next() % 1000)", category: ExerciseCategory.allCases.randomElement(using: &random)!,
+                    name: "Custom \(index) \(random.next() % 1000)",
+                    category: ExerciseCategory.allCases.randomElement(using: &random)!,
                     muscleGroup: MuscleGroup.allCases.randomElement(using: &random)!,
-                    equipment: Equipment.allCases.randomElement(using: &random)!, instructions: texts.randomElement(using: &random)!))
-            if index == 2 { _ = try await training.exercises.archive(principal, id: exercise.id.description, archived: true) }
+                    equipment: Equipment.allCases.randomElement(using: &random)!,
+                    instructions: texts.randomElement(using: &random)!))
+            if index == 2 {
+                _ = try await training.exercises.archive(principal, id: exercise.id.description, archived: true)
+            }
             exercises.append(exercise.id)
         }
         var templates: [Template] = []
@@ -327,7 +349,9 @@ enum RandomAccount {
                             repsMax: 8, targetRPE: [nil, 7.5, 8].randomElement(using: &random)!,
                             restSeconds: [nil, 90].randomElement(using: &random)!, notes: "")
                     }))
-            if index == 1 { _ = try await training.templates.archive(principal, id: template.id.description, archived: true) }
+            if index == 1 {
+                _ = try await training.templates.archive(principal, id: template.id.description, archived: true)
+            }
             templates.append(template)
         }
         for index in 0..<count {

@@ -109,7 +109,9 @@ struct TransferEndToEndTests {
         }
     }
 
-    @Test("share images: the card of one's own workout as PNG, a progress chart as SVG; another lifter's workout is not found, the tier gate holds")
+    @Test(
+        "share images: the card of one's own workout as PNG, a progress chart as SVG; another lifter's workout is not found, the tier gate holds"
+    )
     func shareImages() async throws {
         try await TestServer.with { server in
             try await server.withClient { client in

@@ -45,7 +45,8 @@ public enum ShareCards {
             let y = 446 + index * 30
             let name = workout.exerciseNames[exercise.exerciseID] ?? "Exercise"
             svg += text(name, x: 64, y: y, size: 22, weight: "700", fill: ink, maxWidth: 600)
-            svg += text(topSet(exercise, format: format), x: 1136, y: y, size: 22, fill: muted, anchor: "end", maxWidth: 460)
+            svg += text(
+                topSet(exercise, format: format), x: 1136, y: y, size: 22, fill: muted, anchor: "end", maxWidth: 460)
         }
         if listed < content.exercises.count {
             svg += text(
@@ -95,7 +96,8 @@ public enum ShareCards {
             return svg + footer() + "</svg>"
         }
         let unit = format.unit.rawValue
-        svg += text("\(SVG.number(best.value)) \(unit)", x: 1136, y: 170, size: 48, weight: "700", fill: accent,
+        svg += text(
+            "\(SVG.number(best.value)) \(unit)", x: 1136, y: 170, size: 48, weight: "700", fill: accent,
             anchor: "end", maxWidth: 360)
         let change = last.value - first.value
         let changeText =
@@ -115,13 +117,15 @@ public enum ShareCards {
             let value = low + (high - low) * Double(step) / 3
             svg += "<line x1='\(SVG.f(left))' x2='\(SVG.f(right))' y1='\(SVG.f(y(value)))' y2='\(SVG.f(y(value)))' "
             svg += "stroke='#e2e8f0' stroke-width='2'/>"
-            svg += text("\(SVG.number(value)) \(unit)", x: Int(left) - 12, y: Int(y(value)) + 7, size: 18,
+            svg += text(
+                "\(SVG.number(value)) \(unit)", x: Int(left) - 12, y: Int(y(value)) + 7, size: 18,
                 fill: muted, anchor: "end", maxWidth: 110)
         }
         let line = points.indices.map { "\($0 == 0 ? "M" : "L")\(SVG.f(x($0))) \(SVG.f(y(points[$0].value)))" }
             .joined(separator: " ")
         if points.count > 1 {
-            svg += "<path d='\(line) L\(SVG.f(x(points.count - 1))) \(SVG.f(bottom)) L\(SVG.f(left)) \(SVG.f(bottom)) Z' "
+            svg +=
+                "<path d='\(line) L\(SVG.f(x(points.count - 1))) \(SVG.f(bottom)) L\(SVG.f(left)) \(SVG.f(bottom)) Z' "
             svg += "fill='\(accent)' fill-opacity='0.10'/>"
         }
         svg += "<path d='\(line)' fill='none' stroke='\(accent)' stroke-width='5' stroke-linejoin='round' "
@@ -179,7 +183,8 @@ public enum ShareCards {
     ) -> String {
         let perCharacter = Double(size) * (weight == "700" ? 0.62 : 0.55)
         let fits = max(1, Int(Double(maxWidth) / perCharacter))
-        let shown = value.count > fits ? String(value.prefix(fits - 1)).trimmingCharacters(in: .whitespaces) + "…" : value
+        let shown =
+            value.count > fits ? String(value.prefix(fits - 1)).trimmingCharacters(in: .whitespaces) + "…" : value
         return "<text x='\(x)' y='\(y)' font-size='\(size)' font-weight='\(weight)' fill='\(fill)' "
             + "text-anchor='\(anchor)'>\(SVG.escape(shown))</text>"
     }

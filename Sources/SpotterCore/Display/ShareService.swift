@@ -56,7 +56,8 @@ public struct ShareService: Sendable {
     public func progressChart(
         _ principal: Principal, exerciseID: String, from: Date?, to: Date?, formula: E1RMFormula, format: ImageFormat
     ) async throws -> ShareImage {
-        let report = try await progress.progress(principal, exerciseID: exerciseID, from: from, to: to, formula: formula)
+        let report = try await progress.progress(
+            principal, exerciseID: exerciseID, from: from, to: to, formula: formula)
         let display = try await self.display(principal)
         return try await image(ShareCards.progressChart(report, format: display, formula: formula), format)
     }

@@ -23,11 +23,13 @@ struct CSVWorkoutReader {
         let table = try CSVTable(text, file: "Strong")
         try table.require(["date", "workout name", "exercise name", "set order", "weight", "reps"], file: "Strong")
         var builder = WorkoutBuilder()
+        var dates = DateCache(reader: self)
         for (index, row) in table.rows.enumerated() {
             let line = index + 2
             let dateText = table.value(row, "date")
-            guard let startedAt = localDate(dateText) else {
-                throw .invalid("data", "row \(line): Date \"\(dateText)\" is not a date and time like 2024-03-05 18:30:00")
+            guard let startedAt = dates[dateText] else {
+                throw .invalid(
+                    "data", "row \(line): Date \"\(dateText)\" is not a date and time like 2024-03-05 18:30:00")
             }
             let name = table.value(row, "workout name")
             let duration = Self.duration(
@@ -89,13 +91,16 @@ struct CSVWorkoutReader {
         }
         let distanceColumn = table.has("distance_km") ? "distance_km" : "distance_miles"
         var builder = WorkoutBuilder()
+        var dates = DateCache(reader: self)
         for (index, row) in table.rows.enumerated() {
             let line = index + 2
             let startText = table.value(row, "start_time")
-            guard let startedAt = localDate(startText) else {
-                throw .invalid("data", "row \(line): start_time \"\(startText)\" is not a date and time like \"5 Mar 2024, 18:30\"")
+            guard let startedAt = dates[startText] else {
+                throw .invalid(
+                    "data", "row \(line): start_time \"\(startText)\" is not a date and time like \"5 Mar 2024, 18:30\""
+                )
             }
-            let endedAt = localDate(table.value(row, "end_time"))
+            let endedAt = dates[table.value(row, "end_time")]
             let duration = endedAt.map { max(0, min(86_400, Int($0.timeIntervalSince(startedAt)))) } ?? 0
             let typeText = table.value(row, "set_type").lowercased()
             let type: SetType
@@ -105,7 +110,8 @@ struct CSVWorkoutReader {
             case "dropset", "drop": type = .drop
             case "failure": type = .failure
             default:
-                throw .invalid("data", "row \(line): set_type \"\(typeText)\" is not normal, warmup, dropset or failure")
+                throw .invalid(
+                    "data", "row \(line): set_type \"\(typeText)\" is not normal, warmup, dropset or failure")
             }
             let seconds = try number(table.value(row, "duration_seconds"), "duration_seconds", line)
             let distance = try number(table.value(row, distanceColumn), distanceColumn, line)
@@ -258,6 +264,23 @@ struct CSVWorkoutReader {
             calendar.component(.day, from: date) == components.day
         else { return nil }
         return date
+    }
+}
+
+/// Every row of a workout repeats its start: each text is read once.
+private struct DateCache {
+    let reader: CSVWorkoutReader
+    private var dates: [String: Date?] = [:]
+
+    init(reader: CSVWorkoutReader) { self.reader = reader }
+
+    subscript(text: String) -> Date? {
+        mutating get {
+            if let known = dates[text] { return known }
+            let date = reader.localDate(text)
+            dates[text] = date
+            return date
+        }
     }
 }
 

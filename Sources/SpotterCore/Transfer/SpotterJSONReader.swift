@@ -18,7 +18,9 @@ enum SpotterJSONReader {
         }
         guard let version = envelope.version, version <= TenantExport.currentVersion else {
             throw .invalid(
-                "data", "is a Spotter export of version \(envelope.version.map(String.init) ?? "?"); this server reads up to version \(TenantExport.currentVersion)")
+                "data",
+                "is a Spotter export of version \(envelope.version.map(String.init) ?? "?"); this server reads up to version \(TenantExport.currentVersion)"
+            )
         }
         // Only what an import stores is read: the profile, sessions and coaching belong to the
         // account the export came from.
@@ -48,7 +50,8 @@ enum SpotterJSONReader {
                 },
                 id: workout.id, templateID: workout.templateID)
         }
-        return ImportedFile(workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [])
+        return ImportedFile(
+            workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [])
     }
 
     /// Where decoding failed, as a path of keys.
@@ -59,7 +62,8 @@ enum SpotterJSONReader {
         }
         switch error as? DecodingError {
         case .keyNotFound(let key, let context):
-            return "\(path(context)).\(key.stringValue) is missing".trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            return "\(path(context)).\(key.stringValue) is missing".trimmingCharacters(
+                in: CharacterSet(charactersIn: "."))
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
             return "\(path(context)): \(context.debugDescription)"
         default:

@@ -133,7 +133,9 @@ public struct TransferService: Sendable {
     public func importWorkouts(_ principal: Principal, format: ImportFormat?, unit: WeightUnit?, data: Data)
         async throws -> ImportReport
     {
-        guard let format else { throw SpotterError.invalid("format", "is required (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)") }
+        guard let format else {
+            throw SpotterError.invalid("format", "is required (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)")
+        }
         guard data.count <= Self.maxImportBytes else {
             throw SpotterError.invalid("data", "must be at most \(Self.maxImportBytes >> 20) MiB")
         }
@@ -166,7 +168,8 @@ public struct TransferService: Sendable {
         var knownTemplates = try await store.templateIDs(principal)
         for template in file.templates where !knownTemplates.contains(template.id) {
             guard template.items.allSatisfy({ resolver.has($0.exerciseID) }) else {
-                report.notes.append("template \"\(template.name)\" was not created: it uses an exercise the file does not define")
+                report.notes.append(
+                    "template \"\(template.name)\" was not created: it uses an exercise the file does not define")
                 continue
             }
             do {

@@ -37,7 +37,8 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
                 try await transfer.export(principal, format: format) { data in
                     var offset = data.startIndex
                     while offset < data.endIndex {
-                        let end = data.index(offset, offsetBy: Self.chunkBytes, limitedBy: data.endIndex) ?? data.endIndex
+                        let end =
+                            data.index(offset, offsetBy: Self.chunkBytes, limitedBy: data.endIndex) ?? data.endIndex
                         var chunk = Spotter_V1_ExportChunk()
                         chunk.data = data[offset..<end]
                         if first {
@@ -68,13 +69,15 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
         for try await chunk in request.messages {
             if format == nil {
                 guard chunk.format != .unspecified else {
-                    throw SpotterError.invalid("format", "is required in the first message (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)")
+                    throw SpotterError.invalid(
+                        "format", "is required in the first message (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)")
                 }
                 format = chunk.format
                 unit = WeightUnit(chunk.weightUnit)
             }
             guard data.count + chunk.data.count <= TransferService.maxImportBytes else {
-                throw SpotterError.invalid("data", "must be at most \(TransferService.maxImportBytes >> 20) MiB in total")
+                throw SpotterError.invalid(
+                    "data", "must be at most \(TransferService.maxImportBytes >> 20) MiB in total")
             }
             data.append(chunk.data)
         }
