@@ -226,14 +226,15 @@ public nonisolated struct Spotter_V1_ImportReport: Sendable {
   public var workoutsSkipped: [Spotter_V1_SkippedWorkout] = []
 
   /// Names in the file that matched no exercise in the catalog or the caller's own, created as
-  /// custom exercises (category "other"; edit them afterwards).
+  /// custom exercises (category isolation, muscle group full body, equipment from a "(Barbell)"
+  /// style suffix; edit them afterwards); a Spotter export's own custom exercises too.
   public var exercisesCreated: [String] = []
 
   /// Templates stored by this call (Spotter JSON only).
   public var templatesAdded: Int32 = 0
 
-  /// Rows or sets that were left out, each with the reason (duplicates, timed or distance-only
-  /// sets, rest-timer rows).
+  /// Rows that were left out, each with the reason (exact repeats, timed or distance-only sets),
+  /// and Spotter-export objects that could not be created.
   public var notes: [String] = []
 
   /// Sets stored by this call.

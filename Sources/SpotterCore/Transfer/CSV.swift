@@ -116,6 +116,11 @@ struct CSVTable {
     /// The trimmed value of `column` in `row`, empty when the row is short or the column absent.
     func value(_ row: [String], _ column: String) -> String {
         guard let index = columns[column], index < row.count else { return "" }
-        return row[index].trimmingCharacters(in: .whitespaces)
+        let value = row[index]
+        // Most fields have nothing to trim; Foundation's trimming costs an NSString bridge each.
+        guard let first = value.utf8.first, let last = value.utf8.last,
+            first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+        else { return value }
+        return value.trimmingCharacters(in: .whitespaces)
     }
 }

@@ -10,6 +10,7 @@ import Foundation
 struct ExerciseResolver {
     private var byKey: [String: Exercise] = [:]
     private var ids: Set<ExerciseID> = []
+    private var resolved: [String: ExerciseID] = [:]
     /// Names of the custom exercises created while resolving, in order.
     private(set) var created: [String] = []
 
@@ -58,6 +59,16 @@ struct ExerciseResolver {
         async throws -> ExerciseID
     {
         if let id = entry.exerciseID, has(id) { return id }
+        // A file names the same few exercises thousands of times.
+        if let known = resolved[entry.name] { return known }
+        let id = try await resolveByName(entry, principal: principal, exercises: exercises)
+        resolved[entry.name] = id
+        return id
+    }
+
+    private mutating func resolveByName(
+        _ entry: ImportedWorkout.Entry, principal: Principal, exercises: ExerciseService
+    ) async throws -> ExerciseID {
         if let match = match(entry.name) { return match.id }
         let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
         let id: ExerciseID = TransferService.derivedID(principal, "exercise", Self.key(name))
