@@ -125,8 +125,9 @@ def register_and_sign_in(ch, s, name, password, kind=None):
 def stub(ch, method):
     """A callable for `package.Service/Method` found in the descriptor pool:
     `stub(request, token=None, timeout=None, metadata=None)` returns the reply, or for a server-streaming method an
-    iterator of replies (which has `cancel()`). With no timeout a unary call gives up after 30 s and
-    a stream runs until the server ends it."""
+    iterator of replies (which has `cancel()`). A client-streaming method takes an iterator of
+    messages, or one message. With no timeout a unary call gives up after 30 s and a stream runs
+    until the server ends it."""
     from google.protobuf import descriptor_pool, message_factory
 
     service, _, name = method.partition("/")
@@ -134,17 +135,18 @@ def stub(ch, method):
     request_type = message_factory.GetMessageClass(descriptor.input_type)
     reply_type = message_factory.GetMessageClass(descriptor.output_type)
     streaming = descriptor.server_streaming
-    if descriptor.client_streaming:
-        # The request is an iterator of messages.
-        kind = ch.stream_unary
-    else:
-        kind = ch.unary_stream if streaming else ch.unary_unary
+    client_streaming = descriptor.client_streaming
+    kind = {(False, False): ch.unary_unary, (False, True): ch.unary_stream,
+            (True, False): ch.stream_unary, (True, True): ch.stream_stream}[(client_streaming, streaming)]
     multicallable = kind(
         f"/{service}/{name}", request_serializer=request_type.SerializeToString,
         response_deserializer=reply_type.FromString)
 
     def invoke(request, token=None, timeout=None, metadata=None):
         sent = list(metadata or []) + ([("authorization", f"Bearer {token}")] if token else [])
+        if client_streaming and isinstance(request, request_type):
+            # A client-streaming method given one message sends just that one.
+            request = iter([request])
         return multicallable(request, metadata=sent or None, timeout=timeout or (None if streaming else 30))
 
     invoke.request_type = request_type
