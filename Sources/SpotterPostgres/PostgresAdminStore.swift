@@ -72,15 +72,7 @@ public struct PostgresAdminStore: AdminStore {
                     "SELECT failed_sign_ins, locked_until FROM accounts WHERE tenant_id = $1 AND account_id = $2",
                     [tenant.rawValue, profile.accountID.rawValue]
                 )
-                let sessions = try await connection.query(
-                    """
-                    SELECT session_id, device_label, created_at, last_used_at, expires_at
-                    FROM sessions
-                    WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
-                    ORDER BY created_at DESC
-                    """,
-                    [tenant.rawValue, now]
-                )
+                let sessions = try await SessionSQL.live(tenant: tenant, now: now, connection)
                 let activity = try await connection.query(
                     "SELECT max(last_used_at) AS last FROM sessions WHERE tenant_id = $1",
                     [tenant.rawValue]
@@ -96,7 +88,7 @@ public struct PostgresAdminStore: AdminStore {
                     profile: profile,
                     failedSignIns: try throttle.single?.decode("failed_sign_ins") ?? 0,
                     lockedUntil: try throttle.single?.decode("locked_until", as: Date?.self),
-                    sessions: try sessions.map(SessionSQL.decodeInfo),
+                    sessions: sessions,
                     lastActivity: try activity.single?.decode("last", as: Date?.self),
                     workouts: try training.single?.decode("workouts") ?? 0,
                     lastWorkoutAt: try training.single?.decode("last", as: Date?.self)

@@ -45,6 +45,19 @@ enum AccountSQL {
 
 /// Session statements shared by the auth and admin stores.
 enum SessionSQL {
+    /// A tenant's live sessions, newest first.
+    static func live(tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> [SessionInfo] {
+        try await connection.query(
+            """
+            SELECT session_id, device_label, created_at, last_used_at, expires_at
+            FROM sessions
+            WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
+            ORDER BY created_at DESC
+            """,
+            [tenant.rawValue, now]
+        ).map(decodeInfo)
+    }
+
     /// Revokes every live session of an account; returns how many.
     @discardableResult
     static func revokeAll(account: AccountID, reason: String, now: Date, _ connection: PostgresConnection)

@@ -18,15 +18,7 @@ enum ExportSQL {
                 PostgresProfileStore.selectProfile + " WHERE t.tenant_id = $1", id
             ).single
         else { return nil }
-        let sessions = try await connection.query(
-            """
-            SELECT session_id, device_label, created_at, last_used_at, expires_at
-            FROM sessions
-            WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
-            ORDER BY created_at DESC
-            """,
-            [tenant.rawValue, now]
-        ).map(SessionSQL.decodeInfo)
+        let sessions = try await SessionSQL.live(tenant: tenant, now: now, connection)
         let emails = try await connection.query(
             """
             SELECT kind, recipient, subject, status, created_at, sent_at
