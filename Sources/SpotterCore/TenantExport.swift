@@ -12,7 +12,11 @@ public struct TenantExport: Sendable, Equatable, Codable {
     public var exportedAt: Date
     public var profile: Profile
     public var sessions: [SessionInfo]
+    /// The devices registered for sync.
+    public var devices: [Device]
     public var emails: [ExportedEmail]
+    /// Feedback and bug reports the tenant sent, with the answers.
+    public var feedback: [Feedback]
     /// The tenant's custom exercises (built-in ones are referenced by id and name).
     public var exercises: [Exercise]
     public var templates: [ExportedTemplate]
@@ -26,7 +30,9 @@ public struct TenantExport: Sendable, Equatable, Codable {
         exportedAt: Date,
         profile: Profile,
         sessions: [SessionInfo],
+        devices: [Device] = [],
         emails: [ExportedEmail],
+        feedback: [Feedback] = [],
         exercises: [Exercise] = [],
         templates: [ExportedTemplate] = [],
         workouts: [ExportedWorkout] = [],
@@ -35,7 +41,9 @@ public struct TenantExport: Sendable, Equatable, Codable {
         self.exportedAt = exportedAt
         self.profile = profile
         self.sessions = sessions
+        self.devices = devices
         self.emails = emails
+        self.feedback = feedback
         self.exercises = exercises
         self.templates = templates
         self.workouts = workouts
@@ -85,6 +93,8 @@ extension TenantExport {
     /// `exercise_id` → `exerciseID`, `target_rpe` → `targetRPE`: the inverse of the encoder's
     /// snake case for Spotter's property names.
     static func camelCase(_ snake: String) -> String {
+        // Leading underscores stay, as in an enum case's `_0`.
+        guard !snake.hasPrefix("_") else { return snake }
         let parts = snake.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count > 1 else { return snake }
         return parts.enumerated().map { index, part in
@@ -140,16 +150,23 @@ public struct ExportedCoaching: Sendable, Equatable, Codable {
     public var assignments: [Assignment]
     public var comments: [WorkoutComment]
     public var accessLog: [AccessLogEntry]
+    /// A coach's invites (never their codes: only hashes are stored).
+    public var invites: [CoachInvite]
+    /// The program the lifter follows, from when.
+    public var follow: ProgramFollow?
 
     public init(
         links: [CoachLink] = [], programs: [Program] = [], assignments: [Assignment] = [],
-        comments: [WorkoutComment] = [], accessLog: [AccessLogEntry] = []
+        comments: [WorkoutComment] = [], accessLog: [AccessLogEntry] = [], invites: [CoachInvite] = [],
+        follow: ProgramFollow? = nil
     ) {
         self.links = links
         self.programs = programs
         self.assignments = assignments
         self.comments = comments
         self.accessLog = accessLog
+        self.invites = invites
+        self.follow = follow
     }
 }
 

@@ -13,6 +13,8 @@ public struct PortalContext: RequestContext {
     var session: PortalSession?
     /// The fields of a POSTed form (`application/x-www-form-urlencoded`); empty for other requests.
     var form = Form()
+    /// The files of a `multipart/form-data` POST to a route that takes uploads, by field name.
+    var uploads: [String: Upload] = [:]
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

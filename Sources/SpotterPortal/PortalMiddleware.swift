@@ -26,6 +26,10 @@ enum PortalError: Error, Equatable {
 struct PortalMiddleware: RouterMiddleware {
     typealias Context = PortalContext
 
+    /// The routes that take a `multipart/form-data` file (up to an import's size); every other
+    /// form is url-encoded and at most 64 kB.
+    static let uploadPaths: Set<String> = ["/import"]
+
     let auth: AuthService
     let accounts: AccountService
     let refresher: SessionRefresher
@@ -54,7 +58,22 @@ struct PortalMiddleware: RouterMiddleware {
                 }
             }
             if request.method == .post {
-                context.form = try await Form.read(request)
+                if Self.uploadPaths.contains(request.uri.path), let boundary = Form.boundary(request.headers[.contentType]) {
+                    let body: ByteBuffer
+                    do {
+                        body = try await request.body.collect(upTo: Form.maximumUploadSize)
+                    } catch {
+                        throw PortalError.badRequest(
+                            "The file is larger than Spotter accepts (\(TransferService.maxImportBytes >> 20) MB).")
+                    }
+                    guard let (form, files) = Form.multipart(Array(body.readableBytesView), boundary: boundary) else {
+                        throw PortalError.badRequest("The upload could not be read. Choose the file again and send it.")
+                    }
+                    context.form = form
+                    context.uploads = files
+                } else {
+                    context.form = try await Form.read(request)
+                }
                 if context.session != nil {
                     try checkForm(context)
                 } else {

@@ -30,6 +30,32 @@ struct ProfileRoutes {
                     })
             }
         }
+        router.get("/import") { _, context in
+            importPage(try context.signedIn(), ImportPage())
+        }
+        // The report is the answer to the POST itself: sending the form again (a reload) imports
+        // the same file again, which adds nothing.
+        router.post("/import") { _, context in
+            let session = try context.signedIn()
+            var page = ImportPage(format: context.form.text("format"), unit: context.form.text("unit"))
+            guard let format = ImportFormat(rawValue: page.format) else {
+                page.error = "Choose the app the file comes from."
+                return importPage(session, page, status: .badRequest)
+            }
+            guard let file = context.uploads["file"], !file.data.isEmpty else {
+                page.error = "Choose the file to import."
+                return importPage(session, page, status: .badRequest)
+            }
+            do {
+                let report = try await transfer.importWorkouts(
+                    session.principal, format: format, unit: WeightUnit(rawValue: page.unit), data: file.data)
+                page.report = ImportPage.Report(report, filename: file.filename, format: Format(session.profile))
+                return importPage(session, page)
+            } catch SpotterError.invalidArgument(let violations) {
+                page.error = "That file could not be imported: " + violations.map(\.reason).joined(separator: "; ") + "."
+                return importPage(session, page, status: .badRequest)
+            }
+        }
         router.get("/profile") { request, context in
             let session = try context.signedIn()
             let saved = request.uri.queryParameters.get("saved") != nil
@@ -105,6 +131,80 @@ struct ProfileRoutes {
                 displayName: displayName, timeZone: timeZone, unit: WeightUnit(rawValue: unit), bio: bio,
                 specialities: specialityList)
         }
+    }
+
+    struct ImportPage {
+        struct Choice {
+            var value: String
+            var label: String
+            var checked: Bool
+        }
+
+        struct Report {
+            struct Skipped {
+                var name: String
+                var date: String
+                var reason: String
+            }
+
+            var filename: String
+            var added: String
+            var unchanged: String?
+            var created: String?
+            var hasSkipped: Bool
+            var skipped: [Skipped]
+            var hasNotes: Bool
+            var notes: [String]
+            var moreNotes: String?
+
+            /// At most this many of the notes are listed.
+            static let notesShown = 50
+
+            init(_ report: ImportReport, filename: String, format: Format) {
+                self.filename = filename
+                let sets = "\(report.setsAdded) set\(report.setsAdded == 1 ? "" : "s")"
+                added = "\(report.workoutsAdded) workout\(report.workoutsAdded == 1 ? "" : "s") added (\(sets))."
+                unchanged =
+                    report.workoutsUnchanged == 0
+                    ? nil
+                    : "\(report.workoutsUnchanged) \(report.workoutsUnchanged == 1 ? "was" : "were") already here, unchanged."
+                created =
+                    report.exercisesCreated.isEmpty
+                    ? nil : "New custom exercises: \(report.exercisesCreated.joined(separator: ", "))."
+                skipped = report.skipped.map {
+                    Skipped(name: $0.name, date: format.moment($0.startedAt), reason: $0.reason)
+                }
+                hasSkipped = !skipped.isEmpty
+                notes = Array(report.notes.prefix(Self.notesShown))
+                hasNotes = !notes.isEmpty
+                moreNotes =
+                    report.notes.count > Self.notesShown
+                    ? "… and \(report.notes.count - Self.notesShown) more." : nil
+            }
+        }
+
+        var format = ""
+        var unit = ""
+        var error: String?
+        var report: Report?
+
+        var formats: [Choice] {
+            [("strong", "Strong (CSV)"), ("hevy", "Hevy (CSV)"), ("spotter", "A Spotter export (JSON)")].map {
+                Choice(value: $0.0, label: $0.1, checked: $0.0 == format)
+            }
+        }
+
+        var units: [Choice] {
+            [("", "My unit"), ("kg", "Kilograms"), ("lb", "Pounds")].map {
+                Choice(value: $0.0, label: $0.1, checked: $0.0 == unit)
+            }
+        }
+    }
+
+    private func importPage(_ session: PortalSession, _ page: ImportPage, status: HTTPResponse.Status = .ok)
+        -> Response
+    {
+        pages.render("import", title: "Import workouts", session: session, status: status, current: "/profile", page)
     }
 
     struct ProfilePage {

@@ -10,7 +10,7 @@ enum Templates {
         "clients": clients, "client": client, "workout": workout, "progress": progress,
         "statistics": statistics, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
         "plans": plans, "template_editor": templateEditor, "program_editor": programEditor,
-        "profile": profile,
+        "profile": profile, "import": importWorkouts,
     ]
 
     static let layout = """
@@ -599,9 +599,45 @@ enum Templates {
         <section class="card">
         <h2>Your data</h2>
         <p>Everything Spotter holds about you, to keep or to take elsewhere: <a href="/export.json" download>everything (JSON)</a> or <a href="/export.csv" download>every set, one row each (CSV)</a>, which spreadsheets open.</p>
-        <p class="muted">Workouts from Strong or Hevy, or a Spotter export, are imported through the app (ImportWorkouts).</p>
+        <p>Coming from Strong or Hevy? <a href="/import">Import your workouts</a> from their CSV export, or a Spotter export.</p>
         </section>
         <p class="muted">Signed in as {{username}} ({{email}}).</p>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let importWorkouts = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/profile">Your profile</a> ›</p>
+        <h1>Import workouts</h1>
+        <p>Bring your history from Strong or Hevy (their CSV export) or from a Spotter export. Importing the same file again adds nothing, so you can import a newer export later.</p>
+        <form method="post" action="/import" enctype="multipart/form-data" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="file">File</label>
+        <input id="file" name="file" type="file" accept=".csv,.json,text/csv,application/json" required{{#error}} aria-invalid="true" aria-describedby="file-error"{{/error}}>
+        {{#error}}<p class="field-error" id="file-error">{{error}}</p>{{/error}}
+        <fieldset class="units">
+        <legend>From</legend>
+        {{#formats}}<label class="check"><input type="radio" name="format" value="{{value}}" required{{#checked}} checked{{/checked}}> {{label}}</label>{{/formats}}
+        </fieldset>
+        <fieldset class="units">
+        <legend>Weights in the file</legend>
+        {{#units}}<label class="check"><input type="radio" name="unit" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/units}}
+        <p class="hint">Strong's export does not say whether it is in kilograms or pounds; Hevy's and Spotter's do.</p>
+        </fieldset>
+        <p><button>Import</button></p>
+        </form>
+        {{#report}}
+        <section class="card" id="report">
+        <h2>Imported {{filename}}</h2>
+        <ul>
+        <li>{{added}}</li>
+        {{#unchanged}}<li>{{unchanged}}</li>{{/unchanged}}
+        {{#created}}<li>{{created}}</li>{{/created}}
+        </ul>
+        {{#hasSkipped}}<h3>Not imported</h3><ul>{{#skipped}}<li>{{name}}, {{date}}: {{reason}}</li>{{/skipped}}</ul>{{/hasSkipped}}
+        {{#hasNotes}}<h3>Left out</h3><ul>{{#notes}}<li>{{.}}</li>{{/notes}}</ul>{{#moreNotes}}<p class="muted">{{moreNotes}}</p>{{/moreNotes}}{{/hasNotes}}
+        </section>
+        {{/report}}
         {{/page}}{{/body}}{{/layout}}
         """
 }

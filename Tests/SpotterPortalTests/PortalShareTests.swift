@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import SpotterCore
+@testable import SpotterPortal
 import SpotterTestSupport
 import Testing
 
@@ -86,5 +87,74 @@ struct PortalShareTests {
             #expect(anonymous.status != .ok)
             #expect(!anonymous.html.contains("Squat day"))
         }
+    }
+}
+
+@Suite("Portal import")
+struct PortalImportTests {
+    private static func sample(_ name: String) throws -> Data {
+        try Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appending(path: "../SpotterPostgresTests/Imports/\(name)"))
+    }
+
+    @Test("a lifter uploads a Strong export and reads the report; the same file again adds nothing")
+    func strong() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("ivy")
+            let ivy = try await portal.signedIn("ivy")
+            let form = try await ivy.get("/import")
+            #expect(form.html.contains("enctype=\"multipart/form-data\""))
+            let file = try Self.sample("strong.csv")
+            let fields = [("format", "strong"), ("unit", "lb")]
+            let first = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])
+            #expect(first.status == .ok)
+            #expect(first.html.contains("Imported strong.csv"))
+            #expect(first.html.contains("2 workouts added (8 sets)."))
+            #expect(first.html.contains("New custom exercises: Zercher Squat (Barbell)."))
+            #expect(first.html.contains("row 6 repeats row 5 and was left out"))
+            let second = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])
+            #expect(second.html.contains("0 workouts added (0 sets)."))
+            #expect(second.html.contains("2 were already here, unchanged."))
+            #expect(try await portal.database.count("SELECT count(*)::int FROM workouts") == 2)
+        }
+    }
+
+    @Test("refusals stay on the page: no file, no app chosen, an unreadable file, no CSRF token; nothing stored")
+    func refusals() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("ivy")
+            let ivy = try await portal.signedIn("ivy")
+            try await ivy.get("/import")
+            let noFile = try await ivy.upload("/import", [("format", "hevy")], files: [])
+            #expect(noFile.status == .badRequest)
+            #expect(noFile.html.contains("Choose the file to import."))
+            let noApp = try await ivy.upload("/import", [], files: [("file", "a.csv", Data("x".utf8))])
+            #expect(noApp.html.contains("Choose the app the file comes from."))
+            let bad = try await ivy.upload(
+                "/import", [("format", "hevy")], files: [("file", "a.csv", Data("title,start_time\nA,B\n".utf8))])
+            #expect(bad.status == .badRequest)
+            #expect(bad.html.contains("That file could not be imported: is not a Hevy CSV export"))
+            let forged = try await portal.signedIn("ivy")
+            let noToken = try await forged.upload(
+                "/import", [("format", "strong")], files: [("file", "s.csv", try Self.sample("strong.csv"))])
+            #expect(noToken.status == .forbidden)
+            #expect(try await portal.database.count("SELECT count(*)::int FROM workouts") == 0)
+        }
+    }
+
+    @Test("multipart bodies: quoted parameters, a file with CRLFs inside, no closing delimiter")
+    func multipart() {
+        let body =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"format\"\r\n\r\nstrong\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"my \\\"log\\\".csv\"\r\n"
+            + "Content-Type: text/csv\r\n\r\na,b\r\nc,d\r\n\r\n--XyZ--\r\n"
+        let parsed = Form.multipart(Array(body.utf8), boundary: "XyZ")
+        #expect(parsed?.form == Form(fields: [("format", "strong")]))
+        #expect(parsed?.files == ["file": Upload(filename: "my \"log\".csv", data: Data("a,b\r\nc,d\r\n".utf8))])
+        let unfinished = "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno end"
+        #expect(Form.multipart(Array(unfinished.utf8), boundary: "XyZ") == nil)
+        #expect(Form.boundary("multipart/form-data; boundary=\"abc\"") == "abc")
+        #expect(Form.boundary("application/x-www-form-urlencoded") == nil)
     }
 }

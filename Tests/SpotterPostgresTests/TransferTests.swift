@@ -1,5 +1,6 @@
 import Foundation
 import SpotterCore
+import SpotterPostgres
 import SpotterTestSupport
 import Testing
 
@@ -240,6 +241,45 @@ struct TransferTests {
             #expect(first["weight_kg"] == "102.06")
             #expect(first["rpe"] == "8.5")
             #expect(Dictionary(uniqueKeysWithValues: zip(records[0], records[2]))["set_type"] == "warm_up")
+        }
+    }
+
+    @Test("the JSON export holds the sync devices, feedback, a coach's invites (no codes) and the followed program")
+    func everythingAddedSince() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let coaching = database.coachingService(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            let cora = try await database.lifter("cora", kind: .coach)
+            _ = try await database.syncService().registerDevice(ada, label: "Ada's phone")
+            _ = try await FeedbackService(store: PostgresFeedbackStore(database: SpotterDatabase(pool: database.appPool)))
+                .submit(ada, kind: .bug, subject: "Timer stops", body: "When the screen locks.", appVersion: "1.2")
+            let template = try await training.templates.create(
+                cora, id: "",
+                TemplateDraft(
+                    name: "Day A",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5)]))
+            let program = try await coaching.createProgram(
+                cora, id: "",
+                ProgramDraft(
+                    name: "Base block", weeks: 1,
+                    days: [ProgramDraft.Day(week: 1, weekday: 1, templateID: template.id.description)]))
+            let invite = try await coaching.createInvite(cora, note: "for Ada", validDays: 0)
+            _ = try await coaching.redeemInvite(ada, code: invite.code!, scopes: ["history"])
+            _ = try await coaching.assign(
+                cora, client: ada.tenantID.description, templateID: "", programID: program.id.description, note: "")
+            _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-09-07")
+
+            let mine = try TenantExport.decoder().decode(TenantExport.self, from: try await export(training, ada, .json))
+            #expect(mine.devices.map(\.label) == ["Ada's phone"])
+            #expect(mine.feedback.map(\.subject) == ["Timer stops"])
+            #expect(mine.coaching.follow?.program.content.name == "Base block")
+            #expect(mine.coaching.follow?.startedOn == "2026-09-07")
+            let coach = try await export(training, cora, .json)
+            let theirs = try TenantExport.decoder().decode(TenantExport.self, from: coach)
+            #expect(theirs.coaching.invites.map(\.note) == ["for Ada"])
+            #expect(theirs.coaching.invites.first?.usedAt != nil)
+            #expect(!String(decoding: coach, as: UTF8.self).contains(invite.code!))
         }
     }
 

@@ -142,7 +142,30 @@ public final class Browser: @unchecked Sendable {
         let token = csrf ?? self.csrf
         let all = (token.isEmpty && csrf == nil ? [] : [("_csrf", token)]) + fields
         let body = all.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
-        return try await send(path, method: .post, body: body)
+        return try await send(
+            path, method: .post, body: ByteBuffer(string: body), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// POSTs `fields` and `files` (field name, file name, bytes) as `multipart/form-data`, as a
+    /// browser sends a form with a file input, with the last page's CSRF token.
+    @discardableResult
+    public func upload(_ path: String, _ fields: [(String, String)], files: [(String, String, Data)]) async throws
+        -> PortalPage
+    {
+        let boundary = "----spotter-test-\(UUID().uuidString)"
+        var body = Data()
+        for (name, value) in [("_csrf", csrf)] + fields {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        for (name, filename, data) in files {
+            body += Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: text/csv\r\n\r\n"
+                    .utf8)
+            body += data + Data("\r\n".utf8)
+        }
+        body += Data("--\(boundary)--\r\n".utf8)
+        return try await send(
+            path, method: .post, body: ByteBuffer(bytes: body), contentType: "multipart/form-data; boundary=\(boundary)")
     }
 
     public func signIn(_ login: String, password: String) async throws -> PortalPage {
@@ -150,7 +173,9 @@ public final class Browser: @unchecked Sendable {
         return try await post("/sign-in", [("login", login), ("password", password)])
     }
 
-    private func send(_ path: String, method: HTTPRequest.Method, body: String?) async throws -> PortalPage {
+    private func send(
+        _ path: String, method: HTTPRequest.Method, body: ByteBuffer?, contentType: String? = nil
+    ) async throws -> PortalPage {
         var headers: HTTPFields = [:]
         let sent = lock.withLock {
             (cookieValue.map { ["__Host-spotter_session=\($0)"] } ?? [])
@@ -158,9 +183,8 @@ public final class Browser: @unchecked Sendable {
                 .map { "\($0.key)=\($0.value)" }
         }
         if !sent.isEmpty { headers[.cookie] = sent.joined(separator: "; ") }
-        if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
-        let response = try await client.execute(
-            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        if let contentType { headers[.contentType] = contentType }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
         let page = PortalPage(status: response.status, headers: response.headers, html: String(buffer: response.body))
         for line in page.headers[values: .setCookie] {
             let pair = line.prefix { $0 != ";" }

@@ -211,7 +211,7 @@ public struct PlannedDay: Sendable, Equatable {
 }
 
 /// The program a lifter follows.
-public struct ProgramFollow: Sendable, Equatable {
+public struct ProgramFollow: Sendable, Equatable, Codable {
     public var program: Program
     /// "YYYY-MM-DD".
     public var startedOn: String

@@ -6,7 +6,7 @@ public struct DeviceID: EntityID {
     public init(rawValue: UUID) { self.rawValue = rawValue }
 }
 
-public struct Device: Sendable, Equatable {
+public struct Device: Sendable, Equatable, Codable {
     public var id: DeviceID
     public var label: String
     /// Mutation ids are 1, 2, 3, … per device; the last one the server applied.

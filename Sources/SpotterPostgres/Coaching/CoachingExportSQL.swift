@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import SpotterCore
 
-/// A tenant's coaching data in bulk, for `spotterctl export` (runs as the admin role, so every
-/// statement names the tenant).
+/// A tenant's coaching data in bulk, for both exports (`ExportSQL`): every statement names the
+/// tenant, as the admin role needs.
 enum CoachingExportSQL {
     static func load(_ tenant: TenantID, _ connection: PostgresConnection) async throws -> ExportedCoaching {
         let id = [tenant.rawValue]
@@ -28,8 +28,16 @@ enum CoachingExportSQL {
             PostgresCoachingStore.accessSelect + " WHERE a.tenant_id = $1 ORDER BY a.accessed_at, a.access_id",
             id
         ).map(PostgresCoachingStore.decodeAccess)
+        let invites = try await connection.query(
+            """
+            SELECT invite_id, note, created_at, expires_at, used_at FROM coach_invites
+            WHERE tenant_id = $1 ORDER BY created_at
+            """,
+            id
+        ).map(PostgresCoachingStore.decodeInvite)
         return ExportedCoaching(
             links: links, programs: try await ProgramSQL.load(programIDs, connection), assignments: assignments,
-            comments: comments, accessLog: accessLog)
+            comments: comments, accessLog: accessLog, invites: invites,
+            follow: try await PostgresCoachingStore.followed(tenant, connection))
     }
 }

@@ -78,13 +78,16 @@ public struct PostgresCoachingStore: CoachingStore {
                 ORDER BY created_at DESC LIMIT 100
                 """,
                 [principal.tenantID.rawValue]
-            ).map { row in
-                CoachInvite(
-                    id: try row.decode("invite_id"), code: nil, note: try row.decode("note"),
-                    createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-                    usedAt: try row.decode("used_at"))
-            }
+            ).map(Self.decodeInvite)
         }
+    }
+
+    /// An invite without its code (only its hash is stored).
+    static func decodeInvite(_ row: PostgresRow) throws -> CoachInvite {
+        CoachInvite(
+            id: try row.decode("invite_id"), code: nil, note: try row.decode("note"),
+            createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
+            usedAt: try row.decode("used_at"))
     }
 
     public func revokeInvite(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool {

@@ -27,17 +27,22 @@ public struct PostgresSyncStore: SyncStore {
 
     public func devices(_ principal: Principal) async throws -> [Device] {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
-                """
-                SELECT device_id, label, last_mutation_id, created_at FROM sync_devices
-                WHERE tenant_id = $1 ORDER BY created_at, device_id
-                """,
-                [principal.tenantID.rawValue]
-            ).map { row in
-                Device(
-                    id: DeviceID(rawValue: try row.decode("device_id")), label: try row.decode("label"),
-                    lastMutationID: try row.decode("last_mutation_id"), createdAt: try row.decode("created_at"))
-            }
+            try await Self.devices(principal.tenantID, connection)
+        }
+    }
+
+    /// The tenant's devices, oldest first.
+    static func devices(_ tenant: TenantID, _ connection: PostgresConnection) async throws -> [Device] {
+        try await connection.query(
+            """
+            SELECT device_id, label, last_mutation_id, created_at FROM sync_devices
+            WHERE tenant_id = $1 ORDER BY created_at, device_id
+            """,
+            [tenant.rawValue]
+        ).map { row in
+            Device(
+                id: DeviceID(rawValue: try row.decode("device_id")), label: try row.decode("label"),
+                lastMutationID: try row.decode("last_mutation_id"), createdAt: try row.decode("created_at"))
         }
     }
 

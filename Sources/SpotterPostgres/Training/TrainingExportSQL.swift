@@ -43,11 +43,16 @@ enum ExportSQL {
         let items = try await PostgresTemplateStore.items(
             tenant, try templateRows.map { try $0.decode("template_id") as UUID }, connection)
         let templates = try templateRows.map { ExportedTemplate(try PostgresTemplateStore.decode($0, items: items)) }
+        let devices = try await PostgresSyncStore.devices(tenant, connection)
+        let feedback = try await connection.query(FeedbackSQL.select + " WHERE tenant_id = $1 ORDER BY created_at", id)
+            .map(FeedbackSQL.decode)
         return TenantExport(
             exportedAt: now,
             profile: try PostgresProfileStore.decodeProfile(profileRow),
             sessions: sessions,
+            devices: devices,
             emails: emails,
+            feedback: feedback,
             exercises: exercises,
             templates: templates,
             coaching: try await CoachingExportSQL.load(tenant, connection)
