@@ -175,7 +175,7 @@ struct ProfileRoutes {
                     Skipped(name: $0.name, date: format.moment($0.startedAt), reason: $0.reason)
                 }
                 hasSkipped = !skipped.isEmpty
-                notes = Array(report.notes.prefix(Self.notesShown))
+                notes = report.notes.prefix(Self.notesShown).map { $0.prefix(1).uppercased() + $0.dropFirst() }
                 hasNotes = !notes.isEmpty
                 moreNotes =
                     report.notes.count > Self.notesShown
@@ -183,19 +183,21 @@ struct ProfileRoutes {
             }
         }
 
-        var format = ""
-        var unit = ""
+        let format: String
+        let unit: String
+        // Stored, not computed: templates find values by reflection, which sees stored ones only.
+        let formats: [Choice]
+        let units: [Choice]
         var error: String?
         var report: Report?
 
-        var formats: [Choice] {
-            [("strong", "Strong (CSV)"), ("hevy", "Hevy (CSV)"), ("spotter", "A Spotter export (JSON)")].map {
+        init(format: String = "", unit: String = "") {
+            self.format = format
+            self.unit = unit
+            formats = [("strong", "Strong (CSV)"), ("hevy", "Hevy (CSV)"), ("spotter", "A Spotter export (JSON)")].map {
                 Choice(value: $0.0, label: $0.1, checked: $0.0 == format)
             }
-        }
-
-        var units: [Choice] {
-            [("", "My unit"), ("kg", "Kilograms"), ("lb", "Pounds")].map {
+            units = [("", "My unit"), ("kg", "Kilograms"), ("lb", "Pounds")].map {
                 Choice(value: $0.0, label: $0.1, checked: $0.0 == unit)
             }
         }

@@ -181,6 +181,16 @@ def main():
         rows = lifter.find_elements(By.CSS_SELECTOR, "table.points tbody tr")
         check("the access log lists the coach's reads", len(rows) >= 3, str(len(rows)))
         snap(lifter, "access-log")
+        # The lifter brings a Strong export in through the file input.
+        lifter.get(portal + "/import")
+        sample = pathlib.Path(__file__).resolve().parent.parent / "SpotterPostgresTests" / "Imports" / "strong.csv"
+        lifter.find_element(By.ID, "file").send_keys(str(sample))
+        lifter.find_element(By.CSS_SELECTOR, "input[name='format'][value='strong']").click()
+        lifter.find_element(By.CSS_SELECTOR, "input[name='unit'][value='lb']").click()
+        navigate(lifter, lifter.find_element(By.CSS_SELECTOR, "form[action='/import'] button").click)
+        report = lifter.find_element(By.ID, "report").text
+        check("the import report says what was added", "2 workouts added (8 sets)." in report and "Row 6 repeats row 5" in report, report[:300])
+        snap(lifter, "import")
 
         coach.get(workout_url)
         text = coach.find_element(By.TAG_NAME, "main").text

@@ -105,6 +105,8 @@ struct PortalImportTests {
             let ivy = try await portal.signedIn("ivy")
             let form = try await ivy.get("/import")
             #expect(form.html.contains("enctype=\"multipart/form-data\""))
+            #expect(form.html.contains("<input type=\"radio\" name=\"format\" value=\"strong\" required>"))
+            #expect(form.html.contains("<input type=\"radio\" name=\"unit\" value=\"\" checked>"))
             let file = try Self.sample("strong.csv")
             let fields = [("format", "strong"), ("unit", "lb")]
             let first = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])
@@ -112,7 +114,7 @@ struct PortalImportTests {
             #expect(first.html.contains("Imported strong.csv"))
             #expect(first.html.contains("2 workouts added (8 sets)."))
             #expect(first.html.contains("New custom exercises: Zercher Squat (Barbell)."))
-            #expect(first.html.contains("row 6 repeats row 5 and was left out"))
+            #expect(first.html.contains("Row 6 repeats row 5 and was left out"))
             let second = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])
             #expect(second.html.contains("0 workouts added (0 sets)."))
             #expect(second.html.contains("2 were already here, unchanged."))
@@ -131,6 +133,9 @@ struct PortalImportTests {
             #expect(noFile.html.contains("Choose the file to import."))
             let noApp = try await ivy.upload("/import", [], files: [("file", "a.csv", Data("x".utf8))])
             #expect(noApp.html.contains("Choose the app the file comes from."))
+            let kept = try await ivy.upload("/import", [("format", "hevy"), ("unit", "lb")], files: [])
+            #expect(kept.html.contains("value=\"hevy\" required checked"))
+            #expect(kept.html.contains("value=\"lb\" checked"))
             let bad = try await ivy.upload(
                 "/import", [("format", "hevy")], files: [("file", "a.csv", Data("title,start_time\nA,B\n".utf8))])
             #expect(bad.status == .badRequest)
