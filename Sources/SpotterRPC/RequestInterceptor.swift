@@ -49,6 +49,15 @@ public struct RequestInterceptor: ServerInterceptor {
         self.metrics = metrics
     }
 
+    /// Calls that may run longer than the usual deadline: an import of ten years of workouts takes
+    /// seconds, and the largest file accepted (64 MiB) up to about a minute on a small server.
+    static let longCalls: [String: Duration] = ["spotter.v1.TransferService/ImportWorkouts": .seconds(300)]
+
+    /// How long `method`'s handler may run.
+    static func deadline(for method: String, default deadline: Duration) -> Duration {
+        max(deadline, longCalls[method] ?? deadline)
+    }
+
     public func intercept<Input: Sendable, Output: Sendable>(
         request: StreamingServerRequest<Input>,
         context: ServerContext,
@@ -90,7 +99,7 @@ public struct RequestInterceptor: ServerInterceptor {
             let call = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
             let response = try await withoutActuallyEscaping(next) { next in
-                try await Self.withDeadline(deadline) {
+                try await Self.withDeadline(Self.deadline(for: method, default: deadline)) {
                     try await RequestContext.$current.withValue(call) {
                         try await next(Self.refusingZeroBytes(request), context)
                     }

@@ -9,6 +9,16 @@ import Testing
 
 @Suite("Request interceptor and error mapping")
 struct RequestInterceptorTests {
+    @Test("an import may run five minutes; every other call has the configured deadline, a longer one wins")
+    func deadlines() {
+        let importCall = "spotter.v1.TransferService/ImportWorkouts"
+        #expect(RequestInterceptor.deadline(for: importCall, default: .seconds(30)) == .seconds(300))
+        #expect(RequestInterceptor.deadline(for: importCall, default: .seconds(600)) == .seconds(600))
+        #expect(
+            RequestInterceptor.deadline(for: "spotter.v1.WorkoutService/LogWorkout", default: .seconds(30))
+                == .seconds(30))
+    }
+
     @Test("reads the bearer token from the authorization metadata, any case of 'Bearer'")
     func bearerToken() {
         #expect(RequestInterceptor.bearerToken(in: ["authorization": "Bearer abc"]) == "abc")
