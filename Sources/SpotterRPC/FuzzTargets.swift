@@ -9,7 +9,7 @@ import SwiftProtobuf
 /// bug. `spotter-fuzz` runs these (and its own target for the libpq row decoders) under libFuzzer
 /// (`scripts/fuzz.sh`), and replays the committed corpora in the test suite.
 public enum FuzzTargets {
-    public static let names = ["workout", "template", "program", "push", "tokens"]
+    public static let names = ["workout", "template", "program", "push", "tokens", "import"]
 
     /// Runs `target` on `data`; `false` for an unknown target.
     @discardableResult
@@ -20,6 +20,7 @@ public enum FuzzTargets {
         case "program": program(data)
         case "push": push(data)
         case "tokens": tokens(data)
+        case "import": importFile(data)
         default: return false
         }
         return true
@@ -73,6 +74,13 @@ public enum FuzzTargets {
             case .program(let draft): _ = try? draft.validated()
             case .profile: break
             }
+        }
+    }
+
+    /// A file to import, read as each format: CSV parsing, dates, numbers, the JSON document.
+    static func importFile(_ data: [UInt8]) {
+        for format in ImportFormat.allCases {
+            _ = try? TransferService.inspect(Data(data), format: format)
         }
     }
 

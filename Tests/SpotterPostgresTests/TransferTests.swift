@@ -184,6 +184,31 @@ struct TransferTests {
         }
     }
 
+    @Test("numbers past every limit are capped or refused, never overflow: a duration of 10^20 hours, a rest of 1e300 s, year 99999")
+    func extremeNumbers() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada", timeZone: "UTC")
+            let text = """
+                Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Seconds
+                2024-03-05 18:00:00,A,99999999999999999999h 9999999999999999999m,Squat (Barbell),1,100,5,0
+                2024-03-05 18:00:00,A,99999999999999999999h 9999999999999999999m,Squat (Barbell),Rest Timer,0,0,1e300
+
+                """
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .kg, data: Data(text.utf8))
+            #expect(report.workoutsAdded == 1)
+            let workout = try #require(try await history(training, ada).first).content
+            #expect(workout.durationSeconds == 86_400)
+            #expect(workout.exercises[0].sets[0].restSeconds == 3600)
+            await #expect(throws: SpotterError.invalid("data", "row 2: start_time \"1 Jan 99999, 10:00\" is not a date and time like \"5 Mar 2024, 18:30\"")) {
+                _ = try await training.transfer.importWorkouts(
+                    ada, format: .hevyCSV, unit: nil,
+                    data: Data("title,start_time,end_time,exercise_title,set_type,reps,weight_kg\nA,\"1 Jan 99999, 10:00\",,B,normal,5,10\n".utf8))
+            }
+        }
+    }
+
     @Test("a workout the API would refuse is skipped with the reason; the rest of the file is stored")
     func invalidWorkoutSkipped() async throws {
         try await TestDatabase.with { database in

@@ -13,7 +13,7 @@ struct HardeningTests {
     func fuzzCorpus() async throws {
         let corpus = Self.root.appendingPathComponent("Tests/Fuzz/corpus")
         let targets = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
-        #expect(targets == ["program", "push", "rows", "template", "tokens", "workout"])
+        #expect(targets == ["import", "program", "push", "rows", "template", "tokens", "workout"])
         for target in targets {
             let directory = corpus.appendingPathComponent(target)
             let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()

@@ -38,7 +38,7 @@ struct CSVWorkoutReader {
             let order = table.value(row, "set order")
             let seconds = try number(table.value(row, "seconds"), "Seconds", line)
             if order.lowercased() == "rest timer" {
-                builder.restTimer(seconds.map { Int($0) }, line: line)
+                builder.restTimer(seconds.map { Int(min($0, 3600)) }, line: line)
                 continue
             }
             let type: SetType
@@ -101,7 +101,7 @@ struct CSVWorkoutReader {
                 )
             }
             let endedAt = dates[table.value(row, "end_time")]
-            let duration = endedAt.map { max(0, min(86_400, Int($0.timeIntervalSince(startedAt)))) } ?? 0
+            let duration = endedAt.map { Int(max(0, min(86_400, $0.timeIntervalSince(startedAt)))) } ?? 0
             let typeText = table.value(row, "set_type").lowercased()
             let type: SetType
             switch typeText {
@@ -194,29 +194,39 @@ struct CSVWorkoutReader {
     }
 
     /// `1h 5m`, `45m`, `30s`, `1:05:00` or a number of seconds; 0 when unreadable.
+    /// Every number is capped at a day before any arithmetic, so no text overflows.
     static func duration(_ text: String) -> Int {
+        let day = 86_400
+        func capped(_ digits: Substring) -> Int? {
+            if let value = Int(digits) { return min(max(value, 0), day) }
+            // Digits past Int's range are more than a day too.
+            return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber } ? day : nil
+        }
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let seconds = Int(text) { return min(max(seconds, 0), 86_400) }
-        let clock = text.split(separator: ":").compactMap { Int($0) }
-        if clock.count >= 2, clock.count == text.split(separator: ":").count {
-            return min(clock.reduce(0) { $0 * 60 + $1 } * (clock.count == 2 ? 60 : 1), 86_400)
+        if let seconds = capped(text[...]) { return seconds }
+        let parts = text.split(separator: ":")
+        let clock = parts.compactMap(capped)
+        if clock.count >= 2, clock.count <= 3, clock.count == parts.count {
+            let seconds = clock.reduce(0) { min($0 * 60 + $1, day) } * (clock.count == 2 ? 60 : 1)
+            return min(seconds, day)
         }
         var total = 0
         var digits = ""
         for character in text {
-            if character.isNumber {
+            if character.isASCII, character.isNumber {
                 digits.append(character)
-            } else if let value = Int(digits) {
+            } else if let value = capped(digits[...]) {
                 switch character {
                 case "h": total += value * 3600
                 case "m": total += value * 60
                 case "s": total += value
                 default: continue
                 }
+                total = min(total, day)
                 digits = ""
             }
         }
-        return min(total, 86_400)
+        return total
     }
 
     private static let months = [
@@ -254,12 +264,14 @@ struct CSVWorkoutReader {
             guard marker == "AM" || marker == "PM", (1...12).contains(hour) else { return nil }
             hour24 = hour % 12 + (marker == "PM" ? 12 : 0)
         }
-        guard (0...23).contains(hour24), (0...59).contains(minute), let year = components.year, year >= 1970,
+        let second = time.count == 3 ? time[2]! : 0
+        guard (0...23).contains(hour24), (0...59).contains(minute), (0...59).contains(second),
+            let year = components.year, (1970...9999).contains(year),
             (1...12).contains(components.month ?? 0), (1...31).contains(components.day ?? 0)
         else { return nil }
         components.hour = hour24
         components.minute = minute
-        components.second = time.count == 3 ? time[2]! : 0
+        components.second = second
         guard let date = calendar.date(from: components),
             calendar.component(.day, from: date) == components.day
         else { return nil }

@@ -35,6 +35,16 @@ enum SpotterJSONReader {
         } catch {
             throw .invalid("data", "is not a readable Spotter export: \(Self.describe(error))")
         }
+        // Weights become exact masses here, so their range is checked first (only a file edited by
+        // hand can be out of it).
+        for (w, workout) in (document.workouts ?? []).enumerated() {
+            for (e, entry) in workout.exercises.enumerated() {
+                for (s, set) in entry.sets.enumerated() where set.weightKg.map({ !(0...2000).contains($0) }) ?? false {
+                    throw .invalid(
+                        "data", "workouts[\(w)].exercises[\(e)].sets[\(s)].weight_kg must be between 0 and 2000")
+                }
+            }
+        }
         let workouts = (document.workouts ?? []).map { workout in
             ImportedWorkout(
                 key: workout.id.description, name: workout.name, startedAt: workout.startedAt,

@@ -141,14 +141,8 @@ public struct TransferService: Sendable {
         }
         guard !data.isEmpty else { throw SpotterError.invalid("data", "is empty") }
         let context = try await principal.context(from: contexts)
-        let reader = CSVWorkoutReader(
-            timeZone: TimeZone(identifier: context.timeZone) ?? .gmt, unit: unit ?? context.unit)
-        let file: ImportedFile
-        switch format {
-        case .strongCSV: file = try reader.strong(try Self.text(data))
-        case .hevyCSV: file = try reader.hevy(try Self.text(data))
-        case .spotterJSON: file = try SpotterJSONReader.read(data)
-        }
+        let file = try Self.read(
+            data, format: format, unit: unit ?? context.unit, timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
 
         var report = ImportReport(notes: file.notes)
         var resolver = ExerciseResolver(index: try await store.exerciseIndex(principal))
@@ -200,8 +194,9 @@ public struct TransferService: Sendable {
                 for (entryIndex, entry) in workout.entries.enumerated() {
                     for (setIndex, set) in entry.sets.enumerated() {
                         validator.check(
-                            (set.weight ?? .zero) <= Mass.maximum,
-                            "\(prefix)exercises[\(entryIndex)].sets[\(setIndex)].weight", "must be at most 2000 kg")
+                            (Mass.zero...Mass.maximum).contains(set.weight ?? .zero),
+                            "\(prefix)exercises[\(entryIndex)].sets[\(setIndex)].weight",
+                            "must be between 0 and 2000 kg")
                         content.exercises[entryIndex].sets[setIndex].weight = set.weight
                     }
                 }
@@ -233,6 +228,25 @@ public struct TransferService: Sendable {
         }
         report.exercisesCreated += resolver.created
         return report
+    }
+
+    static func read(_ data: Data, format: ImportFormat, unit: WeightUnit, timeZone: TimeZone)
+        throws(SpotterError) -> ImportedFile
+    {
+        let reader = CSVWorkoutReader(timeZone: timeZone, unit: unit)
+        switch format {
+        case .strongCSV: return try reader.strong(try text(data))
+        case .hevyCSV: return try reader.hevy(try text(data))
+        case .spotterJSON: return try SpotterJSONReader.read(data)
+        }
+    }
+
+    /// Reads `data` as an import of `format` would, storing nothing: the workouts and sets it
+    /// holds. What `spotter-fuzz` runs on untrusted files.
+    public static func inspect(_ data: Data, format: ImportFormat) throws(SpotterError) -> (workouts: Int, sets: Int) {
+        let file = try read(data, format: format, unit: .kg, timeZone: .gmt)
+        let sets = file.workouts.reduce(0) { $0 + $1.entries.reduce(0) { $0 + $1.sets.count } }
+        return (file.workouts.count, sets)
     }
 
     private static func text(_ data: Data) throws(SpotterError) -> String {
