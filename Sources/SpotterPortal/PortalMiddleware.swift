@@ -58,7 +58,9 @@ struct PortalMiddleware: RouterMiddleware {
                 }
             }
             if request.method == .post {
-                if Self.uploadPaths.contains(request.uri.path), let boundary = Form.boundary(request.headers[.contentType]) {
+                if Self.uploadPaths.contains(request.uri.path),
+                    let boundary = Form.boundary(request.headers[.contentType])
+                {
                     let body: ByteBuffer
                     do {
                         body = try await request.body.collect(upTo: Form.maximumUploadSize)

@@ -52,7 +52,8 @@ struct ProfileRoutes {
                 page.report = ImportPage.Report(report, filename: file.filename, format: Format(session.profile))
                 return importPage(session, page)
             } catch SpotterError.invalidArgument(let violations) {
-                page.error = "That file could not be imported: " + violations.map(\.reason).joined(separator: "; ") + "."
+                page.error =
+                    "That file could not be imported: " + violations.map(\.reason).joined(separator: "; ") + "."
                 return importPage(session, page, status: .badRequest)
             }
         }

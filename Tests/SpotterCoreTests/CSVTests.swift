@@ -4,7 +4,9 @@ import Testing
 
 @Suite("CSV")
 struct CSVTests {
-    @Test("RFC 4180: quoted separators, doubled quotes, line breaks in fields, CRLF and LF, a byte-order mark, blank lines")
+    @Test(
+        "RFC 4180: quoted separators, doubled quotes, line breaks in fields, CRLF and LF, a byte-order mark, blank lines"
+    )
     func reads() {
         let text = "\u{FEFF}a,b,c\r\n\"x, y\",\"say \"\"hi\"\"\",\"two\nlines\"\n\n1,,3\nlast,\"\",end"
         #expect(

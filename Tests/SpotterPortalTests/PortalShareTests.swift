@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import SpotterCore
-@testable import SpotterPortal
 import SpotterTestSupport
 import Testing
+
+@testable import SpotterPortal
 
 @Suite("Portal share images and downloads")
 struct PortalShareTests {
@@ -159,6 +160,24 @@ struct PortalImportTests {
         #expect(parsed?.files == ["file": Upload(filename: "my \"log\".csv", data: Data("a,b\r\nc,d\r\n".utf8))])
         let unfinished = "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno end"
         #expect(Form.multipart(Array(unfinished.utf8), boundary: "XyZ") == nil)
+        // Cut, flipped and spliced bodies are read or refused, never a trap.
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Array(body.utf8)
+        for _ in 0..<5_000 {
+            var mutated = bytes
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: mutated.removeLast(Int.random(in: 0...mutated.count, using: &generator))
+            case 1:
+                for _ in 0..<4 {
+                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
+                }
+            default:
+                let cut = Int.random(in: 0...mutated.count, using: &generator)
+                mutated = Array(mutated[..<cut] + bytes[Int.random(in: 0...bytes.count, using: &generator)...])
+            }
+            _ = Form.multipart(mutated, boundary: "XyZ")
+        }
         #expect(Form.boundary("multipart/form-data; boundary=\"abc\"") == "abc")
         #expect(Form.boundary("application/x-www-form-urlencoded") == nil)
     }

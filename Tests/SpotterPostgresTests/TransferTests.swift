@@ -184,7 +184,9 @@ struct TransferTests {
         }
     }
 
-    @Test("numbers past every limit are capped or refused, never overflow: a duration of 10^20 hours, a rest of 1e300 s, year 99999")
+    @Test(
+        "numbers past every limit are capped or refused, never overflow: a duration of 10^20 hours, a rest of 1e300 s, year 99999"
+    )
     func extremeNumbers() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
@@ -201,10 +203,16 @@ struct TransferTests {
             let workout = try #require(try await history(training, ada).first).content
             #expect(workout.durationSeconds == 86_400)
             #expect(workout.exercises[0].sets[0].restSeconds == 3600)
-            await #expect(throws: SpotterError.invalid("data", "row 2: start_time \"1 Jan 99999, 10:00\" is not a date and time like \"5 Mar 2024, 18:30\"")) {
+            await #expect(
+                throws: SpotterError.invalid(
+                    "data", "row 2: start_time \"1 Jan 99999, 10:00\" is not a date and time like \"5 Mar 2024, 18:30\""
+                )
+            ) {
                 _ = try await training.transfer.importWorkouts(
                     ada, format: .hevyCSV, unit: nil,
-                    data: Data("title,start_time,end_time,exercise_title,set_type,reps,weight_kg\nA,\"1 Jan 99999, 10:00\",,B,normal,5,10\n".utf8))
+                    data: Data(
+                        "title,start_time,end_time,exercise_title,set_type,reps,weight_kg\nA,\"1 Jan 99999, 10:00\",,B,normal,5,10\n"
+                            .utf8))
             }
         }
     }
@@ -277,8 +285,10 @@ struct TransferTests {
             let ada = try await lifter(database, "ada")
             let cora = try await database.lifter("cora", kind: .coach)
             _ = try await database.syncService().registerDevice(ada, label: "Ada's phone")
-            _ = try await FeedbackService(store: PostgresFeedbackStore(database: SpotterDatabase(pool: database.appPool)))
-                .submit(ada, kind: .bug, subject: "Timer stops", body: "When the screen locks.", appVersion: "1.2")
+            _ = try await FeedbackService(
+                store: PostgresFeedbackStore(database: SpotterDatabase(pool: database.appPool))
+            )
+            .submit(ada, kind: .bug, subject: "Timer stops", body: "When the screen locks.", appVersion: "1.2")
             let template = try await training.templates.create(
                 cora, id: "",
                 TemplateDraft(
@@ -295,7 +305,8 @@ struct TransferTests {
                 cora, client: ada.tenantID.description, templateID: "", programID: program.id.description, note: "")
             _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-09-07")
 
-            let mine = try TenantExport.decoder().decode(TenantExport.self, from: try await export(training, ada, .json))
+            let mine = try TenantExport.decoder().decode(
+                TenantExport.self, from: try await export(training, ada, .json))
             #expect(mine.devices.map(\.label) == ["Ada's phone"])
             #expect(mine.feedback.map(\.subject) == ["Timer stops"])
             #expect(mine.coaching.follow?.program.content.name == "Base block")

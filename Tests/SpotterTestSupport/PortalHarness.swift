@@ -165,7 +165,8 @@ public final class Browser: @unchecked Sendable {
         }
         body += Data("--\(boundary)--\r\n".utf8)
         return try await send(
-            path, method: .post, body: ByteBuffer(bytes: body), contentType: "multipart/form-data; boundary=\(boundary)")
+            path, method: .post, body: ByteBuffer(bytes: body), contentType: "multipart/form-data; boundary=\(boundary)"
+        )
     }
 
     public func signIn(_ login: String, password: String) async throws -> PortalPage {
