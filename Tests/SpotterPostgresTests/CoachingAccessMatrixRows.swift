@@ -102,4 +102,30 @@ let statisticsFrom = Date(timeIntervalSince1970: 1_790_000_000 - 30 * 86_400)
 let statisticsTo = Date(timeIntervalSince1970: 1_790_000_000 + 86_400)
 
 /// Every row: the lifter-facing calls, then the coach-facing ones.
-func matrixRows() -> [MatrixRow] { lifterMatrixRows() + coachMatrixRows() }
+func matrixRows() -> [MatrixRow] { lifterMatrixRows() + coachMatrixRows() + [importRow()] }
+
+/// Last, as it gives every caller workouts of their own. An import writes the caller's account
+/// only: the owner's history is the same before and after every caller's import.
+func importRow() -> MatrixRow {
+    MatrixRow(
+        name: "training.transfer.importWorkouts (a Strong file, into one's own account)",
+        call: { _, training, p, w in
+            let file =
+                "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n2026-09-01 18:00:00,Imported day,Squat (Barbell),1,100,5\n"
+            let report = try await training.transfer.importWorkouts(
+                p, format: .strongCSV, unit: .kg, data: Data(file.utf8))
+            let owner = try await training.workouts.history(
+                w.principals[.owner]!, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            // A count, not the ids: the answer must not hold the owner's data.
+            return (report, owner.items.count)
+        },
+        expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+        check: { role, value, w in
+            expectValue(value, as: (ImportReport, Int).self, role) { report, ownerHistory in
+                #expect(report.workoutsAdded == 1, "as \(role)")
+                // The owner imports first: one more workout, and no other caller's.
+                #expect(ownerHistory == w.ownerWorkouts.count + 1, "as \(role): the owner's history")
+            }
+        }
+    )
+}
