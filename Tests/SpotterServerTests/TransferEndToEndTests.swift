@@ -105,6 +105,21 @@ struct TransferEndToEndTests {
                 #expect(exportNoFormat?.code == .invalidArgument)
                 #expect(exportNoFormat?.message.contains("format: is required (JSON or CSV)") == true)
                 #expect(await rpcCode { _ = try await export(transfer, .json, [:]) } == .unauthenticated)
+                // More than 64 MiB, in 1 MiB messages: refused once the limit is passed, nothing stored.
+                let tooLarge = await rpcError {
+                    _ = try await transfer.importWorkouts(metadata: ada) { writer in
+                        let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
+                        for index in 0..<65 {
+                            try await writer.write(
+                                .with {
+                                    if index == 0 { $0.format = .strongCsv }
+                                    $0.data = chunk
+                                })
+                        }
+                    }
+                }
+                #expect(tooLarge?.code == .invalidArgument)
+                #expect(tooLarge?.message.contains("data: must be at most 64 MiB in total") == true)
             }
         }
     }
