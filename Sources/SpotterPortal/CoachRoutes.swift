@@ -676,6 +676,21 @@ struct CoachRoutes {
             records: records)
     }
 
+    /// "5 weeks in a row since 6 Oct 2025 (longest: 12)", or when the last one was.
+    static func streak(_ streak: WeeklyStreak, _ format: Format) -> String? {
+        func monday(_ text: String?) -> String {
+            guard let text, let date = format.date(text) else { return text ?? "" }
+            return format.day(date)
+        }
+        guard streak.longest > 0 else { return nil }
+        let longest = "longest: \(streak.longest) week\(streak.longest == 1 ? "" : "s")"
+        guard streak.current > 0 else {
+            return "No workout in the last two weeks; the last was in the week of \(monday(streak.lastWeek)) (\(longest))."
+        }
+        let weeks = streak.current == 1 ? "1 week" : "\(streak.current) weeks in a row"
+        return "Streak: \(weeks) since the week of \(monday(streak.currentSince)) (\(longest))."
+    }
+
     // MARK: - Share images
 
     /// A client's workout as a share card: read as the workout page reads it (details scope,
@@ -756,6 +771,7 @@ struct CoachRoutes {
         var periods: [Period] = []
         var period = "week"
         var periodTitle = "Week of"
+        var streak: String?
         var hasBuckets = false
         var svg = ""
         var buckets: [Bucket] = []
@@ -776,8 +792,10 @@ struct CoachRoutes {
         let at = now()
         let from = at.addingTimeInterval(period == .month ? -365 * 86_400 : -84 * 86_400)
         do {
-            let buckets = try await coaching.clientStatistics(
+            let statistics = try await coaching.clientStatistics(
                 session.principal, client: page.client.id, period: period, from: from, to: at)
+            let buckets = statistics.buckets
+            page.streak = Self.streak(statistics.streak, format)
             page.hasBuckets = !buckets.isEmpty
             page.svg = Charts.bars(
                 buckets.map { bucket in

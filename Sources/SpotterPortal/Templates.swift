@@ -368,6 +368,7 @@ enum Templates {
         \(clientHeader)
         {{#notShared}}<p class="not-shared">{{notShared}}</p>{{/notShared}}
         {{^notShared}}
+        {{#streak}}<p class="streak">{{streak}}</p>{{/streak}}
         <nav class="tabs small">{{#periods}}<a href="{{href}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a>{{/periods}}</nav>
         {{#hasBuckets}}
         <figure class="chart">{{{svg}}}<figcaption>Volume per {{period}}; hover a bar for its workouts and sets.</figcaption></figure>

@@ -546,6 +546,30 @@ public nonisolated struct Spotter_V1_StatisticsBucket: Sendable {
   fileprivate var _volume: Spotter_V1_Weight? = nil
 }
 
+/// Consecutive training weeks: ISO weeks (Monday 00:00 to Monday 00:00 in the lifter's time zone)
+/// with at least one workout, over all of history whatever the requested range.
+public nonisolated struct Spotter_V1_WeeklyStreak: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The run that ends this week, or last week while this week has no workout yet (a streak breaks
+  /// only once a whole week passes without one); 0 otherwise.
+  public var currentWeeks: Int32 = 0
+
+  public var longestWeeks: Int32 = 0
+
+  /// The Monday (YYYY-MM-DD) the current run began; empty when current_weeks is 0.
+  public var currentSince: String = String()
+
+  /// The Monday of the last week with a workout; empty without any.
+  public var lastWeek: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Spotter_V1_GetStatisticsResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -553,9 +577,20 @@ public nonisolated struct Spotter_V1_GetStatisticsResponse: Sendable {
 
   public var buckets: [Spotter_V1_StatisticsBucket] = []
 
+  public var streak: Spotter_V1_WeeklyStreak {
+    get {_streak ?? Spotter_V1_WeeklyStreak()}
+    set {_streak = newValue}
+  }
+  /// Returns true if `streak` has been explicitly set.
+  public var hasStreak: Bool {self._streak != nil}
+  /// Clears the value of `streak`. Subsequent reads from it will return its default value.
+  public mutating func clearStreak() {self._streak = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _streak: Spotter_V1_WeeklyStreak? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -1258,9 +1293,54 @@ nonisolated extension Spotter_V1_StatisticsBucket: SwiftProtobuf.Message, SwiftP
   }
 }
 
+nonisolated extension Spotter_V1_WeeklyStreak: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WeeklyStreak"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}current_weeks\0\u{3}longest_weeks\0\u{3}current_since\0\u{3}last_week\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt32Field(value: &self.currentWeeks) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.longestWeeks) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.currentSince) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.lastWeek) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.currentWeeks != 0 {
+      try visitor.visitSingularInt32Field(value: self.currentWeeks, fieldNumber: 1)
+    }
+    if self.longestWeeks != 0 {
+      try visitor.visitSingularInt32Field(value: self.longestWeeks, fieldNumber: 2)
+    }
+    if !self.currentSince.isEmpty {
+      try visitor.visitSingularStringField(value: self.currentSince, fieldNumber: 3)
+    }
+    if !self.lastWeek.isEmpty {
+      try visitor.visitSingularStringField(value: self.lastWeek, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_WeeklyStreak, rhs: Spotter_V1_WeeklyStreak) -> Bool {
+    if lhs.currentWeeks != rhs.currentWeeks {return false}
+    if lhs.longestWeeks != rhs.longestWeeks {return false}
+    if lhs.currentSince != rhs.currentSince {return false}
+    if lhs.lastWeek != rhs.lastWeek {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Spotter_V1_GetStatisticsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetStatisticsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}buckets\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}buckets\0\u{1}streak\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1269,20 +1349,29 @@ nonisolated extension Spotter_V1_GetStatisticsResponse: SwiftProtobuf.Message, S
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.buckets) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._streak) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.buckets.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.buckets, fieldNumber: 1)
     }
+    try { if let v = self._streak {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_GetStatisticsResponse, rhs: Spotter_V1_GetStatisticsResponse) -> Bool {
     if lhs.buckets != rhs.buckets {return false}
+    if lhs._streak != rhs._streak {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

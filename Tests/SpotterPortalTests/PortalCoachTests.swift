@@ -116,6 +116,8 @@ struct PortalCoachTests {
             let statistics = try await browser.get("/clients/\(world.client)/statistics")
             #expect(statistics.status == .ok)
             #expect(statistics.count("<rect class='bar'") >= 1)
+            // Three workouts in the last nine days: a streak of one or two weeks, whatever the weekday.
+            #expect(statistics.html.contains("<p class=\"streak\">Streak: "))
             let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
             #expect(monthly.count("<rect class='bar'") >= 1)
         }

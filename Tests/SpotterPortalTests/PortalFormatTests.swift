@@ -73,3 +73,24 @@ struct PortalInviteListTests {
         #expect(shown == ["open 1", "open 2", "used 1", "used 2", "expired", "used 3", "used 4"])
     }
 }
+
+@Suite("Portal streak sentence")
+struct PortalStreakTests {
+    private let format = DisplayFormat(timeZone: "UTC", unit: .kg)
+
+    @Test("a running streak, one week, a broken one, none")
+    func sentences() {
+        #expect(
+            CoachRoutes.streak(
+                WeeklyStreak(current: 5, longest: 12, currentSince: "2026-10-19", lastWeek: "2026-11-16"), format)
+                == "Streak: 5 weeks in a row since the week of Mon 19 Oct 2026 (longest: 12 weeks).")
+        #expect(
+            CoachRoutes.streak(
+                WeeklyStreak(current: 1, longest: 1, currentSince: "2026-11-16", lastWeek: "2026-11-16"), format)
+                == "Streak: 1 week since the week of Mon 16 Nov 2026 (longest: 1 week).")
+        #expect(
+            CoachRoutes.streak(WeeklyStreak(current: 0, longest: 3, currentSince: nil, lastWeek: "2026-09-07"), format)
+                == "No workout in the last two weeks; the last was in the week of Mon 7 Sep 2026 (longest: 3 weeks).")
+        #expect(CoachRoutes.streak(.none, format) == nil)
+    }
+}

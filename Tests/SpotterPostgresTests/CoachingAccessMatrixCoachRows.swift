@@ -137,9 +137,10 @@ func coachMatrixRows() -> [MatrixRow] {
             logs: logged(.statistics, "GetClientStatistics"),
             visible: coachAndOwner,
             check: { role, value, _ in
-                expectValue(value, as: [StatisticsBucket].self, role) { buckets in
-                    #expect(buckets.map(\.workouts).reduce(0, +) == 2, "as \(role)")
-                    #expect(buckets.map(\.setCount).reduce(0, +) == 12, "as \(role)")
+                expectValue(value, as: Statistics.self, role) { statistics in
+                    #expect(statistics.buckets.map(\.workouts).reduce(0, +) == 2, "as \(role)")
+                    #expect(statistics.buckets.map(\.setCount).reduce(0, +) == 12, "as \(role)")
+                    #expect(statistics.streak.longest >= 1, "as \(role): the client's streak")
                 }
             }
         ),

@@ -101,15 +101,15 @@ struct ProgressStoreTests {
                 ada, id: "", workoutDraft(at: monday.addingTimeInterval(7 * 86_400), exercises: [Catalog.deadlift]))
 
             let range = (from: monday.addingTimeInterval(-10 * 86_400), to: monday.addingTimeInterval(30 * 86_400))
-            let weeks = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to)
+            let weeks = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to).buckets
             #expect(weeks.map(\.startDate) == ["2026-09-07", "2026-09-14"])
             #expect(weeks[0].workouts == 2 && weeks[0].activeMinutes == 120 && weeks[0].setCount == 7)
             #expect(weeks[0].volume == Mass(kilograms: 3500))
             #expect(weeks[0].muscleGroups.map(\.muscleGroup) == [.quadriceps, .chest])
             #expect(weeks[0].muscleGroups.map(\.setCount) == [5, 2])
-            let days = try await training.progress.statistics(ada, period: .day, from: range.from, to: range.to)
+            let days = try await training.progress.statistics(ada, period: .day, from: range.from, to: range.to).buckets
             #expect(days.map(\.startDate) == ["2026-09-07", "2026-09-08", "2026-09-15"])
-            let months = try await training.progress.statistics(ada, period: .month, from: range.from, to: range.to)
+            let months = try await training.progress.statistics(ada, period: .month, from: range.from, to: range.to).buckets
             #expect(months.map(\.startDate) == ["2026-09-01"] && months[0].workouts == 3)
 
             let invalid = await #expect(throws: SpotterError.self) {
@@ -122,5 +122,70 @@ struct ProgressStoreTests {
                         FieldViolation(field: "to", reason: "must be after from"),
                     ]))
         }
+    }
+
+    @Test("the weekly streak matches a reference on Foundation's ISO calendar, in six time zones, around DST changes and ISO week 53")
+    func weeklyStreakProperty() async throws {
+        try await TestDatabase.with { database in
+            // Friday 15 January 2027: the weeks before span 2026's DST changes and its week 53.
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let training = database.trainingServices(clock: TestClock(now))
+            var generator = SystemRandomNumberGenerator()
+            let zones = ["UTC", "Europe/Berlin", "America/New_York", "Pacific/Auckland", "Asia/Kolkata", "Australia/Lord_Howe"]
+            for (index, zone) in zones.enumerated() {
+                var lifter = try await database.lifter("streak\(index)")
+                _ = try await database.accountService().updateProfile(lifter, ProfileUpdate(timeZone: zone))
+                lifter.tenant = nil
+                var calendar = Calendar(identifier: .iso8601)
+                calendar.timeZone = TimeZone(identifier: zone)!
+                let thisMonday = calendar.dateInterval(of: .weekOfYear, for: now)!.start
+                // Mostly consecutive weeks with gaps, at times near the edges of a local week.
+                var offset = 0
+                var instants: [Date] = []
+                for _ in 0..<14 {
+                    offset += [0, 1, 1, 1, 2, 3].randomElement(using: &generator)!
+                    let monday = calendar.date(byAdding: .weekOfYear, value: -offset, to: thisMonday)!
+                    let edge = [
+                        DateComponents(minute: 5), DateComponents(day: 6, hour: 23, minute: 55),
+                        DateComponents(day: Int.random(in: 0...6, using: &generator), hour: Int.random(in: 0...23, using: &generator)),
+                    ].randomElement(using: &generator)!
+                    let instant = calendar.date(byAdding: edge, to: monday)!
+                    guard instant <= now else { continue }
+                    instants.append(instant)
+                    _ = try await training.workouts.log(lifter, id: "", workoutDraft(at: instant, sets: 1))
+                }
+                let streak = try await training.progress.statistics(
+                    lifter, period: .week, from: now.addingTimeInterval(-86_400), to: now
+                ).streak
+                #expect(streak == Self.referenceStreak(instants, calendar: calendar, now: now), "in \(zone)")
+            }
+        }
+    }
+
+    /// The streak by Foundation's ISO-8601 calendar in the lifter's zone, stepping week by week.
+    private static func referenceStreak(_ instants: [Date], calendar: Calendar, now: Date) -> WeeklyStreak {
+        func start(_ date: Date) -> Date { calendar.dateInterval(of: .weekOfYear, for: date)!.start }
+        func text(_ date: Date) -> String {
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+        let weeks = Set(instants.map(start)).sorted()
+        guard let last = weeks.last else { return .none }
+        var runs: [(start: Date, length: Int)] = []
+        for week in weeks {
+            if let previous = runs.last,
+                calendar.date(byAdding: .weekOfYear, value: previous.length, to: previous.start) == week
+            {
+                runs[runs.count - 1].length += 1
+            } else {
+                runs.append((week, 1))
+            }
+        }
+        let thisWeek = start(now)
+        let lastWeek = calendar.date(byAdding: .weekOfYear, value: -1, to: thisWeek)!
+        let alive = last == thisWeek || last == lastWeek
+        return WeeklyStreak(
+            current: alive ? runs.last!.length : 0, longest: runs.map(\.length).max()!,
+            currentSince: alive ? text(runs.last!.start) : nil, lastWeek: text(last))
     }
 }

@@ -288,10 +288,10 @@ struct WorkoutStoreTests {
             }
             let bobsStatistics = try await training.progress.statistics(
                 bob, period: .day, from: start.addingTimeInterval(-86_400), to: start.addingTimeInterval(86_400))
-            #expect(bobsStatistics.map(\.setCount) == [3])
+            #expect(bobsStatistics.buckets.map(\.setCount) == [3])
             let adasStatistics = try await training.progress.statistics(
                 ada, period: .day, from: start.addingTimeInterval(-86_400), to: start.addingTimeInterval(86_400))
-            #expect(adasStatistics.map(\.setCount) == [6])
+            #expect(adasStatistics.buckets.map(\.setCount) == [6])
         }
     }
 }

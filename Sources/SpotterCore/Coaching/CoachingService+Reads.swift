@@ -107,7 +107,7 @@ extension CoachingService {
     /// A client's statistics (progress scope), in the client's time zone.
     public func clientStatistics(
         _ principal: Principal, client: String, period: StatisticsPeriod?, from: Date?, to: Date?
-    ) async throws -> [StatisticsBucket] {
+    ) async throws -> Statistics {
         try await reading(
             principal, client: client, needs: .progress, kind: .statistics, method: "GetClientStatistics"
         ) { view, _, coach in

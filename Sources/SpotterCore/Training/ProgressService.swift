@@ -66,7 +66,7 @@ public struct ProgressService: Sendable {
 
     /// Totals per day, ISO week or month in the tenant's time zone.
     public func statistics(_ principal: Principal, period: StatisticsPeriod?, from: Date?, to: Date?) async throws
-        -> [StatisticsBucket]
+        -> Statistics
     {
         var validator = Validator()
         validator.check(period != nil, "period", "is required (DAY, WEEK or MONTH)")
@@ -79,9 +79,12 @@ public struct ProgressService: Sendable {
         }
         try validator.validate()
         let context = try await principal.context(from: contexts)
-        return try await store.statistics(
+        let buckets = try await store.statistics(
             principal,
             StatisticsQuery(period: period!, from: from!, to: to!, timeZone: context.timeZone)
         )
+        let weeks = try await store.trainingWeeks(principal, timeZone: context.timeZone)
+        let thisWeek = WeeklyStreak.monday(of: now(), timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
+        return Statistics(buckets: buckets, streak: WeeklyStreak.of(weeks: weeks, thisWeek: thisWeek))
     }
 }

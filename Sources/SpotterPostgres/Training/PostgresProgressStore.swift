@@ -53,6 +53,20 @@ public struct PostgresProgressStore: ProgressStore {
         }
     }
 
+    public func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [String] {
+        try await database.withTenant(principal) { connection in
+            // PostgreSQL's week is the ISO week: date_trunc gives its Monday.
+            try await connection.query(
+                """
+                SELECT DISTINCT date_trunc('week', started_at AT TIME ZONE $2)::date::text AS week
+                FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
+                ORDER BY 1
+                """,
+                [principal.tenantID.rawValue, timeZone]
+            ).map { try $0.decode("week") }
+        }
+    }
+
     public func statistics(_ principal: Principal, _ query: StatisticsQuery) async throws -> [StatisticsBucket] {
         let tenant = principal.tenantID
         let parameters: [any PostgresEncodable] = [

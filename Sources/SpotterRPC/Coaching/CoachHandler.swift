@@ -111,10 +111,10 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         async throws -> Spotter_V1_GetStatisticsResponse
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let buckets = try await coaching.clientStatistics(
+        let statistics = try await coaching.clientStatistics(
             principal, client: request.clientID, period: StatisticsPeriod(proto: request.period),
             from: request.hasFrom ? request.from.date("from") : nil, to: request.hasTo ? request.to.date("to") : nil)
-        return Spotter_V1_GetStatisticsResponse(buckets, unit: tenant.unit)
+        return Spotter_V1_GetStatisticsResponse(statistics, unit: tenant.unit)
     }
 
     public func assign(request: Spotter_V1_AssignRequest, context: ServerContext) async throws

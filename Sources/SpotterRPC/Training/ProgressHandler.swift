@@ -50,13 +50,13 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
         -> Spotter_V1_GetStatisticsResponse
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let buckets = try await progress.statistics(
+        let statistics = try await progress.statistics(
             principal,
             period: StatisticsPeriod(proto: request.period),
             from: request.hasFrom ? request.from.date("from") : nil,
             to: request.hasTo ? request.to.date("to") : nil
         )
-        return Spotter_V1_GetStatisticsResponse(buckets, unit: tenant.unit)
+        return Spotter_V1_GetStatisticsResponse(statistics, unit: tenant.unit)
     }
 }
 
@@ -112,9 +112,15 @@ extension Spotter_V1_GetProgressResponse {
 }
 
 extension Spotter_V1_GetStatisticsResponse {
-    init(_ buckets: [StatisticsBucket], unit: WeightUnit) {
+    init(_ statistics: Statistics, unit: WeightUnit) {
         self = .with {
-            $0.buckets = buckets.map { bucket in
+            $0.streak = .with {
+                $0.currentWeeks = Int32(statistics.streak.current)
+                $0.longestWeeks = Int32(statistics.streak.longest)
+                $0.currentSince = statistics.streak.currentSince ?? ""
+                $0.lastWeek = statistics.streak.lastWeek ?? ""
+            }
+            $0.buckets = statistics.buckets.map { bucket in
                 .with {
                     $0.startDate = bucket.startDate
                     $0.workouts = Int32(bucket.workouts)
