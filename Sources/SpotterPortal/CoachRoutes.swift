@@ -685,7 +685,8 @@ struct CoachRoutes {
         guard streak.longest > 0 else { return nil }
         let longest = "longest: \(streak.longest) week\(streak.longest == 1 ? "" : "s")"
         guard streak.current > 0 else {
-            return "No workout in the last two weeks; the last was in the week of \(monday(streak.lastWeek)) (\(longest))."
+            return
+                "No workout in the last two weeks; the last was in the week of \(monday(streak.lastWeek)) (\(longest))."
         }
         let weeks = streak.current == 1 ? "1 week" : "\(streak.current) weeks in a row"
         return "Streak: \(weeks) since the week of \(monday(streak.currentSince)) (\(longest))."

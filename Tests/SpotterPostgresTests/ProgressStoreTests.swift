@@ -101,7 +101,8 @@ struct ProgressStoreTests {
                 ada, id: "", workoutDraft(at: monday.addingTimeInterval(7 * 86_400), exercises: [Catalog.deadlift]))
 
             let range = (from: monday.addingTimeInterval(-10 * 86_400), to: monday.addingTimeInterval(30 * 86_400))
-            let weeks = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to).buckets
+            let weeks = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to)
+                .buckets
             #expect(weeks.map(\.startDate) == ["2026-09-07", "2026-09-14"])
             #expect(weeks[0].workouts == 2 && weeks[0].activeMinutes == 120 && weeks[0].setCount == 7)
             #expect(weeks[0].volume == Mass(kilograms: 3500))
@@ -109,7 +110,8 @@ struct ProgressStoreTests {
             #expect(weeks[0].muscleGroups.map(\.setCount) == [5, 2])
             let days = try await training.progress.statistics(ada, period: .day, from: range.from, to: range.to).buckets
             #expect(days.map(\.startDate) == ["2026-09-07", "2026-09-08", "2026-09-15"])
-            let months = try await training.progress.statistics(ada, period: .month, from: range.from, to: range.to).buckets
+            let months = try await training.progress.statistics(ada, period: .month, from: range.from, to: range.to)
+                .buckets
             #expect(months.map(\.startDate) == ["2026-09-01"] && months[0].workouts == 3)
 
             let invalid = await #expect(throws: SpotterError.self) {
@@ -124,14 +126,18 @@ struct ProgressStoreTests {
         }
     }
 
-    @Test("the weekly streak matches a reference on Foundation's ISO calendar, in six time zones, around DST changes and ISO week 53")
+    @Test(
+        "the weekly streak matches a reference on Foundation's ISO calendar, in six time zones, around DST changes and ISO week 53"
+    )
     func weeklyStreakProperty() async throws {
         try await TestDatabase.with { database in
             // Friday 15 January 2027: the weeks before span 2026's DST changes and its week 53.
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let training = database.trainingServices(clock: TestClock(now))
             var generator = SystemRandomNumberGenerator()
-            let zones = ["UTC", "Europe/Berlin", "America/New_York", "Pacific/Auckland", "Asia/Kolkata", "Australia/Lord_Howe"]
+            let zones = [
+                "UTC", "Europe/Berlin", "America/New_York", "Pacific/Auckland", "Asia/Kolkata", "Australia/Lord_Howe",
+            ]
             for (index, zone) in zones.enumerated() {
                 var lifter = try await database.lifter("streak\(index)")
                 _ = try await database.accountService().updateProfile(lifter, ProfileUpdate(timeZone: zone))
@@ -147,7 +153,9 @@ struct ProgressStoreTests {
                     let monday = calendar.date(byAdding: .weekOfYear, value: -offset, to: thisMonday)!
                     let edge = [
                         DateComponents(minute: 5), DateComponents(day: 6, hour: 23, minute: 55),
-                        DateComponents(day: Int.random(in: 0...6, using: &generator), hour: Int.random(in: 0...23, using: &generator)),
+                        DateComponents(
+                            day: Int.random(in: 0...6, using: &generator),
+                            hour: Int.random(in: 0...23, using: &generator)),
                     ].randomElement(using: &generator)!
                     let instant = calendar.date(byAdding: edge, to: monday)!
                     guard instant <= now else { continue }
