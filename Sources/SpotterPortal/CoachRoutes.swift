@@ -166,6 +166,7 @@ struct CoachRoutes {
             var name: String
             var lastWorkout: String
             var thisWeek: String
+            var streak: String
             var inactive: Bool
             var newRecord: String?
         }
@@ -214,7 +215,7 @@ struct CoachRoutes {
         let at = now()
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         let asked = request.uri.queryParameters.get("sort")
-        let sort: String = ["name", "last", "week"].first { $0 == asked } ?? "name"
+        let sort: String = ["name", "last", "week", "streak"].first { $0 == asked } ?? "name"
         async let summaries = coaching.clients(session.principal, inactiveDays: 0)
         async let links = coaching.links(session.principal, includeClosed: false)
         async let invites = coaching.invites(session.principal)
@@ -231,6 +232,11 @@ struct CoachRoutes {
                     $1.lastWorkoutAt ?? .distantPast, $0.link.lifterName
                 )
             }
+        case "streak":
+            clients.sort {
+                ($0.streakWeeks ?? -1) != ($1.streakWeeks ?? -1)
+                    ? ($0.streakWeeks ?? -1) > ($1.streakWeeks ?? -1) : byName($0, $1)
+            }
         case "week":
             clients.sort {
                 ($0.workoutsThisWeek ?? -1) != ($1.workoutsThisWeek ?? -1)
@@ -239,7 +245,9 @@ struct CoachRoutes {
         default: clients.sort(by: byName)
         }
         let search = query.isEmpty ? "" : "&q=" + Form.encode(query)
-        let columns = [("Client", "name"), ("Last workout", "last"), ("This week", "week"), ("Flags", "")].map {
+        let columns = [
+            ("Client", "name"), ("Last workout", "last"), ("This week", "week"), ("Streak", "streak"), ("Flags", ""),
+        ].map {
             ClientsPage.Column(
                 label: $0.0, href: $0.1.isEmpty ? nil : "/clients?sort=\($0.1)\(search)", current: $0.1 == sort)
         }
@@ -251,6 +259,7 @@ struct CoachRoutes {
                 thisWeek: client.workoutsThisWeek.map { done in
                     client.plannedThisWeek.map { "\(done) of \($0) planned" } ?? String(done)
                 } ?? "not shared",
+                streak: client.streakWeeks.map { Self.streakWeeks($0) } ?? "not shared",
                 inactive: client.inactive, newRecord: client.newRecordExercise)
         }
         let open = try await links.filter { $0.status == .pending }
@@ -674,6 +683,16 @@ struct CoachRoutes {
                 )
             },
             records: records)
+    }
+
+    /// A client-list cell: `–`, `1 week`, `5 weeks`, `104+ weeks`.
+    static func streakWeeks(_ weeks: Int) -> String {
+        switch weeks {
+        case 0: "–"
+        case 1: "1 week"
+        case WeeklyStreak.clientListWeeks...: "\(WeeklyStreak.clientListWeeks)+ weeks"
+        default: "\(weeks) weeks"
+        }
     }
 
     /// "5 weeks in a row since 6 Oct 2025 (longest: 12)", or when the last one was.

@@ -20,6 +20,7 @@ extension CoachRoutes.ClientsPage.Row: MustacheParent {
         case "name": name
         case "lastWorkout": lastWorkout
         case "thisWeek": thisWeek
+        case "streak": streak
         case "inactive": inactive
         case "newRecord": section(newRecord)
         default: nil

@@ -168,6 +168,7 @@ enum Templates {
         <td data-label="Client"><a href="/clients/{{id}}">{{name}}</a></td>
         <td data-label="Last workout">{{lastWorkout}}</td>
         <td data-label="This week">{{thisWeek}}</td>
+        <td data-label="Streak">{{streak}}</td>
         <td data-label="Flags">{{#inactive}}<span class="flag warn">inactive</span> {{/inactive}}\
         {{#newRecord}}<span class="flag good">new record: {{newRecord}}</span>{{/newRecord}}</td>
         </tr>

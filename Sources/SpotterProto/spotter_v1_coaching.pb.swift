@@ -1047,6 +1047,17 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
     set {_uniqueStorage()._newRecordExercise = newValue}
   }
 
+  /// Weeks in the client's current weekly streak (see WeeklyStreak in progress.proto), counted over
+  /// the last 104 weeks.
+  public var streakWeeks: Int32 {
+    get {_storage._streakWeeks ?? 0}
+    set {_uniqueStorage()._streakWeeks = newValue}
+  }
+  /// Returns true if `streakWeeks` has been explicitly set.
+  public var hasStreakWeeks: Bool {_storage._streakWeeks != nil}
+  /// Clears the value of `streakWeeks`. Subsequent reads from it will return its default value.
+  public mutating func clearStreakWeeks() {_uniqueStorage()._streakWeeks = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3052,7 +3063,7 @@ nonisolated extension Spotter_V1_EndClientRequest: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}last_workout_at\0\u{3}workouts_this_week\0\u{3}planned_this_week\0\u{1}inactive\0\u{3}new_record_exercise\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}last_workout_at\0\u{3}workouts_this_week\0\u{3}planned_this_week\0\u{1}inactive\0\u{3}new_record_exercise\0\u{3}streak_weeks\0")
 
   fileprivate class _StorageClass {
     var _link: Spotter_V1_CoachLink? = nil
@@ -3061,6 +3072,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
     var _plannedThisWeek: Int32? = nil
     var _inactive: Bool = false
     var _newRecordExercise: String = String()
+    var _streakWeeks: Int32? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3077,6 +3089,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
       _plannedThisWeek = source._plannedThisWeek
       _inactive = source._inactive
       _newRecordExercise = source._newRecordExercise
+      _streakWeeks = source._streakWeeks
     }
   }
 
@@ -3101,6 +3114,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
         case 4: try { try decoder.decodeSingularInt32Field(value: &_storage._plannedThisWeek) }()
         case 5: try { try decoder.decodeSingularBoolField(value: &_storage._inactive) }()
         case 6: try { try decoder.decodeSingularStringField(value: &_storage._newRecordExercise) }()
+        case 7: try { try decoder.decodeSingularInt32Field(value: &_storage._streakWeeks) }()
         default: break
         }
       }
@@ -3131,6 +3145,9 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
       if !_storage._newRecordExercise.isEmpty {
         try visitor.visitSingularStringField(value: _storage._newRecordExercise, fieldNumber: 6)
       }
+      try { if let v = _storage._streakWeeks {
+        try visitor.visitSingularInt32Field(value: v, fieldNumber: 7)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3146,6 +3163,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
         if _storage._plannedThisWeek != rhs_storage._plannedThisWeek {return false}
         if _storage._inactive != rhs_storage._inactive {return false}
         if _storage._newRecordExercise != rhs_storage._newRecordExercise {return false}
+        if _storage._streakWeeks != rhs_storage._streakWeeks {return false}
         return true
       }
       if !storagesAreEqual {return false}

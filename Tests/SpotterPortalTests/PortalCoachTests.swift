@@ -36,6 +36,9 @@ struct PortalCoachTests {
             #expect(page.html.contains("Lena &lt;script&gt;alert(1)&lt;/script&gt;"))
             #expect(!page.html.contains(CoachWorld.script))
             #expect(page.html.contains("2 days ago"))
+            // Workouts 9, 5 and 2 days ago fall in two consecutive weeks, whatever today is.
+            #expect(page.html.contains("<td data-label=\"Streak\">2 weeks</td>"))
+            #expect(page.html.contains("<td data-label=\"Streak\">not shared</td>") == false)
             let byName = try await browser.get("/clients?sort=name")
             #expect(byName.html.range(of: "Lena")!.lowerBound < byName.html.range(of: ">otto<")!.lowerBound)
             let byLast = try await browser.get("/clients?sort=last")

@@ -255,6 +255,7 @@ struct CoachingServiceTests {
             // No workout yet: inactive, nothing else to show.
             var summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
             #expect(summary.inactive && summary.lastWorkoutAt == nil && summary.newRecordExercise == nil)
+            #expect(summary.streakWeeks == 0)
 
             clock.advance(by: 3600)
             _ = try await training.workouts.log(
@@ -283,10 +284,12 @@ struct CoachingServiceTests {
             summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
             #expect(summary.inactive)
             #expect(summary.workoutsThisWeek == 0)  // a new week began on Monday
+            #expect(summary.streakWeeks == 1)  // last week's streak lives until this week has passed
             // Without the progress scope there is no record flag, without history no dates.
             _ = try await coaching.setScopes(ada, coach: coach.tenantID.description, scopes: [])
             summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
             #expect(summary.lastWorkoutAt == nil && summary.workoutsThisWeek == nil && !summary.inactive)
+            #expect(summary.streakWeeks == nil)
         }
     }
 

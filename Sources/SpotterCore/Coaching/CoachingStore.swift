@@ -9,11 +9,15 @@ public struct ClientFacts: Sendable {
     public var workoutsSince: Int
     public var follow: (content: ProgramContent, startedOn: Date)?
     public var newRecordExercise: String?
+    /// The Mondays (`YYYY-MM-DD`, the client's time zone) of the weeks with a workout in the last
+    /// `WeeklyStreak.clientListWeeks` weeks.
+    public var recentWeeks: [String]
 
     public init(
         link: CoachLink, timeZone: String, lastWorkoutAt: Date?, workoutsSince: Int,
-        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?
+        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?, recentWeeks: [String] = []
     ) {
+        self.recentWeeks = recentWeeks
         self.link = link
         self.timeZone = timeZone
         self.lastWorkoutAt = lastWorkoutAt

@@ -316,11 +316,15 @@ public struct ClientSummary: Sendable, Equatable {
     /// The exercise of a new heaviest working set since the coach last opened the client
     /// (progress scope, within the coach's tier).
     public var newRecordExercise: String?
+    /// Weeks in the client's current weekly streak (`WeeklyStreak`), counted over the last
+    /// `WeeklyStreak.clientListWeeks` weeks; history scope.
+    public var streakWeeks: Int?
 
     public init(
         link: CoachLink, lastWorkoutAt: Date?, workoutsThisWeek: Int?, plannedThisWeek: Int?, inactive: Bool,
-        newRecordExercise: String?
+        newRecordExercise: String?, streakWeeks: Int? = nil
     ) {
+        self.streakWeeks = streakWeeks
         self.link = link
         self.lastWorkoutAt = lastWorkoutAt
         self.workoutsThisWeek = workoutsThisWeek

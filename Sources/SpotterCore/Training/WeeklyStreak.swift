@@ -22,6 +22,10 @@ public struct WeeklyStreak: Sendable, Equatable {
 
     public static let none = WeeklyStreak(current: 0, longest: 0, currentSince: nil, lastWeek: nil)
 
+    /// How far back the coach's client list looks for a client's current streak: a longer one
+    /// shows as this many weeks and more.
+    public static let clientListWeeks = 104
+
     /// The streaks of `weeks` (the Mondays, `YYYY-MM-DD`, of the weeks with a workout, any order)
     /// as of the week whose Monday is `thisWeek`. Dates are compared as day numbers, so a week
     /// with a change of clocks or a year's week 53 is just another 7 days.

@@ -193,7 +193,11 @@ public struct PostgresCoachingStore: CoachingStore {
                      AND NOT EXISTS (SELECT FROM workout_sets p WHERE p.tenant_id = s.tenant_id
                          AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
                          AND p.set_type <> 'warm_up' AND p.weight_kg >= s.weight_kg)
-                   ORDER BY w.started_at DESC LIMIT 1) AS new_record
+                   ORDER BY w.started_at DESC LIMIT 1) AS new_record,
+                  (SELECT string_agg(DISTINCT date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date::text, ',')
+                   FROM workouts w
+                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
+                     AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)) AS recent_weeks
                 FROM coach_links l
                 JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
                 JOIN spotter_linked_parties() ct ON ct.tenant_id = l.coach_id
@@ -201,7 +205,7 @@ public struct PostgresCoachingStore: CoachingStore {
                 WHERE l.coach_id = $1 AND l.status = 'active'
                 ORDER BY lower(lt.display_name), l.tenant_id
                 """,
-                [principal.tenantID.rawValue, now, bigThreeOnly]
+                [principal.tenantID.rawValue, now, bigThreeOnly, WeeklyStreak.clientListWeeks]
             )
             let follows: [(TenantID, ProgramID)] = try rows.compactMap { row in
                 guard let owner: UUID = try row.decode("program_tenant_id"), let id: UUID = try row.decode("program_id")
@@ -225,7 +229,9 @@ public struct PostgresCoachingStore: CoachingStore {
                     lastWorkoutAt: try row.decode("last_workout_at"),
                     workoutsSince: try row.decode("workouts_since"),
                     follow: follow,
-                    newRecordExercise: try row.decode("new_record")
+                    newRecordExercise: try row.decode("new_record"),
+                    recentWeeks: (try row.decode("recent_weeks", as: String?.self) ?? "").split(separator: ",")
+                        .map(String.init)
                 )
             }
         }

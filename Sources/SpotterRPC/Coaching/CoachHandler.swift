@@ -71,6 +71,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
                     if let planned = client.plannedThisWeek { $0.plannedThisWeek = Int32(planned) }
                     $0.inactive = client.inactive
                     $0.newRecordExercise = client.newRecordExercise ?? ""
+                    if let weeks = client.streakWeeks { $0.streakWeeks = Int32(weeks) }
                 }
             }
         }
