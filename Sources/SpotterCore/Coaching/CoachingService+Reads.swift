@@ -54,11 +54,7 @@ extension CoachingService {
                 inactive: history
                     && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
                 newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil,
-                streakWeeks: history
-                    ? WeeklyStreak.of(
-                        weeks: fact.recentWeeks,
-                        thisWeek: WeeklyStreak.monday(of: at, timeZone: TimeZone(identifier: fact.timeZone) ?? .gmt)
-                    ).current : nil
+                streakWeeks: history ? WeeklyStreak.of(weeks: fact.recentWeeks, thisWeek: fact.thisWeek).current : nil
             )
         }
     }

@@ -12,12 +12,16 @@ public struct ClientFacts: Sendable {
     /// The Mondays (`YYYY-MM-DD`, the client's time zone) of the weeks with a workout in the last
     /// `WeeklyStreak.clientListWeeks` weeks.
     public var recentWeeks: [String]
+    /// The Monday of the current week in the client's time zone.
+    public var thisWeek: String
 
     public init(
         link: CoachLink, timeZone: String, lastWorkoutAt: Date?, workoutsSince: Int,
-        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?, recentWeeks: [String] = []
+        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?, recentWeeks: [String] = [],
+        thisWeek: String = ""
     ) {
         self.recentWeeks = recentWeeks
+        self.thisWeek = thisWeek
         self.link = link
         self.timeZone = timeZone
         self.lastWorkoutAt = lastWorkoutAt

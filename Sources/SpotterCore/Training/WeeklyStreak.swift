@@ -83,7 +83,12 @@ public struct WeeklyStreak: Sendable, Equatable {
         let d = dayOfYear - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yearOfEra + era * 400 + (m <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02d", y, m, d)
+        // Written out rather than with String(format:): the client list does this per client.
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(y, 4))-\(padded(m, 2))-\(padded(d, 2))"
     }
 }
 

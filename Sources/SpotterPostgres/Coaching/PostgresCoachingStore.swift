@@ -173,10 +173,7 @@ public struct PostgresCoachingStore: CoachingStore {
                 SELECT \(PostgresLinkTransaction.columns), lt.time_zone,
                   (SELECT max(w.started_at) FROM workouts w
                    WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL) AS last_workout_at,
-                  (SELECT count(*) FROM workouts w
-                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
-                     AND w.started_at >= date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)
-                                          AT TIME ZONE lt.time_zone)::int AS workouts_since,
+                  recent.workouts_since, recent.recent_weeks,
                   f.program_tenant_id, f.program_id, f.started_on::text AS started_on,
                   (SELECT coalesce(c.name, x.name)
                    FROM workouts w
@@ -194,12 +191,21 @@ public struct PostgresCoachingStore: CoachingStore {
                          AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
                          AND p.set_type <> 'warm_up' AND p.weight_kg >= s.weight_kg)
                    ORDER BY w.started_at DESC LIMIT 1) AS new_record,
-                  (SELECT string_agg(DISTINCT date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date::text, ',')
-                   FROM workouts w
-                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
-                     AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)) AS recent_weeks
+                  date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)::date::text AS this_week
                 FROM coach_links l
                 JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
+                -- This week's workouts and the weeks of the streak window, in one pass over the
+                -- window's workouts (each pass is checked against the grant by row-level security).
+                LEFT JOIN LATERAL (
+                  SELECT count(*) FILTER (
+                           WHERE w.started_at >= date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)
+                                                 AT TIME ZONE lt.time_zone)::int AS workouts_since,
+                         string_agg(date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date::text, ',')
+                           AS recent_weeks
+                  FROM workouts w
+                  WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
+                    AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)
+                ) recent ON true
                 JOIN spotter_linked_parties() ct ON ct.tenant_id = l.coach_id
                 LEFT JOIN program_follows f ON f.tenant_id = l.tenant_id
                 WHERE l.coach_id = $1 AND l.status = 'active'
@@ -231,7 +237,8 @@ public struct PostgresCoachingStore: CoachingStore {
                     follow: follow,
                     newRecordExercise: try row.decode("new_record"),
                     recentWeeks: (try row.decode("recent_weeks", as: String?.self) ?? "").split(separator: ",")
-                        .map(String.init)
+                        .map(String.init),
+                    thisWeek: try row.decode("this_week")
                 )
             }
         }
