@@ -9,16 +9,16 @@ public struct ClientFacts: Sendable {
     public var workoutsSince: Int
     public var follow: (content: ProgramContent, startedOn: Date)?
     public var newRecordExercise: String?
-    /// The Mondays (`YYYY-MM-DD`, the client's time zone) of the weeks with a workout in the last
-    /// `WeeklyStreak.clientListWeeks` weeks.
-    public var recentWeeks: [String]
-    /// The Monday of the current week in the client's time zone.
-    public var thisWeek: String
+    /// The Mondays (days since 1970-01-01, the client's time zone) of the weeks with a workout in
+    /// the last `WeeklyStreak.clientListWeeks` weeks.
+    public var recentWeeks: [Int]
+    /// The Monday of the current week in the client's time zone, likewise.
+    public var thisWeek: Int
 
     public init(
         link: CoachLink, timeZone: String, lastWorkoutAt: Date?, workoutsSince: Int,
-        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?, recentWeeks: [String] = [],
-        thisWeek: String = ""
+        follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?, recentWeeks: [Int] = [],
+        thisWeek: Int = 0
     ) {
         self.recentWeeks = recentWeeks
         self.thisWeek = thisWeek

@@ -124,7 +124,7 @@ public protocol ProgressStore: Sendable {
     ) async throws -> [ExerciseSetRecord]
     /// Buckets with at least one workout, oldest first.
     func statistics(_ principal: Principal, _ query: StatisticsQuery) async throws -> [StatisticsBucket]
-    /// The Mondays (`YYYY-MM-DD`) of the ISO weeks in `timeZone` with at least one live workout,
-    /// in the same transaction as `statistics` when called inside it.
-    func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [String]
+    /// The Mondays of the ISO weeks in `timeZone` with at least one live workout, as days since
+    /// 1970-01-01.
+    func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [Int]
 }

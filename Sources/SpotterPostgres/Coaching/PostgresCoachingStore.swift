@@ -191,7 +191,7 @@ public struct PostgresCoachingStore: CoachingStore {
                          AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
                          AND p.set_type <> 'warm_up' AND p.weight_kg >= s.weight_kg)
                    ORDER BY w.started_at DESC LIMIT 1) AS new_record,
-                  date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)::date::text AS this_week
+                  date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01' AS this_week
                 FROM coach_links l
                 JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
                 -- This week's workouts and the weeks of the streak window, in one pass over the
@@ -200,8 +200,9 @@ public struct PostgresCoachingStore: CoachingStore {
                   SELECT count(*) FILTER (
                            WHERE w.started_at >= date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)
                                                  AT TIME ZONE lt.time_zone)::int AS workouts_since,
-                         string_agg(date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date::text, ',')
-                           AS recent_weeks
+                         string_agg(
+                           (date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01')::text,
+                           ',') AS recent_weeks
                   FROM workouts w
                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
                     AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)
@@ -237,7 +238,7 @@ public struct PostgresCoachingStore: CoachingStore {
                     follow: follow,
                     newRecordExercise: try row.decode("new_record"),
                     recentWeeks: (try row.decode("recent_weeks", as: String?.self) ?? "").split(separator: ",")
-                        .map(String.init),
+                        .compactMap { Int($0) },
                     thisWeek: try row.decode("this_week")
                 )
             }

@@ -53,12 +53,12 @@ public struct PostgresProgressStore: ProgressStore {
         }
     }
 
-    public func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [String] {
+    public func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [Int] {
         try await database.withTenant(principal) { connection in
             // PostgreSQL's week is the ISO week: date_trunc gives its Monday.
             try await connection.query(
                 """
-                SELECT DISTINCT date_trunc('week', started_at AT TIME ZONE $2)::date::text AS week
+                SELECT DISTINCT date_trunc('week', started_at AT TIME ZONE $2)::date - DATE '1970-01-01' AS week
                 FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
                 ORDER BY 1
                 """,
