@@ -141,6 +141,18 @@ struct PortalImportTests {
                 "/import", [("format", "hevy")], files: [("file", "a.csv", Data("title,start_time\nA,B\n".utf8))])
             #expect(bad.status == .badRequest)
             #expect(bad.html.contains("That file could not be imported: is not a Hevy CSV export"))
+            // A large upload is read whole; past 64 MiB it is refused before anything is parsed.
+            let large = try await ivy.upload(
+                "/import", [("format", "strong")],
+                files: [("file", "big.csv", Data(repeating: UInt8(ascii: "a"), count: 5 << 20))])
+            #expect(large.status == .badRequest)
+            #expect(large.html.contains("That file could not be imported: is not a Strong CSV export"))
+            try await ivy.get("/import")
+            let tooLarge = try await ivy.upload(
+                "/import", [("format", "strong")],
+                files: [("file", "huge.csv", Data(repeating: UInt8(ascii: "a"), count: 65 << 20))])
+            #expect(tooLarge.status == .badRequest)
+            #expect(tooLarge.html.contains("The file is larger than Spotter accepts (64 MB)."))
             let forged = try await portal.signedIn("ivy")
             let noToken = try await forged.upload(
                 "/import", [("format", "strong")], files: [("file", "s.csv", try Self.sample("strong.csv"))])
