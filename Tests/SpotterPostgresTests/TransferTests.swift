@@ -353,6 +353,35 @@ struct TransferTests {
         }
     }
 
+    @Test(
+        "a workout edited after it was logged: exports from before and after the edit both import as unchanged and the edit stays; other content under its id is refused"
+    )
+    func editedWorkouts() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            let logged = try await training.workouts.log(ada, id: "", workoutDraft(at: now.addingTimeInterval(-86_400)))
+            let before = try await export(training, ada, .json)
+            _ = try await training.workouts.update(
+                ada, id: logged.id.description, WorkoutPatch(notes: "edited"), expectedVersion: nil)
+            let after = try await export(training, ada, .json)
+            let same = try await training.transfer.importWorkouts(ada, format: .spotterJSON, unit: nil, data: after)
+            #expect(same.workoutsUnchanged == 1 && same.skipped.isEmpty)
+            // The export from before the edit is what was logged: nothing to add, nothing reverted.
+            let older = try await training.transfer.importWorkouts(ada, format: .spotterJSON, unit: nil, data: before)
+            #expect(older.workoutsUnchanged == 1 && older.skipped.isEmpty)
+            #expect(try await training.workouts.get(ada, id: logged.id.description).content.notes == "edited")
+            // Content that was never stored under that id is refused with the reason.
+            var document = try TenantExport.decoder().decode(TenantExport.self, from: after)
+            document.workouts[0].name = "Another day"
+            let other = try await training.transfer.importWorkouts(
+                ada, format: .spotterJSON, unit: nil, data: try TenantExport.encoder().encode(document))
+            #expect(
+                other.skipped.map(\.reason) == ["this workout is stored with other content (changed since the export)"])
+            #expect(try await training.workouts.get(ada, id: logged.id.description).content.name == "Push day")
+        }
+    }
+
     /// The document's custom exercises, templates and workouts without the fields an import does
     /// not keep (README "Export and import"): versions, created and updated times, the template
     /// version a workout was logged from.

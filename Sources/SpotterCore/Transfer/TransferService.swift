@@ -220,7 +220,9 @@ public struct TransferService: Sendable {
                         report.skipped.append(
                             .init(
                                 name: item.2.name, startedAt: item.2.startedAt,
-                                reason: "a different workout with this start and name is already stored"))
+                                reason: item.2.id == nil
+                                    ? "a different workout with this start and name is already stored"
+                                    : "this workout is stored with other content (changed since the export)"))
                     }
                 }
                 batch.removeAll(keepingCapacity: true)

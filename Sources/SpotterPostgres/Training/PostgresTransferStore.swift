@@ -63,11 +63,23 @@ public struct PostgresTransferStore: TransferStore {
                 let fingerprint: PostgresBytes? = try row.decode("fingerprint")
                 stored[WorkoutID(rawValue: try row.decode("workout_id"))] = fingerprint?.bytes
             }
+            // A workout edited since it was logged no longer has its log's fingerprint: compare
+            // those with what is stored now (an export taken after the edit imports as unchanged).
+            let edited = items.filter { id, content in
+                stored[id].map { $0 != nil && $0 != content.fingerprint } ?? false
+            }.map(\.0)
+            var current: [WorkoutID: [UInt8]] = [:]
+            if !edited.isEmpty {
+                for workout in try await WorkoutSQL.load(principal.tenantID, only: edited, connection) {
+                    current[workout.id] = workout.content.fingerprint
+                }
+            }
             var outcomes: [ImportOutcome] = []
             outcomes.reserveCapacity(items.count)
             for (id, content) in items {
                 if let fingerprint = stored[id] {
-                    outcomes.append(fingerprint == content.fingerprint ? .unchanged : .conflict)
+                    let same = fingerprint == content.fingerprint || current[id] == content.fingerprint
+                    outcomes.append(same ? .unchanged : .conflict)
                     continue
                 }
                 do {
