@@ -605,12 +605,17 @@ struct CoachRoutes {
         let to = try page.to.isEmpty ? nil : Self.day(page.to, format, field: "To", end: true)
         let keep = "&from=\(Form.encode(page.from))&to=\(Form.encode(page.to))&formula=\(formula.rawValue)"
         if !page.find.trimmingCharacters(in: .whitespaces).isEmpty {
-            let found = try await training.exercises.list(
-                session.principal, ExerciseFilter(query: page.find), pageSize: 30, pageToken: "")
-            page.choices = found.items.map {
-                .init(href: "/clients/\(page.client.id)/progress?exercise=\($0.id)\(keep)", name: $0.name)
+            // The client's exercises (their custom ones too), read as the client's progress is.
+            do {
+                let found = try await coaching.clientExercises(
+                    session.principal, client: page.client.id, query: page.find)
+                page.choices = found.map {
+                    .init(href: "/clients/\(page.client.id)/progress?exercise=\($0.id)\(keep)", name: $0.name)
+                }
+                page.hasChoices = !page.choices.isEmpty
+            } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+                page.notShared = Self.notShared(link, .progress)
             }
-            page.hasChoices = !page.choices.isEmpty
         }
         if !page.exerciseID.isEmpty, page.find.isEmpty {
             do {

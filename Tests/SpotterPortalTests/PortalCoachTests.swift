@@ -106,7 +106,10 @@ struct PortalCoachTests {
             // The demo's sets carry an RPE, so the estimate comes from the RPE table.
             #expect(page.html.contains("110 kg × 5 @ RPE 8 → e1RM 135.6 kg (RPE table)"))
             #expect(page.html.contains("Best e1RM: 135.6 kg"))
-            #expect(try await portal.accessLog(world.lifter) == ["progress GetClientProgress"])
+            #expect(
+                try await portal.accessLog(world.lifter) == [
+                    "progress ListClientExercises", "progress GetClientProgress",
+                ])
             let ranged = try await browser.get(
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, -6))&to=\(dayText(portal, 0))"
             )
@@ -123,6 +126,21 @@ struct PortalCoachTests {
             #expect(statistics.html.contains("<p class=\"streak\">Streak: "))
             let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
             #expect(monthly.count("<rect class='bar'") >= 1)
+
+            // The finder lists the client's own custom exercises, and their progress opens.
+            let belt = try await portal.training.exercises.create(
+                world.lifter, id: "",
+                ExerciseDraft(
+                    name: "Belt Squat", category: .squat, muscleGroup: .quadriceps, equipment: .machine,
+                    instructions: ""))
+            _ = try await portal.training.workouts.log(
+                world.lifter, id: "", workoutDraft(at: portal.clock.now.addingTimeInterval(-3600), exercises: [belt.id])
+            )
+            let found = try await browser.get("/clients/\(world.client)/progress?find=belt")
+            #expect(found.html.contains(">Belt Squat</a>"))
+            let beltProgress = try await browser.get(
+                "/clients/\(world.client)/progress?exercise=\(belt.id)&formula=epley")
+            #expect(beltProgress.count("<circle class='point'") == 1)
         }
     }
 

@@ -126,6 +126,18 @@ func coachMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "coaching.clientExercises (zercher: finds the owner's custom exercise)",
+            call: { coaching, _, p, w in try await coaching.clientExercises(p, client: w.client, query: "zercher") },
+            expected: coachCall(needs: .progress),
+            logs: logged(.progress, "ListClientExercises"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: [Exercise].self, role) { exercises in
+                    #expect(exercises.map(\.name) == [w.exerciseName], "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "coaching.clientStatistics",
             call: { coaching, _, p, w in
                 try await coaching.clientStatistics(

@@ -209,6 +209,10 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             "GET /export.json and /export.csv", like: like("training.transfer.export (own account, JSON and CSV)"),
             path: { _, _ in "/export.json" }),
         PortalRow(
+            "GET /clients/:client/progress?find=zercher",
+            like: like("coaching.clientExercises (zercher: finds the owner's custom exercise)"),
+            path: { _, w in "/clients/\(w.client)/progress?find=zercher" }),
+        PortalRow(
             "GET /clients/:client/statistics", like: like("coaching.clientStatistics"),
             path: { _, w in "/clients/\(w.client)/statistics?period=month" }),
         PortalRow("GET /clients/:client/end", coachPage: { _, w in "/clients/\(w.client)/end" }),

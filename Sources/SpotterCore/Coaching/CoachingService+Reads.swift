@@ -106,6 +106,16 @@ extension CoachingService {
     }
 
     /// A client's statistics (progress scope), in the client's time zone.
+    /// The exercises a client's progress can be read for, matching `query`: the catalog and the
+    /// client's own custom exercises (progress scope), first 30 by name.
+    public func clientExercises(_ principal: Principal, client: String, query: String) async throws -> [Exercise] {
+        try await reading(
+            principal, client: client, needs: .progress, kind: .progress, method: "ListClientExercises"
+        ) { view, _, _ in
+            try await training.exercises.list(view, ExerciseFilter(query: query), pageSize: 30, pageToken: "").items
+        }
+    }
+
     public func clientStatistics(
         _ principal: Principal, client: String, period: StatisticsPeriod?, from: Date?, to: Date?
     ) async throws -> Statistics {
