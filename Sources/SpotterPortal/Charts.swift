@@ -1,7 +1,7 @@
 import Foundation
 import SpotterCore
 
-/// Server-rendered SVG charts. Every text that reaches the SVG goes through `escape`, so a chart
+/// Server-rendered SVG charts. Every text that reaches the SVG goes through `SVG.escape`, so a chart
 /// can be placed into a page unescaped.
 enum Charts {
     /// One value on a chart, with the title a browser shows on hover.
@@ -21,7 +21,7 @@ enum Charts {
     /// A line through `points` (in order), one circle per point with its hover title.
     static func line(_ points: [Point], unit: String, description: String) -> String {
         guard !points.isEmpty else { return "" }
-        let (low, high) = range(points.map(\.value))
+        let (low, high) = SVG.range(points.map(\.value))
         let plotWidth = width - left - right
         let step = points.count > 1 ? plotWidth / Double(points.count - 1) : 0
         func x(_ index: Int) -> Double { points.count > 1 ? left + Double(index) * step : left + plotWidth / 2 }
@@ -29,12 +29,12 @@ enum Charts {
         var svg = open(description)
         svg += axes(low: low, high: high, unit: unit)
         let path = points.enumerated().map {
-            "\($0.offset == 0 ? "M" : "L")\(f(x($0.offset))) \(f(y($0.element.value)))"
+            "\($0.offset == 0 ? "M" : "L")\(SVG.f(x($0.offset))) \(SVG.f(y($0.element.value)))"
         }
         svg += "<path d='\(path.joined(separator: " "))' fill='none' stroke='#1d4ed8' stroke-width='2'/>"
         for (index, point) in points.enumerated() {
-            svg += "<circle class='point' cx='\(f(x(index)))' cy='\(f(y(point.value)))' r='4' fill='#1d4ed8'>"
-            svg += "<title>\(escape(point.title))</title></circle>"
+            svg += "<circle class='point' cx='\(SVG.f(x(index)))' cy='\(SVG.f(y(point.value)))' r='4' fill='#1d4ed8'>"
+            svg += "<title>\(SVG.escape(point.title))</title></circle>"
         }
         svg += xLabels(points.map(\.label), x: x)
         return svg + "</svg>"
@@ -43,7 +43,7 @@ enum Charts {
     /// One bar per point, from zero.
     static func bars(_ points: [Point], unit: String, description: String) -> String {
         guard !points.isEmpty else { return "" }
-        let high = range([0] + points.map(\.value)).high
+        let high = SVG.range([0] + points.map(\.value)).high
         let plotWidth = width - left - right
         let slot = plotWidth / Double(points.count)
         let barWidth = max(2, slot * 0.7)
@@ -53,16 +53,18 @@ enum Charts {
         svg += axes(low: 0, high: high, unit: unit)
         for (index, point) in points.enumerated() {
             let barTop = y(point.value)
-            svg += "<rect class='bar' x='\(f(x(index) - barWidth / 2))' y='\(f(barTop))' width='\(f(barWidth))' "
-            svg += "height='\(f(height - bottom - barTop))' fill='#1d4ed8'><title>\(escape(point.title))</title></rect>"
+            svg +=
+                "<rect class='bar' x='\(SVG.f(x(index) - barWidth / 2))' y='\(SVG.f(barTop))' width='\(SVG.f(barWidth))' "
+            svg +=
+                "height='\(SVG.f(height - bottom - barTop))' fill='#1d4ed8'><title>\(SVG.escape(point.title))</title></rect>"
         }
         svg += xLabels(points.map(\.label), x: x)
         return svg + "</svg>"
     }
 
     private static func open(_ description: String) -> String {
-        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 \(f(width)) \(f(height))' role='img' "
-            + "aria-label='\(escape(description))' font-family='system-ui, sans-serif' font-size='12'>"
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 \(SVG.f(width)) \(SVG.f(height))' role='img' "
+            + "aria-label='\(SVG.escape(description))' font-family='system-ui, sans-serif' font-size='12'>"
     }
 
     /// Four horizontal grid lines with their values.
@@ -71,9 +73,10 @@ enum Charts {
         for step in 0...3 {
             let value = low + (high - low) * Double(step) / 3
             let y = top + (high - value) / (high - low) * (height - top - bottom)
-            svg += "<line x1='\(f(left))' x2='\(f(width - right))' y1='\(f(y))' y2='\(f(y))' stroke='#e5e7eb'/>"
-            svg += "<text x='\(f(left - 6))' y='\(f(y + 4))' text-anchor='end' fill='#6b7280'>"
-            svg += "\(escape(number(value))) \(escape(unit))</text>"
+            svg +=
+                "<line x1='\(SVG.f(left))' x2='\(SVG.f(width - right))' y1='\(SVG.f(y))' y2='\(SVG.f(y))' stroke='#e5e7eb'/>"
+            svg += "<text x='\(SVG.f(left - 6))' y='\(SVG.f(y + 4))' text-anchor='end' fill='#6b7280'>"
+            svg += "\(SVG.escape(SVG.number(value))) \(SVG.escape(unit))</text>"
         }
         return svg
     }
@@ -86,14 +89,10 @@ enum Charts {
             if index != labels.count - 1, labels.count - 1 - index < every { continue }
             // A label at the right edge ends there rather than running out of the picture.
             let anchor = x(index) + 24 > width ? "end" : "middle"
-            svg += "<text x='\(f(x(index)))' y='\(f(height - bottom + 18))' text-anchor='\(anchor)' fill='#6b7280'>"
-            svg += "\(escape(labels[index]))</text>"
+            svg +=
+                "<text x='\(SVG.f(x(index)))' y='\(SVG.f(height - bottom + 18))' text-anchor='\(anchor)' fill='#6b7280'>"
+            svg += "\(SVG.escape(labels[index]))</text>"
         }
         return svg
     }
-
-    private static func range(_ values: [Double]) -> (low: Double, high: Double) { SVG.range(values) }
-    private static func number(_ value: Double) -> String { SVG.number(value) }
-    private static func f(_ value: Double) -> String { SVG.f(value) }
-    static func escape(_ text: String) -> String { SVG.escape(text) }
 }

@@ -134,13 +134,14 @@ struct ProfileRoutes {
         }
     }
 
-    struct ImportPage {
-        struct Choice {
-            var value: String
-            var label: String
-            var checked: Bool
-        }
+    /// A radio button of a form.
+    struct Choice {
+        var value: String
+        var label: String
+        var checked: Bool
+    }
 
+    struct ImportPage {
         struct Report {
             struct Skipped {
                 var name: String
@@ -211,17 +212,11 @@ struct ProfileRoutes {
     }
 
     struct ProfilePage {
-        struct Unit {
-            var value: String
-            var label: String
-            var checked: Bool
-        }
-
         var values: [String: String]
         var errors: [String: String]
         var saved: Bool
         var isCoach: Bool
-        var units: [Unit]
+        var units: [Choice]
         var timeZones: [String]
         var username: String
         var email: String
@@ -251,7 +246,7 @@ struct ProfileRoutes {
             ],
             errors: errors, saved: saved, isCoach: session.isCoach,
             units: [("kg", "Kilograms (kg)"), ("lb", "Pounds (lb)")].map {
-                ProfilePage.Unit(value: $0.0, label: $0.1, checked: form.unit == $0.0)
+                Choice(value: $0.0, label: $0.1, checked: form.unit == $0.0)
             },
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,

@@ -93,12 +93,6 @@ struct PortalShareTests {
 
 @Suite("Portal import")
 struct PortalImportTests {
-    private static func sample(_ name: String) throws -> Data {
-        try Data(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appending(path: "../SpotterPostgresTests/Imports/\(name)"))
-    }
-
     @Test("a lifter uploads a Strong export and reads the report; the same file again adds nothing")
     func strong() async throws {
         try await PortalHarness.with { portal in
@@ -108,7 +102,7 @@ struct PortalImportTests {
             #expect(form.html.contains("enctype=\"multipart/form-data\""))
             #expect(form.html.contains("<input type=\"radio\" name=\"format\" value=\"strong\" required>"))
             #expect(form.html.contains("<input type=\"radio\" name=\"unit\" value=\"\" checked>"))
-            let file = try Self.sample("strong.csv")
+            let file = try ImportSamples.data("strong.csv")
             let fields = [("format", "strong"), ("unit", "lb")]
             let first = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])
             #expect(first.status == .ok)
@@ -155,7 +149,7 @@ struct PortalImportTests {
             #expect(tooLarge.html.contains("The file is larger than Spotter accepts (64 MB)."))
             let forged = try await portal.signedIn("ivy")
             let noToken = try await forged.upload(
-                "/import", [("format", "strong")], files: [("file", "s.csv", try Self.sample("strong.csv"))])
+                "/import", [("format", "strong")], files: [("file", "s.csv", try ImportSamples.data("strong.csv"))])
             #expect(noToken.status == .forbidden)
             #expect(try await portal.database.count("SELECT count(*)::int FROM workouts") == 0)
         }

@@ -8,11 +8,6 @@ import Testing
 struct TransferTests {
     private let now = Date(timeIntervalSince1970: 1_790_000_000)
 
-    private static func sample(_ name: String) throws -> Data {
-        try Data(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Imports/\(name)"))
-    }
-
     /// A lifter in `timeZone`, with a principal that reads the setting afresh.
     private func lifter(_ database: TestDatabase, _ name: String, timeZone: String = "Europe/Berlin") async throws
         -> Principal
@@ -49,7 +44,7 @@ struct TransferTests {
             let training = database.trainingServices(clock: TestClock(now))
             let ada = try await lifter(database, "ada")
             let report = try await training.transfer.importWorkouts(
-                ada, format: .strongCSV, unit: .lb, data: try Self.sample("strong.csv"))
+                ada, format: .strongCSV, unit: .lb, data: try ImportSamples.data("strong.csv"))
             #expect(report.workoutsAdded == 2)
             #expect(report.setsAdded == 8)
             #expect(report.skipped.isEmpty)
@@ -79,7 +74,7 @@ struct TransferTests {
             #expect(workouts[1].content.exercises[0].sets[1].rpe == nil)
 
             let again = try await training.transfer.importWorkouts(
-                ada, format: .strongCSV, unit: .lb, data: try Self.sample("strong.csv"))
+                ada, format: .strongCSV, unit: .lb, data: try ImportSamples.data("strong.csv"))
             #expect(again.workoutsAdded == 0)
             #expect(again.workoutsUnchanged == 2)
             #expect(again.exercisesCreated.isEmpty)
@@ -94,7 +89,7 @@ struct TransferTests {
             let training = database.trainingServices(clock: TestClock(now))
             let ada = try await lifter(database, "ada", timeZone: "UTC")
             let report = try await training.transfer.importWorkouts(
-                ada, format: .strongCSV, unit: nil, data: try Self.sample("strong-legacy.csv"))
+                ada, format: .strongCSV, unit: nil, data: try ImportSamples.data("strong-legacy.csv"))
             #expect(report.workoutsAdded == 1)
             #expect(report.exercisesCreated.isEmpty)
             let workout = try #require(try await history(training, ada).first).content
@@ -114,7 +109,7 @@ struct TransferTests {
             let training = database.trainingServices(clock: TestClock(now))
             let ada = try await lifter(database, "ada", timeZone: "America/New_York")
             let report = try await training.transfer.importWorkouts(
-                ada, format: .hevyCSV, unit: nil, data: try Self.sample("hevy.csv"))
+                ada, format: .hevyCSV, unit: nil, data: try ImportSamples.data("hevy.csv"))
             #expect(report.workoutsAdded == 2)
             #expect(report.setsAdded == 7)
             #expect(report.exercisesCreated == ["Landmine Press"])

@@ -8,12 +8,6 @@ import Testing
 
 @Suite("Export and import end to end over TLS")
 struct TransferEndToEndTests {
-    private static func sample(_ name: String) throws -> Data {
-        try Data(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appending(path: "../SpotterPostgresTests/Imports/\(name)"))
-    }
-
     /// Every chunk of an export: the first names the media type and file.
     private func export(
         _ transfer: Spotter_V1_TransferService.Client<HTTP2ClientTransport.Posix>, _ format: Spotter_V1_ExportFormat,
@@ -32,7 +26,7 @@ struct TransferEndToEndTests {
             try await server.withClient { client in
                 let ada = try await signUpLifter(client, "ada", timeZone: "Europe/Berlin")
                 let transfer = Spotter_V1_TransferService.Client(wrapping: client)
-                let file = try Self.sample("strong.csv")
+                let file = try ImportSamples.data("strong.csv")
                 let send: @Sendable (RPCWriter<Spotter_V1_ImportChunk>) async throws -> Void = { writer in
                     var offset = 0
                     while offset < file.count {

@@ -67,3 +67,13 @@ public struct FakePNGRenderer: ImageRenderer {
         Self.signature + Data(svg.utf8)
     }
 }
+
+/// The Strong and Hevy export samples written for the import tests
+/// (`Tests/SpotterPostgresTests/Imports/`).
+public enum ImportSamples {
+    public static func data(_ name: String) throws -> Data {
+        try Data(
+            contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("Tests/SpotterPostgresTests/Imports/\(name)")
+        )
+    }
+}
