@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A strongly typed identifier: a `TenantID` can never be passed where an `AccountID` is expected.
@@ -17,6 +18,24 @@ extension EntityID {
     }
 
     public var description: String { rawValue.lowercasedString }
+
+    /// A stable id for something the server creates in the principal's account on its behalf: the
+    /// same namespace, kind and key in the same account give the same id, so a retried or repeated
+    /// import (or follow) finds what the first one stored. Version 8 (custom) UUIDs, so never a
+    /// catalog id.
+    public static func derived(
+        _ principal: Principal, _ kind: String, _ key: String, namespace: String = "spotter-discover"
+    ) -> Self {
+        var bytes = Array(SHA256.hash(data: Array("\(namespace)\0\(principal.tenantID)\0\(kind)\0\(key)".utf8)))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+        return Self(rawValue: uuid)
+    }
 }
 
 extension UUID {

@@ -30,6 +30,23 @@ extension CoachingService {
     }
 }
 
+extension DiscoverService {
+    /// Discover on PostgreSQL, copying into accounts through the same template and program stores.
+    public init(
+        database: SpotterDatabase, training: TrainingServices, coaching: CoachingService,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            store: PostgresDiscoverStore(database: database),
+            training: training,
+            coaching: coaching,
+            templates: PostgresTemplateStore(database: database),
+            contexts: PostgresProfileStore(database: database),
+            now: now
+        )
+    }
+}
+
 extension SyncService {
     /// Sync on PostgreSQL, applying pushed mutations through the same services as the API.
     public init(

@@ -614,11 +614,42 @@ public nonisolated struct Spotter_V1_FollowedProgram: Sendable {
 
   public var startedOn: String = String()
 
+  /// Set when the program is your copy of a public program (DiscoverService.FollowPublication).
+  public var publication: Spotter_V1_PublicationOffer {
+    get {_publication ?? Spotter_V1_PublicationOffer()}
+    set {_publication = newValue}
+  }
+  /// Returns true if `publication` has been explicitly set.
+  public var hasPublication: Bool {self._publication != nil}
+  /// Clears the value of `publication`. Subsequent reads from it will return its default value.
+  public mutating func clearPublication() {self._publication = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _program: Spotter_V1_Program? = nil
+  fileprivate var _publication: Spotter_V1_PublicationOffer? = nil
+}
+
+/// The public program a followed copy came from: the version taken and, when the author has
+/// published a later one, that version. It is offered, never applied: FollowPublication again
+/// takes it.
+public nonisolated struct Spotter_V1_PublicationOffer: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var publicationID: String = String()
+
+  public var version: Int32 = 0
+
+  /// 0 when there is nothing newer (or the author unpublished it).
+  public var latestVersion: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Spotter_V1_StopFollowingRequest: Sendable {
@@ -2338,7 +2369,7 @@ nonisolated extension Spotter_V1_FollowProgramRequest: SwiftProtobuf.Message, Sw
 
 nonisolated extension Spotter_V1_FollowedProgram: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FollowedProgram"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}program\0\u{3}started_on\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}program\0\u{3}started_on\0\u{1}publication\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2348,6 +2379,7 @@ nonisolated extension Spotter_V1_FollowedProgram: SwiftProtobuf.Message, SwiftPr
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._program) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.startedOn) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._publication) }()
       default: break
       }
     }
@@ -2364,12 +2396,56 @@ nonisolated extension Spotter_V1_FollowedProgram: SwiftProtobuf.Message, SwiftPr
     if !self.startedOn.isEmpty {
       try visitor.visitSingularStringField(value: self.startedOn, fieldNumber: 2)
     }
+    try { if let v = self._publication {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_FollowedProgram, rhs: Spotter_V1_FollowedProgram) -> Bool {
     if lhs._program != rhs._program {return false}
     if lhs.startedOn != rhs.startedOn {return false}
+    if lhs._publication != rhs._publication {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_PublicationOffer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PublicationOffer"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}publication_id\0\u{1}version\0\u{3}latest_version\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.publicationID) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.version) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.latestVersion) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.publicationID.isEmpty {
+      try visitor.visitSingularStringField(value: self.publicationID, fieldNumber: 1)
+    }
+    if self.version != 0 {
+      try visitor.visitSingularInt32Field(value: self.version, fieldNumber: 2)
+    }
+    if self.latestVersion != 0 {
+      try visitor.visitSingularInt32Field(value: self.latestVersion, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_PublicationOffer, rhs: Spotter_V1_PublicationOffer) -> Bool {
+    if lhs.publicationID != rhs.publicationID {return false}
+    if lhs.version != rhs.version {return false}
+    if lhs.latestVersion != rhs.latestVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

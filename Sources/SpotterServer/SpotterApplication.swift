@@ -94,6 +94,7 @@ public struct SpotterApplication: Sendable {
         let renderer = RSVGConvert()
         let share = ShareService(training: training, renderer: renderer)
         let coaching = CoachingService(database: spotterDatabase, training: training)
+        let discover = DiscoverService(database: spotterDatabase, training: training, coaching: coaching)
         let sync = SyncService(
             database: spotterDatabase, training: training, coaching: coaching,
             retentionDays: settings.syncRetentionDays)
@@ -130,6 +131,7 @@ public struct SpotterApplication: Sendable {
                 CoachingHandler(coaching: coaching),
                 CoachHandler(coaching: coaching),
                 ProgramHandler(coaching: coaching),
+                DiscoverHandler(discover: discover),
                 SyncHandler(
                     sync: sync, hub: watchHub, auth: auth,
                     sessionCheckInterval: settings.watchSessionCheckInterval),
@@ -219,7 +221,7 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
         "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
-        "spotter.v1.ShareService",
+        "spotter.v1.ShareService", "spotter.v1.DiscoverService",
         "grpc.health.v1.Health",
     ]
 

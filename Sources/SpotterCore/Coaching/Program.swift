@@ -215,10 +215,13 @@ public struct ProgramFollow: Sendable, Equatable, Codable {
     public var program: Program
     /// "YYYY-MM-DD".
     public var startedOn: String
+    /// Set when the program is the follower's copy of a public program (Discover).
+    public var publication: PublicationOffer?
 
-    public init(program: Program, startedOn: String) {
+    public init(program: Program, startedOn: String, publication: PublicationOffer? = nil) {
         self.program = program
         self.startedOn = startedOn
+        self.publication = publication
     }
 }
 

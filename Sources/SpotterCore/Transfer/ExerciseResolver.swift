@@ -71,7 +71,7 @@ struct ExerciseResolver {
     ) async throws -> ExerciseID {
         if let match = match(entry.name) { return match.id }
         let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let id: ExerciseID = TransferService.derivedID(principal, "exercise", Self.key(name))
+        let id: ExerciseID = .derived(principal, "exercise", Self.key(name), namespace: "spotter-import")
         let draft = ExerciseDraft(
             name: name.isEmpty ? "Imported exercise" : String(name.prefix(100)), category: .isolation,
             muscleGroup: .fullBody, equipment: Self.equipment(in: name) ?? .other,

@@ -204,7 +204,7 @@ public struct TransferService: Sendable {
                 if let template = workout.templateID, knownTemplates.contains(template) {
                     content.templateID = template
                 }
-                batch.append((workout.id ?? Self.derivedID(principal, "workout", workout.key), content, workout))
+                batch.append((workout.id ?? .derived(principal, "workout", workout.key, namespace: "spotter-import"), content, workout))
             } catch {
                 report.skipped.append(.init(name: workout.name, startedAt: workout.startedAt, reason: error.reason))
             }
@@ -256,21 +256,6 @@ public struct TransferService: Sendable {
             throw .invalid("data", "is not UTF-8 text (export the CSV again, or save it as UTF-8)")
         }
         return text
-    }
-
-    /// A stable id for something an import creates: the same key in the same account gives the
-    /// same id, so importing a file twice finds what the first import stored. Version 8 (custom)
-    /// UUIDs, so never a catalog id.
-    static func derivedID<ID: EntityID>(_ principal: Principal, _ kind: String, _ key: String) -> ID {
-        var bytes = Array(SHA256.hash(data: Array("spotter-import\0\(principal.tenantID)\0\(kind)\0\(key)".utf8)))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
-        return ID(rawValue: uuid)
     }
 }
 

@@ -492,8 +492,15 @@ public struct PostgresCoachingStore: CoachingStore {
         guard
             let row = try await connection.query(
                 """
-                SELECT program_tenant_id, program_id, started_on::text AS started_on FROM program_follows
-                WHERE tenant_id = $1
+                SELECT f.program_tenant_id, f.program_id, f.started_on::text AS started_on, pf.publication_id,
+                       pf.version, CASE WHEN p.unpublished_at IS NULL AND p.version > pf.version THEN p.version END
+                           AS latest_version
+                FROM program_follows f
+                -- A copy of a public program (Discover): the version taken and a later one offered.
+                LEFT JOIN publication_follows pf ON pf.tenant_id = f.tenant_id AND pf.kind = 'program'
+                                                AND pf.copy_id = f.program_id
+                LEFT JOIN publications p ON p.publication_id = pf.publication_id
+                WHERE f.tenant_id = $1
                 """,
                 [tenant.rawValue]
             ).single
@@ -502,8 +509,13 @@ public struct PostgresCoachingStore: CoachingStore {
             TenantID(rawValue: try row.decode("program_tenant_id")),
             ProgramID(rawValue: try row.decode("program_id"))
         )
+        let offer = try (row.decode("publication_id") as UUID?).map { publication in
+            PublicationOffer(
+                publicationID: PublicationID(rawValue: publication), version: try row.decode("version"),
+                latestVersion: try row.decode("latest_version"))
+        }
         return try await ProgramSQL.load([key], connection).first.map {
-            ProgramFollow(program: $0, startedOn: try row.decode("started_on"))
+            ProgramFollow(program: $0, startedOn: try row.decode("started_on"), publication: offer)
         }
     }
 

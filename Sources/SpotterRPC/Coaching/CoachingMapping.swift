@@ -89,6 +89,13 @@ extension Spotter_V1_FollowedProgram {
         self.init()
         program = Spotter_V1_Program(follow.program)
         startedOn = follow.startedOn
+        if let offer = follow.publication {
+            publication = .with {
+                $0.publicationID = offer.publicationID.description
+                $0.version = Int32(offer.version)
+                $0.latestVersion = Int32(offer.latestVersion ?? 0)
+            }
+        }
     }
 }
 

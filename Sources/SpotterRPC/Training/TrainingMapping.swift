@@ -178,22 +178,27 @@ extension Spotter_V1_Template {
         templateID = template.id.description
         name = template.content.name
         notes = template.content.notes
-        items = template.content.items.map { item in
-            .with {
-                $0.exerciseID = item.exerciseID.description
-                $0.exerciseName = template.exerciseNames[item.exerciseID] ?? ""
-                $0.targetSets = Int32(item.targetSets)
-                $0.repsMin = Int32(item.repsMin)
-                $0.repsMax = Int32(item.repsMax)
-                if let rpe = item.targetRPE { $0.targetRpe = rpe.doubleValue }
-                if let rest = item.restSeconds { $0.restSeconds = Int32(rest) }
-                $0.notes = item.notes
-            }
+        items = template.content.items.map {
+            Spotter_V1_TemplateItem($0, exerciseName: template.exerciseNames[$0.exerciseID] ?? "")
         }
         archived = template.archivedAt != nil
         version = template.version
         createdAt = Spotter_V1_Timestamp(template.createdAt)
         updatedAt = Spotter_V1_Timestamp(template.updatedAt)
+    }
+}
+
+extension Spotter_V1_TemplateItem {
+    init(_ item: TemplateItem, exerciseName: String) {
+        self.init()
+        exerciseID = item.exerciseID.description
+        self.exerciseName = exerciseName
+        targetSets = Int32(item.targetSets)
+        repsMin = Int32(item.repsMin)
+        repsMax = Int32(item.repsMax)
+        if let rpe = item.targetRPE { targetRpe = rpe.doubleValue }
+        if let rest = item.restSeconds { restSeconds = Int32(rest) }
+        notes = item.notes
     }
 }
 

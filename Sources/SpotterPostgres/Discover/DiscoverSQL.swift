@@ -1,0 +1,114 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// Statements and decoders the Discover store shares. `$1` is always the call's `now`: popularity
+/// counts followers who started after the UTC day 30 days before it.
+enum DiscoverSQL {
+    /// Followers who started in the last 30 days, for `p`.
+    static let recent = """
+        (SELECT coalesce(sum(d.followers), 0)::integer FROM publication_follower_days d
+         WHERE d.publication_id = p.publication_id AND d.day > ($1::timestamptz AT TIME ZONE 'UTC')::date - 30)
+        """
+
+    /// Publications matching `condition` (over `p`), in `order`, with their counts and author's name.
+    static func publications(
+        _ condition: String, _ parameters: [any PostgresEncodable], order: String = "p.publication_id", limit: Int,
+        _ connection: PostgresConnection
+    ) async throws -> [Publication] {
+        let rows = try await connection.query(
+            """
+            SELECT p.publication_id, p.author_id, p.kind, p.source_id, p.version, p.title, p.description,
+                   p.difficulty, to_json(p.categories)::text AS categories,
+                   to_json(p.muscle_groups)::text AS muscle_groups, to_json(p.equipment)::text AS equipment,
+                   to_json(p.exercise_ids)::text AS exercise_ids, p.estimated_minutes, p.weeks, p.sessions_per_week,
+                   p.published_at, p.updated_at, p.unpublished_at,
+                   (SELECT coalesce(sum(d.followers), 0)::integer FROM publication_follower_days d
+                    WHERE d.publication_id = p.publication_id) AS followers,
+                   \(recent) AS recent,
+                   coalesce(own.display_name, author.display_name, '') AS author_name
+            FROM publications p
+            LEFT JOIN tenants own ON own.tenant_id = p.author_id AND own.tenant_id = spotter_current_tenant()
+            LEFT JOIN spotter_public_authors(ARRAY[p.author_id]) author ON true
+            WHERE \(condition)
+            ORDER BY \(order)
+            LIMIT \(limit)
+            """,
+            parameters)
+        return try rows.map(decodePublication)
+    }
+
+    static func decodePublication(_ row: PostgresRow) throws -> Publication {
+        Publication(
+            id: PublicationID(rawValue: try row.decode("publication_id")),
+            authorID: TenantID(rawValue: try row.decode("author_id")),
+            authorName: try row.decode("author_name"),
+            kind: try ExerciseSQL.enumValue(row, "kind"),
+            sourceID: try row.decode("source_id"),
+            version: try row.decode("version"),
+            title: try row.decode("title"),
+            description: try row.decode("description"),
+            difficulty: try ExerciseSQL.enumValue(row, "difficulty"),
+            categories: try array(String.self, row, "categories").compactMap(PublicationCategory.init),
+            facets: PublicationFacets(
+                muscleGroups: try array(String.self, row, "muscle_groups").compactMap(MuscleGroup.init),
+                equipment: try array(String.self, row, "equipment").compactMap(Equipment.init),
+                exerciseIDs: try array(UUID.self, row, "exercise_ids").map(ExerciseID.init),
+                estimatedMinutes: try row.decode("estimated_minutes"),
+                weeks: try row.decode("weeks"),
+                sessionsPerWeek: try row.decode("sessions_per_week")),
+            followers: try row.decode("followers"),
+            recentFollowers: try row.decode("recent"),
+            publishedAt: try row.decode("published_at"),
+            updatedAt: try row.decode("updated_at"),
+            unpublishedAt: try row.decode("unpublished_at"))
+    }
+
+    /// Authors (from `spotter_public_authors(ids)`) with their live publications' follower counts.
+    static func authorSelect(ids: String) -> String {
+        """
+        SELECT a.tenant_id, a.kind, a.display_name, a.username, a.bio, to_json(a.specialities)::text AS specialities,
+               to_json(a.highlights)::text AS highlights, a.listed,
+               coalesce(s.followers, 0)::integer AS followers, coalesce(s.recent, 0)::integer AS recent
+        FROM spotter_public_authors(\(ids)) a
+        LEFT JOIN LATERAL (
+            SELECT sum(d.followers) AS followers,
+                   sum(d.followers) FILTER (WHERE d.day > ($1::timestamptz AT TIME ZONE 'UTC')::date - 30) AS recent
+            FROM publications p JOIN publication_follower_days d ON d.publication_id = p.publication_id
+            WHERE p.author_id = a.tenant_id AND p.unpublished_at IS NULL
+        ) s ON true
+        """
+    }
+
+    static let authorSelect = authorSelect(ids: "NULL")
+
+    static func decodeAuthor(_ row: PostgresRow) throws -> AuthorProfile {
+        AuthorProfile(
+            tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+            kind: try ExerciseSQL.enumValue(row, "kind"),
+            displayName: try row.decode("display_name"),
+            username: try row.decode("username"),
+            bio: try row.decode("bio"),
+            specialities: try array(String.self, row, "specialities"),
+            highlights: try array(String.self, row, "highlights"),
+            listed: try row.decode("listed"),
+            followers: try row.decode("followers"),
+            recentFollowers: try row.decode("recent"))
+    }
+
+    /// A column written as `to_json(array)::text`.
+    static func array<T: Decodable>(_: T.Type, _ row: PostgresRow, _ column: String) throws -> [T] {
+        guard let text: String = try row.decode(column) else { return [] }
+        return try JSONDecoder().decode([T].self, from: Data(text.utf8))
+    }
+
+    static func json(_ snapshot: PublishedSnapshot) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(snapshot), as: UTF8.self)
+    }
+
+    static func snapshot(_ text: String) throws -> PublishedSnapshot {
+        try JSONDecoder().decode(PublishedSnapshot.self, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `DiscoverStore` on PostgreSQL (migration 0022): every method runs in a transaction acting as the
+/// principal's tenant, and the policies decide what is public.
+public struct PostgresDiscoverStore: DiscoverStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func inOneTransaction<T: Sendable>(_ principal: Principal, _ body: () async throws -> T) async throws -> T {
+        try await database.withTenant(principal) { _ in try await body() }
+    }
+
+    public func ownsTemplate(_ principal: Principal, _ id: TemplateID) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "SELECT 1 FROM templates WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL",
+                [principal.tenantID.rawValue, id.rawValue]
+            ).single != nil
+        }
+    }
+
+    // MARK: Publishing
+
+    public func publish(_ principal: Principal, _ version: PublicationVersion, newID: PublicationID, now: Date)
+        async throws -> Publication
+    {
+        let tenant = principal.tenantID.rawValue
+        let content = try DiscoverSQL.json(version.snapshot)
+        return try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                INSERT INTO publications (publication_id, author_id, kind, source_id, version, title, description,
+                    difficulty, categories, muscle_groups, equipment, exercise_ids, search_text, estimated_minutes,
+                    weeks, sessions_per_week, published_at, updated_at)
+                VALUES ($1, $2, $3, $4, 0, $5, $6, $7, '{}', '{}', '{}', '{}', '', 1, 0, 0, $8, $8)
+                ON CONFLICT (author_id, kind, source_id) DO NOTHING
+                """,
+                [
+                    newID.rawValue, tenant, version.kind.rawValue, version.sourceID, version.title,
+                    version.description, version.difficulty.rawValue, now,
+                ])
+            // The row exists now; holding it serializes two publishes of the same source.
+            let current = try await connection.query(
+                """
+                SELECT p.publication_id, p.version, p.unpublished_at IS NOT NULL AS hidden, p.description,
+                       p.difficulty, to_json(p.categories)::text AS categories, v.content::text AS content
+                FROM publications p
+                LEFT JOIN publication_versions v ON v.publication_id = p.publication_id AND v.version = p.version
+                WHERE p.author_id = $1 AND p.kind = $2 AND p.source_id = $3
+                FOR UPDATE OF p
+                """,
+                [tenant, version.kind.rawValue, version.sourceID]
+            ).single!
+            let id: UUID = try current.decode("publication_id")
+            var number: Int = try current.decode("version")
+            let stored: String? = try current.decode("content")
+            let sameContent = try stored.map { try DiscoverSQL.snapshot($0) } == version.snapshot
+            if !sameContent {
+                number += 1
+                try await connection.query(
+                    """
+                    INSERT INTO publication_versions (publication_id, version, author_id, content, published_at)
+                    VALUES ($1, $2, $3, $4::jsonb, $5)
+                    """,
+                    [id, number, tenant, content, now])
+            }
+            let facets = version.facets
+            try await connection.query(
+                """
+                UPDATE publications SET version = $2, title = $3, description = $4, difficulty = $5,
+                    categories = $6::text[], muscle_groups = $7::text[], equipment = $8::text[],
+                    exercise_ids = $9::uuid[], search_text = $10, estimated_minutes = $11, weeks = $12,
+                    sessions_per_week = $13, unpublished_at = NULL,
+                    updated_at = CASE WHEN $14 THEN updated_at ELSE $15 END
+                WHERE publication_id = $1
+                """,
+                [
+                    id, number, version.title, version.description, version.difficulty.rawValue,
+                    version.categories.map(\.rawValue), facets.muscleGroups.map(\.rawValue),
+                    facets.equipment.map(\.rawValue), facets.exerciseIDs.map(\.rawValue), version.searchText,
+                    facets.estimatedMinutes, facets.weeks, facets.sessionsPerWeek, sameContent, now,
+                ])
+            return try await DiscoverSQL.publications(
+                "p.publication_id = $2", [now, id], limit: 1, connection
+            )[0]
+        }
+    }
+
+    public func unpublish(_ principal: Principal, _ id: PublicationID, now: Date) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                UPDATE publications SET unpublished_at = $3
+                WHERE author_id = $1 AND publication_id = $2 AND unpublished_at IS NULL
+                """,
+                [principal.tenantID.rawValue, id.rawValue, now]
+            ).affectedRows == 1
+        }
+    }
+
+    public func publication(_ principal: Principal, _ id: PublicationID, version: Int?, now: Date) async throws
+        -> PublicationDetail?
+    {
+        try await database.withTenant(principal) { connection in
+            guard
+                let publication = try await DiscoverSQL.publications(
+                    "p.publication_id = $2", [now, id.rawValue], limit: 1, connection
+                ).first
+            else { return nil }
+            let number = version ?? publication.version
+            guard
+                let row = try await connection.query(
+                    "SELECT content::text AS content FROM publication_versions WHERE publication_id = $1 AND version = $2",
+                    [id.rawValue, number]
+                ).single
+            else { return nil }
+            return PublicationDetail(
+                publication: publication, version: number, snapshot: try DiscoverSQL.snapshot(try row.decode("content")))
+        }
+    }
+
+    public func publications(
+        _ principal: Principal, _ filter: PublicationFilter, after cursor: PublicationCursor?, limit: Int, now: Date
+    ) async throws -> [Publication] {
+        try await database.withTenant(principal) { connection in
+            var conditions = ["p.unpublished_at IS NULL"]
+            var parameters: [any PostgresEncodable] = [now]
+            func bind(_ value: any PostgresEncodable) -> String {
+                parameters.append(value)
+                return "$\(parameters.count)"
+            }
+            if let kind = filter.kind { conditions.append("p.kind = \(bind(kind.rawValue))") }
+            if !filter.categories.isEmpty {
+                conditions.append("p.categories && \(bind(filter.categories.map(\.rawValue)))::text[]")
+            }
+            if !filter.muscleGroups.isEmpty {
+                conditions.append("p.muscle_groups && \(bind(filter.muscleGroups.map(\.rawValue)))::text[]")
+            }
+            if !filter.equipment.isEmpty {
+                conditions.append("p.equipment <@ \(bind(filter.equipment.map(\.rawValue)))::text[]")
+            }
+            if !filter.difficulties.isEmpty {
+                conditions.append("p.difficulty = ANY (\(bind(filter.difficulties.map(\.rawValue)))::text[])")
+            }
+            if let minimum = filter.minMinutes { conditions.append("p.estimated_minutes >= \(bind(minimum))") }
+            if let maximum = filter.maxMinutes { conditions.append("p.estimated_minutes <= \(bind(maximum))") }
+            if let author = filter.author { conditions.append("p.author_id = \(bind(author.rawValue))") }
+            if !filter.words.isEmpty {
+                conditions.append(
+                    "NOT EXISTS (SELECT FROM unnest(\(bind(filter.words))::text[]) w WHERE strpos(p.search_text, w) = 0)")
+            }
+            let order: String
+            switch filter.sort {
+            case .popular:
+                order = "recent DESC, p.publication_id"
+                if let cursor {
+                    let value = bind(Int(cursor.value))
+                    let id = bind(cursor.id.rawValue)
+                    conditions.append(
+                        "(\(DiscoverSQL.recent) < \(value) OR (\(DiscoverSQL.recent) = \(value) AND p.publication_id > \(id)))")
+                }
+            case .newest:
+                order = "p.updated_at DESC, p.publication_id"
+                if let cursor {
+                    let value = bind(Date(timeIntervalSince1970: Double(cursor.value) / 1_000_000))
+                    let id = bind(cursor.id.rawValue)
+                    conditions.append(
+                        "(p.updated_at < \(value) OR (p.updated_at = \(value) AND p.publication_id > \(id)))")
+                }
+            }
+            return try await DiscoverSQL.publications(
+                conditions.joined(separator: " AND "), parameters, order: order, limit: limit, connection)
+        }
+    }
+
+    public func ownPublications(_ principal: Principal, now: Date) async throws -> [Publication] {
+        try await database.withTenant(principal) { connection in
+            try await DiscoverSQL.publications(
+                "p.author_id = $2", [now, principal.tenantID.rawValue], order: "p.updated_at DESC, p.publication_id",
+                limit: 500, connection)
+        }
+    }
+
+    // MARK: Authors
+
+    public func directory(
+        _ principal: Principal, speciality: String?, words: [String], after cursor: DirectoryCursor?, limit: Int,
+        now: Date
+    ) async throws -> [AuthorProfile] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                DiscoverSQL.authorSelect + """
+                     WHERE a.listed
+                      AND ($2::text IS NULL
+                           OR EXISTS (SELECT FROM unnest(a.specialities) s WHERE lower(s) = $2))
+                      AND NOT EXISTS (SELECT FROM unnest($3::text[]) w
+                                      WHERE strpos(lower(a.display_name || ' ' || a.username || ' ' || a.bio || ' '
+                                                         || array_to_string(a.specialities, ' ') || ' '
+                                                         || array_to_string(a.highlights, ' ')), w) = 0)
+                      AND ($4::integer IS NULL OR coalesce(s.recent, 0) < $4
+                           OR (coalesce(s.recent, 0) = $4 AND a.tenant_id > $5))
+                    ORDER BY coalesce(s.recent, 0) DESC, a.tenant_id
+                    LIMIT $6
+                    """,
+                [now, speciality, words, cursor?.recentFollowers, cursor?.id.rawValue, limit]
+            ).map(DiscoverSQL.decodeAuthor)
+        }
+    }
+
+    public func author(_ principal: Principal, _ id: TenantID, now: Date) async throws -> AuthorProfile? {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                DiscoverSQL.authorSelect(ids: "ARRAY[$2::uuid]"), [now, id.rawValue]
+            ).single.map(DiscoverSQL.decodeAuthor)
+        }
+    }
+
+    public func setListing(_ principal: Principal, listed: Bool, highlights: [String], now: Date) async throws {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                UPDATE tenants SET listed_in_directory = $2, highlights = $3::text[]
+                WHERE tenant_id = $1
+                """,
+                [principal.tenantID.rawValue, listed, highlights])
+        }
+    }
+
+    // MARK: Follows
+
+    public func follows(_ principal: Principal) async throws -> [PublicationFollow] {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                SELECT publication_id, kind, version, copy_id, followed_at FROM publication_follows
+                WHERE tenant_id = $1 ORDER BY followed_at DESC, publication_id
+                """,
+                [principal.tenantID.rawValue]
+            ).map { row in
+                PublicationFollow(
+                    publicationID: PublicationID(rawValue: try row.decode("publication_id")),
+                    kind: try ExerciseSQL.enumValue(row, "kind"), version: try row.decode("version"),
+                    copyID: try row.decode("copy_id"), followedAt: try row.decode("followed_at"))
+            }
+        }
+    }
+
+    public func recordFollow(_ principal: Principal, _ follow: PublicationFollow, now: Date) async throws {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                """
+                INSERT INTO publication_follows (tenant_id, publication_id, kind, version, copy_id, followed_at,
+                                                 updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                ON CONFLICT (tenant_id, publication_id)
+                DO UPDATE SET version = excluded.version, copy_id = excluded.copy_id, updated_at = excluded.updated_at
+                """,
+                [
+                    principal.tenantID.rawValue, follow.publicationID.rawValue, follow.kind.rawValue, follow.version,
+                    follow.copyID, follow.followedAt, now,
+                ])
+        }
+    }
+
+    public func alsoFollowed(_ principal: Principal, minimumShared: Int) async throws
+        -> [(publication: PublicationID, because: PublicationID, shared: Int)]
+    {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "SELECT publication_id, because, shared FROM spotter_also_followed($1)", [minimumShared]
+            ).map { row in
+                (
+                    PublicationID(rawValue: try row.decode("publication_id")),
+                    PublicationID(rawValue: try row.decode("because")), try row.decode("shared")
+                )
+            }
+        }
+    }
+
+    public func digest(_ principal: Principal, since: Date, now: Date) async throws -> TrainingDigest {
+        let parameters: [any PostgresEncodable] = [principal.tenantID.rawValue, since, now]
+        return try await database.withTenant(principal) { connection in
+            let used = """
+                FROM workouts w
+                JOIN workout_exercises we ON we.tenant_id = w.tenant_id AND we.workout_id = w.workout_id
+                LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
+                LEFT JOIN exercises e ON e.tenant_id = we.tenant_id AND e.exercise_id = we.exercise_id
+                WHERE w.tenant_id = $1 AND w.deleted_at IS NULL AND w.started_at >= $2 AND w.started_at <= $3
+                """
+            let groups = try await connection.query(
+                """
+                SELECT coalesce(c.muscle_group, e.muscle_group) AS muscle_group,
+                       count(DISTINCT w.workout_id)::integer AS workouts, max(w.started_at) AS last_at
+                \(used)
+                GROUP BY 1 HAVING coalesce(c.muscle_group, e.muscle_group) IS NOT NULL
+                """, parameters
+            ).map { row in
+                TrainingDigest.MuscleGroupUse(
+                    muscleGroup: try ExerciseSQL.enumValue(row, "muscle_group"), workouts: try row.decode("workouts"),
+                    lastTrainedAt: try row.decode("last_at"))
+            }
+            let equipment: [Equipment] = try await connection.query(
+                "SELECT DISTINCT coalesce(c.equipment, e.equipment) AS equipment \(used)", parameters
+            ).compactMap { row in
+                guard let text: String = try row.decode("equipment") else { return nil }
+                return Equipment(rawValue: text)
+            }
+            let templates = try await connection.query(
+                """
+                SELECT w.template_id, t.name, count(*)::integer AS workouts,
+                       count(DISTINCT floor(extract(epoch FROM ($3 - w.started_at)) / 604800))
+                           FILTER (WHERE w.started_at > $3 - interval '28 days')::integer AS recent_weeks,
+                       (SELECT to_json(coalesce(array_agg(i.exercise_id ORDER BY i.position), '{}'))::text
+                        FROM template_items i
+                        WHERE i.tenant_id = w.tenant_id AND i.template_id = w.template_id) AS exercise_ids
+                FROM workouts w
+                JOIN templates t ON t.tenant_id = w.tenant_id AND t.template_id = w.template_id
+                                AND t.deleted_at IS NULL
+                WHERE w.tenant_id = $1 AND w.deleted_at IS NULL AND w.started_at >= $2 AND w.started_at <= $3
+                GROUP BY w.tenant_id, w.template_id, t.name
+                """, parameters
+            ).map { row in
+                TrainingDigest.TemplateUse(
+                    templateID: TemplateID(rawValue: try row.decode("template_id")), name: try row.decode("name"),
+                    exerciseIDs: try DiscoverSQL.array(UUID.self, row, "exercise_ids").map(ExerciseID.init),
+                    workouts: try row.decode("workouts"), recentWeeks: try row.decode("recent_weeks"))
+            }
+            return TrainingDigest(muscleGroups: groups, templates: templates, equipment: equipment)
+        }
+    }
+}
