@@ -81,3 +81,15 @@ extension TestDatabase {
             retentionDays: retentionDays, now: now)
     }
 }
+
+extension TestDatabase {
+    /// Discover on this database, with a clock the test controls.
+    public func discoverService(clock: TestClock? = nil) -> DiscoverService {
+        let now: @Sendable () -> Date = { clock?.now ?? Date() }
+        let database = SpotterDatabase(pool: appPool)
+        let training = TrainingServices(database: database, now: now)
+        return DiscoverService(
+            database: database, training: training,
+            coaching: CoachingService(database: database, training: training, now: now), now: now)
+    }
+}

@@ -32,23 +32,25 @@ public struct PostgresDiscoverStore: DiscoverStore {
         let tenant = principal.tenantID.rawValue
         let content = try DiscoverSQL.json(version.snapshot)
         return try await database.withTenant(principal) { connection in
-            try await connection.query(
-                """
-                INSERT INTO publications (publication_id, author_id, kind, source_id, version, title, description,
-                    difficulty, categories, muscle_groups, equipment, exercise_ids, search_text, estimated_minutes,
-                    weeks, sessions_per_week, published_at, updated_at)
-                VALUES ($1, $2, $3, $4, 0, $5, $6, $7, '{}', '{}', '{}', '{}', '', 1, 0, 0, $8, $8)
-                ON CONFLICT (author_id, kind, source_id) DO NOTHING
-                """,
-                [
-                    newID.rawValue, tenant, version.kind.rawValue, version.sourceID, version.title,
-                    version.description, version.difficulty.rawValue, now,
-                ])
-            // The row exists now; holding it serializes two publishes of the same source.
+            // A first publish inserts the row (its facets are written below, with every version's);
+            // then the row is held, which serializes two publishes of the same source.
+            let created =
+                try await connection.query(
+                    """
+                    INSERT INTO publications (publication_id, author_id, kind, source_id, version, title, description,
+                        difficulty, categories, muscle_groups, equipment, exercise_ids, search_text, estimated_minutes,
+                        weeks, sessions_per_week, published_at, updated_at)
+                    VALUES ($1, $2, $3, $4, 1, $5, $6, $7, '{}', '{}', '{}', '{}', '', 1, 0, 0, $8, $8)
+                    ON CONFLICT (author_id, kind, source_id) DO NOTHING
+                    """,
+                    [
+                        newID.rawValue, tenant, version.kind.rawValue, version.sourceID, version.title,
+                        version.description, version.difficulty.rawValue, now,
+                    ]
+                ).affectedRows == 1
             let current = try await connection.query(
                 """
-                SELECT p.publication_id, p.version, p.unpublished_at IS NOT NULL AS hidden, p.description,
-                       p.difficulty, to_json(p.categories)::text AS categories, v.content::text AS content
+                SELECT p.publication_id, p.version, v.content::text AS content
                 FROM publications p
                 LEFT JOIN publication_versions v ON v.publication_id = p.publication_id AND v.version = p.version
                 WHERE p.author_id = $1 AND p.kind = $2 AND p.source_id = $3
@@ -61,7 +63,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
             let stored: String? = try current.decode("content")
             let sameContent = try stored.map { try DiscoverSQL.snapshot($0) } == version.snapshot
             if !sameContent {
-                number += 1
+                if !created { number += 1 }
                 try await connection.query(
                     """
                     INSERT INTO publication_versions (publication_id, version, author_id, content, published_at)
