@@ -78,7 +78,7 @@ public struct DiscoverService: Sendable {
         try validator.validate()
         let kind = draft.kind!
         return try await store.inOneTransaction(principal) {
-            let snapshot = try await snapshot(principal, kind: kind, sourceID: draft.sourceID)
+            let (snapshot, sourceID) = try await snapshot(principal, kind: kind, sourceID: draft.sourceID)
             var exercises: [ExerciseID: Exercise] = [:]
             for id in snapshot.templates.flatMap({ $0.content.items.map(\.exerciseID) }).uniqued() {
                 exercises[id] = try await training.exercises.get(principal, id.description)
@@ -88,7 +88,7 @@ public struct DiscoverService: Sendable {
             let text = description.isEmpty ? String(notes.prefix(Self.maximumDescriptionLength)) : description
             let names = snapshot.templates.flatMap(\.exerciseNames).uniqued()
             let version = PublicationVersion(
-                kind: kind, sourceID: kind == .program ? UUID(uuidString: draft.sourceID)! : snapshot.templates[0].id.rawValue,
+                kind: kind, sourceID: sourceID,
                 title: snapshot.title, description: text, difficulty: difficulty!, categories: categories,
                 facets: facets, searchText: ([snapshot.title, text] + names).joined(separator: "\n").lowercased(),
                 snapshot: snapshot)
@@ -96,23 +96,30 @@ public struct DiscoverService: Sendable {
         }
     }
 
-    /// The frozen content of the principal's own template or program.
+    /// The frozen content of the principal's own template or program, and its id.
     private func snapshot(_ principal: Principal, kind: PublicationKind, sourceID: String) async throws
-        -> PublishedSnapshot
+        -> (PublishedSnapshot, UUID)
     {
         let templateIDs: [TemplateID]
         let program: ProgramContent?
+        let source: UUID
         switch kind {
         case .template:
             guard !sourceID.isEmpty else { throw SpotterError.invalid("source_id", "is required") }
             guard let id = TemplateID(sourceID) else { throw SpotterError.invalid("source_id", "must be a UUID") }
             templateIDs = [id]
             program = nil
+            source = id.rawValue
         case .program:
             let found = try await coaching.program(principal, id: sourceID)
             guard found.ownerID == principal.tenantID else { throw CoachingService.programNotFound }
             templateIDs = found.content.days.map(\.templateID).uniqued()
             program = found.content
+            source = found.id.rawValue
+        }
+        // The snapshot names its templates by ids of its own: the author's stay private.
+        func publicID(_ id: TemplateID) -> TemplateID {
+            .derived(principal, "published-template", "\(kind.rawValue)/\(source.uuidString)/\(id)")
         }
         var published: [PublishedTemplate] = []
         for id in templateIDs {
@@ -127,10 +134,19 @@ public struct DiscoverService: Sendable {
             }
             published.append(
                 PublishedTemplate(
-                    id: id, content: template.content,
+                    id: publicID(id), content: template.content,
                     exerciseNames: template.content.items.map { template.exerciseNames[$0.exerciseID] ?? "" }))
         }
-        return PublishedSnapshot(templates: published, program: program)
+        let snapshot = PublishedSnapshot(
+            templates: published,
+            program: program.map { program in
+                var content = program
+                content.days = program.days.map {
+                    ProgramDay(week: $0.week, weekday: $0.weekday, templateID: publicID($0.templateID))
+                }
+                return content
+            })
+        return (snapshot, source)
     }
 
     /// Hides a publication from browsing and the directory; followers keep their copies.

@@ -26,7 +26,8 @@ public enum PublicationCategory: String, Sendable, Codable, CaseIterable {
 
 /// One template as published: its content with the exercises' names, frozen.
 public struct PublishedTemplate: Sendable, Equatable, Codable {
-    /// The author's template id (a program's days name it).
+    /// The template's id in the snapshot (a program's days name it): derived from the author's
+    /// template id, never equal to it, so no private id is ever public.
     public var id: TemplateID
     public var content: TemplateContent
     public var exerciseNames: [String]
@@ -80,7 +81,8 @@ public struct Publication: Sendable, Equatable {
     public var authorID: TenantID
     public var authorName: String
     public var kind: PublicationKind
-    public var sourceID: UUID
+    /// The author's own template or program: set for the author only (it is private).
+    public var sourceID: UUID?
     public var version: Int
     public var title: String
     public var description: String
@@ -97,7 +99,7 @@ public struct Publication: Sendable, Equatable {
     public var unpublishedAt: Date?
 
     public init(
-        id: PublicationID, authorID: TenantID, authorName: String, kind: PublicationKind, sourceID: UUID,
+        id: PublicationID, authorID: TenantID, authorName: String, kind: PublicationKind, sourceID: UUID?,
         version: Int, title: String, description: String, difficulty: Difficulty, categories: [PublicationCategory],
         facets: PublicationFacets, followers: Int, recentFollowers: Int, publishedAt: Date, updatedAt: Date,
         unpublishedAt: Date?

@@ -18,7 +18,8 @@ enum DiscoverSQL {
     ) async throws -> [Publication] {
         let rows = try await connection.query(
             """
-            SELECT p.publication_id, p.author_id, p.kind, p.source_id, p.version, p.title, p.description,
+            SELECT p.publication_id, p.author_id, p.kind,
+                   CASE WHEN p.author_id = spotter_current_tenant() THEN p.source_id END AS source_id, p.version, p.title, p.description,
                    p.difficulty, to_json(p.categories)::text AS categories,
                    to_json(p.muscle_groups)::text AS muscle_groups, to_json(p.equipment)::text AS equipment,
                    to_json(p.exercise_ids)::text AS exercise_ids, p.estimated_minutes, p.weeks, p.sessions_per_week,
