@@ -101,8 +101,8 @@ let coachesRefused = MatrixOutcome.failure(lifterOnly)
 let statisticsFrom = Date(timeIntervalSince1970: 1_790_000_000 - 30 * 86_400)
 let statisticsTo = Date(timeIntervalSince1970: 1_790_000_000 + 86_400)
 
-/// Every row: the lifter-facing calls, then the coach-facing ones.
-func matrixRows() -> [MatrixRow] { lifterMatrixRows() + coachMatrixRows() + [importRow()] }
+/// Every row: the lifter-facing calls, the coach-facing ones, then Discover's.
+func matrixRows() -> [MatrixRow] { lifterMatrixRows() + coachMatrixRows() + discoverMatrixRows() + [importRow()] }
 
 /// Last, as it gives every caller workouts of their own. An import writes the caller's account
 /// only: the owner's history is the same before and after every caller's import.

@@ -96,6 +96,8 @@ struct World {
     var ownComments: [Role: String]
     /// Text that identifies each tenant's data: ids and unique names, lowercased.
     var markers: [Role: [String]]
+    /// Discover on the same database and clock.
+    var discover: DiscoverService
 
     func principal(_ role: Role) -> Principal { principals[role]! }
     func id(_ role: Role) -> TenantID { principals[role]!.tenantID }
@@ -246,7 +248,8 @@ struct World {
             foreignTemplate: templates[.stranger]!,
             ownTemplates: templates,
             ownComments: ownComments,
-            markers: markers
+            markers: markers,
+            discover: database.discoverService(clock: clock)
         )
     }
 }
