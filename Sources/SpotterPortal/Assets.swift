@@ -125,7 +125,7 @@ enum Assets {
         .add-coach { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }
         .add-coach input[type=text] { width: 100%; }
         .narrow-form { max-width: 560px; }
-        .narrow-form input:not([type=radio]), .narrow-form textarea { width: 100%; }
+        .narrow-form input:not([type=radio]):not([type=checkbox]), .narrow-form textarea { width: 100%; }
         fieldset.units { margin-top: 12px; }
         fieldset.units label.check { display: inline-block; margin-right: 16px; }
         @media (max-width: 640px) {

@@ -6,6 +6,7 @@ import SpotterCore
 /// link, and the access log of every coach read.
 struct LifterRoutes {
     let coaching: CoachingService
+    let discover: DiscoverService
     let pages: Pages
 
     func add(to router: Router<PortalContext>) {
@@ -69,7 +70,20 @@ struct LifterRoutes {
             var scopes: [ScopeBox]
         }
 
+        /// A coach of the directory, with a form to ask them.
+        struct DirectoryCoach {
+            var name: String
+            var username: String
+            var bio: String?
+            var specialities: String?
+            var hasHighlights: Bool
+            var highlights: [String]
+            var followers: String
+        }
+
         var links: [Link]
+        var hasDirectory: Bool
+        var directory: [DirectoryCoach]
         /// What a new coach will see, for the invite-code and username forms: what was ticked.
         var newScopes: [Link.ScopeBox]
         var values: [String: String] = [:]
@@ -134,6 +148,19 @@ struct LifterRoutes {
         let session = try lifter(context)
         let format = Format(session.profile)
         let links = try await coaching.links(session.principal, includeClosed: false)
+        // The directory's first page, less the coaches the lifter already has or asked.
+        let linked = Set(links.map(\.coachID))
+        let directory = try await discover.directory(
+            session.principal, speciality: "", text: "", pageSize: 50, pageToken: ""
+        ).items.filter { !linked.contains($0.tenantID) }.map { coach in
+            CoachesPage.DirectoryCoach(
+                name: coach.displayName, username: coach.username, bio: coach.bio.isEmpty ? nil : coach.bio,
+                specialities: coach.specialities.isEmpty ? nil : coach.specialities.joined(separator: " · "),
+                hasHighlights: !coach.highlights.isEmpty, highlights: coach.highlights,
+                followers: coach.followers == 0
+                    ? "No followers yet."
+                    : "\(coach.followers) follower\(coach.followers == 1 ? "" : "s") of their published plans.")
+        }
         let page = CoachesPage(
             links: links.map { link in
                 let answer = link.status == .pending && link.requestedBy == .coach
@@ -148,6 +175,7 @@ struct LifterRoutes {
                     id: link.coachID.description, name: link.coachName, state: state,
                     action: "/coaches/\(link.coachID)/scopes", pending: answer, scopes: Self.scopeBoxes(link.scopes))
             },
+            hasDirectory: !directory.isEmpty, directory: directory,
             newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors)
         return pages.render(
             "coaches", title: "Your coaches", session: session, status: status, current: "/coaches", page)

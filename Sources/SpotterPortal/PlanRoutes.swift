@@ -11,6 +11,7 @@ import SpotterCore
 struct PlanRoutes {
     let coaching: CoachingService
     let training: TrainingServices
+    let discover: DiscoverService
     let pages: Pages
 
     func add(to router: Router<PortalContext>) {
@@ -100,6 +101,16 @@ struct PlanRoutes {
         return holders
     }
 
+    /// The public state of each of the coach's published templates or programs, by source id.
+    private func publicStates(_ session: PortalSession, _ kind: PublicationKind) async throws -> [String: String] {
+        var states: [String: String] = [:]
+        for publication in try await discover.ownPublications(session.principal) where publication.kind == kind {
+            guard let source = publication.sourceID else { continue }
+            states[source.lowercasedString] = DiscoverRoutes.PublishPage.status(publication)
+        }
+        return states
+    }
+
     // MARK: - Templates
 
     struct PlanList {
@@ -108,6 +119,8 @@ struct PlanRoutes {
             var name: String
             var detail: String
             var holders: String?
+            /// Set once published: its version and followers.
+            var publicState: String?
         }
 
         var rows: [Row]
@@ -120,12 +133,14 @@ struct PlanRoutes {
         async let page = training.templates.list(
             session.principal, includeArchived: false, pageSize: 100, pageToken: "")
         let holders = try await holders(session)
+        let states = try await publicStates(session, .template)
         let rows = try await page.items.map { template in
             PlanList.Row(
                 id: template.id.description, name: template.content.name,
                 detail:
                     "\(template.content.items.count) exercises · version \(template.version) · changed \(format.day(template.updatedAt))",
-                holders: holders[template.id.description].map { $0.joined(separator: ", ") })
+                holders: holders[template.id.description].map { $0.joined(separator: ", ") },
+                publicState: states[template.id.description])
         }
         return pages.render(
             "plans", title: "Templates", session: session, current: "/templates",
@@ -342,12 +357,14 @@ struct PlanRoutes {
         let format = Format(session.profile)
         async let programs = coaching.programs(session.principal)
         let holders = try await holders(session)
+        let states = try await publicStates(session, .program)
         let rows = try await programs.filter { $0.ownerID == session.principal.tenantID }.map { program in
             PlanList.Row(
                 id: program.id.description, name: program.content.name,
                 detail:
                     "\(program.content.weeks) weeks · \(program.content.days.count) training days · version \(program.version) · changed \(format.day(program.updatedAt))",
-                holders: holders[program.id.description].map { $0.joined(separator: ", ") })
+                holders: holders[program.id.description].map { $0.joined(separator: ", ") },
+                publicState: states[program.id.description])
         }
         return pages.render(
             "plans", title: "Programs", session: session, current: "/programs",

@@ -15,15 +15,17 @@ public struct PortalServices: Sendable {
     public var training: TrainingServices
     /// Share images, PNG through `renderer`.
     public var share: ShareService
+    public var discover: DiscoverService
 
     public init(
         auth: AuthService, accounts: AccountService, coaching: CoachingService, training: TrainingServices,
-        renderer: any ImageRenderer
+        discover: DiscoverService, renderer: any ImageRenderer
     ) {
         self.auth = auth
         self.accounts = accounts
         self.coaching = coaching
         self.training = training
+        self.discover = discover
         share = ShareService(training: training, renderer: renderer)
     }
 }
@@ -58,11 +60,16 @@ public enum Portal {
         CoachRoutes(
             coaching: services.coaching, training: services.training, share: services.share, pages: pages, now: now
         ).add(to: router)
-        PlanRoutes(coaching: services.coaching, training: services.training, pages: pages).add(to: router)
-        LifterRoutes(coaching: services.coaching, pages: pages).add(to: router)
+        PlanRoutes(
+            coaching: services.coaching, training: services.training, discover: services.discover, pages: pages
+        ).add(to: router)
+        DiscoverRoutes(
+            discover: services.discover, training: services.training, coaching: services.coaching, pages: pages
+        ).add(to: router)
+        LifterRoutes(coaching: services.coaching, discover: services.discover, pages: pages).add(to: router)
         ProfileRoutes(
-            accounts: services.accounts, coaching: services.coaching, transfer: services.training.transfer,
-            pages: pages
+            accounts: services.accounts, coaching: services.coaching, discover: services.discover,
+            transfer: services.training.transfer, pages: pages
         ).add(to: router)
         return router
     }

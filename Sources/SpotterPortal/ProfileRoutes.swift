@@ -7,6 +7,7 @@ import SpotterCore
 struct ProfileRoutes {
     let accounts: AccountService
     let coaching: CoachingService
+    let discover: DiscoverService
     let transfer: TransferService
     let pages: Pages
 
@@ -60,7 +61,8 @@ struct ProfileRoutes {
         router.get("/profile") { request, context in
             let session = try context.signedIn()
             let saved = request.uri.queryParameters.get("saved") != nil
-            return try await page(session, ProfileForm(session.profile), saved: saved)
+            let listed = request.uri.queryParameters.get("listed") != nil
+            return try await page(session, ProfileForm(session.profile), saved: saved, listedSaved: listed)
         }
         router.post("/profile") { _, context in
             let session = try context.signedIn()
@@ -224,11 +226,15 @@ struct ProfileRoutes {
         var allows: String
         var next: String
         var expires: String?
+        /// The coach directory listing (coaches).
+        var listed: Bool
+        var highlights: String
+        var listedSaved: Bool
     }
 
     private func page(
-        _ session: PortalSession, _ form: ProfileForm, saved: Bool = false, errors: [String: String] = [:],
-        status: HTTPResponse.Status = .ok
+        _ session: PortalSession, _ form: ProfileForm, saved: Bool = false, listedSaved: Bool = false,
+        errors: [String: String] = [:], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let profile = session.profile
         let format = Format(profile)
@@ -239,6 +245,7 @@ struct ProfileRoutes {
             let active = links.filter { $0.status == .active }.count
             summary.allows = "\(active) of \(CoachEntitlements.clientLimit(tier)) clients in use. " + summary.allows
         }
+        let listing = session.isCoach ? try await discover.listing(session.principal) : (listed: false, highlights: [])
         let page = ProfilePage(
             values: [
                 "display_name": form.displayName, "bio": form.bio, "specialities": form.specialities,
@@ -250,7 +257,8 @@ struct ProfileRoutes {
             },
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,
-            expires: profile.tier.expiresAt.flatMap { tier == .free ? nil : "until \(format.day($0))" })
+            expires: profile.tier.expiresAt.flatMap { tier == .free ? nil : "until \(format.day($0))" },
+            listed: listing.listed, highlights: listing.highlights.joined(separator: "\n"), listedSaved: listedSaved)
         return pages.render(
             "profile", title: "Your profile", session: session, status: status, current: "/profile", page)
     }

@@ -9,7 +9,7 @@ enum Templates {
         "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
         "clients": clients, "client": client, "workout": workout, "progress": progress,
         "statistics": statistics, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
-        "plans": plans, "template_editor": templateEditor, "program_editor": programEditor,
+        "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
         "profile": profile, "import": importWorkouts,
     ]
 
@@ -423,6 +423,25 @@ enum Templates {
         </section>
         {{/links}}
         {{^links}}<p class="empty">You have no coach yet.</p>{{/links}}
+        {{#hasDirectory}}
+        <h2 id="find">Find a coach</h2>
+        <p class="muted">Coaches who list themselves, most followed first. Asking one sends them a request; what you tick is what they may see once they accept.</p>
+        {{#directory}}
+        <section class="card">
+        <h3>{{name}} <span class="muted">@{{username}}</span></h3>
+        {{#specialities}}<p class="muted">{{specialities}}</p>{{/specialities}}
+        {{#bio}}<p>{{bio}}</p>{{/bio}}
+        {{#hasHighlights}}<ul>{{#highlights}}<li>{{.}}</li>{{/highlights}}</ul>{{/hasHighlights}}
+        <p class="muted">{{followers}}</p>
+        <form method="post" action="/coaches/request">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="username" value="{{username}}">
+        \(newScopeBoxes)
+        <button>Ask {{name}}</button>
+        </form>
+        </section>
+        {{/directory}}
+        {{/hasDirectory}}
         <h2 id="add">Add a coach</h2>
         <p class="muted">With the invite code your coach gave you the link starts at once; by username, once
         the coach accepts. Tick what they may see; you can change it at any time.</p>
@@ -452,6 +471,7 @@ enum Templates {
         <h2><a href="{{path}}/{{id}}">{{name}}</a></h2>
         <p class="muted">{{detail}}</p>
         <p>{{#holders}}Assigned to {{holders}}.{{/holders}}{{^holders}}Not assigned to anyone.{{/holders}}</p>
+        <p>{{#publicState}}{{publicState}} {{/publicState}}<a href="{{path}}/{{id}}/publish">{{#publicState}}Publishing…{{/publicState}}{{^publicState}}Publish in Discover…{{/publicState}}</a></p>
         <form method="post" action="{{path}}/{{id}}/copy" class="inline-buttons">
         <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Copy</button>
         </form>
@@ -461,6 +481,40 @@ enum Templates {
         </section>
         {{/rows}}
         {{^rows}}<p class="empty">None yet.</p>{{/rows}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let publish = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="{{list}}">{{listName}}</a> › <a href="{{action}}">{{name}}</a> ›</p>
+        <h1>Publish {{name}}</h1>
+        {{#notice}}<p class="notice">{{notice}}</p>{{/notice}}
+        <p>{{status}}</p>
+        <p class="muted">Publishing shows a copy of this {{kind}} as it is now to every Spotter account, under your name, in Discover. Your own {{kind}} stays private: later edits reach Discover when you publish again, as a new version that followers are offered. Only built-in exercises can be published.</p>
+        <form method="post" action="{{action}}/publish" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="description">Description</label>
+        <textarea id="description" name="description" rows="4" maxlength="2000"{{#errors.description}} aria-invalid="true"{{/errors.description}}>{{description}}</textarea>
+        {{#errors.description}}<p class="field-error">{{errors.description}}</p>{{/errors.description}}
+        <p class="hint">Who it is for and how to run it. Empty uses the {{kind}}'s notes.</p>
+        <fieldset class="units">
+        <legend>Difficulty</legend>
+        {{#difficulties}}<label class="check"><input type="radio" name="difficulty" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/difficulties}}
+        {{#errors.difficulty}}<p class="field-error">{{errors.difficulty}}</p>{{/errors.difficulty}}
+        </fieldset>
+        <fieldset class="units">
+        <legend>Categories (one to three)</legend>
+        {{#categories}}<label class="check"><input type="checkbox" name="categories" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/categories}}
+        {{#errors.categories}}<p class="field-error">{{errors.categories}}</p>{{/errors.categories}}
+        </fieldset>
+        {{#errors.source_id}}<p class="error" role="alert">{{errors.source_id}}</p>{{/errors.source_id}}
+        <p><button>{{button}}</button></p>
+        </form>
+        {{#live}}
+        <form method="post" action="{{action}}/unpublish" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Unpublish</button>
+        </form>
+        {{/live}}
         {{/page}}{{/body}}{{/layout}}
         """
 
@@ -593,6 +647,21 @@ enum Templates {
         </fieldset>
         <p><button>Save profile</button></p>
         </form>
+        {{#isCoach}}
+        <section class="card" id="directory">
+        <h2>Coach directory</h2>
+        {{#listedSaved}}<p class="notice">Saved.</p>{{/listedSaved}}
+        <p>Lifters looking for a coach find you in Discover with your name, bio, specialities, these highlights and what you have published, and can ask you to coach them.</p>
+        <form method="post" action="/profile/directory" class="editor">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label class="check"><input type="checkbox" name="listed"{{#listed}} checked{{/listed}}> List me in the coach directory</label>
+        <label for="highlights">Highlights</label>
+        <textarea id="highlights" name="highlights" rows="4">{{highlights}}</textarea>
+        <p class="hint">Up to five, one per line, such as “Coached 40 lifters to their first meet”.</p>
+        <p><button>Save listing</button></p>
+        </form>
+        </section>
+        {{/isCoach}}
         <section class="card tier">
         <h2>Your tier: {{tier}}{{#expires}} <span class="muted">{{expires}}</span>{{/expires}}</h2>
         <p>{{allows}}</p>

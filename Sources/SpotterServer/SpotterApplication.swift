@@ -163,7 +163,8 @@ public struct SpotterApplication: Sendable {
         if let port = settings.portalPort {
             let router = try Portal.router(
                 PortalServices(
-                    auth: auth, accounts: accounts, coaching: coaching, training: training, renderer: renderer),
+                    auth: auth, accounts: accounts, coaching: coaching, training: training, discover: discover,
+                    renderer: renderer),
                 sessionLifetime: settings.auth.sessionLifetime, trustedProxies: settings.trustedProxies,
                 logger: logger)
             extra.append(

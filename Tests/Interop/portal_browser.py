@@ -162,9 +162,32 @@ def main():
         if template_links:
             navigate(coach, template_links[0].click)
         snap(coach, "template-editor")
+        # The coach publishes the program in Discover and lists in the coach directory.
+        coach.get(portal + "/programs")
+        publish_links = coach.find_elements(By.PARTIAL_LINK_TEXT, "Publish in Discover")
+        check("each program offers publishing", len(publish_links) > 0, coach.current_url)
+        navigate(coach, publish_links[0].click)
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "form.editor button").click)
+        errors = [element.text for element in coach.find_elements(By.CSS_SELECTOR, "form.editor .field-error")]
+        check("publishing without a difficulty or category names both",
+              "Choose a difficulty." in errors and "Choose one to three categories." in errors, str(errors))
+        coach.find_element(By.CSS_SELECTOR, "input[name='difficulty'][value='intermediate']").click()
+        coach.find_element(By.CSS_SELECTOR, "input[name='categories'][value='strength']").click()
+        coach.find_element(By.ID, "description").send_keys("Twelve weeks of squat, bench and deadlift.")
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "form.editor button").click)
+        notice = coach.find_element(By.CSS_SELECTOR, "p.notice").text
+        check("the program is published as version 1", "Published as version 1" in notice, notice)
+        snap(coach, "publish")
+        coach.get(portal + "/programs")
+        check("the program list says it is public", "Public as version 1" in coach.find_element(By.TAG_NAME, "main").text)
         coach.get(portal + "/profile")
         check("the profile page shows the tier and the client limit",
               "clients in use" in coach.find_element(By.CSS_SELECTOR, "section.tier").text)
+        coach.find_element(By.CSS_SELECTOR, "#directory input[name='listed']").click()
+        coach.find_element(By.ID, "highlights").send_keys("Coached 40 lifters to their first meet")
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "#directory button").click)
+        check("the directory listing is saved", "Saved." in coach.find_element(By.ID, "directory").text and
+              coach.find_element(By.CSS_SELECTOR, "#directory input[name='listed']").is_selected())
         snap(coach, "profile")
 
         sign_in(lifter, args.lifter)

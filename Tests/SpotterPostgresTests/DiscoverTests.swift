@@ -158,6 +158,7 @@ struct DiscoverTests {
             await #expect(
                 throws: SpotterError.invalidArgument([
                     FieldViolation(field: "kind", reason: "must be TEMPLATE or PROGRAM"),
+                    FieldViolation(field: "source_id", reason: "is required"),
                     FieldViolation(field: "difficulty", reason: "must be BEGINNER, INTERMEDIATE or ADVANCED"),
                     FieldViolation(
                         field: "categories[1]",

@@ -254,6 +254,39 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             "POST /coaches/:coach/scopes (the owner's coach, everything)",
             like: like("coaching.setScopes (the owner's coach)"), path: { _, w in "/coaches/\(w.coach)/scopes" },
             form: { _, _ in World.allScopes.map { ("scopes", $0) } }),
+        // Discover: a coach publishes only their own plans; the portal's publishing is for coaches.
+        PortalRow(
+            "GET /templates/:template/publish (the owner's template)",
+            like: like("discover.publish (the owner's own template)"),
+            path: { _, w in "/templates/\(w.ownTemplates[.owner]!)/publish" }, adjust: coachOnlyPage),
+        PortalRow(
+            "GET /programs/:program/publish (coach_full's program)",
+            like: like("discover.publish (coach_full's program, assigned to the owner)"),
+            path: { _, w in "/programs/\(w.program)/publish" }, adjust: coachOnlyPage),
+        PortalRow(
+            "POST /templates/:template/publish (the owner's template)",
+            like: like("discover.publish (the owner's own template)"),
+            path: { _, w in "/templates/\(w.ownTemplates[.owner]!)/publish" },
+            form: { _, _ in [("difficulty", "beginner"), ("categories", "strength")] }, adjust: coachOnlyPage),
+        PortalRow(
+            "POST /programs/:program/publish (coach_full's program)",
+            like: like("discover.publish (coach_full's program, assigned to the owner)"),
+            path: { _, w in "/programs/\(w.program)/publish" },
+            form: { _, _ in [("difficulty", "advanced"), ("categories", "powerlifting")] }, adjust: coachOnlyPage),
+        PortalRow(
+            "POST /programs/:program/unpublish (coach_full's program)", path: { _, w in "/programs/\(w.program)/unpublish" },
+            form: { _, _ in [] },
+            expected: { role in
+                role == .coachFull ? .success : role.isCoach ? publicationNotFound : .failure(coachOnly)
+            }),
+        PortalRow(
+            "POST /profile/directory", like: like("discover.setListing (the caller into the coach directory)"),
+            path: { _, _ in "/profile/directory" },
+            form: { role, _ in [("listed", "on"), ("highlights", "\(role) coaches\nsince 2020")] }),
+        // Listed coaches are in every lifter's "Find a coach" (names and usernames, never ids).
+        PortalRow(
+            "GET /coaches (with the coach directory)", like: like("coaching.links (own, closed too)"),
+            path: { _, _ in "/coaches" }, adjust: lifterOnlyPage),
         // Last, as it leaves the stranger with a pending request to coach_full. Asking by username
         // names a coach, not anyone's data: a lifter linked to that coach is told so, others ask.
         PortalRow(

@@ -53,6 +53,11 @@ public struct DiscoverService: Sendable {
     public func publish(_ principal: Principal, _ draft: PublishDraft) async throws -> Publication {
         var validator = Validator()
         validator.check(draft.kind != nil, "kind", "must be TEMPLATE or PROGRAM")
+        if draft.sourceID.isEmpty {
+            validator.add("source_id", "is required")
+        } else {
+            validator.check(UUID(uuidString: draft.sourceID) != nil, "source_id", "must be a UUID")
+        }
         let difficulty = Difficulty(rawValue: draft.difficulty)
         validator.check(difficulty != nil, "difficulty", "must be BEGINNER, INTERMEDIATE or ADVANCED")
         let description = draft.description.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -105,8 +110,7 @@ public struct DiscoverService: Sendable {
         let source: UUID
         switch kind {
         case .template:
-            guard !sourceID.isEmpty else { throw SpotterError.invalid("source_id", "is required") }
-            guard let id = TemplateID(sourceID) else { throw SpotterError.invalid("source_id", "must be a UUID") }
+            let id = TemplateID(sourceID)!  // checked by `publish`
             templateIDs = [id]
             program = nil
             source = id.rawValue
@@ -275,6 +279,21 @@ public struct DiscoverService: Sendable {
         filter.author = tenant
         let publications = try await store.publications(principal, filter, after: nil, limit: 100, now: now())
         return (profile, publications)
+    }
+
+    /// Whether the principal is listed in the coach directory, and with which highlights.
+    public func listing(_ principal: Principal) async throws -> (listed: Bool, highlights: [String]) {
+        try await store.listing(principal)
+    }
+
+    /// The principal's publication of one of its templates or programs, if it has one.
+    public func publication(_ principal: Principal, of kind: PublicationKind, source: String) async throws
+        -> Publication?
+    {
+        guard let source = UUID(uuidString: source) else { return nil }
+        return try await store.ownPublications(principal, now: now()).first {
+            $0.kind == kind && $0.sourceID == source
+        }
     }
 
     /// Lists the coach in the directory (or takes them out) with up to five highlights; the public

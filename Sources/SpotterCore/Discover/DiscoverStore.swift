@@ -151,6 +151,8 @@ public protocol DiscoverStore: Sendable {
     ) async throws -> [AuthorProfile]
     /// A listed coach or an author with a live publication.
     func author(_ principal: Principal, _ id: TenantID, now: Date) async throws -> AuthorProfile?
+    /// Whether the principal is listed in the coach directory, and its highlights.
+    func listing(_ principal: Principal) async throws -> (listed: Bool, highlights: [String])
     /// Lists (or unlists) the principal in the coach directory with these highlights.
     func setListing(_ principal: Principal, listed: Bool, highlights: [String], now: Date) async throws
 

@@ -222,6 +222,17 @@ public struct PostgresDiscoverStore: DiscoverStore {
         }
     }
 
+    public func listing(_ principal: Principal) async throws -> (listed: Bool, highlights: [String]) {
+        try await database.withTenant(principal) { connection in
+            let row = try await connection.query(
+                "SELECT listed_in_directory, to_json(highlights)::text AS highlights FROM tenants WHERE tenant_id = $1",
+                [principal.tenantID.rawValue]
+            ).single
+            guard let row else { return (false, []) }
+            return (try row.decode("listed_in_directory"), try DiscoverSQL.array(String.self, row, "highlights"))
+        }
+    }
+
     public func setListing(_ principal: Principal, listed: Bool, highlights: [String], now: Date) async throws {
         try await database.withTenant(principal) { connection in
             try await connection.query(
