@@ -45,7 +45,8 @@ struct DiscoverRoutes {
                     let current = try await discover.publication(session.principal, of: kind, source: id)
                     var page = PublishPage(kind: kind, id: id, name: name, current: current, notice: nil, form: form)
                     page.errors = Dictionary(
-                        violations.map { (Self.field($0.field), Self.sentence($0)) }, uniquingKeysWith: { first, _ in first })
+                        violations.map { (Self.field($0.field), Self.sentence($0)) },
+                        uniquingKeysWith: { first, _ in first })
                     return render(session, page, status: .badRequest)
                 }
             }

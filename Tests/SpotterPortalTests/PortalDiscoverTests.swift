@@ -30,27 +30,35 @@ struct PortalDiscoverTests {
             // Nothing chosen: each choice is named, nothing is published.
             let refused = try await browser.post("/programs/\(program.id)/publish", [("description", "Mine")])
             #expect(refused.status == .badRequest)
-            #expect(refused.html.contains("Choose a difficulty.") && refused.html.contains("Choose one to three categories."))
+            #expect(
+                refused.html.contains("Choose a difficulty.")
+                    && refused.html.contains("Choose one to three categories."))
             #expect(refused.html.contains(">Mine</textarea>"))
             let discover = portal.database.discoverService(clock: portal.clock)
             #expect(try await discover.ownPublications(coach).isEmpty)
 
             let published = try await browser.post(
                 "/programs/\(program.id)/publish",
-                [("description", ""), ("difficulty", "beginner"), ("categories", "strength"), ("categories", "powerlifting")])
+                [
+                    ("description", ""), ("difficulty", "beginner"), ("categories", "strength"),
+                    ("categories", "powerlifting"),
+                ])
             #expect(published.status == .seeOther)
             #expect(published.location == "/programs/\(program.id)/publish?done=published-1")
             let shown = try await browser.get(published.location!)
             #expect(shown.html.contains("Published as version 1. Lifters find it in Discover now."))
             #expect(shown.html.contains("Public as version 1 · 0 followers, 0 in the last 30 days"))
-            #expect(shown.html.contains("value=\"beginner\" checked") && shown.html.contains("value=\"powerlifting\" checked"))
+            #expect(
+                shown.html.contains("value=\"beginner\" checked")
+                    && shown.html.contains("value=\"powerlifting\" checked"))
             // The description defaulted to the program's notes.
             #expect(shown.html.contains(">Squat twice a week.</textarea>"))
             #expect(try await browser.get("/programs").html.contains("Public as version 1"))
 
             _ = try await portal.training.templates.update(
                 coach, id: template.id.description,
-                TemplateDraft(name: "Heavy squat", items: [TemplateItemDraft(exerciseID: Self.squat, targetSets: 3, repsMin: 3)]),
+                TemplateDraft(
+                    name: "Heavy squat", items: [TemplateItemDraft(exerciseID: Self.squat, targetSets: 3, repsMin: 3)]),
                 expectedVersion: nil)
             let again = try await browser.post(
                 "/programs/\(program.id)/publish",
@@ -68,10 +76,13 @@ struct PortalDiscoverTests {
             // A template with a custom exercise says why it cannot be published.
             let custom = try await portal.training.exercises.create(
                 coach, id: "",
-                ExerciseDraft(name: "Sled Drag", category: .carry, muscleGroup: .fullBody, equipment: .other, instructions: ""))
+                ExerciseDraft(
+                    name: "Sled Drag", category: .carry, muscleGroup: .fullBody, equipment: .other, instructions: ""))
             let sled = try await portal.training.templates.create(
                 coach, id: "",
-                TemplateDraft(name: "Sled day", items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 1)]))
+                TemplateDraft(
+                    name: "Sled day",
+                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 1)]))
             let sledRefused = try await browser.post(
                 "/templates/\(sled.id)/publish", [("difficulty", "beginner"), ("categories", "conditioning")])
             #expect(sledRefused.status == .badRequest)
@@ -96,7 +107,8 @@ struct PortalDiscoverTests {
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("Line 1 must be at most 200 characters."))
             let saved = try await carla.post(
-                "/profile/directory", [("listed", "on"), ("highlights", "Coached 40 lifters to their first meet\n\n  IPF referee  ")])
+                "/profile/directory",
+                [("listed", "on"), ("highlights", "Coached 40 lifters to their first meet\n\n  IPF referee  ")])
             #expect(saved.location == "/profile?listed=1")
             let profile = try await carla.get("/profile?listed=1")
             #expect(profile.html.contains("name=\"listed\" checked"))

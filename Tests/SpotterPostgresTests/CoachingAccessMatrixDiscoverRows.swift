@@ -104,7 +104,9 @@ func discoverMatrixRows() -> [MatrixRow] {
         ),
         MatrixRow(
             name: "discover.directory (listed coaches)",
-            call: { _, _, p, w in try await w.discover.directory(p, speciality: "", text: "", pageSize: 0, pageToken: "") },
+            call: { _, _, p, w in
+                try await w.discover.directory(p, speciality: "", text: "", pageSize: 0, pageToken: "")
+            },
             expected: everyone,
             visible: { Set(Role.allCases.filter(\.isCoach)).union([$0]) },
             check: { role, value, _ in

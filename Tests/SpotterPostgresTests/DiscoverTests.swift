@@ -106,7 +106,8 @@ struct DiscoverTests {
                     (More.barbellCurl, 2, 10, 12, 60),
                 ])
             let first = try await world.publish(
-                coach, .template, upper.id.description, difficulty: .intermediate, categories: [.strength, .hypertrophy])
+                coach, .template, upper.id.description, difficulty: .intermediate,
+                categories: [.strength, .hypertrophy])
             #expect(first.version == 1 && first.kind == .template && first.title == "Upper A")
             #expect(first.description == "Heavy press, then volume.")
             #expect(first.authorName == "cora")
@@ -134,9 +135,10 @@ struct DiscoverTests {
             // names its template by an id of its own.
             #expect(first.sourceID == upper.id.rawValue && seen.publication.sourceID == nil)
             #expect(seen.snapshot.templates[0].id != upper.id)
-            #expect(seen.snapshot.templates[0].content.items.map(\.exerciseID) == [
-                Catalog.benchPress, More.barbellRow, More.barbellCurl,
-            ])
+            #expect(
+                seen.snapshot.templates[0].content.items.map(\.exerciseID) == [
+                    Catalog.benchPress, More.barbellRow, More.barbellCurl,
+                ])
             let second = try await world.publish(coach, .template, upper.id.description)
             #expect(second.id == first.id && second.version == 2)
             #expect(second.facets.muscleGroups == [.shoulders])
@@ -195,13 +197,15 @@ struct DiscoverTests {
             }
             let program = try await world.coaching.createProgram(
                 coach, id: "",
-                ProgramDraft(name: "Legs block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: own.id.description)]))
+                ProgramDraft(
+                    name: "Legs block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: own.id.description)]))
             await #expect(throws: SpotterError.notFound("program not found")) {
                 try await world.publish(ada, .program, program.id.description)
             }
             // Even one assigned to the lifter: it is the coach's to publish.
             try await database.asOwner { owner in
-                try await owner.query("UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+                try await owner.query(
+                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
             }
             try await world.coaching.link(coach, ada, scopes: ["history"])
             _ = try await world.coaching.assign(
@@ -320,7 +324,8 @@ struct DiscoverTests {
             let barbell = try await world.template(
                 cora, "Barbell Basics", [(Catalog.squat, 5, 5, 5, 180), (Catalog.benchPress, 5, 5, 5, 180)])
             let home = try await world.template(
-                dan, "Home Upper", [(More.pushUp, 3, 10, 20, 60), (More.pullUp, 3, 5, 8, 90), (More.plank, 3, 1, 1, 60)])
+                dan, "Home Upper",
+                [(More.pushUp, 3, 10, 20, 60), (More.pullUp, 3, 5, 8, 90), (More.plank, 3, 1, 1, 60)])
             let dumbbell = try await world.template(
                 dan, "Dumbbell Pump", [(More.dumbbellBench, 4, 10, 12, 60), (More.dumbbellRow, 4, 10, 12, 60)])
             let pBarbell = try await world.publish(
@@ -351,7 +356,8 @@ struct DiscoverTests {
             #expect(try await ids { $0.kind = .program } == [pProgram.id])
             #expect(try await ids { $0.categories = ["powerlifting", "bodyweight"] } == [pBarbell.id, pHome.id])
             #expect(try await ids { $0.muscleGroups = ["abs"] } == [pHome.id])
-            #expect(try await ids { $0.muscleGroups = ["chest"] } == [pBarbell.id, pHome.id, pDumbbell.id, pProgram.id])
+            #expect(
+                try await ids { $0.muscleGroups = ["chest"] } == [pBarbell.id, pHome.id, pDumbbell.id, pProgram.id])
             // Equipment is what the lifter has: nothing else may be needed.
             #expect(try await ids { $0.equipment = ["bodyweight", "dumbbell"] } == [pHome.id, pDumbbell.id])
             #expect(try await ids { $0.equipment = ["bodyweight"] } == [pHome.id])
@@ -389,7 +395,8 @@ struct DiscoverTests {
             newest.sort = .newest
             let page = try await world.discover.browse(ada, newest, pageSize: 1, pageToken: "")
             await #expect(throws: SpotterError.invalid("page.page_token", "belongs to another sort order")) {
-                try await world.discover.browse(ada, DiscoverService.BrowseRequest(), pageSize: 1, pageToken: page.nextToken)
+                try await world.discover.browse(
+                    ada, DiscoverService.BrowseRequest(), pageSize: 1, pageToken: page.nextToken)
             }
         }
     }
@@ -408,10 +415,16 @@ struct DiscoverTests {
             var lifters: [Principal] = []
             for index in 0..<6 { lifters.append(try await database.lifter("lifter\(index)")) }
             // Plan 0: 4 followers 40 days ago (not recent). Plan 3: 3 recent. Plan 5: 2 recent. Plan 1: 1 recent.
-            for lifter in lifters.prefix(4) { _ = try await world.discover.save(lifter, id: publications[0].id.description) }
+            for lifter in lifters.prefix(4) {
+                _ = try await world.discover.save(lifter, id: publications[0].id.description)
+            }
             world.clock.advance(by: 40 * 86_400)
-            for lifter in lifters.prefix(3) { _ = try await world.discover.save(lifter, id: publications[3].id.description) }
-            for lifter in lifters.suffix(2) { _ = try await world.discover.save(lifter, id: publications[5].id.description) }
+            for lifter in lifters.prefix(3) {
+                _ = try await world.discover.save(lifter, id: publications[3].id.description)
+            }
+            for lifter in lifters.suffix(2) {
+                _ = try await world.discover.save(lifter, id: publications[5].id.description)
+            }
             _ = try await world.discover.save(lifters[5], id: publications[1].id.description)
 
             let viewer = try await database.lifter("viewer")
@@ -432,14 +445,18 @@ struct DiscoverTests {
             world.clock.advance(by: 60)
             _ = try await world.training.templates.update(
                 cora, id: publications[2].sourceID!.uuidString,
-                TemplateDraft(name: "Plan 2", items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5)]),
+                TemplateDraft(
+                    name: "Plan 2",
+                    items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5)]),
                 expectedVersion: nil)
             _ = try await world.publish(cora, .template, publications[2].sourceID!.uuidString)
             #expect(try await world.browseAll(viewer, request).first?.id == publications[2].id)
         }
     }
 
-    @Test("following a public program copies it, GetToday uses it, later versions are offered not forced, unpublishing keeps the copy")
+    @Test(
+        "following a public program copies it, GetToday uses it, later versions are offered not forced, unpublishing keeps the copy"
+    )
     func followingAProgram() async throws {
         try await TestDatabase.with { database in
             let world = DiscoverWorld(database)
@@ -466,9 +483,11 @@ struct DiscoverTests {
             let followed = try await world.discover.follow(ada, id: publication.id.description, startOn: "2026-11-23")
             #expect(followed.program.ownerID == ada.tenantID && followed.program.id != program.id)
             #expect(followed.program.content.name == "Cora's block" && followed.startedOn == "2026-11-23")
-            #expect(followed.publication == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
+            #expect(
+                followed.publication == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
             // The copy's templates are the lifter's own.
-            let adaTemplates = try await world.training.templates.list(ada, includeArchived: false, pageSize: 10, pageToken: "")
+            let adaTemplates = try await world.training.templates.list(
+                ada, includeArchived: false, pageSize: 10, pageToken: "")
             #expect(Set(adaTemplates.items.map(\.content.name)) == ["Squat day", "Bench day"])
             let today = try await world.coaching.today(ada)  // Monday of week 1
             #expect(today.day?.state == .training && today.template?.content.name == "Squat day")
@@ -477,24 +496,32 @@ struct DiscoverTests {
             // Following again is idempotent.
             let again = try await world.discover.follow(ada, id: publication.id.description, startOn: "")
             #expect(again.program.id == followed.program.id && again.startedOn == "2026-11-23")
-            #expect(try await world.discover.publication(ada, id: publication.id.description, version: 0).publication.followers == 1)
+            #expect(
+                try await world.discover.publication(ada, id: publication.id.description, version: 0).publication
+                    .followers == 1)
 
             // The author's version 2 is offered, not applied.
             _ = try await world.training.templates.update(
                 cora, id: squatDay.id.description,
-                TemplateDraft(name: "Squat day", items: [TemplateItemDraft(exerciseID: Catalog.frontSquat.description, targetSets: 4, repsMin: 6)]),
+                TemplateDraft(
+                    name: "Squat day",
+                    items: [TemplateItemDraft(exerciseID: Catalog.frontSquat.description, targetSets: 4, repsMin: 6)]),
                 expectedVersion: nil)
             #expect(try await world.publish(cora, .program, program.id.description).version == 2)
             world.clock.advance(by: 7 * 86_400)  // Monday of week 2
             let offered = try await world.coaching.today(ada)
-            #expect(offered.follow?.publication == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: 2))
+            #expect(
+                offered.follow?.publication
+                    == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: 2))
             #expect(offered.template?.content.items.map(\.exerciseID) == [Catalog.squat])
             // Taking it replaces the copy's content and keeps the start date.
             let taken = try await world.discover.follow(ada, id: publication.id.description, startOn: "")
             #expect(taken.startedOn == "2026-11-23" && taken.program.id == followed.program.id)
             let updated = try await world.coaching.today(ada)
             #expect(updated.template?.content.items.map(\.exerciseID) == [Catalog.frontSquat])
-            #expect(updated.follow?.publication == PublicationOffer(publicationID: publication.id, version: 2, latestVersion: nil))
+            #expect(
+                updated.follow?.publication
+                    == PublicationOffer(publicationID: publication.id, version: 2, latestVersion: nil))
             #expect(updated.day?.week == 2)
 
             // Unpublished: the follower keeps the copy and the plan; nothing more is offered.
@@ -508,7 +535,8 @@ struct DiscoverTests {
             try await world.coaching.unfollow(ada)
             #expect(try await world.discover.followed(ada).isEmpty)
             #expect(try await world.coaching.program(ada, id: followed.program.id.description).ownerID == ada.tenantID)
-            #expect(try await database.count("SELECT coalesce(sum(followers), 0)::int FROM publication_follower_days") == 0)
+            #expect(
+                try await database.count("SELECT coalesce(sum(followers), 0)::int FROM publication_follower_days") == 0)
             // An unpublished program the lifter no longer follows cannot be followed again.
             await #expect(throws: SpotterError.notFound("publication not found")) {
                 try await world.discover.follow(ada, id: publication.id.description, startOn: "")
@@ -529,13 +557,19 @@ struct DiscoverTests {
             #expect(copy.id != upper.id && copy.content == upper.content)
             #expect(try await world.discover.save(ada, id: publication.id.description).id == copy.id)
             _ = try await world.discover.save(dan, id: publication.id.description)
-            #expect(try await world.discover.publication(ada, id: publication.id.description, version: 0).publication.followers == 2)
-            await #expect(throws: SpotterError.invalid("publication_id", "is a template; save it with SavePublication")) {
+            #expect(
+                try await world.discover.publication(ada, id: publication.id.description, version: 0).publication
+                    .followers == 2)
+            await #expect(throws: SpotterError.invalid("publication_id", "is a template; save it with SavePublication"))
+            {
                 try await world.discover.follow(ada, id: publication.id.description, startOn: "")
             }
             _ = try await world.training.templates.update(
                 cora, id: upper.id.description,
-                TemplateDraft(name: "Upper A", items: [TemplateItemDraft(exerciseID: Catalog.overheadPress.description, targetSets: 3, repsMin: 5)]),
+                TemplateDraft(
+                    name: "Upper A",
+                    items: [TemplateItemDraft(exerciseID: Catalog.overheadPress.description, targetSets: 3, repsMin: 5)]
+                ),
                 expectedVersion: nil)
             _ = try await world.publish(cora, .template, upper.id.description)
             let followed = try await world.discover.followed(ada)
@@ -552,11 +586,14 @@ struct DiscoverTests {
         }
     }
 
-    @Test("the coach directory lists coaches who chose it, by popularity, with their public work; lifters ask them by username")
+    @Test(
+        "the coach directory lists coaches who chose it, by popularity, with their public work; lifters ask them by username"
+    )
     func coachDirectory() async throws {
         try await TestDatabase.with { database in
             let world = DiscoverWorld(database)
-            let accounts = AccountService(store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool)))
+            let accounts = AccountService(
+                store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool)))
             let cora = try await database.lifter("cora", kind: .coach)
             let dan = try await database.lifter("dan", kind: .coach)
             let eve = try await database.lifter("eve", kind: .coach)
@@ -564,7 +601,9 @@ struct DiscoverTests {
             _ = try await accounts.updateProfile(
                 cora, ProfileUpdate(bio: "Powerlifting coach, 10 years", specialities: ["Powerlifting", "Beginners"]))
             _ = try await accounts.updateProfile(dan, ProfileUpdate(bio: "Hypertrophy", specialities: ["Bodybuilding"]))
-            #expect(try await world.discover.directory(ada, speciality: "", text: "", pageSize: 0, pageToken: "").items.isEmpty)
+            #expect(
+                try await world.discover.directory(ada, speciality: "", text: "", pageSize: 0, pageToken: "").items
+                    .isEmpty)
 
             let listed = try await world.discover.setListing(
                 cora, listed: true, highlights: ["Coached 40 lifters to their first meet"])
@@ -580,14 +619,21 @@ struct DiscoverTests {
             let page = try await world.discover.directory(ada, speciality: "", text: "", pageSize: 0, pageToken: "")
             #expect(page.items.map(\.username) == ["dan", "cora"])
             #expect(page.items[0].recentFollowers == 1 && page.items[1].recentFollowers == 0)
-            #expect(page.items[1].bio == "Powerlifting coach, 10 years" && page.items[1].specialities == ["Powerlifting", "Beginners"])
+            #expect(
+                page.items[1].bio == "Powerlifting coach, 10 years"
+                    && page.items[1].specialities == ["Powerlifting", "Beginners"])
             let first = try await world.discover.directory(ada, speciality: "", text: "", pageSize: 1, pageToken: "")
             let second = try await world.discover.directory(
                 ada, speciality: "", text: "", pageSize: 1, pageToken: first.nextToken)
             #expect(first.items.map(\.username) == ["dan"] && second.items.map(\.username) == ["cora"])
             #expect(second.nextToken.isEmpty)
-            #expect(try await world.discover.directory(ada, speciality: "powerlifting", text: "", pageSize: 0, pageToken: "").items.map(\.username) == ["cora"])
-            #expect(try await world.discover.directory(ada, speciality: "", text: "first MEET", pageSize: 0, pageToken: "").items.map(\.username) == ["cora"])
+            #expect(
+                try await world.discover.directory(
+                    ada, speciality: "powerlifting", text: "", pageSize: 0, pageToken: ""
+                ).items.map(\.username) == ["cora"])
+            #expect(
+                try await world.discover.directory(ada, speciality: "", text: "first MEET", pageSize: 0, pageToken: "")
+                    .items.map(\.username) == ["cora"])
 
             let (profile, publications) = try await world.discover.author(ada, id: dan.tenantID.description)
             #expect(profile.username == "dan" && publications.map(\.id) == [danPublication.id])
@@ -622,7 +668,9 @@ struct DiscoverTests {
             }
             // Unlisting takes the coach out at once.
             #expect(try await world.discover.setListing(cora, listed: false, highlights: []) == nil)
-            #expect(try await world.discover.directory(ada, speciality: "", text: "", pageSize: 0, pageToken: "").items.map(\.username) == ["dan"])
+            #expect(
+                try await world.discover.directory(ada, speciality: "", text: "", pageSize: 0, pageToken: "").items.map(
+                    \.username) == ["dan"])
         }
     }
 
@@ -639,14 +687,18 @@ struct DiscoverTests {
                 let template = try await world.template(cora, name, items)
                 return try await world.publish(cora, .template, template.id.description)
             }
-            let back = try await publish("Back builder", [(More.barbellRow, 4, 8, 10, nil), (Catalog.deadlift, 3, 5, 5, nil)])
+            let back = try await publish(
+                "Back builder", [(More.barbellRow, 4, 8, 10, nil), (Catalog.deadlift, 3, 5, 5, nil)])
             let upper = try await publish(
                 "Upper power", [(Catalog.benchPress, 5, 5, 5, nil), (Catalog.overheadPress, 3, 5, 5, nil)])
-            let legs = try await publish("Leg day", [(Catalog.squat, 5, 5, 5, nil), (Catalog.frontSquat, 3, 8, 8, nil)])
+            let legs = try await publish(
+                "Leg day", [(Catalog.squat, 5, 5, 5, nil), (Catalog.frontSquat, 3, 8, 8, nil)])
             let home = try await publish("Home", [(More.pushUp, 3, 10, 20, nil)])
             let pump = try await publish("Pump", [(More.dumbbellBench, 3, 10, 12, nil)])
             // Popularity: legs most popular, home next (other lifters' saves).
-            for index in 0..<3 { _ = try await world.discover.save(try await database.lifter("fan\(index)"), id: legs.id.description) }
+            for index in 0..<3 {
+                _ = try await world.discover.save(try await database.lifter("fan\(index)"), id: legs.id.description)
+            }
             _ = try await world.discover.save(try await database.lifter("fan3"), id: home.id.description)
 
             // Ada: "Upper A" (bench + press) weekly for four weeks; back (rows) twice, last 9 days ago.
@@ -661,7 +713,8 @@ struct DiscoverTests {
             }
             for days in [9.0, 16.0] {
                 _ = try await world.training.workouts.log(
-                    ada, id: "", workoutDraft("Rows", at: now.addingTimeInterval(-days * 86_400), exercises: [More.barbellRow]))
+                    ada, id: "",
+                    workoutDraft("Rows", at: now.addingTimeInterval(-days * 86_400), exercises: [More.barbellRow]))
             }
             let recommendations = try await world.discover.forYou(ada)
             #expect(
@@ -686,10 +739,11 @@ struct DiscoverTests {
             }
             _ = try await world.discover.save(ada, id: legs.id.description)
             let after = try await world.discover.forYou(ada)
-            #expect(after.contains(where: {
-                $0.publication.id == pump.id && $0.rule == .alsoFollowed
-                    && $0.reason == "popular with lifters who train like you: they also follow Leg day"
-            }))
+            #expect(
+                after.contains(where: {
+                    $0.publication.id == pump.id && $0.rule == .alsoFollowed
+                        && $0.reason == "popular with lifters who train like you: they also follow Leg day"
+                }))
             // What Ada saved is not recommended again; her own publications never are.
             #expect(!after.map(\.publication.id).contains(legs.id))
             await #expect(throws: SpotterError.permissionDenied("this call is for lifter accounts")) {

@@ -274,7 +274,8 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             path: { _, w in "/programs/\(w.program)/publish" },
             form: { _, _ in [("difficulty", "advanced"), ("categories", "powerlifting")] }, adjust: coachOnlyPage),
         PortalRow(
-            "POST /programs/:program/unpublish (coach_full's program)", path: { _, w in "/programs/\(w.program)/unpublish" },
+            "POST /programs/:program/unpublish (coach_full's program)",
+            path: { _, w in "/programs/\(w.program)/unpublish" },
             form: { _, _ in [] },
             expected: { role in
                 role == .coachFull ? .success : role.isCoach ? publicationNotFound : .failure(coachOnly)

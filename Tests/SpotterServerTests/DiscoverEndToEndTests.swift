@@ -87,7 +87,9 @@ struct DiscoverEndToEndTests {
                 let detail = try await discover.getPublication(
                     .with { $0.publicationID = published.publicationID }, metadata: ada)
                 #expect(detail.templates.map(\.name) == ["Squat and bench"])
-                #expect(detail.programDays.count == 3 && detail.programDays.allSatisfy { $0.templateName == "Squat and bench" })
+                #expect(
+                    detail.programDays.count == 3
+                        && detail.programDays.allSatisfy { $0.templateName == "Squat and bench" })
                 #expect(detail.templates[0].templateID != day.templateID)
 
                 // Follow it: GetToday plans from the copy.
@@ -119,9 +121,11 @@ struct DiscoverEndToEndTests {
                 let offered = try await coaching.getToday(.init(), metadata: ada)
                 #expect(offered.followed.publication.version == 1 && offered.followed.publication.latestVersion == 2)
                 let listed = try await discover.listFollowedPublications(.init(), metadata: ada)
-                #expect(listed.publications.map(\.version) == [1] && listed.publications.map(\.publication.version) == [2])
+                #expect(
+                    listed.publications.map(\.version) == [1] && listed.publications.map(\.publication.version) == [2])
                 let recommendations = try await discover.forYou(.init(), metadata: ada)
-                #expect(!recommendations.recommendations.map(\.publication.publicationID).contains(published.publicationID))
+                #expect(
+                    !recommendations.recommendations.map(\.publication.publicationID).contains(published.publicationID))
             }
         }
     }

@@ -128,7 +128,8 @@ public struct DiscoverService: Sendable {
         var published: [PublishedTemplate] = []
         for id in templateIDs {
             // Only the principal's own: a template a coach assigned is the coach's to publish.
-            guard try await store.ownsTemplate(principal, id), let template = try await templates.template(principal, id)
+            guard try await store.ownsTemplate(principal, id),
+                let template = try await templates.template(principal, id)
             else { throw SpotterError.notFound("template not found") }
             for item in template.content.items where !item.exerciseID.isCatalog {
                 throw SpotterError.invalid(
@@ -341,7 +342,9 @@ public struct DiscoverService: Sendable {
             let names = try await copyTemplates(principal, detail)
             let copyID: ProgramID = .derived(principal, "publication-program", publicationID.description)
             var content = program
-            content.days = program.days.map { ProgramDay(week: $0.week, weekday: $0.weekday, templateID: names[$0.templateID]!) }
+            content.days = program.days.map {
+                ProgramDay(week: $0.week, weekday: $0.weekday, templateID: names[$0.templateID]!)
+            }
             let copy = try await copyProgram(principal, copyID, content)
             var start = startOn
             if start.isEmpty, let current = try await coaching.store.followed(principal),

@@ -204,7 +204,11 @@ public struct TransferService: Sendable {
                 if let template = workout.templateID, knownTemplates.contains(template) {
                     content.templateID = template
                 }
-                batch.append((workout.id ?? .derived(principal, "workout", workout.key, namespace: "spotter-import"), content, workout))
+                batch.append(
+                    (
+                        workout.id ?? .derived(principal, "workout", workout.key, namespace: "spotter-import"), content,
+                        workout
+                    ))
             } catch {
                 report.skipped.append(.init(name: workout.name, startedAt: workout.startedAt, reason: error.reason))
             }

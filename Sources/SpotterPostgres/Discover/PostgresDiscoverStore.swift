@@ -122,7 +122,8 @@ public struct PostgresDiscoverStore: DiscoverStore {
                 ).single
             else { return nil }
             return PublicationDetail(
-                publication: publication, version: number, snapshot: try DiscoverSQL.snapshot(try row.decode("content")))
+                publication: publication, version: number, snapshot: try DiscoverSQL.snapshot(try row.decode("content"))
+            )
         }
     }
 
@@ -154,7 +155,8 @@ public struct PostgresDiscoverStore: DiscoverStore {
             if let author = filter.author { conditions.append("p.author_id = \(bind(author.rawValue))") }
             if !filter.words.isEmpty {
                 conditions.append(
-                    "NOT EXISTS (SELECT FROM unnest(\(bind(filter.words))::text[]) w WHERE strpos(p.search_text, w) = 0)")
+                    "NOT EXISTS (SELECT FROM unnest(\(bind(filter.words))::text[]) w WHERE strpos(p.search_text, w) = 0)"
+                )
             }
             let order: String
             switch filter.sort {
@@ -164,7 +166,8 @@ public struct PostgresDiscoverStore: DiscoverStore {
                     let value = bind(Int(cursor.value))
                     let id = bind(cursor.id.rawValue)
                     conditions.append(
-                        "(\(DiscoverSQL.recent) < \(value) OR (\(DiscoverSQL.recent) = \(value) AND p.publication_id > \(id)))")
+                        "(\(DiscoverSQL.recent) < \(value) OR (\(DiscoverSQL.recent) = \(value) AND p.publication_id > \(id)))"
+                    )
                 }
             case .newest:
                 order = "p.updated_at DESC, p.publication_id"
