@@ -143,11 +143,7 @@ struct DiscoverRoutes {
     }
 
     struct PublishPage {
-        struct Choice {
-            var value: String
-            var label: String
-            var checked: Bool
-        }
+        typealias Choice = ProfileRoutes.Choice
 
         var kind: String
         var list: String

@@ -136,7 +136,7 @@ struct ProfileRoutes {
         }
     }
 
-    /// A radio button of a form.
+    /// A radio button or checkbox of a form.
     struct Choice {
         var value: String
         var label: String
