@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 import SpotterCore
 
@@ -27,6 +28,18 @@ extension SpotterDatabase {
                 accessLogRows: try row?.decode("access_log", as: Int.self) ?? 0,
                 addresses: try row?.decode("addresses", as: Int.self) ?? 0,
                 challenges: try row?.decode("challenges", as: Int.self) ?? 0)
+        }
+    }
+
+    /// Slides Discover's 30-day popularity window to today (UTC) for every publication last
+    /// counted before it (`spotter_refresh_popularity`, migration 0023), so that the first read of
+    /// a day need not; returns how many were recounted.
+    @discardableResult
+    public func refreshPopularity(now: Date = Date()) async throws -> Int {
+        try await withoutTenant { connection in
+            try await connection.query(
+                "SELECT spotter_refresh_popularity(($1::timestamptz AT TIME ZONE 'UTC')::date) AS recounted", [now]
+            ).single?.decode("recounted") ?? 0
         }
     }
 }

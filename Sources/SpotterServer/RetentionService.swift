@@ -2,8 +2,9 @@ import Logging
 import ServiceLifecycle
 import SpotterPostgres
 
-/// Deletes what is kept only for a while (`SpotterDatabase.purgeOld`), once an interval, from the
-/// first minute on. Every replica runs it; a pass that finds nothing old deletes nothing.
+/// Deletes what is kept only for a while (`SpotterDatabase.purgeOld`) and slides Discover's
+/// popularity window (`SpotterDatabase.refreshPopularity`), once an interval, from the first minute
+/// on. Every replica runs it; a pass that finds nothing to do changes nothing.
 struct RetentionService: Service {
     let database: SpotterDatabase
     let accessLogDays: Int
@@ -25,6 +26,14 @@ struct RetentionService: Service {
                     }
                 } catch {
                     logger.warning("retention purge failed; retrying later", metadata: ["error": "\(error)"])
+                }
+                do {
+                    let recounted = try await database.refreshPopularity()
+                    if recounted > 0 {
+                        logger.info("recounted publications' popularity", metadata: ["publications": "\(recounted)"])
+                    }
+                } catch {
+                    logger.warning("popularity recount failed; retrying later", metadata: ["error": "\(error)"])
                 }
                 try? await Task.sleep(for: interval)
             }

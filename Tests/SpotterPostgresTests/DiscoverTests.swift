@@ -544,6 +544,56 @@ struct DiscoverTests {
         }
     }
 
+    @Test(
+        "popularity slides with the 30-day window (background recount or first read of a day); an ended follow leaves both counts"
+    )
+    func popularityWindow() async throws {
+        try await TestDatabase.with { database in
+            let world = DiscoverWorld(database)
+            let cora = try await database.lifter("cora", kind: .coach)
+            let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
+            let program = try await world.coaching.createProgram(
+                cora, id: "",
+                ProgramDraft(name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
+            let publication = try await world.publish(cora, .program, program.id.description)
+            var lifters: [Principal] = []
+            for index in 0..<3 {
+                let lifter = try await database.lifter("lifter\(index)")
+                _ = try await world.discover.follow(lifter, id: publication.id.description, startOn: "")
+                lifters.append(lifter)
+            }
+            func counts() async throws -> [Int] {
+                let seen = try await world.discover.publication(cora, id: publication.id.description, version: 0)
+                return [seen.publication.followers, seen.publication.recentFollowers]
+            }
+            #expect(try await counts() == [3, 3])
+            // 31 days on, the background recount slides the window: all three are older now.
+            world.clock.advance(by: 31 * 86_400)
+            let spotter = SpotterDatabase(pool: database.appPool)
+            #expect(try await spotter.refreshPopularity(now: world.clock.now) == 1)
+            #expect(try await spotter.refreshPopularity(now: world.clock.now) == 0)
+            #expect(try await counts() == [3, 0])
+            // One stops following: off the total, and not below zero on the recent count.
+            try await world.coaching.unfollow(lifters[0])
+            #expect(try await counts() == [2, 0])
+            // A new follower counts in both; the first read of a later day recounts without the job.
+            let late = try await database.lifter("late")
+            _ = try await world.discover.follow(late, id: publication.id.description, startOn: "")
+            #expect(try await counts() == [3, 1])
+            world.clock.advance(by: 29 * 86_400)
+            #expect(try await counts() == [3, 1])
+            world.clock.advance(by: 86_400)
+            #expect(try await counts() == [3, 0])
+            // Following another program ends the follow too.
+            let own = try await world.template(lifters[1], "Own", [(Catalog.squat, 1, 1, 1, nil)])
+            let other = try await world.coaching.createProgram(
+                lifters[1], id: "",
+                ProgramDraft(name: "Mine", weeks: 1, days: [.init(week: 1, weekday: 2, templateID: own.id.description)]))
+            _ = try await world.coaching.follow(lifters[1], programID: other.id.description, startOn: "")
+            #expect(try await counts() == [2, 0])
+        }
+    }
+
     @Test("saving a public template copies it (coaches too); saving again takes the latest version")
     func savingATemplate() async throws {
         try await TestDatabase.with { database in

@@ -2,38 +2,46 @@ import Foundation
 import Postgres
 import SpotterCore
 
-/// Statements and decoders the Discover store shares. `$1` is always the call's `now`: popularity
-/// counts followers who started after the UTC day 30 days before it.
+/// Statements and decoders the Discover store shares. Popularity counts followers who started after
+/// the UTC day 30 days before the call's `now` (migration 0023).
 enum DiscoverSQL {
-    /// Followers who started in the last 30 days, for `p`.
-    static let recent = """
-        (SELECT coalesce(sum(d.followers), 0)::integer FROM publication_follower_days d
-         WHERE d.publication_id = p.publication_id AND d.day > ($1::timestamptz AT TIME ZONE 'UTC')::date - 30)
-        """
+    /// Slides the popularity window to the call's day before anything reads it (after the first
+    /// call of a day it changes nothing).
+    static func refreshPopularity(_ now: Date, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT spotter_refresh_popularity(($1::timestamptz AT TIME ZONE 'UTC')::date)", [now])
+    }
 
-    /// Publications matching `condition` (over `p`), in `order`, with their counts and author's name.
+    /// Publications matching `condition` (over `p`, with `s` its stats), in `order` (over `p` and
+    /// `s`), with their counts and author's name. The page is found first; the authors' names are
+    /// then read once for the whole page.
     static func publications(
-        _ condition: String, _ parameters: [any PostgresEncodable], order: String = "p.publication_id", limit: Int,
-        _ connection: PostgresConnection
+        _ condition: String, _ parameters: [any PostgresEncodable], now: Date, order: String = "p.publication_id",
+        limit: Int, _ connection: PostgresConnection
     ) async throws -> [Publication] {
+        try await refreshPopularity(now, connection)
+        let outer = order.replacingOccurrences(of: "p.", with: "page.").replacingOccurrences(of: "s.", with: "page.")
         let rows = try await connection.query(
             """
-            SELECT p.publication_id, p.author_id, p.kind,
-                   CASE WHEN p.author_id = spotter_current_tenant() THEN p.source_id END AS source_id, p.version, p.title, p.description,
-                   p.difficulty, to_json(p.categories)::text AS categories,
-                   to_json(p.muscle_groups)::text AS muscle_groups, to_json(p.equipment)::text AS equipment,
-                   to_json(p.exercise_ids)::text AS exercise_ids, p.estimated_minutes, p.weeks, p.sessions_per_week,
-                   p.published_at, p.updated_at, p.unpublished_at,
-                   (SELECT coalesce(sum(d.followers), 0)::integer FROM publication_follower_days d
-                    WHERE d.publication_id = p.publication_id) AS followers,
-                   \(recent) AS recent,
-                   coalesce(own.display_name, author.display_name, '') AS author_name
-            FROM publications p
-            LEFT JOIN tenants own ON own.tenant_id = p.author_id AND own.tenant_id = spotter_current_tenant()
-            LEFT JOIN spotter_public_authors(ARRAY[p.author_id]) author ON true
-            WHERE \(condition)
-            ORDER BY \(order)
-            LIMIT \(limit)
+            WITH page AS (
+                SELECT p.publication_id, p.author_id, p.kind,
+                       CASE WHEN p.author_id = spotter_current_tenant() THEN p.source_id END AS source_id, p.version,
+                       p.title, p.description, p.difficulty, to_json(p.categories)::text AS categories,
+                       to_json(p.muscle_groups)::text AS muscle_groups, to_json(p.equipment)::text AS equipment,
+                       to_json(p.exercise_ids)::text AS exercise_ids, p.estimated_minutes, p.weeks,
+                       p.sessions_per_week, p.published_at, p.updated_at, p.unpublished_at,
+                       s.followers, s.recent_followers
+                FROM publications p JOIN publication_stats s ON s.publication_id = p.publication_id
+                WHERE \(condition)
+                ORDER BY \(order)
+                LIMIT \(limit)
+            )
+            SELECT page.*, coalesce(own.display_name, author.display_name, '') AS author_name
+            FROM page
+            LEFT JOIN tenants own ON own.tenant_id = page.author_id AND own.tenant_id = spotter_current_tenant()
+            LEFT JOIN spotter_public_authors(ARRAY(SELECT DISTINCT author_id FROM page)) author
+                   ON author.tenant_id = page.author_id
+            ORDER BY \(outer)
             """,
             parameters)
         return try rows.map(decodePublication)
@@ -59,7 +67,7 @@ enum DiscoverSQL {
                 weeks: try row.decode("weeks"),
                 sessionsPerWeek: try row.decode("sessions_per_week")),
             followers: try row.decode("followers"),
-            recentFollowers: try row.decode("recent"),
+            recentFollowers: try row.decode("recent_followers"),
             publishedAt: try row.decode("published_at"),
             updatedAt: try row.decode("updated_at"),
             unpublishedAt: try row.decode("unpublished_at"))
@@ -73,9 +81,8 @@ enum DiscoverSQL {
                coalesce(s.followers, 0)::integer AS followers, coalesce(s.recent, 0)::integer AS recent
         FROM spotter_public_authors(\(ids)) a
         LEFT JOIN LATERAL (
-            SELECT sum(d.followers) AS followers,
-                   sum(d.followers) FILTER (WHERE d.day > ($1::timestamptz AT TIME ZONE 'UTC')::date - 30) AS recent
-            FROM publications p JOIN publication_follower_days d ON d.publication_id = p.publication_id
+            SELECT sum(st.followers) AS followers, sum(st.recent_followers) AS recent
+            FROM publications p JOIN publication_stats st ON st.publication_id = p.publication_id
             WHERE p.author_id = a.tenant_id AND p.unpublished_at IS NULL
         ) s ON true
         """

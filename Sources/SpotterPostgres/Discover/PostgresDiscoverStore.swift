@@ -88,7 +88,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
                     facets.estimatedMinutes, facets.weeks, facets.sessionsPerWeek, sameContent, now,
                 ])
             return try await DiscoverSQL.publications(
-                "p.publication_id = $2", [now, id], limit: 1, connection
+                "p.publication_id = $1", [id], now: now, limit: 1, connection
             )[0]
         }
     }
@@ -111,7 +111,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
         try await database.withTenant(principal) { connection in
             guard
                 let publication = try await DiscoverSQL.publications(
-                    "p.publication_id = $2", [now, id.rawValue], limit: 1, connection
+                    "p.publication_id = $1", [id.rawValue], now: now, limit: 1, connection
                 ).first
             else { return nil }
             let number = version ?? publication.version
@@ -132,7 +132,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
     ) async throws -> [Publication] {
         try await database.withTenant(principal) { connection in
             var conditions = ["p.unpublished_at IS NULL"]
-            var parameters: [any PostgresEncodable] = [now]
+            var parameters: [any PostgresEncodable] = []
             func bind(_ value: any PostgresEncodable) -> String {
                 parameters.append(value)
                 return "$\(parameters.count)"
@@ -161,13 +161,13 @@ public struct PostgresDiscoverStore: DiscoverStore {
             let order: String
             switch filter.sort {
             case .popular:
-                order = "recent DESC, p.publication_id"
+                // In the order of publication_stats_popular_idx.
+                order = "s.recent_followers DESC, s.publication_id"
                 if let cursor {
                     let value = bind(Int(cursor.value))
                     let id = bind(cursor.id.rawValue)
                     conditions.append(
-                        "(\(DiscoverSQL.recent) < \(value) OR (\(DiscoverSQL.recent) = \(value) AND p.publication_id > \(id)))"
-                    )
+                        "(s.recent_followers < \(value) OR (s.recent_followers = \(value) AND s.publication_id > \(id)))")
                 }
             case .newest:
                 order = "p.updated_at DESC, p.publication_id"
@@ -179,14 +179,14 @@ public struct PostgresDiscoverStore: DiscoverStore {
                 }
             }
             return try await DiscoverSQL.publications(
-                conditions.joined(separator: " AND "), parameters, order: order, limit: limit, connection)
+                conditions.joined(separator: " AND "), parameters, now: now, order: order, limit: limit, connection)
         }
     }
 
     public func ownPublications(_ principal: Principal, now: Date) async throws -> [Publication] {
         try await database.withTenant(principal) { connection in
             try await DiscoverSQL.publications(
-                "p.author_id = $2", [now, principal.tenantID.rawValue], order: "p.updated_at DESC, p.publication_id",
+                "p.author_id = $1", [principal.tenantID.rawValue], now: now, order: "p.updated_at DESC, p.publication_id",
                 limit: 500, connection)
         }
     }
@@ -198,29 +198,31 @@ public struct PostgresDiscoverStore: DiscoverStore {
         now: Date
     ) async throws -> [AuthorProfile] {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
+            try await DiscoverSQL.refreshPopularity(now, connection)
+            return try await connection.query(
                 DiscoverSQL.authorSelect + """
                      WHERE a.listed
-                      AND ($2::text IS NULL
-                           OR EXISTS (SELECT FROM unnest(a.specialities) s WHERE lower(s) = $2))
-                      AND NOT EXISTS (SELECT FROM unnest($3::text[]) w
+                      AND ($1::text IS NULL
+                           OR EXISTS (SELECT FROM unnest(a.specialities) s WHERE lower(s) = $1))
+                      AND NOT EXISTS (SELECT FROM unnest($2::text[]) w
                                       WHERE strpos(lower(a.display_name || ' ' || a.username || ' ' || a.bio || ' '
                                                          || array_to_string(a.specialities, ' ') || ' '
                                                          || array_to_string(a.highlights, ' ')), w) = 0)
-                      AND ($4::integer IS NULL OR coalesce(s.recent, 0) < $4
-                           OR (coalesce(s.recent, 0) = $4 AND a.tenant_id > $5))
+                      AND ($3::integer IS NULL OR coalesce(s.recent, 0) < $3
+                           OR (coalesce(s.recent, 0) = $3 AND a.tenant_id > $4))
                     ORDER BY coalesce(s.recent, 0) DESC, a.tenant_id
-                    LIMIT $6
+                    LIMIT $5
                     """,
-                [now, speciality, words, cursor?.recentFollowers, cursor?.id.rawValue, limit]
+                [speciality, words, cursor?.recentFollowers, cursor?.id.rawValue, limit]
             ).map(DiscoverSQL.decodeAuthor)
         }
     }
 
     public func author(_ principal: Principal, _ id: TenantID, now: Date) async throws -> AuthorProfile? {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
-                DiscoverSQL.authorSelect(ids: "ARRAY[$2::uuid]"), [now, id.rawValue]
+            try await DiscoverSQL.refreshPopularity(now, connection)
+            return try await connection.query(
+                DiscoverSQL.authorSelect(ids: "ARRAY[$1::uuid]"), [id.rawValue]
             ).single.map(DiscoverSQL.decodeAuthor)
         }
     }
