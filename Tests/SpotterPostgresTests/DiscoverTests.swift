@@ -554,7 +554,8 @@ struct DiscoverTests {
             let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
             let program = try await world.coaching.createProgram(
                 cora, id: "",
-                ProgramDraft(name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
+                ProgramDraft(
+                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
             let publication = try await world.publish(cora, .program, program.id.description)
             var lifters: [Principal] = []
             for index in 0..<3 {
@@ -588,7 +589,8 @@ struct DiscoverTests {
             let own = try await world.template(lifters[1], "Own", [(Catalog.squat, 1, 1, 1, nil)])
             let other = try await world.coaching.createProgram(
                 lifters[1], id: "",
-                ProgramDraft(name: "Mine", weeks: 1, days: [.init(week: 1, weekday: 2, templateID: own.id.description)]))
+                ProgramDraft(name: "Mine", weeks: 1, days: [.init(week: 1, weekday: 2, templateID: own.id.description)])
+            )
             _ = try await world.coaching.follow(lifters[1], programID: other.id.description, startOn: "")
             #expect(try await counts() == [2, 0])
         }

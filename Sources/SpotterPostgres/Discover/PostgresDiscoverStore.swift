@@ -167,7 +167,8 @@ public struct PostgresDiscoverStore: DiscoverStore {
                     let value = bind(Int(cursor.value))
                     let id = bind(cursor.id.rawValue)
                     conditions.append(
-                        "(s.recent_followers < \(value) OR (s.recent_followers = \(value) AND s.publication_id > \(id)))")
+                        "(s.recent_followers < \(value) OR (s.recent_followers = \(value) AND s.publication_id > \(id)))"
+                    )
                 }
             case .newest:
                 order = "p.updated_at DESC, p.publication_id"
@@ -186,7 +187,8 @@ public struct PostgresDiscoverStore: DiscoverStore {
     public func ownPublications(_ principal: Principal, now: Date) async throws -> [Publication] {
         try await database.withTenant(principal) { connection in
             try await DiscoverSQL.publications(
-                "p.author_id = $1", [principal.tenantID.rawValue], now: now, order: "p.updated_at DESC, p.publication_id",
+                "p.author_id = $1", [principal.tenantID.rawValue], now: now,
+                order: "p.updated_at DESC, p.publication_id",
                 limit: 500, connection)
         }
     }
