@@ -25,6 +25,9 @@ public struct TenantExport: Sendable, Equatable, Codable {
     /// Links (as lifter or coach), programs, assignments given or received, comments on the
     /// tenant's workouts or written by it, and the access log of coaches' reads.
     public var coaching: ExportedCoaching
+    /// What the tenant published (every version), follows or saved, and its directory listing.
+    /// Absent from exports made before Discover.
+    public var discover: ExportedDiscover?
 
     public init(
         exportedAt: Date,
@@ -36,7 +39,8 @@ public struct TenantExport: Sendable, Equatable, Codable {
         exercises: [Exercise] = [],
         templates: [ExportedTemplate] = [],
         workouts: [ExportedWorkout] = [],
-        coaching: ExportedCoaching = ExportedCoaching()
+        coaching: ExportedCoaching = ExportedCoaching(),
+        discover: ExportedDiscover? = nil
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -48,6 +52,7 @@ public struct TenantExport: Sendable, Equatable, Codable {
         self.templates = templates
         self.workouts = workouts
         self.coaching = coaching
+        self.discover = discover
     }
 }
 
@@ -167,6 +172,71 @@ public struct ExportedCoaching: Sendable, Equatable, Codable {
         self.accessLog = accessLog
         self.invites = invites
         self.follow = follow
+    }
+}
+
+/// A tenant's side of Discover as exported. An import leaves it out: a publication is a public
+/// record of the account that published it, and the copies a follow made are among the templates
+/// and programs.
+public struct ExportedDiscover: Sendable, Equatable, Codable {
+    public var listedInDirectory: Bool
+    public var highlights: [String]
+    public var publications: [ExportedPublication]
+    public var follows: [PublicationFollow]
+
+    public init(
+        listedInDirectory: Bool = false, highlights: [String] = [], publications: [ExportedPublication] = [],
+        follows: [PublicationFollow] = []
+    ) {
+        self.listedInDirectory = listedInDirectory
+        self.highlights = highlights
+        self.publications = publications
+        self.follows = follows
+    }
+}
+
+/// One of the tenant's publications with every version's snapshot.
+public struct ExportedPublication: Sendable, Equatable, Codable {
+    public struct Version: Sendable, Equatable, Codable {
+        public var version: Int
+        public var publishedAt: Date
+        public var snapshot: PublishedSnapshot
+
+        public init(version: Int, publishedAt: Date, snapshot: PublishedSnapshot) {
+            self.version = version
+            self.publishedAt = publishedAt
+            self.snapshot = snapshot
+        }
+    }
+
+    public var id: PublicationID
+    public var kind: PublicationKind
+    public var sourceID: UUID
+    public var title: String
+    public var description: String
+    public var difficulty: Difficulty
+    public var categories: [PublicationCategory]
+    public var publishedAt: Date
+    public var updatedAt: Date
+    public var unpublishedAt: Date?
+    public var versions: [Version]
+
+    public init(
+        id: PublicationID, kind: PublicationKind, sourceID: UUID, title: String, description: String,
+        difficulty: Difficulty, categories: [PublicationCategory], publishedAt: Date, updatedAt: Date,
+        unpublishedAt: Date?, versions: [Version]
+    ) {
+        self.id = id
+        self.kind = kind
+        self.sourceID = sourceID
+        self.title = title
+        self.description = description
+        self.difficulty = difficulty
+        self.categories = categories
+        self.publishedAt = publishedAt
+        self.updatedAt = updatedAt
+        self.unpublishedAt = unpublishedAt
+        self.versions = versions
     }
 }
 

@@ -628,6 +628,20 @@ struct DiscoverTests {
             #expect(followed.map(\.0.version) == [1] && followed.map(\.1.version) == [2])
             let newer = try await world.discover.save(ada, id: publication.id.description)
             #expect(newer.id == copy.id && newer.content.items.map(\.exerciseID) == [Catalog.overheadPress])
+            // Both accounts' exports carry their side: the author's versions, the saver's follow.
+            func exported(_ principal: Principal) async throws -> ExportedDiscover? {
+                var data = Data()
+                try await world.training.transfer.export(principal, format: .json) { data.append($0) }
+                return try TenantExport.decoder().decode(TenantExport.self, from: data).discover
+            }
+            let authored = try #require(try await exported(cora))
+            #expect(authored.publications.map(\.id) == [publication.id])
+            #expect(authored.publications.first?.versions.map(\.version) == [1, 2])
+            #expect(authored.publications.first?.sourceID == upper.id.rawValue)
+            #expect(authored.publications.first?.versions.last?.snapshot.templates.first?.content.items.count == 1)
+            let saved = try #require(try await exported(ada))
+            #expect(saved.follows.map(\.publicationID) == [publication.id] && saved.publications.isEmpty)
+            #expect(saved.follows.first?.copyID == copy.id.rawValue && saved.follows.first?.version == 2)
             // A deleted copy is saved anew under another id.
             try await world.training.templates.delete(ada, id: copy.id.description)
             let fresh = try await world.discover.save(ada, id: publication.id.description)

@@ -185,7 +185,7 @@ public struct PublicationVersion: Sendable, Equatable {
 }
 
 /// A tenant's follow of a public program, or save of a public template.
-public struct PublicationFollow: Sendable, Equatable {
+public struct PublicationFollow: Sendable, Equatable, Codable {
     public var publicationID: PublicationID
     public var kind: PublicationKind
     /// The version the copy holds.

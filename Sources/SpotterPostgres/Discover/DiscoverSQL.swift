@@ -119,4 +119,57 @@ enum DiscoverSQL {
     static func snapshot(_ text: String) throws -> PublishedSnapshot {
         try JSONDecoder().decode(PublishedSnapshot.self, from: Data(text.utf8))
     }
+
+    /// A tenant's side of Discover for both exports (`ExportSQL`): every statement names the tenant.
+    static func export(_ tenant: TenantID, _ connection: PostgresConnection) async throws -> ExportedDiscover {
+        let id = [tenant.rawValue]
+        let listing = try await connection.query(
+            "SELECT listed_in_directory, to_json(highlights)::text AS highlights FROM tenants WHERE tenant_id = $1", id
+        ).single
+        var versions: [UUID: [ExportedPublication.Version]] = [:]
+        for row in try await connection.query(
+            """
+            SELECT publication_id, version, published_at, content::text AS content FROM publication_versions
+            WHERE author_id = $1 ORDER BY publication_id, version
+            """, id)
+        {
+            versions[try row.decode("publication_id"), default: []].append(
+                ExportedPublication.Version(
+                    version: try row.decode("version"), publishedAt: try row.decode("published_at"),
+                    snapshot: try snapshot(try row.decode("content"))))
+        }
+        let publications = try await connection.query(
+            """
+            SELECT publication_id, kind, source_id, title, description, difficulty,
+                   to_json(categories)::text AS categories, published_at, updated_at, unpublished_at
+            FROM publications WHERE author_id = $1 ORDER BY published_at, publication_id
+            """, id
+        ).map { row in
+            let publication: UUID = try row.decode("publication_id")
+            return ExportedPublication(
+                id: PublicationID(rawValue: publication), kind: try ExerciseSQL.enumValue(row, "kind"),
+                sourceID: try row.decode("source_id"), title: try row.decode("title"),
+                description: try row.decode("description"), difficulty: try ExerciseSQL.enumValue(row, "difficulty"),
+                categories: try array(String.self, row, "categories").compactMap(PublicationCategory.init),
+                publishedAt: try row.decode("published_at"), updatedAt: try row.decode("updated_at"),
+                unpublishedAt: try row.decode("unpublished_at"), versions: versions[publication] ?? [])
+        }
+        let follows = try await connection.query(
+            """
+            SELECT publication_id, kind, version, copy_id, followed_at FROM publication_follows
+            WHERE tenant_id = $1 ORDER BY followed_at, publication_id
+            """, id
+        ).map(decodeFollow)
+        return ExportedDiscover(
+            listedInDirectory: try listing?.decode("listed_in_directory") ?? false,
+            highlights: try listing.map { try array(String.self, $0, "highlights") } ?? [],
+            publications: publications, follows: follows)
+    }
+
+    static func decodeFollow(_ row: PostgresRow) throws -> PublicationFollow {
+        PublicationFollow(
+            publicationID: PublicationID(rawValue: try row.decode("publication_id")),
+            kind: try ExerciseSQL.enumValue(row, "kind"), version: try row.decode("version"),
+            copyID: try row.decode("copy_id"), followedAt: try row.decode("followed_at"))
+    }
 }

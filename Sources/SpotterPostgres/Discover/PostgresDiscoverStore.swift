@@ -261,12 +261,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
                 WHERE tenant_id = $1 ORDER BY followed_at DESC, publication_id
                 """,
                 [principal.tenantID.rawValue]
-            ).map { row in
-                PublicationFollow(
-                    publicationID: PublicationID(rawValue: try row.decode("publication_id")),
-                    kind: try ExerciseSQL.enumValue(row, "kind"), version: try row.decode("version"),
-                    copyID: try row.decode("copy_id"), followedAt: try row.decode("followed_at"))
-            }
+            ).map(DiscoverSQL.decodeFollow)
         }
     }
 

@@ -55,7 +55,8 @@ enum ExportSQL {
             feedback: feedback,
             exercises: exercises,
             templates: templates,
-            coaching: try await CoachingExportSQL.load(tenant, connection)
+            coaching: try await CoachingExportSQL.load(tenant, connection),
+            discover: try await DiscoverSQL.export(tenant, connection)
         )
     }
 
