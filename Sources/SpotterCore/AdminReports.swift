@@ -128,6 +128,11 @@ public protocol AdminMaintenanceStore: Sendable {
     func feedbackItem(_ id: UUID) async throws -> Feedback?
     /// Marks feedback resolved with an answer the filer can read; `false` if it was resolved already.
     func resolveFeedback(_ id: UUID, resolution: String, by: String, now: Date, audit: AuditRecord) async throws -> Bool
+    /// Publications across tenants (live only unless `all`), newest first, optionally one author's.
+    func publications(author: TenantID?, all: Bool, limit: Int) async throws -> [Publication]
+    /// Hides a live publication (followers keep their copies); the author it belonged to, `nil`
+    /// when no live publication has this id.
+    func unpublish(_ id: UUID, now: Date, audit: (TenantID) -> AuditRecord) async throws -> TenantID?
     /// Checks that RLS is forced on every tenant table and the request roles are unprivileged.
     func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding]
 }

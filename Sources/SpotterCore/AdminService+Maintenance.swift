@@ -221,6 +221,28 @@ extension AdminService {
         return item
     }
 
+    /// Discover's publications for moderation: live ones (or all), newest first, of one author
+    /// (a username, e-mail or tenant id) or everyone.
+    public func publications(author reference: String?, all: Bool, limit: Int) async throws -> [Publication] {
+        guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
+        let author = try await reference.asyncMap { try await account($0).tenantID }
+        return try await store.publications(author: author, all: all, limit: limit)
+    }
+
+    /// Takes a publication down (abuse, copyright): it leaves Discover at once, its followers keep
+    /// their copies, and its author can publish again. Audited.
+    public func unpublish(_ id: String, actor: AdminActor, reason: String) async throws {
+        try Self.requireReason(reason)
+        try await checkOperator(actor)
+        guard let uuid = UUID(uuidString: id) else { throw SpotterError.invalid("id", "must be a publication id") }
+        let author = try await store.unpublish(uuid, now: now()) { author in
+            AuditRecord(
+                actor: actor, action: "publication.unpublish", targetTenantID: author, target: uuid.lowercasedString,
+                reason: reason)
+        }
+        guard author != nil else { throw SpotterError.notFound("no live publication \(id)") }
+    }
+
     /// Resolves feedback with an answer the filer sees.
     public func resolveFeedback(_ id: String, resolution: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)

@@ -275,6 +275,43 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func publications(author: TenantID?, all: Bool, limit: Int) async throws -> [Publication] {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                var conditions: [String] = []
+                var parameters: [any PostgresEncodable] = []
+                if let author {
+                    parameters.append(author.rawValue)
+                    conditions.append("p.author_id = $\(parameters.count)")
+                }
+                if !all { conditions.append("p.unpublished_at IS NULL") }
+                return try await DiscoverSQL.publications(
+                    conditions.isEmpty ? "true" : conditions.joined(separator: " AND "), parameters, now: Date(),
+                    order: "p.updated_at DESC, p.publication_id", limit: limit, connection)
+            }
+        }
+    }
+
+    public func unpublish(_ id: UUID, now: Date, audit: (TenantID) -> AuditRecord) async throws -> TenantID? {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                guard
+                    let row = try await connection.query(
+                        """
+                        UPDATE publications SET unpublished_at = $2
+                        WHERE publication_id = $1 AND unpublished_at IS NULL
+                        RETURNING author_id
+                        """,
+                        [id, now]
+                    ).single
+                else { return nil }
+                let author = TenantID(rawValue: try row.decode("author_id"))
+                try await AuditSQL.append(audit(author), connection)
+                return author
+            }
+        }
+    }
+
     public func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding] {
         try await translatingErrors {
             try await pool.withConnection { connection in

@@ -129,6 +129,33 @@ func discoverMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "discover.ownPublications (one's own only)",
+            call: { _, _, p, w in try await w.discover.ownPublications(p) },
+            expected: everyone,
+            check: { role, value, _ in
+                expectValue(value, as: [Publication].self, role) { publications in
+                    let expected: [String] =
+                        switch role {
+                        case .owner: ["owner plan"]
+                        case .coachFull: ["Full block"]
+                        default: []
+                        }
+                    #expect(publications.map(\.title) == expected, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "discover.followed (one's own follows and saves)",
+            call: { _, _, p, w in try await w.discover.followed(p).map { $0.1.title } },
+            expected: everyone,
+            check: { role, value, _ in
+                expectValue(value, as: [String].self, role) { titles in
+                    #expect(
+                        Set(titles) == (role.isCoach ? ["owner plan"] : ["owner plan", "Full block"]), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "discover.forYou",
             call: { _, _, p, w in try await w.discover.forYou(p) },
             expected: lifterCall(owner: .success, lifters: .success, coaches: coachesRefused),

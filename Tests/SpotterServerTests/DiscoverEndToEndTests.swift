@@ -130,6 +130,68 @@ struct DiscoverEndToEndTests {
         }
     }
 
+    @Test("an administrator lists publications and takes one down with spotterctl, audited; followers keep their copy")
+    func moderation() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let cora = try await signUpLifter(client, "cora", kind: .coach)
+                let ada = try await signUpLifter(client, "ada")
+                let templates = Spotter_V1_TemplateService.Client(wrapping: client)
+                let discover = Spotter_V1_DiscoverService.Client(wrapping: client)
+                let template = try await templates.createTemplate(
+                    .with {
+                        $0.template = .with {
+                            $0.name = "Totally legit plan"
+                            $0.items = [
+                                .with {
+                                    $0.exerciseID = Self.squat; $0.targetSets = 3; $0.repsMin = 5
+                                }
+                            ]
+                        }
+                    }, metadata: cora)
+                let published = try await discover.publish(
+                    .with {
+                        $0.kind = .template
+                        $0.sourceID = template.templateID
+                        $0.difficulty = .beginner
+                        $0.categories = [.strength]
+                    }, metadata: cora)
+                let copy = try await discover.savePublication(
+                    .with { $0.publicationID = published.publicationID }, metadata: ada)
+
+                let listed = try await server.database.spotterctl([
+                    "publications", "list", "--author", "cora", "--json",
+                ])
+                let items = try #require(try listed.json() as? [[String: String]], "\(listed.output)")
+                #expect(items.map { $0["id"] } == [published.publicationID])
+                #expect(items.first?["followers"] == "1" && items.first?["status"] == "live")
+                let noReason = try await server.database.spotterctl([
+                    "publications", "unpublish", published.publicationID,
+                ])
+                #expect(noReason.status != 0)
+                let down = try await server.database.spotterctl(
+                    ["publications", "unpublish", published.publicationID, "--reason", "spam report #12"])
+                #expect(down.status == 0, "\(down.output)")
+                #expect(down.output == "unpublished \(published.publicationID)\n")
+                let again = try await server.database.spotterctl(
+                    ["publications", "unpublish", published.publicationID, "--reason", "again"])
+                #expect(again.output == "spotterctl: no live publication \(published.publicationID)\n")
+                #expect(
+                    try await server.database.count(
+                        "SELECT count(*)::int FROM audit_log WHERE action = 'publication.unpublish'") == 1)
+                #expect(try await discover.browsePublications(.init(), metadata: ada).publications.isEmpty)
+                // The saver's copy stays, and the live list is empty; --all shows it unpublished.
+                #expect(
+                    try await templates.getTemplate(.with { $0.templateID = copy.templateID }, metadata: ada).name
+                        == "Totally legit plan")
+                let live = try await server.database.spotterctl(["publications", "list", "--json"])
+                #expect((try live.json() as? [Any])?.isEmpty == true)
+                let all = try await server.database.spotterctl(["publications", "list", "--all"])
+                #expect(all.output.contains("unpublished") && all.output.contains("Totally legit plan"))
+            }
+        }
+    }
+
     @Test("refusals name the field and the reason")
     func refusals() async throws {
         try await TestServer.with { server in
