@@ -217,6 +217,25 @@ struct DiscoverTests {
             await #expect(throws: SpotterError.notFound("publication not found")) {
                 try await world.discover.unpublish(ada, id: UUID().uuidString)
             }
+            // At most 100 live publications an account; publishing one of them again still works.
+            let first = try await world.publish(coach, .template, own.id.description)
+            try await database.asOwner { owner in
+                try await owner.query(
+                    """
+                    INSERT INTO publications (publication_id, author_id, kind, source_id, version, title, description,
+                        difficulty, categories, muscle_groups, equipment, exercise_ids, search_text,
+                        estimated_minutes, weeks, sessions_per_week, published_at, updated_at)
+                    SELECT gen_random_uuid(), $1, 'template', gen_random_uuid(), 1, 'Filler ' || i, '', 'beginner',
+                           '{strength}', '{}', '{}', '{}', '', 1, 0, 0, now(), now()
+                    FROM generate_series(1, 99) i
+                    """, [coach.tenantID.rawValue])
+            }
+            let another = try await world.template(coach, "One too many", [(Catalog.squat, 3, 5, 5, nil)])
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "you have 100 live publications, the most one account may have; unpublish one first")
+            ) { try await world.publish(coach, .template, another.id.description) }
+            #expect(try await world.publish(coach, .template, own.id.description, description: "again").id == first.id)
         }
     }
 

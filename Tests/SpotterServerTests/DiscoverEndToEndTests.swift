@@ -11,6 +11,16 @@ struct DiscoverEndToEndTests {
     private static let squat = "c0000000-0000-4000-8000-000000000001"
     private static let bench = "c0000000-0000-4000-8000-000000000002"
 
+    /// Publishing `source` as a beginner's strength plan.
+    private static func publish(_ kind: Spotter_V1_PublicationKind, _ source: String) -> Spotter_V1_PublishRequest {
+        .with {
+            $0.kind = kind
+            $0.sourceID = source
+            $0.difficulty = .beginner
+            $0.categories = [.strength]
+        }
+    }
+
     @Test("a coach publishes a program and lists in the directory; a lifter finds, follows and is offered version 2")
     func publishBrowseFollow() async throws {
         try await TestServer.with { server in
@@ -51,13 +61,7 @@ struct DiscoverEndToEndTests {
                             }
                         }
                     }, metadata: cora)
-                let published = try await discover.publish(
-                    .with {
-                        $0.kind = .program
-                        $0.sourceID = program.programID
-                        $0.difficulty = .beginner
-                        $0.categories = [.strength]
-                    }, metadata: cora)
+                let published = try await discover.publish(Self.publish(.program, program.programID), metadata: cora)
                 #expect(published.version == 1 && published.title == "Cora's 5x5")
                 #expect(published.description_p == "Three days a week, add 2.5 kg each session.")
                 #expect(published.muscleGroups == [.chest, .quadriceps] && published.equipment == [.barbell])
@@ -110,13 +114,7 @@ struct DiscoverEndToEndTests {
                             $0.items = [item(Self.squat, sets: 3), item(Self.bench, sets: 3)]
                         }
                     }, metadata: cora)
-                let second = try await discover.publish(
-                    .with {
-                        $0.kind = .program
-                        $0.sourceID = program.programID
-                        $0.difficulty = .beginner
-                        $0.categories = [.strength]
-                    }, metadata: cora)
+                let second = try await discover.publish(Self.publish(.program, program.programID), metadata: cora)
                 #expect(second.version == 2)
                 let offered = try await coaching.getToday(.init(), metadata: ada)
                 #expect(offered.followed.publication.version == 1 && offered.followed.publication.latestVersion == 2)
@@ -149,13 +147,7 @@ struct DiscoverEndToEndTests {
                             ]
                         }
                     }, metadata: cora)
-                let published = try await discover.publish(
-                    .with {
-                        $0.kind = .template
-                        $0.sourceID = template.templateID
-                        $0.difficulty = .beginner
-                        $0.categories = [.strength]
-                    }, metadata: cora)
+                let published = try await discover.publish(Self.publish(.template, template.templateID), metadata: cora)
                 let copy = try await discover.savePublication(
                     .with { $0.publicationID = published.publicationID }, metadata: ada)
 

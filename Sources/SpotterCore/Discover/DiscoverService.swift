@@ -36,6 +36,8 @@ public struct DiscoverService: Sendable {
     public static let maximumHighlights = 5
     public static let maximumHighlightLength = 200
     public static let maximumDescriptionLength = 2000
+    /// Live publications one account may have at once.
+    public static let maximumLivePublications = 100
     /// Popularity counts followers who started within this many days.
     public static let popularityDays = 30
 
@@ -84,6 +86,13 @@ public struct DiscoverService: Sendable {
         let kind = draft.kind!
         return try await store.inOneTransaction(principal) {
             let (snapshot, sourceID) = try await snapshot(principal, kind: kind, sourceID: draft.sourceID)
+            let live = try await store.ownPublications(principal, now: now()).filter { $0.unpublishedAt == nil }
+            if live.count >= Self.maximumLivePublications,
+                !live.contains(where: { $0.kind == kind && $0.sourceID == sourceID })
+            {
+                throw SpotterError.failedPrecondition(
+                    "you have \(live.count) live publications, the most one account may have; unpublish one first")
+            }
             var exercises: [ExerciseID: Exercise] = [:]
             for id in snapshot.templates.flatMap({ $0.content.items.map(\.exerciseID) }).uniqued() {
                 exercises[id] = try await training.exercises.get(principal, id.description)
