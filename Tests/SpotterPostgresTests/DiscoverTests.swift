@@ -615,6 +615,51 @@ struct DiscoverTests {
         }
     }
 
+    @Test("a later version or unpublishing reaches followers' devices: their followed program changes in the feed")
+    func versionsReachDevices() async throws {
+        try await TestDatabase.with { database in
+            let world = DiscoverWorld(database)
+            let sync = database.syncService(clock: world.clock)
+            let cora = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            let bob = try await database.lifter("bob")
+            let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
+            let program = try await world.coaching.createProgram(
+                cora, id: "",
+                ProgramDraft(name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
+            let publication = try await world.publish(cora, .program, program.id.description)
+            _ = try await world.discover.follow(ada, id: publication.id.description, startOn: "")
+            _ = try await world.discover.follow(bob, id: publication.id.description, startOn: "")
+            try await world.coaching.unfollow(bob)  // bob no longer follows it: nothing for him
+            let first = try await pullAll(sync, ada)
+            let bobFirst = try await pullAll(sync, bob)
+            func offer(_ changes: [SyncChange]) -> PublicationOffer? {
+                for change in changes.reversed() {
+                    if case .follow(let follow) = change.object { return follow.publication }
+                }
+                return nil
+            }
+            #expect(offer(first.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
+
+            _ = try await world.training.templates.update(
+                cora, id: day.id.description,
+                TemplateDraft(
+                    name: "Day", items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5)]),
+                expectedVersion: nil)
+            #expect(try await world.publish(cora, .program, program.id.description).version == 2)
+            let next = try await pullAll(sync, ada, from: first.cursor.token)
+            #expect(next.changes.map(\.kind) == [.follow])
+            #expect(offer(next.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: 2))
+            #expect(try await pullAll(sync, bob, from: bobFirst.cursor.token).changes.isEmpty)
+            // Republishing the same content changes nothing; unpublishing withdraws the offer.
+            _ = try await world.publish(cora, .program, program.id.description)
+            #expect(try await pullAll(sync, ada, from: next.cursor.token).changes.isEmpty)
+            try await world.discover.unpublish(cora, id: publication.id.description)
+            let last = try await pullAll(sync, ada, from: next.cursor.token)
+            #expect(offer(last.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
+        }
+    }
+
     @Test("saving a public template copies it (coaches too); saving again takes the latest version")
     func savingATemplate() async throws {
         try await TestDatabase.with { database in
