@@ -626,7 +626,8 @@ struct DiscoverTests {
             let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
             let program = try await world.coaching.createProgram(
                 cora, id: "",
-                ProgramDraft(name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
+                ProgramDraft(
+                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
             let publication = try await world.publish(cora, .program, program.id.description)
             _ = try await world.discover.follow(ada, id: publication.id.description, startOn: "")
             _ = try await world.discover.follow(bob, id: publication.id.description, startOn: "")
@@ -639,24 +640,28 @@ struct DiscoverTests {
                 }
                 return nil
             }
-            #expect(offer(first.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
+            #expect(
+                offer(first.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
 
             _ = try await world.training.templates.update(
                 cora, id: day.id.description,
                 TemplateDraft(
-                    name: "Day", items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5)]),
+                    name: "Day",
+                    items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5)]),
                 expectedVersion: nil)
             #expect(try await world.publish(cora, .program, program.id.description).version == 2)
             let next = try await pullAll(sync, ada, from: first.cursor.token)
             #expect(next.changes.map(\.kind) == [.follow])
-            #expect(offer(next.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: 2))
+            #expect(
+                offer(next.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: 2))
             #expect(try await pullAll(sync, bob, from: bobFirst.cursor.token).changes.isEmpty)
             // Republishing the same content changes nothing; unpublishing withdraws the offer.
             _ = try await world.publish(cora, .program, program.id.description)
             #expect(try await pullAll(sync, ada, from: next.cursor.token).changes.isEmpty)
             try await world.discover.unpublish(cora, id: publication.id.description)
             let last = try await pullAll(sync, ada, from: next.cursor.token)
-            #expect(offer(last.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
+            #expect(
+                offer(last.changes) == PublicationOffer(publicationID: publication.id, version: 1, latestVersion: nil))
         }
     }
 
