@@ -224,7 +224,7 @@ public nonisolated enum Spotter_V1_RecommendationRule: SwiftProtobuf.Enum, Swift
   /// Shares exercises with a template you repeat.
   case similarToRepeated // = 2
 
-  /// Followed by lifters who follow what you follow.
+  /// Followed by at least 10 lifters who follow what you follow.
   case alsoFollowed // = 3
 
   /// Popular this month, for the equipment you use.

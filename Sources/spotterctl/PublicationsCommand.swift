@@ -27,6 +27,7 @@ struct PublicationsCommand: AsyncParsableCommand {
                             items.map {
                                 [
                                     "id": $0.id.description, "author_id": $0.authorID.description,
+                                    "author_name": $0.authorName,
                                     "kind": $0.kind.rawValue, "title": $0.title, "version": String($0.version),
                                     "followers": String($0.followers),
                                     "status": $0.unpublishedAt == nil ? "live" : "unpublished",
@@ -35,12 +36,12 @@ struct PublicationsCommand: AsyncParsableCommand {
                             })
                     }
                     Output.table(
-                        ["ID", "KIND", "STATUS", "VERSION", "FOLLOWERS", "UPDATED", "AUTHOR", "TITLE"],
+                        ["ID", "KIND", "STATUS", "VERSION", "FOLLOWERS", "UPDATED", "AUTHOR", "AUTHOR ID", "TITLE"],
                         items.map {
                             [
                                 $0.id.description, $0.kind.rawValue, $0.unpublishedAt == nil ? "live" : "unpublished",
                                 String($0.version), String($0.followers), Output.date($0.updatedAt),
-                                $0.authorID.description, $0.title,
+                                $0.authorName, $0.authorID.description, $0.title,
                             ]
                         }
                     )

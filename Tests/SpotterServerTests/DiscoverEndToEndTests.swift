@@ -157,6 +157,7 @@ struct DiscoverEndToEndTests {
                 let items = try #require(try listed.json() as? [[String: String]], "\(listed.output)")
                 #expect(items.map { $0["id"] } == [published.publicationID])
                 #expect(items.first?["followers"] == "1" && items.first?["status"] == "live")
+                #expect(items.first?["author_name"] == "cora")
                 let noReason = try await server.database.spotterctl([
                     "publications", "unpublish", published.publicationID,
                 ])

@@ -63,8 +63,9 @@ public struct DiscoverService: Sendable {
         let difficulty = Difficulty(rawValue: draft.difficulty)
         validator.check(difficulty != nil, "difficulty", "must be BEGINNER, INTERMEDIATE or ADVANCED")
         let description = draft.description.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Counted as PostgreSQL counts (code points), so the database's own check never fires first.
         validator.check(
-            description.count <= Self.maximumDescriptionLength, "description",
+            description.unicodeScalars.count <= Self.maximumDescriptionLength, "description",
             "must be at most \(Self.maximumDescriptionLength) characters")
         var categories: [PublicationCategory] = []
         for (index, text) in draft.categories.enumerated() {
@@ -86,27 +87,24 @@ public struct DiscoverService: Sendable {
         let kind = draft.kind!
         return try await store.inOneTransaction(principal) {
             let (snapshot, sourceID) = try await snapshot(principal, kind: kind, sourceID: draft.sourceID)
-            let live = try await store.ownPublications(principal, now: now()).filter { $0.unpublishedAt == nil }
-            if live.count >= Self.maximumLivePublications,
-                !live.contains(where: { $0.kind == kind && $0.sourceID == sourceID })
-            {
-                throw SpotterError.failedPrecondition(
-                    "you have \(live.count) live publications, the most one account may have; unpublish one first")
-            }
             var exercises: [ExerciseID: Exercise] = [:]
             for id in snapshot.templates.flatMap({ $0.content.items.map(\.exerciseID) }).uniqued() {
                 exercises[id] = try await training.exercises.get(principal, id.description)
             }
             let facets = PublicationFacets(snapshot, exercises: exercises)
             let notes = (snapshot.program?.notes ?? snapshot.templates.first?.content.notes ?? "")
-            let text = description.isEmpty ? String(notes.prefix(Self.maximumDescriptionLength)) : description
+            let text =
+                description.isEmpty
+                ? String(String.UnicodeScalarView(notes.unicodeScalars.prefix(Self.maximumDescriptionLength)))
+                : description
             let names = snapshot.templates.flatMap(\.exerciseNames).uniqued()
             let version = PublicationVersion(
                 kind: kind, sourceID: sourceID,
                 title: snapshot.title, description: text, difficulty: difficulty!, categories: categories,
                 facets: facets, searchText: ([snapshot.title, text] + names).joined(separator: "\n").lowercased(),
                 snapshot: snapshot)
-            return try await store.publish(principal, version, newID: .random(), now: now())
+            return try await store.publish(
+                principal, version, newID: .random(), maximumLive: Self.maximumLivePublications, now: now())
         }
     }
 
@@ -349,12 +347,11 @@ public struct DiscoverService: Sendable {
                 throw SpotterError.invalid("publication_id", "is a template; save it with SavePublication")
             }
             let names = try await copyTemplates(principal, detail)
-            let copyID: ProgramID = .derived(principal, "publication-program", publicationID.description)
             var content = program
             content.days = program.days.map {
                 ProgramDay(week: $0.week, weekday: $0.weekday, templateID: names[$0.templateID]!)
             }
-            let copy = try await copyProgram(principal, copyID, content)
+            let copy = try await copyProgram(principal, key: publicationID.description, content)
             var start = startOn
             if start.isEmpty, let current = try await coaching.store.followed(principal),
                 current.program.id == copy.id
@@ -398,48 +395,67 @@ public struct DiscoverService: Sendable {
         }
     }
 
-    /// Copies each published template into the principal's account; the author's ids → the copies'.
+    /// Copies each published template into the principal's account; the snapshot's ids → the copies'.
     private func copyTemplates(_ principal: Principal, _ detail: PublicationDetail) async throws
         -> [TemplateID: TemplateID]
     {
         var copies: [TemplateID: TemplateID] = [:]
         for published in detail.snapshot.templates {
-            let id: TemplateID = .derived(
-                principal, "publication-template", "\(detail.publication.id)/\(published.id)")
-            copies[published.id] = try await copyTemplate(principal, id, published.content).id
+            copies[published.id] =
+                try await copyTemplate(
+                    principal, key: "\(detail.publication.id)/\(published.id)", published.content
+                ).id
         }
         return copies
     }
 
-    private func copyTemplate(_ principal: Principal, _ id: TemplateID, _ content: TemplateContent) async throws
-        -> Template
-    {
-        // A derived id is the principal's own (no other tenant's id can equal it).
-        if let existing = try await templates.template(principal, id) {
-            if existing.content == content { return existing }
-            return try await templates.updateTemplate(principal, id, content, expectedVersion: nil, now: now())
-        }
-        do {
-            return try await templates.createTemplate(principal, id, content, now: now())
-        } catch SpotterError.alreadyExists {
-            // The follower deleted an earlier copy: its id stays a tombstone for syncing devices.
-            return try await templates.createTemplate(principal, .random(), content, now: now())
-        }
+    /// How many times a follower may delete a copy and take it again.
+    static let copyGenerations = 50
+
+    /// The ids a copy may have: derived from `key`, then `key#1`, `key#2`, … A deleted copy's id
+    /// stays a tombstone for syncing devices, so taking the publication again makes the copy under
+    /// the next id; a retry finds the same live copy, whichever generation it is.
+    private static func copyKeys(_ key: String) -> [String] {
+        (0..<copyGenerations).map { $0 == 0 ? key : "\(key)#\($0)" }
     }
 
-    private func copyProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent) async throws
-        -> Program
+    private func copyTemplate(_ principal: Principal, key: String, _ content: TemplateContent) async throws
+        -> Template
     {
-        if let existing = try await coaching.store.program(principal, id), existing.ownerID == principal.tenantID {
-            if existing.content == content { return existing }
-            return try await coaching.store.updateProgram(principal, id, content, expectedVersion: nil, now: now())
+        for key in Self.copyKeys(key) {
+            // A derived id is the principal's own (no other tenant's id can equal it).
+            let id: TemplateID = .derived(principal, "publication-template", key)
+            if let existing = try await templates.template(principal, id) {
+                if existing.content == content { return existing }
+                return try await templates.updateTemplate(principal, id, content, expectedVersion: nil, now: now())
+            }
+            do {
+                return try await templates.createTemplate(principal, id, content, now: now())
+            } catch SpotterError.alreadyExists {
+                continue  // a deleted copy
+            }
         }
-        do {
-            return try await coaching.store.createProgram(principal, id, content, now: now())
-        } catch SpotterError.alreadyExists {
-            return try await coaching.store.createProgram(principal, .random(), content, now: now())
-        }
+        throw Self.tooManyCopies
     }
+
+    private func copyProgram(_ principal: Principal, key: String, _ content: ProgramContent) async throws -> Program {
+        for key in Self.copyKeys(key) {
+            let id: ProgramID = .derived(principal, "publication-program", key)
+            if let existing = try await coaching.store.program(principal, id), existing.ownerID == principal.tenantID {
+                if existing.content == content { return existing }
+                return try await coaching.store.updateProgram(principal, id, content, expectedVersion: nil, now: now())
+            }
+            do {
+                return try await coaching.store.createProgram(principal, id, content, now: now())
+            } catch SpotterError.alreadyExists {
+                continue
+            }
+        }
+        throw Self.tooManyCopies
+    }
+
+    static let tooManyCopies = SpotterError.failedPrecondition(
+        "this publication's copies were deleted too many times; copy one of its templates by hand")
 
     /// The principal's follows and saves, each with its publication at its latest version (one
     /// the author has since unpublished too).

@@ -126,9 +126,11 @@ public protocol DiscoverStore: Sendable {
 
     /// Writes the principal's publication of `version.sourceID`: a new one under `newID`, or the
     /// next version of the existing one (live again if it was unpublished). A snapshot equal to the
-    /// latest version's, with the same description, keeps that version.
-    func publish(_ principal: Principal, _ version: PublicationVersion, newID: PublicationID, now: Date) async throws
-        -> Publication
+    /// latest version's keeps that version. `failedPrecondition` when it would make more than
+    /// `maximumLive` live publications (checked under a per-author lock).
+    func publish(
+        _ principal: Principal, _ version: PublicationVersion, newID: PublicationID, maximumLive: Int, now: Date
+    ) async throws -> Publication
     /// Whether a live template with this id is the principal's own (not one a coach assigned).
     func ownsTemplate(_ principal: Principal, _ id: TemplateID) async throws -> Bool
     /// `false` when the principal has no live publication with this id.

@@ -10,7 +10,7 @@ import Foundation
 ///    weeks: the publications sharing at least a quarter of its exercises (Jaccard index over
 ///    exercise ids), most similar first. "similar to Upper A you repeat weekly" (3 or 4 of the last
 ///    4 weeks) or "similar to Upper A you logged 5 times in 8 weeks".
-/// 3. **Followed by lifters who train like you** — publications followed by at least 3 other
+/// 3. **Followed by lifters who train like you** — publications followed by at least 10 other
 ///    lifters who also follow one you follow (only counts are read, never who).
 ///    "popular with lifters who train like you: they also follow 5/3/1".
 /// 4. **Popular** — to fill the list: the most popular publications needing only equipment you
@@ -23,7 +23,7 @@ public enum Recommendations {
     public static let limit = 10
     public static let perRule = 3
     public static let candidates = 200
-    public static let minimumShared = 3
+    public static let minimumShared = 10
     public static let restingDays = 7
     public static let minimumWorkouts = 2
     public static let minimumRepeats = 3

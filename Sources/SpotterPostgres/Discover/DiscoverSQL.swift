@@ -38,7 +38,9 @@ enum DiscoverSQL {
             )
             SELECT page.*, coalesce(own.display_name, author.display_name, '') AS author_name
             FROM page
-            LEFT JOIN tenants own ON own.tenant_id = page.author_id AND own.tenant_id = spotter_current_tenant()
+            -- The acting tenant's own name; every name for an administrator (no tenant set).
+            LEFT JOIN tenants own ON own.tenant_id = page.author_id
+                                 AND (own.tenant_id = spotter_current_tenant() OR spotter_current_tenant() IS NULL)
             LEFT JOIN spotter_public_authors(ARRAY(SELECT DISTINCT author_id FROM page)) author
                    ON author.tenant_id = page.author_id
             ORDER BY \(outer)

@@ -26,14 +26,31 @@ public struct PostgresDiscoverStore: DiscoverStore {
 
     // MARK: Publishing
 
-    public func publish(_ principal: Principal, _ version: PublicationVersion, newID: PublicationID, now: Date)
-        async throws -> Publication
-    {
+    public func publish(
+        _ principal: Principal, _ version: PublicationVersion, newID: PublicationID, maximumLive: Int, now: Date
+    ) async throws -> Publication {
         let tenant = principal.tenantID.rawValue
         let content = try DiscoverSQL.json(version.snapshot)
         return try await database.withTenant(principal) { connection in
-            // A first publish inserts the row (its facets are written below, with every version's);
-            // then the row is held, which serializes two publishes of the same source.
+            // One author's publishing, one at a time: the live count below stays exact.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended('spotter.publish:' || $1::text, 0))", [tenant])
+            let live =
+                try await connection.query(
+                    """
+                    SELECT count(*)::integer AS live,
+                           bool_or(kind = $2 AND source_id = $3) AS this_one
+                    FROM publications WHERE author_id = $1 AND unpublished_at IS NULL
+                    """,
+                    [tenant, version.kind.rawValue, version.sourceID]
+                ).single
+            let liveCount: Int = try live?.decode("live") ?? 0
+            let thisOneLive: Bool? = try live?.decode("this_one")
+            if liveCount >= maximumLive, thisOneLive != true {
+                throw SpotterError.failedPrecondition(
+                    "you have \(liveCount) live publications, the most one account may have; unpublish one first")
+            }
+            // A first publish inserts the row (its facets are written below, with every version's).
             let created =
                 try await connection.query(
                     """
@@ -48,19 +65,26 @@ public struct PostgresDiscoverStore: DiscoverStore {
                         version.description, version.difficulty.rawValue, now,
                     ]
                 ).affectedRows == 1
+            // The row is held first; the latest version is read after, by a statement that sees
+            // what a publish committed while this one waited.
             let current = try await connection.query(
                 """
-                SELECT p.publication_id, p.version, v.content::text AS content
-                FROM publications p
-                LEFT JOIN publication_versions v ON v.publication_id = p.publication_id AND v.version = p.version
-                WHERE p.author_id = $1 AND p.kind = $2 AND p.source_id = $3
-                FOR UPDATE OF p
+                SELECT publication_id, version FROM publications
+                WHERE author_id = $1 AND kind = $2 AND source_id = $3
+                FOR UPDATE
                 """,
                 [tenant, version.kind.rawValue, version.sourceID]
             ).single!
+            let stored = try await connection.query(
+                """
+                SELECT content::text AS content FROM publication_versions v
+                JOIN publications p ON p.publication_id = v.publication_id AND p.version = v.version
+                WHERE p.publication_id = $1
+                """,
+                [try current.decode("publication_id") as UUID]
+            ).single.map { try $0.decode("content") as String }
             let id: UUID = try current.decode("publication_id")
             var number: Int = try current.decode("version")
-            let stored: String? = try current.decode("content")
             let sameContent = try stored.map { try DiscoverSQL.snapshot($0) } == version.snapshot
             if !sameContent {
                 if !created { number += 1 }
