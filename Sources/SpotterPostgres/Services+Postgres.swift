@@ -41,7 +41,6 @@ extension DiscoverService {
             training: training,
             coaching: coaching,
             templates: PostgresTemplateStore(database: database),
-            contexts: PostgresProfileStore(database: database),
             now: now
         )
     }

@@ -14,18 +14,16 @@ public struct DiscoverService: Sendable {
     let training: TrainingServices
     let coaching: CoachingService
     let templates: any TemplateStore
-    let contexts: any TenantContextStore
     let now: @Sendable () -> Date
 
     public init(
         store: any DiscoverStore, training: TrainingServices, coaching: CoachingService, templates: any TemplateStore,
-        contexts: any TenantContextStore, now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.training = training
         self.coaching = coaching
         self.templates = templates
-        self.contexts = contexts
         self.now = now
     }
 
@@ -461,16 +459,22 @@ public struct DiscoverService: Sendable {
     /// the author has since unpublished too).
     public func followed(_ principal: Principal) async throws -> [(PublicationFollow, Publication)] {
         try await store.inOneTransaction(principal) {
-            var followed: [(PublicationFollow, Publication)] = []
-            for follow in try await store.follows(principal) {
-                guard
-                    let detail = try await store.publication(
-                        principal, follow.publicationID, version: nil, now: now())
-                else { continue }
-                followed.append((follow, detail.publication))
-            }
-            return followed
+            let follows = try await store.follows(principal)
+            let publications = try await followedPublications(principal, follows)
+            return follows.compactMap { follow in publications[follow.publicationID].map { (follow, $0) } }
         }
+    }
+
+    /// The publications of `follows`, read in one query.
+    private func followedPublications(_ principal: Principal, _ follows: [PublicationFollow]) async throws
+        -> [PublicationID: Publication]
+    {
+        guard !follows.isEmpty else { return [:] }
+        var filter = PublicationFilter()
+        filter.ids = follows.map(\.publicationID)
+        filter.includeUnpublished = true
+        let found = try await store.publications(principal, filter, after: nil, limit: follows.count, now: now())
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     // MARK: For You
@@ -486,12 +490,7 @@ public struct DiscoverService: Sendable {
             principal, PublicationFilter(), after: nil, limit: Recommendations.candidates, now: now)
         let candidates = popular.filter { !taken.contains($0.id) && $0.authorID != principal.tenantID }
         let also = try await store.alsoFollowed(principal, minimumShared: Recommendations.minimumShared)
-        var titles: [PublicationID: String] = [:]
-        for follow in follows {
-            titles[follow.publicationID] =
-                try await store.publication(principal, follow.publicationID, version: nil, now: now)?
-                .publication.title
-        }
+        let titles = try await followedPublications(principal, follows).mapValues(\.title)
         return Recommendations.choose(
             digest: digest, candidates: candidates, alsoFollowed: also, followedTitles: titles, now: now)
     }

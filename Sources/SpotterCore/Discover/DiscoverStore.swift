@@ -23,6 +23,10 @@ public struct PublicationFilter: Sendable, Equatable {
     public var author: TenantID?
     /// Every word appears in the title, description or an exercise name.
     public var words: [String] = []
+    /// Only these publications (what the service asks for; browsing never sets it).
+    public var ids: [PublicationID]?
+    /// Unpublished ones too, where the principal may still read them (a follower's).
+    public var includeUnpublished = false
     public var sort: PublicationSort = .popular
 
     public init() {}

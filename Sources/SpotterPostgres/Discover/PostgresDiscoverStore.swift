@@ -155,11 +155,14 @@ public struct PostgresDiscoverStore: DiscoverStore {
         _ principal: Principal, _ filter: PublicationFilter, after cursor: PublicationCursor?, limit: Int, now: Date
     ) async throws -> [Publication] {
         try await database.withTenant(principal) { connection in
-            var conditions = ["p.unpublished_at IS NULL"]
+            var conditions = filter.includeUnpublished ? ["true"] : ["p.unpublished_at IS NULL"]
             var parameters: [any PostgresEncodable] = []
             func bind(_ value: any PostgresEncodable) -> String {
                 parameters.append(value)
                 return "$\(parameters.count)"
+            }
+            if let ids = filter.ids {
+                conditions.append("p.publication_id = ANY (\(bind(ids.map(\.rawValue)))::uuid[])")
             }
             if let kind = filter.kind { conditions.append("p.kind = \(bind(kind.rawValue))") }
             if !filter.categories.isEmpty {
