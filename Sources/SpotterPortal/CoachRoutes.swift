@@ -137,9 +137,7 @@ struct CoachRoutes {
     }
 
     private func coach(_ context: PortalContext) throws -> PortalSession {
-        let session = try context.signedIn()
-        guard session.isCoach else { throw PortalError.wrongKind(.coach) }
-        return session
+        try context.signedIn(as: .coach)
     }
 
     /// The coach's active link to `client`; `notFound` for an unknown id, an ended link or another

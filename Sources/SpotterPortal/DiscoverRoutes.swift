@@ -17,7 +17,7 @@ struct DiscoverRoutes {
             // The parameter is named as PlanRoutes names it (`/templates/:template`): one router.
             let list = "/\(kind.rawValue)s"
             router.get("\(list)/:\(kind.rawValue)/publish") { request, context in
-                let session = try coach(context)
+                let session = try context.signedIn(as: .coach)
                 let id = try context.parameters.require(kind.rawValue)
                 let name = try await sourceName(session, kind, id)
                 let current = try await discover.publication(session.principal, of: kind, source: id)
@@ -29,7 +29,7 @@ struct DiscoverRoutes {
                         form: PublishForm(current)))
             }
             router.post("\(list)/:\(kind.rawValue)/publish") { _, context in
-                let session = try coach(context)
+                let session = try context.signedIn(as: .coach)
                 let id = try context.parameters.require(kind.rawValue)
                 let form = PublishForm(context.form)
                 do {
@@ -51,7 +51,7 @@ struct DiscoverRoutes {
                 }
             }
             router.post("\(list)/:\(kind.rawValue)/unpublish") { _, context in
-                let session = try coach(context)
+                let session = try context.signedIn(as: .coach)
                 let id = try context.parameters.require(kind.rawValue)
                 guard let current = try await discover.publication(session.principal, of: kind, source: id),
                     current.unpublishedAt == nil
@@ -61,7 +61,7 @@ struct DiscoverRoutes {
             }
         }
         router.post("/profile/directory") { _, context in
-            let session = try coach(context)
+            let session = try context.signedIn(as: .coach)
             let listed = context.form["listed"] == "on"
             let typed = context.form.text("highlights")
             let highlights = typed.split(whereSeparator: \.isNewline).map {
@@ -78,23 +78,13 @@ struct DiscoverRoutes {
         }
     }
 
-    private func coach(_ context: PortalContext) throws -> PortalSession {
-        let session = try context.signedIn()
-        guard session.isCoach else { throw PortalError.wrongKind(.coach) }
-        return session
-    }
-
     /// The name of the coach's own template or program (`notFound` for anything else).
     private func sourceName(_ session: PortalSession, _ kind: PublicationKind, _ id: String) async throws -> String {
         switch kind {
         case .template:
             return try await training.templates.get(session.principal, id: id).content.name
         case .program:
-            let program = try await coaching.program(session.principal, id: id)
-            guard program.ownerID == session.principal.tenantID else {
-                throw SpotterError.notFound("program not found")
-            }
-            return program.content.name
+            return try await coaching.ownProgram(session.principal, id: id).content.name
         }
     }
 
@@ -113,8 +103,8 @@ struct DiscoverRoutes {
     }
 
     private static func highlightProblem(_ violation: FieldViolation, _ highlights: [String]) -> String {
-        if let open = violation.field.firstIndex(of: "["), let index = Int(violation.field.dropFirst(11).dropLast()),
-            violation.field[..<open] == "highlights", highlights.indices.contains(index)
+        if violation.field.hasPrefix("highlights["), let index = ProfileRoutes.index(violation.field),
+            highlights.indices.contains(index)
         {
             return "Line \(index + 1) \(violation.reason)."
         }

@@ -48,9 +48,7 @@ struct LifterRoutes {
     }
 
     private func lifter(_ context: PortalContext) throws -> PortalSession {
-        let session = try context.signedIn()
-        guard !session.isCoach else { throw PortalError.wrongKind(.lifter) }
-        return session
+        try context.signedIn(as: .lifter)
     }
 
     struct CoachesPage {

@@ -46,19 +46,15 @@ struct PlanRoutes {
         }
         router.get("/programs/:program") { _, context in
             let session = try coach(context)
-            let program = try await coaching.program(session.principal, id: try context.parameters.require("program"))
-            guard program.ownerID == session.principal.tenantID else {
-                throw SpotterError.notFound("program not found")
-            }
+            let program = try await coaching.ownProgram(
+                session.principal, id: try context.parameters.require("program"))
             return try await programEditor(session, ProgramEditor(program))
         }
         router.post("/programs/edit") { _, context in try await editProgram(context) }
         router.post("/programs/:program/copy") { _, context in
             let session = try coach(context)
-            let program = try await coaching.program(session.principal, id: try context.parameters.require("program"))
-            guard program.ownerID == session.principal.tenantID else {
-                throw SpotterError.notFound("program not found")
-            }
+            let program = try await coaching.ownProgram(
+                session.principal, id: try context.parameters.require("program"))
             let copy = try await coaching.createProgram(
                 session.principal, id: "",
                 ProgramDraft(
@@ -77,9 +73,7 @@ struct PlanRoutes {
     }
 
     private func coach(_ context: PortalContext) throws -> PortalSession {
-        let session = try context.signedIn()
-        guard session.isCoach else { throw PortalError.wrongKind(.coach) }
-        return session
+        try context.signedIn(as: .coach)
     }
 
     /// Who has which of the coach's templates and programs.

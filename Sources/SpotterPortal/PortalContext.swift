@@ -26,6 +26,13 @@ public struct PortalContext: RequestContext {
         guard let session else { throw PortalError.signInRequired }
         return session
     }
+
+    /// The signed-in session of an account of `kind`; a page of the other kind is refused.
+    func signedIn(as kind: TenantKind) throws -> PortalSession {
+        let session = try signedIn()
+        guard session.isCoach == (kind == .coach) else { throw PortalError.wrongKind(kind) }
+        return session
+    }
 }
 
 /// A signed-in portal visitor.

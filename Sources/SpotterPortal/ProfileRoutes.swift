@@ -95,7 +95,8 @@ struct ProfileRoutes {
         }
     }
 
-    private static func index(_ field: String) -> Int? {
+    /// The N of a field named `name[N]`.
+    static func index(_ field: String) -> Int? {
         guard let open = field.firstIndex(of: "["), let close = field.firstIndex(of: "]") else { return nil }
         return Int(field[field.index(after: open)..<close])
     }

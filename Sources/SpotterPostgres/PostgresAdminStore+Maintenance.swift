@@ -278,16 +278,11 @@ extension PostgresAdminStore: AdminMaintenanceStore {
     public func publications(author: TenantID?, all: Bool, limit: Int) async throws -> [Publication] {
         try await translatingErrors {
             try await pool.withTransaction { connection in
-                var conditions: [String] = []
-                var parameters: [any PostgresEncodable] = []
-                if let author {
-                    parameters.append(author.rawValue)
-                    conditions.append("p.author_id = $\(parameters.count)")
-                }
-                if !all { conditions.append("p.unpublished_at IS NULL") }
-                return try await DiscoverSQL.publications(
-                    conditions.isEmpty ? "true" : conditions.joined(separator: " AND "), parameters, now: Date(),
-                    order: "p.updated_at DESC, p.publication_id", limit: limit, connection)
+                var filter = PublicationFilter()
+                filter.author = author
+                filter.includeUnpublished = all
+                filter.sort = .newest
+                return try await DiscoverSQL.publications(filter, after: nil, now: Date(), limit: limit, connection)
             }
         }
     }

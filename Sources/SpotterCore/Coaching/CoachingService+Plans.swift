@@ -33,6 +33,14 @@ extension CoachingService {
         return program
     }
 
+    /// One of the principal's own programs; one assigned by a coach is not found (it is the
+    /// coach's to edit, assign or publish).
+    public func ownProgram(_ principal: Principal, id: String) async throws -> Program {
+        let program = try await program(principal, id: id)
+        guard program.ownerID == principal.tenantID else { throw Self.programNotFound }
+        return program
+    }
+
     public func programs(_ principal: Principal) async throws -> [Program] {
         try await store.programs(principal)
     }
@@ -65,8 +73,7 @@ extension CoachingService {
             item = .template(template.id)
             used = [template]
         } else {
-            let program = try await program(principal, id: programID)
-            guard program.ownerID == principal.tenantID else { throw Self.programNotFound }
+            let program = try await ownProgram(principal, id: programID)
             item = .program(program.id)
             used = try await program.content.days.map(\.templateID).uniqued().asyncMap {
                 try await training.templates.get(principal, id: $0.description)

@@ -36,8 +36,6 @@ public struct DiscoverService: Sendable {
     public static let maximumDescriptionLength = 2000
     /// Live publications one account may have at once.
     public static let maximumLivePublications = 100
-    /// Popularity counts followers who started within this many days.
-    public static let popularityDays = 30
 
     static func publicationID(_ text: String, field: String = "publication_id") throws(SpotterError)
         -> PublicationID
@@ -120,8 +118,7 @@ public struct DiscoverService: Sendable {
             program = nil
             source = id.rawValue
         case .program:
-            let found = try await coaching.program(principal, id: sourceID)
-            guard found.ownerID == principal.tenantID else { throw CoachingService.programNotFound }
+            let found = try await coaching.ownProgram(principal, id: sourceID)
             templateIDs = found.content.days.map(\.templateID).uniqued()
             program = found.content
             source = found.id.rawValue
@@ -232,12 +229,17 @@ public struct DiscoverService: Sendable {
             filter.author = TenantID(request.authorID)
             validator.check(filter.author != nil, "author_id", "must be a UUID")
         }
-        let text = request.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        validator.check(text.count <= 100, "text", "must be at most 100 characters")
-        filter.words = text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+        filter.words = words(request.text, &validator)
         validator.check(filter.words.count <= 8, "text", "must be at most 8 words")
         try validator.validate()
         return filter
+    }
+
+    /// A search text (at most 100 characters) as the lower-cased words that must all appear.
+    private static func words(_ text: String, _ validator: inout Validator) -> [String] {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        validator.check(text.count <= 100, "text", "must be at most 100 characters")
+        return text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
     }
 
     private static func parse<Value: RawRepresentable & CaseIterable>(
@@ -262,14 +264,13 @@ public struct DiscoverService: Sendable {
         var validator = Validator()
         let speciality = speciality.trimmingCharacters(in: .whitespaces)
         validator.check(speciality.count <= 40, "speciality", "must be at most 40 characters")
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        validator.check(text.count <= 100, "text", "must be at most 100 characters")
+        let words = Self.words(text, &validator)
         try validator.validate()
         let limit = try PageToken.size(pageSize)
         let cursor = try PageToken.cursor(DirectoryCursor.self, from: pageToken)
         let items = try await store.directory(
             principal, speciality: speciality.isEmpty ? nil : speciality.lowercased(),
-            words: text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init), after: cursor,
+            words: words, after: cursor,
             limit: limit + 1, now: now())
         return Page(fetched: items, limit: limit) {
             DirectoryCursor(recentFollowers: $0.recentFollowers, id: $0.tenantID)
@@ -347,7 +348,7 @@ public struct DiscoverService: Sendable {
             let names = try await copyTemplates(principal, detail)
             var content = program
             content.days = program.days.map {
-                ProgramDay(week: $0.week, weekday: $0.weekday, templateID: names[$0.templateID]!)
+                ProgramDay(week: $0.week, weekday: $0.weekday, templateID: names[$0.templateID]!.id)
             }
             let copy = try await copyProgram(principal, key: publicationID.description, content)
             var start = startOn
@@ -381,8 +382,7 @@ public struct DiscoverService: Sendable {
             guard detail.snapshot.program == nil else {
                 throw SpotterError.invalid("publication_id", "is a program; follow it with FollowPublication")
             }
-            let copies = try await copyTemplates(principal, detail)
-            let copy = try await templates.template(principal, copies.values.first!)!
+            let copy = try await copyTemplates(principal, detail).values.first!
             try await store.recordFollow(
                 principal,
                 PublicationFollow(
@@ -393,16 +393,14 @@ public struct DiscoverService: Sendable {
         }
     }
 
-    /// Copies each published template into the principal's account; the snapshot's ids → the copies'.
+    /// Copies each published template into the principal's account: the snapshot's ids → the copies.
     private func copyTemplates(_ principal: Principal, _ detail: PublicationDetail) async throws
-        -> [TemplateID: TemplateID]
+        -> [TemplateID: Template]
     {
-        var copies: [TemplateID: TemplateID] = [:]
+        var copies: [TemplateID: Template] = [:]
         for published in detail.snapshot.templates {
-            copies[published.id] =
-                try await copyTemplate(
-                    principal, key: "\(detail.publication.id)/\(published.id)", published.content
-                ).id
+            copies[published.id] = try await copyTemplate(
+                principal, key: "\(detail.publication.id)/\(published.id)", published.content)
         }
         return copies
     }

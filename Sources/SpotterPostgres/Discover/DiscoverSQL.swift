@@ -15,9 +15,9 @@ enum DiscoverSQL {
     /// Publications matching `condition` (over `p`, with `s` its stats), in `order` (over `p` and
     /// `s`), with their counts and author's name. The page is found first; the authors' names are
     /// then read once for the whole page.
-    static func publications(
-        _ condition: String, _ parameters: [any PostgresEncodable], now: Date, order: String = "p.publication_id",
-        limit: Int, _ connection: PostgresConnection
+    private static func publications(
+        _ condition: String, _ parameters: [any PostgresEncodable], now: Date, order: String, limit: Int,
+        _ connection: PostgresConnection
     ) async throws -> [Publication] {
         try await refreshPopularity(now, connection)
         let outer = order.replacingOccurrences(of: "p.", with: "page.").replacingOccurrences(of: "s.", with: "page.")
@@ -47,6 +47,77 @@ enum DiscoverSQL {
             """,
             parameters)
         return try rows.map(decodePublication)
+    }
+
+    /// The publications `filter` asks for, in its order, after `cursor`: every browse, the
+    /// author's own list and the administrator's all read through here.
+    static func publications(
+        _ filter: PublicationFilter, after cursor: PublicationCursor?, now: Date, limit: Int,
+        _ connection: PostgresConnection
+    ) async throws -> [Publication] {
+        var conditions = filter.includeUnpublished ? ["true"] : ["p.unpublished_at IS NULL"]
+        var parameters: [any PostgresEncodable] = []
+        func bind(_ value: any PostgresEncodable) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
+        }
+        if let ids = filter.ids {
+            conditions.append("p.publication_id = ANY (\(bind(ids.map(\.rawValue)))::uuid[])")
+        }
+        if let kind = filter.kind { conditions.append("p.kind = \(bind(kind.rawValue))") }
+        if !filter.categories.isEmpty {
+            conditions.append("p.categories && \(bind(filter.categories.map(\.rawValue)))::text[]")
+        }
+        if !filter.muscleGroups.isEmpty {
+            conditions.append("p.muscle_groups && \(bind(filter.muscleGroups.map(\.rawValue)))::text[]")
+        }
+        if !filter.equipment.isEmpty {
+            conditions.append("p.equipment <@ \(bind(filter.equipment.map(\.rawValue)))::text[]")
+        }
+        if !filter.difficulties.isEmpty {
+            conditions.append("p.difficulty = ANY (\(bind(filter.difficulties.map(\.rawValue)))::text[])")
+        }
+        if let minimum = filter.minMinutes { conditions.append("p.estimated_minutes >= \(bind(minimum))") }
+        if let maximum = filter.maxMinutes { conditions.append("p.estimated_minutes <= \(bind(maximum))") }
+        if let author = filter.author { conditions.append("p.author_id = \(bind(author.rawValue))") }
+        if !filter.words.isEmpty {
+            conditions.append(
+                "NOT EXISTS (SELECT FROM unnest(\(bind(filter.words))::text[]) w WHERE strpos(p.search_text, w) = 0)"
+            )
+        }
+        let order: String
+        switch filter.sort {
+        case .popular:
+            // In the order of publication_stats_popular_idx.
+            order = "s.recent_followers DESC, s.publication_id"
+            if let cursor {
+                let value = bind(Int(cursor.value))
+                let id = bind(cursor.id.rawValue)
+                conditions.append(
+                    "(s.recent_followers < \(value) OR (s.recent_followers = \(value) AND s.publication_id > \(id)))"
+                )
+            }
+        case .newest:
+            order = "p.updated_at DESC, p.publication_id"
+            if let cursor {
+                let value = bind(try UnixMicros.date(cursor.value, field: "page.page_token"))
+                let id = bind(cursor.id.rawValue)
+                conditions.append(
+                    "(p.updated_at < \(value) OR (p.updated_at = \(value) AND p.publication_id > \(id)))")
+            }
+        }
+        return try await publications(
+            conditions.joined(separator: " AND "), parameters, now: now, order: order, limit: limit, connection)
+    }
+
+    /// One publication the acting tenant may read (live, its own, or one it follows).
+    static func publication(_ id: PublicationID, now: Date, _ connection: PostgresConnection) async throws
+        -> Publication?
+    {
+        var filter = PublicationFilter()
+        filter.ids = [id]
+        filter.includeUnpublished = true
+        return try await publications(filter, after: nil, now: now, limit: 1, connection).first
     }
 
     static func decodePublication(_ row: PostgresRow) throws -> Publication {

@@ -75,16 +75,12 @@ public struct PostgresDiscoverStore: DiscoverStore {
                 """,
                 [tenant, version.kind.rawValue, version.sourceID]
             ).single!
-            let stored = try await connection.query(
-                """
-                SELECT content::text AS content FROM publication_versions v
-                JOIN publications p ON p.publication_id = v.publication_id AND p.version = v.version
-                WHERE p.publication_id = $1
-                """,
-                [try current.decode("publication_id") as UUID]
-            ).single.map { try $0.decode("content") as String }
             let id: UUID = try current.decode("publication_id")
             var number: Int = try current.decode("version")
+            let stored = try await connection.query(
+                "SELECT content::text AS content FROM publication_versions WHERE publication_id = $1 AND version = $2",
+                [id, number]
+            ).single.map { try $0.decode("content") as String }
             let sameContent = try stored.map { try DiscoverSQL.snapshot($0) } == version.snapshot
             if !sameContent {
                 if !created { number += 1 }
@@ -111,9 +107,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
                     facets.equipment.map(\.rawValue), facets.exerciseIDs.map(\.rawValue), version.searchText,
                     facets.estimatedMinutes, facets.weeks, facets.sessionsPerWeek, sameContent, now,
                 ])
-            return try await DiscoverSQL.publications(
-                "p.publication_id = $1", [id], now: now, limit: 1, connection
-            )[0]
+            return try await DiscoverSQL.publication(PublicationID(rawValue: id), now: now, connection)!
         }
     }
 
@@ -134,9 +128,7 @@ public struct PostgresDiscoverStore: DiscoverStore {
     {
         try await database.withTenant(principal) { connection in
             guard
-                let publication = try await DiscoverSQL.publications(
-                    "p.publication_id = $1", [id.rawValue], now: now, limit: 1, connection
-                ).first
+                let publication = try await DiscoverSQL.publication(id, now: now, connection)
             else { return nil }
             let number = version ?? publication.version
             guard
@@ -155,69 +147,16 @@ public struct PostgresDiscoverStore: DiscoverStore {
         _ principal: Principal, _ filter: PublicationFilter, after cursor: PublicationCursor?, limit: Int, now: Date
     ) async throws -> [Publication] {
         try await database.withTenant(principal) { connection in
-            var conditions = filter.includeUnpublished ? ["true"] : ["p.unpublished_at IS NULL"]
-            var parameters: [any PostgresEncodable] = []
-            func bind(_ value: any PostgresEncodable) -> String {
-                parameters.append(value)
-                return "$\(parameters.count)"
-            }
-            if let ids = filter.ids {
-                conditions.append("p.publication_id = ANY (\(bind(ids.map(\.rawValue)))::uuid[])")
-            }
-            if let kind = filter.kind { conditions.append("p.kind = \(bind(kind.rawValue))") }
-            if !filter.categories.isEmpty {
-                conditions.append("p.categories && \(bind(filter.categories.map(\.rawValue)))::text[]")
-            }
-            if !filter.muscleGroups.isEmpty {
-                conditions.append("p.muscle_groups && \(bind(filter.muscleGroups.map(\.rawValue)))::text[]")
-            }
-            if !filter.equipment.isEmpty {
-                conditions.append("p.equipment <@ \(bind(filter.equipment.map(\.rawValue)))::text[]")
-            }
-            if !filter.difficulties.isEmpty {
-                conditions.append("p.difficulty = ANY (\(bind(filter.difficulties.map(\.rawValue)))::text[])")
-            }
-            if let minimum = filter.minMinutes { conditions.append("p.estimated_minutes >= \(bind(minimum))") }
-            if let maximum = filter.maxMinutes { conditions.append("p.estimated_minutes <= \(bind(maximum))") }
-            if let author = filter.author { conditions.append("p.author_id = \(bind(author.rawValue))") }
-            if !filter.words.isEmpty {
-                conditions.append(
-                    "NOT EXISTS (SELECT FROM unnest(\(bind(filter.words))::text[]) w WHERE strpos(p.search_text, w) = 0)"
-                )
-            }
-            let order: String
-            switch filter.sort {
-            case .popular:
-                // In the order of publication_stats_popular_idx.
-                order = "s.recent_followers DESC, s.publication_id"
-                if let cursor {
-                    let value = bind(Int(cursor.value))
-                    let id = bind(cursor.id.rawValue)
-                    conditions.append(
-                        "(s.recent_followers < \(value) OR (s.recent_followers = \(value) AND s.publication_id > \(id)))"
-                    )
-                }
-            case .newest:
-                order = "p.updated_at DESC, p.publication_id"
-                if let cursor {
-                    let value = bind(Date(timeIntervalSince1970: Double(cursor.value) / 1_000_000))
-                    let id = bind(cursor.id.rawValue)
-                    conditions.append(
-                        "(p.updated_at < \(value) OR (p.updated_at = \(value) AND p.publication_id > \(id)))")
-                }
-            }
-            return try await DiscoverSQL.publications(
-                conditions.joined(separator: " AND "), parameters, now: now, order: order, limit: limit, connection)
+            try await DiscoverSQL.publications(filter, after: cursor, now: now, limit: limit, connection)
         }
     }
 
     public func ownPublications(_ principal: Principal, now: Date) async throws -> [Publication] {
-        try await database.withTenant(principal) { connection in
-            try await DiscoverSQL.publications(
-                "p.author_id = $1", [principal.tenantID.rawValue], now: now,
-                order: "p.updated_at DESC, p.publication_id",
-                limit: 500, connection)
-        }
+        var filter = PublicationFilter()
+        filter.author = principal.tenantID
+        filter.includeUnpublished = true
+        filter.sort = .newest
+        return try await publications(principal, filter, after: nil, limit: 500, now: now)
     }
 
     // MARK: Authors
