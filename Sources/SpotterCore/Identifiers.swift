@@ -26,7 +26,14 @@ extension EntityID {
     public static func derived(
         _ principal: Principal, _ kind: String, _ key: String, namespace: String = "spotter-discover"
     ) -> Self {
-        var bytes = Array(SHA256.hash(data: Array("\(namespace)\0\(principal.tenantID)\0\(kind)\0\(key)".utf8)))
+        derived(principal.tenantID, kind, key, namespace: namespace)
+    }
+
+    /// `derived(_:_:_:namespace:)` for a tenant the server acts for without a signed-in principal.
+    public static func derived(
+        _ tenant: TenantID, _ kind: String, _ key: String, namespace: String = "spotter-discover"
+    ) -> Self {
+        var bytes = Array(SHA256.hash(data: Array("\(namespace)\0\(tenant)\0\(kind)\0\(key)".utf8)))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let uuid = UUID(

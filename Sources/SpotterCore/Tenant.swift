@@ -71,6 +71,8 @@ public struct Profile: Sendable, Equatable, Codable {
     public var bio: String
     /// What a coach coaches ("powerlifting", "beginners"): at most 8, each 1–40 characters.
     public var specialities: [String]
+    /// `YYYY-MM-DD`, for the Birthday trophy; `nil` when not given.
+    public var birthday: String?
 
     public init(
         tenantID: TenantID,
@@ -87,7 +89,8 @@ public struct Profile: Sendable, Equatable, Codable {
         createdAt: Date,
         version: Int64 = 1,
         bio: String = "",
-        specialities: [String] = []
+        specialities: [String] = [],
+        birthday: String? = nil
     ) {
         self.tenantID = tenantID
         self.accountID = accountID
@@ -104,6 +107,7 @@ public struct Profile: Sendable, Equatable, Codable {
         self.version = version
         self.bio = bio
         self.specialities = specialities
+        self.birthday = birthday
     }
 }
 
@@ -114,15 +118,18 @@ public struct ProfileUpdate: Sendable, Equatable {
     public var unit: WeightUnit?
     public var bio: String?
     public var specialities: [String]?
+    /// `YYYY-MM-DD`; empty clears it.
+    public var birthday: String?
 
     public init(
         displayName: String? = nil, timeZone: String? = nil, unit: WeightUnit? = nil, bio: String? = nil,
-        specialities: [String]? = nil
+        specialities: [String]? = nil, birthday: String? = nil
     ) {
         self.displayName = displayName
         self.timeZone = timeZone
         self.unit = unit
         self.bio = bio
         self.specialities = specialities
+        self.birthday = birthday
     }
 }

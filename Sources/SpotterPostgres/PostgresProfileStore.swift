@@ -27,13 +27,14 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
                     unit = coalesce($4, unit),
                     bio = coalesce($6, bio),
                     specialities = coalesce($7, specialities),
+                    birthday = CASE WHEN $8::text IS NULL THEN birthday ELSE nullif($8, '')::date END,
                     updated_at = $5,
                     version = version + 1
                 WHERE tenant_id = $1
                 """,
                 [
                     principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now,
-                    update.bio, update.specialities,
+                    update.bio, update.specialities, update.birthday,
                 ]
             )
             return try await Self.load(principal, connection)
@@ -65,7 +66,7 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
     static let selectProfile = """
         SELECT t.tenant_id, a.account_id, t.kind, a.email, a.email_verified_at, a.username, t.display_name,
                t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at, t.version, t.bio,
-               to_json(t.specialities)::text AS specialities
+               to_json(t.specialities)::text AS specialities, t.birthday::text AS birthday
         FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
         """
 
@@ -98,7 +99,8 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
             version: try row.decode("version"),
             bio: try row.decode("bio"),
             specialities: try JSONDecoder().decode(
-                [String].self, from: Data(try row.decode("specialities", as: String.self).utf8))
+                [String].self, from: Data(try row.decode("specialities", as: String.self).utf8)),
+            birthday: try row.decode("birthday")
         )
     }
 }

@@ -10,6 +10,7 @@ extension TrainingServices {
             templateStore: PostgresTemplateStore(database: database),
             progressStore: PostgresProgressStore(database: database),
             transferStore: PostgresTransferStore(database: database),
+            activityStore: PostgresActivityStore(database: database),
             contexts: PostgresProfileStore(database: database),
             now: now
         )

@@ -8,6 +8,9 @@ public struct SpotterDatabase: Sendable {
     public let pool: PostgresPool
     /// Sends the Watch notifications of this database's committed transactions; spotterd runs it.
     public let notifier: WatchNotifier
+    /// The tenants whose change feeds committed transactions wrote, for the achievements'
+    /// reconciliation (spotterd's `ActivityReconciler` takes them).
+    public let changedFeeds = TenantMailbox()
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -57,10 +60,12 @@ public struct SpotterDatabase: Sendable {
         "SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds", []
     )
 
-    /// Hands the tenants whose change feeds the committed transaction wrote to `notifier`.
+    /// Hands the tenants whose change feeds the committed transaction wrote to `notifier` and to
+    /// `changedFeeds`.
     private func notifyWatchers(_ rows: PostgresRows) async {
         guard let feeds: String = try? rows.single?.decode("feeds") else { return }
         notifier.changed(feeds)
+        changedFeeds.post(feeds)
     }
 
     /// Runs `body` in a transaction acting as the principal's tenant (a coach's, in a view of a

@@ -15,36 +15,25 @@ import Synchronization
 /// is stored.
 public final class WatchNotifier: Sendable {
     private let pool: PostgresPool
-    private let pending = Mutex<Set<Substring>>([])
-    private let doorbell: AsyncStream<Void>
-    private let ring: AsyncStream<Void>.Continuation
+    private let mailbox = TenantMailbox()
 
     init(pool: PostgresPool) {
         self.pool = pool
-        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Hands over the tenants whose feeds a committed transaction changed: space-separated ids, as
     /// the feed triggers write them.
     func changed(_ feeds: String) {
-        let tenants = feeds.split(separator: " ")
-        guard !tenants.isEmpty else { return }
-        pending.withLock { $0.formUnion(tenants) }
-        ring.yield()
+        mailbox.post(feeds)
     }
 
     /// Sends what is handed over until the task is cancelled. One process runs one loop.
     public func run() async {
-        for await _ in doorbell {
-            let tenants = pending.withLock { pending in
-                defer { pending = [] }
-                return pending.joined(separator: " ")
-            }
-            guard !tenants.isEmpty else { continue }
+        await mailbox.deliver { tenants in
             _ = try? await pool.withConnection { connection in
                 try await connection.query(
                     "SELECT pg_notify('spotter_sync', tenant) FROM unnest(string_to_array($1, ' ')) AS tenant",
-                    [tenants])
+                    [tenants.joined(separator: " ")])
             }
         }
     }

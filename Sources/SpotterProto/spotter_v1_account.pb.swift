@@ -87,6 +87,9 @@ public nonisolated struct Spotter_V1_Profile: Sendable {
 
   public var specialities: [String] = []
 
+  /// YYYY-MM-DD, for the Birthday trophy; empty when not given.
+  public var birthday: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -164,6 +167,17 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   /// Clears the value of `specialities`. Subsequent reads from it will return its default value.
   public mutating func clearSpecialities() {self._specialities = nil}
 
+  /// YYYY-MM-DD between 1900-01-01 and today; "" clears it. Only its month and day are used (for
+  /// the Birthday trophy); a coach with the progress scope can tell it from that trophy.
+  public var birthday: String {
+    get {_birthday ?? String()}
+    set {_birthday = newValue}
+  }
+  /// Returns true if `birthday` has been explicitly set.
+  public var hasBirthday: Bool {self._birthday != nil}
+  /// Clears the value of `birthday`. Subsequent reads from it will return its default value.
+  public mutating func clearBirthday() {self._birthday = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -173,6 +187,7 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   fileprivate var _unit: Spotter_V1_WeightUnit? = nil
   fileprivate var _bio: String? = nil
   fileprivate var _specialities: Spotter_V1_Specialities? = nil
+  fileprivate var _birthday: String? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -200,7 +215,7 @@ nonisolated extension Spotter_V1_GetProfileRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Profile"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -223,6 +238,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
       case 13: try { try decoder.decodeSingularInt64Field(value: &self.version) }()
       case 14: try { try decoder.decodeSingularStringField(value: &self.bio) }()
       case 15: try { try decoder.decodeRepeatedStringField(value: &self.specialities) }()
+      case 16: try { try decoder.decodeSingularStringField(value: &self.birthday) }()
       default: break
       }
     }
@@ -278,6 +294,9 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     if !self.specialities.isEmpty {
       try visitor.visitRepeatedStringField(value: self.specialities, fieldNumber: 15)
     }
+    if !self.birthday.isEmpty {
+      try visitor.visitSingularStringField(value: self.birthday, fieldNumber: 16)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -297,6 +316,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.version != rhs.version {return false}
     if lhs.bio != rhs.bio {return false}
     if lhs.specialities != rhs.specialities {return false}
+    if lhs.birthday != rhs.birthday {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -334,7 +354,7 @@ nonisolated extension Spotter_V1_Specialities: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UpdateProfileRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}bio\0\u{1}specialities\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -347,6 +367,7 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
       case 3: try { try decoder.decodeSingularEnumField(value: &self._unit) }()
       case 4: try { try decoder.decodeSingularStringField(value: &self._bio) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._specialities) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self._birthday) }()
       default: break
       }
     }
@@ -372,6 +393,9 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
     try { if let v = self._specialities {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
     } }()
+    try { if let v = self._birthday {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -381,6 +405,7 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
     if lhs._unit != rhs._unit {return false}
     if lhs._bio != rhs._bio {return false}
     if lhs._specialities != rhs._specialities {return false}
+    if lhs._birthday != rhs._birthday {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

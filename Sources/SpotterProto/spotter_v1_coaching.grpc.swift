@@ -3393,6 +3393,19 @@ public enum Spotter_V1_CoachService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "GetClientAchievements" metadata.
+        public enum GetClientAchievements: Sendable {
+            /// Request type for "GetClientAchievements".
+            public typealias Input = Spotter_V1_GetClientAchievementsRequest
+            /// Response type for "GetClientAchievements".
+            public typealias Output = Spotter_V1_ListAchievementsResponse
+            /// Descriptor for "GetClientAchievements".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.CoachService"),
+                method: "GetClientAchievements",
+                type: .unary
+            )
+        }
         /// Namespace for "Assign" metadata.
         public enum Assign: Sendable {
             /// Request type for "Assign".
@@ -3484,6 +3497,7 @@ public enum Spotter_V1_CoachService: Sendable {
             GetClientWorkout.descriptor,
             GetClientProgress.descriptor,
             GetClientStatistics.descriptor,
+            GetClientAchievements.descriptor,
             Assign.descriptor,
             Unassign.descriptor,
             ListAssignments.descriptor,
@@ -3715,6 +3729,24 @@ extension Spotter_V1_CoachService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_GetClientStatisticsRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_GetStatisticsResponse>
+
+        /// Handle the "GetClientAchievements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_GetClientAchievementsRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ListAchievementsResponse` messages.
+        func getClientAchievements(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_GetClientAchievementsRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListAchievementsResponse>
 
         /// Handle the "Assign" method.
         ///
@@ -4030,6 +4062,24 @@ extension Spotter_V1_CoachService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_GetStatisticsResponse>
 
+        /// Handle the "GetClientAchievements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ListAchievementsResponse` message.
+        func getClientAchievements(
+            request: GRPCCore.ServerRequest<Spotter_V1_GetClientAchievementsRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListAchievementsResponse>
+
         /// Handle the "Assign" method.
         ///
         /// > Source IDL Documentation:
@@ -4342,6 +4392,24 @@ extension Spotter_V1_CoachService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_GetStatisticsResponse
 
+        /// Handle the "GetClientAchievements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_GetClientAchievementsRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ListAchievementsResponse` to respond with.
+        func getClientAchievements(
+            request: Spotter_V1_GetClientAchievementsRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ListAchievementsResponse
+
         /// Handle the "Assign" method.
         ///
         /// > Source IDL Documentation:
@@ -4575,6 +4643,17 @@ extension Spotter_V1_CoachService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_CoachService.Method.GetClientAchievements.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_GetClientAchievementsRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ListAchievementsResponse>(),
+            handler: { request, context in
+                try await self.getClientAchievements(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_CoachService.Method.Assign.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_AssignRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_Assignment>(),
@@ -4761,6 +4840,17 @@ extension Spotter_V1_CoachService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_GetStatisticsResponse> {
         let response = try await self.getClientStatistics(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func getClientAchievements(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_GetClientAchievementsRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListAchievementsResponse> {
+        let response = try await self.getClientAchievements(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -4973,6 +5063,19 @@ extension Spotter_V1_CoachService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_GetStatisticsResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_GetStatisticsResponse>(
             message: try await self.getClientStatistics(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func getClientAchievements(
+        request: GRPCCore.ServerRequest<Spotter_V1_GetClientAchievementsRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListAchievementsResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ListAchievementsResponse>(
+            message: try await self.getClientAchievements(
                 request: request.message,
                 context: context
             ),
@@ -5321,6 +5424,29 @@ extension Spotter_V1_CoachService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_GetStatisticsResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_GetStatisticsResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "GetClientAchievements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_GetClientAchievementsRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ListAchievementsResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func getClientAchievements<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_GetClientAchievementsRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_GetClientAchievementsRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ListAchievementsResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListAchievementsResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "Assign" method.
@@ -5851,6 +5977,40 @@ extension Spotter_V1_CoachService {
             )
         }
 
+        /// Call the "GetClientAchievements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_GetClientAchievementsRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ListAchievementsResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func getClientAchievements<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_GetClientAchievementsRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_GetClientAchievementsRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ListAchievementsResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListAchievementsResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_CoachService.Method.GetClientAchievements.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "Assign" method.
         ///
         /// > Source IDL Documentation:
@@ -6369,6 +6529,35 @@ extension Spotter_V1_CoachService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_GetClientStatisticsRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_GetStatisticsResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "GetClientAchievements" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > The client's achievements, earned and locked, computed from their history (scope progress).
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func getClientAchievements<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_GetClientAchievementsRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListAchievementsResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.getClientAchievements(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_GetClientAchievementsRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ListAchievementsResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -6904,6 +7093,39 @@ extension Spotter_V1_CoachService.ClientProtocol {
             metadata: metadata
         )
         return try await self.getClientStatistics(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "GetClientAchievements" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > The client's achievements, earned and locked, computed from their history (scope progress).
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func getClientAchievements<Result>(
+        _ message: Spotter_V1_GetClientAchievementsRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListAchievementsResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_GetClientAchievementsRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.getClientAchievements(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -511,6 +511,31 @@ public nonisolated struct Spotter_V1_MuscleGroupVolume: Sendable {
   fileprivate var _volume: Spotter_V1_Weight? = nil
 }
 
+public nonisolated struct Spotter_V1_CategoryVolume: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var category: Spotter_V1_ExerciseCategory = .unspecified
+
+  public var setCount: Int32 = 0
+
+  public var volume: Spotter_V1_Weight {
+    get {_volume ?? Spotter_V1_Weight()}
+    set {_volume = newValue}
+  }
+  /// Returns true if `volume` has been explicitly set.
+  public var hasVolume: Bool {self._volume != nil}
+  /// Clears the value of `volume`. Subsequent reads from it will return its default value.
+  public mutating func clearVolume() {self._volume = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _volume: Spotter_V1_Weight? = nil
+}
+
 public nonisolated struct Spotter_V1_StatisticsBucket: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -538,6 +563,9 @@ public nonisolated struct Spotter_V1_StatisticsBucket: Sendable {
 
   /// Busiest first.
   public var muscleGroups: [Spotter_V1_MuscleGroupVolume] = []
+
+  /// By the exercises' movement category (squat, hinge, push, …), busiest first.
+  public var categories: [Spotter_V1_CategoryVolume] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1229,9 +1257,53 @@ nonisolated extension Spotter_V1_MuscleGroupVolume: SwiftProtobuf.Message, Swift
   }
 }
 
+nonisolated extension Spotter_V1_CategoryVolume: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CategoryVolume"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}category\0\u{3}set_count\0\u{1}volume\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.category) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.setCount) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._volume) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.category != .unspecified {
+      try visitor.visitSingularEnumField(value: self.category, fieldNumber: 1)
+    }
+    if self.setCount != 0 {
+      try visitor.visitSingularInt32Field(value: self.setCount, fieldNumber: 2)
+    }
+    try { if let v = self._volume {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_CategoryVolume, rhs: Spotter_V1_CategoryVolume) -> Bool {
+    if lhs.category != rhs.category {return false}
+    if lhs.setCount != rhs.setCount {return false}
+    if lhs._volume != rhs._volume {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Spotter_V1_StatisticsBucket: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StatisticsBucket"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_date\0\u{1}workouts\0\u{3}active_minutes\0\u{3}set_count\0\u{3}rep_count\0\u{1}volume\0\u{3}muscle_groups\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_date\0\u{1}workouts\0\u{3}active_minutes\0\u{3}set_count\0\u{3}rep_count\0\u{1}volume\0\u{3}muscle_groups\0\u{1}categories\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1246,6 +1318,7 @@ nonisolated extension Spotter_V1_StatisticsBucket: SwiftProtobuf.Message, SwiftP
       case 5: try { try decoder.decodeSingularInt32Field(value: &self.repCount) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._volume) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.muscleGroups) }()
+      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.categories) }()
       default: break
       }
     }
@@ -1277,6 +1350,9 @@ nonisolated extension Spotter_V1_StatisticsBucket: SwiftProtobuf.Message, SwiftP
     if !self.muscleGroups.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.muscleGroups, fieldNumber: 7)
     }
+    if !self.categories.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.categories, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1288,6 +1364,7 @@ nonisolated extension Spotter_V1_StatisticsBucket: SwiftProtobuf.Message, SwiftP
     if lhs.repCount != rhs.repCount {return false}
     if lhs._volume != rhs._volume {return false}
     if lhs.muscleGroups != rhs.muscleGroups {return false}
+    if lhs.categories != rhs.categories {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -62,6 +62,10 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
 
   /// A coach's template or program given to you (pull only).
   case assignment // = 8
+
+  /// An achievement you earned (pull only; a tombstone when it was withdrawn, such as after
+  /// deleting the workout that earned it). Its object id is the same whenever it is earned.
+  case achievement // = 9
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -79,6 +83,7 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
     case 6: self = .follow
     case 7: self = .comment
     case 8: self = .assignment
+    case 9: self = .achievement
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -94,6 +99,7 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
     case .follow: return 6
     case .comment: return 7
     case .assignment: return 8
+    case .achievement: return 9
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -109,6 +115,7 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
     .follow,
     .comment,
     .assignment,
+    .achievement,
   ]
 
 }
@@ -211,6 +218,16 @@ public nonisolated struct Spotter_V1_ProfileSettings: Sendable {
   /// Clears the value of `unit`. Subsequent reads from it will return its default value.
   public mutating func clearUnit() {self._unit = nil}
 
+  /// YYYY-MM-DD; "" clears it (see UpdateProfileRequest).
+  public var birthday: String {
+    get {_birthday ?? String()}
+    set {_birthday = newValue}
+  }
+  /// Returns true if `birthday` has been explicitly set.
+  public var hasBirthday: Bool {self._birthday != nil}
+  /// Clears the value of `birthday`. Subsequent reads from it will return its default value.
+  public mutating func clearBirthday() {self._birthday = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -218,6 +235,7 @@ public nonisolated struct Spotter_V1_ProfileSettings: Sendable {
   fileprivate var _displayName: String? = nil
   fileprivate var _timeZone: String? = nil
   fileprivate var _unit: Spotter_V1_WeightUnit? = nil
+  fileprivate var _birthday: String? = nil
 }
 
 public nonisolated struct Spotter_V1_Mutation: Sendable {
@@ -576,6 +594,14 @@ public nonisolated struct Spotter_V1_SyncChange: @unchecked Sendable {
     set {_uniqueStorage()._object = .assignment(newValue)}
   }
 
+  public var achievement: Spotter_V1_Achievement {
+    get {
+      if case .achievement(let v)? = _storage._object {return v}
+      return Spotter_V1_Achievement()
+    }
+    set {_uniqueStorage()._object = .achievement(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// The object now; none of them set means a tombstone: delete your copy.
@@ -588,6 +614,7 @@ public nonisolated struct Spotter_V1_SyncChange: @unchecked Sendable {
     case follow(Spotter_V1_FollowedProgram)
     case comment(Spotter_V1_Comment)
     case assignment(Spotter_V1_AssignedPlan)
+    case achievement(Spotter_V1_Achievement)
 
   }
 
@@ -702,7 +729,7 @@ public nonisolated struct Spotter_V1_WatchEvent: Sendable {
 fileprivate nonisolated let _protobuf_package = "spotter.v1"
 
 nonisolated extension Spotter_V1_SyncKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SYNC_KIND_UNSPECIFIED\0\u{1}SYNC_KIND_WORKOUT\0\u{1}SYNC_KIND_TEMPLATE\0\u{1}SYNC_KIND_EXERCISE\0\u{1}SYNC_KIND_PROGRAM\0\u{1}SYNC_KIND_PROFILE\0\u{1}SYNC_KIND_FOLLOW\0\u{1}SYNC_KIND_COMMENT\0\u{1}SYNC_KIND_ASSIGNMENT\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SYNC_KIND_UNSPECIFIED\0\u{1}SYNC_KIND_WORKOUT\0\u{1}SYNC_KIND_TEMPLATE\0\u{1}SYNC_KIND_EXERCISE\0\u{1}SYNC_KIND_PROGRAM\0\u{1}SYNC_KIND_PROFILE\0\u{1}SYNC_KIND_FOLLOW\0\u{1}SYNC_KIND_COMMENT\0\u{1}SYNC_KIND_ASSIGNMENT\0\u{1}SYNC_KIND_ACHIEVEMENT\0")
 }
 
 nonisolated extension Spotter_V1_RegisterDeviceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -835,7 +862,7 @@ nonisolated extension Spotter_V1_ListDevicesResponse: SwiftProtobuf.Message, Swi
 
 nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ProfileSettings"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}birthday\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -846,6 +873,7 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
       case 1: try { try decoder.decodeSingularStringField(value: &self._displayName) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self._timeZone) }()
       case 3: try { try decoder.decodeSingularEnumField(value: &self._unit) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self._birthday) }()
       default: break
       }
     }
@@ -865,6 +893,9 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
     try { if let v = self._unit {
       try visitor.visitSingularEnumField(value: v, fieldNumber: 3)
     } }()
+    try { if let v = self._birthday {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -872,6 +903,7 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
     if lhs._displayName != rhs._displayName {return false}
     if lhs._timeZone != rhs._timeZone {return false}
     if lhs._unit != rhs._unit {return false}
+    if lhs._birthday != rhs._birthday {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1327,7 +1359,7 @@ nonisolated extension Spotter_V1_AssignedPlan: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_SyncChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SyncChange"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}object_id\0\u{1}seq\0\u{2}\u{7}workout\0\u{1}template\0\u{1}exercise\0\u{1}program\0\u{1}profile\0\u{1}follow\0\u{1}comment\0\u{1}assignment\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}object_id\0\u{1}seq\0\u{2}\u{7}workout\0\u{1}template\0\u{1}exercise\0\u{1}program\0\u{1}profile\0\u{1}follow\0\u{1}comment\0\u{1}assignment\0\u{1}achievement\0")
 
   fileprivate class _StorageClass {
     var _kind: Spotter_V1_SyncKind = .unspecified
@@ -1473,6 +1505,19 @@ nonisolated extension Spotter_V1_SyncChange: SwiftProtobuf.Message, SwiftProtobu
             _storage._object = .assignment(v)
           }
         }()
+        case 18: try {
+          var v: Spotter_V1_Achievement?
+          var hadOneofValue = false
+          if let current = _storage._object {
+            hadOneofValue = true
+            if case .achievement(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._object = .achievement(v)
+          }
+        }()
         default: break
         }
       }
@@ -1526,6 +1571,10 @@ nonisolated extension Spotter_V1_SyncChange: SwiftProtobuf.Message, SwiftProtobu
       case .assignment?: try {
         guard case .assignment(let v)? = _storage._object else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+      }()
+      case .achievement?: try {
+        guard case .achievement(let v)? = _storage._object else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
       }()
       case nil: break
       }

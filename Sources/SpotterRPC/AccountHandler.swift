@@ -26,7 +26,8 @@ public struct AccountHandler: Spotter_V1_AccountService.SimpleServiceProtocol {
             displayName: request.hasDisplayName ? request.displayName : nil,
             timeZone: request.hasTimeZone ? request.timeZone : nil,
             bio: request.hasBio ? request.bio : nil,
-            specialities: request.hasSpecialities ? request.specialities.items : nil
+            specialities: request.hasSpecialities ? request.specialities.items : nil,
+            birthday: request.hasBirthday ? request.birthday : nil
         )
         if request.hasUnit {
             guard let unit = WeightUnit(request.unit) else { throw SpotterError.invalid("unit", "must be KG or LB") }

@@ -72,6 +72,7 @@ extension Spotter_V1_Profile {
         version = profile.version
         bio = profile.bio
         specialities = profile.specialities
+        birthday = profile.birthday ?? ""
     }
 }
 

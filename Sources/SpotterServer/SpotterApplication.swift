@@ -126,6 +126,7 @@ public struct SpotterApplication: Sendable {
                 WorkoutHandler(workouts: training.workouts),
                 TemplateHandler(templates: training.templates),
                 ProgressHandler(progress: training.progress),
+                ActivityHandler(activity: training.activity),
                 TransferHandler(transfer: training.transfer),
                 ShareHandler(share: share),
                 CoachingHandler(coaching: coaching),
@@ -195,6 +196,9 @@ public struct SpotterApplication: Sendable {
                             hub: watchHub, notifier: spotterDatabase.notifier, sync: sync,
                             purgeInterval: .seconds(3600), logger: logger)),
                     .init(
+                        service: ActivityReconciler(
+                            mailbox: spotterDatabase.changedFeeds, activity: training.activity, logger: logger)),
+                    .init(
                         service: RetentionService(
                             database: spotterDatabase, accessLogDays: settings.accessLogRetentionDays,
                             interval: .seconds(3600), logger: logger)),
@@ -222,7 +226,7 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.ExerciseService", "spotter.v1.WorkoutService", "spotter.v1.TemplateService",
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
         "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
-        "spotter.v1.ShareService", "spotter.v1.DiscoverService",
+        "spotter.v1.ShareService", "spotter.v1.DiscoverService", "spotter.v1.ActivityService",
         "grpc.health.v1.Health",
     ]
 

@@ -116,6 +116,7 @@ extension SyncObject {
         case .follow(let follow): follow.program.version
         case .comment: nil
         case .assignment(let plan): plan.assignment.version
+        case .achievement: nil
         }
     }
 
@@ -136,6 +137,9 @@ extension SyncObject {
         case .assignment(let plan):
             (["assignment", json(plan.assignment)] + plan.templates.map(Self.canonical)
                 + [plan.program.map(Self.canonical) ?? "-"]).joined(separator: "|")
+        case .achievement(let achievement):
+            ["achievement", achievement.key, json(achievement.earned?.earnedAt), achievement.earned?.workoutID.description ?? "-"]
+                .joined(separator: "|")
         }
     }
 

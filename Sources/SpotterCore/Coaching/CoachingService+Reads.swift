@@ -116,6 +116,18 @@ extension CoachingService {
         }
     }
 
+    /// A client's achievements, earned and locked, computed from their history (progress scope),
+    /// with the client's tenant id.
+    public func clientAchievements(_ principal: Principal, client: String) async throws
+        -> (client: TenantID, achievements: [Achievement])
+    {
+        try await reading(
+            principal, client: client, needs: .progress, kind: .statistics, method: "GetClientAchievements"
+        ) { view, _, _ in
+            (view.tenantID, try await training.activity.computedAchievements(view))
+        }
+    }
+
     public func clientStatistics(
         _ principal: Principal, client: String, period: StatisticsPeriod?, from: Date?, to: Date?
     ) async throws -> Statistics {

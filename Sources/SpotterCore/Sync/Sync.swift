@@ -30,12 +30,14 @@ public enum SyncKind: String, Sendable, CaseIterable, Codable {
     case comment
     /// A coach's template or program given to the lifter.
     case assignment
+    /// An achievement the lifter earned (its id: `Award.id`); withdrawn ones are tombstones.
+    case achievement
 
     /// The kinds a device may change by pushing mutations.
     public var isWritable: Bool {
         switch self {
         case .workout, .template, .exercise, .program, .profile: true
-        case .follow, .comment, .assignment: false
+        case .follow, .comment, .assignment, .achievement: false
         }
     }
 }
@@ -219,6 +221,7 @@ public enum SyncObject: Sendable, Equatable {
     case follow(ProgramFollow)
     case comment(WorkoutComment)
     case assignment(AssignedPlan)
+    case achievement(Achievement)
 }
 
 /// One entry of a pull: the object as it is now, or a tombstone (`object == nil`) when it was

@@ -232,7 +232,7 @@ public struct SyncService: Sendable {
         case .exercise: try await training.exercises.delete(principal, id: text)
         case .program: try await coaching.deleteProgram(principal, id: text)
         case .profile: throw SpotterError.invalid("delete", "the profile cannot be deleted")
-        case .follow, .comment, .assignment: throw Self.notWritable(kind)
+        case .follow, .comment, .assignment, .achievement: throw Self.notWritable(kind)
         }
     }
 

@@ -19,6 +19,18 @@ public struct MuscleGroupVolume: Sendable, Equatable {
     }
 }
 
+public struct CategoryVolume: Sendable, Equatable {
+    public var category: ExerciseCategory
+    public var setCount: Int
+    public var volume: Mass
+
+    public init(category: ExerciseCategory, setCount: Int, volume: Mass) {
+        self.category = category
+        self.setCount = setCount
+        self.volume = volume
+    }
+}
+
 /// Totals of one day, week or month; counted (non-warm-up) sets only.
 public struct StatisticsBucket: Sendable, Equatable {
     /// The period's first local date, YYYY-MM-DD.
@@ -30,6 +42,8 @@ public struct StatisticsBucket: Sendable, Equatable {
     public var volume: Mass
     /// Busiest first.
     public var muscleGroups: [MuscleGroupVolume]
+    /// By the exercises' movement category, busiest first.
+    public var categories: [CategoryVolume]
 
     public init(
         startDate: String,
@@ -38,7 +52,8 @@ public struct StatisticsBucket: Sendable, Equatable {
         setCount: Int,
         repCount: Int,
         volume: Mass,
-        muscleGroups: [MuscleGroupVolume]
+        muscleGroups: [MuscleGroupVolume],
+        categories: [CategoryVolume] = []
     ) {
         self.startDate = startDate
         self.workouts = workouts
@@ -47,6 +62,7 @@ public struct StatisticsBucket: Sendable, Equatable {
         self.repCount = repCount
         self.volume = volume
         self.muscleGroups = muscleGroups
+        self.categories = categories
     }
 }
 

@@ -8,6 +8,7 @@ public struct TrainingServices: Sendable {
     public let templates: TemplateService
     public let progress: ProgressService
     public let transfer: TransferService
+    public let activity: ActivityService
     /// Where the services read a tenant's time zone, unit and tier.
     public let contexts: any TenantContextStore
 
@@ -17,6 +18,7 @@ public struct TrainingServices: Sendable {
         templateStore: any TemplateStore,
         progressStore: any ProgressStore,
         transferStore: any TransferStore,
+        activityStore: any ActivityStore,
         contexts: any TenantContextStore,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -24,6 +26,7 @@ public struct TrainingServices: Sendable {
         workouts = WorkoutService(store: workoutStore, templates: templateStore, now: now)
         templates = TemplateService(store: templateStore, now: now)
         progress = ProgressService(store: progressStore, exercises: exerciseStore, contexts: contexts, now: now)
+        activity = ActivityService(store: activityStore, progress: progressStore, contexts: contexts, now: now)
         self.contexts = contexts
         transfer = TransferService(
             store: transferStore, exercises: exercises, templates: templates, contexts: contexts, now: now)

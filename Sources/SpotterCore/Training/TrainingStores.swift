@@ -124,6 +124,9 @@ public protocol ProgressStore: Sendable {
     ) async throws -> [ExerciseSetRecord]
     /// Buckets with at least one workout, oldest first.
     func statistics(_ principal: Principal, _ query: StatisticsQuery) async throws -> [StatisticsBucket]
+    /// One bucket of every live workout started in `[from, to)` (either end open when `nil`), with
+    /// an empty start date; `nil` without any.
+    func totals(_ principal: Principal, from: Date?, to: Date?, timeZone: String) async throws -> StatisticsBucket?
     /// The Mondays of the ISO weeks in `timeZone` with at least one live workout, as days since
     /// 1970-01-01.
     func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [Int]

@@ -64,6 +64,10 @@ enum SyncObjectSQL {
                 for plan in try await assignedPlans(tenant, ids, connection) {
                     objects[SyncKey(kind, plan.assignment.id)] = .assignment(plan)
                 }
+            case .achievement:
+                for (id, achievement) in try await PostgresActivityStore.achievements(tenant, ids, connection) {
+                    objects[SyncKey(kind, id)] = .achievement(achievement)
+                }
             }
         }
         return objects

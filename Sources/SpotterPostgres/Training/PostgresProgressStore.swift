@@ -68,48 +68,65 @@ public struct PostgresProgressStore: ProgressStore {
     }
 
     public func statistics(_ principal: Principal, _ query: StatisticsQuery) async throws -> [StatisticsBucket] {
+        try await buckets(principal, period: query.period.rawValue, from: query.from, to: query.to, query.timeZone)
+    }
+
+    public func totals(_ principal: Principal, from: Date?, to: Date?, timeZone: String) async throws
+        -> StatisticsBucket?
+    {
+        try await buckets(principal, period: "all", from: from, to: to, timeZone).first
+    }
+
+    /// Totals per `period` (`day`, `week`, `month`, or `all` for one bucket over the whole range,
+    /// whose start date is empty) of the live workouts started in `[from, to)`.
+    private func buckets(_ principal: Principal, period: String, from: Date?, to: Date?, _ timeZone: String)
+        async throws -> [StatisticsBucket]
+    {
         let tenant = principal.tenantID
-        let parameters: [any PostgresEncodable] = [
-            tenant.rawValue, query.period.rawValue, query.timeZone, query.from, query.to,
-        ]
+        let parameters: [any PostgresEncodable] = [tenant.rawValue, period, timeZone, from, to]
+        let bucket = "CASE WHEN $2 = 'all' THEN '' ELSE date_trunc($2, %@ AT TIME ZONE $3)::date::text END"
         return try await database.withTenant(principal) { connection in
             let totals = try await connection.query(
                 """
-                SELECT date_trunc($2, started_at AT TIME ZONE $3)::date::text AS bucket, count(*) AS workouts,
+                SELECT \(bucket.replacingOccurrences(of: "%@", with: "started_at")) AS bucket, count(*) AS workouts,
                        sum(duration_seconds) / 60 AS minutes, sum(set_count) AS sets, sum(rep_count) AS reps,
                        sum(volume_kg) AS volume_kg
                 FROM workouts
-                WHERE tenant_id = $1 AND deleted_at IS NULL AND started_at >= $4 AND started_at < $5
+                WHERE tenant_id = $1 AND deleted_at IS NULL
+                  AND ($4::timestamptz IS NULL OR started_at >= $4) AND ($5::timestamptz IS NULL OR started_at < $5)
                 GROUP BY 1 ORDER BY 1
                 """,
                 parameters
             )
             // Warm-up sets are not counted (SetType.isCounted).
-            let muscles = try await connection.query(
+            let groups = try await connection.query(
                 """
-                SELECT date_trunc($2, s.started_at AT TIME ZONE $3)::date::text AS bucket,
-                       coalesce(c.muscle_group, x.muscle_group) AS muscle_group, count(*) AS sets,
+                SELECT \(bucket.replacingOccurrences(of: "%@", with: "s.started_at")) AS bucket,
+                       coalesce(c.muscle_group, x.muscle_group) AS muscle_group,
+                       coalesce(c.category, x.category) AS category, count(*) AS sets,
                        sum(s.reps * coalesce(s.weight_kg, 0)) AS volume_kg
                 FROM workout_sets s
                 LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
                 LEFT JOIN exercises x ON x.tenant_id = s.tenant_id AND x.exercise_id = s.exercise_id
-                WHERE s.tenant_id = $1 AND s.started_at >= $4 AND s.started_at < $5 AND s.set_type <> 'warm_up'
-                GROUP BY 1, 2
+                WHERE s.tenant_id = $1 AND s.set_type <> 'warm_up'
+                  AND ($4::timestamptz IS NULL OR s.started_at >= $4) AND ($5::timestamptz IS NULL OR s.started_at < $5)
+                GROUP BY GROUPING SETS ((1, 2), (1, 3))
                 """,
                 parameters
             )
-            var groups: [String: [MuscleGroupVolume]] = [:]
-            for row in muscles {
-                guard let muscle = MuscleGroup(rawValue: try row.decode("muscle_group") as String? ?? "") else {
-                    continue
+            var muscles: [String: [MuscleGroupVolume]] = [:]
+            var categories: [String: [CategoryVolume]] = [:]
+            for row in groups {
+                let bucket: String = try row.decode("bucket")
+                let sets: Int = try row.decode("sets")
+                let volume: Mass = try row.decode("volume_kg")
+                if let muscle = MuscleGroup(rawValue: try row.decode("muscle_group") as String? ?? "") {
+                    muscles[bucket, default: []].append(
+                        MuscleGroupVolume(muscleGroup: muscle, setCount: sets, volume: volume))
+                } else if let category = ExerciseCategory(rawValue: try row.decode("category") as String? ?? "") {
+                    categories[bucket, default: []].append(
+                        CategoryVolume(category: category, setCount: sets, volume: volume))
                 }
-                groups[try row.decode("bucket"), default: []].append(
-                    MuscleGroupVolume(
-                        muscleGroup: muscle,
-                        setCount: try row.decode("sets"),
-                        volume: try row.decode("volume_kg") as Mass
-                    )
-                )
             }
             return try totals.map { row in
                 let bucket: String = try row.decode("bucket")
@@ -120,9 +137,14 @@ public struct PostgresProgressStore: ProgressStore {
                     setCount: try row.decode("sets"),
                     repCount: try row.decode("reps"),
                     volume: try row.decode("volume_kg") as Mass,
-                    muscleGroups: (groups[bucket] ?? []).sorted {
+                    muscleGroups: (muscles[bucket] ?? []).sorted {
                         ($0.volume, $0.setCount, $1.muscleGroup.rawValue) > (
                             $1.volume, $1.setCount, $0.muscleGroup.rawValue
+                        )
+                    },
+                    categories: (categories[bucket] ?? []).sorted {
+                        ($0.volume, $0.setCount, $1.category.rawValue) > (
+                            $1.volume, $1.setCount, $0.category.rawValue
                         )
                     }
                 )

@@ -118,6 +118,14 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         return Spotter_V1_GetStatisticsResponse(statistics, unit: tenant.unit)
     }
 
+    public func getClientAchievements(request: Spotter_V1_GetClientAchievementsRequest, context: ServerContext)
+        async throws -> Spotter_V1_ListAchievementsResponse
+    {
+        let principal = try RequestContext.principal()
+        let (client, achievements) = try await coaching.clientAchievements(principal, client: request.clientID)
+        return Spotter_V1_ListAchievementsResponse(achievements, tenant: client)
+    }
+
     public func assign(request: Spotter_V1_AssignRequest, context: ServerContext) async throws
         -> Spotter_V1_Assignment
     {

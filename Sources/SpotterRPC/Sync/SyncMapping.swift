@@ -17,7 +17,8 @@ extension Mutation {
         case .profile(let settings):
             var update = ProfileUpdate(
                 displayName: settings.hasDisplayName ? settings.displayName : nil,
-                timeZone: settings.hasTimeZone ? settings.timeZone : nil)
+                timeZone: settings.hasTimeZone ? settings.timeZone : nil,
+                birthday: settings.hasBirthday ? settings.birthday : nil)
             if settings.hasUnit {
                 guard let unit = WeightUnit(settings.unit) else {
                     throw .invalid(path + "profile.unit", "must be KG or LB")
@@ -85,6 +86,8 @@ extension Spotter_V1_SyncChange {
                 $0.templates = plan.templates.map(Spotter_V1_Template.init)
                 if let program = plan.program { $0.program = Spotter_V1_Program(program) }
             }
+        case .achievement(let achievement):
+            self.achievement = Spotter_V1_Achievement(achievement, id: change.objectID)
         case nil: break  // A tombstone.
         }
     }

@@ -114,27 +114,44 @@ extension Spotter_V1_GetProgressResponse {
 extension Spotter_V1_GetStatisticsResponse {
     init(_ statistics: Statistics, unit: WeightUnit) {
         self = .with {
-            $0.streak = .with {
-                $0.currentWeeks = Int32(statistics.streak.current)
-                $0.longestWeeks = Int32(statistics.streak.longest)
-                $0.currentSince = statistics.streak.currentSince ?? ""
-                $0.lastWeek = statistics.streak.lastWeek ?? ""
-            }
-            $0.buckets = statistics.buckets.map { bucket in
+            $0.streak = Spotter_V1_WeeklyStreak(statistics.streak)
+            $0.buckets = statistics.buckets.map { Spotter_V1_StatisticsBucket($0, unit: unit) }
+        }
+    }
+}
+
+extension Spotter_V1_WeeklyStreak {
+    init(_ streak: WeeklyStreak) {
+        self = .with {
+            $0.currentWeeks = Int32(streak.current)
+            $0.longestWeeks = Int32(streak.longest)
+            $0.currentSince = streak.currentSince ?? ""
+            $0.lastWeek = streak.lastWeek ?? ""
+        }
+    }
+}
+
+extension Spotter_V1_StatisticsBucket {
+    init(_ bucket: StatisticsBucket, unit: WeightUnit) {
+        self = .with {
+            $0.startDate = bucket.startDate
+            $0.workouts = Int32(bucket.workouts)
+            $0.activeMinutes = Int32(bucket.activeMinutes)
+            $0.setCount = Int32(bucket.setCount)
+            $0.repCount = Int32(bucket.repCount)
+            $0.volume = Spotter_V1_Weight(bucket.volume, unit)
+            $0.muscleGroups = bucket.muscleGroups.map { group in
                 .with {
-                    $0.startDate = bucket.startDate
-                    $0.workouts = Int32(bucket.workouts)
-                    $0.activeMinutes = Int32(bucket.activeMinutes)
-                    $0.setCount = Int32(bucket.setCount)
-                    $0.repCount = Int32(bucket.repCount)
-                    $0.volume = Spotter_V1_Weight(bucket.volume, unit)
-                    $0.muscleGroups = bucket.muscleGroups.map { group in
-                        .with {
-                            $0.muscleGroup = group.muscleGroup.proto()
-                            $0.setCount = Int32(group.setCount)
-                            $0.volume = Spotter_V1_Weight(group.volume, unit)
-                        }
-                    }
+                    $0.muscleGroup = group.muscleGroup.proto()
+                    $0.setCount = Int32(group.setCount)
+                    $0.volume = Spotter_V1_Weight(group.volume, unit)
+                }
+            }
+            $0.categories = bucket.categories.map { group in
+                .with {
+                    $0.category = group.category.proto()
+                    $0.setCount = Int32(group.setCount)
+                    $0.volume = Spotter_V1_Weight(group.volume, unit)
                 }
             }
         }

@@ -1,0 +1,320 @@
+import Foundation
+
+/// The achievement rules: pure functions of the lifter's live workouts (their starts already in the
+/// lifter's time zone), birthday and the challenges. Whatever order the workouts were logged,
+/// edited, back-dated or deleted in, the same history gives the same awards, each earned by the
+/// first workout (by start) that met its rule; an award whose rule no longer holds is gone.
+public enum AchievementRules {
+    public static let milestones = [1, 5, 10, 25, 50, 100, 250, 500]
+    public static let streakWeeks = [3, 5, 10, 26, 52]
+    public static let weeklyFrequencies = [3, 4, 5, 7]
+    /// Night Owl: started from 21:00 up to 04:00 local time.
+    public static let nightOwl = (from: 21 * 60, until: 4 * 60)
+    /// Early Bird: started from 04:00 up to 07:00 (earlier is the Night Owl's).
+    public static let earlyBird = (from: 4 * 60, until: 7 * 60)
+
+    /// Every achievement, earned or locked: milestones, streaks, weekly frequency, the trophies,
+    /// then the challenges (earned ones, and those not yet over).
+    public static func evaluate(_ facts: ActivityFacts) -> [Achievement] {
+        let workouts = facts.workouts
+        var list: [Achievement] = []
+
+        for n in milestones {
+            let earned = workouts.count >= n ? award("milestone:\(n)", workouts[n - 1]) : nil
+            list.append(
+                entry(
+                    "milestone:\(n)", progress: min(workouts.count, n),
+                    text: "\(min(workouts.count, n)) of \(n) workouts", earned: earned))
+        }
+
+        let weeks = weekRuns(workouts)
+        let current = currentStreak(weeks, today: facts.today)
+        for n in streakWeeks {
+            let earned = weeks.firstRunReaching[n].map { award("streak:\(n)", $0) }
+            list.append(
+                entry(
+                    "streak:\(n)", progress: min(current, n),
+                    text: "\(current) week\(current == 1 ? "" : "s") in a row now", earned: earned))
+        }
+
+        let thisWeek = monday(facts.today)
+        let thisWeekCount = workouts.filter { monday($0.localDay) == thisWeek }.count
+        for n in weeklyFrequencies {
+            let earned = weeks.firstWeekReaching[n].map { award("frequency:\(n)", $0) }
+            list.append(
+                entry(
+                    "frequency:\(n)", progress: min(thisWeekCount, n), text: "\(thisWeekCount) of \(n) workouts this week",
+                    earned: earned))
+        }
+
+        list.append(
+            trophy(
+                "night_owl", workouts.first { $0.localMinute >= nightOwl.from || $0.localMinute < nightOwl.until }))
+        list.append(
+            trophy(
+                "early_bird",
+                workouts.first { $0.localMinute >= earlyBird.from && $0.localMinute < earlyBird.until }))
+        list.append(birthdayTrophy(workouts, birthday: facts.birthday))
+        list.append(trophy("new_pr", facts.firstRecord))
+        list.append(anniversary(workouts, today: facts.today))
+
+        for challenge in facts.challenges {
+            if let entry = evaluate(challenge, workouts, today: facts.today) { list.append(entry) }
+        }
+        return list
+    }
+
+    /// What an achievement is, by its key: its group, title, what earns it and its target. `nil`
+    /// for a key no rule makes (and for a challenge's, which `challenge` describes).
+    public static func describe(_ key: String) -> (group: AchievementGroup, title: String, criterion: String, target: Int)?
+    {
+        let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return nil }
+        let n = Int(parts[1]) ?? 0
+        switch parts[0] {
+        case "milestone" where milestones.contains(n):
+            return (.milestone, n == 1 ? "1 Workout" : "\(n) Workouts", n == 1 ? "Log your first workout" : "Log \(n) workouts", n)
+        case "streak" where streakWeeks.contains(n):
+            return (
+                .streak, "\(n) Weeks in a Row",
+                "Work out at least once a week (Monday to Sunday) for \(n) weeks in a row", n
+            )
+        case "frequency" where weeklyFrequencies.contains(n):
+            return (.frequency, "\(n)x in a Week", "Log \(n) workouts in one week (Monday to Sunday)", n)
+        case "trophy":
+            switch parts[1] {
+            case "night_owl": return (.trophy, "Night Owl", "Start a workout between 21:00 and 04:00", 1)
+            case "early_bird": return (.trophy, "Early Bird", "Start a workout between 04:00 and 07:00", 1)
+            case "birthday": return (.trophy, "Birthday", "Work out on your birthday", 1)
+            case "new_pr":
+                return (.trophy, "New PR", "Beat your heaviest set or best estimated one-rep max of an exercise", 1)
+            case "anniversary":
+                return (.trophy, "Anniversary", "Work out on or after the first anniversary of your first workout", 1)
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// The entry of an earned achievement alone (what the change feed carries), described by its key
+    /// or by its challenge.
+    public static func earnedEntry(_ stored: StoredAward, challenge: Challenge?) -> Achievement? {
+        let key = stored.award.key
+        if let challenge, challenge.key == key {
+            return Achievement(
+                key: key, group: .challenge, title: challenge.name, criterion: challenge.criterion,
+                progress: challenge.target, target: challenge.target, progressText: "Earned", earned: stored.award,
+                awardedAt: stored.awardedAt, challenge: challenge)
+        }
+        guard let about = describe(key) else { return nil }
+        return Achievement(
+            key: key, group: about.group, title: about.title, criterion: about.criterion, progress: about.target,
+            target: about.target, progressText: "Earned", earned: stored.award, awardedAt: stored.awardedAt)
+    }
+
+    /// The earned ones only.
+    public static func awards(_ facts: ActivityFacts) -> [Award] {
+        evaluate(facts).compactMap(\.earned)
+    }
+
+    // MARK: Weeks
+
+    /// The Monday (days since 1970-01-01, a Thursday) of the ISO week holding `day`.
+    public static func monday(_ day: Int) -> Int {
+        day - ((day % 7 + 7 + 3) % 7)
+    }
+
+    struct WeekFacts {
+        /// The workout that first made a run of N consecutive weeks: the first of its Nth week.
+        var firstRunReaching: [Int: ActivityWorkout] = [:]
+        /// The Nth workout of the first week that had N.
+        var firstWeekReaching: [Int: ActivityWorkout] = [:]
+        /// Mondays with a workout, oldest first.
+        var mondays: [Int] = []
+    }
+
+    static func weekRuns(_ workouts: [ActivityWorkout]) -> WeekFacts {
+        var facts = WeekFacts()
+        var run = 0
+        var inWeek = 0
+        for workout in workouts {
+            let week = monday(workout.localDay)
+            if week == facts.mondays.last {
+                inWeek += 1
+            } else {
+                run = week - (facts.mondays.last ?? week) == 7 ? run + 1 : 1
+                inWeek = 1
+                facts.mondays.append(week)
+                if facts.firstRunReaching[run] == nil { facts.firstRunReaching[run] = workout }
+            }
+            if facts.firstWeekReaching[inWeek] == nil { facts.firstWeekReaching[inWeek] = workout }
+        }
+        return facts
+    }
+
+    /// The run of weeks ending this week, or last week while this week has none yet.
+    static func currentStreak(_ weeks: WeekFacts, today: Int) -> Int {
+        let thisWeek = monday(today)
+        guard let last = weeks.mondays.last, last == thisWeek || last == thisWeek - 7 else { return 0 }
+        var run = 1
+        for (later, earlier) in zip(weeks.mondays.reversed(), weeks.mondays.reversed().dropFirst()) {
+            guard later - earlier == 7 else { break }
+            run += 1
+        }
+        return run
+    }
+
+    // MARK: Trophies
+
+    private static func award(_ key: String, _ workout: ActivityWorkout) -> Award {
+        Award(key: key, earnedAt: workout.startedAt, workoutID: workout.id)
+    }
+
+    /// A rule's entry: earned ones show their target reached.
+    private static func entry(_ key: String, progress: Int, text: String, earned: Award?) -> Achievement {
+        let about = describe(key)!
+        return Achievement(
+            key: key, group: about.group, title: about.title, criterion: about.criterion,
+            progress: earned == nil ? progress : about.target, target: about.target,
+            progressText: earned == nil ? text : "Earned", earned: earned)
+    }
+
+    private static func trophy(_ name: String, _ by: ActivityWorkout?) -> Achievement {
+        let key = "trophy:\(name)"
+        return entry(key, progress: 0, text: "Not yet", earned: by.map { award(key, $0) })
+    }
+
+    /// A workout on the birthday's month and day; a 29 February birthday counts on 28 February in
+    /// other years.
+    private static func birthdayTrophy(_ workouts: [ActivityWorkout], birthday: String?) -> Achievement {
+        guard let birthday, let (month, day) = monthDay(birthday) else {
+            var entry = trophy("birthday", nil)
+            entry.progressText = "Add your birthday to your profile"
+            return entry
+        }
+        let on = workouts.first { workout in
+            let date = CivilDate(day: workout.localDay)
+            if date.month == month && date.day == day { return true }
+            return month == 2 && day == 29 && !CivilDate.isLeap(date.year) && date.month == 2 && date.day == 28
+        }
+        return trophy("birthday", on)
+    }
+
+    /// The first workout on or after the same date a year after the first workout (28 February for
+    /// a first workout on 29 February).
+    private static func anniversary(_ workouts: [ActivityWorkout], today: Int) -> Achievement {
+        guard let first = workouts.first else {
+            var entry = trophy("anniversary", nil)
+            entry.progressText = "Starts with your first workout"
+            return entry
+        }
+        let date = CivilDate(day: first.localDay)
+        let yearLater = CivilDate(
+            year: date.year + 1, month: date.month,
+            day: date.month == 2 && date.day == 29 && !CivilDate.isLeap(date.year + 1) ? 28 : date.day
+        ).dayNumber
+        var entry = trophy("anniversary", workouts.first { $0.localDay >= yearLater })
+        if entry.earned == nil {
+            let total = yearLater - first.localDay
+            entry.target = total
+            entry.progress = max(0, min(today - first.localDay, total))
+            entry.progressText = "\(entry.progress) of \(total) days since your first workout"
+        }
+        return entry
+    }
+
+    // MARK: Challenges
+
+    private static func evaluate(_ challenge: Challenge, _ workouts: [ActivityWorkout], today: Int) -> Achievement? {
+        guard let start = CivilDate.dayNumber(challenge.startsOn), let end = CivilDate.dayNumber(challenge.endsOn)
+        else { return nil }
+        var reached = 0
+        var earnedBy: ActivityWorkout?
+        for workout in workouts where workout.localDay >= start && workout.localDay <= end {
+            reached += challenge.rule == .activeMinutes ? workout.durationSeconds : 1
+            if earnedBy == nil && reached >= (challenge.rule == .activeMinutes ? challenge.target * 60 : challenge.target) {
+                earnedBy = workout
+            }
+        }
+        guard earnedBy != nil || end >= today else { return nil }
+        let progress = min(challenge.rule == .activeMinutes ? reached / 60 : reached, challenge.target)
+        let unit = challenge.rule == .activeMinutes ? "minutes" : "workouts"
+        let text: String
+        if earnedBy != nil {
+            text = "Earned"
+        } else if today < start {
+            text = "Starts \(challenge.startsOn)"
+        } else {
+            text = "\(progress) of \(challenge.target) \(unit) by \(challenge.endsOn)"
+        }
+        return Achievement(
+            key: challenge.key, group: .challenge, title: challenge.name, criterion: challenge.criterion,
+            progress: earnedBy == nil ? progress : challenge.target, target: challenge.target, progressText: text,
+            earned: earnedBy.map { award(challenge.key, $0) }, challenge: challenge)
+    }
+
+    /// `MM-DD` → (month, day).
+    static func monthDay(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 2, let month = Int(parts[0]), let day = Int(parts[1]), (1...12).contains(month),
+            (1...CivilDate.daysIn(month: month, year: 2000)).contains(day)
+        else { return nil }
+        return (month, day)
+    }
+}
+
+/// A proleptic Gregorian date and its day number (days since 1970-01-01), converted with integer
+/// arithmetic (H. Hinnant's `days_from_civil`), so rules over thousands of workouts need no
+/// calendar calls.
+public struct CivilDate: Sendable, Equatable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    public init(day number: Int) {
+        let z = number + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        day = doy - (153 * mp + 2) / 5 + 1
+        month = mp < 10 ? mp + 3 : mp - 9
+        year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    public var dayNumber: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// `YYYY-MM-DD` → day number; `nil` for anything else or a date that does not exist.
+    public static func dayNumber(_ text: String) -> Int? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        return CivilDate(year: year, month: month, day: day).dayNumber
+    }
+
+    public static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Where the achievements' facts come from and where the awards are kept.
+public protocol ActivityStore: Sendable {
+    /// The facts of the principal's acting tenant (a coach's client view too), with `today` the
+    /// tenant's local date at `now`. Reads only.
+    func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts
+    /// In one transaction of `tenant`, one at a time per tenant: reads the facts, asks `awards`
+    /// what is earned, and makes the stored awards match (new ones added, changed ones rewritten,
+    /// withdrawn ones deleted), each change a change of the tenant's feed. Answers the facts read
+    /// and the awards as now stored.
+    func reconcile(_ tenant: TenantID, now: Date, _ awards: @Sendable (ActivityFacts) -> [Award]) async throws
+        -> (ActivityFacts, [StoredAward])
+}
+
+/// Activity totals and achievements.
+public struct ActivityService: Sendable {
+    private let store: any ActivityStore
+    private let progress: any ProgressStore
+    private let contexts: any TenantContextStore
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: any ActivityStore, progress: any ProgressStore, contexts: any TenantContextStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.progress = progress
+        self.contexts = contexts
+        self.now = now
+    }
+
+    /// Every achievement, earned or locked, after bringing the stored awards up to date (so what a
+    /// device learns through the feed never disagrees with this list).
+    public func achievements(_ principal: Principal) async throws -> [Achievement] {
+        let (facts, stored) = try await store.reconcile(principal.tenantID, now: now(), AchievementRules.awards)
+        let awardedAt = Dictionary(stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
+        return AchievementRules.evaluate(facts).map { entry in
+            var entry = entry
+            if let earned = entry.earned { entry.awardedAt = awardedAt[earned.key] }
+            return entry
+        }
+    }
+
+    /// The achievements of the principal's acting tenant computed from the history, without
+    /// writing (a coach's view of a client).
+    public func computedAchievements(_ principal: Principal) async throws -> [Achievement] {
+        AchievementRules.evaluate(try await store.facts(principal, now: now()))
+    }
+
+    /// Brings `tenant`'s stored awards up to date with its history: what spotterd runs after a
+    /// change of the tenant's feed.
+    public func reconcile(_ tenant: TenantID) async throws {
+        _ = try await store.reconcile(tenant, now: now(), AchievementRules.awards)
+    }
+
+    /// Totals of the live workouts started in `[from, to)` (all of history without them): workouts,
+    /// active minutes, sets, reps and volume, per muscle group and per category; and the streak.
+    public func summary(_ principal: Principal, from: Date?, to: Date?) async throws -> ActivitySummary {
+        if let from, let to, from >= to { throw SpotterError.invalid("to", "must be after from") }
+        let context = try await principal.context(from: contexts)
+        let totals = try await progress.totals(principal, from: from, to: to, timeZone: context.timeZone)
+        let weeks = try await progress.trainingWeeks(principal, timeZone: context.timeZone)
+        let thisWeek = WeeklyStreak.monday(of: now(), timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
+        return ActivitySummary(
+            totals: totals
+                ?? StatisticsBucket(
+                    startDate: "", workouts: 0, activeMinutes: 0, setCount: 0, repCount: 0, volume: .zero,
+                    muscleGroups: []),
+            streak: WeeklyStreak.of(weeks: weeks, thisWeek: thisWeek))
+    }
+}
+
+/// What GetActivitySummary answers.
+public struct ActivitySummary: Sendable, Equatable {
+    /// Its start date is empty.
+    public var totals: StatisticsBucket
+    public var streak: WeeklyStreak
+
+    public init(totals: StatisticsBucket, streak: WeeklyStreak) {
+        self.totals = totals
+        self.streak = streak
+    }
+}

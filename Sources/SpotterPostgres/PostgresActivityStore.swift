@@ -1,0 +1,216 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// `ActivityStore` on PostgreSQL. The facts are three reads that stay small whatever the history:
+/// the live workouts' starts (down `workouts_history_idx`, with their local day and time computed
+/// by the database), the first new personal record (two index probes per exercise the lifter has
+/// done, below), and the challenges.
+public struct PostgresActivityStore: ActivityStore {
+    private let database: SpotterDatabase
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+    }
+
+    public func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts {
+        try await database.withTenant(principal) { connection in
+            try await Self.facts(principal.actingTenantID, now: now, connection)
+        }
+    }
+
+    public func reconcile(_ tenant: TenantID, now: Date, _ awards: @Sendable (ActivityFacts) -> [Award])
+        async throws -> (ActivityFacts, [StoredAward])
+    {
+        try await database.withTenant(tenant) { connection in
+            // One reconciliation at a time per tenant; taken before the feed's counter row (which
+            // the writes below lock), so the lock order of 0017 holds.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
+            let facts = try await Self.facts(tenant, now: now, connection)
+            let wanted = Dictionary(awards(facts).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            var stored = try await connection.query(
+                "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1", [tenant.rawValue]
+            ).map { row in
+                StoredAward(
+                    award: Award(
+                        key: try row.decode("key"), earnedAt: try row.decode("earned_at"),
+                        workoutID: WorkoutID(rawValue: try row.decode("workout_id"))),
+                    awardedAt: try row.decode("awarded_at"))
+            }
+            let withdrawn = stored.map(\.award.key).filter { wanted[$0] == nil }
+            let changed = wanted.values.filter { award in stored.first { $0.award.key == award.key }?.award != award }
+            if !withdrawn.isEmpty {
+                try await connection.query(
+                    "DELETE FROM achievements WHERE tenant_id = $1 AND key = ANY($2::text[])",
+                    [tenant.rawValue, withdrawn])
+            }
+            if !changed.isEmpty {
+                let sorted = changed.sorted { $0.key < $1.key }
+                try await connection.query(
+                    """
+                    INSERT INTO achievements AS a (tenant_id, achievement_id, key, earned_at, workout_id, awarded_at)
+                    SELECT $1, id, key, earned_at, workout_id, $6
+                    FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[]) AS n (id, key, earned_at, workout_id)
+                    ON CONFLICT (tenant_id, key)
+                    DO UPDATE SET earned_at = excluded.earned_at, workout_id = excluded.workout_id
+                    """,
+                    [
+                        tenant.rawValue, sorted.map { Award.id(tenant, key: $0.key) }, sorted.map(\.key),
+                        sorted.map(\.earnedAt), sorted.map(\.workoutID.rawValue), now,
+                    ])
+            }
+            if !withdrawn.isEmpty || !changed.isEmpty {
+                let kept = Dictionary(stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
+                stored = wanted.values.map { StoredAward(award: $0, awardedAt: kept[$0.key] ?? now) }
+            }
+            return (facts, stored.sorted { $0.award.key < $1.award.key })
+        }
+    }
+
+    /// The tenant's stored awards among `ids` (feed ids, `Award.id`), as the change feed sends them.
+    static func achievements(_ tenant: TenantID, _ ids: [UUID], _ connection: PostgresConnection) async throws
+        -> [(UUID, Achievement)]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT a.achievement_id, a.key, a.earned_at, a.workout_id, a.awarded_at, c.challenge_id, c.name,
+                   c.description, c.starts_on::text AS starts_on, c.ends_on::text AS ends_on, c.rule, c.target,
+                   c.created_at, c.created_by
+            FROM achievements a
+            LEFT JOIN challenges c ON a.key = 'challenge:' || c.challenge_id::text
+            WHERE a.tenant_id = $1 AND a.achievement_id = ANY($2::uuid[])
+            """,
+            [tenant.rawValue, ids])
+        return try rows.compactMap { row in
+            let stored = StoredAward(
+                award: Award(
+                    key: try row.decode("key"), earnedAt: try row.decode("earned_at"),
+                    workoutID: WorkoutID(rawValue: try row.decode("workout_id"))),
+                awardedAt: try row.decode("awarded_at"))
+            let challenge = try (row.decode("challenge_id") as UUID?).map { _ in try decodeChallenge(row) }
+            return AchievementRules.earnedEntry(stored, challenge: challenge).map {
+                (try! row.decode("achievement_id") as UUID, $0)
+            }
+        }
+    }
+
+    static func facts(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> ActivityFacts {
+        guard
+            let profile = try await connection.query(
+                """
+                SELECT time_zone, birthday, ($2::timestamptz AT TIME ZONE time_zone)::date - DATE '1970-01-01' AS today
+                FROM spotter_activity_profile($1)
+                """,
+                [tenant.rawValue, now]
+            ).single
+        else { throw SpotterError.notFound("tenant not found") }
+        let timeZone: String = try profile.decode("time_zone")
+        let workouts = try await connection.query(
+            """
+            SELECT workout_id, started_at, duration_seconds,
+                   (started_at AT TIME ZONE $2)::date - DATE '1970-01-01' AS local_day,
+                   (extract(hour FROM started_at AT TIME ZONE $2) * 60
+                    + extract(minute FROM started_at AT TIME ZONE $2))::integer AS local_minute
+            FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
+            ORDER BY started_at, workout_id
+            """,
+            [tenant.rawValue, timeZone]
+        ).map(decodeWorkout)
+        let record = try await connection.query(firstRecord, [tenant.rawValue]).single
+        let today: Int = try profile.decode("today")
+        let challenges = try await connection.query(
+            Self.challengeSelect + " WHERE ends_on >= DATE '1970-01-01' + $1::integer ORDER BY starts_on, challenge_id",
+            [min(workouts.first?.localDay ?? today, today)]
+        ).map(decodeChallenge)
+        return ActivityFacts(
+            workouts: workouts,
+            firstRecord: try record.map { row in
+                let id = WorkoutID(rawValue: try row.decode("workout_id"))
+                return workouts.first { $0.id == id }
+            } ?? nil,
+            birthday: try profile.decode("birthday"),
+            challenges: challenges,
+            today: today)
+    }
+
+    private static func decodeWorkout(_ row: PostgresRow) throws -> ActivityWorkout {
+        ActivityWorkout(
+            id: WorkoutID(rawValue: try row.decode("workout_id")), startedAt: try row.decode("started_at"),
+            durationSeconds: try row.decode("duration_seconds"), localDay: try row.decode("local_day"),
+            localMinute: try row.decode("local_minute"))
+    }
+
+    static let challengeSelect = """
+        SELECT challenge_id, name, description, starts_on::text AS starts_on, ends_on::text AS ends_on, rule, target,
+               created_at, created_by
+        FROM challenges
+        """
+
+    static func decodeChallenge(_ row: PostgresRow) throws -> Challenge {
+        Challenge(
+            id: try row.decode("challenge_id"), name: try row.decode("name"), description: try row.decode("description"),
+            startsOn: try row.decode("starts_on"), endsOn: try row.decode("ends_on"),
+            rule: Challenge.Rule(rawValue: try row.decode("rule")) ?? .workouts, target: try row.decode("target"),
+            createdAt: try row.decode("created_at"), createdBy: try row.decode("created_by"))
+    }
+
+    /// The first workout with a new personal record. A record is a working set (not a warm-up, at
+    /// least one rep) heavier than every set of the same exercise in earlier workouts, or with a
+    /// higher estimated one-rep max (Epley, 1–12 reps; a single is its own weight). Until an
+    /// exercise's first record, its best is what its first workout did, so the first record of an
+    /// exercise is its first later set above that workout's best: per exercise, one probe for its
+    /// first workout and one for the first set above it, both down `workout_sets_exercise_idx`.
+    /// The exercises are found by skipping through the same index (a recursive CTE), not by
+    /// reading every set. Sets of an exercise's first workout, or of a workout with the same
+    /// start, are never records.
+    static let firstRecord = """
+        WITH RECURSIVE lifts AS (
+            (SELECT exercise_id FROM workout_sets WHERE tenant_id = $1 ORDER BY exercise_id LIMIT 1)
+            UNION ALL
+            SELECT (SELECT s.exercise_id FROM workout_sets s
+                    WHERE s.tenant_id = $1 AND s.exercise_id > l.exercise_id ORDER BY s.exercise_id LIMIT 1)
+            FROM lifts l WHERE l.exercise_id IS NOT NULL
+        ),
+        sets AS (
+            SELECT s.exercise_id, s.workout_id, s.started_at, s.weight_kg AS heaviest,
+                   CASE WHEN s.reps = 1 THEN s.weight_kg WHEN s.reps <= 12 THEN s.weight_kg * (1 + s.reps / 30.0) END
+                       AS e1rm
+            FROM workout_sets s
+            WHERE s.tenant_id = $1 AND s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0
+        ),
+        firsts AS (
+            SELECT l.exercise_id, f.workout_id, f.started_at, measure
+            FROM lifts l
+            CROSS JOIN (VALUES ('heaviest'), ('e1rm')) AS m (measure)
+            CROSS JOIN LATERAL (
+                SELECT s.workout_id, s.started_at FROM workout_sets s
+                WHERE s.tenant_id = $1 AND s.exercise_id = l.exercise_id AND s.set_type <> 'warm_up'
+                  AND s.weight_kg > 0 AND s.reps >= 1 AND (measure = 'heaviest' OR s.reps <= 12)
+                ORDER BY s.started_at, s.workout_id LIMIT 1
+            ) f
+            WHERE l.exercise_id IS NOT NULL
+        ),
+        bests AS (
+            SELECT f.exercise_id, f.started_at, f.measure,
+                   max(CASE f.measure WHEN 'heaviest' THEN s.heaviest ELSE s.e1rm END) AS best
+            FROM firsts f
+            JOIN sets s ON s.exercise_id = f.exercise_id AND s.workout_id = f.workout_id
+            GROUP BY 1, 2, 3
+        )
+        SELECT r.workout_id, r.started_at
+        FROM bests b
+        CROSS JOIN LATERAL (
+            SELECT s.workout_id, s.started_at FROM workout_sets s
+            WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id AND s.started_at > b.started_at
+              AND s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0
+              AND CASE b.measure
+                  WHEN 'heaviest' THEN s.weight_kg > b.best
+                  ELSE s.reps <= 12
+                       AND CASE WHEN s.reps = 1 THEN s.weight_kg ELSE s.weight_kg * (1 + s.reps / 30.0) END > b.best
+                  END
+            ORDER BY s.started_at, s.workout_id LIMIT 1
+        ) r
+        ORDER BY r.started_at, r.workout_id LIMIT 1
+        """
+}

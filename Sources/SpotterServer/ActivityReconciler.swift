@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SpotterCore
+import SpotterPostgres
+
+/// Keeps each lifter's stored achievements equal to what their history earns, so awards and
+/// withdrawals reach devices through the change feed and Watch without anyone asking for the list.
+///
+/// After a transaction that changed a tenant's feed commits (a workout logged, edited, deleted or
+/// pushed; the profile's time zone or birthday changed), `SpotterDatabase.changedFeeds` hands the
+/// tenant over; this loop reconciles each tenant handed over, one at a time, off the calls' path
+/// (`ActivityService.reconcile`: one transaction that reads the facts and writes only what
+/// changed). Changes that arrive while it works fold into one more round per tenant. An award
+/// written here changes the feed again, which costs one more round that finds nothing to write.
+/// If the process stops first, the next change or the next `ListAchievements` catches up.
+struct ActivityReconciler: Service {
+    let mailbox: TenantMailbox
+    let activity: ActivityService
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await mailbox.deliver { tenants in
+                for tenant in tenants {
+                    guard let id = UUID(uuidString: String(tenant)) else { continue }
+                    do {
+                        try await activity.reconcile(TenantID(rawValue: id))
+                    } catch {
+                        logger.warning(
+                            "achievement reconciliation failed; the next change retries it",
+                            metadata: ["tenant": "\(tenant)", "error": "\(error)"])
+                    }
+                }
+            }
+        }
+    }
+}
