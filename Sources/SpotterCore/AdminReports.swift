@@ -133,6 +133,10 @@ public protocol AdminMaintenanceStore: Sendable {
     /// Hides a live publication (followers keep their copies); the author it belonged to, `nil`
     /// when no live publication has this id.
     func unpublish(_ id: UUID, now: Date, audit: (TenantID) -> AuditRecord) async throws -> TenantID?
+    /// Stores a new challenge with its audit record.
+    func createChallenge(_ challenge: Challenge, audit: AuditRecord) async throws
+    /// Challenges, latest ending first; only those not over at `today` (a local date) unless `all`.
+    func challenges(all: Bool, today: String, limit: Int) async throws -> [Challenge]
     /// Checks that RLS is forced on every tenant table and the request roles are unprivileged.
     func securityFindings(applicationRoles: [String]) async throws -> [SecurityFinding]
 }

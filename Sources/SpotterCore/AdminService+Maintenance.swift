@@ -221,6 +221,33 @@ extension AdminService {
         return item
     }
 
+    /// Creates a dated challenge: lifters who meet its rule between its first and last day (in
+    /// their own time zones) earn its trophy. Audited.
+    public func createChallenge(
+        name: String, description: String, startsOn: String, endsOn: String, rule: String, target: Int?,
+        actor: AdminActor, reason: String
+    ) async throws -> Challenge {
+        try Self.requireReason(reason)
+        let challenge = try ChallengeRules.validated(
+            name: name, description: description, startsOn: startsOn, endsOn: endsOn, rule: rule, target: target,
+            createdAt: now(), createdBy: actor.operatorName)
+        try await checkOperator(actor)
+        try await store.createChallenge(
+            challenge,
+            audit: AuditRecord(
+                actor: actor, action: "challenge.create", targetTenantID: nil, target: challenge.id.lowercasedString,
+                reason: reason))
+        return challenge
+    }
+
+    /// Challenges, latest ending first: those not over yet (by UTC date), or all.
+    public func challenges(all: Bool, limit: Int) async throws -> [Challenge] {
+        guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
+        return try await store.challenges(
+            all: all, today: CivilDate(day: Int((now().timeIntervalSince1970 / 86_400).rounded(.down))).text,
+            limit: limit)
+    }
+
     /// Discover's publications for moderation: live ones (or all), newest first, of one author
     /// (a username, e-mail or tenant id) or everyone.
     public func publications(author reference: String?, all: Bool, limit: Int) async throws -> [Publication] {

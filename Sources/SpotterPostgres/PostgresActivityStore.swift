@@ -15,7 +15,7 @@ public struct PostgresActivityStore: ActivityStore {
 
     public func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts {
         try await database.withTenant(principal) { connection in
-            try await Self.facts(principal.actingTenantID, now: now, connection)
+            try await Self.facts(principal.tenantID, now: now, connection)
         }
     }
 

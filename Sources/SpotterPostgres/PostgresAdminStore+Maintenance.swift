@@ -287,6 +287,36 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func createChallenge(_ challenge: Challenge, audit: AuditRecord) async throws {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                try await connection.query(
+                    """
+                    INSERT INTO challenges (challenge_id, name, description, starts_on, ends_on, rule, target, created_at,
+                                            created_by)
+                    VALUES ($1, $2, $3, $4::date, $5::date, $6, $7, $8, $9)
+                    """,
+                    [
+                        challenge.id, challenge.name, challenge.description, challenge.startsOn, challenge.endsOn,
+                        challenge.rule.rawValue, challenge.target, challenge.createdAt, challenge.createdBy,
+                    ])
+                try await AuditSQL.append(audit, connection)
+            }
+        }
+    }
+
+    public func challenges(all: Bool, today: String, limit: Int) async throws -> [Challenge] {
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                try await connection.query(
+                    PostgresActivityStore.challengeSelect
+                        + " WHERE $1 OR ends_on >= $2::date - 1 ORDER BY ends_on DESC, challenge_id LIMIT $3",
+                    [all, today, limit]
+                ).map(PostgresActivityStore.decodeChallenge)
+            }
+        }
+    }
+
     public func unpublish(_ id: UUID, now: Date, audit: (TenantID) -> AuditRecord) async throws -> TenantID? {
         try await translatingErrors {
             try await pool.withTransaction { connection in

@@ -11,7 +11,7 @@ struct SpotterCtl: AsyncParsableCommand {
             + "and is written to the audit log in the same transaction.",
         subcommands: [
             StatusCommand.self, AccountsCommand.self, TiersCommand.self, ExportCommand.self, FeedbackCommand.self,
-            OutboxCommand.self, PublicationsCommand.self,
+            OutboxCommand.self, PublicationsCommand.self, ChallengesCommand.self,
             AuditCommand.self,
             DbCommand.self, MigrateCommand.self, HealthCommand.self,
         ]

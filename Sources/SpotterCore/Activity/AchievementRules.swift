@@ -318,3 +318,58 @@ public struct CivilDate: Sendable, Equatable {
         }
     }
 }
+
+extension CivilDate {
+    /// `YYYY-MM-DD`.
+    public var text: String {
+        func pad(_ value: Int, _ width: Int) -> String {
+            String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+}
+
+/// What makes a challenge valid.
+public enum ChallengeRules {
+    /// The longest range a challenge may have: a year and a day.
+    public static let maximumDays = 366
+
+    /// A new challenge from an administrator's input, or `invalidArgument` naming each field wrong.
+    public static func validated(
+        name: String, description: String, startsOn: String, endsOn: String, rule: String, target: Int?,
+        createdAt: Date, createdBy: String
+    ) throws(SpotterError) -> Challenge {
+        var validator = Validator()
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let description = description.trimmingCharacters(in: .whitespacesAndNewlines)
+        validator.check((1...80).contains(name.count), "name", "must be 1 to 80 characters")
+        validator.check(description.count <= 500, "description", "must be at most 500 characters")
+        let start = CivilDate.dayNumber(startsOn)
+        let end = CivilDate.dayNumber(endsOn)
+        validator.check(start != nil, "starts_on", "must be a date as YYYY-MM-DD, not '\(startsOn)'")
+        validator.check(end != nil, "ends_on", "must be a date as YYYY-MM-DD, not '\(endsOn)'")
+        if let start, let end {
+            validator.check(end >= start, "ends_on", "must be on or after starts_on (\(startsOn))")
+            validator.check(
+                end - start <= maximumDays, "ends_on", "must be at most \(maximumDays) days after starts_on")
+        }
+        let parsed = Challenge.Rule(rawValue: rule)
+        validator.check(
+            parsed != nil, "rule", "must be one of \(Challenge.Rule.allCases.map(\.rawValue).joined(separator: ", "))")
+        switch parsed {
+        case .anyWorkout:
+            validator.check(target == nil || target == 1, "target", "must be 1 (or left out) for any_workout")
+        case .workouts, .activeMinutes:
+            if let target {
+                validator.check((1...100_000).contains(target), "target", "must be from 1 to 100000")
+            } else {
+                validator.add("target", "is required for \(rule)")
+            }
+        case nil: break
+        }
+        try validator.validate()
+        return Challenge(
+            id: UUID(), name: name, description: description, startsOn: startsOn, endsOn: endsOn, rule: parsed!,
+            target: target ?? 1, createdAt: createdAt, createdBy: createdBy)
+    }
+}

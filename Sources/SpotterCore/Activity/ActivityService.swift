@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the achievements' facts come from and where the awards are kept.
 public protocol ActivityStore: Sendable {
-    /// The facts of the principal's acting tenant (a coach's client view too), with `today` the
+    /// The facts of the principal's tenant (a coach's client view too: the client's), with `today` the
     /// tenant's local date at `now`. Reads only.
     func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts
     /// In one transaction of `tenant`, one at a time per tenant: reads the facts, asks `awards`

@@ -1,0 +1,337 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+@Suite("Activity and achievements on PostgreSQL")
+struct ActivityTests {
+    /// Monday 2026-09-07 12:00 UTC.
+    private let monday = Date(timeIntervalSince1970: 1_788_782_400)
+
+    /// One workout as the test itself keeps it: what a recomputation from scratch starts from.
+    struct Kept {
+        var id: WorkoutID
+        var startedAt: Date
+        var durationSeconds: Int
+        /// (exercise, reps, kilograms) of each working set.
+        var sets: [(ExerciseID, Int, Decimal)]
+    }
+
+    /// The awards a recomputation from scratch gives for `kept`: local days and times by
+    /// Foundation's calendar, the first record by a running best per exercise, then the rules.
+    static func expectedAwards(_ kept: [Kept], timeZone: String, birthday: String?, now: Date) -> [String: WorkoutID] {
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = TimeZone(identifier: timeZone)!
+        func local(_ date: Date) -> (day: Int, minute: Int) {
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+            let day = CivilDate(year: parts.year!, month: parts.month!, day: parts.day!).dayNumber
+            return (day, parts.hour! * 60 + parts.minute!)
+        }
+        let ordered = kept.sorted { ($0.startedAt, $0.id.description) < ($1.startedAt, $1.id.description) }
+        var heaviest: [ExerciseID: Decimal] = [:]
+        var bestE1RM: [ExerciseID: Decimal] = [:]
+        var firstRecord: ActivityWorkout?
+        var workouts: [ActivityWorkout] = []
+        for workout in ordered {
+            let (day, minute) = local(workout.startedAt)
+            let entry = ActivityWorkout(
+                id: workout.id, startedAt: workout.startedAt, durationSeconds: workout.durationSeconds, localDay: day,
+                localMinute: minute)
+            workouts.append(entry)
+            var isRecord = false
+            for (exercise, reps, kilograms) in workout.sets where reps >= 1 && kilograms > 0 {
+                if let best = heaviest[exercise], kilograms > best { isRecord = true }
+                if reps <= 12, let best = bestE1RM[exercise],
+                    (reps == 1 ? kilograms : kilograms * (1 + Decimal(reps) / 30)) > best
+                {
+                    isRecord = true
+                }
+            }
+            if isRecord && firstRecord == nil { firstRecord = entry }
+            for (exercise, reps, kilograms) in workout.sets where reps >= 1 && kilograms > 0 {
+                heaviest[exercise] = max(heaviest[exercise] ?? 0, kilograms)
+                if reps <= 12 {
+                    bestE1RM[exercise] = max(
+                        bestE1RM[exercise] ?? 0, reps == 1 ? kilograms : kilograms * (1 + Decimal(reps) / 30))
+                }
+            }
+        }
+        let facts = ActivityFacts(
+            workouts: workouts, firstRecord: firstRecord, birthday: birthday, challenges: [], today: local(now).day)
+        return Dictionary(uniqueKeysWithValues: AchievementRules.awards(facts).map { ($0.key, $0.workoutID) })
+    }
+
+    /// Awards as the table holds them.
+    static func stored(_ database: TestDatabase, _ lifter: Principal) async throws -> [String: WorkoutID] {
+        try await database.asOwner { connection in
+            let rows = try await connection.query(
+                "SELECT key, workout_id FROM achievements WHERE tenant_id = $1", [lifter.tenantID.rawValue])
+            return Dictionary(
+                uniqueKeysWithValues: try rows.map {
+                    (try $0.decode("key") as String, WorkoutID(rawValue: try $0.decode("workout_id")))
+                })
+        }
+    }
+
+    @Test(
+        "achievements stay exact under a random sequence of logs, back-dated logs, start-time edits, deletions, a push of old workouts and time-zone changes"
+    )
+    func randomSequenceMatchesRecomputation() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(3 * 365 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            let accounts = database.accountService(clock: clock)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            var random = SeededGenerator(seed: 17)
+            var kept: [WorkoutID: Kept] = [:]
+            var timeZone = "UTC"
+            let zones = ["America/New_York", "Asia/Kolkata", "Pacific/Kiritimati", "Europe/Berlin", "UTC"]
+            let lifts = [Catalog.squat, Catalog.benchPress, Catalog.deadlift]
+            // Reps whose e1RM factor is an exact decimal (1, 1.1, 1.2, 1.4) or none (15, 20).
+            let repChoices = [1, 3, 6, 12, 15, 20]
+
+            func draft() -> (WorkoutDraft, [(ExerciseID, Int, Decimal)]) {
+                // Any second of about two years, so starts never tie.
+                let start = monday.addingTimeInterval(Double(random.next(upTo: 2 * 365 * 86_400)))
+                let exercises = (0..<(1 + random.next(upTo: 2))).map { _ in lifts[random.next(upTo: lifts.count)] }
+                var sets: [(ExerciseID, Int, Decimal)] = []
+                let drafts = exercises.map { exercise in
+                    WorkoutExerciseDraft(
+                        exerciseID: exercise.description,
+                        sets: (0..<(1 + random.next(upTo: 3))).map { _ in
+                            let reps = repChoices[random.next(upTo: repChoices.count)]
+                            let kilograms = Decimal(40 + 5 * random.next(upTo: 30)) / 2 * 2
+                            sets.append((exercise, reps, kilograms))
+                            return SetDraft(
+                                reps: reps,
+                                weight: WeightDraft(value: NSDecimalNumber(decimal: kilograms).doubleValue, unit: .kg))
+                        })
+                }
+                let minutes = 10 + random.next(upTo: 80)
+                return (
+                    WorkoutDraft(name: "Session", startedAt: start, durationSeconds: minutes * 60, exercises: drafts),
+                    sets
+                )
+            }
+
+            var device = try await SimulatedDevice.register(sync, ada, label: "phone")
+            for step in 0..<70 {
+                let roll = random.next(upTo: 100)
+                if roll < 45 || kept.isEmpty {
+                    let (workoutDraft, sets) = draft()
+                    let workout = try await training.workouts.log(ada, id: "", workoutDraft)
+                    kept[workout.id] = Kept(
+                        id: workout.id, startedAt: workoutDraft.startedAt!, durationSeconds: workoutDraft.durationSeconds,
+                        sets: sets)
+                } else if roll < 60 {
+                    let id = kept.keys.sorted { $0.description < $1.description }[random.next(upTo: kept.count)]
+                    let start = monday.addingTimeInterval(Double(random.next(upTo: 2 * 365 * 86_400)))
+                    _ = try await training.workouts.update(
+                        ada, id: id.description, WorkoutPatch(startedAt: start), expectedVersion: nil)
+                    kept[id]?.startedAt = start
+                } else if roll < 80 {
+                    let id = kept.keys.sorted { $0.description < $1.description }[random.next(upTo: kept.count)]
+                    try await training.workouts.delete(ada, id: id.description)
+                    kept[id] = nil
+                } else if roll < 90 {
+                    var mutations: [Mutation] = []
+                    for _ in 0..<(5 + random.next(upTo: 15)) {
+                        let (workoutDraft, sets) = draft()
+                        let id = WorkoutID(rawValue: UUID())
+                        mutations.append(device.put(.workout(workoutDraft), id.rawValue, base: 0))
+                        kept[id] = Kept(
+                            id: id, startedAt: workoutDraft.startedAt!, durationSeconds: workoutDraft.durationSeconds,
+                            sets: sets)
+                    }
+                    let results = try await device.push(sync, mutations)
+                    #expect(results.allSatisfy { $0.status == .applied }, "step \(step): the push applies")
+                } else {
+                    timeZone = zones[random.next(upTo: zones.count)]
+                    _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: timeZone))
+                }
+
+                let listed = try await training.activity.achievements(ada)
+                let expected = Self.expectedAwards(
+                    Array(kept.values), timeZone: timeZone, birthday: nil, now: clock.now)
+                let earned = Dictionary(
+                    uniqueKeysWithValues: listed.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
+                #expect(earned == expected, "step \(step) (roll \(roll)): the list equals a recomputation")
+                #expect(try await Self.stored(database, ada) == expected, "step \(step): the table equals it too")
+            }
+            #expect(kept.count > 60, "the sequence built a history worth checking")
+        }
+    }
+
+    @Test("awards and withdrawals reach devices through the change feed")
+    func awardsReachTheFeed() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(86_400))
+            let training = database.trainingServices(clock: clock)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            var device = try await SimulatedDevice.register(sync, ada, label: "phone")
+            try await device.pullAll(sync)
+
+            // 22:30 UTC: a Night Owl too.
+            let workout = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday.addingTimeInterval(10.5 * 3600)))
+            try await training.activity.reconcile(ada.tenantID)
+            let changes = try await device.pullAll(sync).filter { $0.kind == .achievement }
+            let keys = Set(changes.compactMap { change -> String? in
+                guard case .achievement(let achievement) = change.object else { return nil }
+                #expect(achievement.earned?.workoutID == workout.id)
+                #expect(change.objectID == Award.id(ada.tenantID, key: achievement.key))
+                return achievement.key
+            })
+            #expect(keys == ["milestone:1", "trophy:night_owl"])
+            let milestone = changes.first { $0.objectID == Award.id(ada.tenantID, key: "milestone:1") }
+            if case .achievement(let achievement) = milestone?.object {
+                #expect(achievement.title == "1 Workout")
+                #expect(achievement.awardedAt == clock.now)
+            } else {
+                Issue.record("no milestone:1 in the feed")
+            }
+
+            // Reconciling again writes nothing.
+            try await training.activity.reconcile(ada.tenantID)
+            #expect(try await device.pullAll(sync).isEmpty)
+
+            try await training.workouts.delete(ada, id: workout.id.description)
+            try await training.activity.reconcile(ada.tenantID)
+            let withdrawn = try await device.pullAll(sync).filter { $0.kind == .achievement }
+            #expect(withdrawn.count == 2 && withdrawn.allSatisfy { $0.object == nil }, "both are tombstones")
+            #expect(try await Self.stored(database, ada).isEmpty)
+        }
+    }
+
+    @Test("the list shows locked achievements with progress; a birthday earns its trophy; challenges count in the lifter's dates")
+    func lockedProgressBirthdayAndChallenges() async throws {
+        try await TestDatabase.with { database in
+            // Wednesday 2026-09-09 18:00 UTC.
+            let clock = TestClock(monday.addingTimeInterval(2 * 86_400 + 6 * 3600))
+            let training = database.trainingServices(clock: clock)
+            let accounts = database.accountService(clock: clock)
+            let ada = try await database.lifter("ada")
+            // Monday 06:00 and Tuesday 06:00 in Berlin (04:00 UTC): two Early Birds' workouts.
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Europe/Berlin"))
+            for day in 0..<2 {
+                _ = try await training.workouts.log(
+                    ada, id: "", workoutDraft(at: monday.addingTimeInterval(Double(day) * 86_400 - 8 * 3600)))
+            }
+            var list = try await training.activity.achievements(ada)
+            func entry(_ key: String) -> Achievement? { list.first { $0.key == key } }
+            #expect(entry("milestone:5")?.progressText == "2 of 5 workouts")
+            #expect(entry("milestone:5")?.earned == nil && entry("milestone:1")?.earned != nil)
+            #expect(entry("frequency:3")?.progressText == "2 of 3 workouts this week")
+            #expect(entry("streak:3")?.progressText == "1 week in a row now")
+            #expect(entry("trophy:early_bird")?.earned != nil)
+            #expect(entry("trophy:birthday")?.progressText == "Add your birthday to your profile")
+            #expect(list.map(\.group).firstIndex(of: .trophy)! > list.map(\.group).firstIndex(of: .frequency)!)
+
+            // A birthday: 2026-09-08 is the second workout's local date.
+            await #expect(throws: SpotterError.self) {
+                _ = try await accounts.updateProfile(ada, ProfileUpdate(birthday: "1990-02-30"))
+            }
+            do {
+                _ = try await accounts.updateProfile(ada, ProfileUpdate(birthday: "2030-01-01"))
+                Issue.record("a birthday in the future was taken")
+            } catch SpotterError.invalidArgument(let violations) {
+                #expect(violations.map(\.field) == ["birthday"])
+                #expect(violations.first?.reason == "must not be in the future")
+            }
+            let profile = try await accounts.updateProfile(ada, ProfileUpdate(birthday: "1990-09-08"))
+            #expect(profile.birthday == "1990-09-08")
+            list = try await training.activity.achievements(ada)
+            #expect(entry("trophy:birthday")?.earned != nil)
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(birthday: ""))
+            #expect(try await accounts.profile(ada).birthday == nil)
+
+            // A challenge of 90 minutes this week: 2 × 60 minutes reach it with the second workout.
+            let admin = AdminService(
+                store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
+                now: { clock.now })
+            let operatorName = AdminActor(operatorName: "ops", osUser: "root")
+            let challenge = try await admin.createChallenge(
+                name: "Autumn Push", description: "Ninety minutes in a week.", startsOn: "2026-09-07",
+                endsOn: "2026-09-13", rule: "active_minutes", target: 90, actor: operatorName, reason: "season opener")
+            list = try await training.activity.achievements(ada)
+            let earned = entry(challenge.key)
+            #expect(earned?.earned != nil && earned?.title == "Autumn Push")
+            #expect(earned?.criterion == "Train for 90 minutes between 2026-09-07 and 2026-09-13")
+            #expect(try await admin.challenges(all: false, limit: 10).map(\.id) == [challenge.id])
+            #expect(
+                try await database.count(
+                    "SELECT count(*) FROM audit_log WHERE action = 'challenge.create' AND target = $1",
+                    [challenge.id.lowercasedString]) == 1)
+
+            do {
+                _ = try await admin.createChallenge(
+                    name: "", description: "", startsOn: "2026-09-13", endsOn: "2026-09-07", rule: "laps", target: nil,
+                    actor: operatorName, reason: "bad")
+                Issue.record("a bad challenge was created")
+            } catch SpotterError.invalidArgument(let violations) {
+                #expect(violations.map(\.field) == ["name", "ends_on", "rule"])
+            }
+        }
+    }
+
+    @Test("the summary totals all of history or a range, per muscle group and per movement category")
+    func summaryTotals() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(30 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday, exercises: [Catalog.squat, Catalog.benchPress]))
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: monday.addingTimeInterval(8 * 86_400), exercises: [Catalog.deadlift]))
+            let all = try await training.activity.summary(ada, from: nil, to: nil)
+            #expect(all.totals.workouts == 2 && all.totals.activeMinutes == 120 && all.totals.setCount == 9)
+            #expect(all.totals.volume == Mass(kilograms: 4500))
+            #expect(Set(all.totals.categories.map(\.category)) == [.squat, .push, .hinge])
+            #expect(Set(all.totals.muscleGroups.map(\.muscleGroup)).count == 3)
+            #expect(all.streak.current == 0 && all.streak.longest == 2)
+            let firstWeek = try await training.activity.summary(
+                ada, from: monday.addingTimeInterval(-86_400), to: monday.addingTimeInterval(86_400))
+            #expect(firstWeek.totals.workouts == 1 && firstWeek.totals.categories.count == 2)
+            let none = try await training.activity.summary(ada, from: clock.now, to: nil)
+            #expect(none.totals.workouts == 0)
+            await #expect(throws: SpotterError.self) {
+                _ = try await training.activity.summary(ada, from: clock.now, to: monday)
+            }
+        }
+    }
+
+    @Test("a coach reads a client's achievements with the progress scope only")
+    func coachNeedsProgressScope() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(86_400))
+            let training = database.trainingServices(clock: clock)
+            let coaching = database.coachingService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let bea = try await database.lifter("bea")
+            let coach = try await database.lifter("cora", kind: .coach)
+            try await database.asOwner { connection in
+                try await connection.query("UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday))
+            _ = try await training.workouts.log(bea, id: "", workoutDraft(at: monday))
+            try await coaching.link(coach, ada, scopes: ["progress"])
+            try await coaching.link(coach, bea, scopes: ["history"])
+            let (client, list) = try await coaching.clientAchievements(coach, client: ada.tenantID.description)
+            #expect(client == ada.tenantID)
+            #expect(list.first { $0.key == "milestone:1" }?.earned != nil)
+            #expect(list.allSatisfy { $0.awardedAt == nil })
+            await #expect(throws: SpotterError.self) {
+                _ = try await coaching.clientAchievements(coach, client: bea.tenantID.description)
+            }
+        }
+    }
+}
+
+extension SeededGenerator {
+    mutating func next(upTo bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
+}
