@@ -157,6 +157,19 @@ func coachMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "coaching.clientAchievements",
+            call: { coaching, _, p, w in try await coaching.clientAchievements(p, client: w.client) },
+            expected: coachCall(needs: .progress),
+            logs: logged(.statistics, "GetClientAchievements"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: (client: TenantID, achievements: [Achievement]).self, role) { answer in
+                    #expect(answer.client.description == w.client, "as \(role)")
+                    #expect(answer.achievements.first { $0.key == "milestone:1" }?.earned != nil, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "coaching.clientComments",
             call: { coaching, _, p, w in try await coaching.clientComments(p, client: w.client, workoutID: w.workout) },
             expected: coachCall(needs: .details),

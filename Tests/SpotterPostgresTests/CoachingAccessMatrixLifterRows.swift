@@ -104,6 +104,27 @@ func lifterMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "training.activity.achievements (one's own; the owner's earned by the owner's workouts)",
+            call: { _, training, p, _ in try await training.activity.achievements(p) },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            check: { role, value, w in
+                expectValue(value, as: [Achievement].self, role) { list in
+                    let earnedBy = Set(list.compactMap { $0.earned?.workoutID.description })
+                    #expect(earnedBy.contains(w.workout) == (role == .owner), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "training.activity.summary (one's own)",
+            call: { _, training, p, _ in try await training.activity.summary(p, from: nil, to: nil) },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            check: { role, value, _ in
+                expectValue(value, as: ActivitySummary.self, role) { summary in
+                    if role == .owner { #expect(summary.totals.workouts >= 2 && summary.totals.setCount >= 12) }
+                }
+            }
+        ),
+        MatrixRow(
             name: "training.progress.results (owner's custom exercise)",
             call: { _, training, p, w in
                 try await training.progress.results(p, exerciseID: w.exercise, pageSize: 0, pageToken: "")

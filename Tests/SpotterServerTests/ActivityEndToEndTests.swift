@@ -1,0 +1,114 @@
+import Foundation
+import GRPCCore
+import SpotterProto
+import SpotterTestSupport
+import Testing
+
+@Suite("Activity end to end over TLS")
+struct ActivityEndToEndTests {
+    /// A logged workout of one squat set, `hoursAgo` before now.
+    private static func workout(_ name: String, hoursAgo: Double, minutes: Int32 = 45) -> Spotter_V1_LogWorkoutRequest {
+        .with {
+            $0.workout = .with {
+                $0.name = name
+                $0.startedAt = .with {
+                    $0.unixMicros = Int64((Date().timeIntervalSince1970 - hoursAgo * 3600) * 1_000_000)
+                }
+                $0.durationSeconds = minutes * 60
+                $0.exercises = [
+                    .with {
+                        $0.exerciseID = "c0000000-0000-4000-8000-000000000001"
+                        $0.sets = [
+                            .with {
+                                $0.reps = 5
+                                $0.weight = .with {
+                                    $0.value = 100
+                                    $0.unit = .kg
+                                }
+                                $0.type = .working
+                            }
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+
+    @Test(
+        "a logged workout's award reaches a watching device through the feed without asking; the list, the summary and a challenge from spotterctl agree"
+    )
+    func awardsReachDevices() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada")
+                let sync = Spotter_V1_SyncService.Client(wrapping: client)
+                let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+                let activity = Spotter_V1_ActivityService.Client(wrapping: client)
+                let accounts = Spotter_V1_AccountService.Client(wrapping: client)
+                let phone = try await sync.registerDevice(.with { $0.label = "phone" }, metadata: ada)
+                let start = try await sync.pull(.with { $0.deviceID = phone.deviceID }, metadata: ada)
+
+                let recorder = WatchRecorder()
+                let watching = startWatching(client, ada, into: recorder)
+                defer { watching.cancel() }
+                #expect(try await recorder.arrival(of: .opened) != nil)
+
+                let logged = try await workouts.logWorkout(Self.workout("Squats", hoursAgo: 2), metadata: ada)
+                // The workout's own change, then the award the reconciler writes after it.
+                #expect(try await recorder.arrival(of: .changed) != nil)
+                var achievements: [Spotter_V1_SyncChange] = []
+                let deadline = ContinuousClock.now + .seconds(5)
+                while achievements.isEmpty && ContinuousClock.now < deadline {
+                    let pulled = try await sync.pull(.with { $0.cursor = start.cursor }, metadata: ada)
+                    achievements = pulled.changes.filter { $0.kind == .achievement }
+                    if achievements.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                let first = try #require(achievements.first { $0.achievement.key == "milestone:1" })
+                #expect(first.achievement.title == "1 Workout")
+                #expect(first.achievement.workoutID == logged.workoutID)
+                #expect(first.objectID == first.achievement.achievementID)
+                #expect(recorder.count >= 3, "opened, the workout's change and the award's change")
+
+                let list = try await activity.listAchievements(.init(), metadata: ada)
+                #expect(list.earnedCount == Int32(achievements.count))
+                let milestone = try #require(list.achievements.first { $0.key == "milestone:1" })
+                #expect(milestone.earned && milestone.achievementID == first.objectID)
+                #expect(list.achievements.first { $0.key == "milestone:5" }?.progressText == "1 of 5 workouts")
+                #expect(list.achievements.first { $0.key == "trophy:birthday" }?.group == .trophy)
+
+                // A challenge of yesterday and today (in UTC, the lifter's zone).
+                let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+                let yesterday = String(ISO8601DateFormatter().string(from: Date() - 86_400).prefix(10))
+                let created = try await server.database.spotterctl([
+                    "challenges", "create", "--name", "Two sessions", "--starts-on", yesterday, "--ends-on", today,
+                    "--rule", "workouts", "--target", "2", "--reason", "launch", "--json",
+                ])
+                #expect(created.status == 0, "\(created.output)")
+                let missing = try await server.database.spotterctl([
+                    "challenges", "create", "--name", "No target", "--starts-on", today, "--ends-on", today,
+                    "--rule", "workouts", "--reason", "launch",
+                ])
+                #expect(missing.status != 0 && missing.output.contains("target: is required for workouts"))
+                let second = try await workouts.logWorkout(Self.workout("Again", hoursAgo: 0.5), metadata: ada)
+                let after = try await activity.listAchievements(.init(), metadata: ada)
+                let challenge = try #require(after.achievements.first { $0.group == .challenge })
+                #expect(challenge.title == "Two sessions" && challenge.earned && challenge.workoutID == second.workoutID)
+                let listed = try await server.database.spotterctl(["challenges", "list"])
+                #expect(listed.output.contains("Two sessions"))
+
+                let summary = try await activity.getActivitySummary(.init(), metadata: ada)
+                #expect(summary.totals.workouts == 2 && summary.totals.activeMinutes == 90)
+                #expect(summary.totals.categories.map(\.category) == [.squat])
+                #expect(summary.streak.currentWeeks == 1)
+
+                let refused = await rpcError {
+                    _ = try await accounts.updateProfile(.with { $0.birthday = "31/12/1990" }, metadata: ada)
+                }
+                #expect(refused?.code == .invalidArgument)
+                #expect(refused?.message.contains("birthday") == true)
+                let profile = try await accounts.updateProfile(.with { $0.birthday = "1990-12-31" }, metadata: ada)
+                #expect(profile.birthday == "1990-12-31")
+            }
+        }
+    }
+}
