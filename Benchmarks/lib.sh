@@ -36,3 +36,27 @@ start_bench_spotterd() {
     echo "spotterd did not answer on 127.0.0.1:$grpc_port within 60 s" >&2
     exit 1
 }
+
+# CPU ticks (user + system) of the processes pgrep finds with these arguments, from /proc.
+cpu_ticks() {
+    local total=0 pid fields
+    for pid in $(pgrep "$@"); do
+        read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
+        total=$((total + fields[13] + fields[14]))
+    done
+    echo "$total"
+}
+# CPU ticks of the whole PostgreSQL cluster: the postmaster, its live children (backends, WAL
+# writer, checkpointer, autovacuum) and the children it has reaped (pgbench's backends end with
+# their run). Every figure "postgres" below is this, so both proxies and spotterd are measured alike.
+postgres_ticks() {
+    local postmaster fields total pid
+    postmaster=$(head -1 "$cluster/data/postmaster.pid")
+    read -r -a fields < "/proc/$postmaster/stat"
+    total=$((fields[13] + fields[14] + fields[15] + fields[16]))
+    for pid in $(pgrep -P "$postmaster"); do
+        read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
+        total=$((total + fields[13] + fields[14]))
+    done
+    echo "$total"
+}

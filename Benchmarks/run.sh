@@ -62,29 +62,6 @@ start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_DATABASE_POOL_
 certificate="$data/tls/dev-cert.pem"
 load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate")
 
-# CPU ticks (user + system) of the processes pgrep finds with these arguments, from /proc.
-cpu_ticks() {
-    local total=0 pid fields
-    for pid in $(pgrep "$@"); do
-        read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
-        total=$((total + fields[13] + fields[14]))
-    done
-    echo "$total"
-}
-# CPU ticks of the whole PostgreSQL cluster: the postmaster, its live children (backends, WAL
-# writer, checkpointer, autovacuum) and the children it has reaped (pgbench's backends end with
-# their run). Every figure "postgres" below is this, so both proxies and spotterd are measured alike.
-postgres_ticks() {
-    local postmaster fields total pid
-    postmaster=$(head -1 "$cluster/data/postmaster.pid")
-    read -r -a fields < "/proc/$postmaster/stat"
-    total=$((fields[13] + fields[14] + fields[15] + fields[16]))
-    for pid in $(pgrep -P "$postmaster"); do
-        read -r -a fields < "/proc/$pid/stat" 2>/dev/null || continue
-        total=$((total + fields[13] + fields[14]))
-    done
-    echo "$total"
-}
 hz=$(getconf CLK_TCK)
 TIMEFORMAT='%U %S'
 # The cluster's WAL counters so far (pg_stat_wal): records, full-page images, bytes.

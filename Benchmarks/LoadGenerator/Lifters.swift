@@ -98,6 +98,11 @@ enum Lifters {
         let spacing: TimeInterval
         switch scenario {
         case .log, .sync, .portal, .transfer: return
+        case .achievements, .logTenYears:
+            let sync = Spotter_V1_SyncService.Client(wrapping: client)
+            let device = try await sync.registerDevice(.with { $0.label = "seed" }, metadata: lifter.metadata)
+            _ = try await SyncBenchmark.pushTenYears(sync, device: device.deviceID, lifter)
+            return
         case .history, .coachHistory: (count, spacing) = (200, 86_400)
         case .progress: (count, spacing) = (156, 365 * 86_400 / 156)
         }

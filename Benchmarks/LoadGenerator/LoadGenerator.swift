@@ -24,6 +24,11 @@ struct LoadGenerator: AsyncParsableCommand {
         /// CoachService.ListClientWorkouts, a 20-entry page of a client with 2,000 sets, read by a
         /// coach with the history and details scopes (row-level security on the coach's grants).
         case coachHistory = "coach-history"
+        /// ListAchievements for lifters with ten years of training (5,000 workouts, 100,000 sets).
+        case achievements
+        /// LogWorkout (like `log`) for lifters with ten years of training: each logged workout
+        /// makes spotterd's reconciler recompute the lifter's achievements over all of it.
+        case logTenYears = "log-ten-years"
         /// Sync (not the call driver): a lifter with 5,000 workouts and 100,000 sets pushed in
         /// batches; `--calls` full first pulls; then `--rounds` rounds of one pushed change and
         /// the incremental pull after it.
@@ -42,7 +47,8 @@ struct LoadGenerator: AsyncParsableCommand {
     @Option(help: "Server host.") var host = "localhost"
     @Option(help: "Server port.") var port = 50051
     @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
-    @Option(help: "log, history, progress, coach-history, sync, portal or transfer.") var scenario: Scenario
+    @Option(help: "log, history, progress, coach-history, achievements, log-ten-years, sync, portal or transfer.")
+    var scenario: Scenario
     @Option(help: "Calls to measure.") var calls = 2000
     @Option(help: "Calls in flight at once.") var concurrency = 8
     @Option(help: "Lifters (tenants) the calls are spread over.") var tenants = 8
@@ -116,7 +122,7 @@ struct Call: Sendable {
     func callAsFunction(_ index: Int, _ client: GRPCClient<HTTP2ClientTransport.Posix>) async throws {
         let lifter = lifters[index % lifters.count]
         switch scenario {
-        case .log:
+        case .log, .logTenYears:
             let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
             _ = try await workouts.logWorkout(
                 .with {
@@ -135,6 +141,10 @@ struct Call: Sendable {
                     $0.page.pageSize = 20
                 }, metadata: lifter.metadata)
             guard page.workouts.count == 20 else { throw LoadError("client page has \(page.workouts.count) entries") }
+        case .achievements:
+            let activity = Spotter_V1_ActivityService.Client(wrapping: client)
+            let list = try await activity.listAchievements(.init(), metadata: lifter.metadata)
+            guard list.earnedCount >= 8 else { throw LoadError("only \(list.earnedCount) achievements earned") }
         case .sync, .portal, .transfer:
             throw LoadError("the \(scenario.rawValue) scenario runs on its own")
         case .progress:

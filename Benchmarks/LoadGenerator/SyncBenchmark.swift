@@ -27,27 +27,7 @@ enum SyncBenchmark {
         let first = try await sync.pull(.with { $0.pageSize = 1 }, metadata: lifter.metadata)
         if first.changes.isEmpty || !first.more {
             let started = ContinuousClock.now
-            let now = Date()
-            for start in stride(from: 0, to: workouts, by: batch) {
-                let mutations = (start..<min(start + batch, workouts)).map { index in
-                    mutationID += 1
-                    return Spotter_V1_Mutation.with {
-                        $0.mutationID = mutationID
-                        $0.kind = .workout
-                        $0.objectID = UUID().uuidString.lowercased()
-                        // Ten years, most recent first, about every 17 hours.
-                        $0.workout = twentySets(at: now.addingTimeInterval(-Double(index) * 63_000 - 3600))
-                    }
-                }
-                let pushed = try await sync.push(
-                    .with {
-                        $0.deviceID = device.deviceID
-                        $0.mutations = mutations
-                    }, metadata: lifter.metadata)
-                guard pushed.results.allSatisfy({ $0.status == .applied }) else {
-                    throw LoadError("seeding push: \(pushed.results.first { $0.status != .applied }!)")
-                }
-            }
+            mutationID = try await pushTenYears(sync, device: device.deviceID, lifter)
             let seconds = milliseconds(ContinuousClock.now - started) / 1000
             print(
                 String(
@@ -169,6 +149,36 @@ enum SyncBenchmark {
     }
 
     /// Four exercises of five working sets.
+    /// Pushes ten years of training from `device` (new to the lifter): 5,000 workouts of 20 sets,
+    /// most recent first, about every 17 hours, in pushes of 100 mutations numbered from 1. Answers
+    /// the last mutation id.
+    static func pushTenYears(_ sync: Spotter_V1_SyncService.Client<HTTP2ClientTransport.Posix>, device: String, _ lifter: Lifter)
+        async throws -> Int64
+    {
+        var mutationID: Int64 = 0
+        let now = Date()
+        for start in stride(from: 0, to: workouts, by: batch) {
+            let mutations = (start..<min(start + batch, workouts)).map { index in
+                mutationID += 1
+                return Spotter_V1_Mutation.with {
+                    $0.mutationID = mutationID
+                    $0.kind = .workout
+                    $0.objectID = UUID().uuidString.lowercased()
+                    $0.workout = twentySets(at: now.addingTimeInterval(-Double(index) * 63_000 - 3600))
+                }
+            }
+            let pushed = try await sync.push(
+                .with {
+                    $0.deviceID = device
+                    $0.mutations = mutations
+                }, metadata: lifter.metadata)
+            guard pushed.results.allSatisfy({ $0.status == .applied }) else {
+                throw LoadError("seeding push: \(pushed.results.first { $0.status != .applied }!)")
+            }
+        }
+        return mutationID
+    }
+
     static func twentySets(at startedAt: Date) -> Spotter_V1_WorkoutInput {
         var input = Workouts.tenSets(at: startedAt)
         input.name = "Full body"

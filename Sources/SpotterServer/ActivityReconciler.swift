@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -13,19 +14,24 @@ import SpotterPostgres
 /// (`ActivityService.reconcile`: one transaction that reads the facts and writes only what
 /// changed). Changes that arrive while it works fold into one more round per tenant. An award
 /// written here changes the feed again, which costs one more round that finds nothing to write.
-/// If the process stops first, the next change or the next `ListAchievements` catches up.
+/// If the process stops first, the next change or the next `ListAchievements` catches up. Each
+/// round's duration is the `spotter_activity_reconcile_seconds` histogram.
 struct ActivityReconciler: Service {
     let mailbox: TenantMailbox
     let activity: ActivityService
+    let metrics: ServerMetrics
     let logger: Logger
 
     func run() async throws {
+        let timer = CoreMetrics.Timer(label: "spotter_activity_reconcile_seconds", factory: metrics.factory)
         await cancelWhenGracefulShutdown {
             await mailbox.deliver { tenants in
                 for tenant in tenants {
                     guard let id = UUID(uuidString: String(tenant)) else { continue }
                     do {
+                        let started = ContinuousClock.now
                         try await activity.reconcile(TenantID(rawValue: id))
+                        timer.recordInterval(ContinuousClock.now - started)
                     } catch {
                         logger.warning(
                             "achievement reconciliation failed; the next change retries it",

@@ -180,6 +180,13 @@ public struct SpotterApplication: Sendable {
         } else {
             boundPortal.finish()
         }
+        if settings.achievementFeed {
+            extra.append(
+                .init(
+                    service: ActivityReconciler(
+                        mailbox: spotterDatabase.changedFeeds, activity: training.activity, metrics: metrics,
+                        logger: logger)))
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: extra + [
@@ -195,9 +202,6 @@ public struct SpotterApplication: Sendable {
                                 SyncFeedService.listenerName),
                             hub: watchHub, notifier: spotterDatabase.notifier, sync: sync,
                             purgeInterval: .seconds(3600), logger: logger)),
-                    .init(
-                        service: ActivityReconciler(
-                            mailbox: spotterDatabase.changedFeeds, activity: training.activity, logger: logger)),
                     .init(
                         service: RetentionService(
                             database: spotterDatabase, accessLogDays: settings.accessLogRetentionDays,

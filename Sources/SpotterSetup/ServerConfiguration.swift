@@ -90,6 +90,9 @@ public struct ServerConfiguration: Sendable {
     public var accessLogRetentionDays: Int = 365
     /// Open Watch streams allowed per account on each server process.
     public var watchStreamsPerTenant: Int = 10
+    /// Write each lifter's awards after every change of their feed, so devices learn of them through
+    /// sync and Watch; off, awards are written only when `ListAchievements` is called.
+    public var achievementFeed = true
     /// How often an open Watch stream checks that its access token is still valid.
     public var watchSessionCheckInterval: Duration = .seconds(60)
     /// Limits of the gRPC listener (streams, idle connections, handshakes, request size).
@@ -172,6 +175,7 @@ public struct ServerConfiguration: Sendable {
             "SPOTTER_ACCESS_LOG_RETENTION_DAYS", default: 365, range: 1...36500)
         configuration.watchStreamsPerTenant = try reader.integer(
             "SPOTTER_SYNC_WATCH_LIMIT", default: 10, range: 1...1000)
+        configuration.achievementFeed = try reader.boolean("SPOTTER_ACHIEVEMENT_FEED", default: true)
         configuration.transport.callDeadline = .seconds(
             try reader.integer("SPOTTER_RPC_DEADLINE_SECONDS", default: 30, range: 1...3600))
         configuration.transport.maxConcurrentStreams = try reader.integer(

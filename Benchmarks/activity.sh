@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Achievements at ten years of history (Benchmarks/README.md "Activity"): one lifter with 5,000
+# workouts (100,000 sets), on a throwaway PostgreSQL cluster with default durability. Measures
+#   1. ListAchievements (computed from the history, then reconciled with the stored awards);
+#   2. LogWorkout for that lifter with the achievement feed on (spotterd's reconciler recomputes the
+#      lifter's awards after every logged workout, off the call's path) and then off
+#      (SPOTTER_ACHIEVEMENT_FEED=off), each with the CPU per call of spotterd and PostgreSQL,
+#      counted until the reconciler is done.
+# Builds spotterd and spotter-load in release mode (or takes them from BIN). Bounded: CALLS calls each.
+#
+#   Benchmarks/activity.sh                 # CALLS=500 CONCURRENCY=1
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. scripts/lib/setup.sh
+. Benchmarks/lib.sh
+
+calls=${CALLS:-500}
+concurrency=${CONCURRENCY:-1}
+port=55441
+grpc_port=50561
+metrics_port=59561
+
+install_system_packages
+release_binaries
+
+make_cluster_dir spotter-activity-bench
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    stop_cluster fast
+}
+trap cleanup EXIT
+start_cluster $port "-c max_connections=100"
+"${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -q -c "CREATE DATABASE spotter"
+hz=$(getconf CLK_TCK)
+
+# run_load SCENARIO: CALLS measured calls (20 warm-up) by one lifter; then waits 2 s for the
+# reconciler and prints the CPU per call (warm-up included) of spotterd and PostgreSQL.
+run_load() {
+    local s0 p0 s1 p1
+    s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
+    "$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" --scenario "$1" \
+        --tenants 1 --connections 1 --concurrency "$concurrency" --calls "$calls" --warmup 20 --prefix activity
+    sleep 2
+    s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks)
+    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v n=$((calls + 20)) 'BEGIN {
+        printf "  cpu per call: spotterd %.3f ms, postgres %.3f ms\n", s / hz * 1000 / n, p / hz * 1000 / n }'
+}
+
+# reconciled: the reconciler's rounds so far and their total seconds, from spotterd's metrics.
+reconciled() {
+    python3 -c "import urllib.request, sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" \
+        "http://127.0.0.1:$metrics_port/metrics" | awk '
+        /^spotter_activity_reconcile_seconds_count/ { n = $2 }
+        /^spotter_activity_reconcile_seconds_sum/ { s = $2 }
+        END { if (n > 0) printf "  reconciler: %d rounds, mean %.2f ms\n", n, s / n * 1000 }'
+}
+
+echo "==> achievement feed on"
+start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_METRICS_ADDRESS="127.0.0.1:$metrics_port"
+echo "--- ListAchievements, 5,000 workouts (the first run seeds them: about a minute)"
+run_load achievements
+echo "--- LogWorkout, 5,000 workouts, reconciled after each"
+run_load log-ten-years
+reconciled
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+
+echo "==> achievement feed off (SPOTTER_ACHIEVEMENT_FEED=off)"
+start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_ACHIEVEMENT_FEED=off
+echo "--- LogWorkout, 5,000 workouts, nothing reconciled"
+run_load log-ten-years
