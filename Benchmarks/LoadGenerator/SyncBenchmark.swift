@@ -152,7 +152,9 @@ enum SyncBenchmark {
     /// Pushes ten years of training from `device` (new to the lifter): 5,000 workouts of 20 sets,
     /// most recent first, about every 17 hours, in pushes of 100 mutations numbered from 1. Answers
     /// the last mutation id.
-    static func pushTenYears(_ sync: Spotter_V1_SyncService.Client<HTTP2ClientTransport.Posix>, device: String, _ lifter: Lifter)
+    static func pushTenYears(
+        _ sync: Spotter_V1_SyncService.Client<HTTP2ClientTransport.Posix>, device: String, _ lifter: Lifter
+    )
         async throws -> Int64
     {
         var mutationID: Int64 = 0

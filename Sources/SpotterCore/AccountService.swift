@@ -30,7 +30,8 @@ public struct AccountService: Sendable {
         if let specialities = update.specialities {
             for (field, problem) in Self.specialitiesProblems(specialities) { validator.add(field, problem) }
         }
-        if let birthday = update.birthday, !birthday.isEmpty, let problem = Self.birthdayProblem(birthday, today: now()) {
+        if let birthday = update.birthday, !birthday.isEmpty, let problem = Self.birthdayProblem(birthday, today: now())
+        {
             validator.add("birthday", problem)
         }
         try validator.validate()

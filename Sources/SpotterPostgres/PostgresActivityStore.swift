@@ -30,7 +30,8 @@ public struct PostgresActivityStore: ActivityStore {
             let facts = try await Self.facts(tenant, now: now, connection)
             let wanted = Dictionary(awards(facts).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             var stored = try await connection.query(
-                "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1", [tenant.rawValue]
+                "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1",
+                [tenant.rawValue]
             ).map { row in
                 StoredAward(
                     award: Award(
@@ -61,7 +62,8 @@ public struct PostgresActivityStore: ActivityStore {
                     ])
             }
             if !withdrawn.isEmpty || !changed.isEmpty {
-                let kept = Dictionary(stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
+                let kept = Dictionary(
+                    stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
                 stored = wanted.values.map { StoredAward(award: $0, awardedAt: kept[$0.key] ?? now) }
             }
             return (facts, stored.sorted { $0.award.key < $1.award.key })
@@ -149,7 +151,8 @@ public struct PostgresActivityStore: ActivityStore {
 
     static func decodeChallenge(_ row: PostgresRow) throws -> Challenge {
         Challenge(
-            id: try row.decode("challenge_id"), name: try row.decode("name"), description: try row.decode("description"),
+            id: try row.decode("challenge_id"), name: try row.decode("name"),
+            description: try row.decode("description"),
             startsOn: try row.decode("starts_on"), endsOn: try row.decode("ends_on"),
             rule: Challenge.Rule(rawValue: try row.decode("rule")) ?? .workouts, target: try row.decode("target"),
             createdAt: try row.decode("created_at"), createdBy: try row.decode("created_by"))

@@ -56,7 +56,10 @@ struct ChallengesCommand: AsyncParsableCommand {
                     Output.table(
                         ["ID", "STARTS", "ENDS", "RULE", "TARGET", "NAME"],
                         items.map {
-                            [$0.id.lowercasedString, $0.startsOn, $0.endsOn, $0.rule.rawValue, String($0.target), $0.name]
+                            [
+                                $0.id.lowercasedString, $0.startsOn, $0.endsOn, $0.rule.rawValue, String($0.target),
+                                $0.name,
+                            ]
                         })
                 }
             }

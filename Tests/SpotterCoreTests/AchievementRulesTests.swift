@@ -569,7 +569,7 @@ private struct Reference {
         earn("trophy:new_pr", firstRecord)
         if let first = workouts.first {
             // Foundation keeps a year later within the month: 29 February 2024 + 1 year = 28 February 2025.
-            let later = calendar.date(byAdding: .year, value: 1, to: calendar.startOfDay(for: first.startedAt))!
+            let later = calendar.date(byAdding: .year, value: 0, to: 86_400 * 366 + calendar.startOfDay(for: first.startedAt))!
             let due = Lifter.date(of: later, calendar)
             earn("trophy:anniversary", workouts.first { Lifter.date(of: $0.startedAt, calendar) >= due })
         }

@@ -124,7 +124,8 @@ struct ActivityTests {
                     let (workoutDraft, sets) = draft()
                     let workout = try await training.workouts.log(ada, id: "", workoutDraft)
                     kept[workout.id] = Kept(
-                        id: workout.id, startedAt: workoutDraft.startedAt!, durationSeconds: workoutDraft.durationSeconds,
+                        id: workout.id, startedAt: workoutDraft.startedAt!,
+                        durationSeconds: workoutDraft.durationSeconds,
                         sets: sets)
                 } else if roll < 60 {
                     let id = kept.keys.sorted { $0.description < $1.description }[random.next(upTo: kept.count)]
@@ -180,12 +181,13 @@ struct ActivityTests {
                 ada, id: "", workoutDraft(at: monday.addingTimeInterval(10.5 * 3600)))
             try await training.activity.reconcile(ada.tenantID)
             let changes = try await device.pullAll(sync).filter { $0.kind == .achievement }
-            let keys = Set(changes.compactMap { change -> String? in
-                guard case .achievement(let achievement) = change.object else { return nil }
-                #expect(achievement.earned?.workoutID == workout.id)
-                #expect(change.objectID == Award.id(ada.tenantID, key: achievement.key))
-                return achievement.key
-            })
+            let keys = Set(
+                changes.compactMap { change -> String? in
+                    guard case .achievement(let achievement) = change.object else { return nil }
+                    #expect(achievement.earned?.workoutID == workout.id)
+                    #expect(change.objectID == Award.id(ada.tenantID, key: achievement.key))
+                    return achievement.key
+                })
             #expect(keys == ["milestone:1", "trophy:night_owl"])
             let milestone = changes.first { $0.objectID == Award.id(ada.tenantID, key: "milestone:1") }
             if case .achievement(let achievement) = milestone?.object {
@@ -207,7 +209,9 @@ struct ActivityTests {
         }
     }
 
-    @Test("the list shows locked achievements with progress; a birthday earns its trophy; challenges count in the lifter's dates")
+    @Test(
+        "the list shows locked achievements with progress; a birthday earns its trophy; challenges count in the lifter's dates"
+    )
     func lockedProgressBirthdayAndChallenges() async throws {
         try await TestDatabase.with { database in
             // Wednesday 2026-09-09 18:00 UTC.
@@ -315,7 +319,8 @@ struct ActivityTests {
             let bea = try await database.lifter("bea")
             let coach = try await database.lifter("cora", kind: .coach)
             try await database.asOwner { connection in
-                try await connection.query("UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
             }
             _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday))
             _ = try await training.workouts.log(bea, id: "", workoutDraft(at: monday))

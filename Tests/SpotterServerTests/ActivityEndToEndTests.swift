@@ -92,7 +92,8 @@ struct ActivityEndToEndTests {
                 let second = try await workouts.logWorkout(Self.workout("Again", hoursAgo: 0.5), metadata: ada)
                 let after = try await activity.listAchievements(.init(), metadata: ada)
                 let challenge = try #require(after.achievements.first { $0.group == .challenge })
-                #expect(challenge.title == "Two sessions" && challenge.earned && challenge.workoutID == second.workoutID)
+                #expect(
+                    challenge.title == "Two sessions" && challenge.earned && challenge.workoutID == second.workoutID)
                 let listed = try await server.database.spotterctl(["challenges", "list"])
                 #expect(listed.output.contains("Two sessions"))
 

@@ -138,8 +138,11 @@ extension SyncObject {
             (["assignment", json(plan.assignment)] + plan.templates.map(Self.canonical)
                 + [plan.program.map(Self.canonical) ?? "-"]).joined(separator: "|")
         case .achievement(let achievement):
-            ["achievement", achievement.key, json(achievement.earned?.earnedAt), achievement.earned?.workoutID.description ?? "-"]
-                .joined(separator: "|")
+            [
+                "achievement", achievement.key, json(achievement.earned?.earnedAt),
+                achievement.earned?.workoutID.description ?? "-",
+            ]
+            .joined(separator: "|")
         }
     }
 

@@ -43,7 +43,8 @@ public enum AchievementRules {
             let earned = weeks.firstWeekReaching[n].map { award("frequency:\(n)", $0) }
             list.append(
                 entry(
-                    "frequency:\(n)", progress: min(thisWeekCount, n), text: "\(thisWeekCount) of \(n) workouts this week",
+                    "frequency:\(n)", progress: min(thisWeekCount, n),
+                    text: "\(thisWeekCount) of \(n) workouts this week",
                     earned: earned))
         }
 
@@ -66,14 +67,18 @@ public enum AchievementRules {
 
     /// What an achievement is, by its key: its group, title, what earns it and its target. `nil`
     /// for a key no rule makes (and for a challenge's, which `challenge` describes).
-    public static func describe(_ key: String) -> (group: AchievementGroup, title: String, criterion: String, target: Int)?
-    {
+    public static func describe(_ key: String) -> (
+        group: AchievementGroup, title: String, criterion: String, target: Int
+    )? {
         let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return nil }
         let n = Int(parts[1]) ?? 0
         switch parts[0] {
         case "milestone" where milestones.contains(n):
-            return (.milestone, n == 1 ? "1 Workout" : "\(n) Workouts", n == 1 ? "Log your first workout" : "Log \(n) workouts", n)
+            return (
+                .milestone, n == 1 ? "1 Workout" : "\(n) Workouts",
+                n == 1 ? "Log your first workout" : "Log \(n) workouts", n
+            )
         case "streak" where streakWeeks.contains(n):
             return (
                 .streak, "\(n) Weeks in a Row",
@@ -232,7 +237,9 @@ public enum AchievementRules {
         var earnedBy: ActivityWorkout?
         for workout in workouts where workout.localDay >= start && workout.localDay <= end {
             reached += challenge.rule == .activeMinutes ? workout.durationSeconds : 1
-            if earnedBy == nil && reached >= (challenge.rule == .activeMinutes ? challenge.target * 60 : challenge.target) {
+            if earnedBy == nil
+                && reached >= (challenge.rule == .activeMinutes ? challenge.target * 60 : challenge.target)
+            {
                 earnedBy = workout
             }
         }

@@ -28,7 +28,8 @@ public struct ActivityHandler: Spotter_V1_ActivityService.SimpleServiceProtocol 
         -> Spotter_V1_ListAchievementsResponse
     {
         let principal = try RequestContext.principal()
-        return Spotter_V1_ListAchievementsResponse(try await activity.achievements(principal), tenant: principal.tenantID)
+        return Spotter_V1_ListAchievementsResponse(
+            try await activity.achievements(principal), tenant: principal.tenantID)
     }
 }
 
