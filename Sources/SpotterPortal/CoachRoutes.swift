@@ -788,16 +788,48 @@ struct CoachRoutes {
             var muscles: String
         }
 
+        /// An earned achievement, or one to come with its progress.
+        struct Achievement {
+            var title: String
+            var detail: String
+        }
+
         var client: ClientHeader
         var tab = ["statistics": true]
         var notShared: String?
         var periods: [Period] = []
+        var earned: [Achievement] = []
+        var hasEarned = false
+        var earnedCount = 0
+        var nextUp: [Achievement] = []
+        var hasNextUp = false
         var period = "week"
         var periodTitle = "Week of"
         var streak: String?
         var hasBuckets = false
         var svg = ""
         var buckets: [Bucket] = []
+    }
+
+    /// How many are earned; the ten latest earned, newest first, with the day each was earned; and
+    /// the three locked ones closest to done (challenges first), with their progress.
+    static func achievements(_ list: [Achievement], _ format: Format) -> (
+        Int, [StatisticsPage.Achievement], [StatisticsPage.Achievement]
+    ) {
+        let earned = list.compactMap { entry in entry.earned.map { (entry, $0) } }
+            .sorted { ($0.1.earnedAt, $0.0.key) > ($1.1.earnedAt, $1.0.key) }
+        let locked = list.filter { $0.earned == nil && $0.progress > 0 }
+            .sorted {
+                ($0.group == .challenge ? 1 : 0, Double($0.progress) / Double(max($0.target, 1)))
+                    > ($1.group == .challenge ? 1 : 0, Double($1.progress) / Double(max($1.target, 1)))
+            }
+        return (
+            earned.count,
+            earned.prefix(10).map { entry, award in
+                StatisticsPage.Achievement(title: entry.title, detail: "earned \(format.day(award.earnedAt))")
+            },
+            locked.prefix(3).map { StatisticsPage.Achievement(title: $0.title, detail: $0.progressText) }
+        )
     }
 
     private func statisticsPage(_ request: Request, _ context: PortalContext) async throws -> Response {
@@ -837,6 +869,10 @@ struct CoachRoutes {
                     }
                     .joined(separator: ", "))
             }
+            let (_, achievements) = try await coaching.clientAchievements(session.principal, client: page.client.id)
+            (page.earnedCount, page.earned, page.nextUp) = Self.achievements(achievements, format)
+            page.hasEarned = !page.earned.isEmpty
+            page.hasNextUp = !page.nextUp.isEmpty
         } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
             page.notShared = Self.notShared(link, .progress)
         }

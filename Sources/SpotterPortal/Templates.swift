@@ -379,6 +379,10 @@ enum Templates {
         </table>
         {{/hasBuckets}}
         {{^hasBuckets}}<p class="empty">No workouts in this range.</p>{{/hasBuckets}}
+        <h2>Achievements</h2>
+        <p class="muted">{{earnedCount}} earned, from all of the client's history.</p>
+        {{#hasEarned}}<ul class="achievements">{{#earned}}<li><strong>{{title}}</strong> <span class="muted">{{detail}}</span></li>{{/earned}}</ul>{{/hasEarned}}
+        {{#hasNextUp}}<h3>Next up</h3><ul class="achievements">{{#nextUp}}<li>{{title}} <span class="muted">{{detail}}</span></li>{{/nextUp}}</ul>{{/hasNextUp}}
         {{/notShared}}
         {{/page}}{{/body}}{{/layout}}
         """

@@ -161,12 +161,14 @@ public struct PostgresActivityStore: ActivityStore {
     /// The first workout with a new personal record. A record is a working set (not a warm-up, at
     /// least one rep) heavier than every set of the same exercise in earlier workouts, or with a
     /// higher estimated one-rep max (Epley, 1–12 reps; a single is its own weight). Until an
-    /// exercise's first record, its best is what its first workout did, so the first record of an
-    /// exercise is its first later set above that workout's best: per exercise, one probe for its
-    /// first workout and one for the first set above it, both down `workout_sets_exercise_idx`.
-    /// The exercises are found by skipping through the same index (a recursive CTE), not by
-    /// reading every set. Sets of an exercise's first workout, or of a workout with the same
-    /// start, are never records.
+    /// exercise's first record its best is what it did at its first start, so the first record of
+    /// an exercise is its first later set above that: per exercise and measure, one probe for the
+    /// first start, one for its best and one for the first set above it, each a short range of
+    /// `workout_sets_exercise_idx` read in index order and stopped at the first match. The
+    /// exercises are found by skipping through the same index (a recursive CTE), not by reading
+    /// every set, and every step is materialized so the planner cannot turn the probes into a join
+    /// over all of the lifter's sets. Sets at an exercise's first start (in one workout or two
+    /// started at once) are never records.
     static let firstRecord = """
         WITH RECURSIVE lifts AS (
             (SELECT exercise_id FROM workout_sets WHERE tenant_id = $1 ORDER BY exercise_id LIMIT 1)
@@ -175,45 +177,51 @@ public struct PostgresActivityStore: ActivityStore {
                     WHERE s.tenant_id = $1 AND s.exercise_id > l.exercise_id ORDER BY s.exercise_id LIMIT 1)
             FROM lifts l WHERE l.exercise_id IS NOT NULL
         ),
-        sets AS (
-            SELECT s.exercise_id, s.workout_id, s.started_at, s.weight_kg AS heaviest,
-                   CASE WHEN s.reps = 1 THEN s.weight_kg WHEN s.reps <= 12 THEN s.weight_kg * (1 + s.reps / 30.0) END
-                       AS e1rm
-            FROM workout_sets s
-            WHERE s.tenant_id = $1 AND s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0
-        ),
-        firsts AS (
-            SELECT l.exercise_id, f.workout_id, f.started_at, measure
+        firsts AS MATERIALIZED (
+            SELECT l.exercise_id, m.measure, f.started_at
             FROM lifts l
             CROSS JOIN (VALUES ('heaviest'), ('e1rm')) AS m (measure)
             CROSS JOIN LATERAL (
-                SELECT s.workout_id, s.started_at FROM workout_sets s
-                WHERE s.tenant_id = $1 AND s.exercise_id = l.exercise_id AND s.set_type <> 'warm_up'
-                  AND s.weight_kg > 0 AND s.reps >= 1 AND (measure = 'heaviest' OR s.reps <= 12)
-                ORDER BY s.started_at, s.workout_id LIMIT 1
+                SELECT s.started_at FROM workout_sets s
+                WHERE s.tenant_id = $1 AND s.exercise_id = l.exercise_id AND \(working)
+                  AND (m.measure = 'heaviest' OR s.reps <= 12)
+                ORDER BY s.started_at LIMIT 1
             ) f
             WHERE l.exercise_id IS NOT NULL
         ),
-        bests AS (
-            SELECT f.exercise_id, f.started_at, f.measure,
-                   max(CASE f.measure WHEN 'heaviest' THEN s.heaviest ELSE s.e1rm END) AS best
+        bests AS MATERIALIZED (
+            SELECT f.exercise_id, f.measure, f.started_at,
+                   (SELECT max(CASE f.measure WHEN 'heaviest' THEN s.weight_kg ELSE \(e1rm) END)
+                    FROM workout_sets s
+                    WHERE s.tenant_id = $1 AND s.exercise_id = f.exercise_id AND s.started_at = f.started_at
+                      AND \(working)) AS best
             FROM firsts f
-            JOIN sets s ON s.exercise_id = f.exercise_id AND s.workout_id = f.workout_id
-            GROUP BY 1, 2, 3
+        ),
+        records AS MATERIALIZED (
+            SELECT b.exercise_id, b.measure, b.best, r.started_at
+            FROM bests b
+            CROSS JOIN LATERAL (
+                SELECT s.started_at FROM workout_sets s
+                WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id AND s.started_at > b.started_at
+                  AND \(working) AND \(beats("b.measure", "b.best"))
+                ORDER BY s.started_at LIMIT 1
+            ) r
         )
-        SELECT r.workout_id, r.started_at
-        FROM bests b
-        CROSS JOIN LATERAL (
-            SELECT s.workout_id, s.started_at FROM workout_sets s
-            WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id AND s.started_at > b.started_at
-              AND s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0
-              AND CASE b.measure
-                  WHEN 'heaviest' THEN s.weight_kg > b.best
-                  ELSE s.reps <= 12
-                       AND CASE WHEN s.reps = 1 THEN s.weight_kg ELSE s.weight_kg * (1 + s.reps / 30.0) END > b.best
-                  END
-            ORDER BY s.started_at, s.workout_id LIMIT 1
-        ) r
-        ORDER BY r.started_at, r.workout_id LIMIT 1
+        SELECT s.workout_id, s.started_at
+        FROM records r
+        JOIN workout_sets s ON s.tenant_id = $1 AND s.exercise_id = r.exercise_id AND s.started_at = r.started_at
+        WHERE \(working) AND \(beats("r.measure", "r.best"))
+        ORDER BY s.started_at, s.workout_id LIMIT 1
         """
+
+    /// A set `s` that counts toward records: not a warm-up, with reps and a weight.
+    private static let working = "s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0"
+    /// The estimated one-rep max of set `s` (Epley), `NULL` beyond 12 reps.
+    private static let e1rm =
+        "CASE WHEN s.reps = 1 THEN s.weight_kg WHEN s.reps <= 12 THEN s.weight_kg * (1 + s.reps / 30.0) END"
+
+    /// Whether set `s` beats `best` in `measure` (`'heaviest'` or `'e1rm'`).
+    private static func beats(_ measure: String, _ best: String) -> String {
+        "CASE \(measure) WHEN 'heaviest' THEN s.weight_kg > \(best) ELSE \(e1rm) > \(best) END"
+    }
 }

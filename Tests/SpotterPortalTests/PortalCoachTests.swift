@@ -124,6 +124,9 @@ struct PortalCoachTests {
             #expect(statistics.count("<rect class='bar'") >= 1)
             // Three workouts in the last nine days: a streak of one or two weeks, whatever the weekday.
             #expect(statistics.html.contains("<p class=\"streak\">Streak: "))
+            // The demo's three workouts: the first milestone earned, the next one on its way.
+            #expect(statistics.html.contains("<strong>1 Workout</strong>"))
+            #expect(statistics.html.contains("<h3>Next up</h3>") && statistics.html.contains("3 of 5 workouts"))
             let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
             #expect(monthly.count("<rect class='bar'") >= 1)
 

@@ -44,10 +44,10 @@ struct PortalAccessMatrixTests {
                             answer.texts.isEmpty || answer.texts.contains { page.html.contains($0) },
                             "\(cell): the page does not say \(answer.texts)\n\(page.html.suffix(1_500))")
                         if case .success = expected {
-                            let logged = row.logs(role).map {
-                                [LogRow(coach: world.id(role), kind: $0.kind, method: $0.method)]
-                            }
-                            #expect(added == (logged ?? []), "\(cell): access-log rows added")
+                            let logged = row.logs(role).map { [$0] + row.alsoLogs } ?? []
+                            #expect(
+                                added == logged.map { LogRow(coach: world.id(role), kind: $0.kind, method: $0.method) },
+                                "\(cell): access-log rows added")
                         } else {
                             #expect(added.isEmpty, "\(cell): a refused request added access-log rows \(added)")
                         }
@@ -120,6 +120,8 @@ private struct PortalRow {
     var form: ((Role, World) -> [(String, String)])?
     var expected: (Role) -> MatrixOutcome?
     var logs: (Role) -> (kind: AccessKind, method: String)?
+    /// Further reads the page makes, logged after `logs`'s when that one is.
+    var alsoLogs: [(kind: AccessKind, method: String)] = []
     var visible: (Role) -> Set<Role>
     var twin: (World) -> World
 
@@ -128,6 +130,7 @@ private struct PortalRow {
     init(
         _ route: String, like rpc: MatrixRow, path: @escaping (Role, World) -> String,
         form: ((Role, World) -> [(String, String)])? = nil,
+        alsoLogs: [(kind: AccessKind, method: String)] = [],
         adjust: @escaping (Role, MatrixOutcome?) -> MatrixOutcome? = { $1 }
     ) {
         self.route = route
@@ -135,6 +138,7 @@ private struct PortalRow {
         self.form = form
         self.expected = { adjust($0, rpc.expected($0)) }
         self.logs = rpc.logs
+        self.alsoLogs = alsoLogs
         self.visible = rpc.visible
         self.twin = rpc.twin
     }
@@ -213,8 +217,9 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             like: like("coaching.clientExercises (zercher: finds the owner's custom exercise)"),
             path: { _, w in "/clients/\(w.client)/progress?find=zercher" }),
         PortalRow(
-            "GET /clients/:client/statistics", like: like("coaching.clientStatistics"),
-            path: { _, w in "/clients/\(w.client)/statistics?period=month" }),
+            "GET /clients/:client/statistics (with the client's achievements)", like: like("coaching.clientStatistics"),
+            path: { _, w in "/clients/\(w.client)/statistics?period=month" },
+            alsoLogs: [(.statistics, "GetClientAchievements")]),
         PortalRow("GET /clients/:client/end", coachPage: { _, w in "/clients/\(w.client)/end" }),
         PortalRow(
             "POST /clients/:client/workouts/:workout/comments", like: like("coaching.commentAsCoach"),
