@@ -27,7 +27,8 @@ public struct PostgresActivityStore: ActivityStore {
             // the writes below lock), so the lock order of 0017 holds.
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
-            let facts = try await Self.facts(tenant, now: now, connection)
+            let (seq, record) = try await Self.recordLookup(tenant, now: now, connection)
+            let facts = try await Self.facts(tenant, now: now, connection, record: record)
             let wanted = Dictionary(awards(facts).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             var stored = try await connection.query(
                 "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1",
@@ -61,6 +62,19 @@ public struct PostgresActivityStore: ActivityStore {
                         sorted.map(\.earnedAt), sorted.map(\.workoutID.rawValue), now,
                     ])
             }
+            try await connection.query(
+                """
+                INSERT INTO activity_state AS a (tenant_id, feed_seq, last_start, first_record, first_record_at,
+                                                 reconciled_at)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (tenant_id) DO UPDATE
+                SET feed_seq = excluded.feed_seq, last_start = excluded.last_start, first_record = excluded.first_record,
+                    first_record_at = excluded.first_record_at, reconciled_at = excluded.reconciled_at
+                """,
+                [
+                    tenant.rawValue, seq, facts.workouts.last?.startedAt, facts.firstRecord?.id.rawValue,
+                    facts.firstRecord?.startedAt, now,
+                ])
             if !withdrawn.isEmpty || !changed.isEmpty {
                 let kept = Dictionary(
                     stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
@@ -97,7 +111,60 @@ public struct PostgresActivityStore: ActivityStore {
         }
     }
 
-    static func facts(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> ActivityFacts {
+    /// How to find the first record: read from scratch, known from the last reconciliation, or
+    /// only among the sets started after a moment (no record before it).
+    enum RecordLookup: Equatable {
+        case full
+        case known(WorkoutID?)
+        case after(Date?)
+    }
+
+    /// The feed's number now and how the first record can be found, from what the last
+    /// reconciliation kept (`activity_state`, Migrations/0027_activity_state.sql): known when the
+    /// feed has not moved, or when every workout change since is a new workout started after the
+    /// latest one then; from scratch otherwise, or when the state is a week old or older than the
+    /// feed's purged tombstones.
+    static func recordLookup(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws
+        -> (seq: Int64, lookup: RecordLookup)
+    {
+        let counter = try await connection.query(
+            "SELECT last_seq, purged_seq FROM sync_counters WHERE tenant_id = $1", [tenant.rawValue]
+        ).single
+        let seq: Int64 = try counter?.decode("last_seq") ?? 0
+        let purged: Int64 = try counter?.decode("purged_seq") ?? 0
+        guard
+            let state = try await connection.query(
+                "SELECT feed_seq, last_start, first_record, reconciled_at FROM activity_state WHERE tenant_id = $1",
+                [tenant.rawValue]
+            ).single
+        else { return (seq, .full) }
+        let since: Int64 = try state.decode("feed_seq")
+        let reconciledAt: Date = try state.decode("reconciled_at")
+        let lastStart: Date? = try state.decode("last_start")
+        let known = (try state.decode("first_record") as UUID?).map(WorkoutID.init(rawValue:))
+        guard since >= purged, now.timeIntervalSince(reconciledAt) < 7 * 86_400 else { return (seq, .full) }
+        if since == seq { return (seq, .known(known)) }
+        let changes = try await connection.query(
+            """
+            SELECT w.version, w.deleted_at IS NOT NULL AS deleted, w.started_at
+            FROM sync_changes c
+            LEFT JOIN workouts w ON w.tenant_id = c.tenant_id AND w.workout_id = c.object_id
+            WHERE c.tenant_id = $1 AND c.seq > $2 AND c.kind = 'workout'
+            """,
+            [tenant.rawValue, since])
+        let appended = try changes.allSatisfy { row in
+            guard let version: Int64 = try row.decode("version"), version == 1,
+                !(try row.decode("deleted") as Bool), let start: Date = try row.decode("started_at")
+            else { return false }
+            return lastStart.map { start > $0 } ?? true
+        }
+        guard appended else { return (seq, .full) }
+        return (seq, known != nil ? .known(known) : .after(lastStart))
+    }
+
+    static func facts(
+        _ tenant: TenantID, now: Date, _ connection: PostgresConnection, record lookup: RecordLookup = .full
+    ) async throws -> ActivityFacts {
         guard
             let profile = try await connection.query(
                 """
@@ -119,7 +186,15 @@ public struct PostgresActivityStore: ActivityStore {
             """,
             [tenant.rawValue, timeZone]
         ).map(decodeWorkout)
-        let record = try await connection.query(firstRecord, [tenant.rawValue]).single
+        let record: WorkoutID?
+        switch lookup {
+        case .known(let id): record = id
+        case .full, .after:
+            let after: Date? = if case .after(let moment) = lookup { moment } else { nil }
+            record = try await connection.query(firstRecord, [tenant.rawValue, after]).single.map {
+                WorkoutID(rawValue: try $0.decode("workout_id"))
+            }
+        }
         let today: Int = try profile.decode("today")
         let challenges = try await connection.query(
             Self.challengeSelect + " WHERE ends_on >= DATE '1970-01-01' + $1::integer ORDER BY starts_on, challenge_id",
@@ -127,10 +202,7 @@ public struct PostgresActivityStore: ActivityStore {
         ).map(decodeChallenge)
         return ActivityFacts(
             workouts: workouts,
-            firstRecord: try record.map { row in
-                let id = WorkoutID(rawValue: try row.decode("workout_id"))
-                return workouts.first { $0.id == id }
-            } ?? nil,
+            firstRecord: record.flatMap { id in workouts.first { $0.id == id } },
             birthday: try profile.decode("birthday"),
             challenges: challenges,
             today: today)
@@ -168,7 +240,8 @@ public struct PostgresActivityStore: ActivityStore {
     /// exercises are found by skipping through the same index (a recursive CTE), not by reading
     /// every set, and every step is materialized so the planner cannot turn the probes into a join
     /// over all of the lifter's sets. Sets at an exercise's first start (in one workout or two
-    /// started at once) are never records.
+    /// started at once) are never records. `$2`, when set, looks only at sets started after it
+    /// (the reconciliation knows there is no record before).
     static let firstRecord = """
         WITH RECURSIVE lifts AS (
             (SELECT exercise_id FROM workout_sets WHERE tenant_id = $1 ORDER BY exercise_id LIMIT 1)
@@ -202,7 +275,8 @@ public struct PostgresActivityStore: ActivityStore {
             FROM bests b
             CROSS JOIN LATERAL (
                 SELECT s.started_at FROM workout_sets s
-                WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id AND s.started_at > b.started_at
+                WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id
+                  AND s.started_at > greatest(b.started_at, $2::timestamptz)
                   AND \(working) AND \(beats("b.measure", "b.best"))
                 ORDER BY s.started_at LIMIT 1
             ) r

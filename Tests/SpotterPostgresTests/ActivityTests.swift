@@ -93,9 +93,12 @@ struct ActivityTests {
             // Reps whose e1RM factor is an exact decimal (1, 1.1, 1.2, 1.4) or none (15, 20).
             let repChoices = [1, 3, 6, 12, 15, 20]
 
-            func draft() -> (WorkoutDraft, [(ExerciseID, Int, Decimal)]) {
-                // Any second of about two years, so starts never tie.
-                let start = monday.addingTimeInterval(Double(random.next(upTo: 2 * 365 * 86_400)))
+            func draft(after latest: Date? = nil) -> (WorkoutDraft, [(ExerciseID, Int, Decimal)]) {
+                // Any second of about two years, so starts never tie; or a day or two after `latest`
+                // (a workout logged today: the reconciliation's shortcut for new workouts).
+                let start =
+                    latest.map { $0.addingTimeInterval(Double(3600 + random.next(upTo: 2 * 86_400))) }
+                    ?? monday.addingTimeInterval(Double(random.next(upTo: 2 * 365 * 86_400)))
                 let exercises = (0..<(1 + random.next(upTo: 2))).map { _ in lifts[random.next(upTo: lifts.count)] }
                 var sets: [(ExerciseID, Int, Decimal)] = []
                 let drafts = exercises.map { exercise in
@@ -118,10 +121,11 @@ struct ActivityTests {
             }
 
             var device = try await SimulatedDevice.register(sync, ada, label: "phone")
-            for step in 0..<70 {
+            for step in 0..<90 {
                 let roll = random.next(upTo: 100)
                 if roll < 45 || kept.isEmpty {
-                    let (workoutDraft, sets) = draft()
+                    let latest = roll % 2 == 0 ? kept.values.map(\.startedAt).max() : nil
+                    let (workoutDraft, sets) = draft(after: latest)
                     let workout = try await training.workouts.log(ada, id: "", workoutDraft)
                     kept[workout.id] = Kept(
                         id: workout.id, startedAt: workoutDraft.startedAt!,
