@@ -19,8 +19,8 @@ public struct PostgresActivityStore: ActivityStore {
         }
     }
 
-    public func reconcile(_ tenant: TenantID, now: Date, _ awards: @Sendable (ActivityFacts) -> [Award])
-        async throws -> (ActivityFacts, [StoredAward])
+    public func reconcile(_ tenant: TenantID, now: Date, _ evaluate: @Sendable (ActivityFacts) -> [Achievement])
+        async throws -> ([Achievement], [StoredAward])
     {
         try await database.withTenant(tenant) { connection in
             // One reconciliation at a time per tenant; taken before the feed's counter row (which
@@ -29,7 +29,9 @@ public struct PostgresActivityStore: ActivityStore {
                 "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
             let (seq, record) = try await Self.recordLookup(tenant, now: now, connection)
             let facts = try await Self.facts(tenant, now: now, connection, record: record)
-            let wanted = Dictionary(awards(facts).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            let list = evaluate(facts)
+            let wanted = Dictionary(
+                list.compactMap(\.earned).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             var stored = try await connection.query(
                 "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1",
                 [tenant.rawValue]
@@ -80,7 +82,7 @@ public struct PostgresActivityStore: ActivityStore {
                     stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
                 stored = wanted.values.map { StoredAward(award: $0, awardedAt: kept[$0.key] ?? now) }
             }
-            return (facts, stored.sorted { $0.award.key < $1.award.key })
+            return (list, stored.sorted { $0.award.key < $1.award.key })
         }
     }
 
@@ -175,12 +177,13 @@ public struct PostgresActivityStore: ActivityStore {
             ).single
         else { throw SpotterError.notFound("tenant not found") }
         let timeZone: String = try profile.decode("time_zone")
+        // Integers, not timestamps: at 5,000 rows, parsing timestamp text was most of the read's
+        // cost in spotterd. `local_minutes` counts minutes of local wall-clock time since
+        // 1970-01-01 00:00, so the local date and time of day are a division away.
         let workouts = try await connection.query(
             """
-            SELECT workout_id, started_at, duration_seconds,
-                   (started_at AT TIME ZONE $2)::date - DATE '1970-01-01' AS local_day,
-                   (extract(hour FROM started_at AT TIME ZONE $2) * 60
-                    + extract(minute FROM started_at AT TIME ZONE $2))::integer AS local_minute
+            SELECT workout_id, (extract(epoch FROM started_at) * 1000000)::bigint AS started_us, duration_seconds,
+                   floor(extract(epoch FROM started_at AT TIME ZONE $2) / 60)::bigint AS local_minutes
             FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
             ORDER BY started_at, workout_id
             """,
@@ -209,10 +212,13 @@ public struct PostgresActivityStore: ActivityStore {
     }
 
     private static func decodeWorkout(_ row: PostgresRow) throws -> ActivityWorkout {
-        ActivityWorkout(
-            id: WorkoutID(rawValue: try row.decode("workout_id")), startedAt: try row.decode("started_at"),
-            durationSeconds: try row.decode("duration_seconds"), localDay: try row.decode("local_day"),
-            localMinute: try row.decode("local_minute"))
+        let minutes: Int = try row.decode(3)
+        let (day, minute) = minutes.quotientAndRemainder(dividingBy: 1440)
+        return ActivityWorkout(
+            id: WorkoutID(rawValue: try row.decode(0)),
+            startedAt: Date(timeIntervalSince1970: Double(try row.decode(1) as Int64) / 1_000_000),
+            durationSeconds: try row.decode(2), localDay: minute < 0 ? day - 1 : day,
+            localMinute: minute < 0 ? minute + 1440 : minute)
     }
 
     static let challengeSelect = """

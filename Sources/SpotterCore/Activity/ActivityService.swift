@@ -5,12 +5,12 @@ public protocol ActivityStore: Sendable {
     /// The facts of the principal's tenant (a coach's client view too: the client's), with `today` the
     /// tenant's local date at `now`. Reads only.
     func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts
-    /// In one transaction of `tenant`, one at a time per tenant: reads the facts, asks `awards`
-    /// what is earned, and makes the stored awards match (new ones added, changed ones rewritten,
-    /// withdrawn ones deleted), each change a change of the tenant's feed. Answers the facts read
-    /// and the awards as now stored.
-    func reconcile(_ tenant: TenantID, now: Date, _ awards: @Sendable (ActivityFacts) -> [Award]) async throws
-        -> (ActivityFacts, [StoredAward])
+    /// In one transaction of `tenant`, one at a time per tenant: reads the facts, has `evaluate`
+    /// list the achievements, and makes the stored awards match the earned ones (new ones added,
+    /// changed ones rewritten, withdrawn ones deleted), each change a change of the tenant's feed.
+    /// Answers the list and the awards as now stored.
+    func reconcile(_ tenant: TenantID, now: Date, _ evaluate: @Sendable (ActivityFacts) -> [Achievement])
+        async throws -> ([Achievement], [StoredAward])
 }
 
 /// Activity totals and achievements.
@@ -33,9 +33,9 @@ public struct ActivityService: Sendable {
     /// Every achievement, earned or locked, after bringing the stored awards up to date (so what a
     /// device learns through the feed never disagrees with this list).
     public func achievements(_ principal: Principal) async throws -> [Achievement] {
-        let (facts, stored) = try await store.reconcile(principal.tenantID, now: now(), AchievementRules.awards)
+        let (list, stored) = try await store.reconcile(principal.tenantID, now: now(), AchievementRules.evaluate)
         let awardedAt = Dictionary(stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
-        return AchievementRules.evaluate(facts).map { entry in
+        return list.map { entry in
             var entry = entry
             if let earned = entry.earned { entry.awardedAt = awardedAt[earned.key] }
             return entry
@@ -51,7 +51,7 @@ public struct ActivityService: Sendable {
     /// Brings `tenant`'s stored awards up to date with its history: what spotterd runs after a
     /// change of the tenant's feed.
     public func reconcile(_ tenant: TenantID) async throws {
-        _ = try await store.reconcile(tenant, now: now(), AchievementRules.awards)
+        _ = try await store.reconcile(tenant, now: now(), AchievementRules.evaluate)
     }
 
     /// Totals of the live workouts started in `[from, to)` (all of history without them): workouts,
