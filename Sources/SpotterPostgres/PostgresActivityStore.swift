@@ -15,7 +15,7 @@ public struct PostgresActivityStore: ActivityStore {
 
     public func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts {
         try await database.withTenant(principal) { connection in
-            try await Self.facts(principal.tenantID, now: now, connection)
+            try await Self.facts(principal.tenantID, now: now, connection, kept: nil).facts
         }
     }
 
@@ -27,8 +27,8 @@ public struct PostgresActivityStore: ActivityStore {
             // the writes below lock), so the lock order of 0017 holds.
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
-            let (seq, record) = try await Self.recordLookup(tenant, now: now, connection)
-            let facts = try await Self.facts(tenant, now: now, connection, record: record)
+            let kept = try await Self.kept(tenant, now: now, connection)
+            let (facts, seq) = try await Self.facts(tenant, now: now, connection, kept: kept)
             let list = evaluate(facts)
             let wanted = Dictionary(
                 list.compactMap(\.earned).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -121,31 +121,41 @@ public struct PostgresActivityStore: ActivityStore {
         case after(Date?)
     }
 
-    /// The feed's number now and how the first record can be found, from what the last
-    /// reconciliation kept (`activity_state`, Migrations/0027_activity_state.sql): known when the
-    /// feed has not moved, or when every workout change since is a new workout started after the
-    /// latest one then; from scratch otherwise, or when the state is a week old or older than the
-    /// feed's purged tombstones.
-    static func recordLookup(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws
-        -> (seq: Int64, lookup: RecordLookup)
-    {
-        let counter = try await connection.query(
-            "SELECT last_seq, purged_seq FROM sync_counters WHERE tenant_id = $1", [tenant.rawValue]
-        ).single
-        let seq: Int64 = try counter?.decode("last_seq") ?? 0
-        let purged: Int64 = try counter?.decode("purged_seq") ?? 0
+    /// What the last reconciliation kept (`activity_state`, Migrations/0027_activity_state.sql);
+    /// `nil` when there is none, it is a week old, or the feed's purged tombstones reach past it.
+    struct Kept {
+        var feedSeq: Int64
+        var lastStart: Date?
+        var firstRecord: WorkoutID?
+    }
+
+    static func kept(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> Kept? {
         guard
-            let state = try await connection.query(
-                "SELECT feed_seq, last_start, first_record, reconciled_at FROM activity_state WHERE tenant_id = $1",
+            let row = try await connection.query(
+                """
+                SELECT a.feed_seq, a.last_start, a.first_record, a.reconciled_at, coalesce(c.purged_seq, 0) AS purged_seq
+                FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
+                WHERE a.tenant_id = $1
+                """,
                 [tenant.rawValue]
             ).single
-        else { return (seq, .full) }
-        let since: Int64 = try state.decode("feed_seq")
-        let reconciledAt: Date = try state.decode("reconciled_at")
-        let lastStart: Date? = try state.decode("last_start")
-        let known = (try state.decode("first_record") as UUID?).map(WorkoutID.init(rawValue:))
-        guard since >= purged, now.timeIntervalSince(reconciledAt) < 7 * 86_400 else { return (seq, .full) }
-        if since == seq { return (seq, .known(known)) }
+        else { return nil }
+        let feedSeq: Int64 = try row.decode("feed_seq")
+        let reconciledAt: Date = try row.decode("reconciled_at")
+        guard feedSeq >= (try row.decode("purged_seq") as Int64), now.timeIntervalSince(reconciledAt) < 7 * 86_400
+        else { return nil }
+        return Kept(
+            feedSeq: feedSeq, lastStart: try row.decode("last_start"),
+            firstRecord: (try row.decode("first_record") as UUID?).map(WorkoutID.init(rawValue:)))
+    }
+
+    /// How the first record can be found now that the feed is at `seq`: known when the feed has
+    /// not moved since `kept`, or when every workout change since (read as the workouts are now) is
+    /// a new workout started at or after the latest one then; from scratch otherwise.
+    static func lookup(_ tenant: TenantID, _ kept: Kept, seq: Int64, _ connection: PostgresConnection) async throws
+        -> RecordLookup
+    {
+        if kept.feedSeq == seq { return .known(kept.firstRecord) }
         let changes = try await connection.query(
             """
             SELECT w.version, w.deleted_at IS NOT NULL AS deleted, w.started_at
@@ -153,20 +163,23 @@ public struct PostgresActivityStore: ActivityStore {
             LEFT JOIN workouts w ON w.tenant_id = c.tenant_id AND w.workout_id = c.object_id
             WHERE c.tenant_id = $1 AND c.seq > $2 AND c.kind = 'workout'
             """,
-            [tenant.rawValue, since])
+            [tenant.rawValue, kept.feedSeq])
         let appended = try changes.allSatisfy { row in
             guard let version: Int64 = try row.decode("version"), version == 1,
                 !(try row.decode("deleted") as Bool), let start: Date = try row.decode("started_at")
             else { return false }
-            return lastStart.map { start > $0 } ?? true
+            return kept.lastStart.map { start >= $0 } ?? true
         }
-        guard appended else { return (seq, .full) }
-        return (seq, known != nil ? .known(known) : .after(lastStart))
+        guard appended else { return .full }
+        return kept.firstRecord != nil ? .known(kept.firstRecord) : .after(kept.lastStart)
     }
 
-    static func facts(
-        _ tenant: TenantID, now: Date, _ connection: PostgresConnection, record lookup: RecordLookup = .full
-    ) async throws -> ActivityFacts {
+    /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
+    /// a workout committed later is after that number). With `kept`, the first record may be known
+    /// or looked for among new sets only (`lookup`).
+    static func facts(_ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?) async throws
+        -> (facts: ActivityFacts, seq: Int64)
+    {
         guard
             let profile = try await connection.query(
                 """
@@ -180,15 +193,22 @@ public struct PostgresActivityStore: ActivityStore {
         // Integers, not timestamps: at 5,000 rows, parsing timestamp text was most of the read's
         // cost in spotterd. `local_minutes` counts minutes of local wall-clock time since
         // 1970-01-01 00:00, so the local date and time of day are a division away.
-        let workouts = try await connection.query(
+        let rows = try await connection.query(
             """
-            SELECT workout_id, (extract(epoch FROM started_at) * 1000000)::bigint AS started_us, duration_seconds,
-                   floor(extract(epoch FROM started_at AT TIME ZONE $2) / 60)::bigint AS local_minutes
-            FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
-            ORDER BY started_at, workout_id
+            SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq
+            FROM (SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c
+            LEFT JOIN LATERAL (
+                SELECT workout_id, started_at, (extract(epoch FROM started_at) * 1000000)::bigint AS started_us,
+                       duration_seconds, floor(extract(epoch FROM started_at AT TIME ZONE $2) / 60)::bigint AS local_minutes
+                FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
+            ) w ON true
+            ORDER BY w.started_at, w.workout_id
             """,
-            [tenant.rawValue, timeZone]
-        ).map(decodeWorkout)
+            [tenant.rawValue, timeZone])
+        let seq: Int64 = try rows.first?.decode(4) ?? 0
+        let workouts = try rows.filter { (try $0.decode(0) as UUID?) != nil }.map(decodeWorkout)
+        var lookup = RecordLookup.full
+        if let kept { lookup = try await Self.lookup(tenant, kept, seq: seq, connection) }
         let record: WorkoutID?
         switch lookup {
         case .known(let id): record = id
@@ -203,12 +223,13 @@ public struct PostgresActivityStore: ActivityStore {
             Self.challengeSelect + " WHERE ends_on >= DATE '1970-01-01' + $1::integer ORDER BY starts_on, challenge_id",
             [min(workouts.first?.localDay ?? today, today)]
         ).map(decodeChallenge)
-        return ActivityFacts(
+        let facts = ActivityFacts(
             workouts: workouts,
             firstRecord: record.flatMap { id in workouts.first { $0.id == id } },
             birthday: try profile.decode("birthday"),
             challenges: challenges,
             today: today)
+        return (facts, seq)
     }
 
     private static func decodeWorkout(_ row: PostgresRow) throws -> ActivityWorkout {
@@ -246,8 +267,8 @@ public struct PostgresActivityStore: ActivityStore {
     /// exercises are found by skipping through the same index (a recursive CTE), not by reading
     /// every set, and every step is materialized so the planner cannot turn the probes into a join
     /// over all of the lifter's sets. Sets at an exercise's first start (in one workout or two
-    /// started at once) are never records. `$2`, when set, looks only at sets started after it
-    /// (the reconciliation knows there is no record before).
+    /// started at once) are never records. `$2`, when set, looks only at sets started at or after
+    /// it (the reconciliation knows there is no record before).
     static let firstRecord = """
         WITH RECURSIVE lifts AS (
             (SELECT exercise_id FROM workout_sets WHERE tenant_id = $1 ORDER BY exercise_id LIMIT 1)
@@ -282,7 +303,7 @@ public struct PostgresActivityStore: ActivityStore {
             CROSS JOIN LATERAL (
                 SELECT s.started_at FROM workout_sets s
                 WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id
-                  AND s.started_at > greatest(b.started_at, $2::timestamptz)
+                  AND s.started_at > b.started_at AND ($2::timestamptz IS NULL OR s.started_at >= $2)
                   AND \(working) AND \(beats("b.measure", "b.best"))
                 ORDER BY s.started_at LIMIT 1
             ) r

@@ -3,6 +3,7 @@ import Postgres
 import SpotterCore
 import SpotterPostgres
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 @Suite("Activity and achievements on PostgreSQL")
@@ -167,6 +168,51 @@ struct ActivityTests {
                 #expect(try await Self.stored(database, ada) == expected, "step \(step): the table equals it too")
             }
             #expect(kept.count > 60, "the sequence built a history worth checking")
+        }
+    }
+
+    @Test("reconciling while workouts are logged concurrently ends where a recomputation does")
+    func reconcileDuringConcurrentLogs() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(400 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            let kept = Mutex<[Kept]>([])
+            let monday = self.monday
+            let log: @Sendable (Int, Double) async throws -> Void = { index, kilograms in
+                let start = monday.addingTimeInterval(Double(index) * 86_400)
+                let workout = try await training.workouts.log(
+                    ada, id: "", workoutDraft(at: start, exercises: [Catalog.squat], sets: 1, kilograms: kilograms))
+                kept.withLock {
+                    $0.append(
+                        Kept(
+                            id: workout.id, startedAt: start, durationSeconds: 3600,
+                            sets: [(Catalog.squat, 5, Decimal(kilograms))]))
+                }
+            }
+            // A flat start (no record), so the reconciliations look among new sets only.
+            try await log(0, 100)
+            try await training.activity.reconcile(ada.tenantID)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        for step in 0..<10 {
+                            let index = 1 + step * 4 + writer
+                            try await log(index, index < 30 ? 100 : 100 + Double(index))
+                        }
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<20 { try await training.activity.reconcile(ada.tenantID) }
+                }
+                try await group.waitForAll()
+            }
+            let listed = try await training.activity.achievements(ada)
+            let expected = Self.expectedAwards(kept.withLock { $0 }, timeZone: "UTC", birthday: nil, now: clock.now)
+            let earned = Dictionary(
+                uniqueKeysWithValues: listed.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
+            #expect(earned == expected)
+            #expect(expected["trophy:new_pr"] != nil, "a record was set, late")
         }
     }
 
