@@ -213,7 +213,7 @@ public struct PostgresActivityStore: ActivityStore {
         switch lookup {
         case .known(let id): record = id
         case .full, .after:
-            let after: Date? = if case .after(let moment) = lookup { moment } else { nil }
+            let after = if case .after(let moment?) = lookup { moment } else { Date(timeIntervalSince1970: 0) }
             record = try await connection.query(firstRecord, [tenant.rawValue, after]).single.map {
                 WorkoutID(rawValue: try $0.decode("workout_id"))
             }
@@ -267,8 +267,11 @@ public struct PostgresActivityStore: ActivityStore {
     /// exercises are found by skipping through the same index (a recursive CTE), not by reading
     /// every set, and every step is materialized so the planner cannot turn the probes into a join
     /// over all of the lifter's sets. Sets at an exercise's first start (in one workout or two
-    /// started at once) are never records. `$2`, when set, looks only at sets started at or after
-    /// it (the reconciliation knows there is no record before).
+    /// started at once) are never records. Only sets started at or after `$2` are looked at (the
+    /// reconciliation knows there is no record before; 1970, before any workout, otherwise). It must stay a
+    /// plain comparison with a parameter: under row-level security only leakproof conditions become
+    /// index bounds, and a `coalesce($2, …)` or `$2 IS NULL OR …` form was filtered row by row
+    /// after reading every set again.
     static let firstRecord = """
         WITH RECURSIVE lifts AS (
             (SELECT exercise_id FROM workout_sets WHERE tenant_id = $1 ORDER BY exercise_id LIMIT 1)
@@ -303,7 +306,7 @@ public struct PostgresActivityStore: ActivityStore {
             CROSS JOIN LATERAL (
                 SELECT s.started_at FROM workout_sets s
                 WHERE s.tenant_id = $1 AND s.exercise_id = b.exercise_id
-                  AND s.started_at > b.started_at AND ($2::timestamptz IS NULL OR s.started_at >= $2)
+                  AND s.started_at > b.started_at AND s.started_at >= $2::timestamptz
                   AND \(working) AND \(beats("b.measure", "b.best"))
                 ORDER BY s.started_at LIMIT 1
             ) r
