@@ -28,6 +28,9 @@ public struct TenantExport: Sendable, Equatable, Codable {
     /// What the tenant published (every version), follows or saved, and its directory listing.
     /// Absent from exports made before Discover.
     public var discover: ExportedDiscover?
+    /// Body measurements (kilograms, percent, centimetres), by metric then date. Absent from
+    /// exports made before body metrics.
+    public var measurements: [BodyMeasurement]?
 
     public init(
         exportedAt: Date,
@@ -40,7 +43,8 @@ public struct TenantExport: Sendable, Equatable, Codable {
         templates: [ExportedTemplate] = [],
         workouts: [ExportedWorkout] = [],
         coaching: ExportedCoaching = ExportedCoaching(),
-        discover: ExportedDiscover? = nil
+        discover: ExportedDiscover? = nil,
+        measurements: [BodyMeasurement]? = nil
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -53,6 +57,7 @@ public struct TenantExport: Sendable, Equatable, Codable {
         self.workouts = workouts
         self.coaching = coaching
         self.discover = discover
+        self.measurements = measurements
     }
 }
 

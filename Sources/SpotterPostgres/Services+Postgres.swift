@@ -11,6 +11,7 @@ extension TrainingServices {
             progressStore: PostgresProgressStore(database: database),
             transferStore: PostgresTransferStore(database: database),
             activityStore: PostgresActivityStore(database: database),
+            bodyStore: PostgresBodyStore(database: database),
             contexts: PostgresProfileStore(database: database),
             now: now
         )

@@ -3406,6 +3406,19 @@ public enum Spotter_V1_CoachService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "GetClientMeasurements" metadata.
+        public enum GetClientMeasurements: Sendable {
+            /// Request type for "GetClientMeasurements".
+            public typealias Input = Spotter_V1_GetClientMeasurementsRequest
+            /// Response type for "GetClientMeasurements".
+            public typealias Output = Spotter_V1_ListMeasurementsResponse
+            /// Descriptor for "GetClientMeasurements".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.CoachService"),
+                method: "GetClientMeasurements",
+                type: .unary
+            )
+        }
         /// Namespace for "Assign" metadata.
         public enum Assign: Sendable {
             /// Request type for "Assign".
@@ -3498,6 +3511,7 @@ public enum Spotter_V1_CoachService: Sendable {
             GetClientProgress.descriptor,
             GetClientStatistics.descriptor,
             GetClientAchievements.descriptor,
+            GetClientMeasurements.descriptor,
             Assign.descriptor,
             Unassign.descriptor,
             ListAssignments.descriptor,
@@ -3747,6 +3761,24 @@ extension Spotter_V1_CoachService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_GetClientAchievementsRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListAchievementsResponse>
+
+        /// Handle the "GetClientMeasurements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's body measurements, in your units (scope body).
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_GetClientMeasurementsRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ListMeasurementsResponse` messages.
+        func getClientMeasurements(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_GetClientMeasurementsRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListMeasurementsResponse>
 
         /// Handle the "Assign" method.
         ///
@@ -4080,6 +4112,24 @@ extension Spotter_V1_CoachService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListAchievementsResponse>
 
+        /// Handle the "GetClientMeasurements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's body measurements, in your units (scope body).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_GetClientMeasurementsRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ListMeasurementsResponse` message.
+        func getClientMeasurements(
+            request: GRPCCore.ServerRequest<Spotter_V1_GetClientMeasurementsRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListMeasurementsResponse>
+
         /// Handle the "Assign" method.
         ///
         /// > Source IDL Documentation:
@@ -4410,6 +4460,24 @@ extension Spotter_V1_CoachService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_ListAchievementsResponse
 
+        /// Handle the "GetClientMeasurements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's body measurements, in your units (scope body).
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_GetClientMeasurementsRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ListMeasurementsResponse` to respond with.
+        func getClientMeasurements(
+            request: Spotter_V1_GetClientMeasurementsRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ListMeasurementsResponse
+
         /// Handle the "Assign" method.
         ///
         /// > Source IDL Documentation:
@@ -4654,6 +4722,17 @@ extension Spotter_V1_CoachService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_CoachService.Method.GetClientMeasurements.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_GetClientMeasurementsRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ListMeasurementsResponse>(),
+            handler: { request, context in
+                try await self.getClientMeasurements(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_CoachService.Method.Assign.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_AssignRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_Assignment>(),
@@ -4851,6 +4930,17 @@ extension Spotter_V1_CoachService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListAchievementsResponse> {
         let response = try await self.getClientAchievements(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func getClientMeasurements(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_GetClientMeasurementsRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListMeasurementsResponse> {
+        let response = try await self.getClientMeasurements(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -5076,6 +5166,19 @@ extension Spotter_V1_CoachService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListAchievementsResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_ListAchievementsResponse>(
             message: try await self.getClientAchievements(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func getClientMeasurements(
+        request: GRPCCore.ServerRequest<Spotter_V1_GetClientMeasurementsRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListMeasurementsResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ListMeasurementsResponse>(
+            message: try await self.getClientMeasurements(
                 request: request.message,
                 context: context
             ),
@@ -5447,6 +5550,29 @@ extension Spotter_V1_CoachService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ListAchievementsResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListAchievementsResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "GetClientMeasurements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's body measurements, in your units (scope body).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_GetClientMeasurementsRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_GetClientMeasurementsRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ListMeasurementsResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func getClientMeasurements<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_GetClientMeasurementsRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_GetClientMeasurementsRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ListMeasurementsResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListMeasurementsResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "Assign" method.
@@ -6011,6 +6137,40 @@ extension Spotter_V1_CoachService {
             )
         }
 
+        /// Call the "GetClientMeasurements" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > The client's body measurements, in your units (scope body).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_GetClientMeasurementsRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_GetClientMeasurementsRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ListMeasurementsResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func getClientMeasurements<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_GetClientMeasurementsRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_GetClientMeasurementsRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ListMeasurementsResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListMeasurementsResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_CoachService.Method.GetClientMeasurements.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "Assign" method.
         ///
         /// > Source IDL Documentation:
@@ -6558,6 +6718,35 @@ extension Spotter_V1_CoachService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_GetClientAchievementsRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ListAchievementsResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "GetClientMeasurements" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > The client's body measurements, in your units (scope body).
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_GetClientMeasurementsRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func getClientMeasurements<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_GetClientMeasurementsRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListMeasurementsResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.getClientMeasurements(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_GetClientMeasurementsRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ListMeasurementsResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -7126,6 +7315,39 @@ extension Spotter_V1_CoachService.ClientProtocol {
             metadata: metadata
         )
         return try await self.getClientAchievements(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "GetClientMeasurements" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > The client's body measurements, in your units (scope body).
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func getClientMeasurements<Result>(
+        _ message: Spotter_V1_GetClientMeasurementsRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListMeasurementsResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_GetClientMeasurementsRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.getClientMeasurements(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -66,6 +66,9 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
   /// An achievement you earned (pull only; a tombstone when it was withdrawn, such as after
   /// deleting the workout that earned it). Its object id is the same whenever it is earned.
   case achievement // = 9
+
+  /// A body measurement (pushed and pulled; see body.proto).
+  case measurement // = 10
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -84,6 +87,7 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
     case 7: self = .comment
     case 8: self = .assignment
     case 9: self = .achievement
+    case 10: self = .measurement
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -100,6 +104,7 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
     case .comment: return 7
     case .assignment: return 8
     case .achievement: return 9
+    case .measurement: return 10
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -116,6 +121,7 @@ public nonisolated enum Spotter_V1_SyncKind: SwiftProtobuf.Enum, Swift.CaseItera
     .comment,
     .assignment,
     .achievement,
+    .measurement,
   ]
 
 }
@@ -307,6 +313,14 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
     set {change = .delete(newValue)}
   }
 
+  public var measurement: Spotter_V1_MeasurementInput {
+    get {
+      if case .measurement(let v)? = change {return v}
+      return Spotter_V1_MeasurementInput()
+    }
+    set {change = .measurement(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// Exactly one: the object's new content (create or replace), or delete = true. The content's
@@ -318,6 +332,7 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
     case program(Spotter_V1_ProgramInput)
     case profile(Spotter_V1_ProfileSettings)
     case delete(Bool)
+    case measurement(Spotter_V1_MeasurementInput)
 
   }
 
@@ -602,6 +617,14 @@ public nonisolated struct Spotter_V1_SyncChange: @unchecked Sendable {
     set {_uniqueStorage()._object = .achievement(newValue)}
   }
 
+  public var measurement: Spotter_V1_BodyMeasurement {
+    get {
+      if case .measurement(let v)? = _storage._object {return v}
+      return Spotter_V1_BodyMeasurement()
+    }
+    set {_uniqueStorage()._object = .measurement(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// The object now; none of them set means a tombstone: delete your copy.
@@ -615,6 +638,7 @@ public nonisolated struct Spotter_V1_SyncChange: @unchecked Sendable {
     case comment(Spotter_V1_Comment)
     case assignment(Spotter_V1_AssignedPlan)
     case achievement(Spotter_V1_Achievement)
+    case measurement(Spotter_V1_BodyMeasurement)
 
   }
 
@@ -729,7 +753,7 @@ public nonisolated struct Spotter_V1_WatchEvent: Sendable {
 fileprivate nonisolated let _protobuf_package = "spotter.v1"
 
 nonisolated extension Spotter_V1_SyncKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SYNC_KIND_UNSPECIFIED\0\u{1}SYNC_KIND_WORKOUT\0\u{1}SYNC_KIND_TEMPLATE\0\u{1}SYNC_KIND_EXERCISE\0\u{1}SYNC_KIND_PROGRAM\0\u{1}SYNC_KIND_PROFILE\0\u{1}SYNC_KIND_FOLLOW\0\u{1}SYNC_KIND_COMMENT\0\u{1}SYNC_KIND_ASSIGNMENT\0\u{1}SYNC_KIND_ACHIEVEMENT\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SYNC_KIND_UNSPECIFIED\0\u{1}SYNC_KIND_WORKOUT\0\u{1}SYNC_KIND_TEMPLATE\0\u{1}SYNC_KIND_EXERCISE\0\u{1}SYNC_KIND_PROGRAM\0\u{1}SYNC_KIND_PROFILE\0\u{1}SYNC_KIND_FOLLOW\0\u{1}SYNC_KIND_COMMENT\0\u{1}SYNC_KIND_ASSIGNMENT\0\u{1}SYNC_KIND_ACHIEVEMENT\0\u{1}SYNC_KIND_MEASUREMENT\0")
 }
 
 nonisolated extension Spotter_V1_RegisterDeviceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -911,7 +935,7 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Spotter_V1_Mutation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Mutation"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}mutation_id\0\u{1}kind\0\u{3}object_id\0\u{3}base_version\0\u{2}\u{6}workout\0\u{1}template\0\u{1}exercise\0\u{1}program\0\u{1}profile\0\u{1}delete\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}mutation_id\0\u{1}kind\0\u{3}object_id\0\u{3}base_version\0\u{2}\u{6}workout\0\u{1}template\0\u{1}exercise\0\u{1}program\0\u{1}profile\0\u{1}delete\0\u{1}measurement\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -996,6 +1020,19 @@ nonisolated extension Spotter_V1_Mutation: SwiftProtobuf.Message, SwiftProtobuf.
           self.change = .delete(v)
         }
       }()
+      case 16: try {
+        var v: Spotter_V1_MeasurementInput?
+        var hadOneofValue = false
+        if let current = self.change {
+          hadOneofValue = true
+          if case .measurement(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.change = .measurement(v)
+        }
+      }()
       default: break
       }
     }
@@ -1042,6 +1079,10 @@ nonisolated extension Spotter_V1_Mutation: SwiftProtobuf.Message, SwiftProtobuf.
     case .delete?: try {
       guard case .delete(let v)? = self.change else { preconditionFailure() }
       try visitor.visitSingularBoolField(value: v, fieldNumber: 15)
+    }()
+    case .measurement?: try {
+      guard case .measurement(let v)? = self.change else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
     }()
     case nil: break
     }
@@ -1359,7 +1400,7 @@ nonisolated extension Spotter_V1_AssignedPlan: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_SyncChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SyncChange"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}object_id\0\u{1}seq\0\u{2}\u{7}workout\0\u{1}template\0\u{1}exercise\0\u{1}program\0\u{1}profile\0\u{1}follow\0\u{1}comment\0\u{1}assignment\0\u{1}achievement\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}object_id\0\u{1}seq\0\u{2}\u{7}workout\0\u{1}template\0\u{1}exercise\0\u{1}program\0\u{1}profile\0\u{1}follow\0\u{1}comment\0\u{1}assignment\0\u{1}achievement\0\u{1}measurement\0")
 
   fileprivate class _StorageClass {
     var _kind: Spotter_V1_SyncKind = .unspecified
@@ -1518,6 +1559,19 @@ nonisolated extension Spotter_V1_SyncChange: SwiftProtobuf.Message, SwiftProtobu
             _storage._object = .achievement(v)
           }
         }()
+        case 19: try {
+          var v: Spotter_V1_BodyMeasurement?
+          var hadOneofValue = false
+          if let current = _storage._object {
+            hadOneofValue = true
+            if case .measurement(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._object = .measurement(v)
+          }
+        }()
         default: break
         }
       }
@@ -1575,6 +1629,10 @@ nonisolated extension Spotter_V1_SyncChange: SwiftProtobuf.Message, SwiftProtobu
       case .achievement?: try {
         guard case .achievement(let v)? = _storage._object else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+      }()
+      case .measurement?: try {
+        guard case .measurement(let v)? = _storage._object else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
       }()
       case nil: break
       }

@@ -127,6 +127,7 @@ public struct SpotterApplication: Sendable {
                 TemplateHandler(templates: training.templates),
                 ProgressHandler(progress: training.progress),
                 ActivityHandler(activity: training.activity),
+                BodyHandler(body: training.body),
                 TransferHandler(transfer: training.transfer),
                 ShareHandler(share: share),
                 CoachingHandler(coaching: coaching),
@@ -231,6 +232,7 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
         "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
         "spotter.v1.ShareService", "spotter.v1.DiscoverService", "spotter.v1.ActivityService",
+        "spotter.v1.BodyService",
         "grpc.health.v1.Health",
     ]
 

@@ -157,6 +157,20 @@ func coachMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "coaching.clientMeasurements",
+            call: { coaching, _, p, w in
+                try await coaching.clientMeasurements(p, client: w.client, metrics: [], from: "", to: "")
+            },
+            expected: coachCall(needs: .body),
+            logs: logged(.body, "GetClientMeasurements"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: [MeasurementSeries].self, role) { series in
+                    #expect(series.flatMap(\.measurements).map(\.id.description) == [w.measurement], "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "coaching.clientAchievements",
             call: { coaching, _, p, w in try await coaching.clientAchievements(p, client: w.client) },
             expected: coachCall(needs: .progress),

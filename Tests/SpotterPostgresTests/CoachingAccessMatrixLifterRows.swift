@@ -104,6 +104,28 @@ func lifterMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "training.body.series (one's own)",
+            call: { _, training, p, _ in try await training.body.series(p, metrics: [], from: "", to: "") },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            check: { role, value, w in
+                expectValue(value, as: [MeasurementSeries].self, role) { series in
+                    let ids = series.flatMap(\.measurements).map(\.id.description)
+                    #expect(ids.contains(w.measurement) == (role == .owner), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "training.body.update (the owner's measurement)",
+            call: { _, training, p, w in
+                try await training.body.update(
+                    p, id: w.measurement,
+                    MeasurementDraft(
+                        metric: "body_weight", measuredOn: "2026-09-01", value: 81, note: "Owner morning weigh-in"),
+                    expectedVersion: nil)
+            },
+            expected: lifterCall(owner: .success, lifters: measurementNotFound, coaches: measurementNotFound)
+        ),
+        MatrixRow(
             name: "training.activity.achievements (one's own; the owner's earned by the owner's workouts)",
             call: { _, training, p, _ in try await training.activity.achievements(p) },
             expected: lifterCall(owner: .success, lifters: .success, coaches: .success),

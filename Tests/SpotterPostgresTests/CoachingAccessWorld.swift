@@ -98,6 +98,8 @@ struct World {
     var markers: [Role: [String]]
     /// Discover on the same database and clock.
     var discover: DiscoverService
+    /// The owner's body-weight measurement.
+    var measurement: String
 
     func principal(_ role: Role) -> Principal { principals[role]! }
     func id(_ role: Role) -> TenantID { principals[role]!.tenantID }
@@ -118,6 +120,7 @@ struct World {
         world.program = random()
         world.programTemplate = random()
         world.foreignTemplate = random()
+        world.measurement = random()
         return world
     }
 
@@ -149,6 +152,7 @@ struct World {
         var heavy: [Role: Workout] = [:]
         var light: [Role: Workout] = [:]
         var comments: [Role: WorkoutComment] = [:]
+        var measurements: [Role: BodyMeasurement] = [:]
         let lifterNames: [Role: String] = [.owner: "Owner", .stranger: "Stranger", .otherClient: "Otherclient"]
         for (role, name) in lifterNames {
             let custom = try await training.exercises.create(
@@ -170,6 +174,11 @@ struct World {
             comments[role] = try await coaching.comment(
                 p(role), workoutID: heavy[role]!.id.description, exerciseIndex: 0, setIndex: 1,
                 body: "\(name) felt strong")
+            measurements[role] = try await training.body.record(
+                p(role), id: "",
+                MeasurementDraft(
+                    metric: "body_weight", measuredOn: "2026-09-01", value: 80, note: "\(name) morning weigh-in"))
+            mark(role, measurements[role]!.id.description, "\(name) morning weigh-in")
             mark(
                 role, custom.id.description, custom.name, heavy[role]!.id.description, heavy[role]!.content.name,
                 light[role]!.id.description, light[role]!.content.name, comments[role]!.id.uuidString)
@@ -249,7 +258,8 @@ struct World {
             ownTemplates: templates,
             ownComments: ownComments,
             markers: markers,
-            discover: database.discoverService(clock: clock)
+            discover: database.discoverService(clock: clock),
+            measurement: measurements[.owner]!.id.description
         )
     }
 }

@@ -24,4 +24,25 @@ struct SyncMappingTests {
         }
         #expect(SyncKind(proto: Spotter_V1_SyncKind.unspecified) == nil)
     }
+
+    @Test("body metrics and units, and achievement groups, map to the proto case of the same name")
+    func activityAndBodyNamesMatch() {
+        func camel(_ text: String) -> String {
+            let parts = text.split(separator: "_")
+            return ([String(parts[0])] + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() })
+                .joined()
+        }
+        for metric in BodyMetric.allCases {
+            let proto: Spotter_V1_BodyMetric = metric.proto()
+            #expect("\(proto)" == camel(metric.rawValue))
+        }
+        for unit in BodyUnit.allCases {
+            let proto: Spotter_V1_BodyUnit = unit.proto()
+            #expect("\(proto)" == unit.rawValue)
+        }
+        for group in AchievementGroup.allCases {
+            let proto: Spotter_V1_AchievementGroup = group.proto()
+            #expect("\(proto)" == group.rawValue)
+        }
+    }
 }

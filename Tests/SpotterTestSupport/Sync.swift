@@ -117,6 +117,7 @@ extension SyncObject {
         case .comment: nil
         case .assignment(let plan): plan.assignment.version
         case .achievement: nil
+        case .measurement(let measurement): measurement.version
         }
     }
 
@@ -132,6 +133,7 @@ extension SyncObject {
         case .exercise(let exercise): "exercise|" + json(exercise)
         case .program(let program): Self.canonical(program)
         case .profile(let profile): "profile|" + json(profile)
+        case .measurement(let measurement): "measurement|" + json(measurement)
         case .follow(let follow): "follow|" + follow.startedOn + "|" + Self.canonical(follow.program)
         case .comment(let comment): "comment|" + json(comment)
         case .assignment(let plan):

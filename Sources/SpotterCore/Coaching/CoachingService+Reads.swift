@@ -116,6 +116,16 @@ extension CoachingService {
         }
     }
 
+    /// A client's body measurements (body scope), a series per metric.
+    public func clientMeasurements(_ principal: Principal, client: String, metrics: [String], from: String, to: String)
+        async throws -> [MeasurementSeries]
+    {
+        try await reading(principal, client: client, needs: .body, kind: .body, method: "GetClientMeasurements") {
+            view, _, _ in
+            try await training.body.series(view, metrics: metrics, from: from, to: to)
+        }
+    }
+
     /// A client's achievements, earned and locked, computed from their history (progress scope),
     /// with the client's tenant id.
     public func clientAchievements(_ principal: Principal, client: String) async throws

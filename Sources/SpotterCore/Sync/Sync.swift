@@ -32,11 +32,13 @@ public enum SyncKind: String, Sendable, CaseIterable, Codable {
     case assignment
     /// An achievement the lifter earned (its id: `Award.id`); withdrawn ones are tombstones.
     case achievement
+    /// A body measurement.
+    case measurement
 
     /// The kinds a device may change by pushing mutations.
     public var isWritable: Bool {
         switch self {
-        case .workout, .template, .exercise, .program, .profile: true
+        case .workout, .template, .exercise, .program, .profile, .measurement: true
         case .follow, .comment, .assignment, .achievement: false
         }
     }
@@ -57,6 +59,7 @@ public struct Mutation: Sendable {
         case exercise(ExerciseDraft)
         case program(ProgramDraft)
         case profile(ProfileUpdate)
+        case measurement(MeasurementDraft)
     }
 
     /// Consecutive per device, from 1.
@@ -222,6 +225,7 @@ public enum SyncObject: Sendable, Equatable {
     case comment(WorkoutComment)
     case assignment(AssignedPlan)
     case achievement(Achievement)
+    case measurement(BodyMeasurement)
 }
 
 /// One entry of a pull: the object as it is now, or a tombstone (`object == nil`) when it was

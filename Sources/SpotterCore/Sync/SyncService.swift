@@ -198,6 +198,7 @@ public struct SyncService: Sendable {
             return try await training.exercises.create(principal, id: text, draft).custom?.version ?? 1
         case .program(let draft): return try await coaching.createProgram(principal, id: text, draft).version
         case .profile: return 0  // The profile always exists.
+        case .measurement(let draft): return try await training.body.create(principal, id: text, draft).version
         }
     }
 
@@ -221,6 +222,8 @@ public struct SyncService: Sendable {
                 .version
         case .profile(let update):
             return try await accounts.updateProfile(principal, update).version
+        case .measurement(let draft):
+            return try await training.body.update(principal, id: text, draft, expectedVersion: expectedVersion).version
         }
     }
 
@@ -231,6 +234,7 @@ public struct SyncService: Sendable {
         case .template: try await training.templates.delete(principal, id: text)
         case .exercise: try await training.exercises.delete(principal, id: text)
         case .program: try await coaching.deleteProgram(principal, id: text)
+        case .measurement: try await training.body.delete(principal, id: text)
         case .profile: throw SpotterError.invalid("delete", "the profile cannot be deleted")
         case .follow, .comment, .assignment, .achievement: throw Self.notWritable(kind)
         }
@@ -273,6 +277,7 @@ extension Mutation.Content {
         case .exercise: .exercise
         case .program: .program
         case .profile: .profile
+        case .measurement: .measurement
         }
     }
 }

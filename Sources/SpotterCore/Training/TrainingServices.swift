@@ -9,6 +9,7 @@ public struct TrainingServices: Sendable {
     public let progress: ProgressService
     public let transfer: TransferService
     public let activity: ActivityService
+    public let body: BodyService
     /// Where the services read a tenant's time zone, unit and tier.
     public let contexts: any TenantContextStore
 
@@ -19,6 +20,7 @@ public struct TrainingServices: Sendable {
         progressStore: any ProgressStore,
         transferStore: any TransferStore,
         activityStore: any ActivityStore,
+        bodyStore: any BodyStore,
         contexts: any TenantContextStore,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -26,6 +28,7 @@ public struct TrainingServices: Sendable {
         workouts = WorkoutService(store: workoutStore, templates: templateStore, now: now)
         templates = TemplateService(store: templateStore, now: now)
         progress = ProgressService(store: progressStore, exercises: exerciseStore, contexts: contexts, now: now)
+        body = BodyService(store: bodyStore, contexts: contexts, now: now)
         activity = ActivityService(store: activityStore, progress: progressStore, contexts: contexts, now: now)
         self.contexts = contexts
         transfer = TransferService(

@@ -187,6 +187,7 @@ public struct PostgresSyncStore: SyncStore {
             case .exercise: ("exercises", "exercise_id", "deleted_at IS NOT NULL")
             case .program: ("programs", "program_id", "deleted_at IS NOT NULL")
             case .profile: ("tenants", "tenant_id", "false")
+            case .measurement: ("body_measurements", "measurement_id", "deleted_at IS NOT NULL")
             case .follow, .comment, .assignment, .achievement: ("", "", "")
             }
         guard !table.isEmpty else { return nil }

@@ -64,6 +64,10 @@ enum SyncObjectSQL {
                 for plan in try await assignedPlans(tenant, ids, connection) {
                     objects[SyncKey(kind, plan.assignment.id)] = .assignment(plan)
                 }
+            case .measurement:
+                for measurement in try await PostgresBodyStore.live(tenant, ids, connection) {
+                    objects[SyncKey(kind, measurement.id.rawValue)] = .measurement(measurement)
+                }
             case .achievement:
                 for (id, achievement) in try await PostgresActivityStore.achievements(tenant, ids, connection) {
                     objects[SyncKey(kind, id)] = .achievement(achievement)

@@ -56,7 +56,11 @@ enum ExportSQL {
             exercises: exercises,
             templates: templates,
             coaching: try await CoachingExportSQL.load(tenant, connection),
-            discover: try await DiscoverSQL.export(tenant, connection)
+            discover: try await DiscoverSQL.export(tenant, connection),
+            measurements: try await connection.query(
+                PostgresBodyStore.select + " WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY metric, measured_on",
+                id
+            ).map(PostgresBodyStore.decode)
         )
     }
 

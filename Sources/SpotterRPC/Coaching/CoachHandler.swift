@@ -118,6 +118,16 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         return Spotter_V1_GetStatisticsResponse(statistics, unit: tenant.unit)
     }
 
+    public func getClientMeasurements(request: Spotter_V1_GetClientMeasurementsRequest, context: ServerContext)
+        async throws -> Spotter_V1_ListMeasurementsResponse
+    {
+        let (principal, tenant) = try RequestContext.tenant()
+        let series = try await coaching.clientMeasurements(
+            principal, client: request.clientID, metrics: request.metrics.map(BodyHandler.metricName),
+            from: request.from, to: request.to)
+        return Spotter_V1_ListMeasurementsResponse(series, unit: tenant.unit)
+    }
+
     public func getClientAchievements(request: Spotter_V1_GetClientAchievementsRequest, context: ServerContext)
         async throws -> Spotter_V1_ListAchievementsResponse
     {

@@ -26,9 +26,11 @@ extension Mutation {
                 update.unit = unit
             }
             change = .put(.profile(update))
+        case .measurement(let input): change = .put(.measurement(MeasurementDraft(input)))
         case .delete(true): change = .delete
         case .delete(false), nil:
-            throw .invalid(path + "change", "must be one of workout, template, exercise, program, profile or delete")
+            throw .invalid(
+                path + "change", "must be one of workout, template, exercise, program, profile, measurement or delete")
         }
         self.init(
             id: proto.mutationID, kind: kind, objectID: proto.objectID, baseVersion: proto.baseVersion, change: change)
@@ -88,6 +90,7 @@ extension Spotter_V1_SyncChange {
             }
         case .achievement(let achievement):
             self.achievement = Spotter_V1_Achievement(achievement, id: change.objectID)
+        case .measurement(let measurement): self.measurement = Spotter_V1_BodyMeasurement(measurement, unit: unit)
         case nil: break  // A tombstone.
         }
     }

@@ -1,0 +1,199 @@
+import Foundation
+
+public struct MeasurementID: EntityID {
+    public let rawValue: UUID
+    public init(rawValue: UUID) { self.rawValue = rawValue }
+}
+
+/// What a body measurement measures.
+public enum BodyMetric: String, Sendable, Codable, CaseIterable {
+    case bodyWeight = "body_weight"
+    case bodyFat = "body_fat"
+    case neck, shoulders, chest, waist, hips
+    case armLeft = "arm_left"
+    case armRight = "arm_right"
+    case forearmLeft = "forearm_left"
+    case forearmRight = "forearm_right"
+    case thighLeft = "thigh_left"
+    case thighRight = "thigh_right"
+    case calfLeft = "calf_left"
+    case calfRight = "calf_right"
+
+    public enum Quantity: Sendable {
+        /// Kilograms stored; kilograms or pounds shown.
+        case mass
+        /// Percent.
+        case percent
+        /// Centimetres stored; centimetres or inches shown (inches for a lifter who uses pounds).
+        case length
+    }
+
+    public var quantity: Quantity {
+        switch self {
+        case .bodyWeight: .mass
+        case .bodyFat: .percent
+        default: .length
+        }
+    }
+
+    /// What a value may be, in stored units (kilograms, percent, centimetres).
+    public var range: ClosedRange<Decimal> {
+        switch quantity {
+        case .mass: 20...400
+        case .percent: 2...75
+        case .length: 5...300
+        }
+    }
+}
+
+/// The unit a measurement's value is given or shown in.
+public enum BodyUnit: String, Sendable, Codable, CaseIterable {
+    case kg, lb, cm, `in`, percent
+
+    /// The unit a lifter who logs in `unit` sees `metric` in.
+    public static func shown(_ metric: BodyMetric, for unit: WeightUnit) -> BodyUnit {
+        switch metric.quantity {
+        case .mass: unit == .lb ? .lb : .kg
+        case .percent: .percent
+        case .length: unit == .lb ? .in : .cm
+        }
+    }
+
+    /// Whether a value of `metric` may be given in this unit.
+    func fits(_ metric: BodyMetric) -> Bool {
+        switch metric.quantity {
+        case .mass: self == .kg || self == .lb
+        case .percent: self == .percent
+        case .length: self == .cm || self == .in
+        }
+    }
+
+    /// Stored units (kilograms, percent, centimetres) per one of this unit.
+    var factor: Decimal {
+        switch self {
+        case .kg, .cm, .percent: 1
+        case .lb: Decimal(string: "0.45359237")!
+        case .in: Decimal(string: "2.54")!
+        }
+    }
+}
+
+/// A measurement as a client sends it.
+public struct MeasurementDraft: Sendable, Equatable {
+    public var metric: String
+    /// The lifter's local date, `YYYY-MM-DD`.
+    public var measuredOn: String
+    public var value: Double
+    /// `nil`: the lifter's own unit for the metric.
+    public var unit: BodyUnit?
+    public var note: String
+
+    public init(metric: String, measuredOn: String, value: Double, unit: BodyUnit? = nil, note: String = "") {
+        self.metric = metric
+        self.measuredOn = measuredOn
+        self.value = value
+        self.unit = unit
+        self.note = note
+    }
+}
+
+/// A validated measurement in stored units.
+public struct MeasurementInput: Sendable, Equatable {
+    public var metric: BodyMetric
+    public var measuredOn: String
+    /// Kilograms, percent or centimetres, to 3 decimals.
+    public var value: Decimal
+    public var note: String
+}
+
+/// One stored measurement.
+public struct BodyMeasurement: Sendable, Equatable, Codable {
+    public var id: MeasurementID
+    public var metric: BodyMetric
+    public var measuredOn: String
+    /// Kilograms, percent or centimetres.
+    public var value: Decimal
+    public var note: String
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: MeasurementID, metric: BodyMetric, measuredOn: String, value: Decimal, note: String, version: Int64,
+        createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.metric = metric
+        self.measuredOn = measuredOn
+        self.value = value
+        self.note = note
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The value in `unit` (which must fit the metric), to one decimal.
+    public func value(in unit: BodyUnit) -> Decimal {
+        var shown = value / unit.factor
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &shown, 1, .plain)
+        return rounded
+    }
+}
+
+/// One metric's values over a range, oldest first.
+public struct MeasurementSeries: Sendable, Equatable {
+    public var metric: BodyMetric
+    public var measurements: [BodyMeasurement]
+
+    public init(metric: BodyMetric, measurements: [BodyMeasurement]) {
+        self.metric = metric
+        self.measurements = measurements
+    }
+}
+
+extension MeasurementDraft {
+    /// The draft in stored units, for a lifter who logs in `unit`; `invalidArgument` naming each
+    /// field that is wrong.
+    public func validated(unit lifterUnit: WeightUnit) throws(SpotterError) -> MeasurementInput {
+        var validator = Validator()
+        let metric = BodyMetric(rawValue: metric)
+        validator.check(
+            metric != nil, "metric",
+            "must be one of \(BodyMetric.allCases.map(\.rawValue).joined(separator: ", ")), not '\(self.metric)'")
+        let day = CivilDate.dayNumber(measuredOn)
+        validator.check(day != nil, "measured_on", "must be a date as YYYY-MM-DD, not '\(measuredOn)'")
+        if let day {
+            validator.check(
+                day >= CivilDate(year: 1900, month: 1, day: 1).dayNumber, "measured_on", "must be 1900-01-01 or later")
+        }
+        validator.check(note.count <= 500, "note", "must be at most 500 characters")
+        var stored: Decimal = 0
+        if let metric {
+            let unit = self.unit ?? BodyUnit.shown(metric, for: lifterUnit)
+            if !unit.fits(metric) {
+                validator.add("unit", "\(unit.rawValue) is not a unit of \(metric.rawValue)")
+            } else if !value.isFinite {
+                validator.add("value", "must be a number")
+            } else {
+                var converted = Decimal(value) * unit.factor
+                NSDecimalRound(&stored, &converted, 3, .plain)
+                let low = metric.range.lowerBound / unit.factor
+                let high = metric.range.upperBound / unit.factor
+                validator.check(
+                    metric.range.contains(stored), "value",
+                    "must be from \(Self.text(low)) to \(Self.text(high)) \(unit.rawValue == "percent" ? "%" : unit.rawValue) for \(metric.rawValue), not \(Self.text(Decimal(value)))"
+                )
+            }
+        }
+        try validator.validate()
+        return MeasurementInput(metric: metric!, measuredOn: measuredOn, value: stored, note: note)
+    }
+
+    private static func text(_ value: Decimal) -> String {
+        var value = value
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 1, .plain)
+        return "\(rounded)"
+    }
+}

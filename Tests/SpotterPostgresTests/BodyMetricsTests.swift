@@ -1,0 +1,208 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+@Suite("Body metrics on PostgreSQL")
+struct BodyMetricsTests {
+    /// 2026-09-21 12:00 UTC.
+    private let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    @Test("a value per metric and day, in the lifter's units; refusals name the field and the reason")
+    func recordSeriesAndRefusals() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let accounts = database.accountService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let first = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80.4))
+            #expect(first.value == Decimal(string: "80.4") && first.version == 1)
+            // The same day again replaces the value, keeping the id.
+            let again = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80.1))
+            #expect(again.id == first.id && again.version == 2 && again.value == Decimal(string: "80.1"))
+            // Pounds in, kilograms stored; inches for a tape measurement.
+            let pounds = try await training.body.record(
+                ada, id: "",
+                MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-15", value: 176, unit: .lb))
+            #expect(pounds.value == Decimal(string: "79.832"))
+            #expect(pounds.value(in: .lb) == 176)
+            _ = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "waist", measuredOn: "2026-09-15", value: 32, unit: .in))
+            _ = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_fat", measuredOn: "2026-09-15", value: 18.5))
+
+            let all = try await training.body.series(ada, metrics: [], from: "", to: "")
+            #expect(all.map(\.metric) == [.bodyWeight, .bodyFat, .waist])
+            #expect(all[0].measurements.map(\.measuredOn) == ["2026-09-01", "2026-09-15"])
+            #expect(all[2].measurements.first?.value == Decimal(string: "81.28"))
+            let ranged = try await training.body.series(
+                ada, metrics: ["body_weight", "chest"], from: "2026-09-10", to: "2026-09-30")
+            #expect(ranged.map(\.metric) == [.bodyWeight, .chest])
+            #expect(ranged[0].measurements.count == 1 && ranged[1].measurements.isEmpty)
+
+            // A lifter who logs in pounds sees pounds and inches.
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(unit: .lb))
+            #expect(BodyUnit.shown(.waist, for: .lb) == .in && all[2].measurements[0].value(in: .in) == 32)
+
+            func refusal(_ draft: MeasurementDraft) async -> [FieldViolation] {
+                do {
+                    _ = try await training.body.record(ada, id: "", draft)
+                    return []
+                } catch SpotterError.invalidArgument(let violations) {
+                    return violations
+                } catch {
+                    return [FieldViolation(field: "?", reason: "\(error)")]
+                }
+            }
+            #expect(
+                await refusal(MeasurementDraft(metric: "ankle", measuredOn: "2026-13-01", value: 1)).map(\.field) == [
+                    "metric", "measured_on",
+                ])
+            let heavy = await refusal(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 900))
+            #expect(heavy.map(\.field) == ["value"])
+            #expect(heavy.first?.reason == "must be from 44.1 to 881.8 lb for body_weight, not 900")
+            #expect(
+                await refusal(MeasurementDraft(metric: "body_fat", measuredOn: "2026-09-02", value: 20, unit: .kg))
+                    .first?.reason == "kg is not a unit of body_fat")
+            #expect(
+                await refusal(MeasurementDraft(metric: "waist", measuredOn: "2026-09-30", value: 80)).first?.reason
+                    == "must not be in the future")
+            await #expect(throws: SpotterError.self) {
+                _ = try await training.body.series(ada, metrics: ["ankle"], from: "", to: "")
+            }
+            // Nothing stored was lost by the refusals.
+            #expect(
+                try await training.body.series(ada, metrics: [], from: "", to: "").flatMap(\.measurements).count == 4)
+        }
+    }
+
+    @Test("updates check the version; a move onto a day that has a value is refused; deletions leave the series")
+    func updateAndDelete() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await database.lifter("ada")
+            let monday = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "chest", measuredOn: "2026-09-14", value: 100))
+            let tuesday = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "chest", measuredOn: "2026-09-15", value: 101))
+            let moved = try await training.body.update(
+                ada, id: monday.id.description,
+                MeasurementDraft(metric: "chest", measuredOn: "2026-09-13", value: 99.5), expectedVersion: 1)
+            #expect(moved.version == 2 && moved.measuredOn == "2026-09-13")
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "expected_version: the measurement is at version 2, not 1; read it again")
+            ) {
+                _ = try await training.body.update(
+                    ada, id: monday.id.description,
+                    MeasurementDraft(metric: "chest", measuredOn: "2026-09-13", value: 99), expectedVersion: 1)
+            }
+            do {
+                _ = try await training.body.update(
+                    ada, id: monday.id.description,
+                    MeasurementDraft(metric: "chest", measuredOn: "2026-09-15", value: 99), expectedVersion: nil)
+                Issue.record("two values on one day")
+            } catch SpotterError.alreadyExists(let field, let reason) {
+                #expect(field == "measured_on")
+                #expect(reason.contains("chest already has a value on 2026-09-15") && reason.contains("\(tuesday.id)"))
+            }
+            try await training.body.delete(ada, id: tuesday.id.description)
+            await #expect(throws: SpotterError.notFound("measurement not found")) {
+                try await training.body.delete(ada, id: tuesday.id.description)
+            }
+            let series = try await training.body.series(ada, metrics: ["chest"], from: "", to: "")
+            #expect(series.first?.measurements.map(\.id) == [monday.id])
+            // The day is free again.
+            _ = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "chest", measuredOn: "2026-09-15", value: 102))
+        }
+    }
+
+    @Test("devices push and pull measurements; a coach reads them with the body scope, and the database agrees")
+    func syncCoachAndRowLevelSecurity() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let sync = database.syncService(clock: clock)
+            let coaching = database.coachingService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let coach = try await database.lifter("cora", kind: .coach)
+            let other = try await database.lifter("otto", kind: .coach)
+            var phone = try await SimulatedDevice.register(sync, ada, label: "phone")
+            var tablet = try await SimulatedDevice.register(sync, ada, label: "tablet")
+            try await tablet.pullAll(sync)
+
+            let id = UUID()
+            let created = try await phone.push(
+                sync,
+                [
+                    phone.put(
+                        .measurement(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-20", value: 82)), id,
+                        base: 0)
+                ])
+            #expect(created.map(\.status) == [.applied] && created.first?.version == 1)
+            let pulled = try await tablet.pullAll(sync).filter { $0.kind == .measurement }
+            #expect(pulled.map(\.objectID) == [id])
+            if case .measurement(let measurement) = pulled.first?.object {
+                #expect(measurement.value == 82)
+            } else {
+                Issue.record("the tablet did not get the measurement")
+            }
+            let stale = try await phone.push(
+                sync,
+                [
+                    phone.put(
+                        .measurement(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-20", value: 81)), id,
+                        base: 1),
+                    phone.put(
+                        .measurement(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-20", value: 80)), id,
+                        base: 1),
+                ])
+            #expect(stale.map(\.status) == [.applied, .conflict])
+            _ = try await phone.push(sync, [phone.delete(.measurement, id, base: 2)])
+            #expect(
+                try await tablet.pullAll(sync).filter { $0.kind == .measurement }.map { $0.object == nil } == [true])
+
+            _ = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "hips", measuredOn: "2026-09-20", value: 95))
+            for staff in [coach, other] {
+                try await database.asOwner { connection in
+                    try await connection.query(
+                        "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [staff.tenantID.rawValue])
+                }
+            }
+            try await coaching.link(coach, ada, scopes: ["body"])
+            let series = try await coaching.clientMeasurements(
+                coach, client: ada.tenantID.description, metrics: [], from: "", to: "")
+            #expect(series.map(\.metric) == [.hips])
+            await #expect(throws: SpotterError.self) {
+                _ = try await coaching.clientMeasurements(
+                    other, client: ada.tenantID.description, metrics: [], from: "", to: "")
+            }
+            // At the SQL level: the body-scoped coach reads the rows, a progress-only coach none.
+            try await coaching.link(other, ada, scopes: ["progress", "history", "details"])
+            let seen = try await database.asTenant(coach.tenantID) { connection in
+                try await connection.query(
+                    "SELECT count(*)::int AS n FROM body_measurements WHERE tenant_id = $1 AND deleted_at IS NULL",
+                    [ada.tenantID.rawValue]
+                ).single!.decode("n") as Int
+            }
+            let hidden = try await database.asTenant(other.tenantID) { connection in
+                try await connection.query(
+                    "SELECT count(*)::int AS n FROM body_measurements WHERE tenant_id = $1", [ada.tenantID.rawValue]
+                ).single!.decode("n") as Int
+            }
+            #expect(seen == 1 && hidden == 0)
+            let written = try await database.asTenant(coach.tenantID) { connection in
+                try await connection.query(
+                    "UPDATE body_measurements SET value = 1 WHERE tenant_id = $1", [ada.tenantID.rawValue]
+                ).affectedRows
+            }
+            #expect(written == 0, "a coach cannot change a client's measurements")
+        }
+    }
+}
