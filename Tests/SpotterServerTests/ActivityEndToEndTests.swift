@@ -112,4 +112,73 @@ struct ActivityEndToEndTests {
             }
         }
     }
+
+    @Test(
+        "body measurements over TLS: recorded in pounds, listed with the change, read by a coach with the body scope only"
+    )
+    func bodyMeasurements() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada")
+                let cora = try await signUpLifter(client, "cora", kind: .coach)
+                let body = Spotter_V1_BodyService.Client(wrapping: client)
+                let accounts = Spotter_V1_AccountService.Client(wrapping: client)
+                _ = try await accounts.updateProfile(.with { $0.unit = .lb }, metadata: ada)
+                func record(_ day: String, _ pounds: Double) async throws -> Spotter_V1_BodyMeasurement {
+                    try await body.recordMeasurement(
+                        .with {
+                            $0.measurement = .with {
+                                $0.metric = .bodyWeight
+                                $0.measuredOn = day
+                                $0.value = pounds
+                            }
+                        }, metadata: ada)
+                }
+                let first = try await record("2026-01-05", 180)
+                #expect(first.unit == .lb && first.value == 180)
+                _ = try await record("2026-01-12", 176.5)
+                let list = try await body.listMeasurements(.with { $0.metrics = [.bodyWeight] }, metadata: ada)
+                #expect(list.series.first?.measurements.map(\.value) == [180, 176.5])
+                #expect(list.series.first?.change == -3.5)
+                let refused = await rpcError {
+                    _ = try await body.recordMeasurement(
+                        .with {
+                            $0.measurement = .with {
+                                $0.metric = .waist
+                                $0.measuredOn = "2026-01-12"
+                                $0.value = 500
+                            }
+                        }, metadata: ada)
+                }
+                #expect(refused?.code == .invalidArgument)
+                #expect(refused?.message.contains("value: must be from 2 to 118.1 in for waist, not 500") == true)
+
+                // A coach sees them only once the client grants the body scope.
+                let coach = Spotter_V1_CoachService.Client(wrapping: client)
+                let coaching = Spotter_V1_CoachingService.Client(wrapping: client)
+                let invite = try await coach.createInvite(.init(), metadata: cora)
+                _ = try await coaching.redeemInvite(
+                    .with {
+                        $0.code = invite.code
+                        $0.scopes = ["history"]
+                    }, metadata: ada)
+                let profile = try await accounts.getProfile(.init(), metadata: ada)
+                let denied = await rpcError {
+                    _ = try await coach.getClientMeasurements(.with { $0.clientID = profile.tenantID }, metadata: cora)
+                }
+                #expect(denied?.code == .permissionDenied)
+                let coachProfile = try await accounts.getProfile(.init(), metadata: cora)
+                _ = try await coaching.setScopes(
+                    .with {
+                        $0.coachID = coachProfile.tenantID
+                        $0.scopes = ["history", "body"]
+                    }, metadata: ada)
+                let read = try await coach.getClientMeasurements(
+                    .with { $0.clientID = profile.tenantID }, metadata: cora)
+                // In the coach's units: kilograms.
+                #expect(read.series.first?.unit == .kg)
+                #expect(read.series.first?.measurements.map(\.value) == [81.6, 80.1])
+            }
+        }
+    }
 }
