@@ -1,5 +1,6 @@
 import Foundation
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @Suite("Achievement rules")
@@ -314,20 +315,7 @@ struct AchievementRulesTests {
 
 // MARK: Helpers
 
-/// SplitMix64, as in the Postgres transfer tests: the same seed makes the same histories.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededGenerator {
     mutating func uuid() -> UUID {
         var bytes = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!.uuid
         let (high, low) = (next(), next())

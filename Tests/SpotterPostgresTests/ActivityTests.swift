@@ -64,6 +64,11 @@ struct ActivityTests {
         return Dictionary(uniqueKeysWithValues: AchievementRules.awards(facts).map { ($0.key, $0.workoutID) })
     }
 
+    /// The earned entries of a list: which workout earned each key.
+    static func earnedBy(_ list: [Achievement]) -> [String: WorkoutID] {
+        Dictionary(uniqueKeysWithValues: list.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
+    }
+
     /// Awards as the table holds them.
     static func stored(_ database: TestDatabase, _ lifter: Principal) async throws -> [String: WorkoutID] {
         try await database.asOwner { connection in
@@ -162,8 +167,7 @@ struct ActivityTests {
                 let listed = try await training.activity.achievements(ada)
                 let expected = Self.expectedAwards(
                     Array(kept.values), timeZone: timeZone, birthday: nil, now: clock.now)
-                let earned = Dictionary(
-                    uniqueKeysWithValues: listed.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
+                let earned = Self.earnedBy(listed)
                 #expect(earned == expected, "step \(step) (roll \(roll)): the list equals a recomputation")
                 #expect(try await Self.stored(database, ada) == expected, "step \(step): the table equals it too")
             }
@@ -209,8 +213,7 @@ struct ActivityTests {
             }
             let listed = try await training.activity.achievements(ada)
             let expected = Self.expectedAwards(kept.withLock { $0 }, timeZone: "UTC", birthday: nil, now: clock.now)
-            let earned = Dictionary(
-                uniqueKeysWithValues: listed.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
+            let earned = Self.earnedBy(listed)
             #expect(earned == expected)
             #expect(expected["trophy:new_pr"] != nil, "a record was set, late")
         }
@@ -385,8 +388,4 @@ struct ActivityTests {
             }
         }
     }
-}
-
-extension SeededGenerator {
-    mutating func next(upTo bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
 }
