@@ -2,10 +2,9 @@ import Foundation
 import Postgres
 import SpotterCore
 
-/// `ActivityStore` on PostgreSQL. The facts are three reads that stay small whatever the history:
-/// the live workouts' starts (down `workouts_history_idx`, with their local day and time computed
-/// by the database), the first new personal record (two index probes per exercise the lifter has
-/// done, below), and the challenges.
+/// `ActivityStore` on PostgreSQL. The facts are the live workouts' starts (one row each, with the
+/// local wall-clock time computed by the database), the first new personal record (index probes
+/// per exercise, below; kept between reconciliations in `activity_state`) and the challenges.
 public struct PostgresActivityStore: ActivityStore {
     private let database: SpotterDatabase
 

@@ -42,8 +42,8 @@ public struct ActivityService: Sendable {
         }
     }
 
-    /// The achievements of the principal's acting tenant computed from the history, without
-    /// writing (a coach's view of a client).
+    /// The achievements of the principal's tenant (in a coach's view, the client's) computed from
+    /// the history, without writing.
     public func computedAchievements(_ principal: Principal) async throws -> [Achievement] {
         AchievementRules.evaluate(try await store.facts(principal, now: now()))
     }
@@ -60,14 +60,12 @@ public struct ActivityService: Sendable {
         if let from, let to, from >= to { throw SpotterError.invalid("to", "must be after from") }
         let context = try await principal.context(from: contexts)
         let totals = try await progress.totals(principal, from: from, to: to, timeZone: context.timeZone)
-        let weeks = try await progress.trainingWeeks(principal, timeZone: context.timeZone)
-        let thisWeek = WeeklyStreak.monday(of: now(), timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
         return ActivitySummary(
             totals: totals
                 ?? StatisticsBucket(
                     startDate: "", workouts: 0, activeMinutes: 0, setCount: 0, repCount: 0, volume: .zero,
                     muscleGroups: []),
-            streak: WeeklyStreak.of(weeks: weeks, thisWeek: thisWeek))
+            streak: try await progress.streak(principal, timeZone: context.timeZone, now: now()))
     }
 }
 

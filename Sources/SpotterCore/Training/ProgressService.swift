@@ -83,8 +83,7 @@ public struct ProgressService: Sendable {
             principal,
             StatisticsQuery(period: period!, from: from!, to: to!, timeZone: context.timeZone)
         )
-        let weeks = try await store.trainingWeeks(principal, timeZone: context.timeZone)
-        let thisWeek = WeeklyStreak.monday(of: now(), timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
-        return Statistics(buckets: buckets, streak: WeeklyStreak.of(weeks: weeks, thisWeek: thisWeek))
+        return Statistics(
+            buckets: buckets, streak: try await store.streak(principal, timeZone: context.timeZone, now: now()))
     }
 }

@@ -131,3 +131,12 @@ public protocol ProgressStore: Sendable {
     /// 1970-01-01.
     func trainingWeeks(_ principal: Principal, timeZone: String) async throws -> [Int]
 }
+
+extension ProgressStore {
+    /// The weekly streak of the principal's tenant at `now`, weeks in `timeZone`.
+    func streak(_ principal: Principal, timeZone: String, now: Date) async throws -> WeeklyStreak {
+        let weeks = try await trainingWeeks(principal, timeZone: timeZone)
+        return WeeklyStreak.of(
+            weeks: weeks, thisWeek: WeeklyStreak.monday(of: now, timeZone: TimeZone(identifier: timeZone) ?? .gmt))
+    }
+}
