@@ -18,15 +18,26 @@ public struct PostgresActivityStore: ActivityStore {
         }
     }
 
-    public func reconcile(_ tenant: TenantID, now: Date, _ evaluate: @Sendable (ActivityFacts) -> [Achievement])
-        async throws -> ([Achievement], [StoredAward])
-    {
+    public func reconcile(
+        _ tenant: TenantID, now: Date, onlyAfterChanges: Bool, _ evaluate: @Sendable (ActivityFacts) -> [Achievement]
+    ) async throws -> ([Achievement], [StoredAward])? {
         try await database.withTenant(tenant) { connection in
             // One reconciliation at a time per tenant; taken before the feed's counter row (which
             // the writes below lock), so the lock order of 0017 holds.
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
             let kept = try await Self.kept(tenant, now: now, connection)
+            if onlyAfterChanges, let kept,
+                try await connection.query(
+                    """
+                    SELECT NOT EXISTS (SELECT FROM sync_changes
+                                       WHERE tenant_id = $1 AND seq > $2 AND kind IN ('workout', 'profile')) AS quiet
+                    """,
+                    [tenant.rawValue, kept.feedSeq]
+                ).single?.decode("quiet") == true
+            {
+                return nil
+            }
             let (facts, seq) = try await Self.facts(tenant, now: now, connection, kept: kept)
             let list = evaluate(facts)
             let wanted = Dictionary(

@@ -250,9 +250,25 @@ struct ActivityTests {
                 Issue.record("no milestone:1 in the feed")
             }
 
-            // Reconciling again writes nothing.
+            // Reconciling again writes nothing; after a change no award depends on, it reads nothing.
             try await training.activity.reconcile(ada.tenantID)
             #expect(try await device.pullAll(sync).isEmpty)
+            func keptSeq() async throws -> Int64 {
+                try await database.asOwner { connection in
+                    try await connection.query(
+                        "SELECT feed_seq FROM activity_state WHERE tenant_id = $1", [ada.tenantID.rawValue]
+                    ).single!.decode("feed_seq")
+                }
+            }
+            let before = try await keptSeq()
+            _ = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Press", items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)]))
+            try await training.activity.reconcile(ada.tenantID)
+            #expect(try await keptSeq() == before, "a template edit is not a reason to recompute")
+            _ = try await training.activity.achievements(ada)
+            #expect(try await keptSeq() > before, "the list always reconciles")
 
             try await training.workouts.delete(ada, id: workout.id.description)
             try await training.activity.reconcile(ada.tenantID)

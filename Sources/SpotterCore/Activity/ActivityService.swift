@@ -8,9 +8,13 @@ public protocol ActivityStore: Sendable {
     /// In one transaction of `tenant`, one at a time per tenant: reads the facts, has `evaluate`
     /// list the achievements, and makes the stored awards match the earned ones (new ones added,
     /// changed ones rewritten, withdrawn ones deleted), each change a change of the tenant's feed.
-    /// Answers the list and the awards as now stored.
-    func reconcile(_ tenant: TenantID, now: Date, _ evaluate: @Sendable (ActivityFacts) -> [Achievement])
-        async throws -> ([Achievement], [StoredAward])
+    /// Answers the list and the awards as now stored. With `onlyAfterChanges`, does nothing and
+    /// answers `nil` when no workout and no profile setting changed since the last reconciliation
+    /// (nothing an award depends on did; a template edit, a comment or an award written moves the
+    /// feed too).
+    func reconcile(
+        _ tenant: TenantID, now: Date, onlyAfterChanges: Bool, _ evaluate: @Sendable (ActivityFacts) -> [Achievement]
+    ) async throws -> ([Achievement], [StoredAward])?
 }
 
 /// Activity totals and achievements.
@@ -33,7 +37,10 @@ public struct ActivityService: Sendable {
     /// Every achievement, earned or locked, after bringing the stored awards up to date (so what a
     /// device learns through the feed never disagrees with this list).
     public func achievements(_ principal: Principal) async throws -> [Achievement] {
-        let (list, stored) = try await store.reconcile(principal.tenantID, now: now(), AchievementRules.evaluate)
+        guard
+            let (list, stored) = try await store.reconcile(
+                principal.tenantID, now: now(), onlyAfterChanges: false, AchievementRules.evaluate)
+        else { return [] }
         let awardedAt = Dictionary(stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
         return list.map { entry in
             var entry = entry
@@ -49,9 +56,9 @@ public struct ActivityService: Sendable {
     }
 
     /// Brings `tenant`'s stored awards up to date with its history: what spotterd runs after a
-    /// change of the tenant's feed.
+    /// change of the tenant's feed. Skipped when the change was not to a workout or the profile.
     public func reconcile(_ tenant: TenantID) async throws {
-        _ = try await store.reconcile(tenant, now: now(), AchievementRules.evaluate)
+        _ = try await store.reconcile(tenant, now: now(), onlyAfterChanges: true, AchievementRules.evaluate)
     }
 
     /// Totals of the live workouts started in `[from, to)` (all of history without them): workouts,
