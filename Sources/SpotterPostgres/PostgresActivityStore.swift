@@ -7,6 +7,7 @@ import SpotterCore
 /// per exercise, below; kept between reconciliations in `activity_state`) and the challenges.
 public struct PostgresActivityStore: ActivityStore {
     private let database: SpotterDatabase
+    private let cache = ActivityCache()
 
     public init(database: SpotterDatabase) {
         self.database = database
@@ -14,12 +15,30 @@ public struct PostgresActivityStore: ActivityStore {
 
     public func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts {
         try await database.withTenant(principal) { connection in
-            try await Self.facts(principal.tenantID, now: now, connection, kept: nil).facts
+            try await Self.facts(principal.tenantID, now: now, connection, kept: nil, cached: nil).facts
         }
     }
 
     public func reconcile(
         _ tenant: TenantID, now: Date, onlyAfterChanges: Bool, _ evaluate: @Sendable (ActivityFacts) -> [Achievement]
+    ) async throws -> ([Achievement], [StoredAward])? {
+        let cached = cache.entry(tenant)
+        // What this round read, kept for the next once its transaction has committed.
+        var learned: ActivityCache.Entry?
+        let answer: ([Achievement], [StoredAward])?
+        do {
+            answer = try await reconcile(tenant, now: now, onlyAfterChanges, cached, evaluate) { learned = $0 }
+        } catch {
+            cache.forget(tenant)
+            throw error
+        }
+        if let learned { cache.store(tenant, learned) }
+        return answer
+    }
+
+    private func reconcile(
+        _ tenant: TenantID, now: Date, _ onlyAfterChanges: Bool, _ cached: ActivityCache.Entry?,
+        _ evaluate: @Sendable (ActivityFacts) -> [Achievement], learned: (ActivityCache.Entry) -> Void
     ) async throws -> ([Achievement], [StoredAward])? {
         try await database.withTenant(tenant) { connection in
             // One reconciliation at a time per tenant; taken before the feed's counter row (which
@@ -38,7 +57,7 @@ public struct PostgresActivityStore: ActivityStore {
             {
                 return nil
             }
-            let (facts, seq) = try await Self.facts(tenant, now: now, connection, kept: kept)
+            let (facts, seq, timeZone) = try await Self.facts(tenant, now: now, connection, kept: kept, cached: cached)
             let list = evaluate(facts)
             let wanted = Dictionary(
                 list.compactMap(\.earned).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -87,6 +106,7 @@ public struct PostgresActivityStore: ActivityStore {
                     tenant.rawValue, seq, facts.workouts.last?.startedAt, facts.firstRecord?.id.rawValue,
                     facts.firstRecord?.startedAt, now,
                 ])
+            learned(ActivityCache.Entry(feedSeq: seq, timeZone: timeZone, workouts: facts.workouts))
             if !withdrawn.isEmpty || !changed.isEmpty {
                 let kept = Dictionary(
                     stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
@@ -187,9 +207,9 @@ public struct PostgresActivityStore: ActivityStore {
     /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
     /// a workout committed later is after that number). With `kept`, the first record may be known
     /// or looked for among new sets only (`lookup`).
-    static func facts(_ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?) async throws
-        -> (facts: ActivityFacts, seq: Int64)
-    {
+    static func facts(
+        _ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?, cached: ActivityCache.Entry?
+    ) async throws -> (facts: ActivityFacts, seq: Int64, timeZone: String) {
         guard
             let profile = try await connection.query(
                 """
@@ -200,25 +220,20 @@ public struct PostgresActivityStore: ActivityStore {
             ).single
         else { throw SpotterError.notFound("tenant not found") }
         let timeZone: String = try profile.decode("time_zone")
-        // Integers, not timestamps: at 5,000 rows, parsing timestamp text was most of the read's
-        // cost in spotterd. `local_minutes` counts minutes of local wall-clock time since
-        // 1970-01-01 00:00, so the local date and time of day are a division away.
-        let rows = try await connection.query(
-            """
-            SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq
-            FROM (SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c
-            LEFT JOIN LATERAL (
-                SELECT workout_id, started_at, (extract(epoch FROM started_at) * 1000000)::bigint AS started_us,
-                       duration_seconds, floor(extract(epoch FROM started_at AT TIME ZONE $2) / 60)::bigint AS local_minutes
-                FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
-            ) w ON true
-            ORDER BY w.started_at, w.workout_id
-            """,
-            [tenant.rawValue, timeZone])
-        let seq: Int64 = try rows.first?.decode(4) ?? 0
-        let workouts = try rows.filter { (try $0.decode(0) as UUID?) != nil }.map(decodeWorkout)
+        // With the workouts the last round read still in `cached`, a round whose only changes are
+        // new workouts reads those alone.
         var lookup = RecordLookup.full
-        if let kept { lookup = try await Self.lookup(tenant, kept, seq: seq, connection) }
+        let seq: Int64
+        let workouts: [ActivityWorkout]
+        if let kept, let cached, cached.feedSeq == kept.feedSeq, cached.timeZone == timeZone,
+            let (now, added) = try await appended(tenant, kept, timeZone, connection)
+        {
+            (seq, workouts) = (now, merge(cached.workouts, added))
+            lookup = kept.firstRecord != nil || seq == kept.feedSeq ? .known(kept.firstRecord) : .after(kept.lastStart)
+        } else {
+            (seq, workouts) = try await everything(tenant, timeZone, connection)
+            if let kept { lookup = try await Self.lookup(tenant, kept, seq: seq, connection) }
+        }
         let record: WorkoutID?
         switch lookup {
         case .known(let id): record = id
@@ -239,8 +254,82 @@ public struct PostgresActivityStore: ActivityStore {
             birthday: try profile.decode("birthday"),
             challenges: challenges,
             today: today)
-        return (facts, seq)
+        return (facts, seq, timeZone)
     }
+
+    /// Every live workout's start, and the feed's number as of them (one statement, so the two
+    /// agree: a workout committed later is after that number). Integers, not timestamps: at 5,000
+    /// rows, parsing timestamp text was most of the read's cost in spotterd. `local_minutes` counts
+    /// minutes of local wall-clock time since 1970-01-01 00:00, so the local date and time of day
+    /// are a division away.
+    private static func everything(_ tenant: TenantID, _ timeZone: String, _ connection: PostgresConnection)
+        async throws -> (seq: Int64, workouts: [ActivityWorkout])
+    {
+        let rows = try await connection.query(
+            """
+            SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq
+            FROM (SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c
+            LEFT JOIN LATERAL (
+                SELECT workout_id, started_at, \(startColumns)
+                FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
+            ) w ON true
+            ORDER BY w.started_at, w.workout_id
+            """,
+            [tenant.rawValue, timeZone])
+        let seq: Int64 = try rows.first?.decode(4) ?? 0
+        return (seq, try rows.filter { (try $0.decode(0) as UUID?) != nil }.map(decodeWorkout))
+    }
+
+    /// The new workouts since `kept` and the feed's number as of them (one statement), when every
+    /// change of a workout or the profile since is a new workout started at or after the latest
+    /// one then; `nil` otherwise.
+    private static func appended(
+        _ tenant: TenantID, _ kept: Kept, _ timeZone: String, _ connection: PostgresConnection
+    ) async throws -> (seq: Int64, workouts: [ActivityWorkout])? {
+        let rows = try await connection.query(
+            """
+            SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq, w.kind, w.version,
+                   w.deleted
+            FROM (SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c
+            LEFT JOIN LATERAL (
+                SELECT x.workout_id, x.started_at, \(startColumns.replacingOccurrences(of: "$2", with: "$3")),
+                       s.kind, x.version, x.deleted_at IS NOT NULL AS deleted
+                FROM sync_changes s
+                LEFT JOIN workouts x ON s.kind = 'workout' AND x.tenant_id = s.tenant_id AND x.workout_id = s.object_id
+                WHERE s.tenant_id = $1 AND s.seq > $2 AND s.kind IN ('workout', 'profile')
+            ) w ON true
+            ORDER BY w.started_at, w.workout_id
+            """,
+            [tenant.rawValue, kept.feedSeq, timeZone])
+        let seq: Int64 = try rows.first?.decode(4) ?? 0
+        var added: [ActivityWorkout] = []
+        for row in rows where try row.decode(5) as String? != nil {
+            guard try row.decode(5) as String == "workout", try row.decode(6) as Int64? == 1,
+                try row.decode(7) as Bool? == false
+            else { return nil }
+            let workout = try decodeWorkout(row)
+            if let last = kept.lastStart, workout.startedAt < last { return nil }
+            added.append(workout)
+        }
+        return (seq, added)
+    }
+
+    /// `cached` (oldest first) and `added` (all started at or after its latest), in one order: by
+    /// start, then id, as the database sorts them.
+    private static func merge(_ cached: [ActivityWorkout], _ added: [ActivityWorkout]) -> [ActivityWorkout] {
+        guard let latest = cached.last?.startedAt, !added.isEmpty else { return cached + added }
+        let keep = cached.prefix { $0.startedAt < latest }
+        let tail = (cached.dropFirst(keep.count) + added).sorted {
+            ($0.startedAt, $0.id.description) < ($1.startedAt, $1.id.description)
+        }
+        return Array(keep) + tail
+    }
+
+    /// A workout's start as `decodeWorkout` reads it, from columns `started_at` and time zone `$2`.
+    private static let startColumns = """
+        (extract(epoch FROM started_at) * 1000000)::bigint AS started_us, duration_seconds,
+                       floor(extract(epoch FROM started_at AT TIME ZONE $2) / 60)::bigint AS local_minutes
+        """
 
     private static func decodeWorkout(_ row: PostgresRow) throws -> ActivityWorkout {
         let minutes: Int = try row.decode(3)

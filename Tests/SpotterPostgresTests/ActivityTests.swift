@@ -264,7 +264,11 @@ struct ActivityTests {
             _ = try await training.templates.create(
                 ada, id: "",
                 TemplateDraft(
-                    name: "Press", items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)]))
+                    name: "Press",
+                    items: [
+                        TemplateItemDraft(
+                            exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)
+                    ]))
             try await training.activity.reconcile(ada.tenantID)
             #expect(try await keptSeq() == before, "a template edit is not a reason to recompute")
             _ = try await training.activity.achievements(ada)
