@@ -14,13 +14,20 @@ final class ActivityCache: Sendable {
         var workouts: [ActivityWorkout]
     }
 
-    /// At most this many lifters; the least recently used leaves first.
-    static let capacity = 512
+    /// At most this many workouts in all (48 bytes each: about 12 MB); the least recently used
+    /// lifters leave first.
+    static let capacity = 250_000
 
-    private let entries = Mutex<(items: [TenantID: (entry: Entry, used: UInt64)], clock: UInt64)>(([:], 0))
+    private struct State {
+        var items: [TenantID: (entry: Entry, used: UInt64)] = [:]
+        var clock: UInt64 = 0
+        var workouts = 0
+    }
+
+    private let entries = Mutex(State())
 
     func entry(_ tenant: TenantID) -> Entry? {
-        entries.withLock { state in
+        entries.withLock { state -> Entry? in
             guard let found = state.items[tenant] else { return nil }
             state.clock += 1
             state.items[tenant]?.used = state.clock
@@ -29,16 +36,23 @@ final class ActivityCache: Sendable {
     }
 
     func store(_ tenant: TenantID, _ entry: Entry) {
+        guard entry.workouts.count <= Self.capacity else { return forget(tenant) }
         entries.withLock { state in
             state.clock += 1
+            state.workouts += entry.workouts.count - (state.items[tenant]?.entry.workouts.count ?? 0)
             state.items[tenant] = (entry, state.clock)
-            if state.items.count > Self.capacity, let oldest = state.items.min(by: { $0.value.used < $1.value.used }) {
+            while state.workouts > Self.capacity,
+                let oldest = state.items.min(by: { $0.value.used < $1.value.used })
+            {
+                state.workouts -= oldest.value.entry.workouts.count
                 state.items[oldest.key] = nil
             }
         }
     }
 
     func forget(_ tenant: TenantID) {
-        entries.withLock { _ = $0.items.removeValue(forKey: tenant) }
+        entries.withLock { state in
+            state.workouts -= state.items.removeValue(forKey: tenant)?.entry.workouts.count ?? 0
+        }
     }
 }

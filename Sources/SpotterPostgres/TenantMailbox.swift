@@ -20,10 +20,12 @@ public final class TenantMailbox: Sendable {
         ring.yield()
     }
 
-    /// Calls `body` with everything handed over since its last call, until the task is cancelled.
+    /// Calls `body` with everything handed over since its last call, until the task is cancelled;
+    /// with `settling`, first waits that long after a hand-over, so a burst folds into one call.
     /// One consumer per mailbox.
-    public func deliver(_ body: (Set<Substring>) async -> Void) async {
+    public func deliver(settling: Duration = .zero, _ body: (Set<Substring>) async -> Void) async {
         for await _ in doorbell {
+            if settling > .zero { try? await Task.sleep(for: settling) }
             let tenants = pending.withLock { pending in
                 defer { pending = [] }
                 return pending

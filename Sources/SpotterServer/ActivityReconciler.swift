@@ -10,9 +10,11 @@ import SpotterPostgres
 ///
 /// After a transaction that changed a tenant's feed commits (a workout logged, edited, deleted or
 /// pushed; the profile's time zone or birthday changed), `SpotterDatabase.changedFeeds` hands the
-/// tenant over; this loop reconciles each tenant handed over, one at a time, off the calls' path
-/// (`ActivityService.reconcile`: one transaction that reads the facts and writes only what
-/// changed). Changes that arrive while it works fold into one more round per tenant. An award
+/// tenant over; this loop waits `settling` (a quarter of a second), then reconciles each tenant
+/// handed over, one at a time, off the calls' path (`ActivityService.reconcile`: one transaction
+/// that reads the facts and writes only what changed). Changes that arrive meanwhile fold into one
+/// more round per tenant, so a device pushing a hundred workouts costs a round or two, not a
+/// hundred. An award
 /// written here changes the feed again, which costs one more round that finds nothing to write.
 /// If the process stops first, the next change or the next `ListAchievements` catches up. Each
 /// round's duration is the `spotter_activity_reconcile_seconds` histogram.
@@ -21,11 +23,12 @@ struct ActivityReconciler: Service {
     let activity: ActivityService
     let metrics: ServerMetrics
     let logger: Logger
+    var settling = Duration.milliseconds(250)
 
     func run() async throws {
         let timer = CoreMetrics.Timer(label: "spotter_activity_reconcile_seconds", factory: metrics.factory)
         await cancelWhenGracefulShutdown {
-            await mailbox.deliver { tenants in
+            await mailbox.deliver(settling: settling) { tenants in
                 for tenant in tenants {
                     guard let id = UUID(uuidString: String(tenant)) else { continue }
                     do {
