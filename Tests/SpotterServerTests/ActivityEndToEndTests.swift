@@ -8,30 +8,7 @@ import Testing
 struct ActivityEndToEndTests {
     /// A logged workout of one squat set, `hoursAgo` before now.
     private static func workout(_ name: String, hoursAgo: Double, minutes: Int32 = 45) -> Spotter_V1_LogWorkoutRequest {
-        .with {
-            $0.workout = .with {
-                $0.name = name
-                $0.startedAt = .with {
-                    $0.unixMicros = Int64((Date().timeIntervalSince1970 - hoursAgo * 3600) * 1_000_000)
-                }
-                $0.durationSeconds = minutes * 60
-                $0.exercises = [
-                    .with {
-                        $0.exerciseID = "c0000000-0000-4000-8000-000000000001"
-                        $0.sets = [
-                            .with {
-                                $0.reps = 5
-                                $0.weight = .with {
-                                    $0.value = 100
-                                    $0.unit = .kg
-                                }
-                                $0.type = .working
-                            }
-                        ]
-                    }
-                ]
-            }
-        }
+        .with { $0.workout = squatWorkout(name, hoursAgo: hoursAgo, minutes: minutes) }
     }
 
     @Test(

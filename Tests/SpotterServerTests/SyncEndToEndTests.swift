@@ -55,32 +55,37 @@ func batch(_ device: String, _ mutations: Spotter_V1_Mutation...) -> Spotter_V1_
     }
 }
 
+/// A workout of one working set of squats, 5 × 100 kg, started `hoursAgo` before now.
+func squatWorkout(_ name: String, hoursAgo: Double = 2, minutes: Int32 = 60) -> Spotter_V1_WorkoutInput {
+    .with {
+        $0.name = name
+        $0.startedAt = .with { $0.unixMicros = Int64((Date().timeIntervalSince1970 - hoursAgo * 3600) * 1_000_000) }
+        $0.durationSeconds = minutes * 60
+        $0.exercises = [
+            .with {
+                $0.exerciseID = "c0000000-0000-4000-8000-000000000001"
+                $0.sets = [
+                    .with {
+                        $0.reps = 5
+                        $0.weight = .with {
+                            $0.value = 100
+                            $0.unit = .kg
+                        }
+                        $0.type = .working
+                    }
+                ]
+            }
+        ]
+    }
+}
+
 /// A one-workout mutation creating workout `id`.
 func createWorkout(_ mutationID: Int64, id: String, name: String) -> Spotter_V1_Mutation {
     .with {
         $0.mutationID = mutationID
         $0.kind = .workout
         $0.objectID = id
-        $0.workout = .with {
-            $0.name = name
-            $0.startedAt = .with { $0.unixMicros = Int64(Date().timeIntervalSince1970 - 7200) * 1_000_000 }
-            $0.durationSeconds = 3600
-            $0.exercises = [
-                .with {
-                    $0.exerciseID = "c0000000-0000-4000-8000-000000000001"
-                    $0.sets = [
-                        .with {
-                            $0.reps = 5
-                            $0.weight = .with {
-                                $0.value = 100
-                                $0.unit = .kg
-                            }
-                            $0.type = .working
-                        }
-                    ]
-                }
-            ]
-        }
+        $0.workout = squatWorkout(name)
     }
 }
 
