@@ -157,6 +157,10 @@ public struct PostgresActivityStore: ActivityStore {
         var feedSeq: Int64
         var lastStart: Date?
         var firstRecord: WorkoutID?
+
+        /// How to find the first record when every change since is a new workout started at or
+        /// after `lastStart`: it is the one kept, or there was none and only new sets can hold it.
+        var shortcut: RecordLookup { firstRecord != nil ? .known(firstRecord) : .after(lastStart) }
     }
 
     static func kept(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> Kept? {
@@ -179,34 +183,9 @@ public struct PostgresActivityStore: ActivityStore {
             firstRecord: (try row.decode("first_record") as UUID?).map(WorkoutID.init(rawValue:)))
     }
 
-    /// How the first record can be found now that the feed is at `seq`: known when the feed has
-    /// not moved since `kept`, or when every workout change since (read as the workouts are now) is
-    /// a new workout started at or after the latest one then; from scratch otherwise.
-    static func lookup(_ tenant: TenantID, _ kept: Kept, seq: Int64, _ connection: PostgresConnection) async throws
-        -> RecordLookup
-    {
-        if kept.feedSeq == seq { return .known(kept.firstRecord) }
-        let changes = try await connection.query(
-            """
-            SELECT w.version, w.deleted_at IS NOT NULL AS deleted, w.started_at
-            FROM sync_changes c
-            LEFT JOIN workouts w ON w.tenant_id = c.tenant_id AND w.workout_id = c.object_id
-            WHERE c.tenant_id = $1 AND c.seq > $2 AND c.kind = 'workout'
-            """,
-            [tenant.rawValue, kept.feedSeq])
-        let appended = try changes.allSatisfy { row in
-            guard let version: Int64 = try row.decode("version"), version == 1,
-                !(try row.decode("deleted") as Bool), let start: Date = try row.decode("started_at")
-            else { return false }
-            return kept.lastStart.map { start >= $0 } ?? true
-        }
-        guard appended else { return .full }
-        return kept.firstRecord != nil ? .known(kept.firstRecord) : .after(kept.lastStart)
-    }
-
     /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
     /// a workout committed later is after that number). With `kept`, the first record may be known
-    /// or looked for among new sets only (`lookup`).
+    /// or looked for among new sets only (`Kept.shortcut`).
     static func facts(
         _ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?, cached: ActivityCache.Entry?
     ) async throws -> (facts: ActivityFacts, seq: Int64, timeZone: String) {
@@ -229,10 +208,11 @@ public struct PostgresActivityStore: ActivityStore {
             let (now, added) = try await appended(tenant, kept, timeZone, connection)
         {
             (seq, workouts) = (now, merge(cached.workouts, added))
-            lookup = kept.firstRecord != nil || seq == kept.feedSeq ? .known(kept.firstRecord) : .after(kept.lastStart)
+            lookup = kept.shortcut
         } else {
             (seq, workouts) = try await everything(tenant, timeZone, connection)
-            if let kept { lookup = try await Self.lookup(tenant, kept, seq: seq, connection) }
+            // Read after the workouts, so no change they include escapes it.
+            if let kept, try await appended(tenant, kept, timeZone, connection) != nil { lookup = kept.shortcut }
         }
         let record: WorkoutID?
         switch lookup {
