@@ -118,6 +118,7 @@ struct CoachRoutes {
         }
         router.get("/clients/:client/progress") { request, context in try await progressPage(request, context) }
         router.get("/clients/:client/statistics") { request, context in try await statisticsPage(request, context) }
+        router.get("/clients/:client/body") { _, context in try await bodyPage(context) }
         router.get("/clients/:client/end") { _, context in
             let session = try coach(context)
             let link = try await activeLink(session, try context.parameters.require("client"))
@@ -878,6 +879,62 @@ struct CoachRoutes {
         }
         return pages.render(
             "statistics", title: "Statistics of \(link.lifterName)", session: session, current: "/clients", page)
+    }
+}
+
+extension CoachRoutes {
+    struct BodyPage {
+        struct Series {
+            var name: String
+            var latest: String
+            var latestDay: String
+            var firstDay: String
+            var change: String?
+            /// A line chart once there are two values.
+            var svg: String?
+        }
+
+        var client: ClientHeader
+        var tab = ["body": true]
+        var notShared: String?
+        var series: [Series] = []
+    }
+
+    /// The client's body measurements (body scope), a chart per metric, in the coach's units.
+    func bodyPage(_ context: PortalContext) async throws -> Response {
+        let session = try coach(context)
+        let link = try await activeLink(session, try context.parameters.require("client"))
+        let format = Format(session.profile)
+        var page = BodyPage(client: ClientHeader(link, format))
+        do {
+            let all = try await coaching.clientMeasurements(
+                session.principal, client: page.client.id, metrics: [], from: "", to: "")
+            page.series = all.compactMap { series in
+                guard let first = series.measurements.first, let last = series.measurements.last else { return nil }
+                let unit = BodyUnit.shown(series.metric, for: format.unit)
+                let symbol = unit == .percent ? "%" : unit.rawValue
+                func text(_ value: Decimal) -> String { "\(value) \(symbol)" }
+                let name = series.metric.rawValue.replacingOccurrences(of: "_", with: " ").capitalized
+                let change = last.value(in: unit) - first.value(in: unit)
+                return BodyPage.Series(
+                    name: name, latest: text(last.value(in: unit)), latestDay: last.measuredOn,
+                    firstDay: first.measuredOn,
+                    change: series.measurements.count > 1 ? (change > 0 ? "+" : "") + text(change) : nil,
+                    svg: series.measurements.count > 1
+                        ? Charts.line(
+                            series.measurements.map { measurement in
+                                Charts.Point(
+                                    label: String(measurement.measuredOn.dropFirst(5)),
+                                    value: NSDecimalNumber(decimal: measurement.value(in: unit)).doubleValue,
+                                    title: "\(measurement.measuredOn): \(text(measurement.value(in: unit)))"
+                                        + (measurement.note.isEmpty ? "" : " — \(measurement.note)"))
+                            }, unit: symbol, description: "\(name) of \(link.lifterName)")
+                        : nil)
+            }
+        } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+            page.notShared = Self.notShared(link, .body)
+        }
+        return pages.render("body", title: "Body of \(link.lifterName)", session: session, current: "/clients", page)
     }
 }
 

@@ -8,7 +8,7 @@ enum Templates {
         "layout": layout, "problem": problem, "sign_in": signIn, "sign_in_code": signInCode,
         "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
         "clients": clients, "client": client, "workout": workout, "progress": progress,
-        "statistics": statistics, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
+        "statistics": statistics, "body": body, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
         "profile": profile, "import": importWorkouts,
     ]
@@ -223,6 +223,7 @@ enum Templates {
         <a href="/clients/{{client.id}}"{{#tab.history}} aria-current="page"{{/tab.history}}>History</a>
         <a href="/clients/{{client.id}}/progress"{{#tab.progress}} aria-current="page"{{/tab.progress}}>Progress</a>
         <a href="/clients/{{client.id}}/statistics"{{#tab.statistics}} aria-current="page"{{/tab.statistics}}>Statistics</a>
+        <a href="/clients/{{client.id}}/body"{{#tab.body}} aria-current="page"{{/tab.body}}>Body</a>
         <a href="/clients/{{client.id}}/end">End coaching</a>
         </nav>
         """
@@ -383,6 +384,21 @@ enum Templates {
         <p class="muted">{{earnedCount}} earned, from all of the client's history.</p>
         {{#hasEarned}}<ul class="achievements">{{#earned}}<li><strong>{{title}}</strong> <span class="muted">{{detail}}</span></li>{{/earned}}</ul>{{/hasEarned}}
         {{#hasNextUp}}<h3>Next up</h3><ul class="achievements">{{#nextUp}}<li>{{title}} <span class="muted">{{detail}}</span></li>{{/nextUp}}</ul>{{/hasNextUp}}
+        {{/notShared}}
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let body = """
+        {{<layout}}{{$body}}{{#page}}
+        \(clientHeader)
+        {{#notShared}}<p class="not-shared">{{notShared}}</p>{{/notShared}}
+        {{^notShared}}
+        {{#series}}
+        <h2>{{name}}</h2>
+        <p class="muted">Latest {{latest}} on {{latestDay}}{{#change}} · {{change}} since {{firstDay}}{{/change}}</p>
+        {{#svg}}<figure class="chart">{{{svg}}}<figcaption>{{name}} per measurement; hover a point for its date and note.</figcaption></figure>{{/svg}}
+        {{/series}}
+        {{^series}}<p class="empty">No measurements yet.</p>{{/series}}
         {{/notShared}}
         {{/page}}{{/body}}{{/layout}}
         """

@@ -146,6 +146,11 @@ def main():
         check("statistics draws one bar per week", len(bars) >= 1, str(len(bars)))
         snap(coach, "statistics")
 
+        coach.get(f"{portal}/clients/{args.client}/body")
+        points = coach.find_elements(By.CSS_SELECTOR, "figure.chart svg circle.point")
+        check("the body page draws the client's weigh-ins", len(points) == 3, str(len(points)))
+        snap(coach, "body")
+
         coach.get(f"{portal}/clients/{args.client}")
         Select(coach.find_element(By.ID, "item")).select_by_visible_text("Program: " + args.program)
         navigate(coach, coach.find_element(By.CSS_SELECTOR, "#plans form.inline button").click)

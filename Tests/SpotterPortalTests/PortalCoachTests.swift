@@ -127,6 +127,11 @@ struct PortalCoachTests {
             // The demo's three workouts: the first milestone earned, the next one on its way.
             #expect(statistics.html.contains("<strong>1 Workout</strong>"))
             #expect(statistics.html.contains("<h3>Next up</h3>") && statistics.html.contains("3 of 5 workouts"))
+            let body = try await browser.get("/clients/\(world.client)/body")
+            #expect(body.status == .ok)
+            #expect(body.count("<circle class='point'") == 3)
+            #expect(body.html.contains("Latest 80.1 kg on ") && body.html.contains("-1.1 kg since"))
+            #expect(body.html.contains("after a rest day"))
             let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
             #expect(monthly.count("<rect class='bar'") >= 1)
 
@@ -194,7 +199,7 @@ struct PortalCoachTests {
             let reference = try await browser.get("/clients/\(UUID().uuidString.lowercased())")
             #expect(reference.status == .notFound)
             for client in ["not-a-uuid", theirs.tenantID.description, ended.tenantID.description] {
-                for suffix in ["", "/progress", "/statistics", "/end", "/workouts/\(world.workouts[0].id)"] {
+                for suffix in ["", "/progress", "/statistics", "/body", "/end", "/workouts/\(world.workouts[0].id)"] {
                     let page = try await browser.get("/clients/\(client)\(suffix)")
                     #expect(page.status == .notFound, "\(client)\(suffix)")
                     #expect(page.html == reference.html, "\(client)\(suffix) answers like a random id")

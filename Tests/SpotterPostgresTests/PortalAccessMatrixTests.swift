@@ -220,6 +220,9 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
             "GET /clients/:client/statistics (with the client's achievements)", like: like("coaching.clientStatistics"),
             path: { _, w in "/clients/\(w.client)/statistics?period=month" },
             alsoLogs: [(.statistics, "GetClientAchievements")]),
+        PortalRow(
+            "GET /clients/:client/body", like: like("coaching.clientMeasurements"),
+            path: { _, w in "/clients/\(w.client)/body" }),
         PortalRow("GET /clients/:client/end", coachPage: { _, w in "/clients/\(w.client)/end" }),
         PortalRow(
             "POST /clients/:client/workouts/:workout/comments", like: like("coaching.commentAsCoach"),

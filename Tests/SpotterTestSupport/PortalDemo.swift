@@ -40,6 +40,12 @@ public struct PortalDemo: Sendable {
             draft.notes = workoutNotes
             workouts.append(try await training.workouts.log(lifter, id: UUID().uuidString, draft))
         }
+        for (day, kilograms, note) in [(9.0, 81.2, ""), (5.0, 80.6, ""), (2.0, 80.1, "after a rest day")] {
+            let date = CivilDate(day: Int((now.timeIntervalSince1970 / 86_400 - day).rounded(.down))).text
+            _ = try await training.body.record(
+                lifter, id: "",
+                MeasurementDraft(metric: "body_weight", measuredOn: date, value: kilograms, note: note))
+        }
         let template = try await training.templates.create(
             coach, id: "",
             TemplateDraft(
