@@ -30,7 +30,8 @@ public struct AccountService: Sendable {
         if let specialities = update.specialities {
             for (field, problem) in Self.specialitiesProblems(specialities) { validator.add(field, problem) }
         }
-        if let birthday = update.birthday, !birthday.isEmpty, let problem = Self.birthdayProblem(birthday, today: now())
+        if let birthday = update.birthday, !birthday.isEmpty,
+            let problem = CivilDate.pastDateProblem(birthday, now: now())
         {
             validator.add("birthday", problem)
         }
@@ -41,14 +42,6 @@ public struct AccountService: Sendable {
         cleaned.specialities = update.specialities?.map { $0.trimmingCharacters(in: .whitespaces) }
         if cleaned == ProfileUpdate() { return try await store.profile(principal) }
         return try await store.updateProfile(principal, cleaned, now: now())
-    }
-
-    /// Why `text` cannot be a birthday: not a real date as YYYY-MM-DD, before 1900 or after today.
-    static func birthdayProblem(_ text: String, today: Date) -> String? {
-        guard let day = CivilDate.dayNumber(text) else { return "must be a date as YYYY-MM-DD, not '\(text)'" }
-        if day < CivilDate(year: 1900, month: 1, day: 1).dayNumber { return "must be 1900-01-01 or later" }
-        if Double(day) * 86_400 > today.timeIntervalSince1970 + 86_400 { return "must not be in the future" }
-        return nil
     }
 
     static let maximumBioLength = 1_000

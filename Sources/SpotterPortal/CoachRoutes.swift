@@ -912,14 +912,12 @@ extension CoachRoutes {
             page.series = all.compactMap { series in
                 guard let first = series.measurements.first, let last = series.measurements.last else { return nil }
                 let unit = BodyUnit.shown(series.metric, for: format.unit)
-                let symbol = unit == .percent ? "%" : unit.rawValue
-                func text(_ value: Decimal) -> String { "\(value) \(symbol)" }
+                func text(_ value: Decimal) -> String { "\(value) \(unit.symbol)" }
                 let name = series.metric.rawValue.replacingOccurrences(of: "_", with: " ").capitalized
-                let change = last.value(in: unit) - first.value(in: unit)
                 return BodyPage.Series(
                     name: name, latest: text(last.value(in: unit)), latestDay: last.measuredOn,
                     firstDay: first.measuredOn,
-                    change: series.measurements.count > 1 ? (change > 0 ? "+" : "") + text(change) : nil,
+                    change: series.change(in: unit).map { ($0 > 0 ? "+" : "") + text($0) },
                     svg: series.measurements.count > 1
                         ? Charts.line(
                             series.measurements.map { measurement in
@@ -928,7 +926,7 @@ extension CoachRoutes {
                                     value: NSDecimalNumber(decimal: measurement.value(in: unit)).doubleValue,
                                     title: "\(measurement.measuredOn): \(text(measurement.value(in: unit)))"
                                         + (measurement.note.isEmpty ? "" : " — \(measurement.note)"))
-                            }, unit: symbol, description: "\(name) of \(link.lifterName)")
+                            }, unit: unit.symbol, description: "\(name) of \(link.lifterName)")
                         : nil)
             }
         } catch SpotterError.permissionDenied(let message) where message.contains("scope") {

@@ -248,7 +248,7 @@ public struct PostgresActivityStore: ActivityStore {
         let rows = try await connection.query(
             """
             SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq
-            FROM (SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c
+            FROM \(feedSeq)
             LEFT JOIN LATERAL (
                 SELECT workout_id, started_at, \(startColumns)
                 FROM workouts WHERE tenant_id = $1 AND deleted_at IS NULL
@@ -270,7 +270,7 @@ public struct PostgresActivityStore: ActivityStore {
             """
             SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq, w.kind, w.version,
                    w.deleted
-            FROM (SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c
+            FROM \(feedSeq)
             LEFT JOIN LATERAL (
                 SELECT x.workout_id, x.started_at, \(startColumns.replacingOccurrences(of: "$2", with: "$3")),
                        s.kind, x.version, x.deleted_at IS NOT NULL AS deleted
@@ -304,6 +304,11 @@ public struct PostgresActivityStore: ActivityStore {
         }
         return Array(keep) + tail
     }
+
+    /// The tenant's (`$1`) feed number, as one row `c` to join a statement's rows to, so the number
+    /// and the rows come from one snapshot.
+    private static let feedSeq =
+        "(SELECT coalesce((SELECT last_seq FROM sync_counters WHERE tenant_id = $1), 0) AS feed_seq) c"
 
     /// A workout's start as `decodeWorkout` reads it, from columns `started_at` and time zone `$2`.
     private static let startColumns = """

@@ -16,11 +16,7 @@ public struct PostgresBodyStore: BodyStore {
     {
         try await database.withTenant(principal) { connection in
             if let existing = try await Self.live(principal.tenantID, input.metric, on: input.measuredOn, connection) {
-                throw SpotterError.alreadyExists(
-                    field: "measured_on",
-                    reason:
-                        "\(input.metric.rawValue) already has a value on \(input.measuredOn) (measurement \(existing.id))"
-                )
+                throw Self.dayTaken(input, by: existing)
             }
             return try await Self.insert(principal.tenantID, id, input, now: now, connection)
         }
@@ -52,10 +48,7 @@ public struct PostgresBodyStore: BodyStore {
             if let other = try await Self.live(principal.tenantID, input.metric, on: input.measuredOn, connection),
                 other.id != id
             {
-                throw SpotterError.alreadyExists(
-                    field: "measured_on",
-                    reason:
-                        "\(input.metric.rawValue) already has a value on \(input.measuredOn) (measurement \(other.id))")
+                throw Self.dayTaken(input, by: other)
             }
             guard
                 let changed = try await Self.replace(
@@ -98,11 +91,18 @@ public struct PostgresBodyStore: BodyStore {
 
     // MARK: SQL
 
-    static let select = """
-        SELECT measurement_id, metric, measured_on::text AS measured_on, value, note, version, created_at, updated_at,
-               deleted_at IS NOT NULL AS deleted
-        FROM body_measurements
-        """
+    /// What `decode` reads.
+    private static let columns =
+        "measurement_id, metric, measured_on::text AS measured_on, value, note, version, created_at, updated_at"
+
+    static let select = "SELECT \(columns), deleted_at IS NOT NULL AS deleted FROM body_measurements"
+
+    /// The refusal of a second live value of a metric on one day.
+    private static func dayTaken(_ input: MeasurementInput, by existing: BodyMeasurement) -> SpotterError {
+        .alreadyExists(
+            field: "measured_on",
+            reason: "\(input.metric.rawValue) already has a value on \(input.measuredOn) (measurement \(existing.id))")
+    }
 
     static func decode(_ row: PostgresRow) throws -> BodyMeasurement {
         BodyMeasurement(
@@ -152,8 +152,7 @@ public struct PostgresBodyStore: BodyStore {
             INSERT INTO body_measurements (tenant_id, measurement_id, metric, measured_on, value, note, created_at,
                                            updated_at)
             VALUES ($1, $2, $3, $4::date, $5, $6, $7, $7)
-            RETURNING measurement_id, metric, measured_on::text AS measured_on, value, note, version, created_at,
-                      updated_at
+            RETURNING \(columns)
             """,
             [tenant.rawValue, id.rawValue, input.metric.rawValue, input.measuredOn, input.value, input.note, now])
         return try decode(row.single!)
@@ -168,8 +167,7 @@ public struct PostgresBodyStore: BodyStore {
             UPDATE body_measurements
             SET metric = $3, measured_on = $4::date, value = $5, note = $6, updated_at = $7, version = version + 1
             WHERE tenant_id = $1 AND measurement_id = $2 AND deleted_at IS NULL AND ($8::bigint IS NULL OR version = $8)
-            RETURNING measurement_id, metric, measured_on::text AS measured_on, value, note, version, created_at,
-                      updated_at
+            RETURNING \(columns)
             """,
             [
                 tenant.rawValue, id.rawValue, input.metric.rawValue, input.measuredOn, input.value, input.note, now,

@@ -73,7 +73,7 @@ public enum FuzzTargets {
             case .exercise(let draft): _ = try? draft.validated()
             case .program(let draft): _ = try? draft.validated()
             case .profile: break
-            case .measurement(let draft): _ = try? draft.validated(unit: .kg)
+            case .measurement(let draft): _ = try? draft.validated(unit: .kg, now: now)
             }
         }
     }

@@ -315,6 +315,15 @@ public struct CivilDate: Sendable, Equatable {
         return CivilDate(year: year, month: month, day: day).dayNumber
     }
 
+    /// Why `text` cannot be a date that has been (a birthday, a measurement's day): not a real date
+    /// as YYYY-MM-DD, before 1900, or after tomorrow in UTC (today somewhere); `nil` when it can.
+    public static func pastDateProblem(_ text: String, now: Date) -> String? {
+        guard let day = dayNumber(text) else { return "must be a date as YYYY-MM-DD, not '\(text)'" }
+        if day < CivilDate(year: 1900, month: 1, day: 1).dayNumber { return "must be 1900-01-01 or later" }
+        if day > Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1 { return "must not be in the future" }
+        return nil
+    }
+
     public static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
     public static func daysIn(month: Int, year: Int) -> Int {

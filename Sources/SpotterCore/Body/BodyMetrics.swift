@@ -59,6 +59,9 @@ public enum BodyUnit: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// How a value shows it: `kg`, `in`, `%`.
+    public var symbol: String { self == .percent ? "%" : rawValue }
+
     /// Whether a value of `metric` may be given in this unit.
     func fits(_ metric: BodyMetric) -> Bool {
         switch metric.quantity {
@@ -134,10 +137,7 @@ public struct BodyMeasurement: Sendable, Equatable, Codable {
 
     /// The value in `unit` (which must fit the metric), to one decimal.
     public func value(in unit: BodyUnit) -> Decimal {
-        var shown = value / unit.factor
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &shown, 1, .plain)
-        return rounded
+        (value / unit.factor).rounded(1)
     }
 }
 
@@ -150,23 +150,34 @@ public struct MeasurementSeries: Sendable, Equatable {
         self.metric = metric
         self.measurements = measurements
     }
+
+    /// The last value minus the first, in `unit`; `nil` with fewer than two.
+    public func change(in unit: BodyUnit) -> Decimal? {
+        guard measurements.count > 1, let first = measurements.first, let last = measurements.last else { return nil }
+        return last.value(in: unit) - first.value(in: unit)
+    }
+}
+
+extension Decimal {
+    /// Rounded half up to `places` decimals.
+    func rounded(_ places: Int) -> Decimal {
+        var value = self
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, places, .plain)
+        return rounded
+    }
 }
 
 extension MeasurementDraft {
-    /// The draft in stored units, for a lifter who logs in `unit`; `invalidArgument` naming each
-    /// field that is wrong.
-    public func validated(unit lifterUnit: WeightUnit) throws(SpotterError) -> MeasurementInput {
+    /// The draft in stored units, for a lifter who logs in `unit`, measured by `now`;
+    /// `invalidArgument` naming each field that is wrong.
+    public func validated(unit lifterUnit: WeightUnit, now: Date) throws(SpotterError) -> MeasurementInput {
         var validator = Validator()
         let metric = BodyMetric(rawValue: metric)
         validator.check(
             metric != nil, "metric",
             "must be one of \(BodyMetric.allCases.map(\.rawValue).joined(separator: ", ")), not '\(self.metric)'")
-        let day = CivilDate.dayNumber(measuredOn)
-        validator.check(day != nil, "measured_on", "must be a date as YYYY-MM-DD, not '\(measuredOn)'")
-        if let day {
-            validator.check(
-                day >= CivilDate(year: 1900, month: 1, day: 1).dayNumber, "measured_on", "must be 1900-01-01 or later")
-        }
+        if let problem = CivilDate.pastDateProblem(measuredOn, now: now) { validator.add("measured_on", problem) }
         validator.check(note.count <= 500, "note", "must be at most 500 characters")
         var stored: Decimal = 0
         if let metric {
@@ -176,13 +187,12 @@ extension MeasurementDraft {
             } else if !value.isFinite {
                 validator.add("value", "must be a number")
             } else {
-                var converted = Decimal(value) * unit.factor
-                NSDecimalRound(&stored, &converted, 3, .plain)
+                stored = (Decimal(value) * unit.factor).rounded(3)
                 let low = metric.range.lowerBound / unit.factor
                 let high = metric.range.upperBound / unit.factor
                 validator.check(
                     metric.range.contains(stored), "value",
-                    "must be from \(Self.text(low)) to \(Self.text(high)) \(unit.rawValue == "percent" ? "%" : unit.rawValue) for \(metric.rawValue), not \(Self.text(Decimal(value)))"
+                    "must be from \(low.rounded(1)) to \(high.rounded(1)) \(unit.symbol) for \(metric.rawValue), not \(Decimal(value).rounded(1))"
                 )
             }
         }
@@ -190,10 +200,4 @@ extension MeasurementDraft {
         return MeasurementInput(metric: metric!, measuredOn: measuredOn, value: stored, note: note)
     }
 
-    private static func text(_ value: Decimal) -> String {
-        var value = value
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &value, 1, .plain)
-        return "\(rounded)"
-    }
 }

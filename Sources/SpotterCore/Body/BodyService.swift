@@ -96,14 +96,7 @@ public struct BodyService: Sendable {
     }
 
     private func validated(_ principal: Principal, _ draft: MeasurementDraft) async throws -> MeasurementInput {
-        let context = try await principal.context(from: contexts)
-        let input = try draft.validated(unit: context.unit)
-        // A day ahead of UTC at most: the lifter's own date, whatever their zone.
-        let tomorrow = Int((now().timeIntervalSince1970 / 86_400).rounded(.down)) + 1
-        if let day = CivilDate.dayNumber(input.measuredOn), day > tomorrow {
-            throw SpotterError.invalid("measured_on", "must not be in the future")
-        }
-        return input
+        try draft.validated(unit: try await principal.context(from: contexts).unit, now: now())
     }
 
     static let notFound = SpotterError.notFound("measurement not found")

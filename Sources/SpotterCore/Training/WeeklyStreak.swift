@@ -71,17 +71,11 @@ public struct WeeklyStreak: Sendable, Equatable {
     }
 
     /// `YYYY-MM-DD` of a day number.
-    public static func text(_ day: Int) -> String {
-        Date(timeIntervalSince1970: Double(day) * 86_400).formatted(dayStyle)
-    }
+    public static func text(_ day: Int) -> String { CivilDate(day: day).text }
 
     /// The day number of `YYYY-MM-DD`; `nil` for other text.
-    public static func day(_ text: String) -> Int? {
-        guard let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) else { return nil }
-        return Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-    }
+    public static func day(_ text: String) -> Int? { CivilDate.dayNumber(text) }
 
-    private static let dayStyle = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
     private static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt

@@ -88,10 +88,8 @@ extension Spotter_V1_ListMeasurementsResponse {
                     $0.metric = series.metric.proto()
                     $0.unit = shown.proto()
                     $0.measurements = series.measurements.map { Spotter_V1_BodyMeasurement($0, unit: unit) }
-                    if let first = series.measurements.first, let last = series.measurements.last,
-                        series.measurements.count > 1
-                    {
-                        $0.change = NSDecimalNumber(decimal: last.value(in: shown) - first.value(in: shown)).doubleValue
+                    if let change = series.change(in: shown) {
+                        $0.change = NSDecimalNumber(decimal: change).doubleValue
                     }
                 }
             }
