@@ -16,6 +16,7 @@ SELECT token_hash, tenant_id, gen_random_uuid() AS workout_id,
        50 AS rep_count, '4500.000000' AS volume,
        '\xf27af76738896fe0f59bb76e22ec4d6ab3e4b6d1e165e77402a4d52b1b8749be' AS fingerprint,
        '{c0000000-0000-4000-8000-000000000001,c0000000-0000-4000-8000-000000000002}' AS exercise_ids, '{"",""}' AS exercise_notes,
+       '{main,main}' AS exercise_sections, '{0,0}' AS exercise_circuits,
        '{0,0,0,0,0,1,1,1,1,1}' AS set_exercise_positions, '{0,1,2,3,4,0,1,2,3,4}' AS set_positions,
        '{c0000000-0000-4000-8000-000000000001,c0000000-0000-4000-8000-000000000001,c0000000-0000-4000-8000-000000000001,c0000000-0000-4000-8000-000000000001,c0000000-0000-4000-8000-000000000001,c0000000-0000-4000-8000-000000000002,c0000000-0000-4000-8000-000000000002,c0000000-0000-4000-8000-000000000002,c0000000-0000-4000-8000-000000000002,c0000000-0000-4000-8000-000000000002}' AS set_exercise_ids,
        '{working,working,working,working,working,working,working,working,working,working}' AS set_types,
@@ -23,7 +24,9 @@ SELECT token_hash, tenant_id, gen_random_uuid() AS workout_id,
        '{100.000000,102.500000,105.000000,107.500000,110.000000,70.000000,72.500000,75.000000,77.500000,80.000000}'
            AS set_weights,
        '{7,7.5,8,8.5,9,7,7.5,8,8.5,9}' AS set_rpes, '{NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL}' AS set_rests,
-       '{"","","","","","","","","",""}' AS set_notes
+       '{"","","","","","","","","",""}' AS set_notes,
+       '{NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL}' AS set_durations,
+       '{NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL}' AS set_distances
 FROM bench_clients WHERE n = :n \gset
 SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit
 FROM spotter_authenticate(:token_hash, :now);
@@ -46,19 +49,23 @@ WITH w AS (
     RETURNING tenant_id, workout_id, started_at
 ),
 e AS (
-    INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes)
-    SELECT w.tenant_id, w.workout_id, t.position - 1, t.exercise_id, t.notes
-    FROM w, unnest(:exercise_ids::uuid[], :exercise_notes::text[]) WITH ORDINALITY AS t(exercise_id, notes, position)
+    INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes, section, circuit)
+    SELECT w.tenant_id, w.workout_id, t.position - 1, t.exercise_id, t.notes, t.section, t.circuit
+    FROM w, unnest(:exercise_ids::uuid[], :exercise_notes::text[], :exercise_sections::text[],
+                   :exercise_circuits::int[])
+        WITH ORDINALITY AS t(exercise_id, notes, section, circuit, position)
 ),
 s AS (
     INSERT INTO workout_sets (tenant_id, workout_id, exercise_position, position, exercise_id, started_at,
-                              set_type, reps, weight_kg, rpe, rest_seconds, note)
+                              set_type, reps, weight_kg, rpe, rest_seconds, note, duration_seconds,
+                              distance_m)
     SELECT w.tenant_id, w.workout_id, t.exercise_position, t.position, t.exercise_id, w.started_at,
-           t.set_type, t.reps, t.weight_kg, t.rpe, t.rest_seconds, t.note
+           t.set_type, t.reps, t.weight_kg, t.rpe, t.rest_seconds, t.note, t.duration_seconds, t.distance_m
     FROM w, unnest(:set_exercise_positions::int[], :set_positions::int[], :set_exercise_ids::uuid[],
                    :set_types::text[], :set_reps::int[], :set_weights::numeric[], :set_rpes::numeric[],
-                   :set_rests::int[], :set_notes::text[])
-        AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note)
+                   :set_rests::int[], :set_notes::text[], :set_durations::int[], :set_distances::int[])
+        AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note,
+             duration_seconds, distance_m)
 )
 SELECT count(*)::int AS inserted FROM w;
 \startpipeline

@@ -251,6 +251,8 @@ public struct ExportedTemplate: Sendable, Equatable, Codable {
     public var name: String
     public var notes: String
     public var items: [TemplateItem]
+    /// Absent in exports from before circuits.
+    public var circuits: [TemplateCircuit]?
     public var archivedAt: Date?
     public var version: Int64
     public var createdAt: Date
@@ -261,6 +263,7 @@ public struct ExportedTemplate: Sendable, Equatable, Codable {
         name = template.content.name
         notes = template.content.notes
         items = template.content.items
+        circuits = template.content.circuits
         archivedAt = template.archivedAt
         version = template.version
         createdAt = template.createdAt
@@ -275,6 +278,9 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
         public var exerciseName: String
         public var notes: String
         public var sets: [ExportedSet]
+        /// Absent in exports from before sections (main, no circuit).
+        public var section: WorkoutSection?
+        public var circuit: Int?
     }
 
     public struct ExportedSet: Sendable, Equatable, Codable {
@@ -284,6 +290,8 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
         public var rpe: Decimal?
         public var restSeconds: Int?
         public var note: String
+        public var durationSeconds: Int?
+        public var distanceMeters: Int?
     }
 
     public var id: WorkoutID
@@ -314,8 +322,10 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
                 sets: exercise.sets.map { set in
                     ExportedSet(
                         type: set.type, reps: set.reps, weightKg: set.weight?.kilograms, rpe: set.rpe,
-                        restSeconds: set.restSeconds, note: set.note)
-                }
+                        restSeconds: set.restSeconds, note: set.note, durationSeconds: set.durationSeconds,
+                        distanceMeters: set.distanceMeters)
+                },
+                section: exercise.section, circuit: exercise.circuit
             )
         }
         version = workout.version

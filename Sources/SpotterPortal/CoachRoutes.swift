@@ -433,6 +433,8 @@ struct CoachRoutes {
     struct WorkoutPage {
         struct Exercise {
             var name: String
+            /// `Warm-up`, `Circuit 2`, `Cool-down · circuit 1`; empty for the main section outside circuits.
+            var place: String
             var exerciseID: String
             var notes: String
             var sets: [SetRow]
@@ -443,6 +445,7 @@ struct CoachRoutes {
             var warmup: Bool
             var weight: String
             var reps: Int
+            var timed: String
             var rpe: String
             var note: String
         }
@@ -495,14 +498,19 @@ struct CoachRoutes {
         let names = workout.content.exercises.map { workout.exerciseNames[$0.exerciseID] ?? "Exercise" }
         let exercises = workout.content.exercises.enumerated().map { index, exercise in
             var working = 0
+            let section = ["warm_up": "Warm-up", "cool_down": "Cool-down"][exercise.section.rawValue]
+            let circuit = exercise.circuit > 0 ? "circuit \(exercise.circuit)" : nil
+            let place = [section, circuit].compactMap { $0 }.joined(separator: " · ")
             return WorkoutPage.Exercise(
-                name: names[index], exerciseID: exercise.exerciseID.description, notes: exercise.notes,
+                name: names[index], place: place.prefix(1).uppercased() + place.dropFirst(),
+                exerciseID: exercise.exerciseID.description, notes: exercise.notes,
                 sets: exercise.sets.map { set in
                     if set.type != .warmUp { working += 1 }
                     return WorkoutPage.SetRow(
                         label: set.type == .warmUp
                             ? "W" : "\(working)\(set.type == .working ? "" : " (\(set.type.rawValue))")",
                         warmup: set.type == .warmUp, weight: format.weight(set.weight), reps: set.reps,
+                        timed: format.timedWork(seconds: set.durationSeconds, meters: set.distanceMeters),
                         rpe: set.rpe.map { "\($0)" } ?? "", note: set.note)
                 })
         }

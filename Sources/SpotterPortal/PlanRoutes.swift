@@ -152,9 +152,31 @@ struct PlanRoutes {
             var rpe: String
             var rest: String
             var notes: String
+            var time = ""
+            var distance = ""
+            var place = WorkoutSection.main
+            var circuit = ""
             var error: String?
             var first = false
             var last = false
+            var sections: [Choice] {
+                [("warm_up", "Warm-up"), ("main", "Main"), ("cool_down", "Cool-down")].map {
+                    Choice(value: $0.0, label: $0.1, selected: place.rawValue == $0.0)
+                }
+            }
+        }
+
+        struct Choice {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+
+        /// A circuit's rounds and rest; circuit k exists while a row names it.
+        struct CircuitRow {
+            var number: Int
+            var rounds: String
+            var rest: String
         }
 
         struct Found {
@@ -167,6 +189,9 @@ struct PlanRoutes {
         var name: String
         var notes: String
         var rows: [Row]
+        var circuits: [CircuitRow] = []
+        var hasCircuits: Bool { !circuits.isEmpty }
+        var circuitError: String?
         var find = ""
         var found: [Found] = []
         var searched = false
@@ -194,8 +219,13 @@ struct PlanRoutes {
                         exerciseName: template.exerciseNames[item.exerciseID] ?? "Exercise",
                         sets: String(item.targetSets), repsMin: String(item.repsMin), repsMax: String(item.repsMax),
                         rpe: item.targetRPE.map { "\($0)" } ?? "", rest: item.restSeconds.map(String.init) ?? "",
-                        notes: item.notes)
+                        notes: item.notes, time: item.targetDurationSeconds.map(String.init) ?? "",
+                        distance: item.targetDistanceMeters.map(String.init) ?? "", place: item.section,
+                        circuit: item.circuit == 0 ? "" : String(item.circuit))
                 })
+            circuits = template.content.circuits.enumerated().map { index, circuit in
+                CircuitRow(number: index + 1, rounds: String(circuit.rounds), rest: String(circuit.restSeconds))
+            }
         }
 
         /// The draft as the form sent it.
@@ -212,6 +242,10 @@ struct PlanRoutes {
             let rpe = column("rpe")
             let rest = column("rest")
             let notes = column("item_notes")
+            let times = column("time")
+            let distances = column("distance")
+            let sections = column("section")
+            let circuitNumbers = column("circuit")
             self.init(
                 id: form.text("id"), version: form.text("version"), name: form["name"] ?? "",
                 notes: form["notes"] ?? "",
@@ -219,9 +253,26 @@ struct PlanRoutes {
                     Row(
                         index: index, exercise: exercises[index], exerciseName: names[index], sets: sets[index],
                         repsMin: repsMin[index], repsMax: repsMax[index], rpe: rpe[index], rest: rest[index],
-                        notes: notes[index])
+                        notes: notes[index], time: times[index], distance: distances[index],
+                        place: WorkoutSection(rawValue: sections[index]) ?? .main, circuit: circuitNumbers[index])
                 })
+            let rounds = form.all("circuit_rounds")
+            let rests = form.all("circuit_rest")
+            circuits = rounds.indices.map { index in
+                CircuitRow(
+                    number: index + 1, rounds: rounds[index], rest: rests.indices.contains(index) ? rests[index] : "")
+            }
             find = form["find"] ?? ""
+        }
+
+        /// One circuit row for each number the rows use, up to the highest: new ones start at 3
+        /// rounds without rest; circuits no row names any more are dropped from the end.
+        mutating func matchCircuits() {
+            let highest = rows.compactMap { Int($0.circuit) }.filter { $0 > 0 && $0 <= 50 }.max() ?? 0
+            if circuits.count > highest { circuits.removeLast(circuits.count - highest) }
+            while circuits.count < highest {
+                circuits.append(CircuitRow(number: circuits.count + 1, rounds: "3", rest: "0"))
+            }
         }
 
         var draft: TemplateDraft {
@@ -231,7 +282,13 @@ struct PlanRoutes {
                     TemplateItemDraft(
                         exerciseID: row.exercise, targetSets: Int(row.sets) ?? 0, repsMin: Int(row.repsMin) ?? 0,
                         repsMax: Int(row.repsMax) ?? 0, targetRPE: row.rpe.isEmpty ? nil : Double(row.rpe) ?? -1,
-                        restSeconds: row.rest.isEmpty ? nil : Int(row.rest) ?? -1, notes: row.notes)
+                        restSeconds: row.rest.isEmpty ? nil : Int(row.rest) ?? -1, notes: row.notes,
+                        targetDurationSeconds: row.time.isEmpty ? nil : Int(row.time) ?? -1,
+                        targetDistanceMeters: row.distance.isEmpty ? nil : Int(row.distance) ?? -1,
+                        section: row.place, circuit: row.circuit.isEmpty ? 0 : Int(row.circuit) ?? -1)
+                },
+                circuits: circuits.map {
+                    TemplateCircuit(rounds: Int($0.rounds) ?? 0, restSeconds: $0.rest.isEmpty ? 0 : Int($0.rest) ?? -1)
                 })
         }
 
@@ -249,6 +306,7 @@ struct PlanRoutes {
     {
         var editor = editor
         editor.renumber()
+        editor.matchCircuits()
         editor.values = ["name": editor.name]
         return pages.render(
             "template_editor", title: editor.name.isEmpty ? "New template" : editor.name, session: session,
@@ -259,6 +317,7 @@ struct PlanRoutes {
         let session = try coach(context)
         let form = context.form
         var editor = TemplateEditor(form)
+        editor.matchCircuits()
         // The buttons of found exercises send `add` with the exercise's id instead of an action.
         let action = form["action"] ?? (form["add"] == nil ? "" : "add")
         let index = Int(action.split(separator: ":").last ?? "") ?? -1
@@ -314,7 +373,13 @@ struct PlanRoutes {
     static func place(_ violations: [FieldViolation], in editor: inout TemplateEditor) {
         for violation in violations {
             let message = SessionRoutes.sentence(violation.reason)
-            if let row = rowIndex(violation.field), editor.rows.indices.contains(row) {
+            if violation.field.contains("circuits") {
+                let number = rowIndex(violation.field).map { "Circuit \($0 + 1)" } ?? "Circuits"
+                let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
+                let label = ["rounds": " rounds", "rest_seconds": " rest"][field] ?? ""
+                editor.circuitError = [editor.circuitError, "\(number)\(label): \(violation.reason)."]
+                    .compactMap { $0 }.joined(separator: " ")
+            } else if let row = rowIndex(violation.field), editor.rows.indices.contains(row) {
                 let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
                 let label = fieldLabels[field] ?? field
                 editor.rows[row].error = [editor.rows[row].error, "\(label): \(violation.reason)."]
@@ -334,7 +399,8 @@ struct PlanRoutes {
 
     private static let fieldLabels = [
         "exercise_id": "Exercise", "target_sets": "Sets", "reps_min": "Reps from", "reps_max": "Reps to",
-        "target_rpe": "RPE", "rest_seconds": "Rest", "notes": "Notes",
+        "target_rpe": "RPE", "rest_seconds": "Rest", "notes": "Notes", "target_duration_seconds": "Time",
+        "target_distance_meters": "Distance", "circuit": "Circuit",
     ]
 
     /// `3` for `template.items[3].reps_min`.

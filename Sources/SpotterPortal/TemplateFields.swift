@@ -61,6 +61,7 @@ extension CoachRoutes.WorkoutPage.SetRow: MustacheParent {
         case "warmup": warmup
         case "weight": weight
         case "reps": reps
+        case "timed": timed
         case "rpe": rpe
         case "note": note
         default: nil
@@ -119,6 +120,10 @@ extension PlanRoutes.TemplateEditor.Row: MustacheParent {
         case "rpe": rpe
         case "rest": rest
         case "notes": notes
+        case "time": time
+        case "distance": distance
+        case "sections": sections
+        case "circuit": circuit
         // Without an error of its own a row must not show the page's error (`{{#error}}`) again.
         case "error": section(error)
         case "first": first

@@ -286,13 +286,13 @@ enum Templates {
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         {{#exercises}}
         <section class="card exercise">
-        <h2>{{name}} <a class="small" href="/clients/{{client.id}}/progress?exercise={{exerciseID}}">progress</a></h2>
+        <h2>{{name}}{{#place}} <span class="small">{{place}}</span>{{/place}} <a class="small" href="/clients/{{client.id}}/progress?exercise={{exerciseID}}">progress</a></h2>
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         <table class="sets">
-        <thead><tr><th scope="col">Set</th><th scope="col">Weight</th><th scope="col">Reps</th><th scope="col">RPE</th><th scope="col">Note</th></tr></thead>
+        <thead><tr><th scope="col">Set</th><th scope="col">Weight</th><th scope="col">Reps</th><th scope="col">Time / distance</th><th scope="col">RPE</th><th scope="col">Note</th></tr></thead>
         <tbody>
         {{#sets}}
-        <tr{{#warmup}} class="warmup"{{/warmup}}><td>{{label}}</td><td>{{weight}}</td><td>{{reps}}</td><td>{{rpe}}</td><td>{{note}}</td></tr>
+        <tr{{#warmup}} class="warmup"{{/warmup}}><td>{{label}}</td><td>{{weight}}</td><td>{{reps}}</td><td>{{timed}}</td><td>{{rpe}}</td><td>{{note}}</td></tr>
         {{/sets}}
         </tbody>
         </table>
@@ -577,6 +577,10 @@ enum Templates {
         <label>to <input name="reps_max" value="{{repsMax}}" inputmode="numeric" size="3"></label>
         <label>RPE <input name="rpe" value="{{rpe}}" inputmode="decimal" size="4"></label>
         <label>Rest (s) <input name="rest" value="{{rest}}" inputmode="numeric" size="4"></label>
+        <label>Time (s) <input name="time" value="{{time}}" inputmode="numeric" size="5"></label>
+        <label>Distance (m) <input name="distance" value="{{distance}}" inputmode="numeric" size="6"></label>
+        <label>Section <select name="section">{{#sections}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sections}}</select></label>
+        <label>Circuit <input name="circuit" value="{{circuit}}" inputmode="numeric" size="2" placeholder="–"></label>
         </div>
         <label>Notes <input name="item_notes" value="{{notes}}" maxlength="1000"></label>
         {{#error}}<p class="field-error">{{error}}</p>{{/error}}
@@ -588,6 +592,16 @@ enum Templates {
         </fieldset>
         {{/rows}}
         {{^rows}}<p class="empty">No exercises yet: find one below.</p>{{/rows}}
+        {{#hasCircuits}}<h2>Circuits</h2>
+        <p class="hint">Give consecutive exercises of one section the same circuit number: they are done one after another, then again, for each round.</p>{{/hasCircuits}}
+        {{#circuits}}
+        <div class="targets card">
+        <strong>Circuit {{number}}</strong>
+        <label>Rounds <input name="circuit_rounds" value="{{rounds}}" inputmode="numeric" size="3"></label>
+        <label>Rest after each round (s) <input name="circuit_rest" value="{{rest}}" inputmode="numeric" size="4"></label>
+        </div>
+        {{/circuits}}
+        {{#circuitError}}<p class="field-error">{{circuitError}}</p>{{/circuitError}}
         <div class="inline">
         <label for="find">Add an exercise</label>
         <input id="find" name="find" type="search" value="{{find}}" placeholder="Name, such as squat">

@@ -197,6 +197,24 @@ public nonisolated struct Spotter_V1_SetReference: Sendable {
   /// Clears the value of `rpe`. Subsequent reads from it will return its default value.
   public mutating func clearRpe() {self._rpe = nil}
 
+  public var durationSeconds: Int32 {
+    get {_durationSeconds ?? 0}
+    set {_durationSeconds = newValue}
+  }
+  /// Returns true if `durationSeconds` has been explicitly set.
+  public var hasDurationSeconds: Bool {self._durationSeconds != nil}
+  /// Clears the value of `durationSeconds`. Subsequent reads from it will return its default value.
+  public mutating func clearDurationSeconds() {self._durationSeconds = nil}
+
+  public var distanceMeters: Int32 {
+    get {_distanceMeters ?? 0}
+    set {_distanceMeters = newValue}
+  }
+  /// Returns true if `distanceMeters` has been explicitly set.
+  public var hasDistanceMeters: Bool {self._distanceMeters != nil}
+  /// Clears the value of `distanceMeters`. Subsequent reads from it will return its default value.
+  public mutating func clearDistanceMeters() {self._distanceMeters = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -204,6 +222,8 @@ public nonisolated struct Spotter_V1_SetReference: Sendable {
   fileprivate var _startedAt: Spotter_V1_Timestamp? = nil
   fileprivate var _weight: Spotter_V1_Weight? = nil
   fileprivate var _rpe: Double? = nil
+  fileprivate var _durationSeconds: Int32? = nil
+  fileprivate var _distanceMeters: Int32? = nil
 }
 
 public nonisolated struct Spotter_V1_ProgressPoint: @unchecked Sendable {
@@ -269,6 +289,22 @@ public nonisolated struct Spotter_V1_ProgressPoint: @unchecked Sendable {
   public var setCount: Int32 {
     get {_storage._setCount}
     set {_uniqueStorage()._setCount = newValue}
+  }
+
+  /// The day's longest set by time (a hold's longest hold); unset when no set had a duration.
+  public var longestSet: Spotter_V1_SetReference {
+    get {_storage._longestSet ?? Spotter_V1_SetReference()}
+    set {_uniqueStorage()._longestSet = newValue}
+  }
+  /// Returns true if `longestSet` has been explicitly set.
+  public var hasLongestSet: Bool {_storage._longestSet != nil}
+  /// Clears the value of `longestSet`. Subsequent reads from it will return its default value.
+  public mutating func clearLongestSet() {_uniqueStorage()._longestSet = nil}
+
+  /// Metres covered in the day's sets.
+  public var distanceMeters: Int32 {
+    get {_storage._distanceMeters}
+    set {_uniqueStorage()._distanceMeters = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -344,6 +380,32 @@ public nonisolated struct Spotter_V1_PersonalRecords: @unchecked Sendable {
   public var mostReps: [Spotter_V1_RepRecord] {
     get {_storage._mostReps}
     set {_uniqueStorage()._mostReps = newValue}
+  }
+
+  /// The longest set by time (the longest hold); unset without timed sets.
+  public var longestSet: Spotter_V1_SetReference {
+    get {_storage._longestSet ?? Spotter_V1_SetReference()}
+    set {_uniqueStorage()._longestSet = newValue}
+  }
+  /// Returns true if `longestSet` has been explicitly set.
+  public var hasLongestSet: Bool {_storage._longestSet != nil}
+  /// Clears the value of `longestSet`. Subsequent reads from it will return its default value.
+  public mutating func clearLongestSet() {_uniqueStorage()._longestSet = nil}
+
+  /// The longest set by distance; unset without distances.
+  public var farthestSet: Spotter_V1_SetReference {
+    get {_storage._farthestSet ?? Spotter_V1_SetReference()}
+    set {_uniqueStorage()._farthestSet = newValue}
+  }
+  /// Returns true if `farthestSet` has been explicitly set.
+  public var hasFarthestSet: Bool {_storage._farthestSet != nil}
+  /// Clears the value of `farthestSet`. Subsequent reads from it will return its default value.
+  public mutating func clearFarthestSet() {_uniqueStorage()._farthestSet = nil}
+
+  /// For each distance done in a timed set, the fastest time (longest distance first).
+  public var bestTimes: [Spotter_V1_SetReference] {
+    get {_storage._bestTimes}
+    set {_uniqueStorage()._bestTimes = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -684,7 +746,7 @@ nonisolated extension Spotter_V1_GetProgressRequest: SwiftProtobuf.Message, Swif
 
 nonisolated extension Spotter_V1_SetReference: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SetReference"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}workout_id\0\u{3}started_at\0\u{3}exercise_index\0\u{3}set_index\0\u{1}reps\0\u{1}weight\0\u{1}rpe\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}workout_id\0\u{3}started_at\0\u{3}exercise_index\0\u{3}set_index\0\u{1}reps\0\u{1}weight\0\u{1}rpe\0\u{3}duration_seconds\0\u{3}distance_meters\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -699,6 +761,8 @@ nonisolated extension Spotter_V1_SetReference: SwiftProtobuf.Message, SwiftProto
       case 5: try { try decoder.decodeSingularInt32Field(value: &self.reps) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._weight) }()
       case 7: try { try decoder.decodeSingularDoubleField(value: &self._rpe) }()
+      case 8: try { try decoder.decodeSingularInt32Field(value: &self._durationSeconds) }()
+      case 9: try { try decoder.decodeSingularInt32Field(value: &self._distanceMeters) }()
       default: break
       }
     }
@@ -730,6 +794,12 @@ nonisolated extension Spotter_V1_SetReference: SwiftProtobuf.Message, SwiftProto
     try { if let v = self._rpe {
       try visitor.visitSingularDoubleField(value: v, fieldNumber: 7)
     } }()
+    try { if let v = self._durationSeconds {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 8)
+    } }()
+    try { if let v = self._distanceMeters {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 9)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -741,6 +811,8 @@ nonisolated extension Spotter_V1_SetReference: SwiftProtobuf.Message, SwiftProto
     if lhs.reps != rhs.reps {return false}
     if lhs._weight != rhs._weight {return false}
     if lhs._rpe != rhs._rpe {return false}
+    if lhs._durationSeconds != rhs._durationSeconds {return false}
+    if lhs._distanceMeters != rhs._distanceMeters {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -748,7 +820,7 @@ nonisolated extension Spotter_V1_SetReference: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ProgressPoint"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}date\0\u{1}e1rm\0\u{3}e1rm_formula\0\u{3}e1rm_set\0\u{3}no_estimate_reason\0\u{3}top_set\0\u{1}volume\0\u{3}set_count\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}date\0\u{1}e1rm\0\u{3}e1rm_formula\0\u{3}e1rm_set\0\u{3}no_estimate_reason\0\u{3}top_set\0\u{1}volume\0\u{3}set_count\0\u{3}longest_set\0\u{3}distance_meters\0")
 
   fileprivate class _StorageClass {
     var _date: String = String()
@@ -759,6 +831,8 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
     var _topSet: Spotter_V1_SetReference? = nil
     var _volume: Spotter_V1_Weight? = nil
     var _setCount: Int32 = 0
+    var _longestSet: Spotter_V1_SetReference? = nil
+    var _distanceMeters: Int32 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -777,6 +851,8 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
       _topSet = source._topSet
       _volume = source._volume
       _setCount = source._setCount
+      _longestSet = source._longestSet
+      _distanceMeters = source._distanceMeters
     }
   }
 
@@ -803,6 +879,8 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
         case 6: try { try decoder.decodeSingularMessageField(value: &_storage._topSet) }()
         case 7: try { try decoder.decodeSingularMessageField(value: &_storage._volume) }()
         case 8: try { try decoder.decodeSingularInt32Field(value: &_storage._setCount) }()
+        case 9: try { try decoder.decodeSingularMessageField(value: &_storage._longestSet) }()
+        case 10: try { try decoder.decodeSingularInt32Field(value: &_storage._distanceMeters) }()
         default: break
         }
       }
@@ -839,6 +917,12 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
       if _storage._setCount != 0 {
         try visitor.visitSingularInt32Field(value: _storage._setCount, fieldNumber: 8)
       }
+      try { if let v = _storage._longestSet {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+      } }()
+      if _storage._distanceMeters != 0 {
+        try visitor.visitSingularInt32Field(value: _storage._distanceMeters, fieldNumber: 10)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -856,6 +940,8 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
         if _storage._topSet != rhs_storage._topSet {return false}
         if _storage._volume != rhs_storage._volume {return false}
         if _storage._setCount != rhs_storage._setCount {return false}
+        if _storage._longestSet != rhs_storage._longestSet {return false}
+        if _storage._distanceMeters != rhs_storage._distanceMeters {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -906,7 +992,7 @@ nonisolated extension Spotter_V1_RepRecord: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PersonalRecords"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}heaviest_weight\0\u{3}best_e1rm\0\u{3}best_e1rm_formula\0\u{3}best_e1rm_set\0\u{3}most_reps\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}heaviest_weight\0\u{3}best_e1rm\0\u{3}best_e1rm_formula\0\u{3}best_e1rm_set\0\u{3}most_reps\0\u{3}longest_set\0\u{3}farthest_set\0\u{3}best_times\0")
 
   fileprivate class _StorageClass {
     var _heaviestWeight: Spotter_V1_SetReference? = nil
@@ -914,6 +1000,9 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
     var _bestE1RmFormula: Spotter_V1_E1rmFormula = .unspecified
     var _bestE1RmSet: Spotter_V1_SetReference? = nil
     var _mostReps: [Spotter_V1_RepRecord] = []
+    var _longestSet: Spotter_V1_SetReference? = nil
+    var _farthestSet: Spotter_V1_SetReference? = nil
+    var _bestTimes: [Spotter_V1_SetReference] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -929,6 +1018,9 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
       _bestE1RmFormula = source._bestE1RmFormula
       _bestE1RmSet = source._bestE1RmSet
       _mostReps = source._mostReps
+      _longestSet = source._longestSet
+      _farthestSet = source._farthestSet
+      _bestTimes = source._bestTimes
     }
   }
 
@@ -952,6 +1044,9 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
         case 3: try { try decoder.decodeSingularEnumField(value: &_storage._bestE1RmFormula) }()
         case 4: try { try decoder.decodeSingularMessageField(value: &_storage._bestE1RmSet) }()
         case 5: try { try decoder.decodeRepeatedMessageField(value: &_storage._mostReps) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._longestSet) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._farthestSet) }()
+        case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._bestTimes) }()
         default: break
         }
       }
@@ -979,6 +1074,15 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
       if !_storage._mostReps.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._mostReps, fieldNumber: 5)
       }
+      try { if let v = _storage._longestSet {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      try { if let v = _storage._farthestSet {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
+      if !_storage._bestTimes.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._bestTimes, fieldNumber: 8)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -993,6 +1097,9 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
         if _storage._bestE1RmFormula != rhs_storage._bestE1RmFormula {return false}
         if _storage._bestE1RmSet != rhs_storage._bestE1RmSet {return false}
         if _storage._mostReps != rhs_storage._mostReps {return false}
+        if _storage._longestSet != rhs_storage._longestSet {return false}
+        if _storage._farthestSet != rhs_storage._farthestSet {return false}
+        if _storage._bestTimes != rhs_storage._bestTimes {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -35,7 +35,8 @@ public nonisolated struct Spotter_V1_TemplateItemInput: Sendable {
   /// Required. 1–20.
   public var targetSets: Int32 = 0
 
-  /// Required. 1–100; a single rep target has reps_max equal to reps_min (or 0).
+  /// Required, 1–100, unless the item has a target time or distance (then 0–100; 0 means no rep
+  /// target). A single rep target has reps_max equal to reps_min (or 0).
   public var repsMin: Int32 = 0
 
   /// Optional. reps_min–100; 0 means the same as reps_min.
@@ -64,12 +65,57 @@ public nonisolated struct Spotter_V1_TemplateItemInput: Sendable {
   /// Optional. At most 1,000 characters.
   public var notes: String = String()
 
+  /// Optional. A time to work or hold for, per set: 1–86,400 seconds.
+  public var targetDurationSeconds: Int32 {
+    get {_targetDurationSeconds ?? 0}
+    set {_targetDurationSeconds = newValue}
+  }
+  /// Returns true if `targetDurationSeconds` has been explicitly set.
+  public var hasTargetDurationSeconds: Bool {self._targetDurationSeconds != nil}
+  /// Clears the value of `targetDurationSeconds`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetDurationSeconds() {self._targetDurationSeconds = nil}
+
+  /// Optional. A distance to cover, per set: 1–1,000,000 metres.
+  public var targetDistanceMeters: Int32 {
+    get {_targetDistanceMeters ?? 0}
+    set {_targetDistanceMeters = newValue}
+  }
+  /// Returns true if `targetDistanceMeters` has been explicitly set.
+  public var hasTargetDistanceMeters: Bool {self._targetDistanceMeters != nil}
+  /// Clears the value of `targetDistanceMeters`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetDistanceMeters() {self._targetDistanceMeters = nil}
+
+  /// Optional; MAIN when unset.
+  public var section: Spotter_V1_WorkoutSection = .unspecified
+
+  /// Optional. 0 outside a circuit; otherwise the number (1-based) of one of the template's circuits.
+  public var circuit: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _targetRpe: Double? = nil
   fileprivate var _restSeconds: Int32? = nil
+  fileprivate var _targetDurationSeconds: Int32? = nil
+  fileprivate var _targetDistanceMeters: Int32? = nil
+}
+
+/// Consecutive items of one section done one after another, then again, for a number of rounds.
+public nonisolated struct Spotter_V1_Circuit: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Required. 1–20.
+  public var rounds: Int32 = 0
+
+  /// Optional. Rest after each round, 0–3,600 seconds.
+  public var restSeconds: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Spotter_V1_TemplateInput: Sendable {
@@ -85,6 +131,10 @@ public nonisolated struct Spotter_V1_TemplateInput: Sendable {
 
   /// Required. 1–50 items, in order.
   public var items: [Spotter_V1_TemplateItemInput] = []
+
+  /// Optional. Circuit k is circuits[k - 1]; each needs at least one item, its items consecutive and
+  /// in one section. Logging from the template gives a circuit's item target_sets × rounds sets.
+  public var circuits: [Spotter_V1_Circuit] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -126,12 +176,36 @@ public nonisolated struct Spotter_V1_TemplateItem: Sendable {
 
   public var notes: String = String()
 
+  public var targetDurationSeconds: Int32 {
+    get {_targetDurationSeconds ?? 0}
+    set {_targetDurationSeconds = newValue}
+  }
+  /// Returns true if `targetDurationSeconds` has been explicitly set.
+  public var hasTargetDurationSeconds: Bool {self._targetDurationSeconds != nil}
+  /// Clears the value of `targetDurationSeconds`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetDurationSeconds() {self._targetDurationSeconds = nil}
+
+  public var targetDistanceMeters: Int32 {
+    get {_targetDistanceMeters ?? 0}
+    set {_targetDistanceMeters = newValue}
+  }
+  /// Returns true if `targetDistanceMeters` has been explicitly set.
+  public var hasTargetDistanceMeters: Bool {self._targetDistanceMeters != nil}
+  /// Clears the value of `targetDistanceMeters`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetDistanceMeters() {self._targetDistanceMeters = nil}
+
+  public var section: Spotter_V1_WorkoutSection = .unspecified
+
+  public var circuit: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _targetRpe: Double? = nil
   fileprivate var _restSeconds: Int32? = nil
+  fileprivate var _targetDurationSeconds: Int32? = nil
+  fileprivate var _targetDistanceMeters: Int32? = nil
 }
 
 public nonisolated struct Spotter_V1_Template: Sendable {
@@ -148,6 +222,8 @@ public nonisolated struct Spotter_V1_Template: Sendable {
   public var items: [Spotter_V1_TemplateItem] = []
 
   public var archived: Bool = false
+
+  public var circuits: [Spotter_V1_Circuit] = []
 
   public var version: Int64 = 0
 
@@ -345,7 +421,7 @@ fileprivate nonisolated let _protobuf_package = "spotter.v1"
 
 nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TemplateItemInput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0\u{3}target_duration_seconds\0\u{3}target_distance_meters\0\u{1}section\0\u{1}circuit\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -360,6 +436,10 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
       case 5: try { try decoder.decodeSingularDoubleField(value: &self._targetRpe) }()
       case 6: try { try decoder.decodeSingularInt32Field(value: &self._restSeconds) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self.notes) }()
+      case 8: try { try decoder.decodeSingularInt32Field(value: &self._targetDurationSeconds) }()
+      case 9: try { try decoder.decodeSingularInt32Field(value: &self._targetDistanceMeters) }()
+      case 10: try { try decoder.decodeSingularEnumField(value: &self.section) }()
+      case 11: try { try decoder.decodeSingularInt32Field(value: &self.circuit) }()
       default: break
       }
     }
@@ -391,6 +471,18 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
     if !self.notes.isEmpty {
       try visitor.visitSingularStringField(value: self.notes, fieldNumber: 7)
     }
+    try { if let v = self._targetDurationSeconds {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 8)
+    } }()
+    try { if let v = self._targetDistanceMeters {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 9)
+    } }()
+    if self.section != .unspecified {
+      try visitor.visitSingularEnumField(value: self.section, fieldNumber: 10)
+    }
+    if self.circuit != 0 {
+      try visitor.visitSingularInt32Field(value: self.circuit, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -402,6 +494,45 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
     if lhs._targetRpe != rhs._targetRpe {return false}
     if lhs._restSeconds != rhs._restSeconds {return false}
     if lhs.notes != rhs.notes {return false}
+    if lhs._targetDurationSeconds != rhs._targetDurationSeconds {return false}
+    if lhs._targetDistanceMeters != rhs._targetDistanceMeters {return false}
+    if lhs.section != rhs.section {return false}
+    if lhs.circuit != rhs.circuit {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Spotter_V1_Circuit: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Circuit"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}rounds\0\u{3}rest_seconds\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt32Field(value: &self.rounds) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.restSeconds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.rounds != 0 {
+      try visitor.visitSingularInt32Field(value: self.rounds, fieldNumber: 1)
+    }
+    if self.restSeconds != 0 {
+      try visitor.visitSingularInt32Field(value: self.restSeconds, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Spotter_V1_Circuit, rhs: Spotter_V1_Circuit) -> Bool {
+    if lhs.rounds != rhs.rounds {return false}
+    if lhs.restSeconds != rhs.restSeconds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -409,7 +540,7 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_TemplateInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TemplateInput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}notes\0\u{1}items\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}notes\0\u{1}items\0\u{1}circuits\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -420,6 +551,7 @@ nonisolated extension Spotter_V1_TemplateInput: SwiftProtobuf.Message, SwiftProt
       case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.notes) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.circuits) }()
       default: break
       }
     }
@@ -435,6 +567,9 @@ nonisolated extension Spotter_V1_TemplateInput: SwiftProtobuf.Message, SwiftProt
     if !self.items.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 3)
     }
+    if !self.circuits.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.circuits, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -442,6 +577,7 @@ nonisolated extension Spotter_V1_TemplateInput: SwiftProtobuf.Message, SwiftProt
     if lhs.name != rhs.name {return false}
     if lhs.notes != rhs.notes {return false}
     if lhs.items != rhs.items {return false}
+    if lhs.circuits != rhs.circuits {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -449,7 +585,7 @@ nonisolated extension Spotter_V1_TemplateInput: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TemplateItem"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}exercise_name\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}exercise_name\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0\u{3}target_duration_seconds\0\u{3}target_distance_meters\0\u{1}section\0\u{1}circuit\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -465,6 +601,10 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
       case 6: try { try decoder.decodeSingularDoubleField(value: &self._targetRpe) }()
       case 7: try { try decoder.decodeSingularInt32Field(value: &self._restSeconds) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.notes) }()
+      case 9: try { try decoder.decodeSingularInt32Field(value: &self._targetDurationSeconds) }()
+      case 10: try { try decoder.decodeSingularInt32Field(value: &self._targetDistanceMeters) }()
+      case 11: try { try decoder.decodeSingularEnumField(value: &self.section) }()
+      case 12: try { try decoder.decodeSingularInt32Field(value: &self.circuit) }()
       default: break
       }
     }
@@ -499,6 +639,18 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
     if !self.notes.isEmpty {
       try visitor.visitSingularStringField(value: self.notes, fieldNumber: 8)
     }
+    try { if let v = self._targetDurationSeconds {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 9)
+    } }()
+    try { if let v = self._targetDistanceMeters {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 10)
+    } }()
+    if self.section != .unspecified {
+      try visitor.visitSingularEnumField(value: self.section, fieldNumber: 11)
+    }
+    if self.circuit != 0 {
+      try visitor.visitSingularInt32Field(value: self.circuit, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -511,6 +663,10 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
     if lhs._targetRpe != rhs._targetRpe {return false}
     if lhs._restSeconds != rhs._restSeconds {return false}
     if lhs.notes != rhs.notes {return false}
+    if lhs._targetDurationSeconds != rhs._targetDurationSeconds {return false}
+    if lhs._targetDistanceMeters != rhs._targetDistanceMeters {return false}
+    if lhs.section != rhs.section {return false}
+    if lhs.circuit != rhs.circuit {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -518,7 +674,7 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_Template: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Template"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}template_id\0\u{1}name\0\u{1}notes\0\u{1}items\0\u{1}archived\0\u{1}version\0\u{3}created_at\0\u{3}updated_at\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}template_id\0\u{1}name\0\u{1}notes\0\u{1}items\0\u{1}archived\0\u{1}version\0\u{3}created_at\0\u{3}updated_at\0\u{1}circuits\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -534,6 +690,7 @@ nonisolated extension Spotter_V1_Template: SwiftProtobuf.Message, SwiftProtobuf.
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.version) }()
       case 7: try { try decoder.decodeSingularMessageField(value: &self._createdAt) }()
       case 8: try { try decoder.decodeSingularMessageField(value: &self._updatedAt) }()
+      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.circuits) }()
       default: break
       }
     }
@@ -568,6 +725,9 @@ nonisolated extension Spotter_V1_Template: SwiftProtobuf.Message, SwiftProtobuf.
     try { if let v = self._updatedAt {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     } }()
+    if !self.circuits.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.circuits, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -577,6 +737,7 @@ nonisolated extension Spotter_V1_Template: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.notes != rhs.notes {return false}
     if lhs.items != rhs.items {return false}
     if lhs.archived != rhs.archived {return false}
+    if lhs.circuits != rhs.circuits {return false}
     if lhs.version != rhs.version {return false}
     if lhs._createdAt != rhs._createdAt {return false}
     if lhs._updatedAt != rhs._updatedAt {return false}

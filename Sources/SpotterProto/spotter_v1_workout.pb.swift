@@ -75,13 +75,59 @@ public nonisolated enum Spotter_V1_SetType: SwiftProtobuf.Enum, Swift.CaseIterab
 
 }
 
-/// One set as the client sends it.
+/// Where in a workout an exercise belongs.
+public nonisolated enum Spotter_V1_WorkoutSection: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// Treated as MAIN when sent.
+  case unspecified // = 0
+  case warmUp // = 1
+  case main // = 2
+  case coolDown // = 3
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .warmUp
+    case 2: self = .main
+    case 3: self = .coolDown
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .warmUp: return 1
+    case .main: return 2
+    case .coolDown: return 3
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Spotter_V1_WorkoutSection] = [
+    .unspecified,
+    .warmUp,
+    .main,
+    .coolDown,
+  ]
+
+}
+
+/// One set as the client sends it: reps, a time, a distance, or several of them (a 60 s plank is
+/// duration_seconds 60 without reps; a 500 m row in 1:35 is distance_meters 500, duration_seconds 95).
 public nonisolated struct Spotter_V1_SetInput: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Required. 0–1,000.
+  /// 0–1,000. Required unless the set has a duration or a distance (then absent means 0).
   public var reps: Int32 {
     get {_reps ?? 0}
     set {_reps = newValue}
@@ -126,6 +172,26 @@ public nonisolated struct Spotter_V1_SetInput: Sendable {
 
   public var type: Spotter_V1_SetType = .unspecified
 
+  /// Optional. How long the set took or was held, 1–86,400 seconds.
+  public var durationSeconds: Int32 {
+    get {_durationSeconds ?? 0}
+    set {_durationSeconds = newValue}
+  }
+  /// Returns true if `durationSeconds` has been explicitly set.
+  public var hasDurationSeconds: Bool {self._durationSeconds != nil}
+  /// Clears the value of `durationSeconds`. Subsequent reads from it will return its default value.
+  public mutating func clearDurationSeconds() {self._durationSeconds = nil}
+
+  /// Optional. Metres covered, 1–1,000,000.
+  public var distanceMeters: Int32 {
+    get {_distanceMeters ?? 0}
+    set {_distanceMeters = newValue}
+  }
+  /// Returns true if `distanceMeters` has been explicitly set.
+  public var hasDistanceMeters: Bool {self._distanceMeters != nil}
+  /// Clears the value of `distanceMeters`. Subsequent reads from it will return its default value.
+  public mutating func clearDistanceMeters() {self._distanceMeters = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -134,6 +200,8 @@ public nonisolated struct Spotter_V1_SetInput: Sendable {
   fileprivate var _weight: Spotter_V1_Weight? = nil
   fileprivate var _rpe: Double? = nil
   fileprivate var _restSeconds: Int32? = nil
+  fileprivate var _durationSeconds: Int32? = nil
+  fileprivate var _distanceMeters: Int32? = nil
 }
 
 public nonisolated struct Spotter_V1_WorkoutExerciseInput: Sendable {
@@ -149,6 +217,12 @@ public nonisolated struct Spotter_V1_WorkoutExerciseInput: Sendable {
 
   /// Required. 1–100 sets, in order.
   public var sets: [Spotter_V1_SetInput] = []
+
+  /// Optional; MAIN when unset.
+  public var section: Spotter_V1_WorkoutSection = .unspecified
+
+  /// Optional. 0 outside a circuit; otherwise the template circuit's number (1–50).
+  public var circuit: Int32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -256,6 +330,24 @@ public nonisolated struct Spotter_V1_WorkoutSet: Sendable {
 
   public var type: Spotter_V1_SetType = .unspecified
 
+  public var durationSeconds: Int32 {
+    get {_durationSeconds ?? 0}
+    set {_durationSeconds = newValue}
+  }
+  /// Returns true if `durationSeconds` has been explicitly set.
+  public var hasDurationSeconds: Bool {self._durationSeconds != nil}
+  /// Clears the value of `durationSeconds`. Subsequent reads from it will return its default value.
+  public mutating func clearDurationSeconds() {self._durationSeconds = nil}
+
+  public var distanceMeters: Int32 {
+    get {_distanceMeters ?? 0}
+    set {_distanceMeters = newValue}
+  }
+  /// Returns true if `distanceMeters` has been explicitly set.
+  public var hasDistanceMeters: Bool {self._distanceMeters != nil}
+  /// Clears the value of `distanceMeters`. Subsequent reads from it will return its default value.
+  public mutating func clearDistanceMeters() {self._distanceMeters = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -263,6 +355,8 @@ public nonisolated struct Spotter_V1_WorkoutSet: Sendable {
   fileprivate var _weight: Spotter_V1_Weight? = nil
   fileprivate var _rpe: Double? = nil
   fileprivate var _restSeconds: Int32? = nil
+  fileprivate var _durationSeconds: Int32? = nil
+  fileprivate var _distanceMeters: Int32? = nil
 }
 
 public nonisolated struct Spotter_V1_WorkoutExercise: Sendable {
@@ -278,6 +372,11 @@ public nonisolated struct Spotter_V1_WorkoutExercise: Sendable {
   public var notes: String = String()
 
   public var sets: [Spotter_V1_WorkoutSet] = []
+
+  public var section: Spotter_V1_WorkoutSection = .unspecified
+
+  /// 0 outside a circuit.
+  public var circuit: Int32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -647,9 +746,13 @@ nonisolated extension Spotter_V1_SetType: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SET_TYPE_UNSPECIFIED\0\u{1}SET_TYPE_WARM_UP\0\u{1}SET_TYPE_WORKING\0\u{1}SET_TYPE_DROP\0\u{1}SET_TYPE_FAILURE\0")
 }
 
+nonisolated extension Spotter_V1_WorkoutSection: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0WORKOUT_SECTION_UNSPECIFIED\0\u{1}WORKOUT_SECTION_WARM_UP\0\u{1}WORKOUT_SECTION_MAIN\0\u{1}WORKOUT_SECTION_COOL_DOWN\0")
+}
+
 nonisolated extension Spotter_V1_SetInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SetInput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reps\0\u{1}weight\0\u{1}rpe\0\u{3}rest_seconds\0\u{1}note\0\u{1}type\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reps\0\u{1}weight\0\u{1}rpe\0\u{3}rest_seconds\0\u{1}note\0\u{1}type\0\u{3}duration_seconds\0\u{3}distance_meters\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -663,6 +766,8 @@ nonisolated extension Spotter_V1_SetInput: SwiftProtobuf.Message, SwiftProtobuf.
       case 4: try { try decoder.decodeSingularInt32Field(value: &self._restSeconds) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.note) }()
       case 6: try { try decoder.decodeSingularEnumField(value: &self.type) }()
+      case 7: try { try decoder.decodeSingularInt32Field(value: &self._durationSeconds) }()
+      case 8: try { try decoder.decodeSingularInt32Field(value: &self._distanceMeters) }()
       default: break
       }
     }
@@ -691,6 +796,12 @@ nonisolated extension Spotter_V1_SetInput: SwiftProtobuf.Message, SwiftProtobuf.
     if self.type != .unspecified {
       try visitor.visitSingularEnumField(value: self.type, fieldNumber: 6)
     }
+    try { if let v = self._durationSeconds {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 7)
+    } }()
+    try { if let v = self._distanceMeters {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 8)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -701,6 +812,8 @@ nonisolated extension Spotter_V1_SetInput: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs._restSeconds != rhs._restSeconds {return false}
     if lhs.note != rhs.note {return false}
     if lhs.type != rhs.type {return false}
+    if lhs._durationSeconds != rhs._durationSeconds {return false}
+    if lhs._distanceMeters != rhs._distanceMeters {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -708,7 +821,7 @@ nonisolated extension Spotter_V1_SetInput: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Spotter_V1_WorkoutExerciseInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkoutExerciseInput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{1}notes\0\u{1}sets\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{1}notes\0\u{1}sets\0\u{1}section\0\u{1}circuit\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -719,6 +832,8 @@ nonisolated extension Spotter_V1_WorkoutExerciseInput: SwiftProtobuf.Message, Sw
       case 1: try { try decoder.decodeSingularStringField(value: &self.exerciseID) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.notes) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.sets) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.section) }()
+      case 5: try { try decoder.decodeSingularInt32Field(value: &self.circuit) }()
       default: break
       }
     }
@@ -734,6 +849,12 @@ nonisolated extension Spotter_V1_WorkoutExerciseInput: SwiftProtobuf.Message, Sw
     if !self.sets.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.sets, fieldNumber: 3)
     }
+    if self.section != .unspecified {
+      try visitor.visitSingularEnumField(value: self.section, fieldNumber: 4)
+    }
+    if self.circuit != 0 {
+      try visitor.visitSingularInt32Field(value: self.circuit, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -741,6 +862,8 @@ nonisolated extension Spotter_V1_WorkoutExerciseInput: SwiftProtobuf.Message, Sw
     if lhs.exerciseID != rhs.exerciseID {return false}
     if lhs.notes != rhs.notes {return false}
     if lhs.sets != rhs.sets {return false}
+    if lhs.section != rhs.section {return false}
+    if lhs.circuit != rhs.circuit {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -846,7 +969,7 @@ nonisolated extension Spotter_V1_LogWorkoutRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkoutSet"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reps\0\u{1}weight\0\u{1}rpe\0\u{3}rest_seconds\0\u{1}note\0\u{1}type\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}reps\0\u{1}weight\0\u{1}rpe\0\u{3}rest_seconds\0\u{1}note\0\u{1}type\0\u{3}duration_seconds\0\u{3}distance_meters\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -860,6 +983,8 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
       case 4: try { try decoder.decodeSingularInt32Field(value: &self._restSeconds) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.note) }()
       case 6: try { try decoder.decodeSingularEnumField(value: &self.type) }()
+      case 7: try { try decoder.decodeSingularInt32Field(value: &self._durationSeconds) }()
+      case 8: try { try decoder.decodeSingularInt32Field(value: &self._distanceMeters) }()
       default: break
       }
     }
@@ -888,6 +1013,12 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
     if self.type != .unspecified {
       try visitor.visitSingularEnumField(value: self.type, fieldNumber: 6)
     }
+    try { if let v = self._durationSeconds {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 7)
+    } }()
+    try { if let v = self._distanceMeters {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 8)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -898,6 +1029,8 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
     if lhs._restSeconds != rhs._restSeconds {return false}
     if lhs.note != rhs.note {return false}
     if lhs.type != rhs.type {return false}
+    if lhs._durationSeconds != rhs._durationSeconds {return false}
+    if lhs._distanceMeters != rhs._distanceMeters {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -905,7 +1038,7 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Spotter_V1_WorkoutExercise: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkoutExercise"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}exercise_name\0\u{1}notes\0\u{1}sets\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}exercise_name\0\u{1}notes\0\u{1}sets\0\u{1}section\0\u{1}circuit\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -917,6 +1050,8 @@ nonisolated extension Spotter_V1_WorkoutExercise: SwiftProtobuf.Message, SwiftPr
       case 2: try { try decoder.decodeSingularStringField(value: &self.exerciseName) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.notes) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.sets) }()
+      case 5: try { try decoder.decodeSingularEnumField(value: &self.section) }()
+      case 6: try { try decoder.decodeSingularInt32Field(value: &self.circuit) }()
       default: break
       }
     }
@@ -935,6 +1070,12 @@ nonisolated extension Spotter_V1_WorkoutExercise: SwiftProtobuf.Message, SwiftPr
     if !self.sets.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.sets, fieldNumber: 4)
     }
+    if self.section != .unspecified {
+      try visitor.visitSingularEnumField(value: self.section, fieldNumber: 5)
+    }
+    if self.circuit != 0 {
+      try visitor.visitSingularInt32Field(value: self.circuit, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -943,6 +1084,8 @@ nonisolated extension Spotter_V1_WorkoutExercise: SwiftProtobuf.Message, SwiftPr
     if lhs.exerciseName != rhs.exerciseName {return false}
     if lhs.notes != rhs.notes {return false}
     if lhs.sets != rhs.sets {return false}
+    if lhs.section != rhs.section {return false}
+    if lhs.circuit != rhs.circuit {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

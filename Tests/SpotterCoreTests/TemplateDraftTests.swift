@@ -43,7 +43,9 @@ struct TrainingRulesTemplateTests {
         let draft = TemplateDraft(
             name: "Strength", items: [TemplateItemDraft(exerciseID: Self.exerciseID, targetSets: 3, repsMin: 101)])
         #expect(
-            throws: SpotterError.invalid("template.items[0].reps_min", "must be between 1 and 100")
+            throws: SpotterError.invalid(
+                "template.items[0].reps_min",
+                "must be between 1 and 100 (0 only with a target time or distance)")
         ) { try draft.validated() }
     }
 
@@ -89,5 +91,57 @@ struct TrainingRulesTemplateTests {
                     exerciseID: flyID,
                     sets: Array(repeating: WorkoutSet(reps: 15, weight: nil, type: .working), count: 2)),
             ])
+    }
+
+    @Test("a circuit number the template does not define, or a circuit split across sections, is named")
+    func circuitRules() {
+        let id = Self.exerciseID
+        let noCircuits = TemplateDraft(
+            name: "Core",
+            items: [TemplateItemDraft(exerciseID: id, targetSets: 1, repsMin: 0, targetDurationSeconds: 30, circuit: 1)]
+        )
+        #expect(
+            throws: SpotterError.invalid("template.items[0].circuit", "must be 0: the template has no circuits")
+        ) { try noCircuits.validated() }
+        let split = TemplateDraft(
+            name: "Core",
+            items: [
+                TemplateItemDraft(exerciseID: id, targetSets: 1, repsMin: 10, section: .warmUp, circuit: 1),
+                TemplateItemDraft(exerciseID: id, targetSets: 1, repsMin: 10, circuit: 1),
+            ],
+            circuits: [TemplateCircuit(rounds: 2)])
+        #expect(
+            throws: SpotterError.invalid("template.circuits[0]", "must have all its items in one section")
+        ) { try split.validated() }
+        let noTarget = TemplateDraft(
+            name: "Core", items: [TemplateItemDraft(exerciseID: id, targetSets: 1, repsMin: 0)])
+        #expect(
+            throws: SpotterError.invalid(
+                "template.items[0].reps_min", "must be between 1 and 100 (0 only with a target time or distance)")
+        ) { try noTarget.validated() }
+        let badTime = TemplateDraft(
+            name: "Core",
+            items: [TemplateItemDraft(exerciseID: id, targetSets: 1, repsMin: 0, targetDurationSeconds: 0)])
+        #expect(
+            throws: SpotterError.invalid(
+                "template.items[0].target_duration_seconds", "must be between 1 and 86400 seconds")
+        ) { try badTime.validated() }
+    }
+
+    @Test("a circuit counts once per round in the estimate: 3 rounds of a 45 s plank and 10 reps, 60 s between rounds")
+    func circuitEstimate() throws {
+        let content = try TemplateDraft(
+            name: "Core",
+            items: [
+                TemplateItemDraft(
+                    exerciseID: Self.exerciseID, targetSets: 1, repsMin: 0, restSeconds: 0, targetDurationSeconds: 45,
+                    circuit: 1),
+                TemplateItemDraft(exerciseID: Self.exerciseID, targetSets: 1, repsMin: 10, restSeconds: 0, circuit: 1),
+            ],
+            circuits: [TemplateCircuit(rounds: 3, restSeconds: 60)]
+        ).validated()
+        #expect(content.items.map(content.plannedSets) == [3, 3])
+        // Plank: 3 × (10 + 45) s; reps: 3 × (10 + 40) s; one changeover; two rests between rounds.
+        #expect(SessionEstimate.seconds(content) == 3 * 55 + 3 * 50 + 60 + 2 * 60)
     }
 }

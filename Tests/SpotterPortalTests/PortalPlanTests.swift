@@ -42,7 +42,8 @@ struct PortalPlanTests {
             }
             let refused = try await browser.post("/templates/edit", fields + [("action", "save")])
             #expect(refused.status == .badRequest)
-            #expect(refused.html.contains("Reps from: must be between 1 and 100."))
+            #expect(
+                refused.html.contains("Reps from: must be between 1 and 100 (0 only with a target time or distance)."))
             #expect(refused.html.contains(#"name="reps_min" value="0""#), "what was typed stays")
             #expect(
                 try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
@@ -80,6 +81,72 @@ struct PortalPlanTests {
             #expect(copied.status == .seeOther)
             #expect(try await browser.get(copied.location!).html.contains("Changed elsewhere (copy)"))
             #expect(try await browser.post("/templates/\(template.id)/delete").location == "/templates")
+        }
+    }
+
+    @Test("the template editor keeps times, distances, sections and circuits; a circuit number adds its rounds line")
+    func circuitsInTheEditor() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let plank = ExerciseID("c0000000-0000-4000-8000-000000000077")!
+            let template = try await portal.training.templates.create(
+                world.coach, id: "",
+                TemplateDraft(
+                    name: "Core circuit",
+                    items: [
+                        TemplateItemDraft(
+                            exerciseID: plank.description, targetSets: 1, repsMin: 0, targetDurationSeconds: 45,
+                            circuit: 1),
+                        TemplateItemDraft(
+                            exerciseID: Catalog.squat.description, targetSets: 1, repsMin: 10, circuit: 1),
+                        TemplateItemDraft(
+                            exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 0,
+                            targetDistanceMeters: 400, section: .coolDown),
+                    ],
+                    circuits: [TemplateCircuit(rounds: 4, restSeconds: 90)]))
+            let browser = try await portal.signedIn("carla")
+            let page = try await browser.get("/templates/\(template.id)")
+            #expect(page.html.contains(#"name="time" value="45""#))
+            #expect(page.html.contains(#"name="distance" value="400""#))
+            #expect(page.html.contains(#"<option value="cool_down" selected>Cool-down</option>"#))
+            #expect(page.html.contains(#"name="circuit_rounds" value="4""#))
+            #expect(page.html.contains(#"name="circuit_rest" value="90""#))
+
+            // Saving the page as it is changes nothing; a second circuit number adds its line.
+            func fields(_ circuits: [String], rounds: [String]) -> [(String, String)] {
+                var fields: [(String, String)] = [
+                    ("id", template.id.description), ("version", String(template.version)), ("name", "Core circuit"),
+                    ("notes", ""),
+                ]
+                let rows: [(ExerciseID, String, String, String, String, String)] = [
+                    (plank, "Plank", "0", "45", "", "main"), (Catalog.squat, "Squat", "10", "", "", "main"),
+                    (Catalog.deadlift, "Deadlift", "0", "", "400", "cool_down"),
+                ]
+                for (index, row) in rows.enumerated() {
+                    fields += [
+                        ("exercise", row.0.description), ("exercise_name", row.1), ("sets", "1"), ("reps_min", row.2),
+                        ("reps_max", ""), ("rpe", ""), ("rest", ""), ("time", row.3), ("distance", row.4),
+                        ("section", row.5), ("circuit", circuits[index]), ("item_notes", ""),
+                    ]
+                }
+                return fields + rounds.flatMap { [("circuit_rounds", $0), ("circuit_rest", "90")] }
+            }
+            let saved = try await browser.post(
+                "/templates/edit", fields(["1", "1", ""], rounds: ["4"]) + [("action", "save")])
+            #expect(saved.html.contains("Saved as version 2."))
+            #expect(
+                try await portal.training.templates.get(world.coach, id: template.id.description).content
+                    == template.content)
+            let second = try await browser.post(
+                "/templates/edit", fields(["1", "1", "2"], rounds: ["4"]) + [("action", "refresh")])
+            #expect(second.html.contains("Circuit 2"))
+            #expect(second.count(#"name="circuit_rounds""#) == 2)
+            // A circuit across sections is refused beside the circuits, and nothing is stored.
+            let refused = try await browser.post(
+                "/templates/edit", fields(["1", "1", "1"], rounds: ["4"]) + [("action", "save")])
+            #expect(refused.status == .badRequest)
+            #expect(refused.html.contains("Circuit 1: must have all its items in one section."))
+            #expect(try await portal.training.templates.get(world.coach, id: template.id.description).version == 2)
         }
     }
 

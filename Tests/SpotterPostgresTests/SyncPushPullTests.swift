@@ -154,18 +154,29 @@ struct SyncPushPullTests {
     @Test("data logged before the sync migration is in a first pull")
     func dataFromBeforeTheMigration() async throws {
         try await TestDatabase.withMigrations(through: 8) { database, migrateRest in
-            let training = database.trainingServices()
             let ada = try await database.lifter("ada")
-            let workout = try await training.workouts.log(
-                ada, id: "", workoutDraft("Before sync", at: Date().addingTimeInterval(-86_400)))
-            let template = try await training.templates.create(ada, id: "", templateDraft("Legs"))
+            // Written as the schema of the time had them: today's stores write columns added later.
+            let (workout, template) = (WorkoutID(rawValue: UUID()), TemplateID(rawValue: UUID()))
+            try await database.asOwner { connection in
+                try await connection.query(
+                    """
+                    INSERT INTO workouts (tenant_id, workout_id, name, started_at, duration_seconds, exercise_count,
+                                          set_count, rep_count, volume_kg, log_fingerprint, created_at, updated_at)
+                    VALUES ($1, $2, 'Before sync', now() - interval '1 day', 3600, 0, 0, 0, 0, '\\x00', now(), now())
+                    """, [ada.tenantID.rawValue, workout.rawValue])
+                try await connection.query(
+                    """
+                    INSERT INTO templates (tenant_id, template_id, name, created_at, updated_at)
+                    VALUES ($1, $2, 'Legs', now(), now())
+                    """, [ada.tenantID.rawValue, template.rawValue])
+            }
             try await migrateRest()
 
             let sync = database.syncService()
             let first = try await pullAll(sync, ada)
             let pulled = Set(first.changes.map(\.key))
-            #expect(pulled.contains(SyncObjectKey(.workout, workout.id.rawValue)), "an old workout is never synced")
-            #expect(pulled.contains(SyncObjectKey(.template, template.id.rawValue)), "an old template is never synced")
+            #expect(pulled.contains(SyncObjectKey(.workout, workout.rawValue)), "an old workout is never synced")
+            #expect(pulled.contains(SyncObjectKey(.template, template.rawValue)), "an old template is never synced")
             #expect(pulled.contains(SyncObjectKey(.profile, ada.tenantID.rawValue)))
         }
     }

@@ -25,7 +25,7 @@ struct SyncMappingTests {
         #expect(SyncKind(proto: Spotter_V1_SyncKind.unspecified) == nil)
     }
 
-    @Test("body metrics and units, and achievement groups, map to the proto case of the same name")
+    @Test("body metrics and units, achievement groups and workout sections map to the proto case of the same name")
     func activityAndBodyNamesMatch() {
         func camel(_ text: String) -> String {
             let parts = text.split(separator: "_")
@@ -44,5 +44,11 @@ struct SyncMappingTests {
             let proto: Spotter_V1_AchievementGroup = group.proto()
             #expect("\(proto)" == group.rawValue)
         }
+        for section in WorkoutSection.allCases {
+            let proto: Spotter_V1_WorkoutSection = section.proto()
+            #expect("\(proto)" == camel(section.rawValue))
+            #expect(WorkoutSection(proto: proto) == section)
+        }
+        #expect(WorkoutSection(proto: Spotter_V1_WorkoutSection.unspecified) == nil)
     }
 }

@@ -3,7 +3,10 @@ import Foundation
 /// How long a template takes, estimated from its sets and rests (documented in the README,
 /// "Discover"):
 ///
-/// - each set: 10 s to set up plus 4 s per rep, at the middle of the rep range (rounded up);
+/// - each set: 10 s to set up plus 4 s per rep, at the middle of the rep range (rounded up), plus
+///   its target time, or 1 s per 3 m of a target distance without a time;
+/// - a circuit's items count once per round, and the circuit's rest follows every round but the
+///   last;
 /// - after each set the item's rest (90 s when the template gives none), except after the very
 ///   last set of the session;
 /// - 60 s to change over between exercises;
@@ -15,18 +18,23 @@ public enum SessionEstimate {
     public static let secondsPerRep = 4
     public static let defaultRestSeconds = 90
     public static let changeoverSeconds = 60
+    /// A brisk run's pace, for a distance target without a time.
+    public static let metresPerSecond = 3
 
     public static func seconds(_ content: TemplateContent) -> Int {
         var total = 0
         let lastItem = content.items.count - 1
         for (index, item) in content.items.enumerated() {
             let reps = (item.repsMin + max(item.repsMin, item.repsMax) + 1) / 2
-            let work = setupSeconds + secondsPerRep * reps
+            let timed = item.targetDurationSeconds ?? (item.targetDistanceMeters ?? 0) / metresPerSecond
+            let work = setupSeconds + secondsPerRep * reps + timed
             let rest = item.restSeconds ?? defaultRestSeconds
-            let rests = index == lastItem ? item.targetSets - 1 : item.targetSets
-            total += item.targetSets * work + rests * rest
+            let sets = content.plannedSets(item)
+            let rests = index == lastItem ? sets - 1 : sets
+            total += sets * work + rests * rest
             if index < lastItem { total += changeoverSeconds }
         }
+        for circuit in content.circuits { total += (circuit.rounds - 1) * circuit.restSeconds }
         return total
     }
 

@@ -89,6 +89,23 @@ public struct DisplayFormat: Sendable {
         return minutes >= 60 ? "\(minutes / 60) h \(Self.twoDigits(minutes % 60)) min" : "\(minutes) min"
     }
 
+    /// A set's time and distance: `1:05`, `500 m`, `500 m in 1:35`, `5.2 km in 26:10`, `1:02:00`;
+    /// empty when it has neither.
+    public func timedWork(seconds: Int?, meters: Int?) -> String {
+        let time = seconds.map { seconds in
+            let clock = "\(seconds / 60 % 60):\(Self.twoDigits(seconds % 60))"
+            return seconds >= 3600
+                ? "\(seconds / 3600):\(Self.twoDigits(seconds / 60 % 60)):\(Self.twoDigits(seconds % 60))" : clock
+        }
+        let distance = meters.map { meters in
+            meters >= 1000 && meters % 100 == 0 ? "\(Decimal(meters) / 1000) km" : "\(meters) m"
+        }
+        switch (distance, time) {
+        case (let distance?, let time?): return "\(distance) in \(time)"
+        default: return distance ?? time ?? ""
+        }
+    }
+
     /// `today`, `yesterday`, `3 days ago`, or the date.
     public func relative(_ date: Date, now: Date) -> String {
         let days =

@@ -45,6 +45,10 @@ public struct ProgressPoint: Sendable, Equatable {
     public var topSet: ExerciseSetRecord
     public var volume: Mass
     public var setCount: Int
+    /// The day's longest timed set (the longest hold), if any set had a duration.
+    public var longestSet: ExerciseSetRecord?
+    /// Metres covered in the day's sets.
+    public var distanceMeters: Int
 }
 
 public struct RepRecord: Sendable, Equatable {
@@ -57,6 +61,28 @@ public struct PersonalRecords: Sendable, Equatable {
     public var bestE1RM: EstimatedSet?
     /// For each weight, the most reps; heaviest first.
     public var mostReps: [RepRecord]
+    /// The longest set by time (a plank's or a hang's longest hold).
+    public var longestSet: ExerciseSetRecord?
+    /// The longest set by distance.
+    public var farthestSet: ExerciseSetRecord?
+    /// For each distance covered in a timed set, the fastest time; longest distance first.
+    public var bestTimes: [ExerciseSetRecord]
+
+    public init(
+        heaviest: ExerciseSetRecord? = nil,
+        bestE1RM: EstimatedSet? = nil,
+        mostReps: [RepRecord] = [],
+        longestSet: ExerciseSetRecord? = nil,
+        farthestSet: ExerciseSetRecord? = nil,
+        bestTimes: [ExerciseSetRecord] = []
+    ) {
+        self.heaviest = heaviest
+        self.bestE1RM = bestE1RM
+        self.mostReps = mostReps
+        self.longestSet = longestSet
+        self.farthestSet = farthestSet
+        self.bestTimes = bestTimes
+    }
 }
 
 public struct ProgressReport: Sendable, Equatable {
@@ -80,8 +106,9 @@ public enum ProgressCalculator {
         calendar.timeZone = timeZone
 
         var points: [ProgressPoint] = []
-        var records = PersonalRecords(heaviest: nil, bestE1RM: nil, mostReps: [])
+        var records = PersonalRecords()
         var repsByWeight: [Mass: RepRecord] = [:]
+        var fastestByDistance: [Int: ExerciseSetRecord] = [:]
         // Sets of one workout share its start: work out each distinct start's date once.
         var previous: (Date, String)?
         let dates = counted.map { record in
@@ -100,8 +127,22 @@ public enum ProgressCalculator {
             var reasons: [String] = []
             var top = day.first!
             var volume = Mass.zero
+            var longest: ExerciseSetRecord?
+            var distance = 0
             for record in day {
                 volume = volume + record.set.volume
+                distance += record.set.distanceMeters ?? 0
+                if let seconds = record.set.durationSeconds {
+                    if seconds > (longest?.set.durationSeconds ?? 0) { longest = record }
+                    if let meters = record.set.distanceMeters,
+                        seconds < (fastestByDistance[meters]?.set.durationSeconds ?? .max)
+                    {
+                        fastestByDistance[meters] = record
+                    }
+                }
+                if let meters = record.set.distanceMeters, meters > (records.farthestSet?.set.distanceMeters ?? 0) {
+                    records.farthestSet = record
+                }
                 if isHeavier(record, than: top) { top = record }
                 switch OneRepMax.estimate(
                     weight: record.set.weight, reps: record.set.reps, rpe: record.set.rpe, formula: formula)
@@ -125,6 +166,9 @@ public enum ProgressCalculator {
                 records.heaviest = top
             }
             if let best, best.kilograms > (records.bestE1RM?.kilograms ?? 0) { records.bestE1RM = best }
+            if let longest, longest.set.durationSeconds! > (records.longestSet?.set.durationSeconds ?? 0) {
+                records.longestSet = longest
+            }
             points.append(
                 ProgressPoint(
                     date: date,
@@ -132,7 +176,9 @@ public enum ProgressCalculator {
                     noEstimateReason: best == nil ? reasons.first : nil,
                     topSet: top,
                     volume: volume,
-                    setCount: day.count
+                    setCount: day.count,
+                    longestSet: longest,
+                    distanceMeters: distance
                 )
             )
             dayStart = dayEnd
@@ -140,14 +186,17 @@ public enum ProgressCalculator {
         records.mostReps = repsByWeight.values.sorted {
             $0.record.set.weight! > $1.record.set.weight!
         }
+        records.bestTimes = fastestByDistance.values.sorted { $0.set.distanceMeters! > $1.set.distanceMeters! }
         return ProgressReport(exercise: exercise, points: points, records: records)
     }
 
-    /// Heavier weight wins; at equal weight, more reps.
+    /// Heavier weight wins; at equal weight, more reps; then the longer time (a weighted hold).
     private static func isHeavier(_ candidate: ExerciseSetRecord, than current: ExerciseSetRecord) -> Bool {
         let a = candidate.set.weight ?? .zero
         let b = current.set.weight ?? .zero
-        return a > b || (a == b && candidate.set.reps > current.set.reps)
+        if a != b { return a > b }
+        if candidate.set.reps != current.set.reps { return candidate.set.reps > current.set.reps }
+        return (candidate.set.durationSeconds ?? 0) > (current.set.durationSeconds ?? 0)
     }
 
     /// YYYY-MM-DD of `date` in the calendar's time zone.

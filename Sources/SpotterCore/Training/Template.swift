@@ -14,6 +14,13 @@ public struct TemplateItem: Sendable, Equatable, Codable {
     public var targetRPE: Decimal?
     public var restSeconds: Int?
     public var notes: String
+    /// A time to work or hold for, per set.
+    public var targetDurationSeconds: Int?
+    /// A distance to cover, per set.
+    public var targetDistanceMeters: Int?
+    public var section: WorkoutSection
+    /// 0 outside a circuit; otherwise the number (1-based) of one of the template's `circuits`.
+    public var circuit: Int
 
     public init(
         exerciseID: ExerciseID,
@@ -22,7 +29,11 @@ public struct TemplateItem: Sendable, Equatable, Codable {
         repsMax: Int,
         targetRPE: Decimal? = nil,
         restSeconds: Int? = nil,
-        notes: String = ""
+        notes: String = "",
+        targetDurationSeconds: Int? = nil,
+        targetDistanceMeters: Int? = nil,
+        section: WorkoutSection = .main,
+        circuit: Int = 0
     ) {
         self.exerciseID = exerciseID
         self.targetSets = targetSets
@@ -31,6 +42,45 @@ public struct TemplateItem: Sendable, Equatable, Codable {
         self.targetRPE = targetRPE
         self.restSeconds = restSeconds
         self.notes = notes
+        self.targetDurationSeconds = targetDurationSeconds
+        self.targetDistanceMeters = targetDistanceMeters
+        self.section = section
+        self.circuit = circuit
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case exerciseID, targetSets, repsMin, repsMax, targetRPE, restSeconds, notes, targetDurationSeconds,
+            targetDistanceMeters, section, circuit
+    }
+
+    /// Snapshots published before sections existed have no section or circuit: main, none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            exerciseID: try container.decode(ExerciseID.self, forKey: .exerciseID),
+            targetSets: try container.decode(Int.self, forKey: .targetSets),
+            repsMin: try container.decode(Int.self, forKey: .repsMin),
+            repsMax: try container.decode(Int.self, forKey: .repsMax),
+            targetRPE: try container.decodeIfPresent(Decimal.self, forKey: .targetRPE),
+            restSeconds: try container.decodeIfPresent(Int.self, forKey: .restSeconds),
+            notes: try container.decode(String.self, forKey: .notes),
+            targetDurationSeconds: try container.decodeIfPresent(Int.self, forKey: .targetDurationSeconds),
+            targetDistanceMeters: try container.decodeIfPresent(Int.self, forKey: .targetDistanceMeters),
+            section: try container.decodeIfPresent(WorkoutSection.self, forKey: .section) ?? .main,
+            circuit: try container.decodeIfPresent(Int.self, forKey: .circuit) ?? 0
+        )
+    }
+}
+
+/// A group of consecutive items done one after another, then again, for `rounds` rounds.
+public struct TemplateCircuit: Sendable, Equatable, Codable {
+    public var rounds: Int
+    /// Rest after each round.
+    public var restSeconds: Int
+
+    public init(rounds: Int, restSeconds: Int = 0) {
+        self.rounds = rounds
+        self.restSeconds = restSeconds
     }
 }
 
@@ -39,15 +89,37 @@ public struct TemplateContent: Sendable, Equatable, Codable {
     public var name: String
     public var notes: String
     public var items: [TemplateItem]
+    /// Circuit k is `circuits[k - 1]`.
+    public var circuits: [TemplateCircuit]
 
-    public init(name: String, notes: String = "", items: [TemplateItem]) {
+    public init(name: String, notes: String = "", items: [TemplateItem], circuits: [TemplateCircuit] = []) {
         self.name = name
         self.notes = notes
         self.items = items
+        self.circuits = circuits
     }
 
-    /// Today's workout from this template: one set per target set at the top of the rep range,
-    /// with the target RPE and rest. Weights are left for the lifter.
+    private enum CodingKeys: String, CodingKey { case name, notes, items, circuits }
+
+    /// Snapshots published before circuits existed have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            notes: try container.decode(String.self, forKey: .notes),
+            items: try container.decode([TemplateItem].self, forKey: .items),
+            circuits: try container.decodeIfPresent([TemplateCircuit].self, forKey: .circuits) ?? []
+        )
+    }
+
+    /// How many sets `item` plans in all: its target sets in each of its circuit's rounds.
+    public func plannedSets(_ item: TemplateItem) -> Int {
+        item.targetSets * (item.circuit > 0 ? circuits[item.circuit - 1].rounds : 1)
+    }
+
+    /// Today's workout from this template: one set per planned set (a circuit's items once per
+    /// round) at the top of the rep range, with the target time, distance, RPE and rest; each
+    /// exercise keeps its section and circuit. Weights are left for the lifter.
     public func prefill(templateID: TemplateID, startedAt: Date) -> WorkoutContent {
         WorkoutContent(
             name: name,
@@ -65,10 +137,14 @@ public struct TemplateContent: Sendable, Equatable, Codable {
                             weight: nil,
                             rpe: item.targetRPE,
                             restSeconds: item.restSeconds,
-                            type: .working
+                            type: .working,
+                            durationSeconds: item.targetDurationSeconds,
+                            distanceMeters: item.targetDistanceMeters
                         ),
-                        count: item.targetSets
-                    )
+                        count: plannedSets(item)
+                    ),
+                    section: item.section,
+                    circuit: item.circuit
                 )
             }
         )
@@ -114,6 +190,11 @@ public struct TemplateItemDraft: Sendable, Equatable {
     public var targetRPE: Double?
     public var restSeconds: Int?
     public var notes: String
+    public var targetDurationSeconds: Int?
+    public var targetDistanceMeters: Int?
+    /// `nil` means main.
+    public var section: WorkoutSection?
+    public var circuit: Int
 
     public init(
         exerciseID: String,
@@ -122,7 +203,11 @@ public struct TemplateItemDraft: Sendable, Equatable {
         repsMax: Int = 0,
         targetRPE: Double? = nil,
         restSeconds: Int? = nil,
-        notes: String = ""
+        notes: String = "",
+        targetDurationSeconds: Int? = nil,
+        targetDistanceMeters: Int? = nil,
+        section: WorkoutSection? = nil,
+        circuit: Int = 0
     ) {
         self.exerciseID = exerciseID
         self.targetSets = targetSets
@@ -131,6 +216,10 @@ public struct TemplateItemDraft: Sendable, Equatable {
         self.targetRPE = targetRPE
         self.restSeconds = restSeconds
         self.notes = notes
+        self.targetDurationSeconds = targetDurationSeconds
+        self.targetDistanceMeters = targetDistanceMeters
+        self.section = section
+        self.circuit = circuit
     }
 }
 
@@ -139,11 +228,13 @@ public struct TemplateDraft: Sendable, Equatable {
     public var name: String
     public var notes: String
     public var items: [TemplateItemDraft]
+    public var circuits: [TemplateCircuit]
 
-    public init(name: String, notes: String = "", items: [TemplateItemDraft]) {
+    public init(name: String, notes: String = "", items: [TemplateItemDraft], circuits: [TemplateCircuit] = []) {
         self.name = name
         self.notes = notes
         self.items = items
+        self.circuits = circuits
     }
 
     /// The validated content; every bad field is named by its path under `prefix`.
@@ -164,7 +255,23 @@ public struct TemplateDraft: Sendable, Equatable {
                 validator.add(path + ".exercise_id", "must be a UUID")
             }
             validator.check((1...20).contains(item.targetSets), path + ".target_sets", "must be between 1 and 20")
-            validator.check((1...100).contains(item.repsMin), path + ".reps_min", "must be between 1 and 100")
+            let timed = item.targetDurationSeconds != nil || item.targetDistanceMeters != nil
+            if timed {
+                validator.check(
+                    (0...100).contains(item.repsMin), path + ".reps_min",
+                    "must be between 0 and 100 (0: no rep target beside the time or distance)")
+            } else {
+                validator.check(
+                    (1...100).contains(item.repsMin), path + ".reps_min",
+                    "must be between 1 and 100 (0 only with a target time or distance)")
+            }
+            TimedWork.duration(item.targetDurationSeconds, path + ".target_duration_seconds", into: &validator)
+            TimedWork.distance(item.targetDistanceMeters, path + ".target_distance_meters", into: &validator)
+            validator.check(
+                (0...circuits.count).contains(item.circuit), path + ".circuit",
+                circuits.isEmpty
+                    ? "must be 0: the template has no circuits"
+                    : "must be 0 (no circuit) or one of the template's circuits, 1–\(circuits.count)")
             let repsMax = item.repsMax == 0 ? item.repsMin : item.repsMax
             if item.repsMax != 0 {
                 validator.check(
@@ -185,12 +292,45 @@ public struct TemplateDraft: Sendable, Equatable {
                         repsMax: repsMax,
                         targetRPE: rpe,
                         restSeconds: item.restSeconds,
-                        notes: item.notes.trimmingCharacters(in: .whitespacesAndNewlines)
+                        notes: item.notes.trimmingCharacters(in: .whitespacesAndNewlines),
+                        targetDurationSeconds: item.targetDurationSeconds,
+                        targetDistanceMeters: item.targetDistanceMeters,
+                        section: item.section ?? .main,
+                        circuit: item.circuit
                     )
                 )
             }
         }
+        checkCircuits(prefix, into: &validator)
         try validator.validate()
-        return TemplateContent(name: name, notes: notes, items: validItems)
+        return TemplateContent(name: name, notes: notes, items: validItems, circuits: circuits)
+    }
+
+    /// Each circuit: rounds and rest in range, at least one item, its items next to each other and
+    /// in one section (a circuit is done as one block).
+    private func checkCircuits(_ prefix: String, into validator: inout Validator) {
+        validator.check(
+            circuits.count <= TimedWork.maximumCircuits, prefix + "circuits",
+            "must contain at most \(TimedWork.maximumCircuits) circuits")
+        for (index, circuit) in circuits.enumerated() {
+            let path = "\(prefix)circuits[\(index)]"
+            validator.check(
+                (1...TimedWork.maximumRounds).contains(circuit.rounds), path + ".rounds",
+                "must be between 1 and \(TimedWork.maximumRounds)")
+            validator.check(
+                (0...3600).contains(circuit.restSeconds), path + ".rest_seconds", "must be between 0 and 3600")
+            let members = items.indices.filter { items[$0].circuit == index + 1 }
+            guard let first = members.first, let last = members.last else {
+                validator.add(path, "has no items (set an item's circuit to \(index + 1))")
+                continue
+            }
+            if last - first + 1 != members.count {
+                validator.add(
+                    path, "must be consecutive items: items[\(first)] to items[\(last)] are interrupted by others")
+            }
+            if Set(members.map { items[$0].section ?? .main }).count > 1 {
+                validator.add(path, "must have all its items in one section")
+            }
+        }
     }
 }

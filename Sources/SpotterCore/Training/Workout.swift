@@ -14,7 +14,15 @@ public enum SetType: String, Sendable, Codable, CaseIterable {
     public var isCounted: Bool { self != .warmUp }
 }
 
-/// One logged set, weights in kilograms.
+/// Where in a workout an exercise belongs (the NTC workouts' warm-up, circuits and cool-down).
+public enum WorkoutSection: String, Sendable, Codable, CaseIterable {
+    case warmUp = "warm_up"
+    case main
+    case coolDown = "cool_down"
+}
+
+/// One logged set, weights in kilograms. A set records reps, a time, a distance or several of them
+/// (a 60 s plank, a 500 m row in 95 s, 8 reps with a 30 s pause).
 public struct WorkoutSet: Sendable, Equatable, Codable {
     public var reps: Int
     /// `nil` for bodyweight sets.
@@ -24,6 +32,10 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
     public var restSeconds: Int?
     public var note: String
     public var type: SetType
+    /// How long the set took or was held, 1–86,400 s.
+    public var durationSeconds: Int?
+    /// Metres covered, 1–1,000,000.
+    public var distanceMeters: Int?
 
     public init(
         reps: Int,
@@ -31,7 +43,9 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
         rpe: Decimal? = nil,
         restSeconds: Int? = nil,
         note: String = "",
-        type: SetType = .working
+        type: SetType = .working,
+        durationSeconds: Int? = nil,
+        distanceMeters: Int? = nil
     ) {
         self.reps = reps
         self.weight = weight
@@ -39,6 +53,8 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
         self.restSeconds = restSeconds
         self.note = note
         self.type = type
+        self.durationSeconds = durationSeconds
+        self.distanceMeters = distanceMeters
     }
 
     /// Reps × weight, zero for bodyweight sets.
@@ -49,11 +65,36 @@ public struct WorkoutExercise: Sendable, Equatable, Codable {
     public var exerciseID: ExerciseID
     public var notes: String
     public var sets: [WorkoutSet]
+    public var section: WorkoutSection
+    /// 0 outside a circuit; otherwise the number (1-based) of the template's circuit it was done in.
+    public var circuit: Int
 
-    public init(exerciseID: ExerciseID, notes: String = "", sets: [WorkoutSet]) {
+    public init(
+        exerciseID: ExerciseID,
+        notes: String = "",
+        sets: [WorkoutSet],
+        section: WorkoutSection = .main,
+        circuit: Int = 0
+    ) {
         self.exerciseID = exerciseID
         self.notes = notes
         self.sets = sets
+        self.section = section
+        self.circuit = circuit
+    }
+
+    private enum CodingKeys: String, CodingKey { case exerciseID, notes, sets, section, circuit }
+
+    /// Exports written before sections existed have neither key: main, no circuit.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            exerciseID: try container.decode(ExerciseID.self, forKey: .exerciseID),
+            notes: try container.decode(String.self, forKey: .notes),
+            sets: try container.decode([WorkoutSet].self, forKey: .sets),
+            section: try container.decodeIfPresent(WorkoutSection.self, forKey: .section) ?? .main,
+            circuit: try container.decodeIfPresent(Int.self, forKey: .circuit) ?? 0
+        )
     }
 }
 
@@ -112,6 +153,11 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
         for exercise in exercises {
             field(exercise.exerciseID.description)
             field(exercise.notes)
+            // Fields added later are written only when they differ from what older contents
+            // meant, so a retry of a workout logged before they existed is still recognised.
+            if exercise.section != .main || exercise.circuit != 0 {
+                field("section:\(exercise.section.rawValue):\(exercise.circuit)")
+            }
             field(String(exercise.sets.count))
             for set in exercise.sets {
                 field(String(set.reps))
@@ -120,6 +166,11 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
                 field(set.restSeconds.map(String.init) ?? "-")
                 field(set.note)
                 field(set.type.rawValue)
+                if set.durationSeconds != nil || set.distanceMeters != nil {
+                    field(
+                        "timed:\(set.durationSeconds.map(String.init) ?? "-"):\(set.distanceMeters.map(String.init) ?? "-")"
+                    )
+                }
             }
         }
         return Array(SHA256.hash(data: Array(text.utf8)))

@@ -51,6 +51,8 @@ public struct SetDraft: Sendable, Equatable {
     public var note: String
     /// `nil` means working.
     public var type: SetType?
+    public var durationSeconds: Int?
+    public var distanceMeters: Int?
 
     public init(
         reps: Int?,
@@ -58,7 +60,9 @@ public struct SetDraft: Sendable, Equatable {
         rpe: Double? = nil,
         restSeconds: Int? = nil,
         note: String = "",
-        type: SetType? = nil
+        type: SetType? = nil,
+        durationSeconds: Int? = nil,
+        distanceMeters: Int? = nil
     ) {
         self.reps = reps
         self.weight = weight
@@ -66,6 +70,8 @@ public struct SetDraft: Sendable, Equatable {
         self.restSeconds = restSeconds
         self.note = note
         self.type = type
+        self.durationSeconds = durationSeconds
+        self.distanceMeters = distanceMeters
     }
 }
 
@@ -73,11 +79,22 @@ public struct WorkoutExerciseDraft: Sendable, Equatable {
     public var exerciseID: String
     public var notes: String
     public var sets: [SetDraft]
+    /// `nil` means main.
+    public var section: WorkoutSection?
+    public var circuit: Int
 
-    public init(exerciseID: String, notes: String = "", sets: [SetDraft]) {
+    public init(
+        exerciseID: String,
+        notes: String = "",
+        sets: [SetDraft],
+        section: WorkoutSection? = nil,
+        circuit: Int = 0
+    ) {
         self.exerciseID = exerciseID
         self.notes = notes
         self.sets = sets
+        self.section = section
+        self.circuit = circuit
     }
 }
 
@@ -132,6 +149,9 @@ public struct WorkoutDraft: Sendable, Equatable {
             validator.check(exercise.notes.count <= 1000, path + ".notes", "must be at most 1000 characters")
             validator.check(!exercise.sets.isEmpty, path + ".sets", "must contain at least one set")
             validator.check(exercise.sets.count <= 100, path + ".sets", "must contain at most 100 sets")
+            validator.check(
+                (0...TimedWork.maximumCircuits).contains(exercise.circuit), path + ".circuit",
+                "must be between 0 (no circuit) and \(TimedWork.maximumCircuits)")
             var sets: [WorkoutSet] = []
             for (setIndex, set) in exercise.sets.enumerated() {
                 if let set = Self.validated(set, "\(path).sets[\(setIndex)]", into: &validator) { sets.append(set) }
@@ -141,7 +161,9 @@ public struct WorkoutDraft: Sendable, Equatable {
                     WorkoutExercise(
                         exerciseID: id,
                         notes: exercise.notes.trimmingCharacters(in: .whitespacesAndNewlines),
-                        sets: sets
+                        sets: sets,
+                        section: exercise.section ?? .main,
+                        circuit: exercise.circuit
                     )
                 )
             }
@@ -159,11 +181,14 @@ public struct WorkoutDraft: Sendable, Equatable {
 
     private static func validated(_ set: SetDraft, _ path: String, into validator: inout Validator) -> WorkoutSet? {
         let before = validator.violations.count
+        let timed = set.durationSeconds != nil || set.distanceMeters != nil
         if let reps = set.reps {
             validator.check((0...1000).contains(reps), path + ".reps", "must be between 0 and 1000")
-        } else {
-            validator.add(path + ".reps", "is required")
+        } else if !timed {
+            validator.add(path + ".reps", "is required unless the set has a duration or a distance")
         }
+        TimedWork.duration(set.durationSeconds, path + ".duration_seconds", into: &validator)
+        TimedWork.distance(set.distanceMeters, path + ".distance_meters", into: &validator)
         let weight = set.weight?.validated(path + ".weight", into: &validator)
         let rpe = validatedRPE(set.rpe, path + ".rpe", into: &validator)
         if let rest = set.restSeconds {
@@ -172,12 +197,14 @@ public struct WorkoutDraft: Sendable, Equatable {
         validator.check(set.note.count <= 1000, path + ".note", "must be at most 1000 characters")
         guard validator.violations.count == before else { return nil }
         return WorkoutSet(
-            reps: set.reps!,
+            reps: set.reps ?? 0,
             weight: weight,
             rpe: rpe,
             restSeconds: set.restSeconds,
             note: set.note.trimmingCharacters(in: .whitespacesAndNewlines),
-            type: set.type ?? .working
+            type: set.type ?? .working,
+            durationSeconds: set.durationSeconds,
+            distanceMeters: set.distanceMeters
         )
     }
 }

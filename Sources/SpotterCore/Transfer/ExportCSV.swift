@@ -6,7 +6,8 @@ public struct ExportCSV: Sendable {
     public static let columns = [
         "date", "started_at", "workout_id", "workout_name", "duration_seconds", "workout_notes",
         "exercise_index", "exercise_id", "exercise_name", "exercise_notes", "set_index", "set_type", "reps",
-        "weight_kg", "weight_lb", "rpe", "rest_seconds", "set_note",
+        "weight_kg", "weight_lb", "rpe", "rest_seconds", "set_note", "set_duration_seconds", "set_distance_m",
+        "section", "circuit",
     ]
     public static let header = CSV.record(columns)
 
@@ -31,6 +32,8 @@ public struct ExportCSV: Sendable {
                     String(setIndex + 1), set.type.rawValue, String(set.reps),
                     mass.map { "\($0.value(in: .kg))" } ?? "", mass.map { "\($0.value(in: .lb))" } ?? "",
                     set.rpe.map { "\($0)" } ?? "", set.restSeconds.map(String.init) ?? "", set.note,
+                    set.durationSeconds.map(String.init) ?? "", set.distanceMeters.map(String.init) ?? "",
+                    (exercise.section ?? .main).rawValue, String(exercise.circuit ?? 0),
                 ])
             }
         }

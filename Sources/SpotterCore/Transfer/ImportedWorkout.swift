@@ -16,6 +16,8 @@ struct ImportedWorkout: Sendable, Equatable {
         var exerciseID: ExerciseID?
         var notes: String
         var sets: [ImportedSet]
+        var section: WorkoutSection? = nil
+        var circuit: Int = 0
     }
 
     /// What the workout's id is derived from: the same key in the same account is the same
@@ -39,6 +41,8 @@ struct ImportedSet: Sendable, Equatable {
     var restSeconds: Int?
     var note: String
     var type: SetType
+    var durationSeconds: Int? = nil
+    var distanceMeters: Int? = nil
 }
 
 /// What a file held besides its workouts, and what was left out while reading it.

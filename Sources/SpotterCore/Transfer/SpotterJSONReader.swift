@@ -55,8 +55,10 @@ enum SpotterJSONReader {
                         sets: entry.sets.map { set in
                             ImportedSet(
                                 reps: set.reps, weight: set.weightKg.map { Mass(kilograms: $0) },
-                                rpe: set.rpe, restSeconds: set.restSeconds, note: set.note, type: set.type)
-                        })
+                                rpe: set.rpe, restSeconds: set.restSeconds, note: set.note, type: set.type,
+                                durationSeconds: set.durationSeconds, distanceMeters: set.distanceMeters)
+                        },
+                        section: entry.section, circuit: entry.circuit ?? 0)
                 },
                 id: workout.id, templateID: workout.templateID)
         }

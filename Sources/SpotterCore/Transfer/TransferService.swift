@@ -275,8 +275,10 @@ extension ImportedWorkout {
                         // The weight is checked by the caller, exactly.
                         SetDraft(
                             reps: set.reps, weight: nil, rpe: set.rpe?.doubleValue, restSeconds: set.restSeconds,
-                            note: set.note, type: set.type)
-                    })
+                            note: set.note, type: set.type, durationSeconds: set.durationSeconds,
+                            distanceMeters: set.distanceMeters)
+                    },
+                    section: entry.section, circuit: entry.circuit)
             })
     }
 }
@@ -297,8 +299,10 @@ extension TemplateDraft {
                 TemplateItemDraft(
                     exerciseID: item.exerciseID.description, targetSets: item.targetSets, repsMin: item.repsMin,
                     repsMax: item.repsMax, targetRPE: item.targetRPE?.doubleValue, restSeconds: item.restSeconds,
-                    notes: item.notes)
-            })
+                    notes: item.notes, targetDurationSeconds: item.targetDurationSeconds,
+                    targetDistanceMeters: item.targetDistanceMeters, section: item.section, circuit: item.circuit)
+            },
+            circuits: template.circuits ?? [])
     }
 }
 

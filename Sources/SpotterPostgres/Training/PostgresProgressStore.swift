@@ -18,8 +18,8 @@ public struct PostgresProgressStore: ProgressStore {
         try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
-                SELECT workout_id, NULL::text AS workout_name, started_at, exercise_position, position, set_type,
-                       reps, weight_kg, rpe, rest_seconds, note
+                SELECT workout_id, NULL::text AS workout_name, started_at, exercise_position, position,
+                       \(WorkoutSQL.setColumns())
                 FROM workout_sets
                 WHERE tenant_id = $1 AND exercise_id = $2
                   AND ($3::timestamptz IS NULL OR started_at >= $3)
@@ -153,8 +153,8 @@ public struct PostgresProgressStore: ProgressStore {
     }
 
     private static let select = """
-        SELECT s.workout_id, w.name AS workout_name, s.started_at, s.exercise_position, s.position, s.set_type,
-               s.reps, s.weight_kg, s.rpe, s.rest_seconds, s.note
+        SELECT s.workout_id, w.name AS workout_name, s.started_at, s.exercise_position, s.position,
+               \(WorkoutSQL.setColumns("s."))
         FROM workout_sets s
         JOIN workouts w ON w.tenant_id = s.tenant_id AND w.workout_id = s.workout_id
         """

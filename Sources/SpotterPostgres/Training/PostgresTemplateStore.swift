@@ -18,11 +18,12 @@ public struct PostgresTemplateStore: TemplateStore {
             let names = try await Self.requireNames(content, connection)
             let inserted = try await connection.query(
                 """
-                INSERT INTO templates (tenant_id, template_id, name, notes, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $5)
+                INSERT INTO templates (tenant_id, template_id, name, notes, created_at, updated_at, circuit_rounds,
+                                       circuit_rest_seconds)
+                VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
                 ON CONFLICT (tenant_id, template_id) DO NOTHING
                 """,
-                [tenant.rawValue, id.rawValue, content.name, content.notes, now]
+                [tenant.rawValue, id.rawValue, content.name, content.notes, now] + Self.circuitParameters(content)
             )
             guard inserted.affectedRows == 1 else {
                 // A retried create answers with what it stored the first time.
@@ -80,11 +81,13 @@ public struct PostgresTemplateStore: TemplateStore {
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
                 try await connection.query(
                     """
-                    UPDATE templates SET name = $3, notes = $4, updated_at = $5, version = version + 1
+                    UPDATE templates SET name = $3, notes = $4, updated_at = $5, version = version + 1,
+                        circuit_rounds = $7, circuit_rest_seconds = $8
                     WHERE tenant_id = $1 AND template_id = $2 AND deleted_at IS NULL
                       AND ($6::bigint IS NULL OR version = $6)
                     """,
                     [tenant.rawValue, id.rawValue, content.name, content.notes, now, expectedVersion]
+                        + Self.circuitParameters(content)
                 ).affectedRows
             }
             try await connection.query(
@@ -157,7 +160,10 @@ public struct PostgresTemplateStore: TemplateStore {
     }
 
     static let select = """
-        SELECT template_id, name, notes, archived_at, version, created_at, updated_at FROM templates
+        SELECT template_id, name, notes, archived_at, version, created_at, updated_at,
+               to_json(circuit_rounds)::text AS circuit_rounds,
+               to_json(circuit_rest_seconds)::text AS circuit_rest_seconds
+        FROM templates
         """
 
     private static func requireNames(_ content: TemplateContent, _ connection: PostgresConnection) async throws
@@ -167,6 +173,11 @@ public struct PostgresTemplateStore: TemplateStore {
             content.items.map(\.exerciseID), path: { "template.items[\($0)].exercise_id" }, connection)
     }
 
+    /// The circuits as the two arrays of `templates`.
+    private static func circuitParameters(_ content: TemplateContent) -> [any PostgresEncodable] {
+        [content.circuits.map(\.rounds), content.circuits.map(\.restSeconds)]
+    }
+
     private static func insertItems(
         _ tenant: TenantID, _ id: TemplateID, _ content: TemplateContent, _ connection: PostgresConnection
     ) async throws {
@@ -174,17 +185,20 @@ public struct PostgresTemplateStore: TemplateStore {
         try await connection.query(
             """
             INSERT INTO template_items (tenant_id, template_id, position, exercise_id, target_sets, reps_min, reps_max,
-                                        target_rpe, rest_seconds, notes)
+                                        target_rpe, rest_seconds, notes, target_duration_seconds, target_distance_m,
+                                        section, circuit)
             SELECT $1, $2, t.position - 1, t.exercise_id, t.target_sets, t.reps_min, t.reps_max, t.target_rpe,
-                   t.rest_seconds, t.notes
-            FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[], $7::numeric[], $8::int[], $9::text[])
+                   t.rest_seconds, t.notes, t.target_duration_seconds, t.target_distance_m, t.section, t.circuit
+            FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[], $7::numeric[], $8::int[], $9::text[], $10::int[],
+                        $11::int[], $12::text[], $13::int[])
                 WITH ORDINALITY AS t(exercise_id, target_sets, reps_min, reps_max, target_rpe, rest_seconds, notes,
-                                     position)
+                                     target_duration_seconds, target_distance_m, section, circuit, position)
             """,
             [
                 tenant.rawValue, id.rawValue, items.map(\.exerciseID.rawValue), items.map(\.targetSets),
                 items.map(\.repsMin), items.map(\.repsMax), items.map(\.targetRPE), items.map(\.restSeconds),
-                items.map(\.notes),
+                items.map(\.notes), items.map(\.targetDurationSeconds), items.map(\.targetDistanceMeters),
+                items.map(\.section.rawValue), items.map(\.circuit),
             ]
         )
     }
@@ -241,7 +255,8 @@ public struct PostgresTemplateStore: TemplateStore {
         let rows = try await connection.query(
             """
             SELECT i.template_id, i.exercise_id, i.target_sets, i.reps_min, i.reps_max, i.target_rpe, i.rest_seconds,
-                   i.notes, coalesce(c.name, x.name, '') AS name
+                   i.notes, i.target_duration_seconds, i.target_distance_m, i.section, i.circuit,
+                   coalesce(c.name, x.name, '') AS name
             FROM template_items i
             LEFT JOIN catalog_exercises c ON c.exercise_id = i.exercise_id
             LEFT JOIN exercises x ON x.tenant_id = i.tenant_id AND x.exercise_id = i.exercise_id
@@ -259,7 +274,11 @@ public struct PostgresTemplateStore: TemplateStore {
                 repsMax: try row.decode("reps_max"),
                 targetRPE: try row.decode("target_rpe"),
                 restSeconds: try row.decode("rest_seconds"),
-                notes: try row.decode("notes")
+                notes: try row.decode("notes"),
+                targetDurationSeconds: try row.decode("target_duration_seconds"),
+                targetDistanceMeters: try row.decode("target_distance_m"),
+                section: try ExerciseSQL.enumValue(row, "section"),
+                circuit: try row.decode("circuit")
             )
             items[try row.decode("template_id"), default: []].append((item, try row.decode("name")))
         }
@@ -274,7 +293,11 @@ public struct PostgresTemplateStore: TemplateStore {
         return Template(
             id: TemplateID(rawValue: id),
             content: TemplateContent(
-                name: try row.decode("name"), notes: try row.decode("notes"), items: entries.map(\.0)),
+                name: try row.decode("name"), notes: try row.decode("notes"), items: entries.map(\.0),
+                circuits: zip(
+                    try DiscoverSQL.array(Int.self, row, "circuit_rounds"),
+                    try DiscoverSQL.array(Int.self, row, "circuit_rest_seconds")
+                ).map { TemplateCircuit(rounds: $0, restSeconds: $1) }),
             archivedAt: try row.decode("archived_at"),
             version: try row.decode("version"),
             createdAt: try row.decode("created_at"),

@@ -43,7 +43,7 @@ enum WorkoutSQL {
                 INSERT INTO workouts (tenant_id, workout_id, started_at, name, duration_seconds, notes, template_id,
                                       template_version, exercise_count, set_count, rep_count, volume_kg,
                                       log_fingerprint, created_at, updated_at)
-                VALUES ($1, $2, $3, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25)
+                VALUES ($1, $2, $3, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29)
                 ON CONFLICT (tenant_id, workout_id) DO NOTHING
                 RETURNING tenant_id, workout_id, started_at
             ),
@@ -56,25 +56,28 @@ enum WorkoutSQL {
     }
 
     /// The exercise and set inserts, fed by a CTE `w(tenant_id, workout_id, started_at)` and the
-    /// arrays of `childParameters` ($4–$14): two statements' worth of rows in one round trip.
+    /// arrays of `childParameters` ($4–$18): two statements' worth of rows in one round trip.
     private static let children = """
         e AS (
-            INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes)
-            SELECT w.tenant_id, w.workout_id, t.position - 1, t.exercise_id, t.notes
-            FROM w, unnest($4::uuid[], $5::text[]) WITH ORDINALITY AS t(exercise_id, notes, position)
+            INSERT INTO workout_exercises (tenant_id, workout_id, position, exercise_id, notes, section, circuit)
+            SELECT w.tenant_id, w.workout_id, t.position - 1, t.exercise_id, t.notes, t.section, t.circuit
+            FROM w, unnest($4::uuid[], $5::text[], $6::text[], $7::int[])
+                WITH ORDINALITY AS t(exercise_id, notes, section, circuit, position)
         ),
         s AS (
             INSERT INTO workout_sets (tenant_id, workout_id, exercise_position, position, exercise_id, started_at,
-                                      set_type, reps, weight_kg, rpe, rest_seconds, note)
+                                      set_type, reps, weight_kg, rpe, rest_seconds, note, duration_seconds,
+                                      distance_m)
             SELECT w.tenant_id, w.workout_id, t.exercise_position, t.position, t.exercise_id, w.started_at,
-                   t.set_type, t.reps, t.weight_kg, t.rpe, t.rest_seconds, t.note
-            FROM w, unnest($6::int[], $7::int[], $8::uuid[], $9::text[], $10::int[], $11::numeric[],
-                           $12::numeric[], $13::int[], $14::text[])
-                AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note)
+                   t.set_type, t.reps, t.weight_kg, t.rpe, t.rest_seconds, t.note, t.duration_seconds, t.distance_m
+            FROM w, unnest($8::int[], $9::int[], $10::uuid[], $11::text[], $12::int[], $13::numeric[],
+                           $14::numeric[], $15::int[], $16::text[], $17::int[], $18::int[])
+                AS t(exercise_position, position, exercise_id, set_type, reps, weight_kg, rpe, rest_seconds, note,
+                     duration_seconds, distance_m)
         )
         """
 
-    /// $1–$3: tenant, workout, start; $4–$14: the exercises' and sets' columns as arrays.
+    /// $1–$3: tenant, workout, start; $4–$18: the exercises' and sets' columns as arrays.
     private static func childParameters(_ tenant: TenantID, _ id: WorkoutID, _ content: WorkoutContent)
         -> [any PostgresEncodable]
     {
@@ -87,6 +90,8 @@ enum WorkoutSQL {
         var rpes: [Decimal?] = []
         var rests: [Int?] = []
         var notes: [String] = []
+        var durations: [Int?] = []
+        var distances: [Int?] = []
         for (exerciseIndex, exercise) in content.exercises.enumerated() {
             for (setIndex, set) in exercise.sets.enumerated() {
                 exercisePositions.append(exerciseIndex)
@@ -98,12 +103,14 @@ enum WorkoutSQL {
                 rpes.append(set.rpe)
                 rests.append(set.restSeconds)
                 notes.append(set.note)
+                durations.append(set.durationSeconds)
+                distances.append(set.distanceMeters)
             }
         }
         return [
             tenant.rawValue, id.rawValue, content.startedAt, content.exercises.map(\.exerciseID.rawValue),
-            content.exercises.map(\.notes), exercisePositions, positions, exerciseIDs, types, reps, weights, rpes,
-            rests, notes,
+            content.exercises.map(\.notes), content.exercises.map(\.section.rawValue), content.exercises.map(\.circuit),
+            exercisePositions, positions, exerciseIDs, types, reps, weights, rpes, rests, notes, durations, distances,
         ]
     }
 
@@ -134,7 +141,8 @@ enum WorkoutSQL {
         guard !rows.isEmpty else { return [] }
         let exerciseRows = try await connection.query(
             """
-            SELECT we.workout_id, we.exercise_id, we.notes, coalesce(c.name, x.name, '') AS name
+            SELECT we.workout_id, we.exercise_id, we.notes, we.section, we.circuit,
+                   coalesce(c.name, x.name, '') AS name
             FROM workout_exercises we
             LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
             LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
@@ -145,7 +153,7 @@ enum WorkoutSQL {
         )
         let setRows = try await connection.query(
             """
-            SELECT workout_id, exercise_position, set_type, reps, weight_kg, rpe, rest_seconds, note
+            SELECT workout_id, exercise_position, \(setColumns())
             FROM workout_sets
             WHERE tenant_id = $1\(workoutFilter)
             ORDER BY workout_id, exercise_position, position
@@ -159,7 +167,9 @@ enum WorkoutSQL {
             let exercise = ExerciseID(rawValue: try row.decode("exercise_id"))
             names[workout, default: [:]][exercise] = try row.decode("name")
             exercises[workout, default: []].append(
-                WorkoutExercise(exerciseID: exercise, notes: try row.decode("notes"), sets: []))
+                WorkoutExercise(
+                    exerciseID: exercise, notes: try row.decode("notes"), sets: [],
+                    section: try ExerciseSQL.enumValue(row, "section"), circuit: try row.decode("circuit")))
         }
         for row in setRows {
             let workout: UUID = try row.decode("workout_id")
@@ -188,6 +198,12 @@ enum WorkoutSQL {
         }
     }
 
+    /// The `workout_sets` columns `decodeSet` reads, to select with an optional table alias.
+    static func setColumns(_ alias: String = "") -> String {
+        ["set_type", "reps", "weight_kg", "rpe", "rest_seconds", "note", "duration_seconds", "distance_m"]
+            .map { alias + $0 }.joined(separator: ", ")
+    }
+
     static func decodeSet(_ row: PostgresRow) throws -> WorkoutSet {
         WorkoutSet(
             reps: try row.decode("reps"),
@@ -195,7 +211,9 @@ enum WorkoutSQL {
             rpe: try row.decode("rpe"),
             restSeconds: try row.decode("rest_seconds"),
             note: try row.decode("note"),
-            type: try ExerciseSQL.enumValue(row, "set_type")
+            type: try ExerciseSQL.enumValue(row, "set_type"),
+            durationSeconds: try row.decode("duration_seconds"),
+            distanceMeters: try row.decode("distance_m")
         )
     }
 

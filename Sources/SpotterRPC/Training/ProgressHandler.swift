@@ -70,6 +70,8 @@ extension Spotter_V1_SetReference {
         reps = Int32(record.set.reps)
         if let weight = record.set.weight { self.weight = Spotter_V1_Weight(weight, unit) }
         if let rpe = record.set.rpe { self.rpe = rpe.doubleValue }
+        if let seconds = record.set.durationSeconds { durationSeconds = Int32(seconds) }
+        if let meters = record.set.distanceMeters { distanceMeters = Int32(meters) }
     }
 }
 
@@ -89,6 +91,8 @@ extension Spotter_V1_GetProgressResponse {
                     $0.topSet = Spotter_V1_SetReference(point.topSet, unit: unit)
                     $0.volume = Spotter_V1_Weight(point.volume, unit)
                     $0.setCount = Int32(point.setCount)
+                    if let longest = point.longestSet { $0.longestSet = Spotter_V1_SetReference(longest, unit: unit) }
+                    $0.distanceMeters = Int32(clamping: point.distanceMeters)
                 }
             }
             $0.records = .with {
@@ -106,6 +110,13 @@ extension Spotter_V1_GetProgressResponse {
                         $0.set = Spotter_V1_SetReference(record.record, unit: unit)
                     }
                 }
+                if let longest = report.records.longestSet {
+                    $0.longestSet = Spotter_V1_SetReference(longest, unit: unit)
+                }
+                if let farthest = report.records.farthestSet {
+                    $0.farthestSet = Spotter_V1_SetReference(farthest, unit: unit)
+                }
+                $0.bestTimes = report.records.bestTimes.map { Spotter_V1_SetReference($0, unit: unit) }
             }
         }
     }

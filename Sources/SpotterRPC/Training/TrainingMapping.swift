@@ -62,9 +62,13 @@ extension WorkoutDraft {
                             rpe: set.hasRpe ? set.rpe : nil,
                             restSeconds: set.hasRestSeconds ? Int(set.restSeconds) : nil,
                             note: set.note,
-                            type: SetType(proto: set.type)
+                            type: SetType(proto: set.type),
+                            durationSeconds: set.hasDurationSeconds ? Int(set.durationSeconds) : nil,
+                            distanceMeters: set.hasDistanceMeters ? Int(set.distanceMeters) : nil
                         )
-                    }
+                    },
+                    section: WorkoutSection(proto: exercise.section),
+                    circuit: Int(exercise.circuit)
                 )
             }
         )
@@ -83,6 +87,8 @@ extension Spotter_V1_WorkoutInput {
             .with {
                 $0.exerciseID = exercise.exerciseID.description
                 $0.notes = exercise.notes
+                $0.section = exercise.section.proto()
+                $0.circuit = Int32(exercise.circuit)
                 $0.sets = exercise.sets.map { set in
                     .with {
                         $0.reps = Int32(set.reps)
@@ -91,6 +97,8 @@ extension Spotter_V1_WorkoutInput {
                         if let rest = set.restSeconds { $0.restSeconds = Int32(rest) }
                         $0.note = set.note
                         $0.type = set.type.proto()
+                        if let seconds = set.durationSeconds { $0.durationSeconds = Int32(seconds) }
+                        if let meters = set.distanceMeters { $0.distanceMeters = Int32(meters) }
                     }
                 }
             }
@@ -124,6 +132,8 @@ extension Spotter_V1_Workout {
                 $0.exerciseName = workout.exerciseNames[exercise.exerciseID] ?? ""
                 $0.notes = exercise.notes
                 $0.sets = exercise.sets.map { Spotter_V1_WorkoutSet($0, unit: unit) }
+                $0.section = exercise.section.proto()
+                $0.circuit = Int32(exercise.circuit)
             }
         }
         summary = Spotter_V1_WorkoutSummary(workout.summary, unit: unit)
@@ -142,6 +152,8 @@ extension Spotter_V1_WorkoutSet {
         if let rest = set.restSeconds { restSeconds = Int32(rest) }
         note = set.note
         type = set.type.proto()
+        if let seconds = set.durationSeconds { durationSeconds = Int32(seconds) }
+        if let meters = set.distanceMeters { distanceMeters = Int32(meters) }
     }
 }
 
@@ -181,6 +193,12 @@ extension Spotter_V1_Template {
         items = template.content.items.map {
             Spotter_V1_TemplateItem($0, exerciseName: template.exerciseNames[$0.exerciseID] ?? "")
         }
+        circuits = template.content.circuits.map { circuit in
+            .with {
+                $0.rounds = Int32(circuit.rounds)
+                $0.restSeconds = Int32(circuit.restSeconds)
+            }
+        }
         archived = template.archivedAt != nil
         version = template.version
         createdAt = Spotter_V1_Timestamp(template.createdAt)
@@ -199,6 +217,10 @@ extension Spotter_V1_TemplateItem {
         if let rpe = item.targetRPE { targetRpe = rpe.doubleValue }
         if let rest = item.restSeconds { restSeconds = Int32(rest) }
         notes = item.notes
+        if let seconds = item.targetDurationSeconds { targetDurationSeconds = Int32(seconds) }
+        if let meters = item.targetDistanceMeters { targetDistanceMeters = Int32(meters) }
+        section = item.section.proto()
+        circuit = Int32(item.circuit)
     }
 }
 
@@ -215,9 +237,14 @@ extension TemplateDraft {
                     repsMax: Int(item.repsMax),
                     targetRPE: item.hasTargetRpe ? item.targetRpe : nil,
                     restSeconds: item.hasRestSeconds ? Int(item.restSeconds) : nil,
-                    notes: item.notes
+                    notes: item.notes,
+                    targetDurationSeconds: item.hasTargetDurationSeconds ? Int(item.targetDurationSeconds) : nil,
+                    targetDistanceMeters: item.hasTargetDistanceMeters ? Int(item.targetDistanceMeters) : nil,
+                    section: WorkoutSection(proto: item.section),
+                    circuit: Int(item.circuit)
                 )
-            }
+            },
+            circuits: input.circuits.map { TemplateCircuit(rounds: Int($0.rounds), restSeconds: Int($0.restSeconds)) }
         )
     }
 }
