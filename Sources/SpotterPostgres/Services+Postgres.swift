@@ -32,6 +32,17 @@ extension CoachingService {
     }
 }
 
+extension GuidedSessionService {
+    /// Guided sessions on PostgreSQL, planned from the same templates and programs.
+    public init(
+        database: SpotterDatabase, training: TrainingServices, coaching: CoachingService,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            store: PostgresGuidedSessionStore(database: database), training: training, coaching: coaching, now: now)
+    }
+}
+
 extension DiscoverService {
     /// Discover on PostgreSQL, copying into accounts through the same template and program stores.
     public init(

@@ -99,6 +99,7 @@ public struct SpotterApplication: Sendable {
             database: spotterDatabase, training: training, coaching: coaching,
             retentionDays: settings.syncRetentionDays)
         let watchHub = SyncWatchHub(limitPerTenant: settings.watchStreamsPerTenant)
+        let guidedSessions = GuidedSessionService(database: spotterDatabase, training: training, coaching: coaching)
         metrics.sampleOnScrape { [metrics] in metrics.set("spotter_sync_watch_streams", to: watchHub.streamCount()) }
         let serving = ServingState()
 
@@ -136,6 +137,9 @@ public struct SpotterApplication: Sendable {
                 DiscoverHandler(discover: discover),
                 SyncHandler(
                     sync: sync, hub: watchHub, auth: auth,
+                    sessionCheckInterval: settings.watchSessionCheckInterval),
+                SessionHandler(
+                    sessions: guidedSessions, hub: watchHub, auth: auth,
                     sessionCheckInterval: settings.watchSessionCheckInterval),
                 HealthHandler(state: serving, services: Self.services),
                 ReflectionHandler(index: reflection),
@@ -207,6 +211,7 @@ public struct SpotterApplication: Sendable {
                         service: RetentionService(
                             database: spotterDatabase, accessLogDays: settings.accessLogRetentionDays,
                             interval: .seconds(3600), logger: logger)),
+                    .init(service: SessionSweeper(database: spotterDatabase, interval: .seconds(600), logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -232,7 +237,7 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
         "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
         "spotter.v1.ShareService", "spotter.v1.DiscoverService", "spotter.v1.ActivityService",
-        "spotter.v1.BodyService",
+        "spotter.v1.BodyService", "spotter.v1.SessionService",
         "grpc.health.v1.Health",
     ]
 

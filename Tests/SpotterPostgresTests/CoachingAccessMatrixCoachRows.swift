@@ -171,6 +171,18 @@ func coachMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "sessions.clientSession (following the owner's guided session)",
+            call: { _, _, p, w in try await w.sessions.clientSession(p, client: w.client, id: w.session) },
+            expected: coachCall(needs: .details),
+            logs: logged(.details, "WatchClientSession"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: GuidedSession.self, role) { session in
+                    #expect(session.id.description == w.session, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "coaching.clientAchievements",
             call: { coaching, _, p, w in try await coaching.clientAchievements(p, client: w.client) },
             expected: coachCall(needs: .progress),

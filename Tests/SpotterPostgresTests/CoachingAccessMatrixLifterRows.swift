@@ -115,6 +115,30 @@ func lifterMatrixRows() -> [MatrixRow] {
             }
         ),
         MatrixRow(
+            name: "sessions.get (the owner's guided session)",
+            call: { _, _, p, w in try await w.sessions.get(p, id: w.session) },
+            expected: lifterCall(owner: .success, lifters: sessionNotFound, coaches: sessionNotFound)
+        ),
+        MatrixRow(
+            name: "sessions.list (one's own sessions only)",
+            call: { _, _, p, w in try await w.sessions.list(p, limit: 0) },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            check: { role, value, w in
+                expectValue(value, as: [GuidedSession].self, role) { list in
+                    #expect(list.contains { $0.id.description == w.session } == (role == .owner), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "sessions.addExercise (a change to the owner's guided session)",
+            call: { _, _, p, w in
+                try await w.sessions.addExercise(
+                    p, id: w.session, exerciseID: Catalog.benchPress.description,
+                    sets: [SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg))])
+            },
+            expected: lifterCall(owner: .success, lifters: sessionNotFound, coaches: sessionNotFound)
+        ),
+        MatrixRow(
             name: "training.body.update (the owner's measurement)",
             call: { _, training, p, w in
                 try await training.body.update(

@@ -100,6 +100,10 @@ struct World {
     var discover: DiscoverService
     /// The owner's body-weight measurement.
     var measurement: String
+    /// Guided sessions on the same database and clock.
+    var sessions: GuidedSessionService
+    /// The owner's open guided session.
+    var session: String
 
     func principal(_ role: Role) -> Principal { principals[role]! }
     func id(_ role: Role) -> TenantID { principals[role]!.tenantID }
@@ -121,6 +125,7 @@ struct World {
         world.programTemplate = random()
         world.foreignTemplate = random()
         world.measurement = random()
+        world.session = random()
         return world
     }
 
@@ -153,6 +158,10 @@ struct World {
         var light: [Role: Workout] = [:]
         var comments: [Role: WorkoutComment] = [:]
         var measurements: [Role: BodyMeasurement] = [:]
+        var guidedSessions: [Role: String] = [:]
+        let sessions = GuidedSessionService(
+            database: SpotterDatabase(pool: database.appPool), training: training, coaching: coaching,
+            now: { clock.now })
         let lifterNames: [Role: String] = [.owner: "Owner", .stranger: "Stranger", .otherClient: "Otherclient"]
         for (role, name) in lifterNames {
             let custom = try await training.exercises.create(
@@ -179,6 +188,9 @@ struct World {
                 MeasurementDraft(
                     metric: "body_weight", measuredOn: "2026-09-01", value: 80, note: "\(name) morning weigh-in"))
             mark(role, measurements[role]!.id.description, "\(name) morning weigh-in")
+            let session = try await sessions.start(p(role), id: "", .empty(name: "\(name) garage session"))
+            guidedSessions[role] = session.id.description
+            mark(role, session.id.description, session.name)
             mark(
                 role, custom.id.description, custom.name, heavy[role]!.id.description, heavy[role]!.content.name,
                 light[role]!.id.description, light[role]!.content.name, comments[role]!.id.uuidString)
@@ -259,7 +271,9 @@ struct World {
             ownComments: ownComments,
             markers: markers,
             discover: database.discoverService(clock: clock),
-            measurement: measurements[.owner]!.id.description
+            measurement: measurements[.owner]!.id.description,
+            sessions: sessions,
+            session: guidedSessions[.owner]!
         )
     }
 }

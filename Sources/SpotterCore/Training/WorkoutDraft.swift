@@ -179,7 +179,7 @@ public struct WorkoutDraft: Sendable, Equatable {
         )
     }
 
-    private static func validated(_ set: SetDraft, _ path: String, into validator: inout Validator) -> WorkoutSet? {
+    static func validated(_ set: SetDraft, _ path: String, into validator: inout Validator) -> WorkoutSet? {
         let before = validator.violations.count
         let timed = set.durationSeconds != nil || set.distanceMeters != nil
         if let reps = set.reps {

@@ -25,9 +25,16 @@ public struct WorkoutService: Sendable {
 
     /// Today's workout from a template; nothing is stored.
     public func prefill(_ principal: Principal, templateID: String, startedAt: Date?) async throws -> WorkoutContent {
-        let id = try TemplateService.id(templateID)
-        guard let template = try await templates.template(principal, id) else { throw TemplateService.notFound }
-        return template.content.prefill(templateID: id, startedAt: startedAt ?? now())
+        let template = try await template(principal, id: templateID)
+        return template.content.prefill(templateID: template.id, startedAt: startedAt ?? now())
+    }
+
+    /// A template the lifter may log from: their own, or one a coach assigned.
+    public func template(_ principal: Principal, id: String) async throws -> Template {
+        guard let template = try await templates.template(principal, try TemplateService.id(id)) else {
+            throw TemplateService.notFound
+        }
+        return template
     }
 
     public func get(_ principal: Principal, id: String) async throws -> Workout {

@@ -111,19 +111,7 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
         }
     }
 
-    /// Returns never; throws `unauthenticated` once `token` stops being valid. A database that is
-    /// away leaves the stream open until the next check.
     private func checkSession(_ token: String) async throws {
-        while true {
-            try await Task.sleep(for: sessionCheckInterval)
-            do {
-                _ = try await auth.authenticate(accessToken: token)
-            } catch SpotterError.unauthenticated(let message) {
-                throw SpotterError.unauthenticated(
-                    "\(message); the Watch stream ended, open it again with a fresh token")
-            } catch {
-                continue  // The database is away: the next check decides.
-            }
-        }
+        try await AccessTokenCheck(auth: auth, interval: sessionCheckInterval).run(token, stream: "Watch")
     }
 }

@@ -55,22 +55,26 @@ extension WorkoutDraft {
                 WorkoutExerciseDraft(
                     exerciseID: exercise.exerciseID,
                     notes: exercise.notes,
-                    sets: exercise.sets.map { set in
-                        SetDraft(
-                            reps: set.hasReps ? Int(set.reps) : nil,
-                            weight: set.hasWeight ? set.weight.draft : nil,
-                            rpe: set.hasRpe ? set.rpe : nil,
-                            restSeconds: set.hasRestSeconds ? Int(set.restSeconds) : nil,
-                            note: set.note,
-                            type: SetType(proto: set.type),
-                            durationSeconds: set.hasDurationSeconds ? Int(set.durationSeconds) : nil,
-                            distanceMeters: set.hasDistanceMeters ? Int(set.distanceMeters) : nil
-                        )
-                    },
+                    sets: exercise.sets.map(SetDraft.init),
                     section: WorkoutSection(proto: exercise.section),
                     circuit: Int(exercise.circuit)
                 )
             }
+        )
+    }
+}
+
+extension SetDraft {
+    init(_ set: Spotter_V1_SetInput) {
+        self.init(
+            reps: set.hasReps ? Int(set.reps) : nil,
+            weight: set.hasWeight ? set.weight.draft : nil,
+            rpe: set.hasRpe ? set.rpe : nil,
+            restSeconds: set.hasRestSeconds ? Int(set.restSeconds) : nil,
+            note: set.note,
+            type: SetType(proto: set.type),
+            durationSeconds: set.hasDurationSeconds ? Int(set.durationSeconds) : nil,
+            distanceMeters: set.hasDistanceMeters ? Int(set.distanceMeters) : nil
         )
     }
 }

@@ -1,0 +1,237 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Synchronization
+import Testing
+
+@Suite("Guided sessions on PostgreSQL")
+struct GuidedSessionStoreTests {
+    /// 2026-09-21 12:00 UTC, a Monday.
+    private let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    private func services(_ database: TestDatabase, _ clock: TestClock)
+        -> (TrainingServices, CoachingService, GuidedSessionService)
+    {
+        let training = database.trainingServices(clock: clock)
+        let coaching = database.coachingService(clock: clock)
+        let sessions = GuidedSessionService(
+            database: SpotterDatabase(pool: database.appPool), training: training, coaching: coaching,
+            now: { clock.now })
+        return (training, coaching, sessions)
+    }
+
+    private static let legs = TemplateDraft(
+        name: "Legs",
+        items: [
+            TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5, restSeconds: 120),
+            TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5),
+        ])
+
+    private static func set(_ kilograms: Double, reps: Int = 5) -> SetDraft {
+        SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg))
+    }
+
+    @Test("from a template: sets done with records against history, paused, completed into one workout")
+    func templateSessionToWorkout() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (training, _, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            _ = try await training.workouts.log(
+                ada, id: "",
+                workoutDraft(
+                    "Old", at: now.addingTimeInterval(-7 * 86_400), exercises: [Catalog.squat],
+                    kilograms: 100))
+            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let started = try await sessions.start(ada, id: "", .template(template.id.description))
+            #expect(started.exercises.map(\.name) == ["Barbell Back Squat", "Barbell Deadlift"])
+            #expect(started.plannedSets == 4 && started.source == .template && started.templateID == template.id)
+            let retried = try await sessions.start(ada, id: started.id.description, .template(template.id.description))
+            #expect(retried.id == started.id && retried.version == started.version, "a retried start")
+            await #expect(throws: SpotterError.self) {
+                try await sessions.start(ada, id: "", .empty(name: "Another"))
+            }
+
+            clock.advance(by: 60)
+            var session = try await sessions.recordSet(
+                ada, id: started.id.description, exercise: 0, set: 0, Self.set(100))
+            #expect(session.exercises[0].sets[0].isRecord == false, "100 kg × 5 was done before")
+            #expect(session.timer?.kind == .rest && session.timer?.endsAt == clock.now.addingTimeInterval(120))
+            clock.advance(by: 150)
+            session = try await sessions.recordSet(ada, id: started.id.description, exercise: 0, set: 1, Self.set(105))
+            #expect(session.exercises[0].sets[1].isRecord, "heavier than history")
+            clock.advance(by: 150)
+            session = try await sessions.recordSet(ada, id: started.id.description, exercise: 0, set: 2, Self.set(105))
+            #expect(!session.exercises[0].sets[2].isRecord, "equal to this session's own earlier set")
+            session = try await sessions.pause(ada, id: started.id.description)
+            clock.advance(by: 600)
+            session = try await sessions.resume(ada, id: started.id.description)
+            clock.advance(by: 40)
+            session = try await sessions.skipSet(ada, id: started.id.description, exercise: 1, set: 0)
+            #expect(session.progress == 0.75 && session.records == 1 && session.score == 60 + 10)
+
+            // Bad input names the field and changes nothing.
+            await #expect(throws: SpotterError.invalid("set.reps", "must be between 0 and 1000")) {
+                try await sessions.recordSet(
+                    ada, id: started.id.description, exercise: 1, set: 0, Self.set(100, reps: -1))
+            }
+            #expect(try await sessions.get(ada, id: started.id.description) == session)
+
+            let (completed, workout) = try await sessions.complete(ada, id: started.id.description)
+            #expect(completed.status == .completed && workout.id.rawValue == started.id.rawValue)
+            #expect(workout.content.durationSeconds == 400, "60 + 150 + 150 + 40 s, the 600 s pause left out")
+            #expect(workout.content.templateID == template.id)
+            #expect(workout.content.exercises.map(\.sets.count) == [3], "the skipped deadlift is not in the workout")
+            let history = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "", pageSize: 10, pageToken: "")
+            #expect(history.items.count == 2)
+            // Completing again answers the same; anything else is refused.
+            let (again, same) = try await sessions.complete(ada, id: started.id.description)
+            #expect(again == completed && same.id == workout.id && same.version == workout.version)
+            await #expect(throws: SpotterError.failedPrecondition("the session is completed; start a new one")) {
+                try await sessions.pause(ada, id: started.id.description)
+            }
+            // A new session may start now.
+            #expect(try await sessions.start(ada, id: "", .empty(name: "")).name == "Workout")
+        }
+    }
+
+    @Test("ten concurrent completes from two devices write the workout once and all answer it")
+    func completeExactlyOnce() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (training, _, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let session = try await sessions.start(ada, id: "", .template(template.id.description))
+            _ = try await sessions.recordSet(ada, id: session.id.description, exercise: 0, set: 0, Self.set(100))
+            clock.advance(by: 300)
+            let workouts = try await withThrowingTaskGroup(of: WorkoutID.self) { group in
+                for _ in 0..<10 {
+                    group.addTask { try await sessions.complete(ada, id: session.id.description).1.id }
+                }
+                return try await group.reduce(into: [WorkoutID]()) { $0.append($1) }
+            }
+            #expect(Set(workouts) == [WorkoutID(rawValue: session.id.rawValue)] && workouts.count == 10)
+            let stored = try await database.asOwner { connection in
+                try await connection.query(
+                    "SELECT count(*)::int AS n FROM workouts WHERE tenant_id = $1", [ada.tenantID.rawValue]
+                ).single?.decode("n", as: Int.self)
+            }
+            #expect(stored == 1)
+            // The workout is a workout like any other: in the feed, deletable.
+            try await training.workouts.delete(ada, id: session.id.description)
+            let (completed, _) = try await (sessions.get(ada, id: session.id.description), ())
+            #expect(completed.status == .completed)
+        }
+    }
+
+    @Test("today's program day, an empty session built as it goes, and a rest day refused")
+    func programDayAndEmpty() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (training, coaching, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "you follow no program; start from a template or an empty session")
+            ) {
+                try await sessions.start(ada, id: "", .programDay)
+            }
+            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let program = try await coaching.createProgram(
+                ada, id: "",
+                ProgramDraft(
+                    name: "Monday legs", weeks: 1,
+                    days: [.init(week: 1, weekday: 1, templateID: template.id.description)]))
+            _ = try await coaching.follow(ada, programID: program.id.description, startOn: "")
+            let today = try await sessions.start(ada, id: "", .programDay)
+            #expect(today.source == .programDay && today.templateID == template.id && today.plannedSets == 4)
+            _ = try await sessions.abandon(ada, id: today.id.description)
+            clock.advance(by: 86_400)  // Tuesday: rest.
+            await #expect(throws: SpotterError.failedPrecondition("today (2026-09-22) is a rest day in Monday legs")) {
+                try await sessions.start(ada, id: "", .programDay)
+            }
+
+            let empty = try await sessions.start(ada, id: "", .empty(name: "Garage"))
+            await #expect(
+                throws: SpotterError.failedPrecondition("no set is done yet: record a set, or abandon the session")
+            ) {
+                try await sessions.complete(ada, id: empty.id.description)
+            }
+            var session = try await sessions.addExercise(
+                ada, id: empty.id.description, exerciseID: Catalog.benchPress.description,
+                sets: [Self.set(80), Self.set(80)])
+            #expect(session.exercises.map(\.name) == ["Barbell Bench Press"] && session.plannedSets == 2)
+            session = try await sessions.addSet(ada, id: empty.id.description, exercise: 0, nil)
+            #expect(session.plannedSets == 3)
+            await #expect(throws: SpotterError.self) {
+                try await sessions.addExercise(ada, id: empty.id.description, exerciseID: "not-a-uuid", sets: [])
+            }
+        }
+    }
+
+    @Test("an idle day abandons a session: on the next read, and by the sweep for sessions nobody reads")
+    func idleSessionsAreAbandoned() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (_, _, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            let bea = try await database.lifter("bea")
+            let first = try await sessions.start(ada, id: "", .empty(name: "A"))
+            let second = try await sessions.start(bea, id: "", .empty(name: "B"))
+            clock.advance(by: 86_400 + 1)
+            let read = try await sessions.get(ada, id: first.id.description)
+            #expect(read.status == .abandoned && read.endedAt == first.startedAt.addingTimeInterval(86_400))
+            // Bea's is closed by the sweep (spotterd's SessionSweeper), without anyone reading it.
+            let closed = try await SpotterDatabase(pool: database.appPool).abandonStaleSessions(now: clock.now)
+            #expect(closed == 1)
+            let status = try await database.asOwner { connection in
+                try await connection.query(
+                    "SELECT status FROM guided_sessions WHERE tenant_id = $1", [bea.tenantID.rawValue]
+                ).single?.decode("status", as: String.self)
+            }
+            #expect(status == "abandoned")
+            #expect(try await sessions.get(bea, id: second.id.description).status == .abandoned)
+            // A new one may start.
+            _ = try await sessions.start(ada, id: "", .empty(name: "Again"))
+        }
+    }
+
+    @Test("a coach follows a client's session with the details scope only, and loses it with the scope")
+    func coachFollowsWithDetails() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (_, coaching, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            let cora = try await database.lifter("cora", kind: .coach)
+            _ = try await coaching.link(cora, ada, scopes: ["history"])
+            let session = try await sessions.start(ada, id: "", .empty(name: "Push"))
+            await #expect(throws: SpotterError.permissionDenied("ada has not granted you the details scope")) {
+                try await sessions.clientSession(cora, client: ada.tenantID.description, id: session.id.description)
+            }
+            _ = try await coaching.setScopes(ada, coach: cora.tenantID.description, scopes: ["history", "details"])
+            let seen = try await sessions.clientSession(
+                cora, client: ada.tenantID.description, id: session.id.description)
+            #expect(seen.id == session.id)
+            #expect(try await sessions.followClientSession(cora, client: ada.tenantID, id: session.id) != nil)
+            // Another lifter's session id is simply not found, as a missing one.
+            let bea = try await database.lifter("bea")
+            let hers = try await sessions.start(bea, id: "", .empty(name: "Pull"))
+            await #expect(throws: SpotterError.self) {
+                try await sessions.clientSession(cora, client: ada.tenantID.description, id: hers.id.description)
+            }
+            #expect(try await sessions.followClientSession(cora, client: bea.tenantID, id: hers.id) == nil)
+            // Scope taken back: the next read finds nothing.
+            _ = try await coaching.setScopes(ada, coach: cora.tenantID.description, scopes: ["history"])
+            #expect(try await sessions.followClientSession(cora, client: ada.tenantID, id: session.id) == nil)
+            // The coach cannot change it, even while following.
+            await #expect(throws: SpotterError.self) {
+                try await sessions.pause(cora.clientView(of: ada.tenantID), id: session.id.description)
+            }
+            #expect(try await sessions.get(ada, id: session.id.description).status == .active)
+        }
+    }
+}
