@@ -43,6 +43,14 @@ extension GuidedSessionService {
     }
 }
 
+extension RunService {
+    /// Runs on PostgreSQL, each beside its workout.
+    public init(database: SpotterDatabase, coaching: CoachingService, now: @escaping @Sendable () -> Date = { Date() })
+    {
+        self.init(store: PostgresRunStore(database: database), coaching: coaching, now: now)
+    }
+}
+
 extension DiscoverService {
     /// Discover on PostgreSQL, copying into accounts through the same template and program stores.
     public init(

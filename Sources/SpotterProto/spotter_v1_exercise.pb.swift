@@ -35,6 +35,9 @@ public nonisolated enum Spotter_V1_ExerciseCategory: SwiftProtobuf.Enum, Swift.C
   case carry // = 6
   case core // = 7
   case isolation // = 8
+
+  /// Runs (the catalog's Run, what RunService logs) and other conditioning.
+  case cardio // = 9
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -52,6 +55,7 @@ public nonisolated enum Spotter_V1_ExerciseCategory: SwiftProtobuf.Enum, Swift.C
     case 6: self = .carry
     case 7: self = .core
     case 8: self = .isolation
+    case 9: self = .cardio
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -67,6 +71,7 @@ public nonisolated enum Spotter_V1_ExerciseCategory: SwiftProtobuf.Enum, Swift.C
     case .carry: return 6
     case .core: return 7
     case .isolation: return 8
+    case .cardio: return 9
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -82,6 +87,7 @@ public nonisolated enum Spotter_V1_ExerciseCategory: SwiftProtobuf.Enum, Swift.C
     .carry,
     .core,
     .isolation,
+    .cardio,
   ]
 
 }
@@ -456,7 +462,7 @@ public nonisolated struct Spotter_V1_DeleteExerciseResponse: Sendable {
 fileprivate nonisolated let _protobuf_package = "spotter.v1"
 
 nonisolated extension Spotter_V1_ExerciseCategory: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EXERCISE_CATEGORY_UNSPECIFIED\0\u{1}EXERCISE_CATEGORY_SQUAT\0\u{1}EXERCISE_CATEGORY_HINGE\0\u{1}EXERCISE_CATEGORY_LUNGE\0\u{1}EXERCISE_CATEGORY_PUSH\0\u{1}EXERCISE_CATEGORY_PULL\0\u{1}EXERCISE_CATEGORY_CARRY\0\u{1}EXERCISE_CATEGORY_CORE\0\u{1}EXERCISE_CATEGORY_ISOLATION\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EXERCISE_CATEGORY_UNSPECIFIED\0\u{1}EXERCISE_CATEGORY_SQUAT\0\u{1}EXERCISE_CATEGORY_HINGE\0\u{1}EXERCISE_CATEGORY_LUNGE\0\u{1}EXERCISE_CATEGORY_PUSH\0\u{1}EXERCISE_CATEGORY_PULL\0\u{1}EXERCISE_CATEGORY_CARRY\0\u{1}EXERCISE_CATEGORY_CORE\0\u{1}EXERCISE_CATEGORY_ISOLATION\0\u{1}EXERCISE_CATEGORY_CARDIO\0")
 }
 
 nonisolated extension Spotter_V1_MuscleGroup: SwiftProtobuf._ProtoNameProviding {

@@ -100,6 +100,7 @@ public struct SpotterApplication: Sendable {
             retentionDays: settings.syncRetentionDays)
         let watchHub = SyncWatchHub(limitPerTenant: settings.watchStreamsPerTenant)
         let guidedSessions = GuidedSessionService(database: spotterDatabase, training: training, coaching: coaching)
+        let runs = RunService(database: spotterDatabase, coaching: coaching)
         metrics.sampleOnScrape { [metrics] in metrics.set("spotter_sync_watch_streams", to: watchHub.streamCount()) }
         let serving = ServingState()
 
@@ -141,6 +142,7 @@ public struct SpotterApplication: Sendable {
                 SessionHandler(
                     sessions: guidedSessions, hub: watchHub, auth: auth,
                     sessionCheckInterval: settings.watchSessionCheckInterval),
+                RunHandler(runs: runs),
                 HealthHandler(state: serving, services: Self.services),
                 ReflectionHandler(index: reflection),
                 ReflectionAlphaHandler(index: reflection),
@@ -237,7 +239,7 @@ public struct SpotterApplication: Sendable {
         "spotter.v1.ProgressService", "spotter.v1.CoachingService", "spotter.v1.CoachService",
         "spotter.v1.ProgramService", "spotter.v1.SyncService", "spotter.v1.TransferService",
         "spotter.v1.ShareService", "spotter.v1.DiscoverService", "spotter.v1.ActivityService",
-        "spotter.v1.BodyService", "spotter.v1.SessionService",
+        "spotter.v1.BodyService", "spotter.v1.SessionService", "spotter.v1.RunService",
         "grpc.health.v1.Health",
     ]
 

@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (  # no
 
 SPOTTER_SERVICES = ["Auth", "Account", "Feedback", "Exercise", "Workout", "Template", "Progress", "Coaching",
                     "Coach", "Program", "Sync", "Transfer", "Share", "Discover", "Activity",
-                    "Body", "Session"]
+                    "Body", "Session", "Run"]
 
 
 def main():

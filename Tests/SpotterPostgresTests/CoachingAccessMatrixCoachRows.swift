@@ -150,8 +150,8 @@ func coachMatrixRows() -> [MatrixRow] {
             visible: coachAndOwner,
             check: { role, value, _ in
                 expectValue(value, as: Statistics.self, role) { statistics in
-                    #expect(statistics.buckets.map(\.workouts).reduce(0, +) == 2, "as \(role)")
-                    #expect(statistics.buckets.map(\.setCount).reduce(0, +) == 12, "as \(role)")
+                    #expect(statistics.buckets.map(\.workouts).reduce(0, +) == 3, "as \(role): two days and a run")
+                    #expect(statistics.buckets.map(\.setCount).reduce(0, +) == 13, "as \(role)")
                     #expect(statistics.streak.longest >= 1, "as \(role): the client's streak")
                 }
             }
@@ -179,6 +179,18 @@ func coachMatrixRows() -> [MatrixRow] {
             check: { role, value, w in
                 expectValue(value, as: GuidedSession.self, role) { session in
                     #expect(session.id.description == w.session, "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
+            name: "runs.clientRun (the owner's run and its footsteps)",
+            call: { _, _, p, w in try await w.runs.clientRun(p, client: w.client, id: w.run) },
+            expected: coachCall(needs: .details),
+            logs: logged(.details, "GetClientRun"),
+            visible: coachAndOwner,
+            check: { role, value, w in
+                expectValue(value, as: Run.self, role) { run in
+                    #expect(run.workout.id.description == w.run && run.analysis.footsteps == 200, "as \(role)")
                 }
             }
         ),

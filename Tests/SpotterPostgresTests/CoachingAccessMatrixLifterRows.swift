@@ -120,6 +120,21 @@ func lifterMatrixRows() -> [MatrixRow] {
             expected: lifterCall(owner: .success, lifters: sessionNotFound, coaches: sessionNotFound)
         ),
         MatrixRow(
+            name: "runs.get (the owner's run)",
+            call: { _, _, p, w in try await w.runs.get(p, id: w.run) },
+            expected: lifterCall(owner: .success, lifters: runNotFound, coaches: runNotFound)
+        ),
+        MatrixRow(
+            name: "runs.list (one's own runs only)",
+            call: { _, _, p, w in try await w.runs.list(p, before: nil, limit: 0) },
+            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            check: { role, value, w in
+                expectValue(value, as: [Run].self, role) { list in
+                    #expect(list.contains { $0.workout.id.description == w.run } == (role == .owner), "as \(role)")
+                }
+            }
+        ),
+        MatrixRow(
             name: "sessions.list (one's own sessions only)",
             call: { _, _, p, w in try await w.sessions.list(p, limit: 0) },
             expected: lifterCall(owner: .success, lifters: .success, coaches: .success),

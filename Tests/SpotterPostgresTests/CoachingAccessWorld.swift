@@ -74,7 +74,7 @@ struct World {
     var client: String
     /// The owner's heavy day (squat, overhead press and the custom exercise).
     var workout: String
-    /// Both of the owner's workouts, newest first.
+    /// The owner's workouts, newest first: the run, the light day, the heavy day.
     var ownerWorkouts: [WorkoutID]
     /// The other client's workout, of a client coach_full and coach_nolink also have.
     var foreignWorkout: String
@@ -104,6 +104,10 @@ struct World {
     var sessions: GuidedSessionService
     /// The owner's open guided session.
     var session: String
+    /// Runs on the same database and clock.
+    var runs: RunService
+    /// The owner's run (a workout of the catalog's Run).
+    var run: String
 
     func principal(_ role: Role) -> Principal { principals[role]! }
     func id(_ role: Role) -> TenantID { principals[role]!.tenantID }
@@ -126,6 +130,7 @@ struct World {
         world.foreignTemplate = random()
         world.measurement = random()
         world.session = random()
+        world.run = random()
         return world
     }
 
@@ -159,6 +164,8 @@ struct World {
         var comments: [Role: WorkoutComment] = [:]
         var measurements: [Role: BodyMeasurement] = [:]
         var guidedSessions: [Role: String] = [:]
+        var ranRuns: [Role: String] = [:]
+        let runs = RunService(database: SpotterDatabase(pool: database.appPool), coaching: coaching, now: { clock.now })
         let sessions = GuidedSessionService(
             database: SpotterDatabase(pool: database.appPool), training: training, coaching: coaching,
             now: { clock.now })
@@ -191,6 +198,13 @@ struct World {
             let session = try await sessions.start(p(role), id: "", .empty(name: "\(name) garage session"))
             guidedSessions[role] = session.id.description
             mark(role, session.id.description, session.name)
+            let run = try await runs.log(
+                p(role), id: "",
+                RunDraft(
+                    name: "\(name) river run", startedAt: clock.now.addingTimeInterval(-12 * 3600),
+                    samples: (0..<200).map { FootstepSample(offsetMilliseconds: Int64($0) * 350) }))
+            ranRuns[role] = run.workout.id.description
+            mark(role, run.workout.id.description, run.workout.content.name)
             mark(
                 role, custom.id.description, custom.name, heavy[role]!.id.description, heavy[role]!.content.name,
                 light[role]!.id.description, light[role]!.content.name, comments[role]!.id.uuidString)
@@ -258,7 +272,7 @@ struct World {
             principals: principals,
             client: p(.owner).tenantID.description,
             workout: heavy[.owner]!.id.description,
-            ownerWorkouts: [light[.owner]!.id, heavy[.owner]!.id],
+            ownerWorkouts: [WorkoutID(ranRuns[.owner]!)!, light[.owner]!.id, heavy[.owner]!.id],
             foreignWorkout: heavy[.otherClient]!.id.description,
             exercise: customs[.owner]!.id.description,
             exerciseName: customs[.owner]!.name,
@@ -273,7 +287,9 @@ struct World {
             discover: database.discoverService(clock: clock),
             measurement: measurements[.owner]!.id.description,
             sessions: sessions,
-            session: guidedSessions[.owner]!
+            session: guidedSessions[.owner]!,
+            runs: runs,
+            run: ranRuns[.owner]!
         )
     }
 }

@@ -12,6 +12,8 @@ public struct ExerciseID: EntityID {
 /// The movement pattern; `isolation` for single-joint movements.
 public enum ExerciseCategory: String, Sendable, Codable, CaseIterable {
     case squat, hinge, lunge, push, pull, carry, core, isolation
+    /// Runs (the catalog's Run) and other conditioning.
+    case cardio
 }
 
 public enum MuscleGroup: String, Sendable, Codable, CaseIterable {

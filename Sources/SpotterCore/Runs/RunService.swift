@@ -1,0 +1,126 @@
+import Foundation
+
+/// A run as a client sent it.
+public struct RunDraft: Sendable, Equatable {
+    /// Optional: "Run" when empty.
+    public var name: String
+    public var startedAt: Date?
+    public var notes: String
+    public var samples: [FootstepSample]
+
+    public init(name: String = "", startedAt: Date?, notes: String = "", samples: [FootstepSample]) {
+        self.name = name
+        self.startedAt = startedAt
+        self.notes = notes
+        self.samples = samples
+    }
+}
+
+/// A logged run: the workout it is in history, and what the server derived from its footsteps.
+public struct Run: Sendable, Equatable {
+    public var workout: Workout
+    public var analysis: RunAnalysis
+
+    public init(workout: Workout, analysis: RunAnalysis) {
+        self.workout = workout
+        self.analysis = analysis
+    }
+}
+
+/// Where runs live: beside the workout each one is.
+public protocol RunStore: Sendable {
+    /// Logs the run's workout and stores its samples and analysis, in one transaction. A retry
+    /// with the same id and content returns the stored run; other content is `alreadyExists`.
+    func logRun(
+        _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, samples: [FootstepSample],
+        analysis: RunAnalysis, now: Date
+    ) async throws -> Run
+    /// The live run `id`, or `nil` (also for a workout that is no run).
+    func run(_ principal: Principal, _ id: WorkoutID) async throws -> Run?
+    /// Live runs started before `before` (all when `nil`), newest first.
+    func runs(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run]
+}
+
+/// Runs (the CityJogger document): logged with their footsteps, analysed by the server, kept as
+/// workouts of the catalog's Run so history, statistics and achievements count their minutes.
+public struct RunService: Sendable {
+    /// The catalog exercise every run's workout holds (migration 0031).
+    public static let exerciseID = ExerciseID("c0000000-0000-4000-8000-000000000200")!
+
+    private let store: any RunStore
+    private let coaching: CoachingService
+    private let now: @Sendable () -> Date
+
+    public init(store: any RunStore, coaching: CoachingService, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.coaching = coaching
+        self.now = now
+    }
+
+    /// Validates the samples (every bad one named) and the run's fields, analyses and stores it.
+    public func log(_ principal: Principal, id: String, _ draft: RunDraft) async throws -> Run {
+        let workoutID = id.isEmpty ? WorkoutID.random() : try Self.id(id)
+        var violations: [FieldViolation] = []
+        let analysis = try Self.collecting(&violations) { () throws(SpotterError) in
+            try RunAnalysis.analyze(draft.samples, field: "run.samples")
+        }
+        let seconds = analysis.map { min(86_400, max(1, Int($0.durationSeconds.rounded()))) } ?? 1
+        let meters = analysis?.distanceMeters.map { Int($0.rounded()) }.flatMap { $0 >= 1 ? $0 : nil }
+        let workout = WorkoutDraft(
+            name: draft.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "Run" : draft.name,
+            startedAt: draft.startedAt, durationSeconds: seconds, notes: draft.notes,
+            exercises: [
+                WorkoutExerciseDraft(
+                    exerciseID: Self.exerciseID.description,
+                    sets: [SetDraft(reps: 0, durationSeconds: seconds, distanceMeters: meters)])
+            ])
+        let at = now()
+        let content = try Self.collecting(&violations) { () throws(SpotterError) in
+            try workout.validated(now: at, prefix: "run.")
+        }
+        guard violations.isEmpty, let analysis, let content else { throw SpotterError.invalidArgument(violations) }
+        return try await store.logRun(
+            principal, workoutID, content, samples: draft.samples, analysis: analysis, now: now())
+    }
+
+    public func get(_ principal: Principal, id: String) async throws -> Run {
+        guard let run = try await store.run(principal, try Self.id(id)) else { throw Self.notFound }
+        return run
+    }
+
+    /// Newest first, `limit` 1–50 (0 means 20), started before `before` when set.
+    public func list(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run] {
+        guard (0...50).contains(limit) else {
+            throw SpotterError.invalid("limit", "must be between 1 and 50 (0 means 20)")
+        }
+        return try await store.runs(principal, before: before, limit: limit == 0 ? 20 : limit)
+    }
+
+    /// A client's run with its footstep analysis, for a coach with the details scope (access-logged).
+    public func clientRun(_ principal: Principal, client: String, id: String) async throws -> Run {
+        try await coaching.reading(principal, client: client, needs: .details, kind: .details, method: "GetClientRun") {
+            view, _, _ in try await get(view, id: id)
+        }
+    }
+
+    /// `body`'s value, or `nil` with its refusal's violations added to `violations` (so the samples'
+    /// and the fields' problems are reported together).
+    private static func collecting<T>(_ violations: inout [FieldViolation], _ body: () throws(SpotterError) -> T)
+        throws(SpotterError) -> T?
+    {
+        do {
+            return try body()
+        } catch {
+            guard case .invalidArgument(let found) = error else { throw error }
+            violations += found
+            return nil
+        }
+    }
+
+    static let notFound = SpotterError.notFound("run not found")
+
+    static func id(_ text: String) throws(SpotterError) -> WorkoutID {
+        guard let id = WorkoutID(text) else { throw .invalid("run_id", "must be a UUID") }
+        return id
+    }
+}

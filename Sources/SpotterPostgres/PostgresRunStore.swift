@@ -1,0 +1,100 @@
+import Foundation
+import Postgres
+import SpotterCore
+
+/// Runs in `runs` (migration 0031), each beside the workout it is.
+public struct PostgresRunStore: RunStore {
+    private let database: SpotterDatabase
+    private let workouts: PostgresWorkoutStore
+
+    public init(database: SpotterDatabase) {
+        self.database = database
+        self.workouts = PostgresWorkoutStore(database: database)
+    }
+
+    public func logRun(
+        _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, samples: [FootstepSample],
+        analysis: RunAnalysis, now: Date
+    ) async throws -> Run {
+        try await database.withTenant(principal) { connection in
+            // Joins this transaction; a retry with the same content answers the stored workout.
+            let workout = try await workouts.logWorkout(principal, id, content, now: now)
+            try await connection.query(
+                """
+                INSERT INTO runs (tenant_id, workout_id, offsets_ms, latitudes, longitudes, headings, analysis)
+                VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+                ON CONFLICT (tenant_id, workout_id) DO NOTHING
+                """,
+                [
+                    principal.tenantID.rawValue, id.rawValue, samples.map(\.offsetMilliseconds),
+                    samples.map(\.latitude), samples.map(\.longitude), samples.map(\.headingDegrees),
+                    try Self.json(analysis),
+                ])
+            guard let stored = try await Self.analyses(principal.tenantID, [id], connection)[id] else {
+                throw SpotterError.alreadyExists(field: "run_id", reason: "is already used by a workout that is no run")
+            }
+            return Run(workout: workout, analysis: stored)
+        }
+    }
+
+    public func run(_ principal: Principal, _ id: WorkoutID) async throws -> Run? {
+        try await database.withTenant(principal) { connection in
+            guard let analysis = try await Self.analyses(principal.tenantID, [id], connection)[id],
+                let workout = try await WorkoutSQL.load(principal.tenantID, id, connection)
+            else { return nil }
+            return Run(workout: workout, analysis: analysis)
+        }
+    }
+
+    public func runs(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run] {
+        try await database.withTenant(principal) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT r.workout_id, r.analysis::text AS analysis
+                FROM runs r
+                JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
+                WHERE r.tenant_id = $1 AND w.deleted_at IS NULL AND ($2::timestamptz IS NULL OR w.started_at < $2)
+                ORDER BY w.started_at DESC, w.workout_id DESC
+                LIMIT $3
+                """,
+                [principal.tenantID.rawValue, before, limit])
+            let analyses = try Self.decode(rows)
+            let ids = rows.compactMap { row in (try? row.decode("workout_id", as: UUID.self)).map(WorkoutID.init) }
+            let loaded = try await WorkoutSQL.load(principal.tenantID, only: ids, connection)
+            let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
+            return ids.compactMap { id in
+                guard let workout = byID[id], let analysis = analyses[id] else { return nil }
+                return Run(workout: workout, analysis: analysis)
+            }
+        }
+    }
+
+    /// The analyses of the live runs among `ids`.
+    private static func analyses(_ tenant: TenantID, _ ids: [WorkoutID], _ connection: PostgresConnection)
+        async throws -> [WorkoutID: RunAnalysis]
+    {
+        try decode(
+            try await connection.query(
+                """
+                SELECT r.workout_id, r.analysis::text AS analysis
+                FROM runs r
+                JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
+                WHERE r.tenant_id = $1 AND r.workout_id = ANY($2::uuid[]) AND w.deleted_at IS NULL
+                """,
+                [tenant.rawValue, ids.map(\.rawValue)]))
+    }
+
+    private static func decode(_ rows: PostgresRows) throws -> [WorkoutID: RunAnalysis] {
+        var analyses: [WorkoutID: RunAnalysis] = [:]
+        let decoder = JSONDecoder()
+        for row in rows {
+            analyses[WorkoutID(rawValue: try row.decode("workout_id"))] = try decoder.decode(
+                RunAnalysis.self, from: Data((try row.decode("analysis") as String).utf8))
+        }
+        return analyses
+    }
+
+    private static func json(_ analysis: RunAnalysis) throws -> String {
+        String(decoding: try JSONEncoder().encode(analysis), as: UTF8.self)
+    }
+}

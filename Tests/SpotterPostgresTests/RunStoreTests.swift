@@ -1,0 +1,126 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+@Suite("Runs on PostgreSQL")
+struct RunStoreTests {
+    /// 2026-09-21 12:00 UTC, a Monday.
+    private let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// A straight run north at 3 m/s and 170 steps a minute for `minutes`, with a `pause` (seconds
+    /// without footsteps) after the first minute when given.
+    static func samples(minutes: Double, pause: Double = 0) -> [FootstepSample] {
+        let step = 60.0 / 170
+        var samples: [FootstepSample] = []
+        var t = 0.0
+        var north = 0.0
+        while t <= minutes * 60 {
+            samples.append(
+                FootstepSample(
+                    offsetMilliseconds: Int64((t * 1000).rounded()), latitude: 51.5 + north / 111_195,
+                    longitude: -0.12, headingDegrees: 0))
+            t += step
+            north += 3 * step
+            if pause > 0, samples.count == 170 { t += pause }
+        }
+        return samples
+    }
+
+    @Test("a run is analysed and logged as a workout of Run: in history, statistics and achievements as minutes")
+    func runIsAWorkout() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let coaching = database.coachingService(clock: clock)
+            let runs = RunService(
+                database: SpotterDatabase(pool: database.appPool), coaching: coaching, now: { clock.now })
+            let ada = try await database.lifter("ada")
+            let samples = Self.samples(minutes: 30, pause: 20)
+            let run = try await runs.log(
+                ada, id: "", RunDraft(startedAt: now.addingTimeInterval(-3600), notes: "River loop", samples: samples))
+            #expect(run.workout.content.name == "Run")
+            #expect(run.analysis.pauses.count == 1 && run.analysis.pauses[0].seconds > 20)
+            #expect(abs(run.analysis.cadence - 170) < 1)
+            let set = try #require(run.workout.content.exercises.first?.sets.first)
+            #expect(set.durationSeconds == Int(run.analysis.durationSeconds.rounded()))
+            #expect(
+                abs(Double(set.distanceMeters ?? 0) - 3 * run.analysis.movingSeconds) < 30,
+                "3 m/s while moving: 5.34 km")
+            #expect(try await runs.get(ada, id: run.workout.id.description) == run)
+            let retried = try await runs.log(
+                ada, id: run.workout.id.description,
+                RunDraft(startedAt: now.addingTimeInterval(-3600), notes: "River loop", samples: samples))
+            #expect(retried == run, "a retried log answers the stored run")
+
+            // In history, statistics (cardio, active minutes) and achievements.
+            let history = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "", pageSize: 10, pageToken: "")
+            #expect(history.items.map(\.id) == [run.workout.id])
+            let summary = try await training.activity.summary(ada, from: nil, to: nil)
+            #expect(summary.totals.workouts == 1)
+            #expect(summary.totals.activeMinutes == set.durationSeconds! / 60)
+            #expect(summary.totals.categories.map(\.category) == [.cardio])
+            let achievements = try await training.activity.achievements(ada)
+            #expect(achievements.first { $0.key == "milestone:1" }?.earned?.workoutID == run.workout.id)
+            #expect(try await runs.list(ada, before: nil, limit: 0).map(\.workout.id) == [run.workout.id])
+
+            // Deleting the workout deletes the run.
+            try await training.workouts.delete(ada, id: run.workout.id.description)
+            await #expect(throws: SpotterError.notFound("run not found")) {
+                try await runs.get(ada, id: run.workout.id.description)
+            }
+            #expect(try await runs.list(ada, before: nil, limit: 0).isEmpty)
+        }
+    }
+
+    @Test("bad samples and fields are refused together, each named, and nothing is stored")
+    func refusals() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let runs = RunService(
+                database: SpotterDatabase(pool: database.appPool), coaching: database.coachingService(clock: clock),
+                now: { clock.now })
+            let ada = try await database.lifter("ada")
+            var samples = Self.samples(minutes: 2)
+            samples[17].offsetMilliseconds = samples[16].offsetMilliseconds
+            samples[40].latitude = nil
+            let refusal = await #expect(throws: SpotterError.self) {
+                try await runs.log(
+                    ada, id: "", RunDraft(name: String(repeating: "x", count: 101), startedAt: nil, samples: samples))
+            }
+            guard case .invalidArgument(let violations) = refusal else {
+                Issue.record("expected a refusal, got \(String(describing: refusal))")
+                return
+            }
+            let fields = Set(violations.map(\.field))
+            #expect(fields.contains("run.samples[17].offset_ms"), "\(violations)")
+            #expect(fields.contains { $0.hasPrefix("run.samples[40]") }, "\(violations)")
+            #expect(fields.contains("run.name") && fields.contains("run.started_at"))
+            #expect(try await runs.list(ada, before: nil, limit: 0).isEmpty)
+        }
+    }
+
+    @Test("a coach reads a client's run with the details scope only")
+    func coachScope() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let coaching = database.coachingService(clock: clock)
+            let runs = RunService(
+                database: SpotterDatabase(pool: database.appPool), coaching: coaching, now: { clock.now })
+            let ada = try await database.lifter("ada")
+            let cora = try await database.lifter("cora", kind: .coach)
+            _ = try await coaching.link(cora, ada, scopes: ["history"])
+            let run = try await runs.log(
+                ada, id: "", RunDraft(startedAt: now.addingTimeInterval(-600), samples: Self.samples(minutes: 3)))
+            await #expect(throws: SpotterError.permissionDenied("ada has not granted you the details scope")) {
+                try await runs.clientRun(cora, client: ada.tenantID.description, id: run.workout.id.description)
+            }
+            _ = try await coaching.setScopes(ada, coach: cora.tenantID.description, scopes: ["history", "details"])
+            let seen = try await runs.clientRun(cora, client: ada.tenantID.description, id: run.workout.id.description)
+            #expect(seen.analysis == run.analysis)
+        }
+    }
+}
