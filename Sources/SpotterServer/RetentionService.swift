@@ -12,30 +12,27 @@ struct RetentionService: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let purged = try await database.purgeOld(accessLogDays: accessLogDays)
-                    if purged != RetentionPurge(accessLogRows: 0, addresses: 0, challenges: 0) {
-                        logger.info(
-                            "purged old rows",
-                            metadata: [
-                                "access_log": "\(purged.accessLogRows)", "addresses": "\(purged.addresses)",
-                                "challenges": "\(purged.challenges)",
-                            ])
-                    }
-                } catch {
-                    logger.warning("retention purge failed; retrying later", metadata: ["error": "\(error)"])
+        await periodically(every: interval) {
+            do {
+                let purged = try await database.purgeOld(accessLogDays: accessLogDays)
+                if purged != RetentionPurge(accessLogRows: 0, addresses: 0, challenges: 0) {
+                    logger.info(
+                        "purged old rows",
+                        metadata: [
+                            "access_log": "\(purged.accessLogRows)", "addresses": "\(purged.addresses)",
+                            "challenges": "\(purged.challenges)",
+                        ])
                 }
-                do {
-                    let recounted = try await database.refreshPopularity()
-                    if recounted > 0 {
-                        logger.info("recounted publications' popularity", metadata: ["publications": "\(recounted)"])
-                    }
-                } catch {
-                    logger.warning("popularity recount failed; retrying later", metadata: ["error": "\(error)"])
+            } catch {
+                logger.warning("retention purge failed; retrying later", metadata: ["error": "\(error)"])
+            }
+            do {
+                let recounted = try await database.refreshPopularity()
+                if recounted > 0 {
+                    logger.info("recounted publications' popularity", metadata: ["publications": "\(recounted)"])
                 }
-                try? await Task.sleep(for: interval)
+            } catch {
+                logger.warning("popularity recount failed; retrying later", metadata: ["error": "\(error)"])
             }
         }
     }

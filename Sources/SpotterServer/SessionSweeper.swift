@@ -12,16 +12,12 @@ struct SessionSweeper: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let closed = try await database.abandonStaleSessions()
-                    if closed > 0 { logger.info("closed idle guided sessions", metadata: ["sessions": "\(closed)"]) }
-                } catch {
-                    logger.warning(
-                        "closing idle guided sessions failed; retrying later", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
+        await periodically(every: interval) {
+            do {
+                let closed = try await database.abandonStaleSessions()
+                if closed > 0 { logger.info("closed idle guided sessions", metadata: ["sessions": "\(closed)"]) }
+            } catch {
+                logger.warning("closing idle guided sessions failed; retrying later", metadata: ["error": "\(error)"])
             }
         }
     }

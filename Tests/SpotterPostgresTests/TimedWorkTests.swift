@@ -159,4 +159,43 @@ struct TimedWorkTests {
             #expect(copy.content.exercises == read.content.exercises)
         }
     }
+
+    @Test("a timed circuit workout pushed by one device reaches another with its times, distances and sections")
+    func syncCarriesTimedWork() async throws {
+        try await TestDatabase.with { database in
+            let sync = database.syncService(clock: TestClock(now))
+            let ada = try await database.lifter("ada")
+            var phone = try await SimulatedDevice.register(sync, ada, label: "phone")
+            var watch = try await SimulatedDevice.register(sync, ada, label: "watch")
+            let id = UUID()
+            let draft = WorkoutDraft(
+                name: "Finisher", startedAt: now.addingTimeInterval(-3600), durationSeconds: 900,
+                exercises: [
+                    WorkoutExerciseDraft(
+                        exerciseID: Self.plank.description, sets: [SetDraft(reps: nil, durationSeconds: 90)],
+                        section: .coolDown, circuit: 2),
+                    WorkoutExerciseDraft(
+                        exerciseID: Self.carry.description,
+                        sets: [SetDraft(reps: nil, durationSeconds: 41, distanceMeters: 60)]),
+                ])
+            let results = try await phone.push(sync, [phone.put(.workout(draft), id, base: 0)])
+            #expect(results.map(\.status) == [.applied], "\(results)")
+            let changes = try await watch.pullAll(sync)
+            let pulled = try #require(
+                changes.compactMap { change -> Workout? in
+                    guard case .workout(let workout) = change.object else { return nil }
+                    return workout
+                }.first)
+            #expect(pulled.content.exercises.map(\.section) == [.coolDown, .main])
+            #expect(pulled.content.exercises.map(\.circuit) == [2, 0])
+            #expect(pulled.content.exercises[0].sets[0].durationSeconds == 90)
+            #expect(pulled.content.exercises[1].sets[0].distanceMeters == 60)
+            // A bad time in a push is refused naming it, like LogWorkout.
+            var bad = draft
+            bad.exercises[0].sets[0].durationSeconds = 0
+            let refused = try await phone.push(sync, [phone.put(.workout(bad), UUID(), base: 0)])
+            #expect(
+                refused.first?.violations.map(\.field).contains { $0.hasSuffix("sets[0].duration_seconds") } == true)
+        }
+    }
 }

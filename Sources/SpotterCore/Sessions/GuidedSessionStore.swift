@@ -31,10 +31,9 @@ public struct SetBests: Sendable, Equatable {
         if let seconds = set.durationSeconds { longestSeconds = max(longestSeconds ?? seconds, seconds) }
     }
 
+    /// Epley without the RPE table, as the New PR trophy and the store's `bests` query estimate.
     static func epley(_ set: WorkoutSet) -> Double? {
-        guard let weight = set.weight, weight > .zero, (1...12).contains(set.reps) else { return nil }
-        let kilograms = weight.kilograms.doubleValue
-        return set.reps == 1 ? kilograms : kilograms * (1 + Double(set.reps) / 30)
+        OneRepMax.estimate(weight: set.weight, reps: set.reps, rpe: nil, formula: .epley).kilograms
     }
 }
 
