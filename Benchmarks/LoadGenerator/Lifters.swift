@@ -8,6 +8,8 @@ import SpotterProto
 struct Lifter: Sendable {
     let metadata: Metadata
     var clientID = ""
+    /// The lifter's open guided session (the session scenario).
+    var sessionID = ""
 }
 
 /// Creating (or reusing) the lifters a scenario needs, with their data.
@@ -26,8 +28,9 @@ enum Lifters {
         var lifters: [Lifter] = []
         for index in 0..<count {
             let name = "\(prefix)_\(scenario.rawValue.filter(\.isLetter))_\(index)"
-            let lifter = try await signIn(name, client, register: !registered)
+            var lifter = try await signIn(name, client, register: !registered)
             try await seed(scenario, lifter, client)
+            if scenario == .session { lifter.sessionID = try await openSession(lifter, client) }
             if scenario == .coachHistory {
                 lifters.append(try await coach(of: lifter, named: name + "c", client, registered: registered))
             } else {
@@ -35,6 +38,27 @@ enum Lifters {
             }
         }
         return lifters
+    }
+
+    /// The lifter's open guided session, or a new one: squats, 5 sets of 5 resting 90 s.
+    private static func openSession(_ lifter: Lifter, _ client: GRPCClient<HTTP2ClientTransport.Posix>)
+        async throws -> String
+    {
+        let sessions = Spotter_V1_SessionService.Client(wrapping: client)
+        let listed = try await sessions.listGuidedSessions(.with { $0.limit = 1 }, metadata: lifter.metadata)
+        if let open = listed.sessions.first, open.status == .active { return open.sessionID }
+        let session = try await sessions.startSession(.with { $0.emptyName = "Benchmark" }, metadata: lifter.metadata)
+        let set = Spotter_V1_SetInput.with {
+            $0.reps = 5
+            $0.restSeconds = 90
+        }
+        _ = try await sessions.addExercise(
+            .with {
+                $0.sessionID = session.sessionID
+                $0.exerciseID = Workouts.squat
+                $0.sets = Array(repeating: set, count: 5)
+            }, metadata: lifter.metadata)
+        return session.sessionID
     }
 
     /// A coach linked to `lifter` with the history and details scopes (an invite code redeemed once).
@@ -97,7 +121,7 @@ enum Lifters {
         let count: Int
         let spacing: TimeInterval
         switch scenario {
-        case .log, .sync, .portal, .transfer: return
+        case .log, .sync, .portal, .transfer, .run, .session: return
         case .achievements, .logTenYears:
             let sync = Spotter_V1_SyncService.Client(wrapping: client)
             let device = try await sync.registerDevice(.with { $0.label = "seed" }, metadata: lifter.metadata)
@@ -156,4 +180,33 @@ enum Workouts {
             }
         }
     }
+}
+
+/// The run every `run` call logs.
+enum Runs {
+    /// 30 minutes at 170 steps a minute, heading north at 3 m/s with a compass, except a pause of
+    /// 5 s and one of 3 s in minute 3 and a zig-zag (±45° every 6 s) through minute 10.
+    static let thirtyMinutes: [Spotter_V1_FootstepSample] = {
+        var samples: [Spotter_V1_FootstepSample] = []
+        let step = 60.0 / 170
+        var (t, north, east) = (0.0, 0.0, 0.0)
+        while t <= 1800 {
+            let zig = t >= 540 && t < 600
+            let heading = zig ? (Int((t - 540) / 6) % 2 == 0 ? 45.0 : 315.0) : 0
+            samples.append(
+                .with {
+                    $0.offsetMs = Int64((t * 1000).rounded())
+                    $0.latitude = 51.5 + north / 111_195
+                    $0.longitude = -0.12 + east / 69_250
+                    $0.headingDegrees = heading
+                })
+            let radians = heading * .pi / 180
+            north += 3 * step * cos(radians)
+            east += 3 * step * sin(radians)
+            t += step
+            if samples.count == 400 { t += 5 }
+            if samples.count == 440 { t += 3 }
+        }
+        return samples
+    }()
 }

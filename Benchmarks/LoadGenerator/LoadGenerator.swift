@@ -42,12 +42,21 @@ struct LoadGenerator: AsyncParsableCommand {
         /// Import and export (not the call driver): a ten-year Strong CSV imported twice into a new
         /// account, then the account exported as CSV and JSON (TransferBenchmark).
         case transfer
+        /// LogRun of a 30-minute run: 5,100 footsteps with positions and compass headings, two
+        /// pauses and a zig-zag minute, analysed and stored as a workout.
+        case run
+        /// RecordSet in each lifter's open guided session (seeded: one exercise of 5 sets), set
+        /// after set, round and round; calls of one lifter wait on the session's row lock.
+        case session
     }
 
     @Option(help: "Server host.") var host = "localhost"
     @Option(help: "Server port.") var port = 50051
     @Option(help: "PEM certificate to trust (the server's development certificate).") var certificate: String
-    @Option(help: "log, history, progress, coach-history, achievements, log-ten-years, sync, portal or transfer.")
+    @Option(
+        help:
+            "log, history, progress, coach-history, achievements, log-ten-years, sync, portal, transfer, run or session."
+    )
     var scenario: Scenario
     @Option(help: "Calls to measure.") var calls = 2000
     @Option(help: "Calls in flight at once.") var concurrency = 8
@@ -147,6 +156,32 @@ struct Call: Sendable {
             guard list.earnedCount >= 8 else { throw LoadError("only \(list.earnedCount) achievements earned") }
         case .sync, .portal, .transfer:
             throw LoadError("the \(scenario.rawValue) scenario runs on its own")
+        case .run:
+            let runs = Spotter_V1_RunService.Client(wrapping: client)
+            let run = try await runs.logRun(
+                .with {
+                    $0.runID = UUID().uuidString.lowercased()
+                    $0.startedAt = .at(Date().addingTimeInterval(-2400))
+                    $0.samples = Runs.thirtyMinutes
+                }, metadata: lifter.metadata)
+            guard run.pauses.count == 2, run.weavingMinutes >= 1 else {
+                throw LoadError("run analysed as \(run.pauses.count) pauses, \(run.weavingMinutes) weaving minutes")
+            }
+        case .session:
+            let sessions = Spotter_V1_SessionService.Client(wrapping: client)
+            _ = try await sessions.recordSet(
+                .with {
+                    $0.sessionID = lifter.sessionID
+                    $0.exerciseIndex = 0
+                    $0.setIndex = Int32(index / lifters.count % 5)
+                    $0.actual = .with {
+                        $0.reps = 5
+                        $0.weight = .with {
+                            $0.value = 100
+                            $0.unit = .kg
+                        }
+                    }
+                }, metadata: lifter.metadata)
         case .progress:
             let progress = Spotter_V1_ProgressService.Client(wrapping: client)
             let now = Date()

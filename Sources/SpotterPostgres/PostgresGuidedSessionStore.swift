@@ -166,13 +166,16 @@ public struct PostgresGuidedSessionStore: GuidedSessionStore {
         var pausedAt: Date?
         var pausedSeconds: Double
         var exercises: [GuidedExercise]
+        /// Absent in sessions stored before circuits were kept.
+        var circuits: [TemplateCircuit]?
         var timer: GuidedTimer?
     }
 
     private static func document(_ session: GuidedSession) throws -> String {
         let document = Document(
             name: session.name, source: session.source, templateID: session.templateID, pausedAt: session.pausedAt,
-            pausedSeconds: session.pausedSeconds, exercises: session.exercises, timer: session.timer)
+            pausedSeconds: session.pausedSeconds, exercises: session.exercises, circuits: session.circuits,
+            timer: session.timer)
         return String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
     }
 
@@ -180,7 +183,8 @@ public struct PostgresGuidedSessionStore: GuidedSessionStore {
         let document = try JSONDecoder().decode(Document.self, from: Data((try row.decode("state") as String).utf8))
         var session = GuidedSession(
             id: GuidedSessionID(rawValue: try row.decode("session_id")), name: document.name, source: document.source,
-            templateID: document.templateID, startedAt: try row.decode("started_at"), exercises: document.exercises)
+            templateID: document.templateID, startedAt: try row.decode("started_at"), exercises: document.exercises,
+            circuits: document.circuits ?? [])
         session.status = try ExerciseSQL.enumValue(row, "status")
         session.pausedAt = document.pausedAt
         session.pausedSeconds = document.pausedSeconds

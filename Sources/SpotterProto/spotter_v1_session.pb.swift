@@ -649,6 +649,13 @@ public nonisolated struct Spotter_V1_GuidedSession: @unchecked Sendable {
   /// Clears the value of `serverTime`. Subsequent reads from it will return its default value.
   public mutating func clearServerTime() {_uniqueStorage()._serverTime = nil}
 
+  /// The template's circuits (an exercise's circuit k is circuits[k - 1]). Recording the last
+  /// station of a circuit starts the circuit's rest_seconds, while another round is to come.
+  public var circuits: [Spotter_V1_Circuit] {
+    get {_storage._circuits}
+    set {_uniqueStorage()._circuits = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1327,7 +1334,7 @@ nonisolated extension Spotter_V1_GuidedTimer: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Spotter_V1_GuidedSession: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GuidedSession"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{1}name\0\u{1}source\0\u{3}template_id\0\u{1}status\0\u{3}started_at\0\u{3}elapsed_seconds\0\u{3}paused_at\0\u{1}exercises\0\u{1}timer\0\u{3}done_sets\0\u{3}planned_sets\0\u{1}progress\0\u{1}score\0\u{1}records\0\u{3}ended_at\0\u{3}abandons_at\0\u{3}workout_id\0\u{1}version\0\u{3}server_time\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{1}name\0\u{1}source\0\u{3}template_id\0\u{1}status\0\u{3}started_at\0\u{3}elapsed_seconds\0\u{3}paused_at\0\u{1}exercises\0\u{1}timer\0\u{3}done_sets\0\u{3}planned_sets\0\u{1}progress\0\u{1}score\0\u{1}records\0\u{3}ended_at\0\u{3}abandons_at\0\u{3}workout_id\0\u{1}version\0\u{3}server_time\0\u{1}circuits\0")
 
   fileprivate class _StorageClass {
     var _sessionID: String = String()
@@ -1350,6 +1357,7 @@ nonisolated extension Spotter_V1_GuidedSession: SwiftProtobuf.Message, SwiftProt
     var _workoutID: String = String()
     var _version: Int64 = 0
     var _serverTime: Spotter_V1_Timestamp? = nil
+    var _circuits: [Spotter_V1_Circuit] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1380,6 +1388,7 @@ nonisolated extension Spotter_V1_GuidedSession: SwiftProtobuf.Message, SwiftProt
       _workoutID = source._workoutID
       _version = source._version
       _serverTime = source._serverTime
+      _circuits = source._circuits
     }
   }
 
@@ -1418,6 +1427,7 @@ nonisolated extension Spotter_V1_GuidedSession: SwiftProtobuf.Message, SwiftProt
         case 18: try { try decoder.decodeSingularStringField(value: &_storage._workoutID) }()
         case 19: try { try decoder.decodeSingularInt64Field(value: &_storage._version) }()
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._serverTime) }()
+        case 21: try { try decoder.decodeRepeatedMessageField(value: &_storage._circuits) }()
         default: break
         }
       }
@@ -1490,6 +1500,9 @@ nonisolated extension Spotter_V1_GuidedSession: SwiftProtobuf.Message, SwiftProt
       try { if let v = _storage._serverTime {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
       } }()
+      if !_storage._circuits.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._circuits, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1519,6 +1532,7 @@ nonisolated extension Spotter_V1_GuidedSession: SwiftProtobuf.Message, SwiftProt
         if _storage._workoutID != rhs_storage._workoutID {return false}
         if _storage._version != rhs_storage._version {return false}
         if _storage._serverTime != rhs_storage._serverTime {return false}
+        if _storage._circuits != rhs_storage._circuits {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -170,4 +170,24 @@ struct GuidedSessionTests {
         bests.include(WorkoutSet(reps: 0, weight: nil, durationSeconds: 60))
         #expect(bests.isBeaten(by: WorkoutSet(reps: 0, weight: nil, durationSeconds: 61)))
     }
+
+    @Test("in a circuit the last station's set starts the round's rest, until the last round")
+    func circuitRoundRest() throws {
+        let station = GuidedSet(planned: WorkoutSet(reps: 10, weight: nil, restSeconds: 15))
+        var session = GuidedSession(
+            id: .random(), name: "Circuit", source: .template, templateID: nil, startedAt: start,
+            exercises: [
+                GuidedExercise(exerciseID: Self.squat, name: "Squat", circuit: 1, sets: [station, station]),
+                GuidedExercise(exerciseID: Self.plank, name: "Plank", circuit: 1, sets: [station, station]),
+            ],
+            circuits: [TemplateCircuit(rounds: 2, restSeconds: 120)])
+        let done = WorkoutSet(reps: 10, weight: nil)
+        session = try session.applying(.recordSet(exercise: 0, set: 0, actual: done, isRecord: false), at: at(30))
+        #expect(session.timer?.durationSeconds == 15, "between stations: the station's rest")
+        session = try session.applying(.recordSet(exercise: 1, set: 0, actual: done, isRecord: false), at: at(60))
+        #expect(session.timer?.durationSeconds == 120, "after the round: the circuit's rest")
+        session = try session.applying(.recordSet(exercise: 0, set: 1, actual: done, isRecord: false), at: at(200))
+        session = try session.applying(.recordSet(exercise: 1, set: 1, actual: done, isRecord: false), at: at(230))
+        #expect(session.timer?.durationSeconds == 15, "no round after the last: the station's own rest")
+    }
 }

@@ -234,4 +234,32 @@ struct GuidedSessionStoreTests {
             #expect(try await sessions.get(ada, id: session.id.description).status == .active)
         }
     }
+
+    @Test("a circuit template's rounds come with the session and the last station starts the round's rest")
+    func circuitSession() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (training, _, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            let template = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Circuit",
+                    items: [
+                        TemplateItemDraft(
+                            exerciseID: Catalog.squat.description, targetSets: 1, repsMin: 10, circuit: 1),
+                        TemplateItemDraft(
+                            exerciseID: Catalog.benchPress.description, targetSets: 1, repsMin: 10, circuit: 1),
+                    ],
+                    circuits: [TemplateCircuit(rounds: 3, restSeconds: 75)]))
+            let started = try await sessions.start(ada, id: "", .template(template.id.description))
+            #expect(started.plannedSets == 6 && started.circuits == [TemplateCircuit(rounds: 3, restSeconds: 75)])
+            _ = try await sessions.recordSet(
+                ada, id: started.id.description, exercise: 0, set: 0, Self.set(60, reps: 10))
+            let afterRound = try await sessions.recordSet(
+                ada, id: started.id.description, exercise: 1, set: 0, Self.set(40, reps: 10))
+            #expect(afterRound.timer?.kind == .rest && afterRound.timer?.durationSeconds == 75)
+            #expect(try await sessions.get(ada, id: started.id.description).circuits == started.circuits)
+        }
+    }
 }

@@ -61,7 +61,7 @@ extension GuidedSession {
             }
             next.exercises[exercise].sets[set] = GuidedSet(
                 planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: isRecord)
-            let rest = current.planned.restSeconds ?? 0
+            let rest = next.roundRest(after: exercise) ?? current.planned.restSeconds ?? 0
             next.timer =
                 rest > 0
                 ? GuidedTimer(
@@ -111,6 +111,17 @@ extension GuidedSession {
         next.close(.abandoned, at: abandonsAt)
         next.version += 1
         return next
+    }
+
+    /// The circuit's rest after a round, when `exercise` is its last station and another round
+    /// is still to come (a set of the circuit is pending).
+    func roundRest(after exercise: Int) -> Int? {
+        let number = exercises[exercise].circuit
+        guard number > 0, circuits.indices.contains(number - 1),
+            exercises.lastIndex(where: { $0.circuit == number }) == exercise,
+            exercises.contains(where: { $0.circuit == number && $0.sets.contains { $0.status == .pending } })
+        else { return nil }
+        return circuits[number - 1].restSeconds
     }
 
     private mutating func close(_ status: GuidedSessionStatus, at now: Date) {

@@ -108,6 +108,8 @@ public struct GuidedSession: Sendable, Equatable {
     public var lastActivityAt: Date
     public var endedAt: Date?
     public var exercises: [GuidedExercise]
+    /// The template's circuits: an exercise's `circuit` k is `circuits[k - 1]`.
+    public var circuits: [TemplateCircuit]
     public var timer: GuidedTimer?
     /// The workout a completed session wrote: the session's own id.
     public var workoutID: WorkoutID? { status == .completed ? WorkoutID(rawValue: id.rawValue) : nil }
@@ -115,7 +117,7 @@ public struct GuidedSession: Sendable, Equatable {
 
     public init(
         id: GuidedSessionID, name: String, source: GuidedSessionSource, templateID: TemplateID?,
-        startedAt: Date, exercises: [GuidedExercise]
+        startedAt: Date, exercises: [GuidedExercise], circuits: [TemplateCircuit] = []
     ) {
         self.id = id
         self.name = name
@@ -128,6 +130,7 @@ public struct GuidedSession: Sendable, Equatable {
         self.lastActivityAt = startedAt
         self.endedAt = nil
         self.exercises = exercises
+        self.circuits = circuits
         self.timer = nil
         self.version = 1
     }

@@ -69,7 +69,7 @@ public struct GuidedSessionService: Sendable {
             principal,
             GuidedSession(
                 id: sessionID, name: plan.name, source: plan.source, templateID: plan.template?.id, startedAt: at,
-                exercises: exercises))
+                exercises: exercises, circuits: plan.template?.content.circuits ?? []))
     }
 
     public func get(_ principal: Principal, id: String) async throws -> GuidedSession {

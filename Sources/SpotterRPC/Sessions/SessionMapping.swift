@@ -52,5 +52,11 @@ extension Spotter_V1_GuidedSession {
         workoutID = session.workoutID?.description ?? ""
         version = session.version
         serverTime = Spotter_V1_Timestamp(now)
+        circuits = session.circuits.map { circuit in
+            .with {
+                $0.rounds = Int32(circuit.rounds)
+                $0.restSeconds = Int32(circuit.restSeconds)
+            }
+        }
     }
 }
