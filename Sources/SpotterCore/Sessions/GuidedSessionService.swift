@@ -109,23 +109,24 @@ public struct GuidedSessionService: Sendable {
         let actual = WorkoutDraft.validated(draft, "set", into: &validator)
         try validator.validate()
         guard let actual else { throw SpotterError.invalid("set", "is not a set") }
-        let current = try await get(principal, id: id)
-        guard current.exercises.indices.contains(exercise) else {
-            throw SpotterError.invalid(
-                "exercise_index", "must be between 0 and \(current.exercises.count - 1) (the session's exercises)")
-        }
-        let exerciseID = current.exercises[exercise].exerciseID
-        let history = try await store.bests(principal, exerciseID)
-        return try await apply(principal, id) { session in
-            // Earlier sets of this session count as marks too; the history was read before the lock.
-            var bests = history
+        return try await store.updateSession(principal, try Self.id(id), now: now()) { [store, now] session in
+            let command = { (isRecord: Bool) in
+                GuidedSessionCommand.recordSet(exercise: exercise, set: set, actual: actual, isRecord: isRecord)
+            }
+            // An index out of range (or a closed session) is refused by the command itself.
+            guard session.status.isOpen, session.exercises.indices.contains(exercise) else {
+                return try session.applying(command(false), at: now())
+            }
+            // The history's marks, read in this transaction, and this session's earlier sets.
+            let exerciseID = session.exercises[exercise].exerciseID
+            var bests = try await store.bests(principal, exerciseID)
             for (index, other) in session.exercises.enumerated() where other.exerciseID == exerciseID {
                 for (setIndex, done) in other.sets.enumerated()
                 where done.status == .done && !(index == exercise && setIndex == set) {
                     if let actual = done.actual { bests.include(actual) }
                 }
             }
-            return .recordSet(exercise: exercise, set: set, actual: actual, isRecord: bests.isBeaten(by: actual))
+            return try session.applying(command(bests.isBeaten(by: actual)), at: now())
         }
     }
 

@@ -55,6 +55,7 @@ public protocol GuidedSessionStore: Sendable {
         _ principal: Principal, _ id: GuidedSessionID, now: Date,
         _ change: @Sendable (GuidedSession) async throws -> GuidedSession
     ) async throws -> GuidedSession
-    /// The exercise's best counted sets among the lifter's workouts.
+    /// The exercise's best counted sets among the lifter's workouts; called inside `updateSession`'s
+    /// change, it reads in that transaction.
     func bests(_ principal: Principal, _ exercise: ExerciseID) async throws -> SetBests
 }
