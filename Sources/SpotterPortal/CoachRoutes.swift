@@ -437,6 +437,8 @@ struct CoachRoutes {
             var place: String
             var exerciseID: String
             var notes: String
+            /// Whether a set has a time or a distance: only then the table has their column.
+            var hasTimes: Bool
             var sets: [SetRow]
         }
 
@@ -504,6 +506,7 @@ struct CoachRoutes {
             return WorkoutPage.Exercise(
                 name: names[index], place: place.prefix(1).uppercased() + place.dropFirst(),
                 exerciseID: exercise.exerciseID.description, notes: exercise.notes,
+                hasTimes: exercise.sets.contains { $0.durationSeconds != nil || $0.distanceMeters != nil },
                 sets: exercise.sets.map { set in
                     if set.type != .warmUp { working += 1 }
                     return WorkoutPage.SetRow(

@@ -289,10 +289,10 @@ enum Templates {
         <h2>{{name}}{{#place}} <span class="small">{{place}}</span>{{/place}} <a class="small" href="/clients/{{client.id}}/progress?exercise={{exerciseID}}">progress</a></h2>
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         <table class="sets">
-        <thead><tr><th scope="col">Set</th><th scope="col">Weight</th><th scope="col">Reps</th><th scope="col">Time / distance</th><th scope="col">RPE</th><th scope="col">Note</th></tr></thead>
+        <thead><tr><th scope="col">Set</th><th scope="col">Weight</th><th scope="col">Reps</th>{{#hasTimes}}<th scope="col">Time / distance</th>{{/hasTimes}}<th scope="col">RPE</th><th scope="col">Note</th></tr></thead>
         <tbody>
         {{#sets}}
-        <tr{{#warmup}} class="warmup"{{/warmup}}><td>{{label}}</td><td>{{weight}}</td><td>{{reps}}</td><td>{{timed}}</td><td>{{rpe}}</td><td>{{note}}</td></tr>
+        <tr{{#warmup}} class="warmup"{{/warmup}}><td>{{label}}</td><td>{{weight}}</td><td>{{reps}}</td>{{#hasTimes}}<td>{{timed}}</td>{{/hasTimes}}<td>{{rpe}}</td><td>{{note}}</td></tr>
         {{/sets}}
         </tbody>
         </table>

@@ -68,8 +68,23 @@ struct PortalCoachTests {
             #expect(workout.html.contains("Squat day 100"))
             #expect(workout.html.contains("felt good &lt;script&gt;"))
             #expect(workout.count("<td>100 kg</td>") == 6)
+            #expect(!workout.html.contains("Time / distance"), "no column for sets without times")
             #expect(try await portal.accessLog(world.lifter).last == "details GetClientWorkout")
             #expect(try await portal.accessLog(world.lifter).count == 2)
+            // A conditioning finisher: its times and distances, and its place in the workout.
+            let finisher = try await portal.training.workouts.log(
+                world.lifter, id: "",
+                WorkoutDraft(
+                    name: "Finisher", startedAt: Date().addingTimeInterval(-600), durationSeconds: 600,
+                    exercises: [
+                        WorkoutExerciseDraft(
+                            exerciseID: "c0000000-0000-4000-8000-000000000043",
+                            sets: [SetDraft(reps: nil, durationSeconds: 95, distanceMeters: 500)],
+                            section: .coolDown, circuit: 1)
+                    ]))
+            let timed = try await browser.get("/clients/\(world.client)/workouts/\(finisher.id)")
+            #expect(timed.html.contains("Time / distance") && timed.html.contains("<td>500 m in 1:35</td>"))
+            #expect(timed.html.contains("Cool-down · circuit 1"))
 
             let empty = try await browser.post("\(path)/comments", [("target", ""), ("body", "   ")])
             #expect(empty.status == .badRequest)
