@@ -49,17 +49,14 @@ public struct PostgresRunStore: RunStore {
     public func runs(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run] {
         try await database.withTenant(principal) { connection in
             let rows = try await connection.query(
-                """
-                SELECT r.workout_id, r.analysis::text AS analysis
-                FROM runs r
-                JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
-                WHERE r.tenant_id = $1 AND w.deleted_at IS NULL AND ($2::timestamptz IS NULL OR w.started_at < $2)
-                ORDER BY w.started_at DESC, w.workout_id DESC
-                LIMIT $3
-                """,
+                Self.select + """
+                     AND ($2::timestamptz IS NULL OR w.started_at < $2)
+                    ORDER BY w.started_at DESC, w.workout_id DESC
+                    LIMIT $3
+                    """,
                 [principal.tenantID.rawValue, before, limit])
             let analyses = try Self.decode(rows)
-            let ids = rows.compactMap { row in (try? row.decode("workout_id", as: UUID.self)).map(WorkoutID.init) }
+            let ids = try rows.map { row in WorkoutID(rawValue: try row.decode("workout_id")) }
             let loaded = try await WorkoutSQL.load(principal.tenantID, only: ids, connection)
             let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
             return ids.compactMap { id in
@@ -75,14 +72,16 @@ public struct PostgresRunStore: RunStore {
     {
         try decode(
             try await connection.query(
-                """
-                SELECT r.workout_id, r.analysis::text AS analysis
-                FROM runs r
-                JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
-                WHERE r.tenant_id = $1 AND r.workout_id = ANY($2::uuid[]) AND w.deleted_at IS NULL
-                """,
-                [tenant.rawValue, ids.map(\.rawValue)]))
+                select + " AND r.workout_id = ANY($2::uuid[])", [tenant.rawValue, ids.map(\.rawValue)]))
     }
+
+    /// The live runs of the tenant $1 with their analyses; callers add conditions.
+    private static let select = """
+        SELECT r.workout_id, r.analysis::text AS analysis
+        FROM runs r
+        JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
+        WHERE r.tenant_id = $1 AND w.deleted_at IS NULL
+        """
 
     private static func decode(_ rows: PostgresRows) throws -> [WorkoutID: RunAnalysis] {
         var analyses: [WorkoutID: RunAnalysis] = [:]

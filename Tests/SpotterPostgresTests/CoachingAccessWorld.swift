@@ -165,10 +165,8 @@ struct World {
         var measurements: [Role: BodyMeasurement] = [:]
         var guidedSessions: [Role: String] = [:]
         var ranRuns: [Role: String] = [:]
-        let runs = RunService(database: SpotterDatabase(pool: database.appPool), coaching: coaching, now: { clock.now })
-        let sessions = GuidedSessionService(
-            database: SpotterDatabase(pool: database.appPool), training: training, coaching: coaching,
-            now: { clock.now })
+        let runs = database.runService(clock: clock)
+        let sessions = database.guidedSessionService(clock: clock)
         let lifterNames: [Role: String] = [.owner: "Owner", .stranger: "Stranger", .otherClient: "Otherclient"]
         for (role, name) in lifterNames {
             let custom = try await training.exercises.create(

@@ -16,9 +16,7 @@ struct GuidedSessionStoreTests {
     {
         let training = database.trainingServices(clock: clock)
         let coaching = database.coachingService(clock: clock)
-        let sessions = GuidedSessionService(
-            database: SpotterDatabase(pool: database.appPool), training: training, coaching: coaching,
-            now: { clock.now })
+        let sessions = database.guidedSessionService(clock: clock)
         return (training, coaching, sessions)
     }
 

@@ -34,9 +34,7 @@ struct RunStoreTests {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
             let training = database.trainingServices(clock: clock)
-            let coaching = database.coachingService(clock: clock)
-            let runs = RunService(
-                database: SpotterDatabase(pool: database.appPool), coaching: coaching, now: { clock.now })
+            let runs = database.runService(clock: clock)
             let ada = try await database.lifter("ada")
             let samples = Self.samples(minutes: 30, pause: 20)
             let run = try await runs.log(
@@ -80,9 +78,7 @@ struct RunStoreTests {
     func refusals() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
-            let runs = RunService(
-                database: SpotterDatabase(pool: database.appPool), coaching: database.coachingService(clock: clock),
-                now: { clock.now })
+            let runs = database.runService(clock: clock)
             let ada = try await database.lifter("ada")
             var samples = Self.samples(minutes: 2)
             samples[17].offsetMilliseconds = samples[16].offsetMilliseconds
@@ -108,8 +104,7 @@ struct RunStoreTests {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
             let coaching = database.coachingService(clock: clock)
-            let runs = RunService(
-                database: SpotterDatabase(pool: database.appPool), coaching: coaching, now: { clock.now })
+            let runs = database.runService(clock: clock)
             let ada = try await database.lifter("ada")
             let cora = try await database.lifter("cora", kind: .coach)
             _ = try await coaching.link(cora, ada, scopes: ["history"])

@@ -60,6 +60,23 @@ extension TestDatabase {
     }
 }
 
+extension TestDatabase {
+    /// Guided sessions on this database, with a clock the test controls.
+    public func guidedSessionService(clock: TestClock? = nil) -> GuidedSessionService {
+        let now: @Sendable () -> Date = { clock?.now ?? Date() }
+        return GuidedSessionService(
+            database: SpotterDatabase(pool: appPool), training: trainingServices(clock: clock),
+            coaching: coachingService(clock: clock), now: now)
+    }
+
+    /// Runs on this database, with a clock the test controls.
+    public func runService(clock: TestClock? = nil) -> RunService {
+        RunService(
+            database: SpotterDatabase(pool: appPool), coaching: coachingService(clock: clock),
+            now: { clock?.now ?? Date() })
+    }
+}
+
 extension CoachingService {
     /// Links `lifter` to `coach` as a client joins: the coach's invite, redeemed granting `scopes`.
     @discardableResult

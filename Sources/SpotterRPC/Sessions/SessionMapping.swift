@@ -52,11 +52,6 @@ extension Spotter_V1_GuidedSession {
         workoutID = session.workoutID?.description ?? ""
         version = session.version
         serverTime = Spotter_V1_Timestamp(now)
-        circuits = session.circuits.map { circuit in
-            .with {
-                $0.rounds = Int32(circuit.rounds)
-                $0.restSeconds = Int32(circuit.restSeconds)
-            }
-        }
+        circuits = session.circuits.map(Spotter_V1_Circuit.init)
     }
 }

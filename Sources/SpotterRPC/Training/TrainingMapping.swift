@@ -197,16 +197,19 @@ extension Spotter_V1_Template {
         items = template.content.items.map {
             Spotter_V1_TemplateItem($0, exerciseName: template.exerciseNames[$0.exerciseID] ?? "")
         }
-        circuits = template.content.circuits.map { circuit in
-            .with {
-                $0.rounds = Int32(circuit.rounds)
-                $0.restSeconds = Int32(circuit.restSeconds)
-            }
-        }
+        circuits = template.content.circuits.map(Spotter_V1_Circuit.init)
         archived = template.archivedAt != nil
         version = template.version
         createdAt = Spotter_V1_Timestamp(template.createdAt)
         updatedAt = Spotter_V1_Timestamp(template.updatedAt)
+    }
+}
+
+extension Spotter_V1_Circuit {
+    init(_ circuit: TemplateCircuit) {
+        self.init()
+        rounds = Int32(circuit.rounds)
+        restSeconds = Int32(circuit.restSeconds)
     }
 }
 
