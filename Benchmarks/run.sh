@@ -11,6 +11,7 @@
 #   ONLY=log Benchmarks/run.sh            # just logging, with both proxies
 #   BIN=/some/dir Benchmarks/run.sh       # spotterd and spotter-load from there, no build
 #   DIAGNOSE=1 Benchmarks/run.sh          # pg_stat_statements and auto_explain (see below)
+#   PERF=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # also `perf record -g` spotterd per scenario
 #
 # Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
 set -euo pipefail
@@ -80,19 +81,32 @@ wal_per_call() {
 # milliseconds per call of the server side (spotterd, PostgreSQL) and of the client.
 declare -A rate server_cpu postgres_cpu client_cpu
 
+# spotterd's context switches so far (voluntary + involuntary, all threads): a thread switch is
+# what an `async` hop between executors costs when it crosses threads.
+context_switches() {
+    awk '/^(voluntary|nonvoluntary)_ctxt_switches/ { n += $2 } END { print n }' /proc/"$server_pid"/task/*/status
+}
+
 # Runs spotter-load (200 warm-up calls, then the measured ones) and prints the CPU time per call,
-# warm-up included, of spotterd, PostgreSQL and the generator.
+# warm-up included, of spotterd, PostgreSQL and the generator, and spotterd's thread switches per
+# call. With PERF=1, `perf record -g` samples spotterd through the run into
+# /tmp/spotterd-<scenario>-<concurrency>.perf.data (read it with `perf report -i`).
 measure() {
-    local s0 p0 w0 s1 p1 w1 lu ls n=$calls args=() output
+    local s0 p0 w0 c0 s1 p1 w1 c1 lu ls n=$calls args=() output perf_pid=
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
-    s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks); w0=$(wal_counters)
+    if [ -n "${PERF:-}" ]; then
+        perf record -q -g -p "$server_pid" -o "/tmp/spotterd-${args[1]}-${args[3]:-1}.perf.data" 2>/dev/null &
+        perf_pid=$!
+    fi
+    s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks); w0=$(wal_counters); c0=$(context_switches)
     { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" > "$cluster/load.out" 2>&1; } 2> "$cluster/time" || {
         cat "$cluster/load.out"
         exit 1
     }
-    s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks); w1=$(wal_counters)
+    s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks); w1=$(wal_counters); c1=$(context_switches)
+    [ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
     cat "$cluster/load.out"
     read -r lu ls < "$cluster/time"
     rate[spotterd]=$(awk '/throughput/ { print $2 }' "$cluster/load.out")
@@ -101,6 +115,7 @@ measure() {
             split(l, t, " "); printf "%.3f %.3f %.3f\n", s / hz * 1000 / n, p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
     echo "  cpu per call: spotterd ${server_cpu[spotterd]} ms, postgres ${postgres_cpu[spotterd]} ms, spotter-load ${client_cpu[spotterd]} ms"
     wal_per_call "$w0" "$w1" $((n + 200))
+    awk -v c=$((c1 - c0)) -v n=$((n + 200)) 'BEGIN { printf "  spotterd thread switches per call: %.1f\n", c / n }'
 }
 
 # pgbench NAME DATABASE SCRIPT CLIENTS [pgbench options]: runs a proxy for DURATION seconds and

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// A bounded pool of connections, shared by the server, the CLI and the tests.
 ///
@@ -80,11 +81,16 @@ public actor PostgresPool {
         self.logger = logger
     }
 
-    /// Checks out a connection for the duration of `body` and returns it afterwards.
+    /// Checks out a connection for the duration of `body` and returns it afterwards (inside
+    /// `withReservedConnection`, takes the reserved one when it is free).
     @discardableResult
     public nonisolated func withConnection<T: Sendable>(
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        if let reservation = takeReservation() {
+            defer { reservation.release() }
+            return try await reservation.connection.withExecutorPreference { try await body(reservation.connection) }
+        }
         let connection = try await timedCheckout()
         do {
             let value = try await connection.withExecutorPreference { try await body(connection) }
@@ -93,6 +99,79 @@ public actor PostgresPool {
         } catch {
             await checkin(connection)
             throw error
+        }
+    }
+
+    /// Checks out one connection for the whole of `body` (one RPC): `withConnection` and
+    /// `withTransaction` called inside it use that connection whenever it is free, instead of
+    /// checking one out and returning it each time, and `body` runs on the connection's queue. A
+    /// call's authentication and its transaction then share one checkout and one thread, which saves
+    /// the thread switches between Swift's cooperative pool and a connection's queue that a second
+    /// checkout costs. Only the task that reserved it uses it: its child tasks and the tasks it
+    /// starts (which may outlive `body`, and may run beside it) check out their own as usual.
+    ///
+    /// Inside another reservation of this pool, `body` just runs.
+    @discardableResult
+    public nonisolated func withReservedConnection<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        if let reservation = Self.reservation, reservation.pool === self { return try await body() }
+        return try await withConnection { connection in
+            let reservation = Reservation(pool: self, connection: connection, owner: Self.currentTask())
+            defer {
+                // A task still using it after the scope (it cannot be a child task) keeps a
+                // connection that the pool must not hand out again.
+                if !reservation.end() { connection.markBroken() }
+            }
+            return try await Self.$reservation.withValue(reservation) { try await body() }
+        }
+    }
+
+    /// The connection of the surrounding `withReservedConnection`, marked in use, when it belongs to
+    /// this pool, this task made the reservation, and the connection is free and not broken.
+    private nonisolated func takeReservation() -> Reservation? {
+        guard let reservation = Self.reservation, reservation.pool === self, reservation.owner == Self.currentTask(),
+            !reservation.connection.isBroken, reservation.take()
+        else { return nil }
+        return reservation
+    }
+
+    /// The running task's identity (a task's task-locals are inherited by the tasks it starts; this
+    /// is not).
+    private static func currentTask() -> Int? {
+        withUnsafeCurrentTask { $0?.hashValue }
+    }
+
+    @TaskLocal private static var reservation: Reservation?
+
+    /// One connection kept for a scope: free, in use by one task, or ended (never handed out again).
+    private final class Reservation: Sendable {
+        let pool: PostgresPool
+        let connection: PostgresConnection
+        let owner: Int?
+        private let state = Atomic<Int>(State.free)
+
+        private enum State {
+            static let free = 0
+            static let inUse = 1
+            static let ended = 2
+        }
+
+        init(pool: PostgresPool, connection: PostgresConnection, owner: Int?) {
+            self.pool = pool
+            self.connection = connection
+            self.owner = owner
+        }
+
+        func take() -> Bool {
+            state.compareExchange(expected: State.free, desired: State.inUse, ordering: .acquiring).exchanged
+        }
+
+        func release() {
+            state.store(State.free, ordering: .releasing)
+        }
+
+        /// Ends the reservation; `false` when a task is using the connection at that moment.
+        func end() -> Bool {
+            state.exchange(State.ended, ordering: .acquiringAndReleasing) != State.inUse
         }
     }
 
@@ -116,7 +195,17 @@ public actor PostgresPool {
         var attempt = 0
         while true {
             attempt += 1
-            let connection = try await timedCheckout()
+            let reservation = takeReservation()
+            let connection: PostgresConnection
+            if let reservation {
+                connection = reservation.connection
+            } else {
+                connection = try await timedCheckout()
+            }
+            // The reserved connection goes back to its reservation, any other to the pool.
+            let checkin: (PostgresConnection) async -> Void = { connection in
+                if let reservation { reservation.release() } else { await self.checkin(connection) }
+            }
             // BEGIN, the body and COMMIT all run on the connection's queue (no hop per statement).
             let outcome: TransactionAttempt<T> = try await connection.withExecutorPreference {
                 do {

@@ -91,6 +91,13 @@ public struct SpotterDatabase: Sendable {
     }
 }
 
+extension SpotterDatabase: CallScope {
+    /// Runs one RPC with one connection kept for it (`PostgresPool.withReservedConnection`).
+    public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await translatingErrors { try await pool.withReservedConnection(body) }
+    }
+}
+
 extension SpotterDatabase {
     /// Runs one statement outside an explicit transaction (autocommit) with no tenant set: for the
     /// single-statement SECURITY DEFINER lookups on every call's path, where BEGIN and COMMIT would

@@ -3,6 +3,7 @@ import Foundation
 import GRPCCore
 import Logging
 import SpotterCore
+import SpotterProto
 import SwiftProtobuf
 import Synchronization
 
@@ -32,22 +33,45 @@ public struct RequestInterceptor: ServerInterceptor {
     private let deadline: Duration
     private let trustedProxies: TrustedProxies
     private let metrics: any MetricsFactory
+    private let callScope: any CallScope
 
     /// `deadline` is how long a call's handler may run (from reading its request to its answer, or
     /// for a streaming call to its first message) before the call ends DEADLINE_EXCEEDED
     /// (`TransportLimits.callDeadline`). `metrics` receives, per call: `spotter_rpc_calls_total{method,code}`,
     /// `spotter_rpc_duration_seconds{method}` (a histogram), `spotter_rpc_in_flight`, and for the
-    /// sign-in calls `spotter_sign_in_attempts_total{result}` (ok, failed, throttled).
+    /// sign-in calls `spotter_sign_in_attempts_total{result}` (ok, failed, throttled). `callScope` runs
+    /// each unary call that carries a token, from the token's lookup to the answer (the database's:
+    /// one connection for the call).
     public init(
         auth: AuthService, logger: Logger, deadline: Duration,
-        trustedProxies: TrustedProxies = .none, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        trustedProxies: TrustedProxies = .none, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        callScope: any CallScope = NoCallScope()
     ) {
         self.auth = auth
         self.logger = logger
         self.deadline = deadline
         self.trustedProxies = trustedProxies
         self.metrics = metrics
+        self.callScope = callScope
     }
+
+    /// The methods that stream requests or answers (`Watch`, `ExportAccount`, `ImportWorkouts`, …),
+    /// from the services' file descriptors.
+    static let streamingMethods: Set<String> = {
+        guard let bytes = Data(base64Encoded: SpotterFileDescriptors.base64Set),
+            let set = try? Google_Protobuf_FileDescriptorSet(serializedBytes: bytes)
+        else { return [] }
+        var methods: Set<String> = []
+        for file in set.file {
+            let prefix = file.package.isEmpty ? "" : file.package + "."
+            for service in file.service {
+                for method in service.method where method.clientStreaming || method.serverStreaming {
+                    methods.insert(prefix + service.name + "/" + method.name)
+                }
+            }
+        }
+        return methods
+    }()
 
     /// Calls that may run longer than the usual deadline: an import of ten years of workouts takes
     /// seconds, and the largest file accepted (64 MiB) up to about a minute on a small server.
@@ -79,7 +103,7 @@ public struct RequestInterceptor: ServerInterceptor {
             logger[metadataKey: "trace_id"] = "\(trace.traceID)"
             logger[metadataKey: "parent_span_id"] = "\(trace.parentID)"
         }
-        var requestContext = RequestContext(
+        let requestContext = RequestContext(
             requestID: requestID,
             principal: nil,
             clientAddress: address,
@@ -87,27 +111,35 @@ public struct RequestInterceptor: ServerInterceptor {
         )
         Meter(label: "spotter_rpc_in_flight", factory: metrics).increment()
         do {
-            if !Self.publicMethods.contains(method) {
-                let token = Self.bearerToken(in: request.metadata)
-                guard !token.isEmpty else {
-                    throw SpotterError.unauthenticated("missing metadata 'authorization: Bearer <access token>'")
-                }
-                let principal = try await auth.authenticate(accessToken: token)
-                requestContext.principal = principal
-                requestContext.logger[metadataKey: "tenant"] = "\(principal.tenantID)"
+            let authenticated = !Self.publicMethods.contains(method)
+            let token = authenticated ? Self.bearerToken(in: request.metadata) : ""
+            if authenticated, token.isEmpty {
+                throw SpotterError.unauthenticated("missing metadata 'authorization: Bearer <access token>'")
             }
-            let call = requestContext
+            // A unary call with a token keeps one database connection from the token's lookup to its
+            // answer; a streaming call would hold it for as long as the stream lasts.
+            let scope: any CallScope =
+                authenticated && !Self.streamingMethods.contains(method) ? callScope : NoCallScope()
+            let unauthenticated = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
-            let response = try await withoutActuallyEscaping(next) { next in
+            let (response, logger) = try await withoutActuallyEscaping(next) { next in
                 try await Self.withDeadline(Self.deadline(for: method, default: deadline)) {
-                    try await RequestContext.$current.withValue(call) {
-                        try await next(Self.refusingZeroBytes(request), context)
+                    try await scope.run {
+                        var call = unauthenticated
+                        if authenticated {
+                            let principal = try await auth.authenticate(accessToken: token)
+                            call.principal = principal
+                            call.logger[metadataKey: "tenant"] = "\(principal.tenantID)"
+                        }
+                        let response = try await RequestContext.$current.withValue(call) {
+                            try await next(Self.refusingZeroBytes(request), context)
+                        }
+                        return (response, call.logger)
                     }
                 }
             }
             return Self.recordingCompletion(
-                of: response,
-                CallRecord(method: method, started: started, logger: requestContext.logger, metrics: metrics))
+                of: response, CallRecord(method: method, started: started, logger: logger, metrics: metrics))
         } catch {
             let mapped = RPCErrorMapping.map(error, requestID: requestID, logger: requestContext.logger)
             CallRecord(method: method, started: started, logger: requestContext.logger, metrics: metrics)
@@ -184,7 +216,7 @@ public struct RequestInterceptor: ServerInterceptor {
     /// connection's `statement_timeout`); a wait for the request message, a pool connection or a
     /// password-hashing slot stops at once.
     ///
-    /// One task runs `body`; the deadline is a dispatch timer and gRPC's cancellation a callback
+    /// One task runs `body`; the deadline is an entry in `CallDeadlines` and gRPC's cancellation a callback
     /// (`withRPCCancellationHandler`, on the RPC's cancellation handle that the transport sets for
     /// the call), so a call costs one task rather than three (`body`, a sleeping deadline task and
     /// a task waiting for cancellation, each started, woken and finished on every call).
@@ -201,12 +233,8 @@ public struct RequestInterceptor: ServerInterceptor {
             }
             if first { task.cancel() }
         }
-        let timer = DispatchSource.makeTimerSource(queue: deadlineQueue)
-        let (seconds, attoseconds) = limit.components
-        timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
-        timer.setEventHandler { stop(.deadlinePassed) }
-        timer.activate()
-        defer { timer.cancel() }
+        let deadline = CallDeadlines.shared.add(after: limit) { stop(.deadlinePassed) }
+        defer { CallDeadlines.shared.cancel(deadline) }
         let result = await withTaskCancellationHandler {
             await withRPCCancellationHandler {
                 await task.result
@@ -230,9 +258,6 @@ public struct RequestInterceptor: ServerInterceptor {
             throw RPCError(code: .unavailable, message: "the call was cancelled before it finished; retry")
         }
     }
-
-    /// Where the calls' deadline timers fire (they do no more than cancel a task).
-    private static let deadlineQueue = DispatchQueue(label: "spotter.rpc-deadlines")
 
     /// The trace id and parent span id of a W3C `traceparent` value
     /// (`00-<32 hex>-<16 hex>-<2 hex>`, ids not all zeros); `nil` for anything else, which is ignored.
@@ -266,7 +291,10 @@ public struct RequestInterceptor: ServerInterceptor {
         for value in metadata[stringValues: "authorization"] {
             let parts = value.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                return parts[1].trimmingCharacters(in: .whitespaces)
+                let token = parts[1].drop(while: \.isWhitespace)
+                return String(
+                    token[
+                        ..<(token.lastIndex(where: { !$0.isWhitespace }).map(token.index(after:)) ?? token.startIndex)])
             }
         }
         return ""
@@ -287,8 +315,19 @@ public struct RequestInterceptor: ServerInterceptor {
         return String(text)
     }
 
-    private static func newRequestID() -> String {
-        String(UUID().lowercasedString.prefix(13)).replacingOccurrences(of: "-", with: "")
+    /// Twelve random lower-case hex digits.
+    static func newRequestID() -> String {
+        let digits: StaticString = "0123456789abcdef"
+        var random = UInt64.random(in: 0..<(1 << 48))
+        return String(unsafeUninitializedCapacity: 12) { text in
+            digits.withUTF8Buffer { digits in
+                for index in (0..<12).reversed() {
+                    text[index] = digits[Int(random & 0x0f)]
+                    random >>= 4
+                }
+            }
+            return 12
+        }
     }
 
     /// Milliseconds to the microsecond: `12.345`.

@@ -150,7 +150,7 @@ public struct SpotterApplication: Sendable {
             interceptors: [
                 RequestInterceptor(
                     auth: auth, logger: logger, deadline: settings.transport.callDeadline,
-                    trustedProxies: settings.trustedProxies, metrics: metrics.factory)
+                    trustedProxies: settings.trustedProxies, metrics: metrics.factory, callScope: spotterDatabase)
             ]
         )
         let (metricsPort, boundPort) = AsyncStream<Int>.makeStream()

@@ -206,4 +206,70 @@ struct PoolTests {
             await pool.shutdown()
         }
     }
+
+    private static func backend(_ connection: PostgresConnection) async throws -> Int32 {
+        try await connection.query("SELECT pg_backend_pid() AS pid").single!.decode("pid")
+    }
+
+    @Test(
+        "a reservation serves its task's statements and transactions from one connection; a second use at once, a child task and a task outliving the scope check out others"
+    )
+    func reservation() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 3))
+            let (scopeEnded, endScope) = AsyncStream<Never>.makeStream()
+            let (reserved, uses, pair, escaping) = try await pool.withReservedConnection {
+                let reserved = try await pool.withConnection { try await Self.backend($0) }
+                let uses = [
+                    try await pool.withConnection { try await Self.backend($0) },
+                    try await pool.withTransaction { try await Self.backend($0) },
+                    try await pool.withTransaction(opening: [("SELECT 1", [])]) { try await Self.backend($0) },
+                ]
+                #expect(await pool.statistics().inUse == 1)
+                // Nested: the reserved connection is busy, so the inner use checks out another.
+                let pair = try await pool.withConnection { outer in
+                    (try await Self.backend(outer), try await pool.withConnection { try await Self.backend($0) })
+                }
+                // A child task runs beside the scope's own work: it checks out its own.
+                async let child = pool.withConnection { try await Self.backend($0) }
+                #expect(try await child != reserved)
+                // An unstructured task inherits the scope's task-locals and may outlive it.
+                let escaping = Task {
+                    for await _ in scopeEnded {}
+                    return try await pool.withConnection { try await Self.backend($0) }
+                }
+                return (reserved, uses, pair, escaping)
+            }
+            endScope.finish()
+            #expect(uses == [reserved, reserved, reserved])
+            #expect(pair.0 == reserved && pair.1 != reserved)
+            // After the scope the connection is the pool's again, handed out through a checkout.
+            #expect(try await escaping.value != 0)
+            let statistics = await pool.statistics()
+            #expect(statistics.inUse == 0 && statistics.idle == 2)
+            await pool.shutdown()
+        }
+    }
+
+    @Test("a reserved connection the server dropped is replaced for the rest of the scope, then closed")
+    func brokenReservation() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 2, healthCheckAfterIdle: .seconds(3600)))
+            try await pool.withConnection { try await $0.execute("CREATE TABLE items (id int)") }
+            let killer = try await database.ownerConnection()
+            let (reserved, afterwards) = try await pool.withReservedConnection {
+                let reserved = try await pool.withConnection { try await Self.backend($0) }
+                try await killer.query("SELECT pg_terminate_backend($1)", [reserved])
+                try await Task.sleep(for: .milliseconds(100))
+                // BEGIN finds it dead and is retried on a new connection; later uses take that one's kind.
+                try await pool.withTransaction { try await $0.query("INSERT INTO items VALUES ($1)", [1]) }
+                return (reserved, try await pool.withConnection { try await Self.backend($0) })
+            }
+            await killer.close()
+            #expect(afterwards != reserved)
+            #expect(try await pool.withConnection { try await counter($0) } == 1)
+            #expect(await pool.openConnections == 1)
+            await pool.shutdown()
+        }
+    }
 }

@@ -19,6 +19,17 @@ struct UUIDDecodingTests {
                 == UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))
     }
 
+    @Test("a parameter is Foundation's text in lower case, and reads back as the same id")
+    func encodesAsFoundationDoes() throws {
+        var ids = (0..<1000).map { _ in UUID() }
+        ids.append(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        ids.append(UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!)
+        for id in ids {
+            #expect(id.postgresText == id.uuidString.lowercased())
+            #expect(try UUID.decode(postgresText: id.postgresText!) == id)
+        }
+    }
+
     @Test(
         "anything else is not a UUID",
         arguments: [

@@ -1,6 +1,7 @@
 import Foundation
-import SpotterCore
 import Testing
+
+@testable import SpotterCore
 
 @Suite("Training rules: exact masses")
 struct TrainingRulesMassTests {
@@ -35,6 +36,46 @@ struct TrainingRulesMassTests {
             if Mass(value, .lb).value(in: .lb) != value { failures.append(text + " lb") }
             if Mass(value, .kg).value(in: .kg) != value { failures.append(text + " kg") }
             if Mass(value, .lb).kilograms.fractionDigits > 6 { failures.append(text + " lb scale") }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(20))")
+    }
+
+    @Test(
+        "a set's weight read in integers equals the Decimal reading: every hundredth to 100, sampled values to 10,000, and values with more decimals left to Decimal"
+    )
+    func hundredthsMatchDecimal() {
+        /// What `WeightDraft.validated` computes without the integer path.
+        func byDecimal(_ value: Double, _ unit: WeightUnit) -> Mass? {
+            guard let exact = Decimal(exactly: value), exact >= 0, exact.fractionDigits <= 2, exact <= 10_000 else {
+                return nil
+            }
+            return Mass(exact, unit)
+        }
+        var values = (0...10_000).map { Double($0) / 100 }
+        var state: UInt64 = 0x5EED_0000_0000_0016
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let cents = Int((state >> 33) % 1_000_001)
+            values.append(Double(cents) / 100)
+            // Not two decimals: a thousandth off, a third, a tiny step past the hundredth.
+            values.append(Double(cents) / 100 + 0.001)
+            values.append(Double(cents) / 300)
+            values.append((Double(cents) / 100).nextUp)
+        }
+        values += [0, 10_000, 10_000.01, -0.01, -0, 0.1, 0.2, 0.3, 2.675, 1.005, 4409.24, 4409.25, .nan, .infinity]
+        var failures: [String] = []
+        for value in values {
+            for unit in [WeightUnit.kg, .lb] {
+                let fast = WeightDraft.hundredthsMass(value, unit)
+                let slow = byDecimal(value, unit)
+                // The integer path may leave a value to Decimal, never answer it differently.
+                if let fast, fast != slow {
+                    failures.append("\(value) \(unit): \(fast) vs \(String(describing: slow))")
+                }
+                if fast == nil, slow != nil, value.isFinite, (value * 100).rounded() / 100 == value {
+                    failures.append("\(value) \(unit): left to Decimal")
+                }
+            }
         }
         #expect(failures.isEmpty, "\(failures.prefix(20))")
     }

@@ -3,6 +3,7 @@ import GRPCProtobuf
 import Logging
 import SpotterCore
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 @testable import SpotterRPC
@@ -24,6 +25,11 @@ struct RequestInterceptorTests {
         #expect(RequestInterceptor.bearerToken(in: ["authorization": "Bearer abc"]) == "abc")
         #expect(RequestInterceptor.bearerToken(in: ["authorization": "bearer  abc "]) == "abc")
         #expect(RequestInterceptor.bearerToken(in: ["authorization": "Basic abc"]) == "")
+        #expect(RequestInterceptor.bearerToken(in: ["authorization": "Bearer \t abc \t"]) == "abc")
+        #expect(RequestInterceptor.bearerToken(in: ["authorization": "Bearer  "]) == "")
+        let ids = (0..<100).map { _ in RequestInterceptor.newRequestID() }
+        #expect(Set(ids).count == 100)
+        #expect(ids.allSatisfy { $0.count == 12 && $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() })
         #expect(RequestInterceptor.bearerToken(in: [:]) == "")
     }
 
@@ -34,6 +40,38 @@ struct RequestInterceptorTests {
         ])
     func clientAddress(peer: String, address: String) {
         #expect(RequestInterceptor.address(of: peer) == address)
+    }
+
+    @Test("the streaming methods come from the file descriptors; they keep no database connection for the call")
+    func streamingMethods() {
+        let streaming = RequestInterceptor.streamingMethods
+        for method in [
+            "spotter.v1.SyncService/Watch", "spotter.v1.SessionService/WatchSession",
+            "spotter.v1.TransferService/ImportWorkouts", "spotter.v1.TransferService/ExportAccount",
+        ] {
+            #expect(streaming.contains(method), "\(method)")
+        }
+        #expect(!streaming.contains("spotter.v1.WorkoutService/LogWorkout"))
+        #expect(!streaming.contains("spotter.v1.SyncService/Pull"))
+    }
+
+    @Test("a call's deadline fires once its limit has passed, never before, and not at all once cancelled")
+    func sharedDeadlines() async throws {
+        let deadlines = CallDeadlines(resolution: .milliseconds(10))
+        let fired = Mutex<[(name: String, at: ContinuousClock.Instant)]>([])
+        let started = ContinuousClock.now
+        let kept = deadlines.add(after: .milliseconds(80)) { fired.withLock { $0.append(("kept", .now)) } }
+        let cancelled = deadlines.add(after: .milliseconds(80)) { fired.withLock { $0.append(("cancelled", .now)) } }
+        deadlines.cancel(cancelled)
+        while fired.withLock({ $0 }).isEmpty, ContinuousClock.now - started < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let seen = fired.withLock { $0 }
+        #expect(seen.map(\.name) == ["kept"])
+        #expect(seen.allSatisfy { $0.at - started >= .milliseconds(80) })
+        deadlines.cancel(kept)
+        #expect(deadlines.count == 0)
     }
 
     @Test("only the sign-in family and health are public")

@@ -16,6 +16,13 @@ public struct WeightDraft: Sendable, Equatable {
             validator.add(field + ".unit", "is required (KG or LB)")
             return nil
         }
+        if let mass = Self.hundredthsMass(value, unit) {
+            guard mass <= Mass.maximum else {
+                validator.add(field + ".value", "must be at most 2000 kg (4409.24 lb)")
+                return nil
+            }
+            return mass
+        }
         guard let value = Decimal(exactly: value), value >= 0 else {
             validator.add(field + ".value", "must be a finite number of at least 0")
             return nil
@@ -29,6 +36,24 @@ public struct WeightDraft: Sendable, Equatable {
             return nil
         }
         return mass
+    }
+
+    /// The mass of a `value` from 0 to 10,000 with at most two decimal places, in integers
+    /// (`Decimal(exactly:)` parses the number's text: a tenth of a logged workout's validation);
+    /// `nil` for anything else, which the `Decimal` path above judges. Two decimal places means
+    /// `value` is the `Double` nearest to hundredths / 100 — so its shortest form, which
+    /// `Decimal(exactly:)` reads, is that number — and then the result is the same: kilograms
+    /// × 10⁶ exactly, or pounds × 0.45359237 × 10⁶ rounded half up.
+    static func hundredthsMass(_ value: Double, _ unit: WeightUnit) -> Mass? {
+        guard value.isFinite, value >= 0, value <= 10_000 else { return nil }
+        let hundredths = (value * 100).rounded()
+        guard hundredths / 100 == value else { return nil }
+        let whole = Int64(hundredths)
+        switch unit {
+        case .kg: return Mass(micrograms: whole * 10_000)
+        // hundredths of a pound × 45,359,237 is kilograms × 10¹⁰.
+        case .lb: return Mass(micrograms: (whole * 45_359_237 + 5_000) / 10_000)
+        }
     }
 }
 
