@@ -4,11 +4,11 @@
 SELECT token_hash, tenant_id, clock_timestamp()::text AS now,
        '' AS text, 21 AS page_size
 FROM bench_clients WHERE n = :n \gset
-SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit
-FROM spotter_authenticate(:token_hash, :now);
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;
-SELECT set_config('spotter.tenant_id', :tenant_id, true);
+SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit,
+       set_config('spotter.tenant_id', tenant_id::text, true) AS acting_tenant
+FROM spotter_authenticate(:token_hash, :now);
 \endpipeline
 SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg
 FROM workouts w

@@ -28,11 +28,11 @@ SELECT token_hash, tenant_id, gen_random_uuid() AS workout_id,
        '{NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL}' AS set_durations,
        '{NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL}' AS set_distances
 FROM bench_clients WHERE n = :n \gset
-SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit
-FROM spotter_authenticate(:token_hash, :now);
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;
-SELECT set_config('spotter.tenant_id', :tenant_id, true);
+SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit,
+       set_config('spotter.tenant_id', tenant_id::text, true) AS acting_tenant
+FROM spotter_authenticate(:token_hash, :now);
 \endpipeline
 SELECT id, coalesce(c.name, x.name) AS name
 FROM unnest(:exercise_ids::uuid[]) AS id

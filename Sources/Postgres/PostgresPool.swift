@@ -89,7 +89,19 @@ public actor PostgresPool {
     ) async throws -> T {
         if let reservation = takeReservation() {
             defer { reservation.release() }
-            return try await reservation.connection.withExecutorPreference { try await body(reservation.connection) }
+            let connection = reservation.connection
+            return try await connection.withExecutorPreference {
+                // A statement outside a transaction: end the one left open first.
+                if reservation.takeOpenTransaction() != nil {
+                    do {
+                        try await connection.queryIgnoringCancellation("COMMIT", [])
+                    } catch {
+                        connection.markBroken()
+                        throw error
+                    }
+                }
+                return try await body(connection)
+            }
         }
         let connection = try await timedCheckout()
         do {
@@ -102,79 +114,6 @@ public actor PostgresPool {
         }
     }
 
-    /// Checks out one connection for the whole of `body` (one RPC): `withConnection` and
-    /// `withTransaction` called inside it use that connection whenever it is free, instead of
-    /// checking one out and returning it each time, and `body` runs on the connection's queue. A
-    /// call's authentication and its transaction then share one checkout and one thread, which saves
-    /// the thread switches between Swift's cooperative pool and a connection's queue that a second
-    /// checkout costs. Only the task that reserved it uses it: its child tasks and the tasks it
-    /// starts (which may outlive `body`, and may run beside it) check out their own as usual.
-    ///
-    /// Inside another reservation of this pool, `body` just runs.
-    @discardableResult
-    public nonisolated func withReservedConnection<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        if let reservation = Self.reservation, reservation.pool === self { return try await body() }
-        return try await withConnection { connection in
-            let reservation = Reservation(pool: self, connection: connection, owner: Self.currentTask())
-            defer {
-                // A task still using it after the scope (it cannot be a child task) keeps a
-                // connection that the pool must not hand out again.
-                if !reservation.end() { connection.markBroken() }
-            }
-            return try await Self.$reservation.withValue(reservation) { try await body() }
-        }
-    }
-
-    /// The connection of the surrounding `withReservedConnection`, marked in use, when it belongs to
-    /// this pool, this task made the reservation, and the connection is free and not broken.
-    private nonisolated func takeReservation() -> Reservation? {
-        guard let reservation = Self.reservation, reservation.pool === self, reservation.owner == Self.currentTask(),
-            !reservation.connection.isBroken, reservation.take()
-        else { return nil }
-        return reservation
-    }
-
-    /// The running task's identity (a task's task-locals are inherited by the tasks it starts; this
-    /// is not).
-    private static func currentTask() -> Int? {
-        withUnsafeCurrentTask { $0?.hashValue }
-    }
-
-    @TaskLocal private static var reservation: Reservation?
-
-    /// One connection kept for a scope: free, in use by one task, or ended (never handed out again).
-    private final class Reservation: Sendable {
-        let pool: PostgresPool
-        let connection: PostgresConnection
-        let owner: Int?
-        private let state = Atomic<Int>(State.free)
-
-        private enum State {
-            static let free = 0
-            static let inUse = 1
-            static let ended = 2
-        }
-
-        init(pool: PostgresPool, connection: PostgresConnection, owner: Int?) {
-            self.pool = pool
-            self.connection = connection
-            self.owner = owner
-        }
-
-        func take() -> Bool {
-            state.compareExchange(expected: State.free, desired: State.inUse, ordering: .acquiring).exchanged
-        }
-
-        func release() {
-            state.store(State.free, ordering: .releasing)
-        }
-
-        /// Ends the reservation; `false` when a task is using the connection at that moment.
-        func end() -> Bool {
-            state.exchange(State.ended, ordering: .acquiringAndReleasing) != State.inUse
-        }
-    }
-
     /// Runs `body` in a transaction that always ends: COMMIT when `body` returns, ROLLBACK when it
     /// throws or the task was cancelled meanwhile (then `CancellationError` is thrown).
     ///
@@ -184,6 +123,10 @@ public actor PostgresPool {
     ///
     /// A connection found broken at BEGIN, before any of `body` ran, is replaced and BEGIN retried
     /// once, so a restarted database costs the caller nothing.
+    ///
+    /// Inside `withReservedConnection`, on a transaction `beginInReservation` left open: `body` runs
+    /// in it when its isolation and opening statements are these (no BEGIN is sent); otherwise it
+    /// is committed in BEGIN's round trip.
     @discardableResult
     public nonisolated func withTransaction<T: Sendable>(
         isolation: PostgresIsolation = .readCommitted,
@@ -206,10 +149,17 @@ public actor PostgresPool {
             let checkin: (PostgresConnection) async -> Void = { connection in
                 if let reservation { reservation.release() } else { await self.checkin(connection) }
             }
+            // A transaction the call's first statement left open for it (`beginInReservation`).
+            let open = reservation?.takeOpenTransaction()
             // BEGIN, the body and COMMIT all run on the connection's queue (no hop per statement).
             let outcome: TransactionAttempt<T> = try await connection.withExecutorPreference {
                 do {
-                    if opening.isEmpty {
+                    if let open, open.serves(isolation, opening) {
+                        // Already begun, acting as `opening` would make it: nothing to send.
+                    } else if open != nil {
+                        try await connection.pipelineIgnoringCancellation(
+                            [("COMMIT", []), (isolation.beginStatement, [])] + opening)
+                    } else if opening.isEmpty {
                         try await connection.queryIgnoringCancellation(isolation.beginStatement, [])
                     } else {
                         try await connection.pipelineIgnoringCancellation([(isolation.beginStatement, [])] + opening)

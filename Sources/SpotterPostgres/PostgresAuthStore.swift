@@ -180,23 +180,51 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    /// Inside a call's reserved connection (`SpotterDatabase.run`), the lookup also begins the
+    /// call's transaction, acting as the tenant it found, in the same round trip: the handler's
+    /// first transaction for that tenant runs in it (`PostgresPool.beginInReservation`). Elsewhere
+    /// (streams re-checking their token) it is one statement on its own.
     public func authenticate(accessTokenHash: [UInt8], now: Date) async throws -> Principal? {
-        try await database.withoutTenantAutocommit { connection in
+        let parameters: [any PostgresEncodable] = [PostgresBytes(accessTokenHash), now]
+        let begun = try await translatingErrors {
+            try await database.pool.beginInReservation(
+                [
+                    (
+                        """
+                        SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit,
+                               set_config('spotter.tenant_id', tenant_id::text, true) AS acting_tenant
+                        FROM spotter_authenticate($1, $2)
+                        """,
+                        parameters
+                    )
+                ],
+                standsFor: { rows in
+                    guard let row = rows.first?.single, let tenant: UUID = try? row.decode("tenant_id") else {
+                        return nil
+                    }
+                    return [SpotterDatabase.actingAs(TenantID(rawValue: tenant))]
+                })
+        }
+        if let begun { return try begun[0].single.map(Self.principal) }
+        return try await database.withoutTenantAutocommit { connection in
             let rows = try await connection.query(
                 """
                 SELECT tenant_id, account_id, session_id, kind, tier, tier_expires_at, time_zone, unit
                 FROM spotter_authenticate($1, $2)
                 """,
-                [PostgresBytes(accessTokenHash), now]
+                parameters
             )
-            guard let row = rows.single else { return nil }
-            return Principal(
-                tenantID: TenantID(rawValue: try row.decode("tenant_id")),
-                accountID: AccountID(rawValue: try row.decode("account_id")),
-                sessionID: SessionID(rawValue: try row.decode("session_id")),
-                tenant: try TenantContextSQL.decode(row)
-            )
+            return try rows.single.map(Self.principal)
         }
+    }
+
+    private static func principal(_ row: PostgresRow) throws -> Principal {
+        Principal(
+            tenantID: TenantID(rawValue: try row.decode("tenant_id")),
+            accountID: AccountID(rawValue: try row.decode("account_id")),
+            sessionID: SessionID(rawValue: try row.decode("session_id")),
+            tenant: try TenantContextSQL.decode(row)
+        )
     }
 
     public func lookupRefreshToken(hash: [UInt8], now: Date) async throws -> RefreshLookup {

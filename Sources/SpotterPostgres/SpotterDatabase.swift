@@ -40,18 +40,22 @@ public struct SpotterDatabase: Sendable {
             return try await translatingErrors { try await body(open.connection) }
         }
         return try await translatingErrors {
-            // The tenant is set in BEGIN's round trip.
-            let setTenant: (sql: String, parameters: [any PostgresEncodable]) = (
-                "SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue]
-            )
+            // The tenant is set in BEGIN's round trip (or was, by the call's authentication).
             return try await pool.withTransaction(
-                isolation: isolation, opening: [setTenant], closing: Self.changedFeeds, committed: notifyWatchers
+                isolation: isolation, opening: [Self.actingAs(tenant)], closing: Self.changedFeeds,
+                committed: notifyWatchers
             ) { connection in
                 try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {
                     try await body(connection)
                 }
             }
         }
+    }
+
+    /// The statement that makes a transaction act as `tenant` for row-level security (local to the
+    /// transaction).
+    static func actingAs(_ tenant: TenantID) -> (sql: String, parameters: [any PostgresEncodable]) {
+        ("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
     }
 
     /// The tenants whose change feeds the transaction wrote (space-separated ids, noted by the feed

@@ -272,4 +272,95 @@ struct PoolTests {
             await pool.shutdown()
         }
     }
+
+    @Test(
+        "a call's first statement may open its transaction: the first transaction opened the same way runs in it with no BEGIN, any other use commits it first, and the scope's end commits one left open"
+    )
+    func transactionOpenedInReservation() async throws {
+        try await TestDatabase.with { database in
+            let pool = pool(database, .init(maxConnections: 2))
+            try await pool.withConnection { try await $0.execute("CREATE TABLE items (id int)") }
+            let acting: [(sql: String, parameters: [any PostgresEncodable])] = [
+                ("SELECT set_config('spotter.test', $1, true)", ["a"])
+            ]
+            let opening: [(sql: String, parameters: [any PostgresEncodable])] = [
+                ("SELECT txid_current()::bigint AS xid, set_config('spotter.test', 'a', true) AS test", [])
+            ]
+            func xid(_ rows: [PostgresRows]?) throws -> Int64 { try rows![0].single!.decode("xid") }
+            func current(_ connection: PostgresConnection) async throws -> (xid: Int64, test: String?) {
+                let row = try await connection.query(
+                    "SELECT txid_current()::bigint AS xid, current_setting('spotter.test', true) AS test"
+                ).single!
+                return (try row.decode("xid"), try row.decode("test"))
+            }
+
+            // Outside a reservation nothing is sent.
+            #expect(try await pool.beginInReservation(opening, standsFor: { _ in acting }) == nil)
+
+            // The same opening: the transaction runs in the one already begun, and BEGIN is not sent again.
+            let log = PostgresStatementLog()
+            let (begun, inside) = try await PostgresStatementLog.$current.withValue(log) {
+                try await pool.withReservedConnection {
+                    let begun = try xid(try await pool.beginInReservation(opening, standsFor: { _ in acting }))
+                    let inside = try await pool.withTransaction(opening: acting) { connection in
+                        try await connection.query("INSERT INTO items VALUES (1)")
+                        return try await current(connection)
+                    }
+                    return (begun, inside)
+                }
+            }
+            #expect(inside.xid == begun && inside.test == "a")
+            #expect(log.statements.filter { $0.sql.hasPrefix("BEGIN") }.count == 1)
+            #expect(log.statements.filter { $0.sql == "COMMIT" }.count == 1)
+
+            // Another opening (or isolation): committed, and a new transaction begun, in one round trip.
+            let (first, other, serializable) = try await pool.withReservedConnection {
+                let first = try xid(try await pool.beginInReservation(opening, standsFor: { _ in acting }))
+                let other = try await pool.withTransaction(opening: [
+                    ("SELECT set_config('spotter.test', 'b', true)", [])
+                ]) {
+                    try await current($0)
+                }
+                _ = try await pool.beginInReservation(opening, standsFor: { _ in acting })
+                let serializable = try await pool.withTransaction(isolation: .serializable, opening: acting) {
+                    try await current($0)
+                }
+                return (first, other, serializable)
+            }
+            #expect(other.xid != first && other.test == "b")
+            #expect(serializable.xid != first && serializable.xid != other.xid && serializable.test == "a")
+
+            // A statement outside a transaction commits it first; so does the scope's end, keeping its writes.
+            let (opened, outside) = try await pool.withReservedConnection {
+                let opened = try xid(
+                    try await pool.beginInReservation(
+                        [
+                            (
+                                "WITH x AS (INSERT INTO items VALUES (2) RETURNING 1) SELECT txid_current()::bigint AS xid FROM x",
+                                []
+                            )
+                        ],
+                        standsFor: { _ in nil }))
+                return (opened, try await pool.withConnection { try await current($0) })
+            }
+            #expect(outside.xid != opened && (outside.test ?? "") == "")
+            try await pool.withReservedConnection {
+                _ = try await pool.beginInReservation(
+                    [("INSERT INTO items VALUES (3)", [])], standsFor: { _ in nil })
+            }
+            // A failed statement leaves nothing open, and the error is the caller's.
+            await #expect(throws: PostgresError.self) {
+                try await pool.withReservedConnection {
+                    _ = try await pool.beginInReservation(
+                        [("INSERT INTO items VALUES (4)", []), ("SELECT 1 / 0", [])], standsFor: { _ in acting })
+                }
+            }
+            let ids: [Int32] = try await pool.withConnection { connection in
+                try await connection.query("SELECT id FROM items ORDER BY id").rows.map { try $0.decode("id") }
+            }
+            #expect(ids == [1, 2, 3])
+            #expect(await pool.statistics().inUse == 0)
+            await pool.shutdown()
+        }
+    }
 }

@@ -7,8 +7,9 @@ import Testing
 
 /// Keeps the benchmark's same-SQL proxy (`Benchmarks/same-sql/*.sql`, run by pgbench) in step with
 /// the statements spotterd really sends for the two benchmarked calls. A call is the request
-/// interceptor's authentication and then the handler's service call, as `RequestInterceptor` and
-/// `WorkoutHandler` run them; neither sends anything else.
+/// interceptor's authentication and then the handler's service call, in the call's scope (one
+/// reserved connection: `SpotterDatabase.run`), as `RequestInterceptor` and `WorkoutHandler` run
+/// them; neither sends anything else.
 @Suite("Same-SQL benchmark proxy")
 struct SameSQLProxyTests {
     private let start = Date(timeIntervalSince1970: 1_790_000_000)
@@ -24,17 +25,23 @@ struct SameSQLProxyTests {
                 login: "ada", password: "long enough ada", deviceLabel: "", address: "127.0.0.1"
             ).accessToken
             let training = database.trainingServices(clock: TestClock(start))
+            let call = SpotterDatabase(pool: database.appPool)
 
             let logged = try await Self.recording {
-                let principal = try await auth.authenticate(accessToken: token)
-                _ = try await training.workouts.log(principal, id: WorkoutID.random().description, Self.tenSets(start))
+                try await call.run {
+                    let principal = try await auth.authenticate(accessToken: token)
+                    _ = try await training.workouts.log(
+                        principal, id: WorkoutID.random().description, Self.tenSets(start))
+                }
             }
             try Self.expect(logged, matchScript: "logworkout.sql")
 
             let listed = try await Self.recording {
-                let principal = try await auth.authenticate(accessToken: token)
-                _ = try await training.workouts.history(
-                    principal, from: nil, to: nil, text: "", pageSize: 20, pageToken: "")
+                try await call.run {
+                    let principal = try await auth.authenticate(accessToken: token)
+                    _ = try await training.workouts.history(
+                        principal, from: nil, to: nil, text: "", pageSize: 20, pageToken: "")
+                }
             }
             try Self.expect(listed, matchScript: "history.sql")
         }
