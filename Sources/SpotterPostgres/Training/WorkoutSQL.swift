@@ -121,43 +121,73 @@ enum WorkoutSQL {
 
     /// Live workouts with every set: those of `ids`, or all of the tenant's when `ids` is `nil`;
     /// oldest first. Three statements whatever the number of workouts.
+    ///
+    /// Named workouts are read by one primary-key lookup per id: each id's rows come from a
+    /// `LATERAL` subquery (`OFFSET 0` keeps it apart) ordered as the primary key is, so no other
+    /// index can serve it as cheaply. With `workout_id = ANY(ids)`, a tenant whose rows came after
+    /// the table's last ANALYZE is estimated at one row, every index on `tenant_id` then costs the
+    /// same, and PostgreSQL went through all of the tenant's sets in another index's order,
+    /// filtering them: a sync pull of one change took 28 ms instead of 3 (Benchmarks/README.md,
+    /// "The sync slowdown (part 6)").
     static func load(_ tenant: TenantID, only ids: [WorkoutID]?, _ connection: PostgresConnection) async throws
         -> [Workout]
     {
         // Fragments of constant SQL; the ids themselves are always a parameter.
-        let workoutFilter = ids == nil ? "" : " AND workout_id = ANY($2::uuid[])"
         let parameters: [any PostgresEncodable] =
             ids.map { [tenant.rawValue, $0.map(\.rawValue)] } ?? [tenant.rawValue]
+        /// The `columns` of `table`'s rows (`found`) of the tenant (`$1`) and, when there are ids, of
+        /// the workouts `$2` (each read in `keyOrder`, the primary key's columns after the
+        /// workout), with `joins`, that pass `condition`, in `order`.
+        func select(
+            _ columns: String, from table: String, keyOrder: String, joins: String = "",
+            where condition: String = "TRUE", orderBy order: String
+        ) -> String {
+            guard ids != nil else {
+                return """
+                    SELECT \(columns) FROM \(table) AS found \(joins)
+                    WHERE found.tenant_id = $1 AND \(condition) ORDER BY \(order)
+                    """
+            }
+            return """
+                SELECT \(columns)
+                FROM (SELECT DISTINCT id FROM unnest($2::uuid[]) AS id) AS wanted
+                CROSS JOIN LATERAL (
+                    SELECT * FROM \(table) WHERE tenant_id = $1 AND workout_id = wanted.id
+                    ORDER BY \(keyOrder) OFFSET 0) AS found
+                \(joins)
+                WHERE \(condition)
+                ORDER BY \(order)
+                """
+        }
         let rows = try await connection.query(
-            """
-            SELECT workout_id, name, started_at, duration_seconds, notes, template_id, template_version,
-                   exercise_count, set_count, rep_count, volume_kg, version, created_at, updated_at
-            FROM workouts
-            WHERE tenant_id = $1 AND deleted_at IS NULL\(workoutFilter)
-            ORDER BY started_at, workout_id
-            """,
+            select(
+                """
+                workout_id, name, started_at, duration_seconds, notes, template_id, template_version,
+                exercise_count, set_count, rep_count, volume_kg, version, created_at, updated_at
+                """,
+                from: "workouts", keyOrder: "workout_id", where: "deleted_at IS NULL",
+                orderBy: "started_at, workout_id"),
             parameters
         )
         guard !rows.isEmpty else { return [] }
         let exerciseRows = try await connection.query(
-            """
-            SELECT we.workout_id, we.exercise_id, we.notes, we.section, we.circuit,
-                   coalesce(c.name, x.name, '') AS name
-            FROM workout_exercises we
-            LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
-            LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
-            WHERE we.tenant_id = $1\(ids == nil ? "" : " AND we.workout_id = ANY($2::uuid[])")
-            ORDER BY we.workout_id, we.position
-            """,
+            select(
+                """
+                found.workout_id, found.exercise_id, found.notes, found.section, found.circuit,
+                coalesce(c.name, x.name, '') AS name
+                """,
+                from: "workout_exercises", keyOrder: "position",
+                joins: """
+                    LEFT JOIN catalog_exercises c ON c.exercise_id = found.exercise_id
+                    LEFT JOIN exercises x ON x.tenant_id = found.tenant_id AND x.exercise_id = found.exercise_id
+                    """,
+                orderBy: "found.workout_id, found.position"),
             parameters
         )
         let setRows = try await connection.query(
-            """
-            SELECT workout_id, exercise_position, \(setColumns())
-            FROM workout_sets
-            WHERE tenant_id = $1\(workoutFilter)
-            ORDER BY workout_id, exercise_position, position
-            """,
+            select(
+                "workout_id, exercise_position, \(setColumns())", from: "workout_sets",
+                keyOrder: "exercise_position, position", orderBy: "workout_id, exercise_position, position"),
             parameters
         )
         var exercises: [UUID: [WorkoutExercise]] = [:]

@@ -1,0 +1,68 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterTestSupport
+import Testing
+
+@testable import SpotterPostgres
+
+/// The sync slowdown of issue 16: after an ANALYZE, a tenant whose rows came later is estimated at
+/// one row, and a read of a few of its workouts by `workout_id = ANY(ids)` went through all of the
+/// tenant's sets in index order, filtering them.
+@Suite("Plans when the statistics predate a tenant")
+struct StaleStatisticsTests {
+    @Test(
+        "a few workouts of a tenant newer than the last ANALYZE are read by id, not by filtering all of the tenant's rows"
+    )
+    func newTenantReadsByID() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+            let training = database.trainingServices(clock: clock)
+            func logWorkouts(_ lifter: Principal, _ count: Int) async throws -> [WorkoutID] {
+                var ids: [WorkoutID] = []
+                for index in 0..<count {
+                    let id = WorkoutID.random()
+                    let sets = (0..<5).map { SetDraft(reps: 5, weight: WeightDraft(value: Double(60 + $0), unit: .kg)) }
+                    _ = try await training.workouts.log(
+                        lifter, id: id.description,
+                        WorkoutDraft(
+                            name: "Day \(index)", startedAt: clock.now.addingTimeInterval(Double(index) * -86_400),
+                            durationSeconds: 3600,
+                            exercises: [
+                                WorkoutExerciseDraft(exerciseID: Catalog.squat.description, sets: sets),
+                                WorkoutExerciseDraft(exerciseID: Catalog.benchPress.description, sets: sets),
+                            ]))
+                    ids.append(id)
+                }
+                return ids
+            }
+            _ = try await logWorkouts(try await database.lifter("earlier"), 20)
+            try await database.asOwner { try await $0.execute("ANALYZE workouts, workout_exercises, workout_sets") }
+            let later = try await database.lifter("later")
+            let ids = try await logWorkouts(later, 150)
+
+            // The statements the read sends, each run again under EXPLAIN ANALYZE as the tenant.
+            let log = PostgresStatementLog()
+            let read = try await PostgresStatementLog.$current.withValue(log) {
+                try await database.asTenant(later.tenantID) { connection in
+                    try await WorkoutSQL.load(later.tenantID, only: [ids[7], ids[70]], connection)
+                }
+            }
+            #expect(read.map(\.id) == [ids[70], ids[7]])
+            #expect(read.allSatisfy { $0.content.exercises.map(\.sets.count) == [5, 5] })
+            let statements = log.statements.filter { $0.sql.hasPrefix("SELECT") && !$0.sql.contains("set_config") }
+            #expect(statements.count == 3)
+            for statement in statements {
+                let plan = try await database.asTenant(later.tenantID) { connection in
+                    try await connection.query(
+                        "EXPLAIN (ANALYZE, COSTS OFF) " + statement.sql, statement.parameters.map { $0 as String? }
+                    ).rows.map { row -> String in try row.decode("QUERY PLAN") }
+                }
+                let removed = plan.compactMap { line in
+                    line.split(separator: "Rows Removed by Filter: ").last.flatMap { Int($0) }
+                }.reduce(0, +)
+                #expect(removed < 20, "\(statement.sql)\n\(plan.joined(separator: "\n"))")
+            }
+        }
+    }
+}
