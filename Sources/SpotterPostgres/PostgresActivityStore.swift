@@ -275,7 +275,12 @@ public struct PostgresActivityStore: ActivityStore {
                 SELECT x.workout_id, x.started_at, \(startColumns.replacingOccurrences(of: "$2", with: "$3")),
                        s.kind, x.version, x.deleted_at IS NOT NULL AS deleted
                 FROM sync_changes s
-                LEFT JOIN workouts x ON s.kind = 'workout' AND x.tenant_id = s.tenant_id AND x.workout_id = s.object_id
+                -- One primary-key lookup per change, whatever the statistics say of the tenant
+                -- (a plain join scanned all of a new tenant's workouts per change: WorkoutSQL.load).
+                LEFT JOIN LATERAL (
+                    SELECT * FROM workouts
+                    WHERE s.kind = 'workout' AND tenant_id = s.tenant_id AND workout_id = s.object_id OFFSET 0
+                ) x ON true
                 WHERE s.tenant_id = $1 AND s.seq > $2 AND s.kind IN ('workout', 'profile')
             ) w ON true
             ORDER BY w.started_at, w.workout_id
