@@ -40,10 +40,13 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // The lowercase text of a UUID, written from its bytes: ids on the wire and SQL parameters.
+        .target(name: "UUIDText", swiftSettings: strict),
         .target(
             name: "Postgres",
             dependencies: [
                 "CLibPQ",
+                "UUIDText",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -51,6 +54,7 @@ let package = Package(
         .target(
             name: "SpotterCore",
             dependencies: [
+                "UUIDText",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import Foundation
+import UUIDText
 
 /// A Swift value that can be sent as a statement parameter, in PostgreSQL's text format.
 ///
@@ -46,28 +47,7 @@ extension Decimal: PostgresEncodable {
 }
 
 extension UUID: PostgresEncodable {
-    /// `uuidString`'s form in lower case, written from the bytes (neither `uuidString` nor
-    /// `lowercased()`: both showed in profiles of calls that send a hundred ids).
-    public var postgresText: String? {
-        let digits: StaticString = "0123456789abcdef"
-        return withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { text in
-                var at = 0
-                digits.withUTF8Buffer { digits in
-                    for (index, byte) in bytes.enumerated() {
-                        if index == 4 || index == 6 || index == 8 || index == 10 {
-                            text[at] = UInt8(ascii: "-")
-                            at += 1
-                        }
-                        text[at] = digits[Int(byte >> 4)]
-                        text[at + 1] = digits[Int(byte & 0x0f)]
-                        at += 2
-                    }
-                }
-                return at
-            }
-        }
-    }
+    public var postgresText: String? { lowercasedString }
 }
 
 extension Date: PostgresEncodable {
