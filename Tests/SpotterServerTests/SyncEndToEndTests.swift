@@ -19,8 +19,11 @@ final class WatchRecorder: Sendable {
 
     var count: Int { events.withLock { $0.count } }
 
-    /// When the first `reason` after the first `skipping` events arrived; `nil` if none within `timeout`.
-    func arrival(of reason: Spotter_V1_WatchEvent.Reason, skipping: Int = 0, timeout: Duration = .seconds(5))
+    /// When the first `reason` after the first `skipping` events arrived; `nil` if none within
+    /// `timeout` — 15 s by default: `opened` waits for the server's notification listener, which on
+    /// a loaded 2-core CI machine starting a dozen servers at once was seen to go live more than
+    /// 5 s after the stream opened.
+    func arrival(of reason: Spotter_V1_WatchEvent.Reason, skipping: Int = 0, timeout: Duration = .seconds(15))
         async throws -> ContinuousClock.Instant?
     {
         let deadline = ContinuousClock.now + timeout
