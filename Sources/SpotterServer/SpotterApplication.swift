@@ -214,7 +214,6 @@ public struct SpotterApplication: Sendable {
                             database: spotterDatabase, accessLogDays: settings.accessLogRetentionDays,
                             interval: .seconds(3600), logger: logger)),
                     .init(service: SessionSweeper(database: spotterDatabase, interval: .seconds(600), logger: logger)),
-                    .init(service: MemoryTrimmer(interval: .seconds(60))),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
