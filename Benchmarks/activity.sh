@@ -24,15 +24,7 @@ metrics_port=59561
 install_system_packages
 release_binaries
 
-make_cluster_dir spotter-activity-bench
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    stop_cluster fast
-}
-trap cleanup EXIT
-start_cluster $port "-c max_connections=100"
-"${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -q -c "CREATE DATABASE spotter"
+bench_cluster spotter-activity-bench $port 100
 hz=$(getconf CLK_TCK)
 
 load() {

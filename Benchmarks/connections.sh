@@ -72,21 +72,17 @@ install_system_packages
 python_venv "$root/.venv-tests" Tests/requirements.txt   # grpcio and h2, as the test suite's
 python=$root/.venv-tests/bin/python
 
-make_cluster_dir spotter-connections
-server_pid=
+bench_cluster spotter-connections $port 200
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
     if [ -s "$cluster/spotterd.log" ]; then
         cp "$cluster/spotterd.log" /tmp/spotter-connections-spotterd.log
         echo "==> spotterd's log: /tmp/spotter-connections-spotterd.log"
     fi
-    stop_cluster fast
+    stop_bench
 }
 trap cleanup EXIT
-
 echo "==> PostgreSQL in $cluster"
-start_cluster $port "-c max_connections=200"
-"${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q -c "CREATE DATABASE spotter"
 
 echo "==> spotterd ($BIN/spotterd, $build) on 127.0.0.1:$grpc_port, open-files limit $(ulimit -n)"
 # LOG_LEVEL=notice also logs refused connections ("connection refused: too many open"), but with

@@ -13,6 +13,23 @@ release_binaries() {
     bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
 }
 
+# bench_cluster NAME PORT MAX_CONNECTIONS: a throwaway PostgreSQL cluster (fsync and synchronous_commit
+# on) listening on PORT, with an empty database `spotter`; when the script exits, spotterd
+# ($server_pid, once started) and the cluster stop (`stop_bench`; a script with more to do on exit
+# sets its own trap and calls it).
+bench_cluster() {
+    make_cluster_dir "$1"
+    server_pid=
+    trap stop_bench EXIT
+    start_cluster "$2" "-c max_connections=$3"
+    "${run_as_pg[@]}" psql -h "$cluster" -p "$2" -U postgres -v ON_ERROR_STOP=1 -q -c "CREATE DATABASE spotter"
+}
+
+stop_bench() {
+    [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    stop_cluster fast
+}
+
 # start_bench_spotterd SPOTTERD PG_PORT GRPC_PORT [NAME=VALUE ...]: starts SPOTTERD on 127.0.0.1
 # against the database `spotter` of the cluster in $cluster, logging to $cluster/spotterd.log,
 # with the settings given after the defaults (a later one wins), and waits until its port

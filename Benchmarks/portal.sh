@@ -35,18 +35,9 @@ command -v curl >/dev/null || { sudo=$(need_root_for_apt); $sudo apt-get install
 
 release_binaries
 
-make_cluster_dir spotter-portal-bench
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    stop_cluster fast
-}
-trap cleanup EXIT
-
+bench_cluster spotter-portal-bench $port 200
 echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
-start_cluster $port "-c max_connections=200"
 psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
-"${psql[@]}" -c "CREATE DATABASE spotter"
 
 echo "==> spotterd on 127.0.0.1:$grpc_port, its portal on https://127.0.0.1:$portal_port"
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_PORTAL_PORT="$portal_port" \

@@ -25,15 +25,7 @@ grpc_port=50562
 install_system_packages
 release_binaries
 
-make_cluster_dir spotter-sessions-bench
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    stop_cluster fast
-}
-trap cleanup EXIT
-start_cluster $port "-c max_connections=100"
-"${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -q -c "CREATE DATABASE spotter"
+bench_cluster spotter-sessions-bench $port 100
 hz=$(getconf CLK_TCK)
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
 

@@ -29,17 +29,8 @@ grpc_port=${GRPC_PORT:-50571}
 install_system_packages
 release_binaries
 
-make_cluster_dir spotter-soak
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    stop_cluster fast
-}
-trap cleanup EXIT
-
+bench_cluster spotter-soak $port 200
 echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
-start_cluster $port "-c max_connections=200"
-"${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q -c "CREATE DATABASE spotter"
 
 echo "==> spotterd on 127.0.0.1:$grpc_port"
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
