@@ -7,6 +7,11 @@ import Synchronization
 /// reads those instead of all of history. An entry is used only while it matches the kept state
 /// exactly (the same feed number and time zone): a reconciliation elsewhere (another replica), a
 /// rolled-back one, or any other change sends the round back to reading everything.
+///
+/// A round takes its lifter's entry out (`take`) and stores what it read back, so while it runs it
+/// holds the only reference to the workouts and appends the new ones in place: a lifter's list grows
+/// by doubling its capacity instead of being copied on every round (with a lifter logging steadily,
+/// copies of ever longer lists made spotterd's memory grow for as long as the history did).
 final class ActivityCache: Sendable {
     struct Entry: Sendable {
         var feedSeq: Int64
@@ -26,17 +31,17 @@ final class ActivityCache: Sendable {
 
     private let entries = Mutex(State())
 
-    func entry(_ tenant: TenantID) -> Entry? {
+    /// The lifter's entry, removed from the cache until the round stores one back.
+    func take(_ tenant: TenantID) -> Entry? {
         entries.withLock { state -> Entry? in
-            guard let found = state.items[tenant] else { return nil }
-            state.clock += 1
-            state.items[tenant]?.used = state.clock
+            guard let found = state.items.removeValue(forKey: tenant) else { return nil }
+            state.workouts -= found.entry.workouts.count
             return found.entry
         }
     }
 
     func store(_ tenant: TenantID, _ entry: Entry) {
-        guard entry.workouts.count <= Self.capacity else { return forget(tenant) }
+        guard entry.workouts.count <= Self.capacity else { return }
         entries.withLock { state in
             state.clock += 1
             state.workouts += entry.workouts.count - (state.items[tenant]?.entry.workouts.count ?? 0)
@@ -50,9 +55,4 @@ final class ActivityCache: Sendable {
         }
     }
 
-    func forget(_ tenant: TenantID) {
-        entries.withLock { state in
-            state.workouts -= state.items.removeValue(forKey: tenant)?.entry.workouts.count ?? 0
-        }
-    }
 }

@@ -15,29 +15,26 @@ public struct PostgresActivityStore: ActivityStore {
 
     public func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts {
         try await database.withTenant(principal) { connection in
-            try await Self.facts(principal.tenantID, now: now, connection, kept: nil, cached: nil).facts
+            var none: ActivityCache.Entry?
+            return try await Self.facts(principal.tenantID, now: now, connection, kept: nil, cached: &none).facts
         }
     }
 
     public func reconcile(
         _ tenant: TenantID, now: Date, onlyAfterChanges: Bool, _ evaluate: @Sendable (ActivityFacts) -> [Achievement]
     ) async throws -> ([Achievement], [StoredAward])? {
-        let cached = cache.entry(tenant)
+        // Out of the cache while this round runs: the round that uses it appends to it in place.
+        var cached = cache.take(tenant)
         // What this round read, kept for the next once its transaction has committed.
         var learned: ActivityCache.Entry?
-        let answer: ([Achievement], [StoredAward])?
-        do {
-            answer = try await reconcile(tenant, now: now, onlyAfterChanges, cached, evaluate) { learned = $0 }
-        } catch {
-            cache.forget(tenant)
-            throw error
-        }
-        if let learned { cache.store(tenant, learned) }
+        let answer = try await reconcile(tenant, now: now, onlyAfterChanges, &cached, evaluate) { learned = $0 }
+        // A quiet round (nothing changed since the kept state) leaves the entry as it was.
+        if let kept = learned ?? cached { cache.store(tenant, kept) }
         return answer
     }
 
     private func reconcile(
-        _ tenant: TenantID, now: Date, _ onlyAfterChanges: Bool, _ cached: ActivityCache.Entry?,
+        _ tenant: TenantID, now: Date, _ onlyAfterChanges: Bool, _ cached: inout ActivityCache.Entry?,
         _ evaluate: @Sendable (ActivityFacts) -> [Achievement], learned: (ActivityCache.Entry) -> Void
     ) async throws -> ([Achievement], [StoredAward])? {
         try await database.withTenant(tenant) { connection in
@@ -57,7 +54,7 @@ public struct PostgresActivityStore: ActivityStore {
             {
                 return nil
             }
-            let (facts, seq, timeZone) = try await Self.facts(tenant, now: now, connection, kept: kept, cached: cached)
+            let (facts, seq, timeZone) = try await Self.facts(tenant, now: now, connection, kept: kept, cached: &cached)
             let list = evaluate(facts)
             let wanted = Dictionary(
                 list.compactMap(\.earned).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -185,9 +182,11 @@ public struct PostgresActivityStore: ActivityStore {
 
     /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
     /// a workout committed later is after that number). With `kept`, the first record may be known
-    /// or looked for among new sets only (`Kept.shortcut`).
+    /// or looked for among new sets only (`Kept.shortcut`). An entry in `cached` that matches
+    /// `kept` is used up: its workouts become the facts' (extended in place), so it is `nil` after.
     static func facts(
-        _ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?, cached: ActivityCache.Entry?
+        _ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?,
+        cached: inout ActivityCache.Entry?
     ) async throws -> (facts: ActivityFacts, seq: Int64, timeZone: String) {
         guard
             let profile = try await connection.query(
@@ -203,11 +202,15 @@ public struct PostgresActivityStore: ActivityStore {
         // new workouts reads those alone.
         var lookup = RecordLookup.full
         let seq: Int64
-        let workouts: [ActivityWorkout]
-        if let kept, let cached, cached.feedSeq == kept.feedSeq, cached.timeZone == timeZone,
+        var workouts: [ActivityWorkout]
+        if let kept, let entry = cached, entry.feedSeq == kept.feedSeq, entry.timeZone == timeZone,
             let (now, added) = try await appended(tenant, kept, timeZone, connection)
         {
-            (seq, workouts) = (now, merge(cached.workouts, added))
+            // The entry's list, with no other reference left to it, so merging does not copy it.
+            workouts = entry.workouts
+            cached = nil
+            merge(&workouts, added)
+            seq = now
             lookup = kept.shortcut
         } else {
             (seq, workouts) = try await everything(tenant, timeZone, connection)
@@ -299,15 +302,17 @@ public struct PostgresActivityStore: ActivityStore {
         return (seq, added)
     }
 
-    /// `cached` (oldest first) and `added` (all started at or after its latest), in one order: by
-    /// start, then id, as the database sorts them.
-    private static func merge(_ cached: [ActivityWorkout], _ added: [ActivityWorkout]) -> [ActivityWorkout] {
-        guard let latest = cached.last?.startedAt, !added.isEmpty else { return cached + added }
-        let keep = cached.prefix { $0.startedAt < latest }
-        let tail = (cached.dropFirst(keep.count) + added).sorted {
+    /// Adds `added` (all started at or after the latest of `workouts`) to `workouts` (oldest first),
+    /// in one order: by start, then id, as the database sorts them. Only the workouts that share
+    /// the latest start are sorted again with the new ones; the rest stay where they are.
+    static func merge(_ workouts: inout [ActivityWorkout], _ added: [ActivityWorkout]) {
+        guard let latest = workouts.last?.startedAt, !added.isEmpty else { return workouts += added }
+        var tie = workouts.endIndex
+        while tie > workouts.startIndex, workouts[tie - 1].startedAt >= latest { tie -= 1 }
+        let tail = (workouts[tie...] + added).sorted {
             ($0.startedAt, $0.id.description) < ($1.startedAt, $1.id.description)
         }
-        return Array(keep) + tail
+        workouts.replaceSubrange(tie..., with: tail)
     }
 
     /// The tenant's (`$1`) feed number, as one row `c` to join a statement's rows to, so the number
