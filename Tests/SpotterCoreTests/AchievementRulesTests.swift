@@ -1,7 +1,8 @@
 import Foundation
-import SpotterCore
 import SpotterTestSupport
 import Testing
+
+@testable import SpotterCore
 
 @Suite("Achievement rules")
 struct AchievementRulesTests {
@@ -123,6 +124,20 @@ struct AchievementRulesTests {
         #expect(
             entry("frequency:7", utc.facts(Array(spread.workouts.prefix(11)), today: "2026-05-16")).progressText
                 == "6 of 7 workouts this week")
+    }
+
+    @Test("a week of 5,000 workouts (a load test's lifter) keeps only the counts the rules ask for")
+    func crowdedWeek() {
+        let utc = Lifter("UTC")
+        let monday = utc.instant("2026-05-04 00:00")
+        let facts = utc.facts((0..<5_000).map { monday.addingTimeInterval(Double($0) * 60) }, today: "2026-05-07")
+        let weeks = AchievementRules.weekRuns(facts.workouts)
+        #expect(weeks.firstWeekReaching.keys.sorted() == Array(1...7), "not one entry per workout of the week")
+        #expect(weeks.firstRunReaching.keys.sorted() == [1])
+        let earned = earners(facts)
+        #expect(earned["frequency:3"] == 2)
+        #expect(earned["frequency:7"] == 6)
+        #expect(earned["milestone:500"] == 499)
     }
 
     @Test("a week without a workout starts the run again, and the current run survives only the week after")

@@ -38,7 +38,7 @@ public enum AchievementRules {
         }
 
         let thisWeek = monday(facts.today)
-        let thisWeekCount = workouts.filter { monday($0.localDay) == thisWeek }.count
+        let thisWeekCount = workouts.reduce(0) { $0 + (monday($1.localDay) == thisWeek ? 1 : 0) }
         for n in weeklyFrequencies {
             let earned = weeks.firstWeekReaching[n].map { award("frequency:\(n)", $0) }
             list.append(
@@ -130,15 +130,19 @@ public enum AchievementRules {
     }
 
     struct WeekFacts {
-        /// The workout that first made a run of N consecutive weeks: the first of its Nth week.
+        /// The workout that first made a run of N consecutive weeks: the first of its Nth week (N up
+        /// to the longest streak a rule counts).
         var firstRunReaching: [Int: ActivityWorkout] = [:]
-        /// The Nth workout of the first week that had N.
+        /// The Nth workout of the first week that had N (N up to the highest frequency a rule
+        /// counts, so a week of thousands of workouts — a load test's — adds a handful of entries).
         var firstWeekReaching: [Int: ActivityWorkout] = [:]
         /// Mondays with a workout, oldest first.
         var mondays: [Int] = []
     }
 
     static func weekRuns(_ workouts: [ActivityWorkout]) -> WeekFacts {
+        let longestRun = streakWeeks.max()!
+        let mostInWeek = weeklyFrequencies.max()!
         var facts = WeekFacts()
         var run = 0
         var inWeek = 0
@@ -150,9 +154,11 @@ public enum AchievementRules {
                 run = week - (facts.mondays.last ?? week) == 7 ? run + 1 : 1
                 inWeek = 1
                 facts.mondays.append(week)
-                if facts.firstRunReaching[run] == nil { facts.firstRunReaching[run] = workout }
+                if run <= longestRun, facts.firstRunReaching[run] == nil { facts.firstRunReaching[run] = workout }
             }
-            if facts.firstWeekReaching[inWeek] == nil { facts.firstWeekReaching[inWeek] = workout }
+            if inWeek <= mostInWeek, facts.firstWeekReaching[inWeek] == nil {
+                facts.firstWeekReaching[inWeek] = workout
+            }
         }
         return facts
     }
