@@ -245,11 +245,16 @@ public struct PostgresActivityStore: ActivityStore {
     /// rows, parsing timestamp text was most of the read's cost in spotterd. `local_minutes` counts
     /// minutes of local wall-clock time since 1970-01-01 00:00, so the local date and time of day
     /// are a division away.
-    private static func everything(_ tenant: TenantID, _ timeZone: String, _ connection: PostgresConnection)
-        async throws -> (seq: Int64, workouts: [ActivityWorkout])
-    {
-        let rows = try await connection.query(
+    ///
+    /// Read through a cursor, `everythingBatch` rows at a time: rows are text until decoded, several
+    /// times the size of the list they become, and a long history (a load test's lifter logs
+    /// hundreds of thousands of workouts) must not sit in spotterd's memory as rows all at once.
+    static func everything(
+        _ tenant: TenantID, _ timeZone: String, _ connection: PostgresConnection, batch: Int = everythingBatch
+    ) async throws -> (seq: Int64, workouts: [ActivityWorkout]) {
+        try await connection.query(
             """
+            DECLARE spotter_activity_workouts NO SCROLL CURSOR FOR
             SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq
             FROM \(feedSeq)
             LEFT JOIN LATERAL (
@@ -259,9 +264,21 @@ public struct PostgresActivityStore: ActivityStore {
             ORDER BY w.started_at, w.workout_id
             """,
             [tenant.rawValue, timeZone])
-        let seq: Int64 = try rows.first?.decode(4) ?? 0
-        return (seq, try rows.filter { (try $0.decode(0) as UUID?) != nil }.map(decodeWorkout))
+        var seq: Int64 = 0
+        var workouts: [ActivityWorkout] = []
+        while true {
+            let rows = try await connection.query("FETCH \(batch) FROM spotter_activity_workouts")
+            for row in rows {
+                seq = try row.decode(4)
+                if try row.decode(0) as UUID? != nil { workouts.append(try decodeWorkout(row)) }
+            }
+            if rows.count < batch { break }
+        }
+        try await connection.query("CLOSE spotter_activity_workouts")
+        return (seq, workouts)
     }
+
+    static let everythingBatch = 5_000
 
     /// The new workouts since `kept` and the feed's number as of them (one statement), when every
     /// change of a workout or the profile since is a new workout started at or after the latest

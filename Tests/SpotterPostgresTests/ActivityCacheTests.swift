@@ -1,5 +1,6 @@
 import Foundation
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterPostgres
@@ -70,5 +71,47 @@ struct ActivityCacheTests {
             ActivityCache.Entry(
                 feedSeq: 1, timeZone: "UTC", workouts: Array(repeating: one, count: ActivityCache.capacity + 1)))
         #expect(cache.take(ada) == nil)
+    }
+
+    @Test("a round that reads everything gets every live workout in order, whatever the cursor's batch")
+    func everythingInBatches() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            func feedNumber(_ tenant: TenantID) async throws -> Int64 {
+                try await database.asOwner { connection in
+                    try await connection.query("SELECT last_seq FROM sync_counters WHERE tenant_id = $1", [tenant.rawValue])
+                        .single?.decode("last_seq") ?? 0
+                }
+            }
+            var logged: [WorkoutID] = []
+            for index in 0..<7 {
+                let sets = [SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg))]
+                logged.append(
+                    try await training.workouts.log(
+                        ada, id: "",
+                        WorkoutDraft(
+                            name: "Day \(index)", startedAt: clock.now.addingTimeInterval(Double(index) * -86_400),
+                            durationSeconds: 3600,
+                            exercises: [WorkoutExerciseDraft(exerciseID: Catalog.squat.description, sets: sets)])
+                    ).id)
+            }
+            try await training.workouts.delete(ada, id: logged[3].description)
+            let live = Array(logged.reversed().filter { $0 != logged[3] })
+            for batch in [1, 2, 3, 6, 7, 100] {
+                let (seq, workouts) = try await database.asTenant(ada.tenantID) { connection in
+                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: batch)
+                }
+                #expect(workouts.map(\.id) == live, "batch \(batch): oldest first, the deleted one left out")
+                #expect(try await feedNumber(ada.tenantID) == seq, "batch \(batch): the feed's number as of the read")
+            }
+            let none = try await database.lifter("bob")
+            let (seq, workouts) = try await database.asTenant(none.tenantID) { connection in
+                try await PostgresActivityStore.everything(none.tenantID, "UTC", connection, batch: 3)
+            }
+            #expect(workouts.isEmpty, "no workouts: nothing")
+            #expect(try await feedNumber(none.tenantID) == seq, "and the feed's number still read")
+        }
     }
 }
