@@ -12,6 +12,11 @@ import Synchronization
 /// holds the only reference to the workouts and appends the new ones in place: a lifter's list grows
 /// by doubling its capacity instead of being copied on every round (with a lifter logging steadily,
 /// copies of ever longer lists made spotterd's memory grow for as long as the history did).
+///
+/// When it is full, the least recently stored lifters leave first, but only those not stored for
+/// `settled`: with more lifters logging at once than it holds, evicting the least recent would
+/// evict the lifter whose round comes next, and every round would read everything; instead the
+/// newcomer is not kept, and the lifters it holds keep their shortcut.
 final class ActivityCache: Sendable {
     struct Entry: Sendable {
         var feedSeq: Int64
@@ -19,17 +24,25 @@ final class ActivityCache: Sendable {
         var workouts: [ActivityWorkout]
     }
 
-    /// At most this many workouts in all (48 bytes each: about 12 MB); the least recently used
-    /// lifters leave first.
-    static let capacity = 250_000
+    /// At most this many workouts in all (48 bytes each: about 12 MB).
+    static let defaultCapacity = 250_000
+    /// How long a stored entry is safe from eviction.
+    static let defaultSettled = Duration.seconds(10)
+
+    let capacity: Int
+    let settled: Duration
 
     private struct State {
-        var items: [TenantID: (entry: Entry, used: UInt64)] = [:]
-        var clock: UInt64 = 0
+        var items: [TenantID: (entry: Entry, stored: ContinuousClock.Instant)] = [:]
         var workouts = 0
     }
 
     private let entries = Mutex(State())
+
+    init(capacity: Int = defaultCapacity, settled: Duration = defaultSettled) {
+        self.capacity = capacity
+        self.settled = settled
+    }
 
     /// The lifter's entry, removed from the cache until the round stores one back.
     func take(_ tenant: TenantID) -> Entry? {
@@ -40,19 +53,24 @@ final class ActivityCache: Sendable {
         }
     }
 
-    func store(_ tenant: TenantID, _ entry: Entry) {
-        guard entry.workouts.count <= Self.capacity else { return }
+    /// Keeps `entry` for the lifter's next round, unless the cache is full of entries stored less
+    /// than `settled` ago.
+    func store(_ tenant: TenantID, _ entry: Entry, now: ContinuousClock.Instant = .now) {
+        guard entry.workouts.count <= capacity else { return }
         entries.withLock { state in
-            state.clock += 1
             state.workouts += entry.workouts.count - (state.items[tenant]?.entry.workouts.count ?? 0)
-            state.items[tenant] = (entry, state.clock)
-            while state.workouts > Self.capacity,
-                let oldest = state.items.min(by: { $0.value.used < $1.value.used })
-            {
+            state.items[tenant] = (entry, now)
+            while state.workouts > capacity {
+                guard let oldest = state.items.min(by: { $0.value.stored < $1.value.stored }),
+                    oldest.key != tenant, now - oldest.value.stored >= settled
+                else {
+                    state.workouts -= entry.workouts.count
+                    state.items[tenant] = nil
+                    return
+                }
                 state.workouts -= oldest.value.entry.workouts.count
                 state.items[oldest.key] = nil
             }
         }
     }
-
 }

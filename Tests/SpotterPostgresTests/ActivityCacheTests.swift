@@ -63,13 +63,33 @@ struct ActivityCacheTests {
 
     @Test("a list longer than the cache holds is not kept")
     func overCapacity() {
-        let cache = ActivityCache()
+        let cache = ActivityCache(capacity: 4)
         let ada = TenantID(rawValue: UUID())
         let one = workout(1, "00000000-0000-0000-0000-000000000001")
-        cache.store(
-            ada,
-            ActivityCache.Entry(
-                feedSeq: 1, timeZone: "UTC", workouts: Array(repeating: one, count: ActivityCache.capacity + 1)))
+        cache.store(ada, ActivityCache.Entry(feedSeq: 1, timeZone: "UTC", workouts: Array(repeating: one, count: 5)))
+        #expect(cache.take(ada) == nil)
+    }
+
+    @Test(
+        "a full cache evicts the entries stored longest ago once they have settled; before that the newcomer is not kept"
+    )
+    func fullCache() {
+        let cache = ActivityCache(capacity: 10, settled: .seconds(10))
+        let start = ContinuousClock.now
+        let (ada, bob, cy) = (TenantID(rawValue: UUID()), TenantID(rawValue: UUID()), TenantID(rawValue: UUID()))
+        let four = ActivityCache.Entry(
+            feedSeq: 1, timeZone: "UTC",
+            workouts: Array(repeating: workout(1, "00000000-0000-0000-0000-000000000001"), count: 4))
+        cache.store(ada, four, now: start)
+        cache.store(bob, four, now: start + .seconds(2))
+        // Twelve workouts would not fit, and Ada's entry, the oldest, is three seconds old: Cy goes without, so
+        // lifters logging in turn keep their shortcut instead of each evicting the next.
+        cache.store(cy, four, now: start + .seconds(3))
+        #expect(cache.take(cy) == nil)
+        // Ada's has settled: it leaves, the oldest; Bob's stays.
+        cache.store(cy, four, now: start + .seconds(11))
+        #expect(cache.take(cy) != nil)
+        #expect(cache.take(bob) != nil)
         #expect(cache.take(ada) == nil)
     }
 
@@ -81,8 +101,9 @@ struct ActivityCacheTests {
             let ada = try await database.lifter("ada")
             func feedNumber(_ tenant: TenantID) async throws -> Int64 {
                 try await database.asOwner { connection in
-                    try await connection.query("SELECT last_seq FROM sync_counters WHERE tenant_id = $1", [tenant.rawValue])
-                        .single?.decode("last_seq") ?? 0
+                    let counter = try await connection.query(
+                        "SELECT last_seq FROM sync_counters WHERE tenant_id = $1", [tenant.rawValue])
+                    return try counter.single?.decode("last_seq") ?? 0
                 }
             }
             var logged: [WorkoutID] = []
