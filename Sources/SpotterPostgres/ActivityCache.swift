@@ -58,19 +58,21 @@ final class ActivityCache: Sendable {
     func store(_ tenant: TenantID, _ entry: Entry, now: ContinuousClock.Instant = .now) {
         guard entry.workouts.count <= capacity else { return }
         entries.withLock { state in
-            state.workouts += entry.workouts.count - (state.items[tenant]?.entry.workouts.count ?? 0)
-            state.items[tenant] = (entry, now)
-            while state.workouts > capacity {
-                guard let oldest = state.items.min(by: { $0.value.stored < $1.value.stored }),
-                    oldest.key != tenant, now - oldest.value.stored >= settled
-                else {
-                    state.workouts -= entry.workouts.count
-                    state.items[tenant] = nil
-                    return
+            state.workouts -= state.items.removeValue(forKey: tenant)?.entry.workouts.count ?? 0
+            var over = state.workouts + entry.workouts.count - capacity
+            if over > 0 {
+                // The settled entries, oldest first, that make room; none go unless that is enough.
+                var leaving: [TenantID] = []
+                for (other, item) in state.items.sorted(by: { $0.value.stored < $1.value.stored }) {
+                    guard over > 0, now - item.stored >= settled else { break }
+                    leaving.append(other)
+                    over -= item.entry.workouts.count
                 }
-                state.workouts -= oldest.value.entry.workouts.count
-                state.items[oldest.key] = nil
+                guard over <= 0 else { return }
+                for other in leaving { state.workouts -= state.items.removeValue(forKey: other)!.entry.workouts.count }
             }
+            state.items[tenant] = (entry, now)
+            state.workouts += entry.workouts.count
         }
     }
 }

@@ -203,13 +203,13 @@ public struct PostgresActivityStore: ActivityStore {
         var lookup = RecordLookup.full
         let seq: Int64
         var workouts: [ActivityWorkout]
-        if let kept, let entry = cached, entry.feedSeq == kept.feedSeq, entry.timeZone == timeZone,
+        if let kept, cached?.feedSeq == kept.feedSeq, cached?.timeZone == timeZone,
             let (now, added) = try await appended(tenant, kept, timeZone, connection)
         {
-            // The entry's list, with no other reference left to it, so merging does not copy it.
+            // Moved out of `cached`, so the list has no other reference and merging does not copy it.
+            var entry = cached.take()!
+            merge(&entry.workouts, added)
             workouts = entry.workouts
-            cached = nil
-            merge(&workouts, added)
             seq = now
             lookup = kept.shortcut
         } else {
@@ -266,13 +266,20 @@ public struct PostgresActivityStore: ActivityStore {
             [tenant.rawValue, timeZone])
         var seq: Int64 = 0
         var workouts: [ActivityWorkout] = []
-        while true {
-            let rows = try await connection.query("FETCH \(batch) FROM spotter_activity_workouts")
-            for row in rows {
-                seq = try row.decode(4)
-                if try row.decode(0) as UUID? != nil { workouts.append(try decodeWorkout(row)) }
+        do {
+            while true {
+                let rows = try await connection.query("FETCH \(batch) FROM spotter_activity_workouts")
+                for row in rows {
+                    seq = try row.decode(4)
+                    if try row.decode(0) as UUID? != nil { workouts.append(try decodeWorkout(row)) }
+                }
+                if rows.count < batch { break }
             }
-            if rows.count < batch { break }
+        } catch {
+            // A failure on this side (a value that does not decode, cancellation) leaves the
+            // transaction usable: the cursor goes, so a later read in it can declare it again.
+            _ = try? await connection.execute("CLOSE spotter_activity_workouts")
+            throw error
         }
         try await connection.query("CLOSE spotter_activity_workouts")
         return (seq, workouts)

@@ -91,6 +91,17 @@ struct ActivityCacheTests {
         #expect(cache.take(cy) != nil)
         #expect(cache.take(bob) != nil)
         #expect(cache.take(ada) == nil)
+
+        // Only settled entries leave, and only when they make room: Cy's settled four are not
+        // enough for eight more beside Bob's fresh four, so nothing is evicted for nothing.
+        cache.store(cy, four, now: start + .seconds(20))
+        cache.store(bob, four, now: start + .seconds(29))
+        let eight = ActivityCache.Entry(
+            feedSeq: 1, timeZone: "UTC", workouts: four.workouts + four.workouts)
+        cache.store(ada, eight, now: start + .seconds(31))
+        #expect(cache.take(ada) == nil)
+        #expect(cache.take(cy) != nil, "not evicted without making room")
+        #expect(cache.take(bob) != nil)
     }
 
     @Test("a round that reads everything gets every live workout in order, whatever the cursor's batch")
@@ -127,12 +138,62 @@ struct ActivityCacheTests {
                 #expect(workouts.map(\.id) == live, "batch \(batch): oldest first, the deleted one left out")
                 #expect(try await feedNumber(ada.tenantID) == seq, "batch \(batch): the feed's number as of the read")
             }
+            // Twice in one transaction: the cursor is closed after each read.
+            let twice = try await database.asTenant(ada.tenantID) { connection in
+                [
+                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: 2).workouts,
+                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: 2).workouts,
+                ]
+            }
+            #expect(twice.map { $0.map(\.id) } == [live, live])
             let none = try await database.lifter("bob")
             let (seq, workouts) = try await database.asTenant(none.tenantID) { connection in
                 try await PostgresActivityStore.everything(none.tenantID, "UTC", connection, batch: 3)
             }
             #expect(workouts.isEmpty, "no workouts: nothing")
             #expect(try await feedNumber(none.tenantID) == seq, "and the feed's number still read")
+        }
+    }
+
+    @Test("a round of new workouts extends the cached list it took without copying it")
+    func factsExtendTheTakenList() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            func log(_ hoursLater: Double) async throws {
+                _ = try await training.workouts.log(
+                    ada, id: "",
+                    WorkoutDraft(
+                        name: "Day", startedAt: clock.now.addingTimeInterval(hoursLater * 3600), durationSeconds: 3600,
+                        exercises: [
+                            WorkoutExerciseDraft(
+                                exerciseID: Catalog.squat.description,
+                                sets: [SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg))])
+                        ]))
+            }
+            try await log(0)
+            try await log(1)
+            // What a round read and kept, as a round leaves them.
+            let read = try await database.asTenant(ada.tenantID) { connection in
+                try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection)
+            }
+            let seq = read.seq
+            var list = read.workouts
+            list.reserveCapacity(64)
+            let buffer = list.withUnsafeBufferPointer { $0.baseAddress }
+            var cached: ActivityCache.Entry? = ActivityCache.Entry(feedSeq: seq, timeZone: "UTC", workouts: list)
+            list = []
+            let kept = PostgresActivityStore.Kept(feedSeq: seq, lastStart: clock.now.addingTimeInterval(3600))
+            try await log(2)
+            let facts = try await database.asTenant(ada.tenantID) { connection in
+                try await PostgresActivityStore.facts(
+                    ada.tenantID, now: clock.now, connection, kept: kept, cached: &cached
+                ).facts
+            }
+            #expect(cached == nil, "the entry was used up")
+            #expect(facts.workouts.count == 3)
+            #expect(facts.workouts.withUnsafeBufferPointer { $0.baseAddress } == buffer, "extended in place")
         }
     }
 }
