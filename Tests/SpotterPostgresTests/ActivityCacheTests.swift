@@ -17,6 +17,17 @@ struct ActivityCacheTests {
             localMinute: 0)
     }
 
+    /// An hour of squats, one set of 5 at 60 kg, started at `start`.
+    private func squatHour(_ start: Date) -> WorkoutDraft {
+        WorkoutDraft(
+            name: "Squats", startedAt: start, durationSeconds: 3600,
+            exercises: [
+                WorkoutExerciseDraft(
+                    exerciseID: Catalog.squat.description,
+                    sets: [SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg))])
+            ])
+    }
+
     @Test("new workouts are appended in place, in the database's order, ties at the latest start sorted by id")
     func mergeAppendsInPlace() {
         var workouts = [
@@ -119,15 +130,8 @@ struct ActivityCacheTests {
             }
             var logged: [WorkoutID] = []
             for index in 0..<7 {
-                let sets = [SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg))]
-                logged.append(
-                    try await training.workouts.log(
-                        ada, id: "",
-                        WorkoutDraft(
-                            name: "Day \(index)", startedAt: clock.now.addingTimeInterval(Double(index) * -86_400),
-                            durationSeconds: 3600,
-                            exercises: [WorkoutExerciseDraft(exerciseID: Catalog.squat.description, sets: sets)])
-                    ).id)
+                let start = clock.now.addingTimeInterval(Double(index) * -86_400)
+                logged.append(try await training.workouts.log(ada, id: "", squatHour(start)).id)
             }
             try await training.workouts.delete(ada, id: logged[3].description)
             let live = Array(logged.reversed().filter { $0 != logged[3] })
@@ -162,15 +166,8 @@ struct ActivityCacheTests {
             let training = database.trainingServices(clock: clock)
             let ada = try await database.lifter("ada")
             func log(_ hoursLater: Double) async throws {
-                _ = try await training.workouts.log(
-                    ada, id: "",
-                    WorkoutDraft(
-                        name: "Day", startedAt: clock.now.addingTimeInterval(hoursLater * 3600), durationSeconds: 3600,
-                        exercises: [
-                            WorkoutExerciseDraft(
-                                exerciseID: Catalog.squat.description,
-                                sets: [SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg))])
-                        ]))
+                let start = clock.now.addingTimeInterval(hoursLater * 3600)
+                _ = try await training.workouts.log(ada, id: "", squatHour(start))
             }
             try await log(0)
             try await log(1)
