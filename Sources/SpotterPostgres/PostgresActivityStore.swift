@@ -202,7 +202,7 @@ public struct PostgresActivityStore: ActivityStore {
         // new workouts reads those alone.
         var lookup = RecordLookup.full
         let seq: Int64
-        var workouts: [ActivityWorkout]
+        let workouts: [ActivityWorkout]
         if let kept, cached?.feedSeq == kept.feedSeq, cached?.timeZone == timeZone,
             let (now, added) = try await appended(tenant, kept, timeZone, connection)
         {
@@ -254,7 +254,7 @@ public struct PostgresActivityStore: ActivityStore {
     ) async throws -> (seq: Int64, workouts: [ActivityWorkout]) {
         try await connection.query(
             """
-            DECLARE spotter_activity_workouts NO SCROLL CURSOR FOR
+            DECLARE \(cursor) NO SCROLL CURSOR FOR
             SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq
             FROM \(feedSeq)
             LEFT JOIN LATERAL (
@@ -268,7 +268,7 @@ public struct PostgresActivityStore: ActivityStore {
         var workouts: [ActivityWorkout] = []
         do {
             while true {
-                let rows = try await connection.query("FETCH \(batch) FROM spotter_activity_workouts")
+                let rows = try await connection.query("FETCH \(batch) FROM \(cursor)")
                 for row in rows {
                     seq = try row.decode(4)
                     if try row.decode(0) as UUID? != nil { workouts.append(try decodeWorkout(row)) }
@@ -278,14 +278,15 @@ public struct PostgresActivityStore: ActivityStore {
         } catch {
             // A failure on this side (a value that does not decode, cancellation) leaves the
             // transaction usable: the cursor goes, so a later read in it can declare it again.
-            _ = try? await connection.execute("CLOSE spotter_activity_workouts")
+            _ = try? await connection.execute("CLOSE \(cursor)")
             throw error
         }
-        try await connection.query("CLOSE spotter_activity_workouts")
+        try await connection.query("CLOSE \(cursor)")
         return (seq, workouts)
     }
 
     static let everythingBatch = 5_000
+    private static let cursor = "spotter_activity_workouts"
 
     /// The new workouts since `kept` and the feed's number as of them (one statement), when every
     /// change of a workout or the profile since is a new workout started at or after the latest
