@@ -2,16 +2,16 @@ import Foundation
 import SpotterCore
 import Synchronization
 
-/// The workouts' starts of the lifters reconciled last, as of the feed number their reconciliation
-/// kept (`activity_state.feed_seq`), so the next round of a lifter who only logged new workouts
-/// reads those instead of all of history. An entry is used only while it matches the kept state
-/// exactly (the same feed number and time zone): a reconciliation elsewhere (another replica), a
-/// rolled-back one, or any other change sends the round back to reading everything.
+/// The workouts of the lifters reconciled last, folded (`ActivityTally`), as of the feed number
+/// their reconciliation kept (`activity_state.feed_seq`), so the next round of a lifter who only
+/// logged new workouts folds in those instead of reading all of history. An entry is used only
+/// while it matches the kept state exactly (the same feed number, time zone, birthday and
+/// challenges): a reconciliation elsewhere (another replica), a rolled-back one, or any other
+/// change sends the round back to reading everything.
 ///
-/// A round takes its lifter's entry out (`take`) and stores what it read back, so while it runs it
-/// holds the only reference to the workouts and appends the new ones in place: a lifter's list grows
-/// by doubling its capacity instead of being copied on every round (with a lifter logging steadily,
-/// copies of ever longer lists made spotterd's memory grow for as long as the history did).
+/// A round takes its lifter's entry out (`take`) and stores what it folded back. An entry's size
+/// does not grow with the lifter's workouts (a kilobyte or two, and 16 bytes more per week with a
+/// workout), so a lifter logging steadily does not make spotterd's memory grow.
 ///
 /// When it is full, the least recently stored lifters leave first, but only those not stored for
 /// `settled`: with more lifters logging at once than it holds, evicting the least recent would
@@ -21,23 +21,18 @@ final class ActivityCache: Sendable {
     struct Entry: Sendable {
         var feedSeq: Int64
         var timeZone: String
-        var workouts: [ActivityWorkout]
+        var tally: ActivityTally
     }
 
-    /// At most this many workouts in all (48 bytes each: about 12 MB).
-    static let defaultCapacity = 250_000
+    /// At most this many lifters.
+    static let defaultCapacity = 10_000
     /// How long a stored entry is safe from eviction.
     static let defaultSettled = Duration.seconds(10)
 
     let capacity: Int
     let settled: Duration
 
-    private struct State {
-        var items: [TenantID: (entry: Entry, stored: ContinuousClock.Instant)] = [:]
-        var workouts = 0
-    }
-
-    private let entries = Mutex(State())
+    private let entries = Mutex([TenantID: (entry: Entry, stored: ContinuousClock.Instant)]())
 
     init(capacity: Int = defaultCapacity, settled: Duration = defaultSettled) {
         self.capacity = capacity
@@ -46,33 +41,21 @@ final class ActivityCache: Sendable {
 
     /// The lifter's entry, removed from the cache until the round stores one back.
     func take(_ tenant: TenantID) -> Entry? {
-        entries.withLock { state -> Entry? in
-            guard let found = state.items.removeValue(forKey: tenant) else { return nil }
-            state.workouts -= found.entry.workouts.count
-            return found.entry
-        }
+        entries.withLock { $0.removeValue(forKey: tenant)?.entry }
     }
 
     /// Keeps `entry` for the lifter's next round, unless the cache is full of entries stored less
     /// than `settled` ago.
     func store(_ tenant: TenantID, _ entry: Entry, now: ContinuousClock.Instant = .now) {
-        guard entry.workouts.count <= capacity else { return }
-        entries.withLock { state in
-            state.workouts -= state.items.removeValue(forKey: tenant)?.entry.workouts.count ?? 0
-            var over = state.workouts + entry.workouts.count - capacity
-            if over > 0 {
-                // The settled entries, oldest first, that make room; none go unless that is enough.
-                var leaving: [TenantID] = []
-                for (other, item) in state.items.sorted(by: { $0.value.stored < $1.value.stored }) {
-                    guard over > 0, now - item.stored >= settled else { break }
-                    leaving.append(other)
-                    over -= item.entry.workouts.count
-                }
-                guard over <= 0 else { return }
-                for other in leaving { state.workouts -= state.items.removeValue(forKey: other)!.entry.workouts.count }
+        entries.withLock { items in
+            if items[tenant] == nil, items.count >= capacity {
+                // The oldest entry makes room, if it has settled.
+                guard let oldest = items.min(by: { $0.value.stored < $1.value.stored }),
+                    now - oldest.value.stored >= settled
+                else { return }
+                items.removeValue(forKey: oldest.key)
             }
-            state.items[tenant] = (entry, now)
-            state.workouts += entry.workouts.count
+            items[tenant] = (entry, now)
         }
     }
 }

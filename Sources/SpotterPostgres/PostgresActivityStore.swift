@@ -100,10 +100,10 @@ public struct PostgresActivityStore: ActivityStore {
                     first_record_at = excluded.first_record_at, reconciled_at = excluded.reconciled_at
                 """,
                 [
-                    tenant.rawValue, seq, facts.workouts.last?.startedAt, facts.firstRecord?.id.rawValue,
-                    facts.firstRecord?.startedAt, now,
+                    tenant.rawValue, seq, facts.tally.last?.startedAt, facts.tally.firstRecord?.id.rawValue,
+                    facts.tally.firstRecord?.startedAt, now,
                 ])
-            learned(ActivityCache.Entry(feedSeq: seq, timeZone: timeZone, workouts: facts.workouts))
+            learned(ActivityCache.Entry(feedSeq: seq, timeZone: timeZone, tally: facts.tally))
             if !withdrawn.isEmpty || !changed.isEmpty {
                 let kept = Dictionary(
                     stored.map { ($0.award.key, $0.awardedAt) }, uniquingKeysWith: { first, _ in first })
@@ -144,7 +144,7 @@ public struct PostgresActivityStore: ActivityStore {
     /// only among the sets started after a moment (no record before it).
     enum RecordLookup: Equatable {
         case full
-        case known(WorkoutID?)
+        case known(ActivityRecord)
         case after(Date?)
     }
 
@@ -153,18 +153,20 @@ public struct PostgresActivityStore: ActivityStore {
     struct Kept {
         var feedSeq: Int64
         var lastStart: Date?
-        var firstRecord: WorkoutID?
+        var firstRecord: ActivityRecord?
 
         /// How to find the first record when every change since is a new workout started at or
         /// after `lastStart`: it is the one kept, or there was none and only new sets can hold it.
-        var shortcut: RecordLookup { firstRecord != nil ? .known(firstRecord) : .after(lastStart) }
+        var shortcut: RecordLookup { firstRecord.map { .known($0) } ?? .after(lastStart) }
     }
 
     static func kept(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> Kept? {
         guard
             let row = try await connection.query(
                 """
-                SELECT a.feed_seq, a.last_start, a.first_record, a.reconciled_at, coalesce(c.purged_seq, 0) AS purged_seq
+                SELECT a.feed_seq, a.last_start, a.first_record,
+                       (extract(epoch FROM a.first_record_at) * 1000000)::bigint AS first_record_us, a.reconciled_at,
+                       coalesce(c.purged_seq, 0) AS purged_seq
                 FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
                 WHERE a.tenant_id = $1
                 """,
@@ -175,15 +177,17 @@ public struct PostgresActivityStore: ActivityStore {
         let reconciledAt: Date = try row.decode("reconciled_at")
         guard feedSeq >= (try row.decode("purged_seq") as Int64), now.timeIntervalSince(reconciledAt) < 7 * 86_400
         else { return nil }
-        return Kept(
-            feedSeq: feedSeq, lastStart: try row.decode("last_start"),
-            firstRecord: (try row.decode("first_record") as UUID?).map(WorkoutID.init(rawValue:)))
+        var record: ActivityRecord?
+        if let id = try row.decode("first_record") as UUID?, let micros = try row.decode("first_record_us") as Int64? {
+            record = ActivityRecord(id: WorkoutID(rawValue: id), startedAt: instant(micros))
+        }
+        return Kept(feedSeq: feedSeq, lastStart: try row.decode("last_start"), firstRecord: record)
     }
 
     /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
     /// a workout committed later is after that number). With `kept`, the first record may be known
-    /// or looked for among new sets only (`Kept.shortcut`). An entry in `cached` that matches
-    /// `kept` is used up: its workouts become the facts' (extended in place), so it is `nil` after.
+    /// or looked for among new sets only (`Kept.shortcut`). `cached` is used up (`nil` after): when
+    /// it matches `kept` and the lifter's settings, the new workouts are folded into its tally.
     static func facts(
         _ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?,
         cached: inout ActivityCache.Entry?
@@ -198,60 +202,65 @@ public struct PostgresActivityStore: ActivityStore {
             ).single
         else { throw SpotterError.notFound("tenant not found") }
         let timeZone: String = try profile.decode("time_zone")
-        // With the workouts the last round read still in `cached`, a round whose only changes are
-        // new workouts reads those alone.
+        let birthday: String? = try profile.decode("birthday")
+        let today: Int = try profile.decode("today")
+        /// The challenges that can be in the list: those ending on or after the first workout's day
+        /// (or today, if earlier).
+        func challenges(from first: ActivityWorkout?) async throws -> [Challenge] {
+            try await connection.query(
+                Self.challengeSelect
+                    + " WHERE ends_on >= DATE '1970-01-01' + $1::integer ORDER BY starts_on, challenge_id",
+                [min(first?.localDay ?? today, today)]
+            ).map(decodeChallenge)
+        }
+        // With the tally the last round folded still in `cached`, a round whose only changes are
+        // new workouts reads and folds those alone.
         var lookup = RecordLookup.full
-        let seq: Int64
-        let workouts: [ActivityWorkout]
-        if let kept, cached?.feedSeq == kept.feedSeq, cached?.timeZone == timeZone,
-            let (now, added) = try await appended(tenant, kept, timeZone, connection)
+        var found: (seq: Int64, tally: ActivityTally)?
+        if let kept, var entry = cached.take(), entry.feedSeq == kept.feedSeq, entry.timeZone == timeZone,
+            entry.tally.birthday == birthday,
+            let (now, added) = try await appended(tenant, kept, timeZone, connection),
+            added.allSatisfy({ $0.startedAt >= entry.tally.latestStart ?? $0.startedAt }),
+            try await challenges(from: entry.tally.first) == entry.tally.challenges
         {
-            // Moved out of `cached`, so the list has no other reference and merging does not copy it.
-            var entry = cached.take()!
-            merge(&entry.workouts, added)
-            workouts = entry.workouts
-            seq = now
+            for workout in added { entry.tally.add(workout) }
+            found = (now, entry.tally)
             lookup = kept.shortcut
-        } else {
-            (seq, workouts) = try await everything(tenant, timeZone, connection)
+        }
+        if found == nil {
+            found = try await everything(tenant, timeZone, connection) { first in
+                ActivityTally(birthday: birthday, challenges: try await challenges(from: first))
+            }
             // Read after the workouts, so no change they include escapes it.
             if let kept, try await appended(tenant, kept, timeZone, connection) != nil { lookup = kept.shortcut }
         }
-        let record: WorkoutID?
+        var (seq, tally) = found!
         switch lookup {
-        case .known(let id): record = id
+        case .known(let record): tally.firstRecord = record
         case .full, .after:
             let after = if case .after(let moment?) = lookup { moment } else { Date(timeIntervalSince1970: 0) }
-            record = try await connection.query(firstRecord, [tenant.rawValue, after]).single.map {
-                WorkoutID(rawValue: try $0.decode("workout_id"))
+            tally.firstRecord = try await connection.query(firstRecord, [tenant.rawValue, after]).single.map {
+                ActivityRecord(
+                    id: WorkoutID(rawValue: try $0.decode("workout_id")), startedAt: instant(try $0.decode(1)))
             }
         }
-        let today: Int = try profile.decode("today")
-        let challenges = try await connection.query(
-            Self.challengeSelect + " WHERE ends_on >= DATE '1970-01-01' + $1::integer ORDER BY starts_on, challenge_id",
-            [min(workouts.first?.localDay ?? today, today)]
-        ).map(decodeChallenge)
-        let facts = ActivityFacts(
-            workouts: workouts,
-            firstRecord: record.flatMap { id in workouts.first { $0.id == id } },
-            birthday: try profile.decode("birthday"),
-            challenges: challenges,
-            today: today)
-        return (facts, seq, timeZone)
+        return (ActivityFacts(tally: tally, today: today), seq, timeZone)
     }
 
-    /// Every live workout's start, and the feed's number as of them (one statement, so the two
-    /// agree: a workout committed later is after that number). Integers, not timestamps: at 5,000
-    /// rows, parsing timestamp text was most of the read's cost in spotterd. `local_minutes` counts
-    /// minutes of local wall-clock time since 1970-01-01 00:00, so the local date and time of day
-    /// are a division away.
+    /// Every live workout's start folded into the tally `start` makes (given the first workout),
+    /// and the feed's number as of them (one statement, so the two agree: a workout committed
+    /// later is after that number). Integers, not timestamps: at 5,000 rows, parsing timestamp
+    /// text was most of the read's cost in spotterd. `local_minutes` counts minutes of local
+    /// wall-clock time since 1970-01-01 00:00, so the local date and time of day are a division
+    /// away.
     ///
-    /// Read through a cursor, `everythingBatch` rows at a time: rows are text until decoded, several
-    /// times the size of the list they become, and a long history (a load test's lifter logs
-    /// hundreds of thousands of workouts) must not sit in spotterd's memory as rows all at once.
+    /// Read through a cursor, `everythingBatch` rows at a time, each batch folded before the next
+    /// is fetched: a long history (a load test's lifter logs hundreds of thousands of workouts)
+    /// never sits in spotterd's memory, as rows or as a list.
     static func everything(
-        _ tenant: TenantID, _ timeZone: String, _ connection: PostgresConnection, batch: Int = everythingBatch
-    ) async throws -> (seq: Int64, workouts: [ActivityWorkout]) {
+        _ tenant: TenantID, _ timeZone: String, _ connection: PostgresConnection, batch: Int = everythingBatch,
+        start: (_ first: ActivityWorkout?) async throws -> ActivityTally
+    ) async throws -> (seq: Int64, tally: ActivityTally) {
         try await connection.query(
             """
             DECLARE \(cursor) NO SCROLL CURSOR FOR
@@ -265,13 +274,15 @@ public struct PostgresActivityStore: ActivityStore {
             """,
             [tenant.rawValue, timeZone])
         var seq: Int64 = 0
-        var workouts: [ActivityWorkout] = []
+        var tally: ActivityTally?
         do {
             while true {
                 let rows = try await connection.query("FETCH \(batch) FROM \(cursor)")
                 for row in rows {
                     seq = try row.decode(4)
-                    if try row.decode(0) as UUID? != nil { workouts.append(try decodeWorkout(row)) }
+                    let workout = try row.decode(0) as UUID? != nil ? try decodeWorkout(row) : nil
+                    if tally == nil { tally = try await start(workout) }
+                    if let workout { tally!.add(workout) }
                 }
                 if rows.count < batch { break }
             }
@@ -282,7 +293,9 @@ public struct PostgresActivityStore: ActivityStore {
             throw error
         }
         try await connection.query("CLOSE \(cursor)")
-        return (seq, workouts)
+        // The feed's row comes even without a workout, so `start` has run already.
+        if tally == nil { tally = try await start(nil) }
+        return (seq, tally!)
     }
 
     static let everythingBatch = 5_000
@@ -327,19 +340,6 @@ public struct PostgresActivityStore: ActivityStore {
         return (seq, added)
     }
 
-    /// Adds `added` (all started at or after the latest of `workouts`) to `workouts` (oldest first),
-    /// in one order: by start, then id, as the database sorts them. Only the workouts that share
-    /// the latest start are sorted again with the new ones; the rest stay where they are.
-    static func merge(_ workouts: inout [ActivityWorkout], _ added: [ActivityWorkout]) {
-        guard let latest = workouts.last?.startedAt, !added.isEmpty else { return workouts += added }
-        var tie = workouts.endIndex
-        while tie > workouts.startIndex, workouts[tie - 1].startedAt >= latest { tie -= 1 }
-        let tail = (workouts[tie...] + added).sorted {
-            ($0.startedAt, $0.id.description) < ($1.startedAt, $1.id.description)
-        }
-        workouts.replaceSubrange(tie..., with: tail)
-    }
-
     /// The tenant's (`$1`) feed number, as one row `c` to join a statement's rows to, so the number
     /// and the rows come from one snapshot.
     private static let feedSeq =
@@ -355,10 +355,15 @@ public struct PostgresActivityStore: ActivityStore {
         let minutes: Int = try row.decode(3)
         let (day, minute) = minutes.quotientAndRemainder(dividingBy: 1440)
         return ActivityWorkout(
-            id: WorkoutID(rawValue: try row.decode(0)),
-            startedAt: Date(timeIntervalSince1970: Double(try row.decode(1) as Int64) / 1_000_000),
+            id: WorkoutID(rawValue: try row.decode(0)), startedAt: instant(try row.decode(1)),
             durationSeconds: try row.decode(2), localDay: minute < 0 ? day - 1 : day,
             localMinute: minute < 0 ? minute + 1440 : minute)
+    }
+
+    /// An instant read as microseconds since 1970 (`extract(epoch FROM …) * 1000000`), the same
+    /// `Date` whichever statement read it.
+    private static func instant(_ micros: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(micros) / 1_000_000)
     }
 
     static let challengeSelect = """
@@ -430,7 +435,7 @@ public struct PostgresActivityStore: ActivityStore {
                 ORDER BY s.started_at LIMIT 1
             ) r
         )
-        SELECT s.workout_id, s.started_at
+        SELECT s.workout_id, (extract(epoch FROM s.started_at) * 1000000)::bigint AS started_us
         FROM records r
         JOIN workout_sets s ON s.tenant_id = $1 AND s.exercise_id = r.exercise_id AND s.started_at = r.started_at
         WHERE \(working) AND \(beats("r.measure", "r.best"))

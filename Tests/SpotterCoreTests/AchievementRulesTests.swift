@@ -27,7 +27,7 @@ struct AchievementRulesTests {
             let expected = Reference(lifter.calendar).awards(
                 history.logged, firstRecord: history.firstRecord, birthday: history.birthday,
                 challenges: history.challenges)
-            let actual = AchievementRules.awards(facts)
+            let actual = AchievementRules.awards(facts.facts)
             if actual != expected {
                 failures.append(
                     "history \(index) in \(lifter.zone), birthday \(history.birthday ?? "none"): "
@@ -39,7 +39,7 @@ struct AchievementRulesTests {
             if history.logged.contains(where: { lifter.calendar.component(.weekOfYear, from: $0.startedAt) == 53 }) {
                 week53 += 1
             }
-            for entry in AchievementRules.evaluate(facts) {
+            for entry in AchievementRules.evaluate(facts.facts) {
                 let consistent =
                     entry.earned == nil
                     ? (0...entry.target).contains(entry.progress) && entry.progressText != "Earned"
@@ -126,18 +126,48 @@ struct AchievementRulesTests {
                 == "6 of 7 workouts this week")
     }
 
-    @Test("a week of 5,000 workouts (a load test's lifter) keeps only the counts the rules ask for")
+    @Test("a week of 5,000 workouts (a load test's lifter) folds into one week's count")
     func crowdedWeek() {
         let utc = Lifter("UTC")
         let monday = utc.instant("2026-05-04 00:00")
         let facts = utc.facts((0..<5_000).map { monday.addingTimeInterval(Double($0) * 60) }, today: "2026-05-07")
-        let weeks = AchievementRules.weekRuns(facts.workouts)
-        #expect(weeks.firstWeekReaching.keys.sorted() == Array(1...7), "not one entry per workout of the week")
-        #expect(weeks.firstRunReaching.keys.sorted() == [1])
+        let fold = facts.facts.tally.folded
+        #expect(fold.weeks == [.init(monday: AchievementRules.monday(utc.day(of: monday)), workouts: 5_000)])
+        #expect(fold.milestones.count == AchievementRules.milestones.count)
+        #expect(fold.streaks.allSatisfy { $0 == nil })
         let earned = earners(facts)
         #expect(earned["frequency:3"] == 2)
         #expect(earned["frequency:7"] == 6)
         #expect(earned["milestone:500"] == 499)
+    }
+
+    @Test("workouts started at one instant fold the same in any order: by id, as the database sorts them")
+    func tiesInAnyOrder() {
+        var generator = SeededGenerator(seed: 0x7135_2026)
+        let utc = Lifter("UTC")
+        let monday = utc.instant("2026-05-04 06:30")
+        let may = challenge(.workouts, 4, "2026-05-01", "2026-05-31", number: 5)
+        for round in 0..<40 {
+            // 24 workouts at 6 instants a day apart, 1 to 7 at each.
+            var workouts: [ActivityWorkout] = []
+            for day in 0..<6 {
+                let start = monday.addingTimeInterval(Double(day) * 86_400)
+                for _ in 0..<Int.random(in: 1...7, using: &generator) {
+                    let logged = Logged(id: WorkoutID(rawValue: generator.uuid()), startedAt: start, seconds: 600)
+                    workouts.append(utc.workout(logged))
+                }
+            }
+            let inOrder = workouts.sorted { ($0.startedAt, $0.id.description) < ($1.startedAt, $1.id.description) }
+            let expected = ActivityTally(inOrder, birthday: "05-05", challenges: [may])
+            var shuffled = ActivityTally(birthday: "05-05", challenges: [may])
+            for workout in workouts { shuffled.add(workout) }
+            #expect(shuffled == expected, "round \(round)")
+            #expect(shuffled.first == inOrder.first && shuffled.last == inOrder.last, "round \(round)")
+            let today = utc.day(of: monday) + 6
+            #expect(
+                AchievementRules.awards(ActivityFacts(tally: shuffled, today: today))
+                    == AchievementRules.awards(ActivityFacts(tally: expected, today: today)))
+        }
     }
 
     @Test("a week without a workout starts the run again, and the current run survives only the week after")
@@ -228,7 +258,7 @@ struct AchievementRulesTests {
         let minutes = challenge(.activeMinutes, 120, "2026-03-01", "2026-03-31", number: 1)
         let count = challenge(.workouts, 2, "2026-03-01", "2026-03-31", number: 2)
         let any = challenge(.anyWorkout, 1, "2026-03-01", "2026-03-31", number: 3)
-        func facts(last seconds: Int, today: String) -> ActivityFacts {
+        func facts(last seconds: Int, today: String) -> Folded {
             kiritimati.facts(
                 [
                     ("2026-02-28 23:50", 3600),  // the day before
@@ -247,12 +277,13 @@ struct AchievementRulesTests {
         #expect(entry(minutes.key, short).group == .challenge)
         #expect(entry(minutes.key, short).challenge == minutes)
         // Once over, a challenge not earned leaves the list; an earned one stays.
-        #expect(!AchievementRules.evaluate(facts(last: 899, today: "2026-04-01")).contains { $0.key == minutes.key })
+        #expect(
+            !AchievementRules.evaluate(facts(last: 899, today: "2026-04-01").facts).contains { $0.key == minutes.key })
         let enough = facts(last: 900, today: "2026-04-01")
         #expect(earners(enough)[minutes.key] == 3)
         #expect(entry(minutes.key, enough).progressText == "Earned")
         #expect(
-            AchievementRules.awards(enough).first { $0.key == minutes.key }
+            AchievementRules.awards(enough.facts).first { $0.key == minutes.key }
                 == Award(key: minutes.key, earnedAt: enough.workouts[3].startedAt, workoutID: enough.workouts[3].id))
         #expect(entry(minutes.key, facts(last: 899, today: "2026-02-28")).progressText == "Starts 2026-03-01")
     }
@@ -267,7 +298,7 @@ struct AchievementRulesTests {
                 "2026-03-02 10:00", "2026-03-03 10:00",
                 "2026-03-09 10:00", "2026-03-10 10:00",
             ], challenges: [march], today: "2026-03-11")
-        let list = AchievementRules.evaluate(facts)
+        let list = AchievementRules.evaluate(facts.facts)
         #expect(
             list.map(\.key)
                 == [
@@ -301,7 +332,7 @@ struct AchievementRulesTests {
         let none = utc.facts([String](), today: "2026-03-11")
         #expect(entry("milestone:1", none).progressText == "0 of 1 workouts")
         #expect(entry("streak:3", none).progressText == "0 weeks in a row now")
-        #expect(AchievementRules.awards(none).isEmpty)
+        #expect(AchievementRules.awards(none.facts).isEmpty)
     }
 
     @Test("CivilDate and its day number agree with Calendar on every day from 1900 to 2100")
@@ -384,6 +415,13 @@ private func dayNumber(_ date: LocalDate) -> Int {
     return Int((midnight.timeIntervalSince1970 / 86_400).rounded(.down))
 }
 
+/// Facts and the workouts they fold, oldest first, so a test names the workout that earned an
+/// award by its place.
+private struct Folded {
+    var workouts: [ActivityWorkout]
+    var facts: ActivityFacts
+}
+
 /// A workout as logged: its id, start and length.
 private struct Logged {
     var id: WorkoutID
@@ -430,22 +468,25 @@ private struct Lifter {
     func facts(
         _ logged: [Logged], firstRecord: Logged? = nil, birthday: String? = nil, challenges: [Challenge] = [],
         today: Int
-    ) -> ActivityFacts {
-        ActivityFacts(
-            workouts: logged.map(workout), firstRecord: firstRecord.map(workout), birthday: birthday,
-            challenges: challenges, today: today)
+    ) -> Folded {
+        let workouts = logged.map(workout)
+        return Folded(
+            workouts: workouts,
+            facts: ActivityFacts(
+                workouts: workouts, firstRecord: firstRecord.map(workout), birthday: birthday,
+                challenges: challenges, today: today))
     }
 
     /// Workouts of an hour each at these local times; the nth one's id ends in n.
     func facts(
         _ times: [String], birthday: String? = nil, challenges: [Challenge] = [], today: String
-    ) -> ActivityFacts {
+    ) -> Folded {
         facts(times.map { ($0, 3600) }, birthday: birthday, challenges: challenges, today: today)
     }
 
     func facts(
         _ times: [(String, Int)], birthday: String? = nil, challenges: [Challenge] = [], today: String
-    ) -> ActivityFacts {
+    ) -> Folded {
         let logged = times.enumerated().map { number, time in
             Logged(id: workoutID(number), startedAt: instant(time.0), seconds: time.1)
         }
@@ -454,13 +495,13 @@ private struct Lifter {
             today: dayNumber(LocalDate(today)))
     }
 
-    func facts(_ starts: [Date], today: String) -> ActivityFacts {
+    func facts(_ starts: [Date], today: String) -> Folded {
         facts(
             starts.enumerated().map { Logged(id: workoutID($0), startedAt: $1, seconds: 3600) },
             today: dayNumber(LocalDate(today)))
     }
 
-    func facts(_ workouts: [ActivityWorkout], today: String) -> ActivityFacts {
+    func facts(_ workouts: [ActivityWorkout], today: String) -> Folded {
         facts(
             workouts.map { Logged(id: $0.id, startedAt: $0.startedAt, seconds: $0.durationSeconds) },
             today: dayNumber(LocalDate(today)))
@@ -485,19 +526,19 @@ private func challenge(_ rule: Challenge.Rule, _ target: Int, _ from: String, _ 
 }
 
 /// Which workout, by its place in the facts, earned each award.
-private func earners(_ facts: ActivityFacts) -> [String: Int] {
+private func earners(_ facts: Folded) -> [String: Int] {
     Dictionary(
-        uniqueKeysWithValues: AchievementRules.awards(facts).map { award in
+        uniqueKeysWithValues: AchievementRules.awards(facts.facts).map { award in
             (award.key, facts.workouts.firstIndex { $0.id == award.workoutID && $0.startedAt == award.earnedAt } ?? -1)
         })
 }
 
-private func entry(_ key: String, _ facts: ActivityFacts) -> Achievement {
-    AchievementRules.evaluate(facts).first { $0.key == key }!
+private func entry(_ key: String, _ facts: Folded) -> Achievement {
+    AchievementRules.evaluate(facts.facts).first { $0.key == key }!
 }
 
 /// The awards that differ, each with the workout that earned it (its place and local start).
-private func difference(_ actual: [Award], _ expected: [Award], _ facts: ActivityFacts, _ lifter: Lifter) -> String {
+private func difference(_ actual: [Award], _ expected: [Award], _ facts: Folded, _ lifter: Lifter) -> String {
     func show(_ award: Award?) -> String {
         guard let award else { return "none" }
         let index = facts.workouts.firstIndex { $0.id == award.workoutID }.map(String.init) ?? "?"

@@ -1,14 +1,15 @@
 import Foundation
-import SpotterCore
 import SpotterTestSupport
 import Testing
 
+@testable import SpotterCore
 @testable import SpotterPostgres
 
-/// The reconciler's workouts cache: a round takes its lifter's list out and extends it in place, so
-/// a lifter who keeps logging does not cost a copy of their whole history per round (which made
-/// spotterd's memory grow with the history under `Benchmarks/soak.sh`).
-@Suite("Activity workouts cache")
+/// The reconciler's cache of folded histories: a round takes its lifter's tally out and folds the
+/// new workouts into it, so a lifter who keeps logging costs neither a read nor a list of their
+/// whole history per round (which made spotterd's memory grow with the history under
+/// `Benchmarks/soak.sh`).
+@Suite("Activity tally cache")
 struct ActivityCacheTests {
     private func workout(_ second: Int, _ id: String) -> ActivityWorkout {
         ActivityWorkout(
@@ -28,90 +29,49 @@ struct ActivityCacheTests {
             ])
     }
 
-    @Test("new workouts are appended in place, in the database's order, ties at the latest start sorted by id")
-    func mergeAppendsInPlace() {
-        var workouts = [
-            workout(1, "00000000-0000-0000-0000-000000000001"),
-            workout(5, "00000000-0000-0000-0000-00000000000C"),
-            workout(5, "00000000-0000-0000-0000-00000000000A"),
-        ]
-        workouts.reserveCapacity(16)
-        let buffer = workouts.withUnsafeBufferPointer { $0.baseAddress }
-        PostgresActivityStore.merge(
-            &workouts,
-            [
-                workout(5, "00000000-0000-0000-0000-00000000000B"), workout(7, "00000000-0000-0000-0000-000000000002"),
-            ])
-        #expect(
-            workouts.map(\.id.rawValue.uuidString.last) == ["1", "A", "B", "C", "2"],
-            "by start, then by id; the earlier workouts keep their places")
-        #expect(workouts.withUnsafeBufferPointer { $0.baseAddress } == buffer, "the list was not copied")
-
-        var empty: [ActivityWorkout] = []
-        PostgresActivityStore.merge(&empty, [workout(3, "00000000-0000-0000-0000-000000000003")])
-        #expect(empty.count == 1)
+    private func entry(_ feedSeq: Int64) -> ActivityCache.Entry {
+        ActivityCache.Entry(
+            feedSeq: feedSeq, timeZone: "UTC",
+            tally: ActivityTally([workout(1, "00000000-0000-0000-0000-000000000001")], birthday: nil, challenges: []))
     }
 
     @Test("taking a lifter's entry leaves the cache without it until a round stores one back")
     func takeRemoves() {
         let cache = ActivityCache()
         let ada = TenantID(rawValue: UUID())
-        var list = [workout(1, "00000000-0000-0000-0000-000000000001")]
-        list.reserveCapacity(8)
-        cache.store(ada, ActivityCache.Entry(feedSeq: 3, timeZone: "UTC", workouts: list))
-        list = []
+        cache.store(ada, entry(3))
         var taken = cache.take(ada)
         #expect(taken?.feedSeq == 3)
         #expect(cache.take(ada) == nil, "a concurrent round reads everything instead")
-        let buffer = taken?.workouts.withUnsafeBufferPointer { $0.baseAddress }
-        taken?.workouts.append(workout(2, "00000000-0000-0000-0000-000000000002"))
-        #expect(
-            taken?.workouts.withUnsafeBufferPointer { $0.baseAddress } == buffer,
-            "the taken list had no other owner, so it grew in place")
+        taken?.tally.add(workout(2, "00000000-0000-0000-0000-000000000002"))
         cache.store(ada, taken!)
-        #expect(cache.take(ada)?.workouts.count == 2)
-    }
-
-    @Test("a list longer than the cache holds is not kept")
-    func overCapacity() {
-        let cache = ActivityCache(capacity: 4)
-        let ada = TenantID(rawValue: UUID())
-        let one = workout(1, "00000000-0000-0000-0000-000000000001")
-        cache.store(ada, ActivityCache.Entry(feedSeq: 1, timeZone: "UTC", workouts: Array(repeating: one, count: 5)))
-        #expect(cache.take(ada) == nil)
+        #expect(cache.take(ada)?.tally.count == 2)
     }
 
     @Test(
-        "a full cache evicts the entries stored longest ago once they have settled; before that the newcomer is not kept"
+        "a full cache evicts the entry stored longest ago once it has settled; before that the newcomer is not kept"
     )
     func fullCache() {
-        let cache = ActivityCache(capacity: 10, settled: .seconds(10))
+        let cache = ActivityCache(capacity: 2, settled: .seconds(10))
         let start = ContinuousClock.now
         let (ada, bob, cy) = (TenantID(rawValue: UUID()), TenantID(rawValue: UUID()), TenantID(rawValue: UUID()))
-        let four = ActivityCache.Entry(
-            feedSeq: 1, timeZone: "UTC",
-            workouts: Array(repeating: workout(1, "00000000-0000-0000-0000-000000000001"), count: 4))
-        cache.store(ada, four, now: start)
-        cache.store(bob, four, now: start + .seconds(2))
-        // Twelve workouts would not fit, and Ada's entry, the oldest, is three seconds old: Cy goes without, so
+        cache.store(ada, entry(1), now: start)
+        cache.store(bob, entry(1), now: start + .seconds(2))
+        // A third would not fit, and Ada's entry, the oldest, is three seconds old: Cy goes without, so
         // lifters logging in turn keep their shortcut instead of each evicting the next.
-        cache.store(cy, four, now: start + .seconds(3))
+        cache.store(cy, entry(1), now: start + .seconds(3))
         #expect(cache.take(cy) == nil)
         // Ada's has settled: it leaves, the oldest; Bob's stays.
-        cache.store(cy, four, now: start + .seconds(11))
+        cache.store(cy, entry(1), now: start + .seconds(11))
         #expect(cache.take(cy) != nil)
         #expect(cache.take(bob) != nil)
         #expect(cache.take(ada) == nil)
 
-        // Only settled entries leave, and only when they make room: Cy's settled four are not
-        // enough for eight more beside Bob's fresh four, so nothing is evicted for nothing.
-        cache.store(cy, four, now: start + .seconds(20))
-        cache.store(bob, four, now: start + .seconds(29))
-        let eight = ActivityCache.Entry(
-            feedSeq: 1, timeZone: "UTC", workouts: four.workouts + four.workouts)
-        cache.store(ada, eight, now: start + .seconds(31))
-        #expect(cache.take(ada) == nil)
-        #expect(cache.take(cy) != nil, "not evicted without making room")
+        // A lifter already in a full cache replaces their entry without evicting anyone.
+        cache.store(ada, entry(1), now: start + .seconds(20))
+        cache.store(bob, entry(1), now: start + .seconds(21))
+        cache.store(ada, entry(2), now: start + .seconds(40))
+        #expect(cache.take(ada)?.feedSeq == 2)
         #expect(cache.take(bob) != nil)
     }
 
@@ -135,32 +95,54 @@ struct ActivityCacheTests {
             }
             try await training.workouts.delete(ada, id: logged[3].description)
             let live = Array(logged.reversed().filter { $0 != logged[3] })
-            for batch in [1, 2, 3, 6, 7, 100] {
-                let (seq, workouts) = try await database.asTenant(ada.tenantID) { connection in
-                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: batch)
+            func read(_ tenant: TenantID, batch: Int) async throws -> (seq: Int64, tally: ActivityTally, first: UUID?) {
+                try await database.asTenant(tenant) { connection in
+                    var first: UUID?
+                    let (seq, tally) = try await PostgresActivityStore.everything(
+                        tenant, "UTC", connection, batch: batch
+                    ) { workout in
+                        first = workout?.id.rawValue
+                        return ActivityTally(birthday: nil, challenges: [])
+                    }
+                    return (seq, tally, first)
                 }
-                #expect(workouts.map(\.id) == live, "batch \(batch): oldest first, the deleted one left out")
-                #expect(try await feedNumber(ada.tenantID) == seq, "batch \(batch): the feed's number as of the read")
+            }
+            let whole = try await read(ada.tenantID, batch: 100)
+            let fold = whole.tally.folded
+            #expect(whole.first == live[0].rawValue, "the tally starts from the first workout")
+            #expect(fold.count == 6, "the deleted one left out")
+            #expect(fold.milestones.map(\.id) == [live[0], live[4]], "the 1st and 5th, oldest first")
+            #expect(whole.tally.last?.id == live[5])
+            #expect(fold.weeks.map(\.workouts).reduce(0, +) == 6)
+            for batch in [1, 2, 3, 6, 7] {
+                let read = try await read(ada.tenantID, batch: batch)
+                #expect(read.tally == whole.tally, "batch \(batch): the same fold")
+                #expect(read.first == whole.first)
+                #expect(
+                    try await feedNumber(ada.tenantID) == read.seq, "batch \(batch): the feed's number as of the read")
             }
             // Twice in one transaction: the cursor is closed after each read.
             let twice = try await database.asTenant(ada.tenantID) { connection in
                 [
-                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: 2).workouts,
-                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: 2).workouts,
+                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: 2) { _ in
+                        ActivityTally(birthday: nil, challenges: [])
+                    }.tally,
+                    try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection, batch: 2) { _ in
+                        ActivityTally(birthday: nil, challenges: [])
+                    }.tally,
                 ]
             }
-            #expect(twice.map { $0.map(\.id) } == [live, live])
+            #expect(twice == [whole.tally, whole.tally])
             let none = try await database.lifter("bob")
-            let (seq, workouts) = try await database.asTenant(none.tenantID) { connection in
-                try await PostgresActivityStore.everything(none.tenantID, "UTC", connection, batch: 3)
-            }
-            #expect(workouts.isEmpty, "no workouts: nothing")
-            #expect(try await feedNumber(none.tenantID) == seq, "and the feed's number still read")
+            let empty = try await read(none.tenantID, batch: 3)
+            #expect(empty.tally.count == 0, "no workouts: nothing")
+            #expect(empty.first == nil, "and the tally made all the same")
+            #expect(try await feedNumber(none.tenantID) == empty.seq, "and the feed's number still read")
         }
     }
 
-    @Test("a round of new workouts extends the cached list it took without copying it")
-    func factsExtendTheTakenList() async throws {
+    @Test("a round of new workouts folds them into the tally it took, the same as reading everything")
+    func factsFoldIntoTheTakenTally() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
             let training = database.trainingServices(clock: clock)
@@ -169,28 +151,51 @@ struct ActivityCacheTests {
                 let start = clock.now.addingTimeInterval(hoursLater * 3600)
                 _ = try await training.workouts.log(ada, id: "", squatHour(start))
             }
+            func facts(_ kept: PostgresActivityStore.Kept?, _ cached: ActivityCache.Entry?) async throws
+                -> ActivityFacts
+            {
+                var cached = cached
+                let facts = try await database.asTenant(ada.tenantID) { connection in
+                    try await PostgresActivityStore.facts(
+                        ada.tenantID, now: clock.now, connection, kept: kept, cached: &cached
+                    ).facts
+                }
+                #expect(cached == nil, "the entry was used up")
+                return facts
+            }
             try await log(0)
             try await log(1)
             // What a round read and kept, as a round leaves them.
-            let read = try await database.asTenant(ada.tenantID) { connection in
-                try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection)
+            let (seq, tally) = try await database.asTenant(ada.tenantID) { connection in
+                try await PostgresActivityStore.everything(ada.tenantID, "UTC", connection) { _ in
+                    ActivityTally(birthday: nil, challenges: [])
+                }
             }
-            let seq = read.seq
-            var list = read.workouts
-            list.reserveCapacity(64)
-            let buffer = list.withUnsafeBufferPointer { $0.baseAddress }
-            var cached: ActivityCache.Entry? = ActivityCache.Entry(feedSeq: seq, timeZone: "UTC", workouts: list)
-            list = []
-            let kept = PostgresActivityStore.Kept(feedSeq: seq, lastStart: clock.now.addingTimeInterval(3600))
+            let kept = PostgresActivityStore.Kept(feedSeq: seq, lastStart: tally.last?.startedAt)
+            // Two more: one later, and one started with the latest (a tie, put in its place by id).
             try await log(2)
-            let facts = try await database.asTenant(ada.tenantID) { connection in
-                try await PostgresActivityStore.facts(
-                    ada.tenantID, now: clock.now, connection, kept: kept, cached: &cached
-                ).facts
+            try await log(2)
+            let folded = try await facts(kept, ActivityCache.Entry(feedSeq: seq, timeZone: "UTC", tally: tally))
+            let read = try await facts(nil, nil)
+            #expect(folded.tally.count == 4)
+            #expect(folded.tally == read.tally, "the same tally as a round that reads everything")
+
+            // The entry is what the round used: one holding a workout the database does not have shows in the
+            // result, so the new workouts were folded into it rather than all read again.
+            var marked = tally
+            marked.add(workout(Int(tally.latestStart!.timeIntervalSince1970), "ffffffff-0000-0000-0000-000000000000"))
+            let used = try await facts(kept, ActivityCache.Entry(feedSeq: seq, timeZone: "UTC", tally: marked))
+            #expect(used.tally.count == 5)
+            // An entry of another feed number, time zone or birthday is not used.
+            for stale in [
+                ActivityCache.Entry(feedSeq: seq - 1, timeZone: "UTC", tally: marked),
+                ActivityCache.Entry(feedSeq: seq, timeZone: "Europe/Berlin", tally: marked),
+                ActivityCache.Entry(
+                    feedSeq: seq, timeZone: "UTC",
+                    tally: ActivityTally([marked.last!], birthday: "01-01", challenges: [])),
+            ] {
+                #expect(try await facts(kept, stale).tally == read.tally)
             }
-            #expect(cached == nil, "the entry was used up")
-            #expect(facts.workouts.count == 3)
-            #expect(facts.workouts.withUnsafeBufferPointer { $0.baseAddress } == buffer, "extended in place")
         }
     }
 }

@@ -148,28 +148,26 @@ public struct Achievement: Sendable, Equatable {
     }
 }
 
-/// What the achievements are computed from.
+/// What the achievements are computed from: the lifter's workouts folded, and today.
 public struct ActivityFacts: Sendable, Equatable {
-    /// Live workouts, oldest first (by start, then id).
-    public var workouts: [ActivityWorkout]
-    /// The first workout with a new personal record: a set heavier, or with a higher estimated
-    /// one-rep max, than every set of the same exercise in earlier workouts.
-    public var firstRecord: ActivityWorkout?
-    /// `MM-DD`, or `nil` when the profile has no birthday.
-    public var birthday: String?
-    /// Challenges whose range ends on or after the first workout, or that have not ended.
-    public var challenges: [Challenge]
+    public var tally: ActivityTally
     /// The lifter's local date today, as days since 1970-01-01.
     public var today: Int
 
+    public init(tally: ActivityTally, today: Int) {
+        self.tally = tally
+        self.today = today
+    }
+
+    /// The facts of live workouts listed oldest first (by start, then id).
     public init(
         workouts: [ActivityWorkout], firstRecord: ActivityWorkout?, birthday: String?, challenges: [Challenge],
         today: Int
     ) {
-        self.workouts = workouts
-        self.firstRecord = firstRecord
-        self.birthday = birthday
-        self.challenges = challenges
-        self.today = today
+        self.init(
+            tally: ActivityTally(
+                workouts, birthday: birthday, challenges: challenges,
+                firstRecord: firstRecord.map { ActivityRecord(id: $0.id, startedAt: $0.startedAt) }),
+            today: today)
     }
 }

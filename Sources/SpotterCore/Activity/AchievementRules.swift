@@ -1,9 +1,10 @@
 import Foundation
 
 /// The achievement rules: pure functions of the lifter's live workouts (their starts already in the
-/// lifter's time zone), birthday and the challenges. Whatever order the workouts were logged,
-/// edited, back-dated or deleted in, the same history gives the same awards, each earned by the
-/// first workout (by start) that met its rule; an award whose rule no longer holds is gone.
+/// lifter's time zone, folded in start order: `ActivityTally`), birthday and the challenges.
+/// Whatever order the workouts were logged, edited, back-dated or deleted in, the same history
+/// gives the same awards, each earned by the first workout (by start) that met its rule; an award
+/// whose rule no longer holds is gone.
 public enum AchievementRules {
     public static let milestones = [1, 5, 10, 25, 50, 100, 250, 500]
     public static let streakWeeks = [3, 5, 10, 26, 52]
@@ -16,51 +17,45 @@ public enum AchievementRules {
     /// Every achievement, earned or locked: milestones, streaks, weekly frequency, the trophies,
     /// then the challenges (earned ones, and those not yet over).
     public static func evaluate(_ facts: ActivityFacts) -> [Achievement] {
-        let workouts = facts.workouts
+        let tally = facts.tally
+        let fold = tally.folded
         var list: [Achievement] = []
 
-        for n in milestones {
-            let earned = workouts.count >= n ? award("milestone:\(n)", workouts[n - 1]) : nil
+        for (index, n) in milestones.enumerated() {
+            let earned = index < fold.milestones.count ? award("milestone:\(n)", fold.milestones[index]) : nil
             list.append(
                 entry(
-                    "milestone:\(n)", progress: min(workouts.count, n),
-                    text: "\(min(workouts.count, n)) of \(n) workouts", earned: earned))
+                    "milestone:\(n)", progress: min(fold.count, n),
+                    text: "\(min(fold.count, n)) of \(n) workouts", earned: earned))
         }
 
-        let weeks = weekRuns(workouts)
-        let current = currentStreak(weeks, today: facts.today)
-        for n in streakWeeks {
-            let earned = weeks.firstRunReaching[n].map { award("streak:\(n)", $0) }
+        let current = currentStreak(fold, today: facts.today)
+        for (n, by) in zip(streakWeeks, fold.streaks) {
             list.append(
                 entry(
                     "streak:\(n)", progress: min(current, n),
-                    text: "\(current) week\(current == 1 ? "" : "s") in a row now", earned: earned))
+                    text: "\(current) week\(current == 1 ? "" : "s") in a row now",
+                    earned: by.map { award("streak:\(n)", $0) }))
         }
 
         let thisWeek = monday(facts.today)
-        let thisWeekCount = workouts.reduce(0) { $0 + (monday($1.localDay) == thisWeek ? 1 : 0) }
-        for n in weeklyFrequencies {
-            let earned = weeks.firstWeekReaching[n].map { award("frequency:\(n)", $0) }
+        let thisWeekCount = fold.weeks.reduce(0) { $0 + ($1.monday == thisWeek ? $1.workouts : 0) }
+        for (n, by) in zip(weeklyFrequencies, fold.frequencies) {
             list.append(
                 entry(
                     "frequency:\(n)", progress: min(thisWeekCount, n),
                     text: "\(thisWeekCount) of \(n) workouts this week",
-                    earned: earned))
+                    earned: by.map { award("frequency:\(n)", $0) }))
         }
 
-        list.append(
-            trophy(
-                "night_owl", workouts.first { $0.localMinute >= nightOwl.from || $0.localMinute < nightOwl.until }))
-        list.append(
-            trophy(
-                "early_bird",
-                workouts.first { $0.localMinute >= earlyBird.from && $0.localMinute < earlyBird.until }))
-        list.append(birthdayTrophy(workouts, birthday: facts.birthday))
-        list.append(trophy("new_pr", facts.firstRecord))
-        list.append(anniversary(workouts, today: facts.today))
+        list.append(trophy("night_owl", fold.nightOwl.map(start)))
+        list.append(trophy("early_bird", fold.earlyBird.map(start)))
+        list.append(birthdayTrophy(fold, birthday: tally.birthday))
+        list.append(trophy("new_pr", tally.firstRecord))
+        list.append(anniversary(fold, today: facts.today))
 
-        for challenge in facts.challenges {
-            if let entry = evaluate(challenge, workouts, today: facts.today) { list.append(entry) }
+        for (challenge, progress) in zip(tally.challenges, fold.challenges) {
+            if let entry = evaluate(challenge, progress, today: facts.today) { list.append(entry) }
         }
         return list
     }
@@ -129,47 +124,13 @@ public enum AchievementRules {
         day - ((day % 7 + 7 + 3) % 7)
     }
 
-    struct WeekFacts {
-        /// The workout that first made a run of N consecutive weeks: the first of its Nth week (N up
-        /// to the longest streak a rule counts).
-        var firstRunReaching: [Int: ActivityWorkout] = [:]
-        /// The Nth workout of the first week that had N (N up to the highest frequency a rule
-        /// counts, so a week of thousands of workouts — a load test's — adds a handful of entries).
-        var firstWeekReaching: [Int: ActivityWorkout] = [:]
-        /// Mondays with a workout, oldest first.
-        var mondays: [Int] = []
-    }
-
-    static func weekRuns(_ workouts: [ActivityWorkout]) -> WeekFacts {
-        let longestRun = streakWeeks.max()!
-        let mostInWeek = weeklyFrequencies.max()!
-        var facts = WeekFacts()
-        var run = 0
-        var inWeek = 0
-        for workout in workouts {
-            let week = monday(workout.localDay)
-            if week == facts.mondays.last {
-                inWeek += 1
-            } else {
-                run = week - (facts.mondays.last ?? week) == 7 ? run + 1 : 1
-                inWeek = 1
-                facts.mondays.append(week)
-                if run <= longestRun, facts.firstRunReaching[run] == nil { facts.firstRunReaching[run] = workout }
-            }
-            if inWeek <= mostInWeek, facts.firstWeekReaching[inWeek] == nil {
-                facts.firstWeekReaching[inWeek] = workout
-            }
-        }
-        return facts
-    }
-
     /// The run of weeks ending this week, or last week while this week has none yet.
-    static func currentStreak(_ weeks: WeekFacts, today: Int) -> Int {
+    static func currentStreak(_ fold: ActivityTally.Fold, today: Int) -> Int {
         let thisWeek = monday(today)
-        guard let last = weeks.mondays.last, last == thisWeek || last == thisWeek - 7 else { return 0 }
+        guard let last = fold.weeks.last?.monday, last == thisWeek || last == thisWeek - 7 else { return 0 }
         var run = 1
-        for (later, earlier) in zip(weeks.mondays.reversed(), weeks.mondays.reversed().dropFirst()) {
-            guard later - earlier == 7 else { break }
+        for (later, earlier) in zip(fold.weeks.reversed(), fold.weeks.reversed().dropFirst()) {
+            guard later.monday - earlier.monday == 7 else { break }
             run += 1
         }
         return run
@@ -181,6 +142,10 @@ public enum AchievementRules {
         Award(key: key, earnedAt: workout.startedAt, workoutID: workout.id)
     }
 
+    private static func start(_ workout: ActivityWorkout) -> ActivityRecord {
+        ActivityRecord(id: workout.id, startedAt: workout.startedAt)
+    }
+
     /// A rule's entry: earned ones show their target reached.
     private static func entry(_ key: String, progress: Int, text: String, earned: Award?) -> Achievement {
         let about = describe(key)!
@@ -190,41 +155,33 @@ public enum AchievementRules {
             progressText: earned == nil ? text : "Earned", earned: earned)
     }
 
-    private static func trophy(_ name: String, _ by: ActivityWorkout?) -> Achievement {
+    private static func trophy(_ name: String, _ by: ActivityRecord?) -> Achievement {
         let key = "trophy:\(name)"
-        return entry(key, progress: 0, text: "Not yet", earned: by.map { award(key, $0) })
+        return entry(
+            key, progress: 0, text: "Not yet",
+            earned: by.map { Award(key: key, earnedAt: $0.startedAt, workoutID: $0.id) })
     }
 
     /// A workout on the birthday's month and day; a 29 February birthday counts on 28 February in
     /// other years.
-    private static func birthdayTrophy(_ workouts: [ActivityWorkout], birthday: String?) -> Achievement {
-        guard let birthday, let (month, day) = monthDay(birthday) else {
+    private static func birthdayTrophy(_ fold: ActivityTally.Fold, birthday: String?) -> Achievement {
+        guard let birthday, monthDay(birthday) != nil else {
             var entry = trophy("birthday", nil)
             entry.progressText = "Add your birthday to your profile"
             return entry
         }
-        let on = workouts.first { workout in
-            let date = CivilDate(day: workout.localDay)
-            if date.month == month && date.day == day { return true }
-            return month == 2 && day == 29 && !CivilDate.isLeap(date.year) && date.month == 2 && date.day == 28
-        }
-        return trophy("birthday", on)
+        return trophy("birthday", fold.onBirthday.map(start))
     }
 
     /// The first workout on or after the same date a year after the first workout (28 February for
     /// a first workout on 29 February).
-    private static func anniversary(_ workouts: [ActivityWorkout], today: Int) -> Achievement {
-        guard let first = workouts.first else {
+    private static func anniversary(_ fold: ActivityTally.Fold, today: Int) -> Achievement {
+        guard let first = fold.first, let yearLater = fold.yearLater else {
             var entry = trophy("anniversary", nil)
             entry.progressText = "Starts with your first workout"
             return entry
         }
-        let date = CivilDate(day: first.localDay)
-        let yearLater = CivilDate(
-            year: date.year + 1, month: date.month,
-            day: date.month == 2 && date.day == 29 && !CivilDate.isLeap(date.year + 1) ? 28 : date.day
-        ).dayNumber
-        var entry = trophy("anniversary", workouts.first { $0.localDay >= yearLater })
+        var entry = trophy("anniversary", fold.anniversary.map(start))
         if entry.earned == nil {
             let total = yearLater - first.localDay
             entry.target = total
@@ -236,33 +193,26 @@ public enum AchievementRules {
 
     // MARK: Challenges
 
-    private static func evaluate(_ challenge: Challenge, _ workouts: [ActivityWorkout], today: Int) -> Achievement? {
-        guard let start = CivilDate.dayNumber(challenge.startsOn), let end = CivilDate.dayNumber(challenge.endsOn)
-        else { return nil }
-        var reached = 0
-        var earnedBy: ActivityWorkout?
-        for workout in workouts where workout.localDay >= start && workout.localDay <= end {
-            reached += challenge.rule == .activeMinutes ? workout.durationSeconds : 1
-            if earnedBy == nil
-                && reached >= (challenge.rule == .activeMinutes ? challenge.target * 60 : challenge.target)
-            {
-                earnedBy = workout
-            }
-        }
+    private static func evaluate(
+        _ challenge: Challenge, _ progress: ActivityTally.Fold.ChallengeProgress, today: Int
+    ) -> Achievement? {
+        guard let start = progress.start, let end = progress.end else { return nil }
+        let earnedBy = progress.earnedBy
         guard earnedBy != nil || end >= today else { return nil }
-        let progress = min(challenge.rule == .activeMinutes ? reached / 60 : reached, challenge.target)
-        let unit = challenge.rule == .activeMinutes ? "minutes" : "workouts"
+        let reached = progress.seconds ? progress.reached / 60 : progress.reached
+        let shown = min(reached, challenge.target)
+        let unit = progress.seconds ? "minutes" : "workouts"
         let text: String
         if earnedBy != nil {
             text = "Earned"
         } else if today < start {
             text = "Starts \(challenge.startsOn)"
         } else {
-            text = "\(progress) of \(challenge.target) \(unit) by \(challenge.endsOn)"
+            text = "\(shown) of \(challenge.target) \(unit) by \(challenge.endsOn)"
         }
         return Achievement(
             key: challenge.key, group: .challenge, title: challenge.name, criterion: challenge.criterion,
-            progress: earnedBy == nil ? progress : challenge.target, target: challenge.target, progressText: text,
+            progress: earnedBy == nil ? shown : challenge.target, target: challenge.target, progressText: text,
             earned: earnedBy.map { award(challenge.key, $0) }, challenge: challenge)
     }
 
