@@ -141,11 +141,11 @@ public struct PostgresActivityStore: ActivityStore {
     }
 
     /// How to find the first record: read from scratch, known from the last reconciliation, or
-    /// only among the sets started after a moment (no record before it).
+    /// only among the sets of new workouts started at or after a moment (no record before it).
     enum RecordLookup: Equatable {
         case full
         case known(ActivityRecord)
-        case after(Date?)
+        case among([WorkoutID], after: Date?)
     }
 
     /// What the last reconciliation kept (`activity_state`, Migrations/0027_activity_state.sql);
@@ -155,9 +155,13 @@ public struct PostgresActivityStore: ActivityStore {
         var lastStart: Date?
         var firstRecord: ActivityRecord?
 
-        /// How to find the first record when every change since is a new workout started at or
-        /// after `lastStart`: it is the one kept, or there was none and only new sets can hold it.
-        var shortcut: RecordLookup { firstRecord.map { .known($0) } ?? .after(lastStart) }
+        /// How to find the first record when every change since is a new workout (`added`) started
+        /// at or after `lastStart`: it is the one kept, or there was none and only the new workouts'
+        /// sets can hold it. A new workout is not earlier than any old one, so it makes no old set a
+        /// record, and it can only raise an exercise's best at its first start.
+        func shortcut(_ added: [ActivityWorkout]) -> RecordLookup {
+            firstRecord.map { .known($0) } ?? .among(added.map(\.id), after: lastStart)
+        }
     }
 
     static func kept(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> Kept? {
@@ -225,24 +229,38 @@ public struct PostgresActivityStore: ActivityStore {
         {
             for workout in added { entry.tally.add(workout) }
             found = (now, entry.tally)
-            lookup = kept.shortcut
+            lookup = kept.shortcut(added)
         }
         if found == nil {
             found = try await everything(tenant, timeZone, connection) { first in
                 ActivityTally(birthday: birthday, challenges: try await challenges(from: first))
             }
             // Read after the workouts, so no change they include escapes it.
-            if let kept, try await appended(tenant, kept, timeZone, connection) != nil { lookup = kept.shortcut }
+            if let kept, let (_, added) = try await appended(tenant, kept, timeZone, connection) {
+                lookup = kept.shortcut(added)
+            }
         }
         var (seq, tally) = found!
+        let rows: PostgresRows?
         switch lookup {
-        case .known(let record): tally.firstRecord = record
-        case .full, .after:
-            let after = if case .after(let moment?) = lookup { moment } else { Date(timeIntervalSince1970: 0) }
-            tally.firstRecord = try await connection.query(firstRecord, [tenant.rawValue, after]).single.map {
-                ActivityRecord(
-                    id: WorkoutID(rawValue: try $0.decode("workout_id")), startedAt: instant(try $0.decode(1)))
-            }
+        case .known(let record):
+            tally.firstRecord = record
+            rows = nil
+        case .among(let added, _) where added.isEmpty:
+            // Nothing new since a round that found no record: still none.
+            rows = nil
+        case .among(let added, let after):
+            try await probesInIndexOrder(connection)
+            rows = try await connection.query(
+                firstRecordAmongNew,
+                [tenant.rawValue, after ?? Date(timeIntervalSince1970: 0), added.map(\.rawValue)])
+        case .full:
+            try await probesInIndexOrder(connection)
+            rows = try await connection.query(firstRecord, [tenant.rawValue, Date(timeIntervalSince1970: 0)])
+        }
+        if let row = rows?.single {
+            tally.firstRecord = ActivityRecord(
+                id: WorkoutID(rawValue: try row.decode("workout_id")), startedAt: instant(try row.decode(1)))
         }
         return (ActivityFacts(tally: tally, today: today), seq, timeZone)
     }
@@ -360,6 +378,14 @@ public struct PostgresActivityStore: ActivityStore {
             localMinute: minute < 0 ? minute + 1440 : minute)
     }
 
+    /// Keeps `firstRecord`'s probes index scans stopped at their first row, for the rest of the
+    /// transaction. The row estimates per lifter and exercise are averages over every lifter, so
+    /// for a lifter with a long history the planner expected 3 sets where there were 27,605 and
+    /// read them all through a bitmap and a sort (70 ms of a 72 ms statement, `auto_explain`).
+    private static func probesInIndexOrder(_ connection: PostgresConnection) async throws {
+        try await connection.query("SELECT set_config('enable_bitmapscan', 'off', true)")
+    }
+
     /// An instant read as microseconds since 1970 (`extract(epoch FROM …) * 1000000`), the same
     /// `Date` whichever statement read it.
     private static func instant(_ micros: Int64) -> Date {
@@ -396,13 +422,25 @@ public struct PostgresActivityStore: ActivityStore {
     /// plain comparison with a parameter: under row-level security only leakproof conditions become
     /// index bounds, and a `coalesce($2, …)` or `$2 IS NULL OR …` form was filtered row by row
     /// after reading every set again.
-    static let firstRecord = """
-        WITH RECURSIVE lifts AS (
+    static let firstRecord = firstRecord(
+        lifts: """
             (SELECT exercise_id FROM workout_sets WHERE tenant_id = $1 ORDER BY exercise_id LIMIT 1)
             UNION ALL
             SELECT (SELECT s.exercise_id FROM workout_sets s
                     WHERE s.tenant_id = $1 AND s.exercise_id > l.exercise_id ORDER BY s.exercise_id LIMIT 1)
             FROM lifts l WHERE l.exercise_id IS NOT NULL
+            """)
+
+    /// `firstRecord` among the exercises of the new workouts `$3` alone (by the primary key of
+    /// their sets), for a round that knows there was no record before them: at ten years of
+    /// history the exercises of one workout, not the hundred or so of all history, are probed.
+    static let firstRecordAmongNew = firstRecord(
+        lifts: "SELECT DISTINCT exercise_id FROM workout_sets WHERE tenant_id = $1 AND workout_id = ANY($3::uuid[])")
+
+    private static func firstRecord(lifts: String) -> String {
+        """
+        WITH RECURSIVE lifts AS (
+            \(lifts)
         ),
         firsts AS MATERIALIZED (
             SELECT l.exercise_id, m.measure, f.started_at
@@ -441,6 +479,7 @@ public struct PostgresActivityStore: ActivityStore {
         WHERE \(working) AND \(beats("r.measure", "r.best"))
         ORDER BY s.started_at, s.workout_id LIMIT 1
         """
+    }
 
     /// A set `s` that counts toward records: not a warm-up, with reps and a weight.
     private static let working = "s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0"
