@@ -249,26 +249,27 @@ public struct PostgresActivityStore: ActivityStore {
             }
         }
         var (seq, tally) = found!
-        let rows: PostgresRows?
+        // Before any workout: no bound.
+        let epoch = Date(timeIntervalSince1970: 0)
+        let search: (sql: String, parameters: [any PostgresEncodable])?
         switch lookup {
         case .known(let record):
             tally.firstRecord = record
-            rows = nil
+            search = nil
         case .among(let added, _) where added.isEmpty:
             // Nothing new since a round that found no record: still none.
-            rows = nil
+            search = nil
         case .among(let added, let after):
-            try await probesInIndexOrder(connection)
-            rows = try await connection.query(
-                firstRecordAmongNew,
-                [tenant.rawValue, after ?? Date(timeIntervalSince1970: 0), added.map(\.rawValue)])
+            search = (firstRecordAmongNew, [tenant.rawValue, after ?? epoch, added.map(\.rawValue)])
         case .full:
-            try await probesInIndexOrder(connection)
-            rows = try await connection.query(firstRecord, [tenant.rawValue, Date(timeIntervalSince1970: 0)])
+            search = (firstRecord, [tenant.rawValue, epoch])
         }
-        if let row = rows?.single {
-            tally.firstRecord = ActivityRecord(
-                id: WorkoutID(rawValue: try row.decode("workout_id")), startedAt: instant(try row.decode(1)))
+        if let search {
+            try await probesInIndexOrder(connection)
+            if let row = try await connection.query(search.sql, search.parameters).single {
+                tally.firstRecord = ActivityRecord(
+                    id: WorkoutID(rawValue: try row.decode("workout_id")), startedAt: instant(try row.decode(1)))
+            }
         }
         return (ActivityFacts(tally: tally, today: today), seq, timeZone)
     }

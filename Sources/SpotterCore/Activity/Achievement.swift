@@ -167,7 +167,7 @@ public struct ActivityFacts: Sendable, Equatable {
         self.init(
             tally: ActivityTally(
                 workouts, birthday: birthday, challenges: challenges,
-                firstRecord: firstRecord.map { ActivityRecord(id: $0.id, startedAt: $0.startedAt) }),
+                firstRecord: firstRecord.map(ActivityRecord.init)),
             today: today)
     }
 }

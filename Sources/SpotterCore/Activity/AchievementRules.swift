@@ -48,8 +48,8 @@ public enum AchievementRules {
                     earned: by.map { award("frequency:\(n)", $0) }))
         }
 
-        list.append(trophy("night_owl", fold.nightOwl.map(start)))
-        list.append(trophy("early_bird", fold.earlyBird.map(start)))
+        list.append(trophy("night_owl", fold.nightOwl.map(ActivityRecord.init)))
+        list.append(trophy("early_bird", fold.earlyBird.map(ActivityRecord.init)))
         list.append(birthdayTrophy(fold, birthday: tally.birthday))
         list.append(trophy("new_pr", tally.firstRecord))
         list.append(anniversary(fold, today: facts.today))
@@ -139,11 +139,11 @@ public enum AchievementRules {
     // MARK: Trophies
 
     private static func award(_ key: String, _ workout: ActivityWorkout) -> Award {
-        Award(key: key, earnedAt: workout.startedAt, workoutID: workout.id)
+        award(key, ActivityRecord(workout))
     }
 
-    private static func start(_ workout: ActivityWorkout) -> ActivityRecord {
-        ActivityRecord(id: workout.id, startedAt: workout.startedAt)
+    private static func award(_ key: String, _ by: ActivityRecord) -> Award {
+        Award(key: key, earnedAt: by.startedAt, workoutID: by.id)
     }
 
     /// A rule's entry: earned ones show their target reached.
@@ -157,9 +157,7 @@ public enum AchievementRules {
 
     private static func trophy(_ name: String, _ by: ActivityRecord?) -> Achievement {
         let key = "trophy:\(name)"
-        return entry(
-            key, progress: 0, text: "Not yet",
-            earned: by.map { Award(key: key, earnedAt: $0.startedAt, workoutID: $0.id) })
+        return entry(key, progress: 0, text: "Not yet", earned: by.map { award(key, $0) })
     }
 
     /// A workout on the birthday's month and day; a 29 February birthday counts on 28 February in
@@ -170,7 +168,7 @@ public enum AchievementRules {
             entry.progressText = "Add your birthday to your profile"
             return entry
         }
-        return trophy("birthday", fold.onBirthday.map(start))
+        return trophy("birthday", fold.onBirthday.map(ActivityRecord.init))
     }
 
     /// The first workout on or after the same date a year after the first workout (28 February for
@@ -181,7 +179,7 @@ public enum AchievementRules {
             entry.progressText = "Starts with your first workout"
             return entry
         }
-        var entry = trophy("anniversary", fold.anniversary.map(start))
+        var entry = trophy("anniversary", fold.anniversary.map(ActivityRecord.init))
         if entry.earned == nil {
             let total = yearLater - first.localDay
             entry.target = total

@@ -195,4 +195,8 @@ public struct ActivityRecord: Sendable, Equatable {
         self.id = id
         self.startedAt = startedAt
     }
+
+    public init(_ workout: ActivityWorkout) {
+        self.init(id: workout.id, startedAt: workout.startedAt)
+    }
 }
