@@ -12,6 +12,8 @@
 #   BIN=/some/dir Benchmarks/run.sh       # spotterd and spotter-load from there, no build
 #   DIAGNOSE=1 Benchmarks/run.sh          # pg_stat_statements and auto_explain (see below)
 #   PERF=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # also `perf record -g` spotterd per scenario
+#   COSTS=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # then what each guarantee and statement of our
+#                                         # SQL costs (Benchmarks/schema-costs.txt; see below)
 #
 # Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
 set -euo pipefail
@@ -210,6 +212,36 @@ if [ "${ONLY:-}" = sync ]; then
     exit 0
 fi
 
+# schema_costs CLIENTS TENANTS: the same-SQL proxy for logging again after each line of
+# Benchmarks/schema-costs.txt (`name|SQL|perl`), in order, so each figure is the cost of what that
+# line and every line before it took away: SQL run as the superuser against the schema (a trigger,
+# foreign keys or CHECK constraints dropped), or a perl substitution that takes a statement out of
+# same-sql/logworkout.sql (it must match, so the list stays in step with the script). The raw proxy
+# runs before and after, to show the machine held steady. The cluster is thrown away after.
+schema_costs() {
+    local clients=$1 tenants=$2 name sql edit script
+    echo "==> what each guarantee and statement costs (same-SQL proxy, $clients clients, ${duration}s each)"
+    proxy raw proxy "$proxy/logworkout.sql" "$clients" | grep 'cpu per'
+    while IFS='|' read -r name sql edit; do
+        case $name in '#'* | '') continue ;; esac
+        [ -n "$sql" ] && "${psql[@]}" -d spotter -c "$sql"
+        script=Benchmarks/same-sql/logworkout.sql
+        if [ -n "$edit" ]; then
+            script=$cluster/costs-$RANDOM.sql
+            cp "${last_script:-Benchmarks/same-sql/logworkout.sql}" "$script"
+            perl -0pi -e "$edit" "$script"
+            cmp -s "$script" "${last_script:-Benchmarks/same-sql/logworkout.sql}" && {
+                echo "schema-costs.txt: '$name' changes nothing in the script"; exit 1; }
+        elif [ -n "${last_script:-}" ]; then
+            script=$last_script
+        fi
+        last_script=$script
+        echo "--- $name"
+        pgoptions=$same_sql_role proxy same spotter "$script" "$clients" -D tenants="$tenants" | grep 'cpu per'
+    done < Benchmarks/schema-costs.txt
+    proxy raw proxy "$proxy/logworkout.sql" "$clients" | grep 'cpu per'
+}
+
 for c in $concurrency; do
     echo "==> log a workout of 10 sets, $c concurrent"
     # New lifters per client count: registering a taken name again counts as a failed sign-in
@@ -221,6 +253,7 @@ for c in $concurrency; do
     echo "same-SQL proxy (pgbench same-sql/logworkout.sql as spotter_app, $tenants lifters, $c clients, ${duration}s):"
     pgoptions=$same_sql_role proxy same spotter Benchmarks/same-sql/logworkout.sql "$c" -D tenants="$tenants"
     ratios
+    [ -n "${COSTS:-}" ] && schema_costs "$c" "$tenants"
 done
 [ "${ONLY:-}" = log ] && exit 0
 

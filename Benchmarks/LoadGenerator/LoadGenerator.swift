@@ -210,16 +210,22 @@ enum Driver {
 
         func report(scenario: String, concurrency: Int) -> String {
             let sorted = latencies.sorted()
-            func percentile(_ p: Double) -> String {
-                guard !sorted.isEmpty else { return "-" }
+            func at(_ p: Double) -> Double {
                 let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
-                return String(format: "%.2f ms", milliseconds(sorted[max(0, index)]))
+                return milliseconds(sorted[max(0, index)])
+            }
+            func percentile(_ p: Double) -> String {
+                sorted.isEmpty ? "-" : String(format: "%.2f ms", at(p))
             }
             let seconds = milliseconds(elapsed) / 1000
+            // The latency's shape under load is the p99 against the mean (issue 16).
+            let mean = sorted.isEmpty ? 0 : sorted.map(milliseconds).reduce(0, +) / Double(sorted.count)
+            let p99 = sorted.isEmpty ? 0 : at(0.99)
             var lines = [
                 "scenario=\(scenario) concurrency=\(concurrency) calls=\(latencies.count + errors.values.reduce(0, +))",
                 String(format: "  throughput %.0f calls/s over %.2f s", Double(latencies.count) / seconds, seconds),
                 "  latency p50 \(percentile(0.50))  p90 \(percentile(0.90))  p99 \(percentile(0.99))  max \(percentile(1.0))",
+                String(format: "  latency mean %.2f ms  p99 / mean %.2f", mean, mean > 0 ? p99 / mean : 0),
                 "  errors \(errors.values.reduce(0, +))",
             ]
             for (message, count) in errors.sorted(by: { $0.value > $1.value }).prefix(5) {

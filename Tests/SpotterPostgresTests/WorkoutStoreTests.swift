@@ -90,6 +90,7 @@ struct WorkoutStoreTests {
             }
             #expect(try await database.count("SELECT count(*)::int FROM workouts") == 0)
             #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM sync_changes WHERE kind = 'workout'") == 0)
         }
     }
 
