@@ -22,6 +22,10 @@ final class ActivityCache: Sendable {
         var feedSeq: Int64
         var timeZone: String
         var tally: ActivityTally
+        /// While the lifter has no personal record yet: each exercise's first start and best, so a
+        /// round of new workouts checks their sets against them instead of probing the history
+        /// (`PostgresActivityStore.RecordBaseline`). `nil` once there is a record, or when not read.
+        var baselines: [PostgresActivityStore.RecordBaseline]? = nil
     }
 
     /// At most this many lifters.

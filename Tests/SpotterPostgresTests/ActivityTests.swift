@@ -175,6 +175,64 @@ struct ActivityTests {
         }
     }
 
+    @Test(
+        "new workouts are checked against the kept baselines: an exercise new to the lifter, and a set at an exercise's first start, read them again"
+    )
+    func recordAgainstKeptBaselines() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(30 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            func log(_ lifter: Principal, _ exercise: ExerciseID, _ kilograms: Double, days: Double) async throws
+                -> WorkoutID
+            {
+                try await training.workouts.log(
+                    lifter, id: "",
+                    WorkoutDraft(
+                        name: "Session", startedAt: monday.addingTimeInterval(days * 86_400), durationSeconds: 3600,
+                        exercises: [
+                            WorkoutExerciseDraft(
+                                exerciseID: exercise.description,
+                                sets: [SetDraft(reps: 5, weight: WeightDraft(value: kilograms, unit: .kg))])
+                        ])
+                ).id
+            }
+            // Each list reconciles, so each step is a round of its own, folding only the new workout.
+            func firstRecord(_ lifter: Principal) async throws -> WorkoutID? {
+                Self.earnedBy(try await training.activity.achievements(lifter))["trophy:new_pr"]
+            }
+
+            // A lifter's first round reads everything; the second, of one new workout, reads and keeps
+            // the baselines; the rounds after it check new workouts against the kept ones.
+            func start(_ lifter: Principal) async throws {
+                _ = try await log(lifter, Catalog.squat, 100, days: 0)
+                #expect(try await firstRecord(lifter) == nil)
+                _ = try await log(lifter, Catalog.squat, 100, days: 1)
+                #expect(try await firstRecord(lifter) == nil, "the same weight is no record")
+            }
+
+            // An exercise new to the lifter after the baselines were kept.
+            let ada = try await database.lifter("ada")
+            try await start(ada)
+            _ = try await log(ada, Catalog.benchPress, 80, days: 2)
+            #expect(try await firstRecord(ada) == nil, "a first bench press is no record")
+            let heavierBench = try await log(ada, Catalog.benchPress, 85, days: 3)
+            #expect(try await firstRecord(ada) == heavierBench)
+
+            // A workout started with an exercise's first one raises the best at that start.
+            let bob = try await database.lifter("bob")
+            try await start(bob)
+            _ = try await log(bob, Catalog.benchPress, 80, days: 2)
+            #expect(try await firstRecord(bob) == nil)
+            _ = try await log(bob, Catalog.benchPress, 90, days: 2)
+            #expect(try await firstRecord(bob) == nil, "sets at the first start are never records")
+            _ = try await log(bob, Catalog.benchPress, 85, days: 3)
+            #expect(try await firstRecord(bob) == nil, "85 kg is under the 90 kg of the first start")
+            let heavierSquat = try await log(bob, Catalog.squat, 102.5, days: 4)
+            #expect(try await firstRecord(bob) == heavierSquat)
+            #expect(try await Self.stored(database, bob)["trophy:new_pr"] == heavierSquat)
+        }
+    }
+
     @Test("reconciling while workouts are logged concurrently ends where a recomputation does")
     func reconcileDuringConcurrentLogs() async throws {
         try await TestDatabase.with { database in
