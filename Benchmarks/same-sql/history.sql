@@ -2,7 +2,7 @@
 -- page, as spotter-load's `history` scenario). See logworkout.sql.
 \set n :client_id % :tenants + 1
 SELECT token_hash, tenant_id, clock_timestamp()::text AS now,
-       '' AS text, 21 AS page_size
+       21 AS page_size
 FROM bench_clients WHERE n = :n \gset
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;
@@ -12,16 +12,8 @@ FROM spotter_authenticate(:token_hash, :now);
 \endpipeline
 SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg
 FROM workouts w
-WHERE tenant_id = :tenant_id AND deleted_at IS NULL
-  AND (NULL::timestamptz IS NULL OR started_at >= NULL)
-  AND (NULL::timestamptz IS NULL OR started_at < NULL)
-  AND (NULL::timestamptz IS NULL OR (started_at, workout_id) < (NULL, NULL::uuid))
-  AND (:text::text = '' OR strpos(lower(name), :text) > 0 OR EXISTS (
-        SELECT FROM workout_exercises we
-        LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
-        LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
-        WHERE we.tenant_id = w.tenant_id AND we.workout_id = w.workout_id
-          AND strpos(lower(coalesce(c.name, x.name)), :text) > 0))
+WHERE tenant_id = :tenant_id
+  AND deleted_at IS NULL
 ORDER BY started_at DESC, workout_id DESC
 LIMIT :page_size;
 \startpipeline

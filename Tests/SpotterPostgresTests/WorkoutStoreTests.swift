@@ -225,6 +225,20 @@ struct WorkoutStoreTests {
                 ada, from: nil, to: nil, text: "overhead", pageSize: 100, pageToken: "")
             #expect(byExercise.items.count == 5)
             #expect(byExercise.items[0].summary.setCount == 3)
+            // Every filter at once, paged: each combination is a statement of its own.
+            var odd: [Date] = []
+            token = ""
+            repeat {
+                let page = try await training.workouts.history(
+                    ada, from: start.addingTimeInterval(-20.5 * 86_400), to: start, text: "odd", pageSize: 3,
+                    pageToken: token)
+                odd += page.items.map(\.startedAt)
+                token = page.nextToken
+            } while !token.isEmpty
+            #expect(odd == (0..<10).map { start.addingTimeInterval(Double(-1 - 2 * $0) * 86_400) })
+            let until = try await training.workouts.history(
+                ada, from: nil, to: start.addingTimeInterval(-9.5 * 86_400), text: "", pageSize: 100, pageToken: "")
+            #expect(until.items.count == 15)
 
             await #expect(throws: SpotterError.invalid("page.page_token", "is not a token this call returned")) {
                 try await training.workouts.history(ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "nope!")

@@ -172,29 +172,9 @@ public struct PostgresWorkoutStore: WorkoutStore {
     }
 
     public func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry] {
-        try await database.withTenant(principal) { connection in
-            try await connection.query(
-                """
-                SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg
-                FROM workouts w
-                WHERE tenant_id = $1 AND deleted_at IS NULL
-                  AND ($2::timestamptz IS NULL OR started_at >= $2)
-                  AND ($3::timestamptz IS NULL OR started_at < $3)
-                  AND ($4::timestamptz IS NULL OR (started_at, workout_id) < ($4, $5::uuid))
-                  AND ($6::text = '' OR strpos(lower(name), $6) > 0 OR EXISTS (
-                        SELECT FROM workout_exercises we
-                        LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
-                        LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
-                        WHERE we.tenant_id = w.tenant_id AND we.workout_id = w.workout_id
-                          AND strpos(lower(coalesce(c.name, x.name)), $6) > 0))
-                ORDER BY started_at DESC, workout_id DESC
-                LIMIT $7
-                """,
-                [
-                    principal.tenantID.rawValue, query.from, query.to, query.after?.startedAt,
-                    query.after?.id.rawValue, query.text, query.limit,
-                ]
-            ).map { row in
+        let statement = Self.historyStatement(principal.tenantID, query)
+        return try await database.withTenant(principal) { connection in
+            try await connection.query(statement.sql, statement.parameters).map { row in
                 WorkoutEntry(
                     id: WorkoutID(rawValue: try row.decode("workout_id")),
                     name: try row.decode("name"),
@@ -204,6 +184,51 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 )
             }
         }
+    }
+
+    /// A history page's statement, with a condition only for each filter the query has (at most
+    /// sixteen texts, each prepared once per connection). One text with `$n IS NULL OR …` for every
+    /// filter had no generic plan as cheap as a plan for the values given, so PostgreSQL planned
+    /// it afresh on every call: 0.44 ms, against 0.01 ms to run it (`pg_stat_statements`).
+    static func historyStatement(_ tenant: TenantID, _ query: HistoryQuery)
+        -> (sql: String, parameters: [any PostgresEncodable])
+    {
+        var parameters: [any PostgresEncodable] = [tenant.rawValue]
+        func parameter(_ value: any PostgresEncodable) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
+        }
+        var conditions = ["tenant_id = $1", "deleted_at IS NULL"]
+        if let from = query.from { conditions.append("started_at >= \(parameter(from))") }
+        if let to = query.to { conditions.append("started_at < \(parameter(to))") }
+        if let after = query.after {
+            let start = parameter(after.startedAt)
+            let id = parameter(after.id.rawValue)
+            conditions.append("(started_at, workout_id) < (\(start)::timestamptz, \(id)::uuid)")
+        }
+        if !query.text.isEmpty {
+            let text = parameter(query.text)
+            conditions.append(
+                """
+                (strpos(lower(name), \(text)) > 0 OR EXISTS (
+                        SELECT FROM workout_exercises we
+                        LEFT JOIN catalog_exercises c ON c.exercise_id = we.exercise_id
+                        LEFT JOIN exercises x ON x.tenant_id = we.tenant_id AND x.exercise_id = we.exercise_id
+                        WHERE we.tenant_id = w.tenant_id AND we.workout_id = w.workout_id
+                          AND strpos(lower(coalesce(c.name, x.name)), \(text)) > 0))
+                """)
+        }
+        let limit = parameter(query.limit)
+        return (
+            """
+            SELECT workout_id, name, started_at, duration_seconds, exercise_count, set_count, rep_count, volume_kg
+            FROM workouts w
+            WHERE \(conditions.joined(separator: "\n  AND "))
+            ORDER BY started_at DESC, workout_id DESC
+            LIMIT \(limit)
+            """,
+            parameters
+        )
     }
 
     /// The live workout's version and template, or `nil`.
