@@ -217,29 +217,27 @@ fi
 # line and every line before it took away: SQL run as the superuser against the schema (a trigger,
 # foreign keys or CHECK constraints dropped), or a perl substitution that takes a statement out of
 # same-sql/logworkout.sql (it must match, so the list stays in step with the script). The raw proxy
-# runs before and after, to show the machine held steady. The cluster is thrown away after.
+# runs before and after, to show the machine held steady. The schema is left without what the
+# list took away, so the run ends here (the first client count only).
 schema_costs() {
-    local clients=$1 tenants=$2 name sql edit script
+    local clients=$1 tenants=$2 name sql edit script=Benchmarks/same-sql/logworkout.sql edited
     echo "==> what each guarantee and statement costs (same-SQL proxy, $clients clients, ${duration}s each)"
     proxy raw proxy "$proxy/logworkout.sql" "$clients" | grep 'cpu per'
     while IFS='|' read -r name sql edit; do
         case $name in '#'* | '') continue ;; esac
         [ -n "$sql" ] && "${psql[@]}" -d spotter -c "$sql"
-        script=Benchmarks/same-sql/logworkout.sql
         if [ -n "$edit" ]; then
-            script=$cluster/costs-$RANDOM.sql
-            cp "${last_script:-Benchmarks/same-sql/logworkout.sql}" "$script"
-            perl -0pi -e "$edit" "$script"
-            cmp -s "$script" "${last_script:-Benchmarks/same-sql/logworkout.sql}" && {
-                echo "schema-costs.txt: '$name' changes nothing in the script"; exit 1; }
-        elif [ -n "${last_script:-}" ]; then
-            script=$last_script
+            edited=$cluster/costs-$RANDOM.sql
+            cp "$script" "$edited"
+            perl -0pi -e "$edit" "$edited"
+            cmp -s "$edited" "$script" && { echo "schema-costs.txt: '$name' changes nothing in the script"; exit 1; }
+            script=$edited
         fi
-        last_script=$script
         echo "--- $name"
         pgoptions=$same_sql_role proxy same spotter "$script" "$clients" -D tenants="$tenants" | grep 'cpu per'
     done < Benchmarks/schema-costs.txt
     proxy raw proxy "$proxy/logworkout.sql" "$clients" | grep 'cpu per'
+    exit 0
 }
 
 for c in $concurrency; do

@@ -273,10 +273,7 @@ public struct PostgresActivityStore: ActivityStore {
             (tally.firstRecord, baselines) = try await recordAmong(tenant, added, baselines, connection)
         case .full:
             try await probesInIndexOrder(connection)
-            if let row = try await connection.query(firstRecord, [tenant.rawValue]).single {
-                tally.firstRecord = ActivityRecord(
-                    id: WorkoutID(rawValue: try row.decode("workout_id")), startedAt: instant(try row.decode(1)))
-            }
+            tally.firstRecord = try await connection.query(firstRecord, [tenant.rawValue]).single.flatMap(record)
             baselines = nil
         }
         return (ActivityFacts(tally: tally, today: today), seq, timeZone, baselines)
@@ -307,14 +304,15 @@ public struct PostgresActivityStore: ActivityStore {
                 ),
             ])[1].single
             guard let row else { throw PostgresError(kind: .decoding, message: "no answer to the record check") }
-            let record = try (row.decode("workout_id") as UUID?).map {
-                ActivityRecord(id: WorkoutID(rawValue: $0), startedAt: instant(try row.decode("started_us")))
-            }
-            return (try row.decode("outside"), record)
+            return (try row.decode("outside"), try record(row))
+        }
+        // A record raises a best: the baselines are kept only while there is none.
+        func found(_ record: ActivityRecord?, _ baselines: [RecordBaseline]) -> (ActivityRecord?, [RecordBaseline]?) {
+            (record, record == nil ? baselines : nil)
         }
         if let kept {
             let answer = try await check(kept)
-            if !answer.outside { return (answer.record, answer.record == nil ? kept : nil) }
+            if !answer.outside { return found(answer.record, kept) }
         }
         try await probesInIndexOrder(connection)
         let baselines = try await connection.query(recordBaselines, [tenant.rawValue]).map { row in
@@ -323,8 +321,14 @@ public struct PostgresActivityStore: ActivityStore {
                 firstMicros: try row.decode("first_us"), best: try row.decode("best"))
         }
         // Read after the new sets: every set at a first start is in its best.
-        let record = try await check(baselines).record
-        return (record, record == nil ? baselines : nil)
+        return found(try await check(baselines).record, baselines)
+    }
+
+    /// The record in a row of `firstRecord` or `recordAmongNew` (`workout_id`, `started_us`), if any.
+    private static func record(_ row: PostgresRow) throws -> ActivityRecord? {
+        try (row.decode("workout_id") as UUID?).map {
+            ActivityRecord(id: WorkoutID(rawValue: $0), startedAt: instant(try row.decode("started_us")))
+        }
     }
 
     /// Every live workout's start folded into the tally `start` makes (given the first workout),
