@@ -621,6 +621,21 @@ struct CoachingRowLevelSecurityTests {
             _ = try await coaching.endLink(f.lifter, other: f.coach.tenantID.description)
             #expect(try await party(f.coach, f.lifter)?.name == "lifter", "an ended link keeps the name")
             #expect(try await party(f.coach, f.lifter)?.timeZone == nil)
+
+            // Linked again beside the ended link: one row each, the time zone back for the coach.
+            _ = try await coaching.requestCoach(f.lifter, username: "coach", scopes: ["history"])
+            _ = try await coaching.respond(
+                f.coach, other: f.lifter.tenantID.description, accept: true, scopes: [])
+            func parties(_ viewer: Principal) async throws -> [String] {
+                try await database.asTenant(viewer.tenantID) { connection in
+                    try await connection.query(
+                        "SELECT display_name || '/' || coalesce(time_zone, '-') AS party FROM spotter_linked_parties() ORDER BY 1"
+                    ).map { try $0.decode("party") }
+                }
+            }
+            #expect(try await parties(f.coach) == ["coach/UTC", "lifter/Europe/Oslo"])
+            #expect(try await parties(f.lifter) == ["coach/-", "lifter/Europe/Oslo"])
+            #expect(try await parties(f.stranger).count == 1, "only the stranger itself")
         }
     }
 
