@@ -1,12 +1,18 @@
 -- `spotter_linked_parties()` was a SQL function. A SQL function that cannot be inlined (this one is
 -- SECURITY DEFINER with its own search_path) plans its query again on every call, and a coach's
--- link check calls it twice (both parties' names): 0.94 ms of a coach's read went there, against
--- 0.30 ms for the rest of the transaction (pgbench, a coach with 19 clients among 40,000 tenants).
--- In PL/pgSQL its plan is kept for the session. The query also starts from the caller's links
--- (their indexes) and joins each party's row once, instead of testing the caller's link for every
--- party in a subquery. What it answers is unchanged: the caller and every tenant linked with the
--- caller in any state, their display names, and the time zone of the caller and of the caller's
--- active clients (NULL for everyone else).
+-- link check called it twice (both parties' names), each time working out every party of the
+-- coach: 0.94 ms of a coach's read went there for a coach with 19 clients, 0.78 ms with 218,
+-- against 0.30 ms for the rest of the transaction (pgbench, 40,000 tenants).
+--
+-- Now it is PL/pgSQL (its plan kept for the session) and starts from the caller's links. What it
+-- answers is unchanged: the caller and every tenant linked with the caller in any state, their
+-- display names, and the time zone of the caller and of the caller's active clients (NULL for
+-- everyone else). Lists of links, comments and assignments join it once.
+--
+-- `spotter_linked_name(party)` answers the same question for one tenant, for statements about one
+-- link (a coach's link check before every read of a client): the display name of `party` when it
+-- is the caller or linked with the caller in any state, else NULL. That link check's transaction
+-- takes 0.39 ms with it, against 0.42 ms through the set above and 1.09 ms before (218 clients).
 
 CREATE OR REPLACE FUNCTION spotter_linked_parties()
 RETURNS TABLE (tenant_id uuid, display_name text, time_zone text)
@@ -30,3 +36,22 @@ BEGIN
     JOIN tenants t ON t.tenant_id = p.party;
 END
 $$;
+
+CREATE FUNCTION spotter_linked_name(party uuid)
+RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public
+AS $$
+DECLARE
+    caller uuid := spotter_current_tenant();
+BEGIN
+    RETURN (SELECT t.display_name FROM tenants t
+            WHERE t.tenant_id = party
+              AND (party = caller
+                   OR EXISTS (SELECT FROM coach_links l WHERE l.coach_id = caller AND l.tenant_id = party)
+                   OR EXISTS (SELECT FROM coach_links l WHERE l.tenant_id = caller AND l.coach_id = party)));
+END
+$$;
+
+ALTER FUNCTION spotter_linked_name(uuid) OWNER TO spotter_auth;
+REVOKE ALL ON FUNCTION spotter_linked_name(uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION spotter_linked_name(uuid) TO spotter_app, spotter_admin;
