@@ -144,11 +144,8 @@ struct CoachRoutes {
     /// The coach's active link to `client`; `notFound` for an unknown id, an ended link or another
     /// coach's client alike.
     private func activeLink(_ session: PortalSession, _ client: String) async throws -> CoachLink {
-        let links = try await coaching.links(session.principal, includeClosed: false)
-        guard let id = UUID(uuidString: client),
-            let link = links.first(where: { $0.lifterID.rawValue == id && $0.status == .active })
-        else { throw SpotterError.notFound("client not found") }
-        return link
+        guard let id = UUID(uuidString: client) else { throw SpotterError.notFound("client not found") }
+        return try await coaching.activeClientLink(session.principal, client: TenantID(rawValue: id))
     }
 
     // MARK: - Clients

@@ -234,6 +234,32 @@ struct PortalCoachTests {
         }
     }
 
+    @Test("a client's pages open however many newer requests the coach has (the link is read alone, not from a list)")
+    func clientAmongManyLinks() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            // 600 pending requests, all newer than Lena's link: more than a list of links holds.
+            let owner = try await portal.database.ownerConnection()
+            try await owner.query(
+                """
+                WITH t AS (
+                    INSERT INTO tenants (tenant_id, kind, display_name)
+                    SELECT gen_random_uuid(), 'lifter', 'asker ' || i FROM generate_series(1, 600) i
+                    RETURNING tenant_id)
+                INSERT INTO coach_links (tenant_id, link_id, coach_id, status, requested_by, scopes, created_at, updated_at)
+                SELECT tenant_id, gen_random_uuid(), $1, 'pending', 'lifter', '{history}', $2, $2 FROM t
+                """,
+                [world.coach.tenantID.rawValue, portal.clock.now.addingTimeInterval(3_600)])
+            await owner.close()
+            let browser = try await portal.signedIn("carla")
+            for suffix in ["", "/progress", "/statistics"] {
+                let page = try await browser.get("/clients/\(world.client)\(suffix)")
+                #expect(page.status == .ok, "\(suffix)")
+                #expect(page.html.contains("Lena &lt;script&gt;"), "\(suffix)")
+            }
+        }
+    }
+
     @Test(
         "invites: create shows the code once, revoke closes it; a lifter's request is accepted; a link ends after confirmation"
     )

@@ -14,10 +14,7 @@ extension CoachingService {
         let context = try await requireKind(.coach, principal)
         let clientID = try Self.tenantID(client, field: "client_id")
         return try await store.inOneTransaction(principal) {
-            let link = try await store.linking(principal) { link in
-                try await link.openLink(lifter: clientID, coach: principal.tenantID)
-            }
-            guard let link, link.status == .active else { throw Self.clientNotFound }
+            let link = try await activeClientLink(principal, client: clientID)
             guard link.scopes.contains(scope) else {
                 throw SpotterError.permissionDenied(
                     "\(link.lifterName) has not granted you the \(scope.rawValue) scope")

@@ -220,6 +220,17 @@ public struct CoachingService: Sendable {
         try await store.links(principal, includeClosed: includeClosed)
     }
 
+    /// The principal's active link as the coach of `client`, or `notFound` (the same answer as a
+    /// tenant that does not exist, a pending or ended link, or another coach's client). One link
+    /// is read, however many clients the coach has.
+    public func activeClientLink(_ principal: Principal, client: TenantID) async throws -> CoachLink {
+        let link = try await store.linking(principal) { link in
+            try await link.openLink(lifter: client, coach: principal.tenantID)
+        }
+        guard let link, link.status == .active else { throw Self.clientNotFound }
+        return link
+    }
+
     /// Which coach read which kind of data and when, newest first.
     public func accessLog(_ principal: Principal, coach: String, pageSize: Int, pageToken: String) async throws
         -> Page<AccessLogEntry>
