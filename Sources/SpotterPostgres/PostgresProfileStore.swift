@@ -42,17 +42,17 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
     }
 
     /// The tenant's context. In a coach's view of a client only the client's time zone is the coach's
-    /// to know (`spotter_linked_parties()` tells it for an active client): the context has it, and
+    /// to know (`spotter_linked_time_zone()` tells it for an active client): the context has it, and
     /// stands in `lifter`, the free tier and kilograms for the rest.
     public func tenantContext(_ principal: Principal) async throws -> TenantContext {
         try await database.withTenant(principal) { connection in
             if principal.isClientView {
-                let rows = try await connection.query(
-                    "SELECT time_zone FROM spotter_linked_parties() WHERE tenant_id = $1 AND time_zone IS NOT NULL",
-                    [principal.tenantID.rawValue])
-                guard let row = rows.single else { throw SpotterError.notFound("tenant not found") }
-                return TenantContext(
-                    kind: .lifter, tier: TierGrant(tier: .free), timeZone: try row.decode("time_zone"), unit: .kg)
+                guard
+                    let timeZone: String = try await connection.query(
+                        "SELECT spotter_linked_time_zone($1) AS time_zone", [principal.tenantID.rawValue]
+                    ).single?.decode("time_zone")
+                else { throw SpotterError.notFound("tenant not found") }
+                return TenantContext(kind: .lifter, tier: TierGrant(tier: .free), timeZone: timeZone, unit: .kg)
             }
             let rows = try await connection.query(
                 "SELECT kind, tier, tier_expires_at, time_zone, unit FROM tenants WHERE tenant_id = $1",

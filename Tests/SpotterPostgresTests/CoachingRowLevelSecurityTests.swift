@@ -593,17 +593,22 @@ struct CoachingRowLevelSecurityTests {
             func tenantRows(_ viewer: Principal, of other: Principal) async throws -> Int {
                 try await count("tenants", of: other.tenantID, viewer.tenantID, database)
             }
-            // What the set tells of `other`; `spotter_linked_name()`, for one party, must tell the same name.
+            // What the set tells of `other`; the functions for one party must tell the same name and time zone.
             func party(_ viewer: Principal, _ other: Principal) async throws -> (name: String, timeZone: String?)? {
                 try await database.asTenant(viewer.tenantID) { connection in
                     let found: (name: String, timeZone: String?)? = try await connection.query(
                         "SELECT display_name, time_zone FROM spotter_linked_parties() WHERE tenant_id = $1",
                         [other.tenantID.rawValue]
                     ).first.map { (try $0.decode("display_name"), try $0.decode("time_zone")) }
-                    let alone: String? = try await connection.query(
-                        "SELECT spotter_linked_name($1) AS name", [other.tenantID.rawValue]
-                    ).single?.decode("name")
-                    #expect(alone == found?.name, "spotter_linked_name() agrees with spotter_linked_parties()")
+                    let alone = try #require(
+                        try await connection.query(
+                            "SELECT spotter_linked_name($1) AS name, spotter_linked_time_zone($1) AS time_zone",
+                            [other.tenantID.rawValue]
+                        ).single)
+                    #expect(try alone.decode("name") == found?.name, "spotter_linked_name() agrees with the set")
+                    #expect(
+                        try alone.decode("time_zone") == found?.timeZone,
+                        "spotter_linked_time_zone() agrees with the set")
                     return found
                 }
             }
