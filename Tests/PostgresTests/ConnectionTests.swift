@@ -97,6 +97,24 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a connection's session is UTC with ISO dates, and JIT compilation is off")
+    func sessionSettings() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let row = try #require(
+                try await connection.query(
+                    """
+                    SELECT current_setting('TimeZone') AS zone, current_setting('DateStyle') AS dates,
+                           current_setting('jit') AS jit
+                    """
+                ).single)
+            #expect(try row.decode("zone", as: String.self) == "UTC")
+            #expect(try row.decode("dates", as: String.self) == "ISO, YMD")
+            #expect(try row.decode("jit", as: String.self) == "off")
+            await connection.close()
+        }
+    }
+
     @Test("decoding NULL into a non-optional names the column")
     func nullIntoNonOptionalFails() async throws {
         try await TestDatabase.with { database in
