@@ -56,6 +56,10 @@ echo "==> seeding $clients clients through the API"
 started=$(date +%s)
 "${load[@]}" --tenants "$clients" | tee "$cluster/seed.out"
 echo "  seeded in $(( $(date +%s) - started )) s"
+# As autovacuum would soon: without statistics the planner's estimates stay small, and a page's
+# cost at real sizes does not show (the client list's JIT compilation did not, before
+# connections turned JIT off).
+"${psql[@]}" -d spotter -c "VACUUM ANALYZE"
 client=$(awk '/^progress-client/ { print $2 }' "$cluster/seed.out")
 
 portal="https://127.0.0.1:$portal_port"
