@@ -12,6 +12,7 @@
 #   BIN=/some/dir Benchmarks/run.sh       # spotterd and spotter-load from there, no build
 #   DIAGNOSE=1 Benchmarks/run.sh          # pg_stat_statements and auto_explain (see below)
 #   PERF=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # also `perf record -g` spotterd per scenario
+#   LATENCIES=1 Benchmarks/run.sh         # each call's start and latency (ms) to /tmp/latencies-*.txt
 #   COSTS=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # then what each guarantee and statement of our
 #                                         # SQL costs (Benchmarks/schema-costs.txt; see below)
 #
@@ -98,6 +99,8 @@ measure() {
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
+    # LATENCIES=1: each call's start and latency to /tmp/latencies-SCENARIO-CONCURRENCY.txt.
+    [ -n "${LATENCIES:-}" ] && args+=(--latencies "/tmp/latencies-${args[1]}-${args[3]:-1}.txt")
     if [ -n "${PERF:-}" ]; then
         perf record -q -g -p "$server_pid" -o "/tmp/spotterd-${args[1]}-${args[3]:-1}.perf.data" 2>/dev/null &
         perf_pid=$!

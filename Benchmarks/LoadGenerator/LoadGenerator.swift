@@ -73,6 +73,8 @@ struct LoadGenerator: AsyncParsableCommand {
             (signing in again for fresh tokens every 10 minutes); 0: once.
             """)
     var seconds = 0
+    @Option(help: "Write each measured call's start and latency in milliseconds, one call a line, to this file.")
+    var latencies: String?
 
     func run() async throws {
         let clients = try (0..<connections).map { _ in
@@ -118,6 +120,7 @@ struct LoadGenerator: AsyncParsableCommand {
                 }
                 let result = try await Driver.run(calls: calls, concurrency: concurrency, clients: clients, call: call)
                 print(result.report(scenario: scenario.rawValue, concurrency: concurrency))
+                if let latencies { try result.timeline.write(toFile: latencies, atomically: true, encoding: .utf8) }
             } while clock.now < end
         }
     }
@@ -205,8 +208,16 @@ struct LoadError: Error, CustomStringConvertible {
 enum Driver {
     struct Result {
         var latencies: [Duration]
+        /// When each call of `latencies` began, from the run's start.
+        var starts: [Duration]
         var errors: [String: Int]
         var elapsed: Duration
+
+        /// `start latency` in milliseconds, one call a line, in the order the calls began.
+        var timeline: String {
+            zip(starts, latencies).sorted { $0.0 < $1.0 }
+                .map { String(format: "%.3f %.3f\n", milliseconds($0.0), milliseconds($0.1)) }.joined()
+        }
 
         func report(scenario: String, concurrency: Int) -> String {
             let sorted = latencies.sorted()
@@ -243,10 +254,11 @@ enum Driver {
     ) async throws -> Result {
         let next = Counter()
         let started = ContinuousClock.now
-        let results = try await withThrowingTaskGroup(of: ([Duration], [String: Int]).self) { group in
+        let results = try await withThrowingTaskGroup(of: ([Duration], [Duration], [String: Int]).self) { group in
             for worker in 0..<concurrency {
                 group.addTask {
                     var latencies: [Duration] = []
+                    var starts: [Duration] = []
                     var errors: [String: Int] = [:]
                     let client = clients[worker % clients.count]
                     while true {
@@ -256,16 +268,18 @@ enum Driver {
                         do {
                             try await call(index, client)
                             latencies.append(ContinuousClock.now - begin)
+                            starts.append(begin - started)
                         } catch {
                             errors["\(error)".prefix(160).description, default: 0] += 1
                         }
                     }
-                    return (latencies, errors)
+                    return (latencies, starts, errors)
                 }
             }
-            var all = Result(latencies: [], errors: [:], elapsed: .zero)
-            for try await (latencies, errors) in group {
+            var all = Result(latencies: [], starts: [], errors: [:], elapsed: .zero)
+            for try await (latencies, starts, errors) in group {
                 all.latencies += latencies
+                all.starts += starts
                 all.errors.merge(errors, uniquingKeysWith: +)
             }
             return all
