@@ -63,6 +63,8 @@ public actor PostgresPool {
 
     private struct Waiter {
         var id: UInt64
+        /// When the checkout gives up (`checkoutTimeout` after it began to wait).
+        var deadline: ContinuousClock.Instant
         var continuation: CheckedContinuation<PostgresConnection, any Error>
     }
 
@@ -70,7 +72,11 @@ public actor PostgresPool {
     public nonisolated let options: Options
     private let logger: Logger
     private var idle: [Idle] = []
+    /// Checkouts waiting for a connection, in the order they began to wait (so their deadlines
+    /// are in order too).
     private var waiters: [Waiter] = []
+    /// Fails waiting checkouts at their deadlines; running while any wait.
+    private var reaper: Task<Void, Never>?
     private var open = 0
     private var nextWaiterID: UInt64 = 0
     private var closed = false
@@ -207,6 +213,7 @@ public actor PostgresPool {
             waiter.continuation.resume(throwing: PostgresError(kind: .poolClosed, message: "pool is shut down"))
         }
         waiters.removeAll()
+        reaper?.cancel()
         for connection in connections { await connection.close() }
     }
 
@@ -258,21 +265,35 @@ public actor PostgresPool {
     private func waitForConnection() async throws -> PostgresConnection {
         nextWaiterID += 1
         let id = nextWaiterID
-        let timeout = options.checkoutTimeout
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
-            await self?.failWaiter(
-                id,
-                with: PostgresError(kind: .poolTimeout, message: "no database connection free within \(timeout)")
-            )
-        }
-        defer { timer.cancel() }
+        let deadline = ContinuousClock.now + options.checkoutTimeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                waiters.append(Waiter(id: id, continuation: continuation))
+                waiters.append(Waiter(id: id, deadline: deadline, continuation: continuation))
+                if reaper == nil {
+                    reaper = Task { await self.reap() }
+                }
             }
         } onCancel: {
             Task { await self.failWaiter(id, with: CancellationError()) }
+        }
+    }
+
+    /// Times out waiting checkouts, one task for all of them rather than a timer each (under load
+    /// most checkouts wait): sleeps until the longest-waiting checkout's deadline, fails those past
+    /// theirs, and ends when none wait.
+    private func reap() async {
+        while true {
+            let now = ContinuousClock.now
+            while let first = waiters.first, first.deadline <= now {
+                waiters.removeFirst().continuation.resume(
+                    throwing: PostgresError(
+                        kind: .poolTimeout, message: "no database connection free within \(options.checkoutTimeout)"))
+            }
+            guard let next = waiters.first?.deadline, !closed else {
+                reaper = nil
+                return
+            }
+            try? await Task.sleep(until: next, clock: .continuous)
         }
     }
 

@@ -103,6 +103,70 @@ struct PoolTests {
         }
     }
 
+    @Test("each waiting checkout times out at its own deadline, a later one too; one served is not failed")
+    func waitersTimeOutInTurn() async throws {
+        try await TestDatabase.with { database in
+            let timeout = Duration.milliseconds(300)
+            let pool = pool(database, .init(maxConnections: 1, checkoutTimeout: timeout))
+            let holding = Mutex(false)
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await pool.withConnection { _ in
+                    holding.withLock { $0 = true }
+                    for await _ in released {}
+                }
+            }
+            while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            /// How long a checkout waited before it failed, and how it failed.
+            @Sendable func waitToFail() async -> (Duration, PostgresError.Kind?) {
+                let started = ContinuousClock.now
+                do {
+                    try await pool.withConnection { _ in }
+                    return (ContinuousClock.now - started, nil)
+                } catch {
+                    return (ContinuousClock.now - started, (error as? PostgresError)?.kind)
+                }
+            }
+            // The second begins to wait half a timeout after the first: the first's deadline must
+            // not end it.
+            let first = Task { await waitToFail() }
+            try await Task.sleep(for: .milliseconds(150))
+            let second = Task { await waitToFail() }
+            for (waited, kind) in [await first.value, await second.value] {
+                #expect(kind == .poolTimeout)
+                #expect(waited >= timeout, "failed after \(waited), before its deadline")
+            }
+            // None wait now; a checkout that waits later still times out (it would wait for ever
+            // if nothing watched its deadline; then cancelled after 10 s, it fails the test).
+            let later = Task { await waitToFail() }
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(10))
+                later.cancel()
+            }
+            let (waited, kind) = await later.value
+            watchdog.cancel()
+            #expect(kind == .poolTimeout)
+            #expect(waited >= timeout)
+            release.finish()
+            try await holder.value
+            await pool.shutdown()
+
+            // One served within its timeout (a long one, however slow the machine) is handed the
+            // connection, not an error, and leaves nothing waiting.
+            let patient = self.pool(database, .init(maxConnections: 1, checkoutTimeout: .seconds(60)))
+            let (freed, free) = AsyncStream<Void>.makeStream()
+            let busy = Task { try await patient.withConnection { _ in for await _ in freed {} } }
+            while await patient.statistics().inUse == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let served = Task { try await patient.withConnection { _ in } }
+            while await patient.statistics().waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            free.finish()
+            try await busy.value
+            try await served.value
+            #expect(await patient.statistics().waiting == 0)
+            await patient.shutdown()
+        }
+    }
+
     @Test("never opens more connections than its bound")
     func boundedConnections() async throws {
         try await TestDatabase.with { database in
