@@ -40,8 +40,9 @@ start_bench_spotterd() {
     shift 3
     data="$cluster/spotter"
     mkdir -p "$data"
+    # POOL_SIZE=N: that many database connections instead of the server's default (10).
     env SPOTTER_DATABASE_URL="host=$cluster port=$pg_port user=postgres dbname=spotter" \
-        SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_HOST=127.0.0.1 SPOTTER_GRPC_PORT="$grpc_port" \
+        ${POOL_SIZE:+SPOTTER_DATABASE_POOL_SIZE="$POOL_SIZE"} SPOTTER_DATA_DIR="$data" SPOTTER_GRPC_HOST=127.0.0.1 SPOTTER_GRPC_PORT="$grpc_port" \
         SPOTTER_SCRYPT_LOG_N=10 SPOTTER_LOG_LEVEL=warning SPOTTER_METRICS_ADDRESS=127.0.0.1:0 SPOTTER_PORTAL_PORT=off "$@" \
         "$spotterd" > "$cluster/spotterd.log" 2>&1 &
     server_pid=$!

@@ -40,8 +40,7 @@ echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
 psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
 
 echo "==> spotterd on 127.0.0.1:$grpc_port, its portal on https://127.0.0.1:$portal_port"
-start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_PORTAL_PORT="$portal_port" \
-    SPOTTER_DATABASE_POOL_SIZE="${POOL_SIZE:-16}"
+start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_PORTAL_PORT="$portal_port"
 for _ in $(seq 1 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$portal_port") 2>/dev/null && break
     sleep 0.1

@@ -62,7 +62,7 @@ psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_ST
 "${psql[@]}" -d proxy -f "$proxy/schema.sql"
 
 echo "==> spotterd on 127.0.0.1:$grpc_port"
-start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_DATABASE_POOL_SIZE="${POOL_SIZE:-16}"
+start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
 certificate="$data/tls/dev-cert.pem"
 load=("$bin/spotter-load" --port "$grpc_port" --certificate "$certificate")
 
