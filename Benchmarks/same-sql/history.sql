@@ -17,6 +17,7 @@ WHERE tenant_id = :tenant_id
 ORDER BY started_at DESC, workout_id DESC
 LIMIT :page_size;
 \startpipeline
-SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds;
+SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds,
+       coalesce(current_setting('spotter.activity_feeds', true), '') AS activity;
 COMMIT;
 \endpipeline

@@ -69,7 +69,8 @@ s AS (
 )
 SELECT count(*)::int AS inserted FROM w;
 \startpipeline
-SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds;
+SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds,
+       coalesce(current_setting('spotter.activity_feeds', true), '') AS activity;
 COMMIT;
 \endpipeline
 -- The Watch notification is not the call's: spotterd's WatchNotifier sends those of all calls

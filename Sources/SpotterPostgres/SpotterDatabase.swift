@@ -8,9 +8,9 @@ public struct SpotterDatabase: Sendable {
     public let pool: PostgresPool
     /// Sends the Watch notifications of this database's committed transactions; spotterd runs it.
     public let notifier: WatchNotifier
-    /// The tenants whose change feeds committed transactions wrote, for the achievements'
-    /// reconciliation (spotterd's `ActivityReconciler` takes them).
-    public let changedFeeds = TenantMailbox()
+    /// The tenants whose workouts or profile committed transactions changed (what decides their
+    /// awards), for the achievements' reconciliation (spotterd's `ActivityReconciler` takes them).
+    public let activityChanges = TenantMailbox()
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -58,18 +58,23 @@ public struct SpotterDatabase: Sendable {
         ("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
     }
 
-    /// The tenants whose change feeds the transaction wrote (space-separated ids, noted by the feed
-    /// triggers: `Migrations/0020_feed_notify_after_commit.sql`), read in COMMIT's round trip.
+    /// The tenants whose change feeds the transaction wrote, and among them those whose workouts
+    /// or profile it changed (space-separated ids, noted by the feed triggers:
+    /// `Migrations/0020_feed_notify_after_commit.sql`, `0033_activity_changes.sql`), read in
+    /// COMMIT's round trip.
     private static let changedFeeds: (sql: String, parameters: [any PostgresEncodable]) = (
-        "SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds", []
+        """
+        SELECT coalesce(current_setting('spotter.changed_feeds', true), '') AS feeds,
+               coalesce(current_setting('spotter.activity_feeds', true), '') AS activity
+        """, []
     )
 
-    /// Hands the tenants whose change feeds the committed transaction wrote to `notifier` and to
-    /// `changedFeeds`.
+    /// Hands the tenants whose change feeds the committed transaction wrote to `notifier`, and
+    /// those whose workouts or profile it changed to `activityChanges`.
     private func notifyWatchers(_ rows: PostgresRows) async {
-        guard let feeds: String = try? rows.single?.decode("feeds") else { return }
+        guard let row = rows.single, let feeds: String = try? row.decode("feeds") else { return }
         notifier.changed(feeds)
-        changedFeeds.post(feeds)
+        if let activity: String = try? row.decode("activity") { activityChanges.post(activity) }
     }
 
     /// Runs `body` in a transaction acting as the principal's tenant (a coach's, in a view of a

@@ -8,16 +8,16 @@ import SpotterPostgres
 /// Keeps each lifter's stored achievements equal to what their history earns, so awards and
 /// withdrawals reach devices through the change feed and Watch without anyone asking for the list.
 ///
-/// After a transaction that changed a tenant's feed commits (a workout logged, edited, deleted or
-/// pushed; the profile's time zone or birthday changed), `SpotterDatabase.changedFeeds` hands the
-/// tenant over; this loop waits `settling` (a quarter of a second), then reconciles each tenant
-/// handed over, one at a time, off the calls' path (`ActivityService.reconcile`: one transaction
-/// that reads the facts and writes only what changed). Changes that arrive meanwhile fold into one
-/// more round per tenant, so a device pushing a hundred workouts costs a round or two, not a
-/// hundred. An award
-/// written here changes the feed again, which costs one more round that finds nothing to write.
-/// If the process stops first, the next change or the next `ListAchievements` catches up. Each
-/// round's duration is the `spotter_activity_reconcile_seconds` histogram.
+/// After a transaction that changed a tenant's workouts or profile commits (a workout logged,
+/// edited, deleted or pushed; the profile's time zone or birthday changed),
+/// `SpotterDatabase.activityChanges` hands the tenant over; this loop waits `settling` (a quarter
+/// of a second), then reconciles each tenant handed over, one at a time, off the calls' path
+/// (`ActivityService.reconcile`: one transaction that reads the facts and writes only what
+/// changed). Changes that arrive meanwhile fold into one more round per tenant, so a device pushing
+/// a hundred workouts costs a round or two, not a hundred. Other changes (a body measurement, a
+/// template, a guided session's set, the awards written here) cannot change awards and wake no
+/// round. If the process stops first, the next change or the next `ListAchievements` catches up.
+/// Each round's duration is the `spotter_activity_reconcile_seconds` histogram.
 struct ActivityReconciler: Service {
     let mailbox: TenantMailbox
     let activity: ActivityService

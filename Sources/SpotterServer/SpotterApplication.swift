@@ -191,7 +191,7 @@ public struct SpotterApplication: Sendable {
             extra.append(
                 .init(
                     service: ActivityReconciler(
-                        mailbox: spotterDatabase.changedFeeds, activity: training.activity, metrics: metrics,
+                        mailbox: spotterDatabase.activityChanges, activity: training.activity, metrics: metrics,
                         logger: logger)))
         }
         let group = ServiceGroup(

@@ -340,6 +340,71 @@ struct ActivityTests {
         }
     }
 
+    /// Tenants a mailbox handed over.
+    final class Handed: Sendable {
+        let tenants = Mutex<Set<String>>([])
+    }
+
+    @Test(
+        "only a committed change of workouts or the profile hands the lifter to the reconciler: not a template, a measurement or the awards it wrote"
+    )
+    func reconcilerWakesForActivity() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(86_400))
+            let spotter = SpotterDatabase(pool: database.appPool)
+            let training = TrainingServices(database: spotter, now: { clock.now })
+            let accounts = AccountService(store: PostgresProfileStore(database: spotter), now: { clock.now })
+            let ada = try await database.lifter("ada")
+            let bea = try await database.lifter("bea")
+            func id(_ lifter: Principal) -> String { lifter.tenantID.rawValue.uuidString.lowercased() }
+            let handed = Handed()
+            let consumer = Task {
+                await spotter.activityChanges.deliver { tenants in
+                    handed.tenants.withLock { $0.formUnion(tenants.map(String.init)) }
+                }
+            }
+            defer { consumer.cancel() }
+            /// Everything handed over until `lifter` was (it is posted when its commit returns, so
+            /// whatever was posted before is handed over with it or earlier), then forgotten.
+            func handedUntil(_ lifter: Principal) async throws -> Set<String> {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    let all = handed.tenants.withLock { handed in
+                        defer { if handed.contains(id(lifter)) { handed = [] } }
+                        return handed
+                    }
+                    if all.contains(id(lifter)) { return all }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                Issue.record("\(id(lifter)) was never handed over")
+                return []
+            }
+
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday))
+            #expect(try await handedUntil(ada).contains(id(ada)))
+
+            // Writes no award depends on, then a workout of another lifter to wait for.
+            try await training.activity.reconcile(ada.tenantID)
+            #expect(try await Self.stored(database, ada)["milestone:1"] != nil, "the round wrote an award")
+            _ = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Press",
+                    items: [
+                        TemplateItemDraft(
+                            exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)
+                    ]))
+            _ = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-07", value: 80.4))
+            _ = try await training.workouts.log(bea, id: "", workoutDraft(at: monday))
+            #expect(try await handedUntil(bea) == [id(bea)])
+
+            // The profile decides days and the birthday trophy.
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Asia/Tokyo"))
+            #expect(try await handedUntil(ada) == [id(ada)])
+        }
+    }
+
     @Test(
         "the list shows locked achievements with progress; a birthday earns its trophy; challenges count in the lifter's dates"
     )
