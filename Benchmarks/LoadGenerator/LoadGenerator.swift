@@ -212,10 +212,14 @@ enum Driver {
         var starts: [Duration]
         var errors: [String: Int]
         var elapsed: Duration
+        /// The wall-clock time the measured calls began (to match the starts with server logs).
+        var began = Date()
 
-        /// `start latency` in milliseconds, one call a line, in the order the calls began.
+        /// A comment line with `began` (Unix seconds), then `start latency` in milliseconds, one
+        /// call a line, in the order the calls began.
         var timeline: String {
-            zip(starts, latencies).sorted { $0.0 < $1.0 }
+            String(format: "# began %.3f (Unix time); start and latency in ms\n", began.timeIntervalSince1970)
+                + zip(starts, latencies).sorted { $0.0 < $1.0 }
                 .map { String(format: "%.3f %.3f\n", milliseconds($0.0), milliseconds($0.1)) }.joined()
         }
 
@@ -253,6 +257,7 @@ enum Driver {
         call: Call
     ) async throws -> Result {
         let next = Counter()
+        let began = Date()
         let started = ContinuousClock.now
         let results = try await withThrowingTaskGroup(of: ([Duration], [Duration], [String: Int]).self) { group in
             for worker in 0..<concurrency {
@@ -286,6 +291,7 @@ enum Driver {
         }
         var result = results
         result.elapsed = ContinuousClock.now - started
+        result.began = began
         return result
     }
 }
