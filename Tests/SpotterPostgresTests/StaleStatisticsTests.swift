@@ -72,8 +72,10 @@ struct StaleStatisticsTests {
                         try await connection.execute("SET LOCAL enable_seqscan = off")
                         let parameters = statement.parameters.map { $0 as String? }
                         guard generic else {
-                            return try await connection.query("EXPLAIN (ANALYZE, COSTS OFF) " + statement.sql, parameters)
-                                .rows.map { row -> String in try row.decode("QUERY PLAN") }
+                            return try await connection.query(
+                                "EXPLAIN (ANALYZE, COSTS OFF) " + statement.sql, parameters
+                            )
+                            .rows.map { row -> String in try row.decode("QUERY PLAN") }
                         }
                         try await connection.execute("PREPARE generic AS " + statement.sql)
                         try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
