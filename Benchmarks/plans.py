@@ -1,0 +1,112 @@
+"""Calls spotterd's read RPCs many times each, as one lifter, so that `pg_stat_statements` shows which
+statements PostgreSQL plans afresh on every call (Benchmarks/plans.sh runs it and reads them).
+
+A prepared statement's first five executions get plans for their parameters; after that PostgreSQL
+keeps a generic plan unless its estimated cost is higher than the parameter plans' average, and then
+it plans every call again. For a cheap read, planning can cost ten times the reading.
+
+    plans.py --target 127.0.0.1:50590 --ca <data dir>/tls/dev-cert.pem [--calls 120]
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "scripts"))
+import spotter_client  # noqa: E402
+
+SQUAT = "c0000000-0000-4000-8000-000000000001"
+DAY = 86_400 * 1_000_000
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=120, help="calls of each read (default 120)")
+    args, messages, channel = spotter_client.connect(parser)
+    from google.protobuf import json_format
+
+    token = spotter_client.register_and_sign_in(
+        channel, messages, "plans", "correct horse battery staple 9").access_token
+
+    def call(method, body):
+        stub = spotter_client.stub(channel, method)
+        return stub(json_format.Parse(json.dumps(body), stub.request_type()), token)
+
+    # A lifter a few months in: 60 workouts every other day, custom exercises, templates, a month of
+    # body weight.
+    now = int(time.time() * 1_000_000)
+    for i in range(60):
+        call("spotter.v1.WorkoutService/LogWorkout", {"workout": {
+            "name": f"Legs {i}", "started_at": {"unix_micros": str(now - (60 - i) * 2 * DAY)}, "duration_seconds": 3600,
+            "exercises": [{"exercise_id": SQUAT, "sets": [{"reps": 5, "weight": {"value": 100 + i, "unit": "WEIGHT_UNIT_KG"}}]}]}})
+    for i in range(25):
+        call("spotter.v1.ExerciseService/CreateExercise", {"exercise": {
+            "name": f"Custom lift {i:02d}", "category": "EXERCISE_CATEGORY_SQUAT",
+            "muscle_group": "MUSCLE_GROUP_QUADRICEPS", "equipment": "EQUIPMENT_BARBELL"}})
+        call("spotter.v1.TemplateService/CreateTemplate", {"template": {
+            "name": f"Day {i:02d}", "items": [{"exercise_id": SQUAT, "target_sets": 3, "reps_min": 5, "reps_max": 5}]}})
+    for i in range(30):
+        call("spotter.v1.BodyService/RecordMeasurement", {"measurement": {
+            "metric": "BODY_METRIC_BODY_WEIGHT", "value": 80 + i / 10,
+            "measured_on": time.strftime("%Y-%m-%d", time.gmtime(time.time() - i * 86_400))}})
+
+    def next_page(method, body):
+        return call(method, body).next_page_token
+
+    workout = call("spotter.v1.WorkoutService/ListWorkouts", {"page": {"page_size": 20}}).workouts[0].workout_id
+    year_ago = {"unix_micros": str(now - 365 * DAY)}
+    ten_days_ago = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 10 * 86_400))
+    reads = [
+        ("spotter.v1.WorkoutService/GetWorkout", {"workout_id": workout}),
+        ("spotter.v1.WorkoutService/ListWorkouts", {"page": {"page_size": 20, "page_token": next_page(
+            "spotter.v1.WorkoutService/ListWorkouts", {"page": {"page_size": 20}})}}),
+        ("spotter.v1.WorkoutService/ListWorkouts", {"from": year_ago}),
+        ("spotter.v1.ExerciseService/ListExercises", {}),
+        ("spotter.v1.ExerciseService/ListExercises", {"query": "squat"}),
+        ("spotter.v1.ExerciseService/ListExercises", {"custom_only": True}),
+        ("spotter.v1.ExerciseService/ListExercises", {"category": "EXERCISE_CATEGORY_SQUAT"}),
+        ("spotter.v1.ExerciseService/ListExercises", {"page": {"page_size": 20, "page_token": next_page(
+            "spotter.v1.ExerciseService/ListExercises", {"page": {"page_size": 20}})}}),
+        ("spotter.v1.TemplateService/ListTemplates", {}),
+        ("spotter.v1.TemplateService/ListTemplates", {"page": {"page_size": 10, "page_token": next_page(
+            "spotter.v1.TemplateService/ListTemplates", {"page": {"page_size": 10}})}}),
+        ("spotter.v1.BodyService/ListMeasurements", {}),
+        ("spotter.v1.BodyService/ListMeasurements", {"from": ten_days_ago}),
+        ("spotter.v1.ProgressService/GetProgress", {"exercise_id": SQUAT}),
+        ("spotter.v1.ProgressService/ListExerciseResults", {"exercise_id": SQUAT}),
+        ("spotter.v1.ProgressService/ListExerciseResults", {"exercise_id": SQUAT, "page": {
+            "page_size": 20, "page_token": next_page("spotter.v1.ProgressService/ListExerciseResults",
+                                                     {"exercise_id": SQUAT, "page": {"page_size": 20}})}}),
+        ("spotter.v1.ProgressService/GetStatistics", {
+            "period": "STATISTICS_PERIOD_WEEK", "from": year_ago, "to": {"unix_micros": str(now)}}),
+        ("spotter.v1.RunService/ListRuns", {}),
+        ("spotter.v1.ActivityService/GetActivitySummary", {}),
+        ("spotter.v1.ActivityService/ListAchievements", {}),
+        ("spotter.v1.AccountService/GetProfile", {}),
+        ("spotter.v1.CoachingService/GetToday", {}),
+    ]
+    for method, body in reads:
+        started = time.perf_counter()
+        for _ in range(args.calls):
+            call(method, body)
+        print(f"{method} {json.dumps(body)[:60]}: {(time.perf_counter() - started) * 1000 / args.calls:.2f} ms a call")
+
+    # Sync: full pulls from the start, pages of 40 (workouts, exercises, templates, measurements,
+    # achievements, the profile).
+    device = call("spotter.v1.SyncService/RegisterDevice", {"label": "plans"}).device_id
+    pages = 0
+    for _ in range(max(1, args.calls // 4)):
+        cursor = ""
+        while True:
+            page = call("spotter.v1.SyncService/Pull", {"device_id": device, "cursor": cursor, "page_size": 40})
+            pages += 1
+            cursor = page.cursor
+            if not page.more:
+                break
+    print(f"sync: {pages} pages pulled")
+
+
+if __name__ == "__main__":
+    main()
