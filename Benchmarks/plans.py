@@ -1,4 +1,4 @@
-"""Calls spotterd's read RPCs many times each, as one lifter, so that `pg_stat_statements` shows which
+"""Calls spotterd's read RPCs many times each, as one lifter and the lifter's coach, so that `pg_stat_statements` shows which
 statements PostgreSQL plans afresh on every call (Benchmarks/plans.sh runs it and reads them).
 
 A prepared statement's first five executions get plans for their parameters; after that PostgreSQL
@@ -18,22 +18,32 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "scripts
 import spotter_client  # noqa: E402
 
 SQUAT = "c0000000-0000-4000-8000-000000000001"
+PASSWORD = "correct horse battery staple 9"
 DAY = 86_400 * 1_000_000
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=120, help="calls of each read (default 120)")
+    parser.add_argument("--phase", choices=["seed", "read"], required=True,
+                        help="seed: the lifter, their data and their coach; read: the calls")
     args, messages, channel = spotter_client.connect(parser)
     from google.protobuf import json_format
 
-    token = spotter_client.register_and_sign_in(
-        channel, messages, "plans", "correct horse battery staple 9").access_token
+    def caller(token):
+        def call(method, body):
+            stub = spotter_client.stub(channel, method)
+            return stub(json_format.Parse(json.dumps(body), stub.request_type()), token)
+        return call
 
-    def call(method, body):
-        stub = spotter_client.stub(channel, method)
-        return stub(json_format.Parse(json.dumps(body), stub.request_type()), token)
+    if args.phase == "seed":
+        seed(messages, channel, caller)
+    else:
+        read(messages, channel, caller, args.calls)
 
+
+def seed(messages, channel, caller):
+    call = caller(spotter_client.register_and_sign_in(channel, messages, "plans", PASSWORD).access_token)
     # A lifter a few months in: 60 workouts every other day, custom exercises, templates, a month of
     # body weight.
     now = int(time.time() * 1_000_000)
@@ -51,6 +61,22 @@ def main():
         call("spotter.v1.BodyService/RecordMeasurement", {"measurement": {
             "metric": "BODY_METRIC_BODY_WEIGHT", "value": 80 + i / 10,
             "measured_on": time.strftime("%Y-%m-%d", time.gmtime(time.time() - i * 86_400))}})
+
+    # A coach the lifter asked, with every scope (plans.sh then gives the coach the Coach Pro tier).
+    coach_call = caller(spotter_client.register_and_sign_in(
+        channel, messages, "planscoach", PASSWORD, kind=messages.common.TENANT_KIND_COACH).access_token)
+    link = call("spotter.v1.CoachingService/RequestCoach", {
+        "username": "planscoach", "scopes": ["history", "details", "progress", "body"]})
+    coach_call("spotter.v1.CoachService/RespondToClient", {"client_id": link.lifter_id, "accept": True})
+
+
+def read(messages, channel, caller, calls):
+    def signed_in(name):
+        return caller(spotter_client.call(channel, "spotter.v1.AuthService/SignIn", messages.auth.SignInRequest(
+            login=name, password=PASSWORD), timeout=120).access_token)
+
+    call, coach_call = signed_in("plans"), signed_in("planscoach")
+    now = int(time.time() * 1_000_000)
 
     def next_page(method, body):
         return call(method, body).next_page_token
@@ -87,17 +113,31 @@ def main():
         ("spotter.v1.AccountService/GetProfile", {}),
         ("spotter.v1.CoachingService/GetToday", {}),
     ]
-    for method, body in reads:
+    # The coach's reads of the lifter.
+    client = call("spotter.v1.AccountService/GetProfile", {}).tenant_id
+    coach_reads = [
+        ("spotter.v1.CoachService/ListClients", {}),
+        ("spotter.v1.CoachService/ListClientWorkouts", {"client_id": client, "page": {"page_size": 20}}),
+        ("spotter.v1.CoachService/GetClientWorkout", {"client_id": client, "workout_id": workout}),
+        ("spotter.v1.CoachService/GetClientProgress", {"client_id": client, "exercise_id": SQUAT}),
+        ("spotter.v1.CoachService/GetClientMeasurements", {"client_id": client}),
+        ("spotter.v1.CoachService/GetClientAchievements", {"client_id": client}),
+    ]
+    reads += [
+        ("spotter.v1.CoachingService/ListLinks", {}),
+        ("spotter.v1.CoachingService/ListAccessLog", {"page": {"page_size": 20}}),
+    ]
+    for method, body, by in [(m, b, call) for m, b in reads] + [(m, b, coach_call) for m, b in coach_reads]:
         started = time.perf_counter()
-        for _ in range(args.calls):
-            call(method, body)
-        print(f"{method} {json.dumps(body)[:60]}: {(time.perf_counter() - started) * 1000 / args.calls:.2f} ms a call")
+        for _ in range(calls):
+            by(method, body)
+        print(f"{method} {json.dumps(body)[:60]}: {(time.perf_counter() - started) * 1000 / calls:.2f} ms a call")
 
     # Sync: full pulls from the start, pages of 40 (workouts, exercises, templates, measurements,
     # achievements, the profile).
     device = call("spotter.v1.SyncService/RegisterDevice", {"label": "plans"}).device_id
     pages = 0
-    for _ in range(max(1, args.calls // 4)):
+    for _ in range(max(1, calls // 4)):
         cursor = ""
         while True:
             page = call("spotter.v1.SyncService/Pull", {"device_id": device, "cursor": cursor, "page_size": 40})

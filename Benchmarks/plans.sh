@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Which statements does PostgreSQL plan afresh on (nearly) every call? Runs spotterd on a throwaway
 # cluster with pg_stat_statements (planning tracked), has Benchmarks/plans.py call the read RPCs a
-# lifter's app makes, each CALLS times (and sync pulls), then prints every statement planned on more
-# than half of its calls, with its planning and running time, and the busiest statements' counts.
+# lifter's app and the lifter's coach make, each CALLS times (and sync pulls), then prints every
+# statement planned on more than half of its calls, with its planning and running time, and the
+# busiest statements' counts.
 # Builds spotterd in release mode (or takes it from BIN). Bounded: CALLS calls per read.
 #
 #   Benchmarks/plans.sh              # CALLS=120
@@ -29,8 +30,13 @@ psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_ST
 "${psql[@]}" -d spotter -c "CREATE EXTENSION pg_stat_statements"
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
 
-"$root/.venv-tests/bin/python" Benchmarks/plans.py --target "127.0.0.1:$grpc_port" --ca "$data/tls/dev-cert.pem" \
-    --calls "$calls"
+plans=("$root/.venv-tests/bin/python" Benchmarks/plans.py --target "127.0.0.1:$grpc_port" --ca "$data/tls/dev-cert.pem")
+"${plans[@]}" --phase seed
+# The coach's progress and statistics reads need a paid coach tier.
+"${psql[@]}" -d spotter -c "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id =
+    (SELECT tenant_id FROM accounts WHERE username = 'planscoach')"
+"${psql[@]}" -d spotter -c "SELECT pg_stat_statements_reset()" > /dev/null
+"${plans[@]}" --phase read --calls "$calls"
 
 statements="FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'spotter')"
 echo "==> statements planned on more than half of their calls (at least 50 calls):"
