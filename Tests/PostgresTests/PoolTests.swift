@@ -17,6 +17,23 @@ struct PoolTests {
         PostgresPool(configuration: database.ownerConfiguration, options: options, logger: Logger(label: "test"))
     }
 
+    /// Checks out `pool`'s only connection and holds it until `release` is called (however slow the
+    /// machine): returns once it is held. `holder` ends when the connection is back.
+    private func holdOnlyConnection(of pool: PostgresPool) async throws -> (
+        release: @Sendable () -> Void, holder: Task<Void, any Error>
+    ) {
+        let holding = Mutex(false)
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await pool.withConnection { _ in
+                holding.withLock { $0 = true }
+                for await _ in released {}
+            }
+        }
+        while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        return ({ release.finish() }, holder)
+    }
+
     /// Kills the server side of the pool's idle connection, as a database restart would; returns its pid.
     private func terminateIdleConnection(of pool: PostgresPool, in database: TestDatabase) async throws -> Int32 {
         let pid: Int32 = try await pool.withConnection { connection in
@@ -81,21 +98,13 @@ struct PoolTests {
     func checkoutTimesOut() async throws {
         try await TestDatabase.with { database in
             let pool = pool(database, .init(maxConnections: 1, checkoutTimeout: .milliseconds(200)))
-            let holding = Mutex(false)
-            // The only connection is held until the timeout has been seen, however slow the machine.
-            let (released, release) = AsyncStream<Void>.makeStream()
-            let holder = Task {
-                try await pool.withConnection { _ in
-                    holding.withLock { $0 = true }
-                    for await _ in released {}
-                }
-            }
-            while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            // The only connection is held until the timeout has been seen.
+            let (release, holder) = try await holdOnlyConnection(of: pool)
             let error = await #expect(throws: PostgresError.self) {
                 try await pool.withConnection { _ in }
             }
             #expect(error?.kind == .poolTimeout)
-            release.finish()
+            release()
             try await holder.value
             try await pool.withConnection { _ in }  // free again
             #expect(await pool.openConnections == 1)
@@ -108,15 +117,7 @@ struct PoolTests {
         try await TestDatabase.with { database in
             let timeout = Duration.milliseconds(300)
             let pool = pool(database, .init(maxConnections: 1, checkoutTimeout: timeout))
-            let holding = Mutex(false)
-            let (released, release) = AsyncStream<Void>.makeStream()
-            let holder = Task {
-                try await pool.withConnection { _ in
-                    holding.withLock { $0 = true }
-                    for await _ in released {}
-                }
-            }
-            while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            let (release, holder) = try await holdOnlyConnection(of: pool)
             /// How long a checkout waited before it failed, and how it failed.
             @Sendable func waitToFail() async -> (Duration, PostgresError.Kind?) {
                 let started = ContinuousClock.now
@@ -147,19 +148,17 @@ struct PoolTests {
             watchdog.cancel()
             #expect(kind == .poolTimeout)
             #expect(waited >= timeout)
-            release.finish()
+            release()
             try await holder.value
             await pool.shutdown()
 
             // One served within its timeout (a long one, however slow the machine) is handed the
             // connection, not an error, and leaves nothing waiting.
             let patient = self.pool(database, .init(maxConnections: 1, checkoutTimeout: .seconds(60)))
-            let (freed, free) = AsyncStream<Void>.makeStream()
-            let busy = Task { try await patient.withConnection { _ in for await _ in freed {} } }
-            while await patient.statistics().inUse == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let (free, busy) = try await holdOnlyConnection(of: patient)
             let served = Task { try await patient.withConnection { _ in } }
             while await patient.statistics().waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            free.finish()
+            free()
             try await busy.value
             try await served.value
             #expect(await patient.statistics().waiting == 0)

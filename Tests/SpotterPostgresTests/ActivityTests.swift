@@ -69,6 +69,11 @@ struct ActivityTests {
         Dictionary(uniqueKeysWithValues: list.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
     }
 
+    /// A template: a change of the lifter's feed that no award depends on.
+    static let pressTemplate = TemplateDraft(
+        name: "Press",
+        items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)])
+
     /// Awards as the table holds them.
     static func stored(_ database: TestDatabase, _ lifter: Principal) async throws -> [String: WorkoutID] {
         try await database.asOwner { connection in
@@ -319,14 +324,7 @@ struct ActivityTests {
                 }
             }
             let before = try await keptSeq()
-            _ = try await training.templates.create(
-                ada, id: "",
-                TemplateDraft(
-                    name: "Press",
-                    items: [
-                        TemplateItemDraft(
-                            exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)
-                    ]))
+            _ = try await training.templates.create(ada, id: "", Self.pressTemplate)
             try await training.activity.reconcile(ada.tenantID)
             #expect(try await keptSeq() == before, "a template edit is not a reason to recompute")
             _ = try await training.activity.achievements(ada)
@@ -386,14 +384,7 @@ struct ActivityTests {
             // Writes no award depends on, then a workout of another lifter to wait for.
             try await training.activity.reconcile(ada.tenantID)
             #expect(try await Self.stored(database, ada)["milestone:1"] != nil, "the round wrote an award")
-            _ = try await training.templates.create(
-                ada, id: "",
-                TemplateDraft(
-                    name: "Press",
-                    items: [
-                        TemplateItemDraft(
-                            exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5, repsMax: 5)
-                    ]))
+            _ = try await training.templates.create(ada, id: "", Self.pressTemplate)
             _ = try await training.body.record(
                 ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-07", value: 80.4))
             _ = try await training.workouts.log(bea, id: "", workoutDraft(at: monday))
