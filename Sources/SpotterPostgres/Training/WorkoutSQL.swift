@@ -132,6 +132,7 @@ enum WorkoutSQL {
     static func load(_ tenant: TenantID, only ids: [WorkoutID]?, _ connection: PostgresConnection) async throws
         -> [Workout]
     {
+        if ids?.isEmpty == true { return [] }
         // Fragments of constant SQL; the ids themselves are always a parameter.
         let parameters: [any PostgresEncodable] =
             ids.map { [tenant.rawValue, $0.map(\.rawValue)] } ?? [tenant.rawValue]
