@@ -1,5 +1,6 @@
-"""Calls spotterd's read RPCs many times each, as one lifter and the lifter's coach, so that `pg_stat_statements` shows which
-statements PostgreSQL plans afresh on every call (Benchmarks/plans.sh runs it and reads them).
+"""Calls spotterd's read RPCs (and the edits an app sends) many times each, as one lifter and the
+lifter's coach, so that `pg_stat_statements` shows which statements PostgreSQL plans afresh on
+every call (Benchmarks/plans.sh runs it and reads them).
 
 A prepared statement's first five executions get plans for their parameters; after that PostgreSQL
 keeps a generic plan unless its estimated cost is higher than the parameter plans' average, and then
@@ -132,6 +133,29 @@ def read(messages, channel, caller, calls):
         for _ in range(calls):
             by(method, body)
         print(f"{method} {json.dumps(body)[:60]}: {(time.perf_counter() - started) * 1000 / calls:.2f} ms a call")
+
+    # Writes: each edit as an app sends it (no expected version), and new workouts.
+    exercise = call("spotter.v1.ExerciseService/ListExercises", {"custom_only": True}).exercises[0].exercise_id
+    template = call("spotter.v1.TemplateService/ListTemplates", {}).templates[0].template_id
+    measurement = call("spotter.v1.BodyService/ListMeasurements", {}).series[0].measurements[-1]
+    writes = [
+        ("spotter.v1.WorkoutService/UpdateWorkout", lambda k: {"workout_id": workout, "name": f"Legs, edit {k}"}),
+        ("spotter.v1.ExerciseService/UpdateExercise", lambda k: {"exercise_id": exercise, "exercise": {
+            "name": f"Custom lift, edit {k}", "category": "EXERCISE_CATEGORY_SQUAT",
+            "muscle_group": "MUSCLE_GROUP_QUADRICEPS", "equipment": "EQUIPMENT_BARBELL"}}),
+        ("spotter.v1.TemplateService/UpdateTemplate", lambda k: {"template_id": template, "template": {
+            "name": f"Day, edit {k}", "items": [{"exercise_id": SQUAT, "target_sets": 3, "reps_min": 5, "reps_max": 5}]}}),
+        ("spotter.v1.BodyService/UpdateMeasurement", lambda k: {"measurement_id": measurement.measurement_id, "measurement": {
+            "metric": "BODY_METRIC_BODY_WEIGHT", "measured_on": measurement.measured_on, "value": 80 + k % 10 / 10}}),
+        ("spotter.v1.WorkoutService/LogWorkout", lambda k: {"workout": {
+            "name": f"Extra {k}", "started_at": {"unix_micros": str(now - k * 60_000_000)}, "duration_seconds": 1800,
+            "exercises": [{"exercise_id": SQUAT, "sets": [{"reps": 5, "weight": {"value": 90, "unit": "WEIGHT_UNIT_KG"}}]}]}}),
+    ]
+    for method, body in writes:
+        started = time.perf_counter()
+        for k in range(calls):
+            call(method, body(k))
+        print(f"{method} (writes): {(time.perf_counter() - started) * 1000 / calls:.2f} ms a call")
 
     # Sync: full pulls from the start, pages of 40 (workouts, exercises, templates, measurements,
     # achievements, the profile).

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Which statements does PostgreSQL plan afresh on (nearly) every call? Runs spotterd on a throwaway
 # cluster with pg_stat_statements (planning tracked), has Benchmarks/plans.py call the read RPCs a
-# lifter's app and the lifter's coach make, each CALLS times (and sync pulls), then prints every
-# statement planned on more than half of its calls, with its planning and running time, and the
-# busiest statements' counts.
-# Builds spotterd in release mode (or takes it from BIN). Bounded: CALLS calls per read.
+# lifter's app and the lifter's coach make and the edits an app sends, each CALLS times (and sync
+# pulls), then prints every statement planned on more than half of its calls, with its planning and
+# running time, and the busiest statements' counts. Builds spotterd in release mode (or takes it
+# from BIN). Bounded: CALLS calls per read or edit.
 #
 #   Benchmarks/plans.sh              # CALLS=120
 set -euo pipefail
