@@ -50,6 +50,25 @@ def free_port():
         return s.getsockname()[1]
 
 
+def lasting_port():
+    """A free port below the kernel's range of ephemeral ports, for a server restarted on it: a port
+    from that range can be taken, while the server is down, as the local end of any outgoing
+    connection on the machine (once, the clients retrying here took it, and the restarted spotterd
+    failed with "Address already in use")."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral_low = int(f.read().split()[0])
+    pick = random.SystemRandom()
+    for _ in range(500):
+        port = pick.randint(min(10000, ephemeral_low - 1000), ephemeral_low - 1)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
+
+
 class Postgres:
     """A throwaway cluster on a unix socket, run as `postgres` when this script runs as root."""
 
@@ -111,7 +130,7 @@ class Spotterd:
         self.binary = binary
         self.data = root / "spotter"
         self.data.mkdir()
-        self.port = free_port()
+        self.port = lasting_port()
         self.env = dict(os.environ, SPOTTER_DATABASE_URL=database_url, SPOTTER_DATA_DIR=str(self.data),
                         SPOTTER_GRPC_PORT=str(self.port), SPOTTER_SCRYPT_LOG_N="10", SPOTTER_LOG_LEVEL="warning",
                         SPOTTER_METRICS_ADDRESS="127.0.0.1:0", SPOTTER_PORTAL_PORT="0")
