@@ -29,13 +29,10 @@ def main():
     parser.add_argument("--phase", choices=["seed", "read"], required=True,
                         help="seed: the lifter, their data and their coach; read: the calls")
     args, messages, channel = spotter_client.connect(parser)
-    from google.protobuf import json_format
 
     def caller(token):
-        def call(method, body):
-            stub = spotter_client.stub(channel, method)
-            return stub(json_format.Parse(json.dumps(body), stub.request_type()), token)
-        return call
+        """Calls a method with a request given as a dictionary (its JSON form), as `token`'s holder."""
+        return lambda method, body: spotter_client.call_method(channel, method, json.dumps(body), token)
 
     if args.phase == "seed":
         seed(messages, channel, caller)
@@ -113,6 +110,8 @@ def read(messages, channel, caller, calls):
         ("spotter.v1.ActivityService/ListAchievements", {}),
         ("spotter.v1.AccountService/GetProfile", {}),
         ("spotter.v1.CoachingService/GetToday", {}),
+        ("spotter.v1.CoachingService/ListLinks", {}),
+        ("spotter.v1.CoachingService/ListAccessLog", {"page": {"page_size": 20}}),
     ]
     # The coach's reads of the lifter.
     client = call("spotter.v1.AccountService/GetProfile", {}).tenant_id
@@ -124,15 +123,16 @@ def read(messages, channel, caller, calls):
         ("spotter.v1.CoachService/GetClientMeasurements", {"client_id": client}),
         ("spotter.v1.CoachService/GetClientAchievements", {"client_id": client}),
     ]
-    reads += [
-        ("spotter.v1.CoachingService/ListLinks", {}),
-        ("spotter.v1.CoachingService/ListAccessLog", {"page": {"page_size": 20}}),
-    ]
-    for method, body, by in [(m, b, call) for m, b in reads] + [(m, b, coach_call) for m, b in coach_reads]:
+
+    def timed(label, send):
+        """`send(k)` for k in 0..<calls, then the mean time a call took."""
         started = time.perf_counter()
-        for _ in range(calls):
-            by(method, body)
-        print(f"{method} {json.dumps(body)[:60]}: {(time.perf_counter() - started) * 1000 / calls:.2f} ms a call")
+        for k in range(calls):
+            send(k)
+        print(f"{label}: {(time.perf_counter() - started) * 1000 / calls:.2f} ms a call")
+
+    for method, body, by in [(m, b, call) for m, b in reads] + [(m, b, coach_call) for m, b in coach_reads]:
+        timed(f"{method} {json.dumps(body)[:60]}", lambda _: by(method, body))
 
     # Writes: each edit as an app sends it (no expected version), and new workouts.
     exercise = call("spotter.v1.ExerciseService/ListExercises", {"custom_only": True}).exercises[0].exercise_id
@@ -152,10 +152,7 @@ def read(messages, channel, caller, calls):
             "exercises": [{"exercise_id": SQUAT, "sets": [{"reps": 5, "weight": {"value": 90, "unit": "WEIGHT_UNIT_KG"}}]}]}}),
     ]
     for method, body in writes:
-        started = time.perf_counter()
-        for k in range(calls):
-            call(method, body(k))
-        print(f"{method} (writes): {(time.perf_counter() - started) * 1000 / calls:.2f} ms a call")
+        timed(f"{method} (writes)", lambda k: call(method, body(k)))
 
     # Sync: full pulls from the start, pages of 40 (workouts, exercises, templates, measurements,
     # achievements, the profile).

@@ -229,6 +229,20 @@ public final class PostgresConnection: @unchecked Sendable {
         return try await pipelineIgnoringCancellation(statements)
     }
 
+    /// Runs `statements` in one round trip (`pipeline`) under their generic plans, then sets
+    /// `plan_cache_mode` back to `auto` (PostgreSQL's default) for the rest of the transaction; returns
+    /// the statements' rows. For statements whose plan does not depend on their parameters' values,
+    /// but whose plan for given values PostgreSQL estimates cheaper than the generic one, so that it
+    /// plans them afresh on every execution. Use it inside a transaction (the setting is local to it).
+    public func pipelineUnderGenericPlans(_ statements: [(sql: String, parameters: [any PostgresEncodable])])
+        async throws -> [PostgresRows]
+    {
+        let answers = try await pipeline(
+            [("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", [])] + statements
+                + [("SELECT set_config('plan_cache_mode', 'auto', true)", [])])
+        return Array(answers.dropFirst().prefix(statements.count))
+    }
+
     @discardableResult
     func pipelineIgnoringCancellation(_ statements: [(sql: String, parameters: [any PostgresEncodable])])
         async throws -> [PostgresRows]

@@ -289,20 +289,19 @@ public struct PostgresActivityStore: ActivityStore {
         _ tenant: TenantID, _ added: [WorkoutID], _ kept: [RecordBaseline]?, _ connection: PostgresConnection
     ) async throws -> (ActivityRecord?, [RecordBaseline]?) {
         func check(_ baselines: [RecordBaseline]) async throws -> (outside: Bool, record: ActivityRecord?) {
-            // The statement's generic plan, kept for the rest of the transaction: its shape fixes the
-            // plan, but with the arrays unknown its estimated cost was higher than a plan for the
-            // ones given, so PostgreSQL planned it afresh every round (0.55 ms, against 0.17 ms to
-            // run it; `pg_stat_statements.track_planning` in the log scenario).
-            let row = try await connection.pipeline([
-                ("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", []),
+            // The statement's generic plan: its shape fixes the plan, but with the arrays unknown its
+            // estimated cost was higher than a plan for the ones given, so PostgreSQL planned it
+            // afresh every round (0.55 ms, against 0.17 ms to run it;
+            // `pg_stat_statements.track_planning` in the log scenario).
+            let row = try await connection.pipelineUnderGenericPlans([
                 (
                     recordAmongNew,
                     [
                         tenant.rawValue, added.map(\.rawValue), baselines.map(\.exerciseID),
                         baselines.map(\.measure), baselines.map(\.firstMicros), baselines.map(\.best),
                     ]
-                ),
-            ])[1].single
+                )
+            ])[0].single
             guard let row else { throw PostgresError(kind: .decoding, message: "no answer to the record check") }
             return (try row.decode("outside"), try record(row))
         }

@@ -97,6 +97,25 @@ struct ConnectionTests {
         }
     }
 
+    @Test("statements under generic plans: their rows alone, the setting forced for them and back to auto after")
+    func genericPlans() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            try await connection.execute("BEGIN")
+            let answers = try await connection.pipelineUnderGenericPlans([
+                ("SELECT current_setting('plan_cache_mode') AS mode", []),
+                ("SELECT $1::int + 1 AS two", [1]),
+            ])
+            #expect(answers.count == 2)
+            #expect(try answers[0].single?.decode("mode", as: String.self) == "force_generic_plan")
+            #expect(try answers[1].single?.decode("two", as: Int.self) == 2)
+            let after = try await connection.query("SELECT current_setting('plan_cache_mode') AS mode")
+            #expect(try after.single?.decode("mode", as: String.self) == "auto")
+            try await connection.execute("COMMIT")
+            await connection.close()
+        }
+    }
+
     @Test("a connection's session is UTC with ISO dates, and JIT compilation is off")
     func sessionSettings() async throws {
         try await TestDatabase.with { database in

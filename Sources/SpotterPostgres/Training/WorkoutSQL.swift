@@ -187,15 +187,10 @@ enum WorkoutSQL {
         // rows by the primary key whatever the ids, but a plan for the ids given is estimated
         // cheaper than one for ten unknown ids (`unnest`'s guess), so PostgreSQL planned all three
         // afresh on every call, 1.2 ms against 0.08 ms to run them (a GetWorkout; each page of a
-        // sync pull). The setting is put back for the rest of the transaction.
+        // sync pull).
         let answers =
             ids == nil
-            ? try await connection.pipeline(statements)
-            : Array(
-                try await connection.pipeline(
-                    [("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", [])] + statements
-                        + [("SELECT set_config('plan_cache_mode', 'auto', true)", [])]
-                ).dropFirst().prefix(3))
+            ? try await connection.pipeline(statements) : try await connection.pipelineUnderGenericPlans(statements)
         let (rows, exerciseRows, setRows) = (answers[0], answers[1], answers[2])
         guard !rows.isEmpty else { return [] }
         var exercises: [UUID: [WorkoutExercise]] = [:]
