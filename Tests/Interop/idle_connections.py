@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the gRPC listener's connection limits from outside, with raw sockets:
 
-1. a TCP connection that never starts TLS is closed within --handshake seconds (+3);
+1. a TCP connection that never starts TLS is closed within --handshake seconds (+8);
 2. a TLS connection that sends only the HTTP/2 preface and SETTINGS gets the server's SETTINGS with
    SETTINGS_MAX_CONCURRENT_STREAMS = --max-streams, then GOAWAY after --idle seconds (+3), and,
    never answering the ping that follows, is closed --idle-grace seconds later (+3);
@@ -113,11 +113,13 @@ def main():
     host, port = args.target.rsplit(":", 1)
     check = Checks()
 
+    # The limit's slack: once in CI's full run (two cores shared by every suite) the close came
+    # more than 3 s after the limit; a connection the limit misses stays open for good.
     started = time.monotonic()
     plain = socket.create_connection((host, int(port)), timeout=5)
-    _, closed = read_until_closed(plain, started + args.handshake + 3)
-    check(f"a TCP connection without a TLS handshake is closed within {args.handshake + 3:.0f} s",
-          closed, "still open")
+    _, closed = read_until_closed(plain, started + args.handshake + 8)
+    check(f"a TCP connection without a TLS handshake is closed within {args.handshake + 8:.0f} s",
+          closed, f"still open after {time.monotonic() - started:.1f} s")
     plain.close()
 
     context = ssl.create_default_context(cafile=args.ca)
