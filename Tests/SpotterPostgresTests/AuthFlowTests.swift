@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Postgres
 import SpotterCore
 import SpotterPostgres
@@ -126,9 +127,15 @@ struct AuthFlowTests {
     )
     func parallelGuessing() async throws {
         try await TestDatabase.with { database in
-            // A line long enough for every guess, so none is turned away as "busy" (that is tested below).
+            // A line long enough for every guess, so none is turned away as "busy" (that is tested below),
+            // and a pool whose checkouts wait long enough for 40 sign-ins counted one after another: with
+            // the 5 s default, three guesses once met "the database is unavailable" in CI's full run.
+            let pool = PostgresPool(
+                configuration: database.appPool.configuration,
+                options: .init(maxConnections: 10, checkoutTimeout: .seconds(120)), logger: Logger(label: "test"))
             let auth = database.authService(
-                hasher: PasswordHasher(cost: .testing, limiter: ConcurrencyLimiter(limit: 2, maxWaiting: 64)))
+                hasher: PasswordHasher(cost: .testing, limiter: ConcurrencyLimiter(limit: 2, maxWaiting: 64)),
+                pool: pool)
             _ = try await register(auth, "ada")
             _ = try await register(auth, "bob")
             func guess40(_ login: String, from addresses: [String]) async -> [String: Int] {
@@ -163,6 +170,7 @@ struct AuthFlowTests {
             #expect(
                 try await database.count(
                     "SELECT failed_sign_ins FROM accounts WHERE username = 'bob'") == 20)
+            await pool.shutdown()
         }
     }
 

@@ -28,10 +28,10 @@ extension TestDatabase {
 
     public func authService(
         clock: TestClock? = nil, policy: AuthPolicy = AuthPolicy(),
-        hasher: PasswordHasher = PasswordHasher(cost: .testing)
+        hasher: PasswordHasher = PasswordHasher(cost: .testing), pool: PostgresPool? = nil
     ) -> AuthService {
         AuthService(
-            store: PostgresAuthStore(database: SpotterDatabase(pool: appPool)),
+            store: PostgresAuthStore(database: SpotterDatabase(pool: pool ?? appPool)),
             hasher: hasher,
             keyring: Self.testKeyring,
             policy: policy,
