@@ -190,6 +190,18 @@ let package = Package(
             path: "Benchmarks/LoadGenerator",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "spotter-floor",
+            dependencies: [
+                "SpotterProto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+            ],
+            path: "Benchmarks/Floor",
+            swiftSettings: strict
+        ),
         .target(
             name: "SpotterTestSupport",
             dependencies: [

@@ -1,7 +1,8 @@
 # Shared by the benchmark scripts; sourced after scripts/lib/setup.sh, from the repository's root.
 
-# release_binaries: sets `bin` to $BIN when that is set (spotterd and spotter-load built earlier,
-# such as a copy of the code before a change: nothing is built), else builds both in release mode.
+# release_binaries: sets `bin` to $BIN when that is set (spotterd, spotter-load and spotter-floor
+# built earlier, such as a copy of the code before a change: nothing is built), else builds them in
+# release mode.
 release_binaries() {
     if [ -n "${BIN:-}" ]; then
         bin=$BIN
@@ -10,6 +11,7 @@ release_binaries() {
     echo "==> building release binaries"
     swift build -c release --scratch-path .build-release --product spotterd
     swift build -c release --scratch-path .build-release --product spotter-load
+    swift build -c release --scratch-path .build-release --product spotter-floor
     bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
 }
 

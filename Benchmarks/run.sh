@@ -29,6 +29,7 @@ duration=${DURATION:-15}
 concurrency=${CONCURRENCY:-8 32 64}
 port=55440
 grpc_port=50551
+floor_port=50552
 
 install_system_packages
 command -v pgbench >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql-contrib; }
@@ -84,10 +85,10 @@ wal_per_call() {
 # milliseconds per call of the server side (spotterd, PostgreSQL) and of the client.
 declare -A rate server_cpu postgres_cpu client_cpu
 
-# spotterd's context switches so far (voluntary + involuntary, all threads): a thread switch is
-# what an `async` hop between executors costs when it crosses threads.
+# The context switches so far of spotterd (or of the process given), voluntary and involuntary, all
+# threads: a thread switch is what an `async` hop between executors costs when it crosses threads.
 context_switches() {
-    awk '/^(voluntary|nonvoluntary)_ctxt_switches/ { n += $2 } END { print n }' /proc/"$server_pid"/task/*/status
+    awk '/^(voluntary|nonvoluntary)_ctxt_switches/ { n += $2 } END { print n }' /proc/"${1:-$server_pid}"/task/*/status
 }
 
 # Runs spotter-load (200 warm-up calls, then the measured ones) and prints the CPU time per call,
@@ -145,17 +146,48 @@ proxy() {
     wal_per_call "$w0" "$w1" "$count"
 }
 
-# The three ratios of one scenario, from the last `proxy raw`, `proxy same` and `measure`.
+# floor SCENARIO CONCURRENCY: the same load against spotter-floor (Benchmarks/Floor: the gRPC,
+# TLS and protobuf libraries answering the same call without any of our code, from spotterd's
+# certificate) and its CPU per call, warm-up included, like `measure`.
+floor() {
+    local f0 f1 c0 c1 lu ls floor_pid n=$calls
+    "$bin/spotter-floor" --port "$floor_port" --certificate "$data/tls/dev-cert.pem" \
+        --key "$data/tls/dev-key.pem" > "$cluster/floor.log" 2>&1 &
+    floor_pid=$!
+    for _ in $(seq 1 50); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$floor_port") 2>/dev/null && break
+        sleep 0.1
+    done
+    f0=$(cpu_ticks -x spotter-floor); c0=$(context_switches "$floor_pid")
+    { time "$bin/spotter-load" --port "$floor_port" --certificate "$certificate" --floor --scenario "$1" --concurrency "$2" \
+        --tenants 8 --calls "$n" --warmup 200 > "$cluster/floor.out" 2>&1; } 2> "$cluster/time" || {
+        cat "$cluster/floor.out" "$cluster/floor.log"
+        exit 1
+    }
+    f1=$(cpu_ticks -x spotter-floor); c1=$(context_switches "$floor_pid")
+    kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
+    grep -E 'throughput|latency p50' "$cluster/floor.out"
+    read -r lu ls < "$cluster/time"
+    rate[floor]=$(awk '/throughput/ { print $2 }' "$cluster/floor.out")
+    read -r 'server_cpu[floor]' 'client_cpu[floor]' < <(
+        awk -v s=$((f1 - f0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
+            split(l, t, " "); printf "%.3f %.3f\n", s / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
+    echo "  cpu per call: spotter-floor ${server_cpu[floor]} ms, spotter-load ${client_cpu[floor]} ms"
+    awk -v c=$((c1 - c0)) -v n=$((n + 200)) 'BEGIN { printf "  spotter-floor thread switches per call: %.1f\n", c / n }'
+}
+
+# The three ratios of one scenario, from the last `proxy raw`, `proxy same`, `measure` and `floor`.
 ratios() {
     awk -v rr="${rate[raw]}" -v rs="${rate[same]}" -v rd="${rate[spotterd]}" \
         -v pr="${postgres_cpu[raw]}" -v ps="${postgres_cpu[same]}" -v pd="${postgres_cpu[spotterd]}" \
-        -v cr="${client_cpu[raw]}" -v sd="${server_cpu[spotterd]}" 'BEGIN {
+        -v cr="${client_cpu[raw]}" -v sd="${server_cpu[spotterd]}" -v sf="${server_cpu[floor]}" 'BEGIN {
         printf "  ratios (throughput; PostgreSQL CPU per call):\n"
         printf "    our SQL / raw proxy    %5.1f %% of the throughput; PostgreSQL %.2f× the CPU (the schema'"'"'s cost)\n", rs / rr * 100, ps / pr
         printf "    spotterd / our SQL     %5.1f %% of the throughput (gRPC, TLS, protobuf, our Swift)\n", rd / rs * 100
         printf "    spotterd / raw proxy   %5.1f %% of the throughput\n", rd / rr * 100
         printf "    spotterd CPU per call %.3f ms = %.2f× the raw proxy'"'"'s total (PostgreSQL + pgbench, %.3f ms)\n", sd, sd / (pr + cr), pr + cr
         printf "    our SQL PostgreSQL CPU %.3f ms = %.2f× the raw proxy'"'"'s PostgreSQL CPU\n", ps, ps / pr
+        printf "    the stack'"'"'s floor (spotter-floor) %.3f ms = %.2f× the raw proxy'"'"'s total; spotterd above it %.3f ms\n", sf, sf / (pr + cr), sd - sf
     }'
 }
 
@@ -253,6 +285,8 @@ for c in $concurrency; do
     proxy raw proxy "$proxy/logworkout.sql" "$c"
     echo "same-SQL proxy (pgbench same-sql/logworkout.sql as spotter_app, $tenants lifters, $c clients, ${duration}s):"
     pgoptions=$same_sql_role proxy same spotter Benchmarks/same-sql/logworkout.sql "$c" -D tenants="$tenants"
+    echo "the stack's floor (spotter-floor: the same calls answered by gRPC, TLS and protobuf alone):"
+    floor log "$c"
     ratios
     [ -n "${COSTS:-}" ] && schema_costs "$c" "$tenants"
 done
@@ -271,6 +305,8 @@ echo "raw-SQL proxy (pgbench history.sql, 8 clients, ${duration}s):"
 proxy raw proxy "$proxy/history.sql" 8
 echo "same-SQL proxy (pgbench same-sql/history.sql as spotter_app, $tenants lifters, 8 clients, ${duration}s):"
 pgoptions=$same_sql_role proxy same spotter Benchmarks/same-sql/history.sql 8 -D tenants="$tenants"
+echo "the stack's floor (spotter-floor: the same page answered by gRPC, TLS and protobuf alone):"
+floor history 8
 ratios
 echo "==> the same page read by each lifter's coach (ListClientWorkouts: link check, RLS, access log), 8 concurrent"
 measure --scenario coach-history --concurrency 8 --tenants 8

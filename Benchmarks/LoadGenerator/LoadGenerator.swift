@@ -75,6 +75,12 @@ struct LoadGenerator: AsyncParsableCommand {
     var seconds = 0
     @Option(help: "Write each measured call's start and latency in milliseconds, one call a line, to this file.")
     var latencies: String?
+    @Flag(
+        help: """
+            Drive spotter-floor (Benchmarks/Floor), which checks no token: no sign-in, and made-up lifters \
+            (log and history only).
+            """)
+    var floor = false
 
     func run() async throws {
         let clients = try (0..<connections).map { _ in
@@ -101,8 +107,13 @@ struct LoadGenerator: AsyncParsableCommand {
                 try await PortalSeed.run(clients: tenants, prefix: prefix, client: clients[0])
                 return
             }
-            var lifters = try await Lifters.prepare(
-                scenario: scenario, count: tenants, prefix: prefix, client: clients[0])
+            if floor, scenario != .log, scenario != .history {
+                throw ValidationError("--floor: spotter-floor answers only the log and history scenarios")
+            }
+            var lifters =
+                floor
+                ? Array(repeating: Lifter(metadata: ["authorization": "Bearer floor"]), count: tenants)
+                : try await Lifters.prepare(scenario: scenario, count: tenants, prefix: prefix, client: clients[0])
             var call = Call(scenario: scenario, lifters: lifters)
             if warmup > 0 {
                 _ = try await Driver.run(calls: warmup, concurrency: concurrency, clients: clients, call: call)
@@ -112,7 +123,7 @@ struct LoadGenerator: AsyncParsableCommand {
             var signedIn = clock.now
             repeat {
                 // Access tokens last 15 minutes.
-                if clock.now - signedIn > .seconds(600) {
+                if !floor, clock.now - signedIn > .seconds(600) {
                     lifters = try await Lifters.prepare(
                         scenario: scenario, count: tenants, prefix: prefix, client: clients[0], registered: true)
                     call = Call(scenario: scenario, lifters: lifters)
