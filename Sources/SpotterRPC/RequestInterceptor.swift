@@ -40,8 +40,8 @@ public struct RequestInterceptor: ServerInterceptor {
     /// (`TransportLimits.callDeadline`). `metrics` receives, per call: `spotter_rpc_calls_total{method,code}`,
     /// `spotter_rpc_duration_seconds{method}` (a histogram), `spotter_rpc_in_flight`, and for the
     /// sign-in calls `spotter_sign_in_attempts_total{result}` (ok, failed, throttled). `callScope` runs
-    /// each unary call that carries a token, from the token's lookup to the answer (the database's:
-    /// one connection for the call).
+    /// each call that carries a token and `keepsOneConnection`, from the token's lookup to the answer
+    /// (the database's: one connection for the call).
     public init(
         auth: AuthService, logger: Logger, deadline: Duration,
         trustedProxies: TrustedProxies = .none, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
@@ -57,7 +57,12 @@ public struct RequestInterceptor: ServerInterceptor {
 
     /// The methods that stream requests or answers (`Watch`, `ExportAccount`, `ImportWorkouts`, …),
     /// from the services' file descriptors.
-    static let streamingMethods: Set<String> = {
+    static let streamingMethods: Set<String> = methods { $0.clientStreaming || $0.serverStreaming }
+
+    /// Every method of the services, from their file descriptors.
+    static let allMethods: Set<String> = methods { _ in true }
+
+    private static func methods(where include: (Google_Protobuf_MethodDescriptorProto) -> Bool) -> Set<String> {
         guard let bytes = Data(base64Encoded: SpotterFileDescriptors.base64Set),
             let set = try? Google_Protobuf_FileDescriptorSet(serializedBytes: bytes)
         else { return [] }
@@ -65,13 +70,29 @@ public struct RequestInterceptor: ServerInterceptor {
         for file in set.file {
             let prefix = file.package.isEmpty ? "" : file.package + "."
             for service in file.service {
-                for method in service.method where method.clientStreaming || method.serverStreaming {
+                for method in service.method where include(method) {
                     methods.insert(prefix + service.name + "/" + method.name)
                 }
             }
         }
         return methods
-    }()
+    }
+
+    /// Unary calls that spend most of their time away from the database. A PNG share card waits for
+    /// rsvg-convert (two render at a time, about 0.1–0.2 s each) after its reads; kept one connection
+    /// each, a burst of them held the whole pool, and every other call waited behind them (with 100
+    /// cards asked for at once, a `GetWorkout` waited 4 s). They check out a connection for each
+    /// read instead.
+    static let callsAwayFromTheDatabase: Set<String> = [
+        "spotter.v1.ShareService/GetWorkoutCard", "spotter.v1.ShareService/GetProgressChart",
+    ]
+
+    /// Whether a call of `method` with a token keeps one database connection from the token's
+    /// lookup to its answer (`callScope`): a unary call does, unless it spends most of its time
+    /// away from the database; a streaming call would hold it for as long as the stream lasts.
+    static func keepsOneConnection(_ method: String) -> Bool {
+        !streamingMethods.contains(method) && !callsAwayFromTheDatabase.contains(method)
+    }
 
     /// Calls that may run longer than the usual deadline: an import of ten years of workouts takes
     /// seconds, and the largest file accepted (64 MiB) up to about a minute on a small server.
@@ -116,10 +137,7 @@ public struct RequestInterceptor: ServerInterceptor {
             if authenticated, token.isEmpty {
                 throw SpotterError.unauthenticated("missing metadata 'authorization: Bearer <access token>'")
             }
-            // A unary call with a token keeps one database connection from the token's lookup to its
-            // answer; a streaming call would hold it for as long as the stream lasts.
-            let scope: any CallScope =
-                authenticated && !Self.streamingMethods.contains(method) ? callScope : NoCallScope()
+            let scope: any CallScope = authenticated && Self.keepsOneConnection(method) ? callScope : NoCallScope()
             let unauthenticated = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
             let (response, logger) = try await withoutActuallyEscaping(next) { next in

@@ -55,6 +55,21 @@ struct RequestInterceptorTests {
         #expect(!streaming.contains("spotter.v1.SyncService/Pull"))
     }
 
+    @Test("a unary call keeps one database connection, unless it is a stream or spends its time rendering")
+    func keepsOneConnection() {
+        #expect(RequestInterceptor.keepsOneConnection("spotter.v1.WorkoutService/LogWorkout"))
+        #expect(RequestInterceptor.keepsOneConnection("spotter.v1.WorkoutService/GetWorkout"))
+        #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.SyncService/Watch"))
+        #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.ShareService/GetWorkoutCard"))
+        #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.ShareService/GetProgressChart"))
+        // Names that are not methods (a rename in the .proto files) would keep the connection again.
+        #expect(RequestInterceptor.allMethods.contains("spotter.v1.WorkoutService/LogWorkout"))
+        for method in RequestInterceptor.callsAwayFromTheDatabase {
+            #expect(RequestInterceptor.allMethods.contains(method), "\(method)")
+            #expect(!RequestInterceptor.streamingMethods.contains(method), "\(method)")
+        }
+    }
+
     @Test("a call's deadline fires once its limit has passed, never before, and not at all once cancelled")
     func sharedDeadlines() async throws {
         let deadlines = CallDeadlines(resolution: .milliseconds(10))
