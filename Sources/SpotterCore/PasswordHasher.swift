@@ -1,5 +1,4 @@
 import Crypto
-import Dispatch
 import Foundation
 import _CryptoExtras
 
@@ -93,75 +92,5 @@ public struct PasswordHasher: Sendable {
             let salt = Base64.decodeUnpadded(parts[3]), let hash = Base64.decodeUnpadded(parts[4]), !hash.isEmpty
         else { return nil }
         return (Cost(logN: logN, blockSize: r, parallelism: p), salt, hash)
-    }
-}
-
-/// Runs blocking work on Dispatch's threads (never the cooperative pool), `limit` at a time, with a
-/// bounded line: when `maxWaiting` callers already wait, the next is refused at once
-/// (`tooManyRequests`) rather than queued behind minutes of work. A waiter whose task is cancelled
-/// (its client gave up) leaves the line, and work whose caller is gone by its turn never starts.
-public actor ConcurrencyLimiter {
-    private let limit: Int
-    private let maxWaiting: Int
-    private var running = 0
-    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var nextWaiterID: UInt64 = 0
-
-    public init(limit: Int, maxWaiting: Int = .max) {
-        self.limit = max(1, limit)
-        self.maxWaiting = max(0, maxWaiting)
-    }
-
-    /// Callers waiting for a turn now.
-    public var waitingCount: Int { waiting.count }
-
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await acquire()
-        defer { release() }
-        try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try body() })
-            }
-        }
-    }
-
-    private func acquire() async throws {
-        if running < limit {
-            running += 1
-            return
-        }
-        guard waiting.count < maxWaiting else {
-            throw SpotterError.tooManyRequests(
-                "the server is busy checking passwords; try again in a second", retryAfterSeconds: 1)
-        }
-        let id = nextWaiterID
-        nextWaiterID += 1
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    waiting.append((id, continuation))
-                }
-            }
-        } onCancel: {
-            Task { await self.leave(id) }
-        }
-    }
-
-    /// Takes a cancelled waiter out of the line; one already given its turn releases it in `run`.
-    private func leave(_ id: UInt64) {
-        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
-        waiting.remove(at: index).continuation.resume(throwing: CancellationError())
-    }
-
-    /// Hands the slot to the next waiter, or frees it.
-    private func release() {
-        if waiting.isEmpty {
-            running -= 1
-        } else {
-            waiting.removeFirst().continuation.resume()
-        }
     }
 }

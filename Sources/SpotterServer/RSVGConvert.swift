@@ -5,30 +5,35 @@ import SpotterCore
 /// with the DejaVu fonts the images name). A separate process rather than a Swift rasterizer:
 /// librsvg draws text with real font shaping and antialiasing, which no Swift package available
 /// here does, and a crash in it cannot take the server down. At most `concurrency` conversions
-/// run at once; one that takes longer than `timeout` is stopped.
-public actor RSVGConvert: ImageRenderer {
+/// run at once and `maxWaiting` wait (one more is refused: "the server is busy rendering images");
+/// one that takes longer than `timeout` is stopped.
+public struct RSVGConvert: ImageRenderer {
     private let executable: String
     private let timeout: Duration
-    private var running = 0
-    private let concurrency: Int
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let limiter: ConcurrencyLimiter
 
-    public init(executable: String = "rsvg-convert", concurrency: Int = 2, timeout: Duration = .seconds(10)) {
+    public init(
+        executable: String = "rsvg-convert", concurrency: Int = 2, maxWaiting: Int = 32,
+        timeout: Duration = .seconds(10)
+    ) {
+        self.init(
+            executable: executable,
+            limiter: ConcurrencyLimiter(limit: concurrency, maxWaiting: maxWaiting, work: "rendering images"),
+            timeout: timeout)
+    }
+
+    /// A renderer whose conversions take turns in `limiter`.
+    public init(executable: String = "rsvg-convert", limiter: ConcurrencyLimiter, timeout: Duration = .seconds(10)) {
         self.executable = executable
-        self.concurrency = concurrency
+        self.limiter = limiter
         self.timeout = timeout
     }
 
     public func png(svg: String, width: Int, height: Int) async throws -> Data {
-        while running >= concurrency {
-            await withCheckedContinuation { waiters.append($0) }
-        }
-        running += 1
-        defer {
-            running -= 1
-            if !waiters.isEmpty { waiters.removeFirst().resume() }
-        }
-        return try await Self.convert(svg, width: width, height: height, executable: executable, timeout: timeout)
+        let (executable, timeout) = (self.executable, self.timeout)
+        return try await limiter.run(waiting: {
+            try await Self.convert(svg, width: width, height: height, executable: executable, timeout: timeout)
+        })
     }
 
     private static func convert(_ svg: String, width: Int, height: Int, executable: String, timeout: Duration)

@@ -120,4 +120,30 @@ struct TokenTests {
         #expect(try await limiter.run { 42 } == 42)
         #expect(!ranCancelled.isSet)
     }
+
+    @Test("work that waits takes turns too, and the refusal names the limited work")
+    func waitingWork() async throws {
+        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 1, work: "rendering images")
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let first = Task {
+            try await limiter.run(waiting: {
+                for await _ in gate { break }
+                return 1
+            })
+        }
+        let second = Task { try await limiter.run(waiting: { 2 }) }
+        try await waitForLine(limiter, 1)
+        #expect(await limiter.runningCount == 1)
+        await #expect(
+            throws: SpotterError.tooManyRequests(
+                "the server is busy rendering images; try again in a second", retryAfterSeconds: 1)
+        ) {
+            try await limiter.run(waiting: { 3 })
+        }
+        open.yield()
+        open.finish()
+        #expect(try await first.value == 1)
+        #expect(try await second.value == 2)
+        #expect(await limiter.runningCount == 0)
+    }
 }

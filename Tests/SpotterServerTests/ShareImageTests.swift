@@ -75,4 +75,24 @@ struct ShareImageTests {
         }
         #expect(answer == SpotterError.unavailable("the PNG took longer than 1.0 seconds to render"))
     }
+
+    @Test("conversions take turns in the renderer's limiter; past its line a PNG is refused at once")
+    func busy() async throws {
+        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 0, work: "rendering images")
+        let renderer = RSVGConvert(limiter: limiter)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let holder = Task { try await limiter.run(waiting: { for await _ in gate { break } }) }
+        for _ in 0..<500 where await limiter.runningCount == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>"
+        await #expect(
+            throws: SpotterError.tooManyRequests(
+                "the server is busy rendering images; try again in a second", retryAfterSeconds: 1)
+        ) { _ = try await renderer.png(svg: svg, width: 10, height: 10) }
+        open.finish()
+        try await holder.value
+        let png = try await renderer.png(svg: svg, width: 10, height: 10)
+        #expect(Self.dimensions(png).map { [$0.width, $0.height] } == [10, 10])
+    }
 }
