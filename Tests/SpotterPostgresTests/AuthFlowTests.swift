@@ -607,6 +607,40 @@ struct AuthFlowTests {
         }
     }
 
+    @Test("a call noting its session's use never makes another call with the same token wait for it")
+    func sessionUseNeverWaits() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock()
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            let tokens = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            // The session's last use is two minutes old, so the next token check notes this one.
+            clock.advance(by: 120)
+            let check = "SELECT tenant_id FROM spotter_authenticate($1, $2)"
+            let parameters: [any PostgresEncodable] = [PostgresBytes(Token.hash(tokens.accessToken)), clock.now]
+            let app = database.ownerConfiguration.with(role: "spotter_app")
+            let first = try await PostgresConnection.connect(app)
+            let second = try await PostgresConnection.connect(app)
+            defer {
+                Task {
+                    await first.close()
+                    await second.close()
+                }
+            }
+            // One call's transaction checks the token (and notes the use) and is still running.
+            _ = try await first.execute("BEGIN")
+            #expect(try await first.query(check, parameters).count == 1)
+            // A second call with the same token meanwhile is answered at once, not after the first.
+            _ = try await second.execute("SET lock_timeout = '2s'")
+            #expect(try await second.query(check, parameters).count == 1)
+            _ = try await first.execute("COMMIT")
+            let owner = try await database.ownerConnection()
+            let used: Date? = try await owner.query("SELECT last_used_at FROM sessions").single?.decode("last_used_at")
+            await owner.close()
+            #expect(used.map { abs($0.timeIntervalSince(clock.now)) < 0.001 } == true)
+        }
+    }
+
     @Test("a tenant cannot list or revoke another tenant's sessions")
     func sessionsAreIsolated() async throws {
         try await TestDatabase.with { database in
