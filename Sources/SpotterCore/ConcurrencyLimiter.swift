@@ -13,7 +13,7 @@ public actor ConcurrencyLimiter {
     private var nextWaiterID: UInt64 = 0
 
     /// `work` names what is limited in the refusal: "checking passwords", "rendering images".
-    public init(limit: Int, maxWaiting: Int = .max, work: String = "checking passwords") {
+    public init(limit: Int, maxWaiting: Int = .max, work: String) {
         self.limit = max(1, limit)
         self.maxWaiting = max(0, maxWaiting)
         self.work = work

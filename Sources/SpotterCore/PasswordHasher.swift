@@ -35,8 +35,12 @@ public struct PasswordHasher: Sendable {
     /// At most `maxConcurrent` derivations run at once and `maxWaiting` wait; a caller beyond that is
     /// refused at once with `tooManyRequests`, so a flood cannot stall every sign-in for minutes.
     public init(cost: Cost = .owasp, maxConcurrent: Int = 2, maxWaiting: Int = 16) {
-        self.init(cost: cost, limiter: ConcurrencyLimiter(limit: maxConcurrent, maxWaiting: maxWaiting))
+        self.init(
+            cost: cost, limiter: ConcurrencyLimiter(limit: maxConcurrent, maxWaiting: maxWaiting, work: Self.work))
     }
+
+    /// What the limiter's refusal names: "the server is busy checking passwords".
+    public static let work = "checking passwords"
 
     /// A hasher whose derivations take turns in `limiter` (shared with other work, or watched by a test).
     public init(cost: Cost, limiter: ConcurrencyLimiter) {

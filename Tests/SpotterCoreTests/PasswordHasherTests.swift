@@ -97,7 +97,7 @@ struct TokenTests {
 
     @Test("a full line is refused at once; a cancelled waiter leaves the line and its work never runs")
     func boundedLine() async throws {
-        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 1)
+        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 1, work: PasswordHasher.work)
         let gate = DispatchSemaphore(value: 0)
         let ranCancelled = Flag()
         let first = Task { try await limiter.run { gate.wait() } }

@@ -134,7 +134,8 @@ struct AuthFlowTests {
                 configuration: database.appPool.configuration,
                 options: .init(maxConnections: 10, checkoutTimeout: .seconds(120)), logger: Logger(label: "test"))
             let auth = database.authService(
-                hasher: PasswordHasher(cost: .testing, limiter: ConcurrencyLimiter(limit: 2, maxWaiting: 64)),
+                hasher: PasswordHasher(
+                    cost: .testing, limiter: ConcurrencyLimiter(limit: 2, maxWaiting: 64, work: PasswordHasher.work)),
                 pool: pool)
             _ = try await register(auth, "ada")
             _ = try await register(auth, "bob")
@@ -472,7 +473,7 @@ struct AuthFlowTests {
     /// A hasher whose one scrypt slot is held by other work, with no line: anything that hashes is
     /// refused at once with tooManyRequests until `release` is called.
     private func busyHasher() async throws -> (PasswordHasher, @Sendable () -> Void) {
-        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 0)
+        let limiter = ConcurrencyLimiter(limit: 1, maxWaiting: 0, work: PasswordHasher.work)
         let holding = Flag()
         let gate = DispatchSemaphore(value: 0)
         let slot = Task {
