@@ -166,7 +166,7 @@ floor() {
     }
     f1=$(cpu_ticks -x spotter-floor); c1=$(context_switches "$floor_pid")
     kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
-    grep -E 'throughput|latency p50' "$cluster/floor.out"
+    grep -E 'throughput|latency' "$cluster/floor.out"
     read -r lu ls < "$cluster/time"
     rate[floor]=$(awk '/throughput/ { print $2 }' "$cluster/floor.out")
     read -r 'server_cpu[floor]' 'client_cpu[floor]' < <(
