@@ -165,7 +165,7 @@ floor() {
         exit 1
     }
     f1=$(cpu_ticks -x spotter-floor); c1=$(context_switches "$floor_pid")
-    kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
+    kill "$floor_pid" 2>/dev/null || true; wait "$floor_pid" 2>/dev/null || true
     grep -E 'throughput|latency' "$cluster/floor.out"
     read -r lu ls < "$cluster/time"
     rate[floor]=$(awk '/throughput/ { print $2 }' "$cluster/floor.out")
