@@ -48,12 +48,20 @@ start_bench_spotterd() {
         SPOTTER_SCRYPT_LOG_N=10 SPOTTER_LOG_LEVEL=warning SPOTTER_METRICS_ADDRESS=127.0.0.1:0 SPOTTER_PORTAL_PORT=off "$@" \
         "$spotterd" > "$cluster/spotterd.log" 2>&1 &
     server_pid=$!
+    wait_for_port "$grpc_port" "$server_pid" "$cluster/spotterd.log" spotterd
+}
+
+# wait_for_port PORT PID LOG NAME: waits up to 60 s until 127.0.0.1:PORT accepts a connection;
+# ends the script, printing LOG, if the process PID (NAME) exits first or the time runs out.
+wait_for_port() {
+    local port=$1 pid=$2 log=$3 name=$4
     for _ in $(seq 1 300); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$grpc_port") 2>/dev/null && return 0
-        kill -0 "$server_pid" 2>/dev/null || { cat "$cluster/spotterd.log"; echo "spotterd exited" >&2; exit 1; }
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "$name exited" >&2; exit 1; }
         sleep 0.2
     done
-    echo "spotterd did not answer on 127.0.0.1:$grpc_port within 60 s" >&2
+    cat "$log"
+    echo "$name did not answer on 127.0.0.1:$port within 60 s" >&2
     exit 1
 }
 

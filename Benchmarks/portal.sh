@@ -41,10 +41,7 @@ psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_ST
 
 echo "==> spotterd on 127.0.0.1:$grpc_port, its portal on https://127.0.0.1:$portal_port"
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_PORTAL_PORT="$portal_port"
-for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$portal_port") 2>/dev/null && break
-    sleep 0.1
-done
+wait_for_port "$portal_port" "$server_pid" "$cluster/spotterd.log" "spotterd's portal"
 load=("$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" --prefix portalbench
       --scenario portal)
 

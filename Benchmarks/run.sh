@@ -154,10 +154,7 @@ floor() {
     "$bin/spotter-floor" --port "$floor_port" --certificate "$data/tls/dev-cert.pem" \
         --key "$data/tls/dev-key.pem" > "$cluster/floor.log" 2>&1 &
     floor_pid=$!
-    for _ in $(seq 1 50); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$floor_port") 2>/dev/null && break
-        sleep 0.1
-    done
+    wait_for_port "$floor_port" "$floor_pid" "$cluster/floor.log" spotter-floor
     f0=$(cpu_ticks -x spotter-floor); c0=$(context_switches "$floor_pid")
     { time "$bin/spotter-load" --port "$floor_port" --certificate "$certificate" --floor --scenario "$1" --concurrency "$2" \
         --tenants 8 --calls "$n" --warmup 200 > "$cluster/floor.out" 2>&1; } 2> "$cluster/time" || {

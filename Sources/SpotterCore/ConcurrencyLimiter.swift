@@ -27,14 +27,13 @@ public actor ConcurrencyLimiter {
 
     /// Runs blocking work in its turn on Dispatch's threads (never the cooperative pool).
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await acquire()
-        defer { release() }
-        try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try body() })
+        try await run(waiting: {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(with: Result { try body() })
+                }
             }
-        }
+        })
     }
 
     /// Runs work that waits rather than blocks a thread (for a child process) in its turn.

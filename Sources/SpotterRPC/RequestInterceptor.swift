@@ -59,10 +59,8 @@ public struct RequestInterceptor: ServerInterceptor {
     /// from the services' file descriptors.
     static let streamingMethods: Set<String> = methods { $0.clientStreaming || $0.serverStreaming }
 
-    /// Every method of the services, from their file descriptors.
-    static let allMethods: Set<String> = methods { _ in true }
-
-    private static func methods(where include: (Google_Protobuf_MethodDescriptorProto) -> Bool) -> Set<String> {
+    /// The services' methods that `include` accepts, from their file descriptors.
+    static func methods(where include: (Google_Protobuf_MethodDescriptorProto) -> Bool) -> Set<String> {
         guard let bytes = Data(base64Encoded: SpotterFileDescriptors.base64Set),
             let set = try? Google_Protobuf_FileDescriptorSet(serializedBytes: bytes)
         else { return [] }

@@ -63,9 +63,10 @@ struct RequestInterceptorTests {
         #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.ShareService/GetWorkoutCard"))
         #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.ShareService/GetProgressChart"))
         // Names that are not methods (a rename in the .proto files) would keep the connection again.
-        #expect(RequestInterceptor.allMethods.contains("spotter.v1.WorkoutService/LogWorkout"))
+        let allMethods = RequestInterceptor.methods { _ in true }
+        #expect(allMethods.contains("spotter.v1.WorkoutService/LogWorkout"))
         for method in RequestInterceptor.callsAwayFromTheDatabase {
-            #expect(RequestInterceptor.allMethods.contains(method), "\(method)")
+            #expect(allMethods.contains(method), "\(method)")
             #expect(!RequestInterceptor.streamingMethods.contains(method), "\(method)")
         }
     }
