@@ -88,3 +88,22 @@ postgres_ticks() {
     done
     echo "$total"
 }
+
+# backend_states PG_PORT SECONDS: samples database `spotter`'s backends every 10 ms for SECONDS
+# and prints how many were running a statement and how many sat idle inside a transaction (a
+# connection held while the server does something else), on average and at most.
+backend_states() {
+    "${run_as_pg[@]}" psql -h "$cluster" -p "$1" -U postgres -d spotter -v ON_ERROR_STOP=1 -qAt -F ' ' -c "
+        CREATE TEMP TABLE samples (active int, idle int);
+        DO \$\$ BEGIN
+            FOR i IN 1..$2 * 100 LOOP
+                PERFORM pg_stat_clear_snapshot();
+                INSERT INTO samples
+                SELECT count(*) FILTER (WHERE state = 'active'), count(*) FILTER (WHERE state = 'idle in transaction')
+                  FROM pg_stat_activity WHERE datname = 'spotter' AND pid <> pg_backend_pid();
+                PERFORM pg_sleep(0.01);
+            END LOOP;
+        END \$\$;
+        SELECT round(avg(active), 2), max(active), round(avg(idle), 2), max(idle), count(*) FROM samples;" |
+        awk '{ printf "  backends (%d samples): running a statement %.2f on average (at most %d), idle in a transaction %.2f (at most %d)\n", $5, $1, $2, $3, $4 }'
+}

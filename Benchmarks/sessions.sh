@@ -5,7 +5,8 @@
 #      on its row lock; a set is judged a record against the lifter's history);
 #   2. LogRun of a 30-minute run: 5,100 footsteps with positions and headings, validated, analysed
 #      (cadence, pauses, swerves, weaving), stored beside its workout;
-# each with the CPU per call of spotterd and PostgreSQL. Builds spotterd and spotter-load in release
+# each with the CPU per call of spotterd and PostgreSQL (and for LogRun, how many database
+# connections sat idle in a transaction meanwhile). Builds spotterd and spotter-load in release
 # mode (or takes them from BIN). Bounded: SESSION_CALLS and RUN_CALLS calls.
 #
 #   Benchmarks/sessions.sh          # SESSION_CALLS=2000 RUN_CALLS=300 CONCURRENCY=8 TENANTS=8
@@ -44,4 +45,9 @@ run_load() {
 echo "--- RecordSet in open guided sessions ($tenants lifters, $concurrency in flight)"
 run_load session "$session_calls"
 echo "--- LogRun, 30 minutes, 5,100 footsteps ($tenants lifters, $concurrency in flight)"
+# The database's connections during the run's middle: a connection idle in a transaction is one
+# kept while spotterd decodes and analyses footsteps.
+(sleep 1 && backend_states "$port" 2) &
+sampler=$!
 run_load run "$run_calls"
+wait "$sampler"

@@ -16,7 +16,14 @@ public struct PostgresRunStore: RunStore {
         _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, samples: [FootstepSample],
         analysis: RunAnalysis, now: Date
     ) async throws -> Run {
-        try await database.withTenant(principal) { connection in
+        // The footsteps' arrays as text (a marathon's four arrays are 43,200 numbers each) before
+        // the transaction begins, so it is not kept open, idle, while they are written out.
+        let footsteps: [any PostgresEncodable] = [
+            samples.map(\.offsetMilliseconds).postgresText, samples.map(\.latitude).postgresText,
+            samples.map(\.longitude).postgresText, samples.map(\.headingDegrees).postgresText,
+            try Self.json(analysis),
+        ]
+        return try await database.withTenant(principal) { connection in
             // Joins this transaction; a retry with the same content answers the stored workout.
             let workout = try await workouts.logWorkout(principal, id, content, now: now)
             try await connection.query(
@@ -25,11 +32,7 @@ public struct PostgresRunStore: RunStore {
                 VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
                 ON CONFLICT (tenant_id, workout_id) DO NOTHING
                 """,
-                [
-                    principal.tenantID.rawValue, id.rawValue, samples.map(\.offsetMilliseconds),
-                    samples.map(\.latitude), samples.map(\.longitude), samples.map(\.headingDegrees),
-                    try Self.json(analysis),
-                ])
+                [principal.tenantID.rawValue, id.rawValue] + footsteps)
             guard let stored = try await Self.analyses(principal.tenantID, [id], connection)[id] else {
                 throw SpotterError.alreadyExists(field: "run_id", reason: "is already used by a workout that is no run")
             }

@@ -62,6 +62,8 @@ struct RequestInterceptorTests {
         #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.SyncService/Watch"))
         #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.ShareService/GetWorkoutCard"))
         #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.ShareService/GetProgressChart"))
+        #expect(!RequestInterceptor.keepsOneConnection("spotter.v1.RunService/LogRun"))
+        #expect(RequestInterceptor.keepsOneConnection("spotter.v1.RunService/GetRun"))
         // Names that are not methods (a rename in the .proto files) would keep the connection again.
         let allMethods = RequestInterceptor.methods { _ in true }
         #expect(allMethods.contains("spotter.v1.WorkoutService/LogWorkout"))
