@@ -229,7 +229,12 @@ top_statements() {
 
 sync_scenario() {
     echo "==> sync: a lifter with ten years of data (5,000 workouts, 100,000 sets) pushed in batches of 100"
+    # The pushes' connections meanwhile (one push at a time; idle in a transaction: held by a push
+    # while spotterd receives, decodes or checks its mutations).
+    (sleep 1 && backend_states "$port" 6) &
+    local sampler=$!
     "${load[@]}" --scenario sync --calls 0 --rounds 0
+    wait "$sampler"
     memory
     [ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
         -c "ALTER SYSTEM SET auto_explain.log_min_duration = '25ms'" -c "SELECT pg_reload_conf()" \

@@ -22,11 +22,13 @@ certificate; default: the development certificate under $SPOTTER_DATA_DIR) choos
 """
 
 import argparse
+import atexit
 import importlib
 import importlib.util
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -54,6 +56,7 @@ def load_stubs():
     import grpc_tools
 
     out = pathlib.Path(tempfile.mkdtemp(prefix="spotter-stubs-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
     files = sorted(str(p.relative_to(PROTO)) for p in PROTO.rglob("*.proto"))
     include = str(pathlib.Path(grpc_tools.__file__).parent / "_proto")
     if protoc.main(["protoc", f"-I{PROTO}", f"-I{include}", f"--python_out={out}", *files]) != 0:

@@ -139,12 +139,14 @@ public struct RequestInterceptor: ServerInterceptor {
             if authenticated, token.isEmpty {
                 throw SpotterError.unauthenticated("missing metadata 'authorization: Bearer <access token>'")
             }
-            let scope: any CallScope = authenticated && Self.keepsOneConnection(method) ? callScope : NoCallScope()
+            let keepsOneConnection = authenticated && Self.keepsOneConnection(method)
+            let scope: any CallScope = keepsOneConnection ? callScope : NoCallScope()
             let unauthenticated = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
             let (response, logger) = try await withoutActuallyEscaping(next) { next in
                 try await Self.withDeadline(Self.deadline(for: method, default: deadline)) {
-                    try await scope.run {
+                    let request = keepsOneConnection ? try await Self.received(request) : request
+                    return try await scope.run {
                         var call = unauthenticated
                         if authenticated {
                             let principal = try await auth.authenticate(accessToken: token)
@@ -306,6 +308,24 @@ public struct RequestInterceptor: ServerInterceptor {
         return request
     }
 
+    /// `request` with its messages already received and decoded (a unary call's one, and the end
+    /// of its stream; or the first two, which its handler refuses). A call that keeps one
+    /// connection reads its request first: the token's check opens the call's transaction, which
+    /// would otherwise wait idle while a slow network delivers the body (a run's footsteps or a
+    /// push of 100 workouts are hundreds of kilobytes) and while it is decoded.
+    static func received<Input: Sendable>(_ request: StreamingServerRequest<Input>) async throws
+        -> StreamingServerRequest<Input>
+    {
+        var messages: [Input] = []
+        for try await message in request.messages {
+            messages.append(message)
+            if messages.count == 2 { break }
+        }
+        var request = request
+        request.messages = RPCAsyncSequence(wrapping: ReceivedMessages(messages: messages))
+        return request
+    }
+
     /// The token of `authorization: Bearer <token>`, or "" when there is none.
     static func bearerToken(in metadata: Metadata) -> String {
         for value in metadata[stringValues: "authorization"] {
@@ -368,4 +388,21 @@ public struct RequestInterceptor: ServerInterceptor {
 private enum DeadlineStop: Sendable {
     case deadlinePassed
     case cancelledByClient
+}
+
+/// Messages already received, replayed to the handler (`RequestInterceptor.received`).
+struct ReceivedMessages<Element: Sendable>: AsyncSequence, Sendable {
+    let messages: [Element]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var remaining: IndexingIterator<[Element]>
+
+        mutating func next() async throws(any Error) -> Element? {
+            remaining.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(remaining: messages.makeIterator())
+    }
 }

@@ -1,7 +1,10 @@
 import GRPCCore
 import GRPCProtobuf
 import Logging
+import Postgres
 import SpotterCore
+import SpotterPostgres
+import SpotterProto
 import SpotterTestSupport
 import Synchronization
 import Testing
@@ -71,6 +74,54 @@ struct RequestInterceptorTests {
             #expect(allMethods.contains(method), "\(method)")
             #expect(!RequestInterceptor.streamingMethods.contains(method), "\(method)")
         }
+    }
+
+    @Test("a call that keeps one connection has its request in hand before the token's check opens its transaction")
+    func receivesTheRequestFirst() async throws {
+        final class Notes: Sendable {
+            private let list = Mutex<[String]>([])
+            func note(_ event: String) { list.withLock { $0.append(event) } }
+            var all: [String] { list.withLock { $0 } }
+        }
+        /// Stands in for the database's scope: notes when the call's connection would be taken.
+        struct NotingScope: CallScope {
+            let events: Notes
+            func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+                events.note("connection taken")
+                throw SpotterError.unavailable("no database in this test")
+            }
+        }
+        let noted = Notes()
+        let (messages, sender) = AsyncThrowingStream.makeStream(of: Spotter_V1_LogWorkoutRequest.self)
+        let slowNetwork = Task {
+            try await Task.sleep(for: .milliseconds(200))
+            noted.note("request received")
+            sender.yield(Spotter_V1_LogWorkoutRequest())
+            sender.finish()
+        }
+        // Never reached: the scope ends the call before the token's check.
+        let unusedPool = PostgresPool(
+            configuration: PostgresConfiguration(connectionString: "host=/nonexistent"), logger: Logger(label: "test"))
+        let interceptor = RequestInterceptor(
+            auth: AuthService(
+                store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
+                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")),
+            logger: Logger(label: "test"), deadline: .seconds(5), callScope: NotingScope(events: noted))
+        let context = ServerContext(
+            descriptor: MethodDescriptor(fullyQualifiedService: "spotter.v1.WorkoutService", method: "LogWorkout"),
+            remotePeer: "ipv4:127.0.0.1:1", localPeer: "ipv4:127.0.0.1:2", cancellation: .init())
+        let request = StreamingServerRequest(
+            metadata: ["authorization": "Bearer token"], messages: RPCAsyncSequence(wrapping: messages))
+        await #expect(throws: GoogleRPCStatus.self) {
+            let _: StreamingServerResponse<Spotter_V1_Workout> = try await interceptor.intercept(
+                request: request, context: context
+            ) { _, _ in
+                Issue.record("the handler ran without a connection")
+                return StreamingServerResponse(error: RPCError(code: .internalError, message: "unreachable"))
+            }
+        }
+        try await slowNetwork.value
+        #expect(noted.all == ["request received", "connection taken"])
     }
 
     @Test("a call's deadline fires once its limit has passed, never before, and not at all once cancelled")

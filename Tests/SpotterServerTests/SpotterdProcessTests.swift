@@ -91,12 +91,16 @@ struct ReadmeTests {
     }
 }
 
-/// Runs `body` with the built `spotterd` serving on a test database in a process of its own.
-func withServingSpotterd(_ body: (SpotterdProcess) async throws -> Void) async throws {
+/// Runs `body` with the built `spotterd` serving on a test database in a process of its own, with
+/// `environment`'s settings besides.
+func withServingSpotterd(
+    environment: [String: String] = [:], _ body: (SpotterdProcess) async throws -> Void
+) async throws {
     try await TestDatabase.with { database in
-        let spotterd = try SpotterdProcess(environment: [
-            "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
-        ])
+        let spotterd = try SpotterdProcess(
+            environment: environment.merging(["SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString]) {
+                _, url in url
+            })
         defer { spotterd.cleanUp() }
         try #require(try await spotterd.waitUntilServing(), "spotterd:\n\(spotterd.logText)")
         try await body(spotterd)
@@ -130,6 +134,21 @@ struct RapidResetTests {
                 ["--pid", "\(spotterd.processIdentifier)", "--seconds", "5"])
             #expect(result.status == 0, "rapid_reset.py failed:\n\(result.output)")
             #expect(result.output.contains("rapid reset: 3 of 3 checks passed"), "\(result.output)")
+        }
+    }
+}
+
+/// Uploads on a slow network against `spotterd` with a pool of two database connections.
+@Suite("Slow uploads", .timeLimit(.minutes(5)))
+struct SlowUploadTests {
+    @Test("four calls whose bodies take 3 s to arrive hold none of two connections; other calls answer meanwhile")
+    func slowUploads() async throws {
+        try await withServingSpotterd(environment: ["SPOTTER_DATABASE_POOL_SIZE": "2"]) { spotterd in
+            let result = try await runInteropScript(
+                "slow_upload.py", port: spotterd.port, certificate: spotterd.certificate,
+                ["--uploads", "4", "--hold", "3"])
+            #expect(result.status == 0, "slow_upload.py failed:\n\(result.output)")
+            #expect(result.output.contains("slow upload: 4 of 4 checks passed"), "\(result.output)")
         }
     }
 }

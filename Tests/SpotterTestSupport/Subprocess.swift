@@ -68,22 +68,35 @@ extension Subprocess.Result {
 }
 
 extension Process {
-    /// Ends a child process for good: SIGTERM now, SIGKILL after `grace`, then `afterwards` (at once
-    /// when it is not running). SIGTERM alone is not enough: a child inherits the signals its parent
-    /// ignores, and swift-service-lifecycle makes the test process ignore SIGTERM to handle it
-    /// itself. Never blocks: a test's cleanup that waited on a thread of the cooperative pool could
-    /// stall every other test.
+    /// Ends a child process for good: SIGTERM now, SIGKILL if it still runs after `grace`, and
+    /// `afterwards` once it has exited (at once when it is not running). SIGTERM alone is not
+    /// enough: a child inherits the signals its parent ignores, and swift-service-lifecycle makes
+    /// the test process ignore SIGTERM to handle it itself. Never blocks: a test's cleanup that
+    /// waited on a thread of the cooperative pool could stall every other test. `afterwards` runs
+    /// as soon as the child is gone, not after the whole grace: a test run that ends meanwhile
+    /// would never run it (and leave the child's files behind).
     public func end(grace: Duration = .seconds(3), afterwards: (@Sendable () -> Void)? = nil) {
         guard isRunning else {
             afterwards?()
             return
         }
-        let pid = processIdentifier
-        kill(pid, SIGTERM)
+        kill(processIdentifier, SIGTERM)
         let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            kill(pid, SIGKILL)  // harmless when it has exited: its pid is not reused before it is reaped
+        Self.whenEnded(self, killingAt: .now() + seconds, afterwards)
+    }
+
+    private static func whenEnded(
+        _ process: Process, killingAt deadline: DispatchTime, _ afterwards: (@Sendable () -> Void)?
+    ) {
+        guard process.isRunning else {
             afterwards?()
+            return
+        }
+        if DispatchTime.now() >= deadline {
+            kill(process.processIdentifier, SIGKILL)  // reaped by Foundation, so its pid is not reused before
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+            whenEnded(process, killingAt: deadline, afterwards)
         }
     }
 }
