@@ -105,7 +105,8 @@ struct RequestInterceptorTests {
         let interceptor = RequestInterceptor(
             auth: AuthService(
                 store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
-                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")),
+                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")
+            ),
             logger: Logger(label: "test"), deadline: .seconds(5), callScope: NotingScope(events: noted))
         let context = ServerContext(
             descriptor: MethodDescriptor(fullyQualifiedService: "spotter.v1.WorkoutService", method: "LogWorkout"),
