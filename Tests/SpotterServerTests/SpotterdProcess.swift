@@ -96,6 +96,9 @@ final class SpotterdProcess: Sendable {
                 .split(separator: "\n").first.flatMap({ pid_t($0) })
             {
                 kill(postmaster, SIGQUIT)  // PostgreSQL's immediate shutdown
+                // Its files go once it has exited: it writes to them until then. (A dispatch thread,
+                // not one of the cooperative pool's; at most 5 s.)
+                for _ in 0..<100 where kill(postmaster, 0) == 0 { usleep(50_000) }
             }
             try? FileManager.default.removeItem(at: dataDirectory)
             try? FileManager.default.removeItem(at: log)
