@@ -139,13 +139,14 @@ public struct RequestInterceptor: ServerInterceptor {
             if authenticated, token.isEmpty {
                 throw SpotterError.unauthenticated("missing metadata 'authorization: Bearer <access token>'")
             }
-            let keepsOneConnection = authenticated && Self.keepsOneConnection(method)
-            let scope: any CallScope = keepsOneConnection ? callScope : NoCallScope()
+            let scope: any CallScope =
+                authenticated && Self.keepsOneConnection(method) ? callScope : NoCallScope()
+            let readsFirst = authenticated && !Self.streamingMethods.contains(method)
             let unauthenticated = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
             let (response, logger) = try await withoutActuallyEscaping(next) { next in
                 try await Self.withDeadline(Self.deadline(for: method, default: deadline)) {
-                    let request = keepsOneConnection ? try await Self.received(request) : request
+                    let request = readsFirst ? try await Self.received(request) : request
                     return try await scope.run {
                         var call = unauthenticated
                         if authenticated {
@@ -309,10 +310,11 @@ public struct RequestInterceptor: ServerInterceptor {
     }
 
     /// `request` with its messages already received and decoded (a unary call's one, and the end
-    /// of its stream; or the first two, which its handler refuses). A call that keeps one
-    /// connection reads its request first: the token's check opens the call's transaction, which
-    /// would otherwise wait idle while a slow network delivers the body (a run's footsteps or a
-    /// push of 100 workouts are hundreds of kilobytes) and while it is decoded.
+    /// of its stream; or the first two, which its handler refuses). A unary call with a token reads
+    /// its request first: for one that keeps one connection the token's check opens the call's
+    /// transaction, which would otherwise wait idle while a slow network delivers the body (a
+    /// run's footsteps or a push of 100 workouts are hundreds of kilobytes) and while it is
+    /// decoded. The others read first too, so every unary call answers a bad request alike.
     static func received<Input: Sendable>(_ request: StreamingServerRequest<Input>) async throws
         -> StreamingServerRequest<Input>
     {
