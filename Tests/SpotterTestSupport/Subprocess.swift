@@ -93,7 +93,7 @@ extension Process {
             return
         }
         if DispatchTime.now() >= deadline {
-            kill(process.processIdentifier, SIGKILL)  // reaped by Foundation, so its pid is not reused before
+            kill(process.processIdentifier, SIGKILL)  // still running, so the pid is still its own
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
             whenEnded(process, killingAt: deadline, afterwards)
