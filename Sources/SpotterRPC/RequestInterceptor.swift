@@ -79,11 +79,11 @@ public struct RequestInterceptor: ServerInterceptor {
     /// Unary calls that spend most of their time away from the database. A PNG share card waits for
     /// rsvg-convert (two render at a time, about 0.1–0.2 s each) after its reads; kept one connection
     /// each, a burst of them held the whole pool, and every other call waited behind them (with 100
-    /// cards asked for at once, a `GetWorkout` waited 4 s). A run's footsteps are decoded and
-    /// analysed before its first statement (about 12 ms of CPU for 30 minutes, 100 ms for a
-    /// marathon), which the token check's transaction spent idle: with 8 runs in flight, 4.9 of
-    /// the pool's connections sat idle in a transaction on average. They check out a connection for
-    /// each piece of database work instead.
+    /// cards asked for at once, a `GetWorkout` waited 4 s). A run's footsteps are validated and
+    /// analysed before its first statement (with their decoding, about 12 ms of CPU for 30 minutes,
+    /// 100 ms for a marathon), which the token check's transaction spent idle: with 8 runs in
+    /// flight, 4.9 of the pool's connections sat idle in a transaction on average. They check out a
+    /// connection for each piece of database work instead.
     static let callsAwayFromTheDatabase: Set<String> = [
         "spotter.v1.ShareService/GetWorkoutCard", "spotter.v1.ShareService/GetProgressChart",
         "spotter.v1.RunService/LogRun",
