@@ -40,7 +40,8 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // The lowercase text of a UUID, written from its bytes: ids on the wire and SQL parameters.
+        // The lowercase text of a UUID, written from its bytes and read back without Foundation: ids on
+        // the wire and SQL parameters.
         .target(name: "UUIDText", swiftSettings: strict),
         .target(
             name: "Postgres",

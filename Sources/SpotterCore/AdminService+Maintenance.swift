@@ -174,7 +174,7 @@ extension AdminService {
     }
 
     public func outboxMessage(_ id: String) async throws -> OutboxEntry {
-        guard let uuid = UUID(uuidString: id), let entry = try await store.outboxMessage(uuid) else {
+        guard let uuid = UUID(hexadecimal: id), let entry = try await store.outboxMessage(uuid) else {
             throw SpotterError.notFound("no outbox message \(id)")
         }
         return entry
@@ -215,7 +215,7 @@ extension AdminService {
     }
 
     public func feedbackItem(_ id: String) async throws -> Feedback {
-        guard let uuid = UUID(uuidString: id), let item = try await store.feedbackItem(uuid) else {
+        guard let uuid = UUID(hexadecimal: id), let item = try await store.feedbackItem(uuid) else {
             throw SpotterError.notFound("no feedback \(id)")
         }
         return item
@@ -261,7 +261,7 @@ extension AdminService {
     public func unpublish(_ id: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)
         try await checkOperator(actor)
-        guard let uuid = UUID(uuidString: id) else { throw SpotterError.invalid("id", "must be a publication id") }
+        guard let uuid = UUID(hexadecimal: id) else { throw SpotterError.invalid("id", "must be a publication id") }
         let author = try await store.unpublish(uuid, now: now()) { author in
             AuditRecord(
                 actor: actor, action: "publication.unpublish", targetTenantID: author, target: uuid.lowercasedString,

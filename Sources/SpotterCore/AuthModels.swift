@@ -151,7 +151,7 @@ public enum SignInSource: Sendable, Hashable {
     /// The source a stored `key` names.
     public init?(key: String) {
         if key.hasPrefix("device:") {
-            guard let id = UUID(uuidString: String(key.dropFirst(7))) else { return nil }
+            guard let id = UUID(hexadecimal: String(key.dropFirst(7))) else { return nil }
             self = .knownDevice(id)
         } else if key.hasPrefix("address:") {
             self = .address(String(key.dropFirst(8)))

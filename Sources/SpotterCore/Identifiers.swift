@@ -14,7 +14,7 @@ extension EntityID {
 
     /// Parses the canonical UUID text form; `nil` when it is not a UUID.
     public init?(_ text: String) {
-        guard let uuid = UUID(uuidString: text) else { return nil }
+        guard let uuid = UUID(hexadecimal: text) else { return nil }
         self.init(rawValue: uuid)
     }
 

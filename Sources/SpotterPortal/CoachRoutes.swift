@@ -144,7 +144,7 @@ struct CoachRoutes {
     /// The coach's active link to `client`; `notFound` for an unknown id, an ended link or another
     /// coach's client alike.
     private func activeLink(_ session: PortalSession, _ client: String) async throws -> CoachLink {
-        guard let id = UUID(uuidString: client) else { throw SpotterError.notFound("client not found") }
+        guard let id = UUID(hexadecimal: client) else { throw SpotterError.notFound("client not found") }
         return try await coaching.activeClientLink(session.principal, client: TenantID(rawValue: id))
     }
 

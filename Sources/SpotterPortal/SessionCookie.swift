@@ -106,7 +106,7 @@ struct NewInviteCookie: Sendable {
     /// `<invite id>.<code>`; `nil` for anything else.
     init?(_ value: String?) {
         guard let parts = value?.split(separator: ".", maxSplits: 1), parts.count == 2,
-            let id = UUID(uuidString: String(parts[0])), let code = InviteCode.normalize(String(parts[1]))
+            let id = UUID(hexadecimal: String(parts[0])), let code = InviteCode.normalize(String(parts[1]))
         else { return nil }
         self.init(id: id, code: code)
     }

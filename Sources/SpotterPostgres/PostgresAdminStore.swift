@@ -43,7 +43,7 @@ public struct PostgresAdminStore: AdminStore {
     }
 
     public func findAccount(_ reference: String) async throws -> AccountSummary? {
-        let id = UUID(uuidString: reference)
+        let id = UUID(hexadecimal: reference)
         return try await translatingErrors {
             try await pool.withConnection { connection in
                 let rows = try await connection.query(

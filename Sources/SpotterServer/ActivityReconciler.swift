@@ -30,7 +30,7 @@ struct ActivityReconciler: Service {
         await cancelWhenGracefulShutdown {
             await mailbox.deliver(settling: settling) { tenants in
                 for tenant in tenants {
-                    guard let id = UUID(uuidString: String(tenant)) else { continue }
+                    guard let id = UUID(hexadecimal: String(tenant)) else { continue }
                     do {
                         let started = ContinuousClock.now
                         try await activity.reconcile(TenantID(rawValue: id))

@@ -101,7 +101,7 @@ extension CoachingService {
 
     private static func commentID(_ text: String) throws(SpotterError) -> UUID {
         guard !text.isEmpty else { throw .invalid("comment_id", "is required") }
-        guard let id = UUID(uuidString: text) else { throw .invalid("comment_id", "must be a UUID") }
+        guard let id = UUID(hexadecimal: text) else { throw .invalid("comment_id", "must be a UUID") }
         return id
     }
 }

@@ -102,7 +102,7 @@ extension CoachingService {
 
     public func unassign(_ principal: Principal, id: String) async throws {
         _ = try await requireKind(.coach, principal)
-        guard let uuid = UUID(uuidString: id) else { throw SpotterError.invalid("assignment_id", "must be a UUID") }
+        guard let uuid = UUID(hexadecimal: id) else { throw SpotterError.invalid("assignment_id", "must be a UUID") }
         guard try await store.unassign(principal, uuid, now: now()) else {
             throw SpotterError.notFound("assignment not found")
         }

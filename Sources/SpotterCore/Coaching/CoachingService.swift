@@ -115,7 +115,7 @@ public struct CoachingService: Sendable {
 
     public func revokeInvite(_ principal: Principal, id: String) async throws {
         _ = try await requireKind(.coach, principal)
-        guard let uuid = UUID(uuidString: id) else { throw SpotterError.invalid("invite_id", "must be a UUID") }
+        guard let uuid = UUID(hexadecimal: id) else { throw SpotterError.invalid("invite_id", "must be a UUID") }
         guard try await store.revokeInvite(principal, uuid, now: now()) else {
             throw SpotterError.notFound("invite not found or already used")
         }

@@ -54,7 +54,7 @@ public struct DiscoverService: Sendable {
         if draft.sourceID.isEmpty {
             validator.add("source_id", "is required")
         } else {
-            validator.check(UUID(uuidString: draft.sourceID) != nil, "source_id", "must be a UUID")
+            validator.check(UUID(hexadecimal: draft.sourceID) != nil, "source_id", "must be a UUID")
         }
         let difficulty = Difficulty(rawValue: draft.difficulty)
         validator.check(difficulty != nil, "difficulty", "must be BEGINNER, INTERMEDIATE or ADVANCED")
@@ -297,7 +297,7 @@ public struct DiscoverService: Sendable {
     public func publication(_ principal: Principal, of kind: PublicationKind, source: String) async throws
         -> Publication?
     {
-        guard let source = UUID(uuidString: source) else { return nil }
+        guard let source = UUID(hexadecimal: source) else { return nil }
         return try await store.ownPublications(principal, now: now()).first {
             $0.kind == kind && $0.sourceID == source
         }

@@ -164,7 +164,7 @@ public struct SyncCursor: PageCursor, Equatable, Comparable {
         else { return nil }
         var tenant: TenantID?
         if parts.count > 3 {
-            guard let id = UUID(uuidString: parts[3]) else { return nil }
+            guard let id = UUID(hexadecimal: parts[3]) else { return nil }
             tenant = TenantID(rawValue: id)
         }
         self.init(seq: seq, firstPullThrough: through, tenant: tenant)

@@ -253,7 +253,7 @@ public struct SyncService: Sendable {
             return principal.tenantID.rawValue
         }
         guard !mutation.objectID.isEmpty else { throw .invalid("object_id", "is required") }
-        guard let id = UUID(uuidString: mutation.objectID) else { throw .invalid("object_id", "must be a UUID") }
+        guard let id = UUID(hexadecimal: mutation.objectID) else { throw .invalid("object_id", "must be a UUID") }
         return id
     }
 
@@ -288,7 +288,7 @@ extension MutationResult {
     public static func rejection(for mutation: Mutation, _ error: SpotterError) -> MutationResult? {
         var result = MutationResult(
             mutationID: mutation.id, status: .rejected, kind: mutation.kind,
-            objectID: UUID(uuidString: mutation.objectID), version: 0, baseVersion: mutation.baseVersion)
+            objectID: UUID(hexadecimal: mutation.objectID), version: 0, baseVersion: mutation.baseVersion)
         switch error {
         case .invalidArgument(let violations):
             result.violations = violations

@@ -174,7 +174,7 @@ public struct PostgresSyncStore: SyncStore {
             stored[mutation.id]
                 ?? MutationResult(
                     mutationID: mutation.id, status: .applied, kind: mutation.kind,
-                    objectID: UUID(uuidString: mutation.objectID), version: 0, baseVersion: mutation.baseVersion,
+                    objectID: UUID(hexadecimal: mutation.objectID), version: 0, baseVersion: mutation.baseVersion,
                     message: "applied earlier; its result is no longer kept")
         }
     }
