@@ -120,7 +120,9 @@ def main():
           f"slowest {1000 * slowest:.1f} ms" if slowest is not None else "no read answered meanwhile")
     check("reads answered while the uploads' bodies were on their way", reads and not failures,
           f"{len(reads)} answered, failures: {failures[:2]}")
-    check("each read within half a second", slowest is not None and slowest < 0.5,
+    # Far above a read's few milliseconds (a busy machine may be slow), far below a wait for the
+    # uploads to finish.
+    check("each read within half the hold", slowest is not None and slowest < args.hold / 2,
           f"slowest {slowest if slowest is None else round(1000 * slowest)} ms")
     check("every upload answered OK once its body arrived",
           len(statuses) == len(streams) and all(code == "0" for code, _ in statuses.values()), str(statuses))
