@@ -82,22 +82,13 @@ public struct PostgresBytes: PostgresEncodable, PostgresDecodable, Hashable {
         bytes.reserveCapacity((utf8.count - 2) / 2)
         var index = 2
         while index < utf8.count {
-            guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else {
+            guard let high = utf8[index].hexadecimalDigitValue, let low = utf8[index + 1].hexadecimalDigitValue else {
                 throw PostgresDecodingFailure("bytea has a non-hex digit")
             }
             bytes.append(high << 4 | low)
             index += 2
         }
         return PostgresBytes(bytes)
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -41,7 +41,9 @@ extension UUID {
                         index += 1
                         continue
                     }
-                    guard let high = Self.hexDigit(utf8[index]), let low = Self.hexDigit(utf8[index + 1]) else {
+                    guard let high = utf8[index].hexadecimalDigitValue,
+                        let low = utf8[index + 1].hexadecimalDigitValue
+                    else {
                         return false
                     }
                     out[byte] = high << 4 | low
@@ -55,12 +57,15 @@ extension UUID {
         guard let bytes else { return nil }
         self.init(uuid: bytes)
     }
+}
 
-    private static func hexDigit(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+extension UInt8 {
+    /// The value of this byte as a hexadecimal digit (`0`–`9`, `a`–`f`, `A`–`F`), or `nil`.
+    public var hexadecimalDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
         default: nil
         }
     }
