@@ -635,9 +635,9 @@ struct AuthFlowTests {
             _ = try await second.execute("SET lock_timeout = '2s'")
             #expect(try await second.query(check, parameters).count == 1)
             _ = try await first.execute("COMMIT")
-            let owner = try await database.ownerConnection()
-            let used: Date? = try await owner.query("SELECT last_used_at FROM sessions").single?.decode("last_used_at")
-            await owner.close()
+            let used: Date? = try await database.asOwner { owner in
+                try await owner.query("SELECT last_used_at FROM sessions").single?.decode("last_used_at")
+            }
             #expect(used.map { abs($0.timeIntervalSince(clock.now)) < 0.001 } == true)
         }
     }
