@@ -6,7 +6,7 @@ import SpotterCore
 /// Maps any error a handler throws to what the client sees. Domain errors keep their message;
 /// anything else becomes INTERNAL with only the request id, and its details go to the log.
 enum RPCErrorMapping {
-    static func map(_ error: any Error, requestID: String, logger: Logger) -> any Error {
+    static func map(_ error: any Error, call: RequestContext?) -> any Error {
         switch error {
         case let error as SpotterError:
             return status(for: error)
@@ -17,8 +17,9 @@ enum RPCErrorMapping {
         case is CancellationError:
             return RPCError(code: .cancelled, message: "the call was cancelled")
         default:
+            let logger = call?.logger ?? Logger(label: "spotter")
             logger.error("internal error", metadata: ["error": "\(String(reflecting: error))"])
-            return RPCError(code: .internalError, message: "internal error (request id \(requestID))")
+            return RPCError(code: .internalError, message: "internal error (request id \(call?.requestID ?? ""))")
         }
     }
 

@@ -32,7 +32,7 @@ public struct RequestInterceptor: ServerInterceptor {
     private let logger: Logger
     private let deadline: Duration
     private let trustedProxies: TrustedProxies
-    private let metrics: any MetricsFactory
+    private let callMetrics: CallMetrics
     private let callScope: any CallScope
 
     /// `deadline` is how long a call's handler may run (from reading its request to its answer, or
@@ -51,7 +51,7 @@ public struct RequestInterceptor: ServerInterceptor {
         self.logger = logger
         self.deadline = deadline
         self.trustedProxies = trustedProxies
-        self.metrics = metrics
+        self.callMetrics = CallMetrics(factory: metrics)
         self.callScope = callScope
     }
 
@@ -111,28 +111,19 @@ public struct RequestInterceptor: ServerInterceptor {
         next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
     ) async throws -> StreamingServerResponse<Output> {
         let method = context.descriptor.fullyQualifiedMethod
-        let requestID = Self.newRequestID()
-        var logger = self.logger
-        logger[metadataKey: "request_id"] = "\(requestID)"
-        logger[metadataKey: "method"] = "\(method)"
         let started = ContinuousClock.now
-        let address = trustedProxies.clientAddress(
-            peer: Self.address(of: context.remotePeer),
-            forwardedFor: Array(request.metadata[stringValues: "x-forwarded-for"]))
-        logger[metadataKey: "address"] = "\(address)"
-        if let trace = request.metadata[stringValues: "traceparent"].first(where: { _ in true }).flatMap(
-            Self.traceContext)
-        {
-            logger[metadataKey: "trace_id"] = "\(trace.traceID)"
-            logger[metadataKey: "parent_span_id"] = "\(trace.parentID)"
-        }
-        let requestContext = RequestContext(
-            requestID: requestID,
+        var requestContext = RequestContext(
+            requestID: Self.newRequestID(),
             principal: nil,
-            clientAddress: address,
+            clientAddress: trustedProxies.clientAddress(
+                peer: Self.address(of: context.remotePeer),
+                forwardedFor: Array(request.metadata[stringValues: "x-forwarded-for"])),
             logger: logger
         )
-        Meter(label: "spotter_rpc_in_flight", factory: metrics).increment()
+        requestContext.method = method
+        requestContext.trace = request.metadata[stringValues: "traceparent"].first(where: { _ in true }).flatMap(
+            Self.traceContext)
+        callMetrics.inFlight.increment()
         do {
             let authenticated = !Self.publicMethods.contains(method)
             let token = authenticated ? Self.bearerToken(in: request.metadata) : ""
@@ -144,28 +135,26 @@ public struct RequestInterceptor: ServerInterceptor {
             let readsFirst = authenticated && !Self.streamingMethods.contains(method)
             let unauthenticated = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
-            let (response, logger) = try await withoutActuallyEscaping(next) { next in
+            let (response, call) = try await withoutActuallyEscaping(next) { next in
                 try await Self.withDeadline(Self.deadline(for: method, default: deadline)) {
                     let request = readsFirst ? try await Self.received(request) : request
                     return try await scope.run {
                         var call = unauthenticated
                         if authenticated {
-                            let principal = try await auth.authenticate(accessToken: token)
-                            call.principal = principal
-                            call.logger[metadataKey: "tenant"] = "\(principal.tenantID)"
+                            call.principal = try await auth.authenticate(accessToken: token)
                         }
                         let response = try await RequestContext.$current.withValue(call) {
                             try await next(Self.refusingZeroBytes(request), context)
                         }
-                        return (response, call.logger)
+                        return (response, call)
                     }
                 }
             }
             return Self.recordingCompletion(
-                of: response, CallRecord(method: method, started: started, logger: logger, metrics: metrics))
+                of: response, CallRecord(call: call, started: started, metrics: callMetrics))
         } catch {
-            let mapped = RPCErrorMapping.map(error, requestID: requestID, logger: requestContext.logger)
-            CallRecord(method: method, started: started, logger: requestContext.logger, metrics: metrics)
+            let mapped = RPCErrorMapping.map(error, call: requestContext)
+            CallRecord(call: requestContext, started: started, metrics: callMetrics)
                 .completed(code: Self.code(of: mapped))
             throw mapped
         }
@@ -174,33 +163,18 @@ public struct RequestInterceptor: ServerInterceptor {
     /// What is recorded when a call ends: one `call completed` line at info with the duration and
     /// status code, and the call's metrics.
     struct CallRecord: Sendable {
-        let method: String
+        let call: RequestContext
         let started: ContinuousClock.Instant
-        let logger: Logger
-        let metrics: any MetricsFactory
+        let metrics: CallMetrics
 
         func completed(code: String) {
             let elapsed = ContinuousClock.now - started
-            logger.info(
-                "call completed", metadata: ["ms": "\(RequestInterceptor.milliseconds(elapsed))", "code": "\(code)"])
-            Meter(label: "spotter_rpc_in_flight", factory: metrics).decrement()
-            Counter(
-                label: "spotter_rpc_calls_total", dimensions: [("method", method), ("code", code)], factory: metrics
-            )
-            .increment()
-            Timer(label: "spotter_rpc_duration_seconds", dimensions: [("method", method)], factory: metrics)
-                .recordNanoseconds(
-                    elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-            if method.hasSuffix("AuthService/SignIn") || method.hasSuffix("AuthService/CompleteSignIn") {
-                let result =
-                    switch code {
-                    case "ok": "ok"
-                    case "resourceExhausted": "throttled"
-                    default: "failed"
-                    }
-                Counter(label: "spotter_sign_in_attempts_total", dimensions: [("result", result)], factory: metrics)
-                    .increment()
+            if call.logs(at: .info) {
+                call.logger.info(
+                    "call completed",
+                    metadata: ["ms": "\(RequestInterceptor.milliseconds(elapsed))", "code": "\(code)"])
             }
+            metrics.completed(method: call.method, code: code, elapsed: elapsed)
         }
     }
 
@@ -383,6 +357,69 @@ public struct RequestInterceptor: ServerInterceptor {
         if let error = error as? any RPCErrorConvertible { return "\(error.rpcErrorCode)" }
         if let error = error as? RPCError { return "\(error.code)" }
         return "unknown"
+    }
+}
+
+/// The instruments of the call metrics (`RequestInterceptor`), made once per method and outcome and
+/// kept: asking the factory for one on every call had Prometheus check the name and look it up in
+/// its registry under a lock, a few times per call.
+final class CallMetrics: Sendable {
+    let inFlight: Meter
+    private let factory: any MetricsFactory
+    private let instruments = Mutex<[String: MethodInstruments]>([:])
+    private let signIns = Mutex<[String: Counter]>([:])
+
+    /// A method's duration histogram and its calls counted by status code.
+    private struct MethodInstruments {
+        let duration: CoreMetrics.Timer
+        var calls: [String: Counter] = [:]
+    }
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        inFlight = Meter(label: "spotter_rpc_in_flight", factory: factory)
+    }
+
+    /// Records a call of `method` that ended with `code` after `elapsed`.
+    func completed(method: String, code: String, elapsed: Duration) {
+        inFlight.decrement()
+        let (calls, duration) = instruments.withLock { instruments in
+            var entry =
+                instruments[method]
+                ?? MethodInstruments(
+                    duration: CoreMetrics.Timer(
+                        label: "spotter_rpc_duration_seconds", dimensions: [("method", method)], factory: factory))
+            let calls =
+                entry.calls[code]
+                ?? Counter(
+                    label: "spotter_rpc_calls_total", dimensions: [("method", method), ("code", code)],
+                    factory: factory)
+            if entry.calls[code] == nil {
+                entry.calls[code] = calls
+                instruments[method] = entry
+            }
+            return (calls, entry.duration)
+        }
+        calls.increment()
+        duration.recordNanoseconds(
+            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        if method.hasSuffix("AuthService/SignIn") || method.hasSuffix("AuthService/CompleteSignIn") {
+            let result =
+                switch code {
+                case "ok": "ok"
+                case "resourceExhausted": "throttled"
+                default: "failed"
+                }
+            signIns.withLock { counters in
+                let counter =
+                    counters[result]
+                    ?? Counter(
+                        label: "spotter_sign_in_attempts_total", dimensions: [("result", result)], factory: factory)
+                counters[result] = counter
+                return counter
+            }
+            .increment()
+        }
     }
 }
 

@@ -125,6 +125,51 @@ struct RequestInterceptorTests {
         #expect(noted.all == ["request received", "connection taken"])
     }
 
+    @Test(
+        "a call's log line carries its request id, method, address and trace; below the level none of it is built",
+        arguments: [Logger.Level.info, .warning])
+    func callLogLine(level: Logger.Level) async throws {
+        let lines = RecordingLogHandler.Lines()
+        var logger = Logger(label: "test") { _ in RecordingLogHandler(lines: lines) }
+        logger.logLevel = level
+        let unusedPool = PostgresPool(
+            configuration: PostgresConfiguration(connectionString: "host=/nonexistent"), logger: Logger(label: "test"))
+        let interceptor = RequestInterceptor(
+            auth: AuthService(
+                store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
+                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")
+            ),
+            logger: logger, deadline: .seconds(5))
+        let context = ServerContext(
+            descriptor: MethodDescriptor(fullyQualifiedService: "grpc.health.v1.Health", method: "Check"),
+            remotePeer: "ipv4:192.0.2.7:5000", localPeer: "ipv4:127.0.0.1:2", cancellation: .init())
+        let request = StreamingServerRequest(
+            metadata: ["traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+            messages: RPCAsyncSequence(wrapping: ReceivedMessages(messages: [Grpc_Health_V1_HealthCheckRequest()])))
+        // Refused by the handler: the interceptor records the call's end at once.
+        let response: StreamingServerResponse<Grpc_Health_V1_HealthCheckResponse> = try await interceptor.intercept(
+            request: request, context: context
+        ) { _, _ in
+            #expect(RequestContext.current?.clientAddress == "192.0.2.7")
+            return StreamingServerResponse(error: RPCError(code: .notFound, message: "no such service"))
+        }
+        if case .success = response.accepted { Issue.record("the handler's refusal was lost") }
+        if level == .warning {
+            #expect(lines.all.isEmpty, "\(lines.all)")
+            #expect(lines.metadataWrites == 0, "metadata set on a logger that logs nothing")
+            return
+        }
+        let line = try #require(lines.all.first { $0.message == "call completed" }, "\(lines.all)")
+        #expect(line.metadata["method"] == "grpc.health.v1.Health/Check")
+        #expect(line.metadata["address"] == "192.0.2.7")
+        #expect(line.metadata["code"] == "notFound")
+        #expect(line.metadata["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(line.metadata["parent_span_id"] == "00f067aa0ba902b7")
+        #expect(line.metadata["request_id"]?.count == 12, "\(line.metadata)")
+        #expect(line.metadata["ms"].flatMap(Double.init) != nil, "\(line.metadata)")
+        #expect(line.metadata["tenant"] == nil, "a public call has no tenant")
+    }
+
     @Test("a call's deadline fires once its limit has passed, never before, and not at all once cancelled")
     func sharedDeadlines() async throws {
         let deadlines = CallDeadlines(resolution: .milliseconds(10))
@@ -154,7 +199,8 @@ struct RequestInterceptorTests {
 
     @Test("domain errors map to their gRPC codes with field details")
     func domainErrors() throws {
-        let logger = Logger(label: "test")
+        let call = RequestContext(
+            requestID: "r1", principal: nil, clientAddress: "127.0.0.1", logger: Logger(label: "test"))
         let cases: [(SpotterError, RPCError.Code)] = [
             (.notFound("x"), .notFound), (.alreadyExists(field: "email", reason: "is already taken"), .alreadyExists),
             (.invalid("email", "is bad"), .invalidArgument), (.failedPrecondition("x"), .failedPrecondition),
@@ -163,7 +209,7 @@ struct RequestInterceptorTests {
             (.unavailable("x"), .unavailable),
         ]
         for (error, code) in cases {
-            let mapped = try #require(RPCErrorMapping.map(error, requestID: "r1", logger: logger) as? GoogleRPCStatus)
+            let mapped = try #require(RPCErrorMapping.map(error, call: call) as? GoogleRPCStatus)
             #expect(mapped.code == code)
         }
         let invalid = try #require(
@@ -171,8 +217,7 @@ struct RequestInterceptorTests {
                 SpotterError.invalidArgument([
                     FieldViolation(field: "a", reason: "x"), FieldViolation(field: "b.c", reason: "y"),
                 ]),
-                requestID: "r1",
-                logger: logger
+                call: call
             ) as? GoogleRPCStatus
         )
         #expect(invalid.message == "invalid argument: a: x; b.c: y")
@@ -183,7 +228,11 @@ struct RequestInterceptorTests {
     func internalErrors() throws {
         struct DatabaseSecret: Error { var sql = "SELECT password_hash FROM accounts" }
         let mapped = try #require(
-            RPCErrorMapping.map(DatabaseSecret(), requestID: "req42", logger: Logger(label: "test")) as? RPCError)
+            RPCErrorMapping.map(
+                DatabaseSecret(),
+                call: RequestContext(
+                    requestID: "req42", principal: nil, clientAddress: "127.0.0.1", logger: Logger(label: "test"))
+            ) as? RPCError)
         #expect(mapped.code == .internalError)
         #expect(mapped.message == "internal error (request id req42)")
     }
@@ -257,5 +306,35 @@ struct RequestInterceptorTests {
         }
         // A later version may append fields.
         #expect(RequestInterceptor.traceContext("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x") != nil)
+    }
+}
+
+/// Keeps every line logged through it, with its metadata as text, and counts the writes to its
+/// own metadata.
+struct RecordingLogHandler: LogHandler {
+    final class Lines: Sendable {
+        private let state = Mutex<(lines: [(message: String, metadata: [String: String])], writes: Int)>(([], 0))
+        func append(_ message: String, _ metadata: [String: String]) {
+            state.withLock { $0.lines.append((message, metadata)) }
+        }
+        func wrote() { state.withLock { $0.writes += 1 } }
+        var all: [(message: String, metadata: [String: String])] { state.withLock { $0.lines } }
+        var metadataWrites: Int { state.withLock { $0.writes } }
+    }
+
+    let lines: Lines
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:] {
+        didSet { lines.wrote() }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        lines.append("\(event.message)", all.mapValues { "\($0)" })
     }
 }

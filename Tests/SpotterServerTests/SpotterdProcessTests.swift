@@ -206,6 +206,7 @@ struct SyncReplicaTests {
             try #require(try await server.waitUntilServing(), "spotterd:\n\(server.logText)")
             let ada = try await server.withClient { client in
                 let ada = try await signUpLifter(client, "ada")
+                _ = try await Spotter_V1_AccountService.Client(wrapping: client).getProfile(.init(), metadata: ada)
                 _ = try? await Spotter_V1_AccountService.Client(wrapping: client).getProfile(
                     .init(),
                     metadata: [
@@ -233,7 +234,16 @@ struct SyncReplicaTests {
             #expect(signIn.first?["code"] as? String == "ok")
             #expect((signIn.first?["ms"] as? String).flatMap(Double.init) != nil, "\(signIn)")
             #expect((signIn.first?["request_id"] as? String)?.isEmpty == false)
-            let refused = completed.first { $0["method"] as? String == "spotter.v1.AccountService/GetProfile" }
+            let profile = completed.first {
+                $0["method"] as? String == "spotter.v1.AccountService/GetProfile" && $0["code"] as? String == "ok"
+            }
+            #expect(
+                (profile?["tenant"] as? String).flatMap(UUID.init(uuidString:)) != nil, "\(String(describing: profile))"
+            )
+            #expect(profile?["address"] as? String == "127.0.0.1", "\(String(describing: profile))")
+            let refused = completed.first {
+                $0["method"] as? String == "spotter.v1.AccountService/GetProfile" && $0["code"] as? String != "ok"
+            }
             #expect(refused?["code"] as? String == "unauthenticated", "\(String(describing: refused))")
             #expect(refused?["trace_id"] as? String == "4bf92f3577b34da6a3ce929d0e0e4736", "the client's trace id")
             let token = String(ada[stringValues: "authorization"].first { _ in true }?.dropFirst("Bearer ".count) ?? "")

@@ -1,6 +1,5 @@
 import Foundation
 import GRPCCore
-import Logging
 import SpotterCore
 import SpotterProto
 
@@ -150,8 +149,7 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
                     try await stream(follow, token: token, to: writer, cancellation: context.cancellation)
                 }
             } catch let error as SpotterError {
-                throw RPCErrorMapping.map(
-                    error, requestID: call?.requestID ?? "", logger: call?.logger ?? Logger(label: "spotter"))
+                throw RPCErrorMapping.map(error, call: call)
             }
             return [:]
         }

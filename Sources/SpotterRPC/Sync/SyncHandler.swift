@@ -1,6 +1,5 @@
 import Foundation
 import GRPCCore
-import Logging
 import SpotterCore
 import SpotterProto
 
@@ -100,8 +99,7 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
                         try await checkSession(token)
                     } catch let error as SpotterError {
                         // The interceptor has returned: map the error here, as it would have.
-                        throw RPCErrorMapping.map(
-                            error, requestID: call?.requestID ?? "", logger: call?.logger ?? Logger(label: "spotter"))
+                        throw RPCErrorMapping.map(error, call: call)
                     }
                 }
                 _ = try await group.next()

@@ -1,6 +1,5 @@
 import Foundation
 import GRPCCore
-import Logging
 import SpotterCore
 import SpotterProto
 
@@ -52,8 +51,7 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
                 }
             } catch let error as SpotterError {
                 // The interceptor has returned: map the error here, as it would have.
-                throw RPCErrorMapping.map(
-                    error, requestID: call?.requestID ?? "", logger: call?.logger ?? Logger(label: "spotter"))
+                throw RPCErrorMapping.map(error, call: call)
             }
             return [:]
         }
