@@ -76,6 +76,20 @@ struct RequestInterceptorTests {
         }
     }
 
+    /// An interceptor whose token checks would fail: for calls that never reach one.
+    static func interceptorWithoutDatabase(
+        logger: Logger = Logger(label: "test"), callScope: any CallScope = NoCallScope()
+    ) -> RequestInterceptor {
+        let unusedPool = PostgresPool(
+            configuration: PostgresConfiguration(connectionString: "host=/nonexistent"), logger: Logger(label: "test"))
+        return RequestInterceptor(
+            auth: AuthService(
+                store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
+                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")
+            ),
+            logger: logger, deadline: .seconds(5), callScope: callScope)
+    }
+
     @Test("a call that keeps one connection has its request in hand before the token's check opens its transaction")
     func receivesTheRequestFirst() async throws {
         final class Notes: Sendable {
@@ -99,15 +113,8 @@ struct RequestInterceptorTests {
             sender.yield(Spotter_V1_LogWorkoutRequest())
             sender.finish()
         }
-        // Never reached: the scope ends the call before the token's check.
-        let unusedPool = PostgresPool(
-            configuration: PostgresConfiguration(connectionString: "host=/nonexistent"), logger: Logger(label: "test"))
-        let interceptor = RequestInterceptor(
-            auth: AuthService(
-                store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
-                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")
-            ),
-            logger: Logger(label: "test"), deadline: .seconds(5), callScope: NotingScope(events: noted))
+        // The scope ends the call before the token's check.
+        let interceptor = Self.interceptorWithoutDatabase(callScope: NotingScope(events: noted))
         let context = ServerContext(
             descriptor: MethodDescriptor(fullyQualifiedService: "spotter.v1.WorkoutService", method: "LogWorkout"),
             remotePeer: "ipv4:127.0.0.1:1", localPeer: "ipv4:127.0.0.1:2", cancellation: .init())
@@ -132,14 +139,7 @@ struct RequestInterceptorTests {
         let lines = RecordingLogHandler.Lines()
         var logger = Logger(label: "test") { _ in RecordingLogHandler(lines: lines) }
         logger.logLevel = level
-        let unusedPool = PostgresPool(
-            configuration: PostgresConfiguration(connectionString: "host=/nonexistent"), logger: Logger(label: "test"))
-        let interceptor = RequestInterceptor(
-            auth: AuthService(
-                store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
-                hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")
-            ),
-            logger: logger, deadline: .seconds(5))
+        let interceptor = Self.interceptorWithoutDatabase(logger: logger)
         let context = ServerContext(
             descriptor: MethodDescriptor(fullyQualifiedService: "grpc.health.v1.Health", method: "Check"),
             remotePeer: "ipv4:192.0.2.7:5000", localPeer: "ipv4:127.0.0.1:2", cancellation: .init())
