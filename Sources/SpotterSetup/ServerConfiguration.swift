@@ -139,7 +139,7 @@ public struct ServerConfiguration: Sendable {
             ),
             migrateOnStart: try reader.boolean("SPOTTER_MIGRATE_ON_START", default: true),
             smtp: try reader.smtp(),
-            mailFrom: reader.string("SPOTTER_MAIL_FROM") ?? "no-reply@localhost",
+            mailFrom: try reader.mailAddress("SPOTTER_MAIL_FROM") ?? "no-reply@localhost",
             mailerRole: reader.string("SPOTTER_MAILER_ROLE") ?? "spotter_mailer",
             mailerInterval: .milliseconds(
                 try reader.integer("SPOTTER_MAILER_INTERVAL_MS", default: 2000, range: 10...600_000))
@@ -276,7 +276,7 @@ private struct EnvironmentReader {
             username: string("SPOTTER_SMTP_USERNAME"),
             password: string("SPOTTER_SMTP_PASSWORD"),
             trustRootsFile: string("SPOTTER_SMTP_CA_FILE"),
-            heloName: string("SPOTTER_SMTP_HELO") ?? "spotter.localdomain"
+            heloName: try hostName("SPOTTER_SMTP_HELO") ?? "spotter.localdomain"
         )
     }
 
@@ -286,6 +286,41 @@ private struct EnvironmentReader {
             throw ConfigurationError(variable: name, reason: "must be text or json")
         }
         return format
+    }
+
+    /// An e-mail address for the envelope and the `From:` header: `local@domain`, printable
+    /// ASCII without spaces or angle brackets, so it cannot end an SMTP command or a header early.
+    func mailAddress(_ name: String) throws -> String? {
+        guard let text = string(name) else { return nil }
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            text.unicodeScalars.allSatisfy({ (33...126).contains($0.value) && $0 != "<" && $0 != ">" })
+        else {
+            throw ConfigurationError(
+                variable: name,
+                reason: "must be one e-mail address such as no-reply@example.com (no spaces, angle brackets or names)")
+        }
+        return text
+    }
+
+    /// A host name as `EHLO` sends it: letters, digits, hyphens and dots, at most 255 characters.
+    func hostName(_ name: String) throws -> String? {
+        guard let text = string(name) else { return nil }
+        let allowed = text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                true
+            default: false
+            }
+        }
+        guard allowed, text.utf8.count <= 255, !text.hasPrefix("."), !text.contains("..")
+        else {
+            throw ConfigurationError(
+                variable: name,
+                reason: "must be a host name (letters, digits, hyphens and dots) such as mail.example.com")
+        }
+        return text
     }
 
     func logLevel(_ name: String) throws -> Logger.Level {
