@@ -117,7 +117,7 @@ public struct ServerConfiguration: Sendable {
             portalPort = Int(text)
         }
         // E-mailed links (password reset) open the portal when it runs.
-        auth.publicURL = reader.string("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(portalPort ?? port)"
+        auth.publicURL = try reader.publicURL("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(portalPort ?? port)"
         var configuration = ServerConfiguration(
             database: reader.string("SPOTTER_DATABASE_URL").map(DatabaseLocation.external) ?? .embedded,
             dataDirectory: dataDirectory,
@@ -301,6 +301,21 @@ private struct EnvironmentReader {
                 reason: "must be one e-mail address such as no-reply@example.com (no spaces, angle brackets or names)")
         }
         return text
+    }
+
+    /// The portal's address as e-mailed links start with it: `http(s)://host[:port][/path]`, no
+    /// query, fragment or space; a trailing `/` is dropped (links add `/reset-password?…`).
+    func publicURL(_ name: String) throws -> String? {
+        guard let text = string(name) else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
+            !text.unicodeScalars.contains(where: { $0.value <= 32 || $0.value >= 127 })
+        else {
+            throw ConfigurationError(
+                variable: name,
+                reason: "must be the portal's address such as https://spotter.example.com (http or https, no query)")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
     /// A host name as `EHLO` sends it: letters, digits, hyphens and dots, at most 255 characters.

@@ -56,6 +56,13 @@ struct ServerConfigurationTests {
                 "SPOTTER_SMTP_HELO: must be a host name"
             ),
             (["SPOTTER_SMTP_HOST": "mail", "SPOTTER_SMTP_HELO": "a..b"], "SPOTTER_SMTP_HELO: must be a host name"),
+            (["SPOTTER_PUBLIC_URL": "spotter.example.com"], "SPOTTER_PUBLIC_URL: must be the portal's address"),
+            (["SPOTTER_PUBLIC_URL": "ftp://spotter.example.com"], "SPOTTER_PUBLIC_URL: must be the portal's address"),
+            (
+                ["SPOTTER_PUBLIC_URL": "https://spotter.example.com/?a=b"],
+                "SPOTTER_PUBLIC_URL: must be the portal's address"
+            ),
+            (["SPOTTER_PUBLIC_URL": "https://"], "SPOTTER_PUBLIC_URL: must be the portal's address"),
         ])
     func refused(environment: [String: String], message: String) {
         let refusal = refusal(environment)
@@ -73,5 +80,16 @@ struct ServerConfigurationTests {
         #expect(
             try ServerConfiguration.fromEnvironment(["SPOTTER_SMTP_HOST": "mail"]).smtp?.heloName
                 == "spotter.localdomain")
+    }
+
+    @Test("the portal's public address starts every e-mailed link; a trailing slash is dropped")
+    func publicURL() throws {
+        #expect(try ServerConfiguration.fromEnvironment([:]).auth.publicURL == "https://localhost:8444")
+        #expect(
+            try ServerConfiguration.fromEnvironment(["SPOTTER_PUBLIC_URL": "https://spotter.example.com/"]).auth
+                .publicURL == "https://spotter.example.com")
+        #expect(
+            try ServerConfiguration.fromEnvironment(["SPOTTER_PUBLIC_URL": "http://10.0.0.5:8444/spotter"]).auth
+                .publicURL == "http://10.0.0.5:8444/spotter")
     }
 }
