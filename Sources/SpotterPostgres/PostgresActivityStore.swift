@@ -43,17 +43,7 @@ public struct PostgresActivityStore: ActivityStore {
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
             let kept = try await Self.kept(tenant, now: now, connection)
-            if onlyAfterChanges, let kept,
-                try await connection.query(
-                    """
-                    SELECT NOT EXISTS (SELECT FROM sync_changes
-                                       WHERE tenant_id = $1 AND seq > $2 AND kind IN ('workout', 'profile')) AS quiet
-                    """,
-                    [tenant.rawValue, kept.feedSeq]
-                ).single?.decode("quiet") == true
-            {
-                return nil
-            }
+            if onlyAfterChanges, kept?.quiet == true { return nil }
             let (facts, seq, timeZone, baselines) = try await Self.facts(
                 tenant, now: now, connection, kept: kept, cached: &cached, own: true)
             let list = evaluate(facts)
@@ -166,6 +156,8 @@ public struct PostgresActivityStore: ActivityStore {
         var feedSeq: Int64
         var lastStart: Date?
         var firstRecord: ActivityRecord?
+        /// No workout or profile change since `feedSeq`: nothing the awards depend on changed.
+        var quiet = false
 
         /// How to find the first record when every change since is a new workout (`added`) started
         /// at or after `lastStart`: it is the one kept, or there was none and only the new workouts'
@@ -182,7 +174,10 @@ public struct PostgresActivityStore: ActivityStore {
                 """
                 SELECT a.feed_seq, a.last_start, a.first_record,
                        (extract(epoch FROM a.first_record_at) * 1000000)::bigint AS first_record_us, a.reconciled_at,
-                       coalesce(c.purged_seq, 0) AS purged_seq
+                       coalesce(c.purged_seq, 0) AS purged_seq,
+                       NOT EXISTS (SELECT FROM sync_changes s
+                                   WHERE s.tenant_id = a.tenant_id AND s.seq > a.feed_seq
+                                     AND s.kind IN ('workout', 'profile')) AS quiet
                 FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
                 WHERE a.tenant_id = $1
                 """,
@@ -197,7 +192,8 @@ public struct PostgresActivityStore: ActivityStore {
         if let id = try row.decode("first_record") as UUID?, let micros = try row.decode("first_record_us") as Int64? {
             record = ActivityRecord(id: WorkoutID(rawValue: id), startedAt: instant(micros))
         }
-        return Kept(feedSeq: feedSeq, lastStart: try row.decode("last_start"), firstRecord: record)
+        return Kept(
+            feedSeq: feedSeq, lastStart: try row.decode("last_start"), firstRecord: record, quiet: try row.decode("quiet"))
     }
 
     /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
