@@ -193,7 +193,8 @@ public struct PostgresActivityStore: ActivityStore {
             record = ActivityRecord(id: WorkoutID(rawValue: id), startedAt: instant(micros))
         }
         return Kept(
-            feedSeq: feedSeq, lastStart: try row.decode("last_start"), firstRecord: record, quiet: try row.decode("quiet"))
+            feedSeq: feedSeq, lastStart: try row.decode("last_start"), firstRecord: record,
+            quiet: try row.decode("quiet"))
     }
 
     /// The facts, and the feed's number as of the workouts read (one statement, so the two agree:
