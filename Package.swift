@@ -40,14 +40,14 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // The lowercase text of a UUID, written from its bytes and read back without Foundation: ids on
-        // the wire and SQL parameters.
-        .target(name: "UUIDText", swiftSettings: strict),
+        // Text forms of values without Foundation's slow paths: a UUID's lowercase text written from its
+        // bytes and read back, and small decimals' text (ids and RPEs on the wire and in SQL parameters).
+        .target(name: "ValueText", swiftSettings: strict),
         .target(
             name: "Postgres",
             dependencies: [
                 "CLibPQ",
-                "UUIDText",
+                "ValueText",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "SpotterCore",
             dependencies: [
-                "UUIDText",
+                "ValueText",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,5 @@
 import Foundation
-import UUIDText
+import ValueText
 
 /// A Swift type that a column value in PostgreSQL's text format decodes into.
 public protocol PostgresDecodable: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import UUIDText
+import ValueText
 
 /// A Swift value that can be sent as a statement parameter, in PostgreSQL's text format.
 ///
@@ -43,7 +43,7 @@ extension Double: PostgresEncodable {
 }
 
 extension Decimal: PostgresEncodable {
-    public var postgresText: String? { "\(self)" }
+    public var postgresText: String? { plainText }
 }
 
 extension UUID: PostgresEncodable {

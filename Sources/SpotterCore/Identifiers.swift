@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import UUIDText
+import ValueText
 
 /// A strongly typed identifier: a `TenantID` can never be passed where an `AccountID` is expected.
 public protocol EntityID: Hashable, Sendable, CustomStringConvertible, Codable {

@@ -388,24 +388,7 @@ public struct PostgresActivityStore: ActivityStore {
         _ tenant: TenantID, _ kept: Kept, _ timeZone: String, _ connection: PostgresConnection
     ) async throws -> (seq: Int64, workouts: [ActivityWorkout])? {
         let rows = try await connection.query(
-            """
-            SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq, w.kind, w.version,
-                   w.deleted
-            FROM \(feedSeq)
-            LEFT JOIN LATERAL (
-                SELECT x.workout_id, x.started_at, \(startColumns.replacingOccurrences(of: "$2", with: "$3")),
-                       s.kind, x.version, x.deleted_at IS NOT NULL AS deleted
-                FROM sync_changes s
-                -- One primary-key lookup per change, whatever the statistics say of the tenant
-                -- (a plain join scanned all of a new tenant's workouts per change: WorkoutSQL.load).
-                LEFT JOIN LATERAL (
-                    SELECT * FROM workouts
-                    WHERE s.kind = 'workout' AND tenant_id = s.tenant_id AND workout_id = s.object_id OFFSET 0
-                ) x ON true
-                WHERE s.tenant_id = $1 AND s.seq > $2 AND s.kind IN ('workout', 'profile')
-            ) w ON true
-            ORDER BY w.started_at, w.workout_id
-            """,
+            appendedSQL,
             [tenant.rawValue, kept.feedSeq, timeZone])
         let seq: Int64 = try rows.first?.decode(4) ?? 0
         var added: [ActivityWorkout] = []
@@ -419,6 +402,27 @@ public struct PostgresActivityStore: ActivityStore {
         }
         return (seq, added)
     }
+
+    /// `appended`'s statement (`$1` the tenant, `$2` the kept feed number, `$3` the time zone), built
+    /// once.
+    private static let appendedSQL = """
+        SELECT w.workout_id, w.started_us, w.duration_seconds, w.local_minutes, c.feed_seq, w.kind, w.version,
+               w.deleted
+        FROM \(feedSeq)
+        LEFT JOIN LATERAL (
+            SELECT x.workout_id, x.started_at, \(startColumns.replacingOccurrences(of: "$2", with: "$3")),
+                   s.kind, x.version, x.deleted_at IS NOT NULL AS deleted
+            FROM sync_changes s
+            -- One primary-key lookup per change, whatever the statistics say of the tenant
+            -- (a plain join scanned all of a new tenant's workouts per change: WorkoutSQL.load).
+            LEFT JOIN LATERAL (
+                SELECT * FROM workouts
+                WHERE s.kind = 'workout' AND tenant_id = s.tenant_id AND workout_id = s.object_id OFFSET 0
+            ) x ON true
+            WHERE s.tenant_id = $1 AND s.seq > $2 AND s.kind IN ('workout', 'profile')
+        ) w ON true
+        ORDER BY w.started_at, w.workout_id
+        """
 
     /// The tenant's (`$1`) feed number, as one row `c` to join a statement's rows to, so the number
     /// and the rows come from one snapshot.

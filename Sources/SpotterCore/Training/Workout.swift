@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ValueText
 
 public struct WorkoutID: EntityID {
     public let rawValue: UUID
@@ -162,7 +163,7 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
             for set in exercise.sets {
                 field(String(set.reps))
                 field(set.weight.map { String($0.micrograms) } ?? "-")
-                field(set.rpe.map { "\($0)" } ?? "-")
+                field(set.rpe?.plainText ?? "-")
                 field(set.restSeconds.map(String.init) ?? "-")
                 field(set.note)
                 field(set.type.rawValue)
