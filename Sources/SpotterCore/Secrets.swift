@@ -46,7 +46,61 @@ public enum Base64 {
         return Data(base64Encoded: padded).map { Array($0) }
     }
 
+    /// base64url without padding (RFC 4648 §5), written from the bytes. Through Foundation (encode,
+    /// then `replacingOccurrences` twice) it was 2.4 % of spotterd's CPU for a history page, whose
+    /// next-page token it writes.
     public static func encodeURLSafe(_ bytes: [UInt8]) -> String {
-        encodeUnpadded(bytes).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        let length = (bytes.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: length) { text in
+            alphabet.withUTF8Buffer { alphabet in
+                var position = 0
+                var index = 0
+                while index < bytes.count {
+                    let remaining = bytes.count - index
+                    let group =
+                        UInt32(bytes[index]) << 16 | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
+                        | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
+                    for sextet in 0..<min(4, remaining + 1) {
+                        text[position] = alphabet[Int(group >> (18 - 6 * UInt32(sextet)) & 0x3f)]
+                        position += 1
+                    }
+                    index += 3
+                }
+                return position
+            }
+        }
+    }
+
+    /// The bytes of base64url text without padding, as `encodeURLSafe` writes it; `nil` for a
+    /// character outside that alphabet, a length no encoding has, or unused bits that are not zero
+    /// (so each byte string has one text).
+    public static func decodeURLSafe(_ text: some StringProtocol) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3 / 4)
+        var group: UInt32 = 0
+        var bits = 0
+        for character in utf8 {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            group = group << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: group >> UInt32(bits)))
+                group &= (1 << UInt32(bits)) - 1
+            }
+        }
+        guard group == 0 else { return nil }
+        return bytes
     }
 }

@@ -7,10 +7,7 @@ public enum PageToken {
     public static let maxSize = 100
 
     public static func encode(_ parts: [String]) -> String {
-        Data(parts.joined(separator: "\n").utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64.encodeURLSafe(Array(parts.joined(separator: "\n").utf8))
     }
 
     /// The parts of `token`, or `nil` for an empty token.
@@ -18,9 +15,7 @@ public enum PageToken {
         -> [String]?
     {
         guard !token.isEmpty else { return nil }
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else {
+        guard let bytes = Base64.decodeURLSafe(token), let text = String(validating: bytes, as: UTF8.self) else {
             throw .invalid(field, "is not a token this call returned")
         }
         let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
