@@ -931,7 +931,7 @@ extension CoachRoutes {
                             series.measurements.map { measurement in
                                 Charts.Point(
                                     label: String(measurement.measuredOn.dropFirst(5)),
-                                    value: NSDecimalNumber(decimal: measurement.value(in: unit)).doubleValue,
+                                    value: measurement.value(in: unit).doubleValue,
                                     title: "\(measurement.measuredOn): \(text(measurement.value(in: unit)))"
                                         + (measurement.note.isEmpty ? "" : " — \(measurement.note)"))
                             }, unit: unit.symbol, description: "\(name) of \(link.lifterName)")

@@ -123,4 +123,30 @@ struct TrainingRulesMassTests {
         #expect(kg(decimal("102.5")) * 5 == kg(decimal("512.5")))
         #expect(kg(100) < kg(decimal("100.000001")))
     }
+
+    @Test("on the wire a weight is the Double nearest its rounded value in the unit, never one a bit off")
+    func wireDoubles() {
+        // NSDecimalNumber's doubleValue sent these as 58.779999999999994, 0.06999999999999999, ….
+        #expect(Mass(micrograms: 58_780_000).doubleValue(in: .kg) == 58.78)
+        #expect(Mass(micrograms: 70_000).doubleValue(in: .kg) == 0.07)
+        #expect(Mass(micrograms: -1_970_819_754).doubleValue(in: .kg) == -1970.82)
+        #expect(Mass(micrograms: 102_058_284).doubleValue(in: .lb) == 225)
+        #expect(Mass(micrograms: 5_000).doubleValue(in: .kg) == 0.01, "a half rounds away from zero")
+        #expect(Mass(micrograms: -5_000).doubleValue(in: .kg) == -0.01)
+        #expect(Mass(micrograms: 4_999).doubleValue(in: .kg) == 0)
+        #expect(
+            Mass(micrograms: .max).doubleValue(in: .lb) == Double(Mass(micrograms: .max).value(in: .lb).description))
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let mass = Mass(micrograms: Int64.random(in: -3_000_000_000_000...3_000_000_000_000, using: &generator))
+            for unit in [WeightUnit.kg, .lb] {
+                let expected = Double(mass.value(in: unit).description)
+                #expect(mass.doubleValue(in: unit) == expected, "\(mass.micrograms) \(unit)")
+            }
+        }
+        #expect(decimal("0.07").doubleValue == 0.07)
+        #expect(decimal("82.37").doubleValue == 82.37)
+        #expect(decimal("8.5").doubleValue == 8.5)
+        #expect(decimal("-12.345678").doubleValue == -12.345678)
+    }
 }

@@ -60,7 +60,7 @@ public struct DisplayFormat: Sendable {
     }
 
     /// A weight in the viewer's unit, for charts.
-    public func value(_ mass: Mass) -> Double { mass.value(in: unit).doubleValue }
+    public func value(_ mass: Mass) -> Double { mass.doubleValue(in: unit) }
 
     /// An estimate given in kilograms, in the viewer's unit.
     public func estimate(_ kilograms: Double) -> String {

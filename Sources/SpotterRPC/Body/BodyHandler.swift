@@ -69,7 +69,7 @@ extension Spotter_V1_BodyMeasurement {
             $0.measurementID = measurement.id.description
             $0.metric = measurement.metric.proto()
             $0.measuredOn = measurement.measuredOn
-            $0.value = NSDecimalNumber(decimal: measurement.value(in: shown)).doubleValue
+            $0.value = measurement.value(in: shown).doubleValue
             $0.unit = shown.proto()
             $0.note = measurement.note
             $0.version = measurement.version
@@ -89,7 +89,7 @@ extension Spotter_V1_ListMeasurementsResponse {
                     $0.unit = shown.proto()
                     $0.measurements = series.measurements.map { Spotter_V1_BodyMeasurement($0, unit: unit) }
                     if let change = series.change(in: shown) {
-                        $0.change = NSDecimalNumber(decimal: change).doubleValue
+                        $0.change = change.doubleValue
                     }
                 }
             }

@@ -30,7 +30,7 @@ extension Spotter_V1_Timestamp {
 extension Spotter_V1_Weight {
     init(_ mass: Mass, _ unit: WeightUnit) {
         self.init()
-        value = mass.value(in: unit).doubleValue
+        value = mass.doubleValue(in: unit)
         self.unit = unit.proto
     }
 
