@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Decimals written and read without Foundation's text round trips")
 struct DecimalTextTests {
-    @Test("plainText is description, from the table and beyond it, for both signs and every scale")
+    @Test("plainText is description and doubleValue the Double it reads as, from the table and beyond it")
     func plainTextIsDescription() throws {
         var values: [Decimal] = []
         for tenths in -1_100...1_100 { values.append(Decimal(sign: .plus, exponent: -1, significand: Decimal(tenths))) }
@@ -17,8 +17,10 @@ struct DecimalTextTests {
         }
         for value in values {
             #expect(value.plainText == value.description, "\(value)")
+            #expect(value.doubleValue == Double(value.description), "\(value)")
         }
         #expect(Decimal.nan.plainText == Decimal.nan.description)
+        #expect(Decimal.nan.doubleValue.isNaN)
     }
 
     @Test("a valid RPE is the decimal its text reads as, in value and in text")

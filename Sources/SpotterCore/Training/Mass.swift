@@ -90,10 +90,6 @@ extension Decimal {
         return result
     }
 
-    /// The nearest `Double`, for the wire: read from the decimal's text, which is correctly
-    /// rounded (`NSDecimalNumber`'s `doubleValue` gave `0.06999999999999999` for 0.07).
-    public var doubleValue: Double { Double(plainText) ?? .nan }
-
     /// The decimal a `Double` was written as: its shortest round-trip text (`102.3`, not
     /// `102.299999…`), or `nil` when it is not finite.
     public init?(exactly double: Double) {

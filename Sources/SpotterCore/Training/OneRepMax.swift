@@ -51,7 +51,8 @@ public enum OneRepMax {
         }
         let kilograms = weight.approximateKilograms
         if let rpe {
-            guard rpe >= 6 else {
+            // As a Double: a Decimal comparison costs more than the rest of the estimate.
+            guard rpe.doubleValue >= 6 else {
                 return .none(reason: "RPE \(rpe) is below 6, outside the RPE table")
             }
             guard let percentage = rtsPercentage(reps: reps, rpe: rpe) else {
