@@ -1,4 +1,5 @@
 import Foundation
+import ValueText
 
 /// Dates, weights and durations as a viewer reads them: in their time zone and unit, in English.
 /// The portal's pages and the share images write with it.

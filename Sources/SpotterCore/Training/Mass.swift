@@ -1,5 +1,4 @@
 import Foundation
-import ValueText
 
 /// A weight, held exactly as a whole number of micrograms (kilograms with 6 decimal places): the
 /// canonical unit everything is stored and summed in. Pounds are converted once on the way in and

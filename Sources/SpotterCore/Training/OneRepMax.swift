@@ -1,4 +1,5 @@
 import Foundation
+import ValueText
 
 /// How a set's one-rep max is estimated.
 public enum E1RMFormula: String, Sendable, Codable, CaseIterable {
