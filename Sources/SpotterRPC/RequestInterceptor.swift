@@ -401,8 +401,7 @@ final class CallMetrics: Sendable {
             return (calls, entry.duration)
         }
         calls.increment()
-        duration.recordNanoseconds(
-            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        duration.recordInterval(elapsed)
         if method.hasSuffix("AuthService/SignIn") || method.hasSuffix("AuthService/CompleteSignIn") {
             let result =
                 switch code {
@@ -420,6 +419,13 @@ final class CallMetrics: Sendable {
             }
             .increment()
         }
+    }
+}
+
+extension CoreMetrics.Timer {
+    /// Records `duration`, to the nanosecond.
+    public func recordInterval(_ duration: Duration) {
+        recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }
 

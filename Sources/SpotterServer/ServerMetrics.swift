@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import Prometheus
 import SpotterCore
+import SpotterRPC
 import Synchronization
 
 /// The process's metrics in one Prometheus registry. Counters and histograms are written through
@@ -79,11 +80,5 @@ extension PostgresPool.Observer {
             label: "spotter_db_statement_seconds", dimensions: [("pool", name)], factory: metrics.factory)
         return PostgresPool.Observer(
             checkedOut: { checkout.recordInterval($0) }, statementFinished: { statement.recordInterval($0) })
-    }
-}
-
-extension CoreMetrics.Timer {
-    func recordInterval(_ duration: Duration) {
-        recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }

@@ -22,6 +22,9 @@ struct Base64Tests {
             let text = Base64.encodeURLSafe(bytes)
             #expect(text == Self.foundationURLSafe(bytes), "\(bytes)")
             #expect(Base64.decodeURLSafe(text) == bytes, "\(text)")
+            let standard = Base64.encodeUnpadded(bytes)
+            #expect(standard == Data(bytes).base64EncodedString().replacingOccurrences(of: "=", with: ""))
+            #expect(Base64.decodeUnpadded(standard) == bytes, "\(standard)")
         }
         #expect(Base64.encodeURLSafe([0xfb, 0xff, 0xbf]) == "-_-_")
     }
