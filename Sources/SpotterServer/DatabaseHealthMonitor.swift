@@ -11,25 +11,28 @@ struct DatabaseHealthMonitor: Service {
     let interval: Duration
     let logger: Logger
 
+    /// Checks once and records the result. `SpotterApplication.run` calls it before the server
+    /// listens, so its first `Health/Check` answers what the database is, not "not checked yet".
+    func checkNow() async {
+        let serving: Bool
+        do {
+            serving = try await pool.withConnection { await $0.ping() }
+        } catch {
+            serving = false
+        }
+        if serving != state.isServing {
+            logger.log(level: serving ? .info : .error, "database \(serving ? "reachable" : "unreachable")")
+        }
+        state.set(serving: serving)
+    }
+
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let serving = await check()
-                if serving != state.isServing {
-                    logger.log(level: serving ? .info : .error, "database \(serving ? "reachable" : "unreachable")")
-                }
-                state.set(serving: serving)
                 try await Task.sleep(for: interval)
+                await checkNow()
             }
         }
         state.set(serving: false)
-    }
-
-    private func check() async -> Bool {
-        do {
-            return try await pool.withConnection { await $0.ping() }
-        } catch {
-            return false
-        }
     }
 }

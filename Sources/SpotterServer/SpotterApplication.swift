@@ -27,6 +27,8 @@ public struct SpotterApplication: Sendable {
     public let metricsPort: AsyncStream<Int>
     /// The portal's port once it listens (finished at once when the portal is off).
     public let portalPort: AsyncStream<Int>
+    /// Checked once before the server listens, then every two seconds inside `serviceGroup`.
+    let healthMonitor: DatabaseHealthMonitor
 
     /// Builds the application on an open database.
     public static func build(
@@ -194,12 +196,11 @@ public struct SpotterApplication: Sendable {
                         mailbox: spotterDatabase.activityChanges, activity: training.activity, metrics: metrics,
                         logger: logger)))
         }
+        let healthMonitor = DatabaseHealthMonitor(pool: pool, state: serving, interval: .seconds(2), logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: extra + [
-                    .init(
-                        service: DatabaseHealthMonitor(
-                            pool: pool, state: serving, interval: .seconds(2), logger: logger)),
+                    .init(service: healthMonitor),
                     .init(service: GRPCServerService(server: server)),
                     .init(
                         service: MailerService(delivery: delivery, interval: settings.mailerInterval, logger: logger)),
@@ -228,7 +229,8 @@ public struct SpotterApplication: Sendable {
             developmentCertificatePath: development ? certificate : nil,
             metrics: metrics,
             metricsPort: metricsPort,
-            portalPort: portalPort
+            portalPort: portalPort,
+            healthMonitor: healthMonitor
         )
     }
 
@@ -245,6 +247,7 @@ public struct SpotterApplication: Sendable {
 
     /// Runs until SIGINT or SIGTERM, then closes the pool.
     public func run() async throws {
+        await healthMonitor.checkNow()
         do {
             try await serviceGroup.run()
         } catch {
