@@ -77,9 +77,11 @@ struct RequestInterceptorTests {
     }
 
     /// An interceptor whose token checks would fail: for calls that never reach one.
+    /// The deadline is long: in the first seconds of a whole-suite run, Swift's cooperative pool (a
+    /// thread per core) is busy with other suites' work, and a call of a few milliseconds once
+    /// waited over 5 s for a thread and met a 5 s deadline.
     static func interceptorWithoutDatabase(
-        logger: Logger = Logger(label: "test"), callScope: any CallScope = NoCallScope(),
-        deadline: Duration = .seconds(5)
+        logger: Logger = Logger(label: "test"), callScope: any CallScope = NoCallScope()
     ) -> RequestInterceptor {
         let unusedPool = PostgresPool(
             configuration: PostgresConfiguration(connectionString: "host=/nonexistent"), logger: Logger(label: "test"))
@@ -88,7 +90,7 @@ struct RequestInterceptorTests {
                 store: PostgresAuthStore(database: SpotterDatabase(pool: unusedPool)),
                 hasher: PasswordHasher(cost: .testing), keyring: TestDatabase.testKeyring, logger: Logger(label: "test")
             ),
-            logger: logger, deadline: deadline, callScope: callScope)
+            logger: logger, deadline: .seconds(60), callScope: callScope)
     }
 
     @Test("a call that keeps one connection has its request in hand before the token's check opens its transaction")
@@ -114,11 +116,8 @@ struct RequestInterceptorTests {
             sender.yield(Spotter_V1_LogWorkoutRequest())
             sender.finish()
         }
-        // The scope ends the call before the token's check. A long deadline: at the start of a
-        // whole-suite run the 200 ms sleep above once took over 5 s, the call's deadline ended its
-        // wait for the request, and the order came out reversed.
-        let interceptor = Self.interceptorWithoutDatabase(
-            callScope: NotingScope(events: noted), deadline: .seconds(60))
+        // The scope ends the call before the token's check.
+        let interceptor = Self.interceptorWithoutDatabase(callScope: NotingScope(events: noted))
         let context = ServerContext(
             descriptor: MethodDescriptor(fullyQualifiedService: "spotter.v1.WorkoutService", method: "LogWorkout"),
             remotePeer: "ipv4:127.0.0.1:1", localPeer: "ipv4:127.0.0.1:2", cancellation: .init())
