@@ -13,7 +13,7 @@ struct RetentionService: Service {
 
     func run() async throws {
         await periodically(every: interval) {
-            do {
+            await attempt("retention purge", logger: logger) {
                 let purged = try await database.purgeOld(accessLogDays: accessLogDays)
                 if purged != RetentionPurge(accessLogRows: 0, addresses: 0, challenges: 0) {
                     logger.info(
@@ -23,16 +23,12 @@ struct RetentionService: Service {
                             "challenges": "\(purged.challenges)",
                         ])
                 }
-            } catch {
-                logger.warning("retention purge failed; retrying later", metadata: ["error": "\(error)"])
             }
-            do {
+            await attempt("popularity recount", logger: logger) {
                 let recounted = try await database.refreshPopularity()
                 if recounted > 0 {
                     logger.info("recounted publications' popularity", metadata: ["publications": "\(recounted)"])
                 }
-            } catch {
-                logger.warning("popularity recount failed; retrying later", metadata: ["error": "\(error)"])
             }
         }
     }

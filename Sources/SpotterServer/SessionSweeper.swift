@@ -13,11 +13,9 @@ struct SessionSweeper: Service {
 
     func run() async throws {
         await periodically(every: interval) {
-            do {
+            await attempt("closing idle guided sessions", logger: logger) {
                 let closed = try await database.abandonStaleSessions()
                 if closed > 0 { logger.info("closed idle guided sessions", metadata: ["sessions": "\(closed)"]) }
-            } catch {
-                logger.warning("closing idle guided sessions failed; retrying later", metadata: ["error": "\(error)"])
             }
         }
     }

@@ -98,11 +98,9 @@ struct SyncFeedService: Service {
 
     private func purge() async {
         while !Task.isCancelled {
-            do {
+            await attempt("sync purge", logger: logger) {
                 let purged = try await sync.purge()
                 if purged > 0 { logger.info("purged old sync tombstones", metadata: ["count": "\(purged)"]) }
-            } catch {
-                logger.warning("sync purge failed; retrying later", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: purgeInterval)
         }

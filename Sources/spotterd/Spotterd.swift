@@ -59,10 +59,17 @@ struct Spotterd: AsyncParsableCommand {
                 "no TLS certificate configured; using a self-signed development certificate",
                 metadata: ["certificate": "\(certificate)"])
         }
-        logger.notice("spotterd listening", metadata: ["address": "\(settings.host):\(settings.port)"])
-        if let portal = settings.portalPort {
-            logger.notice("coach portal listening", metadata: ["url": "https://\(settings.host):\(portal)/"])
+        // Said once each socket is bound, not before: a port already in use fails the start
+        // without a line claiming it listens.
+        let announcing = Task {
+            let address = try? await application.transport.listeningAddress
+            guard let port = address?.ipv4?.port ?? address?.ipv6?.port else { return }
+            logger.notice("spotterd listening", metadata: ["address": "\(settings.host):\(port)"])
+            if let portal = await application.portalPort.first(where: { _ in true }) {
+                logger.notice("coach portal listening", metadata: ["url": "https://\(settings.host):\(portal)/"])
+            }
         }
+        defer { announcing.cancel() }
         try await application.run()
         logger.notice("spotterd stopped")
     }

@@ -311,33 +311,3 @@ struct RequestInterceptorTests {
         #expect(RequestInterceptor.traceContext("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x") != nil)
     }
 }
-
-/// Keeps every line logged through it, with its metadata as text, and counts the writes to its
-/// own metadata.
-struct RecordingLogHandler: LogHandler {
-    final class Lines: Sendable {
-        private let state = Mutex<(lines: [(message: String, metadata: [String: String])], writes: Int)>(([], 0))
-        func append(_ message: String, _ metadata: [String: String]) {
-            state.withLock { $0.lines.append((message, metadata)) }
-        }
-        func wrote() { state.withLock { $0.writes += 1 } }
-        var all: [(message: String, metadata: [String: String])] { state.withLock { $0.lines } }
-        var metadataWrites: Int { state.withLock { $0.writes } }
-    }
-
-    let lines: Lines
-    var logLevel: Logger.Level = .info
-    var metadata: Logger.Metadata = [:] {
-        didSet { lines.wrote() }
-    }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        lines.append("\(event.message)", all.mapValues { "\($0)" })
-    }
-}
