@@ -40,6 +40,8 @@ struct RequestInterceptorTests {
         "strips the port from peer addresses",
         arguments: [
             ("ipv4:127.0.0.1:5000", "127.0.0.1"), ("ipv6:[::1]:5000", "::1"), ("unix:/tmp/s", "/tmp/s"),
+            ("ipv6:[fe80::1%eth0]:443", "fe80::1%eth0"), ("ipv4:10.0.0.2", "10.0.0.2"), ("127.0.0.1:5000", "127.0.0.1"),
+            ("::1", "::1"), ("in-process", "in-process"), ("", ""), ("ipv4:", ""), ("[::1", "[::1"),
         ])
     func clientAddress(peer: String, address: String) {
         #expect(RequestInterceptor.address(of: peer) == address)
