@@ -78,7 +78,7 @@ public enum Base64 {
     /// `digit63`, as `encode` writes it; `nil` for any other character, a length no encoding has,
     /// or unused bits that are not zero (so each byte string has one text).
     private static func decode(_ text: some StringProtocol, _ digit62: UInt8, _ digit63: UInt8) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
+        let utf8 = text.utf8
         guard utf8.count % 4 != 1 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3 / 4)

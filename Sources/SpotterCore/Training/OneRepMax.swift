@@ -37,7 +37,12 @@ public enum OneRepMax {
 
     /// The RTS percentage of one-rep max for `reps` at `rpe`, or `nil` outside 1–12 reps, RPE 6–10.
     public static func rtsPercentage(reps: Int, rpe: Decimal) -> Double? {
-        let rpe = rpe.doubleValue
+        rtsPercentage(reps: reps, rpe: rpe.doubleValue)
+    }
+
+    /// The same for an RPE read as a `Double` (a `Decimal` comparison costs more than the rest of
+    /// an estimate).
+    private static func rtsPercentage(reps: Int, rpe: Double) -> Double? {
         guard (1...maxReps).contains(reps), rpe >= 6, rpe <= 10, (rpe * 2).rounded() == rpe * 2 else { return nil }
         return rtsPercentages[2 * (reps - 1) + Int((10 - rpe) * 2)]
     }
@@ -52,11 +57,11 @@ public enum OneRepMax {
         }
         let kilograms = weight.approximateKilograms
         if let rpe {
-            // As a Double: a Decimal comparison costs more than the rest of the estimate.
-            guard rpe.doubleValue >= 6 else {
+            let value = rpe.doubleValue
+            guard value >= 6 else {
                 return .none(reason: "RPE \(rpe) is below 6, outside the RPE table")
             }
-            guard let percentage = rtsPercentage(reps: reps, rpe: rpe) else {
+            guard let percentage = rtsPercentage(reps: reps, rpe: value) else {
                 return .none(reason: "RPE \(rpe) is outside the RPE table")
             }
             return .estimate(kilograms: kilograms * 100 / percentage, formula: .rpe)
