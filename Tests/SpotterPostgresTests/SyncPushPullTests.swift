@@ -240,6 +240,60 @@ struct SyncPushPullTests {
         }
     }
 
+    @Test("a push's savepoints, stored results and device update cost one round trip per mutation and one more")
+    func bookkeepingRoundTrips() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let day = clock.now.addingTimeInterval(-3600)
+            let (w1, w2, w3) = (UUID(), UUID(), UUID())
+            let batch = [
+                put(1, .workout(workoutDraft("Mon", at: day)), w1),
+                put(2, .workout(workoutDraft("", at: day)), w2),
+                put(3, .workout(workoutDraft("Wed", at: day)), w3),
+            ]
+            let log = PostgresStatementLog()
+            let results = try await PostgresStatementLog.$current.withValue(log) {
+                try await sync.push(ada, deviceID: phone, batch)
+            }
+            #expect(results.map(\.status) == [.applied, .rejected, .applied])
+            let after = try await counts(database, ada)
+            #expect(after.workouts == 2 && after.mutations == 3 && after.applied == 3)
+
+            // Round trips: a pipeline, or a statement sent alone. Those that only keep the books.
+            var trips: [[String]] = []
+            var inPipeline = false
+            for statement in log.statements {
+                switch statement.sql {
+                case PostgresStatementLog.startPipeline: (trips, inPipeline) = (trips + [[]], true)
+                case PostgresStatementLog.endPipeline: inPipeline = false
+                case let sql where inPipeline: trips[trips.count - 1].append(sql)
+                case let sql: trips.append([sql])
+                }
+            }
+            func kind(_ sql: String) -> String? {
+                let words = sql.split(whereSeparator: \.isWhitespace).prefix(3).joined(separator: " ")
+                return [
+                    "SAVEPOINT mutation", "RELEASE SAVEPOINT mutation", "ROLLBACK TO SAVEPOINT",
+                    "INSERT INTO sync_mutations", "UPDATE sync_devices SET",
+                ].first { words.hasPrefix($0) }
+            }
+            let bookkeeping = trips.filter { $0.contains { kind($0) != nil } }
+            #expect(
+                bookkeeping.map { $0.map { kind($0) ?? "another statement" } } == [
+                    ["SAVEPOINT mutation"],
+                    ["RELEASE SAVEPOINT mutation", "INSERT INTO sync_mutations", "SAVEPOINT mutation"],
+                    [
+                        "ROLLBACK TO SAVEPOINT", "RELEASE SAVEPOINT mutation", "INSERT INTO sync_mutations",
+                        "SAVEPOINT mutation",
+                    ],
+                    ["RELEASE SAVEPOINT mutation", "INSERT INTO sync_mutations", "UPDATE sync_devices SET"],
+                ], "\(trips)")
+        }
+    }
+
     @Test("overlapping batches apply only new ids; gaps, reordered and non-consecutive batches are refused")
     func overlapsAndGaps() async throws {
         try await TestDatabase.with { database in

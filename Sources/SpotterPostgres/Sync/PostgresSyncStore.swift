@@ -65,59 +65,59 @@ public struct PostgresSyncStore: SyncStore {
             var last = try await Self.lastMutationID(principal.tenantID, device, locking: true, connection)
             var results = try await Self.storedResults(
                 principal, device, mutations.filter { $0.id <= last }, connection)
+            // Each mutation runs in a savepoint. Closing it (released, or rolled back to when the
+            // mutation is rejected), recording the result and opening the next one's go to the
+            // server in one round trip, as do the last one's closing and the device's update.
+            var unsent: [(sql: String, parameters: [any PostgresEncodable])] = []
             for mutation in mutations where mutation.id > last {
                 guard mutation.id == last + 1 else {
                     throw SpotterError.failedPrecondition(
                         "mutations[0].mutation_id: the server has applied this device's mutations up to \(last); "
                             + "push from mutation \(last + 1) on")
                 }
-                let result = try await Self.inSavepoint(connection) {
-                    try await apply(mutation)
-                } rejected: {
-                    MutationResult.rejection(for: mutation, $0)
+                try await Self.send(unsent + [("SAVEPOINT mutation", [])], connection)
+                let result: MutationResult
+                do {
+                    result = try await apply(mutation)
+                    unsent = [("RELEASE SAVEPOINT mutation", [])]
+                } catch let error as SpotterError {
+                    guard let rejection = MutationResult.rejection(for: mutation, error) else { throw error }
+                    result = rejection
+                    unsent = [("ROLLBACK TO SAVEPOINT mutation", []), ("RELEASE SAVEPOINT mutation", [])]
                 }
-                try await Self.record(principal, device, result, now: now, connection)
+                unsent.append(Self.record(principal, device, result, now: now))
                 results.append(result)
                 last = mutation.id
             }
-            try await connection.query(
-                """
-                UPDATE sync_devices SET last_mutation_id = $3, last_push_at = $4
-                WHERE tenant_id = $1 AND device_id = $2
-                """,
-                [tenant, device.rawValue, last, now]
-            )
+            unsent.append(
+                (
+                    """
+                    UPDATE sync_devices SET last_mutation_id = $3, last_push_at = $4
+                    WHERE tenant_id = $1 AND device_id = $2
+                    """,
+                    [tenant, device.rawValue, last, now]
+                ))
+            try await Self.send(unsent, connection)
             return results
         }
     }
 
-    /// Runs `body` inside a savepoint. A `SpotterError` that `rejected` turns into a result rolls
-    /// back to the savepoint and answers that result; anything else propagates.
-    private static func inSavepoint(
-        _ connection: PostgresConnection,
-        _ body: () async throws -> MutationResult,
-        rejected: (SpotterError) -> MutationResult?
-    ) async throws -> MutationResult {
-        try await connection.execute("SAVEPOINT mutation")
-        do {
-            let result = try await body()
-            try await connection.execute("RELEASE SAVEPOINT mutation")
-            return result
-        } catch let error as SpotterError {
-            guard let result = rejected(error) else { throw error }
-            try await connection.execute("ROLLBACK TO SAVEPOINT mutation")
-            return result
+    /// Sends `statements` in one round trip: alone, or as a pipeline when there are several.
+    private static func send(
+        _ statements: [(sql: String, parameters: [any PostgresEncodable])], _ connection: PostgresConnection
+    ) async throws {
+        if statements.count == 1 {
+            try await connection.query(statements[0].sql, statements[0].parameters)
+        } else {
+            try await connection.pipeline(statements)
         }
     }
 
-    private static func record(
-        _ principal: Principal,
-        _ device: DeviceID,
-        _ result: MutationResult,
-        now: Date,
-        _ connection: PostgresConnection
-    ) async throws {
-        try await connection.query(
+    /// The statement that stores a mutation's result, for replays of the same push.
+    private static func record(_ principal: Principal, _ device: DeviceID, _ result: MutationResult, now: Date)
+        -> (sql: String, parameters: [any PostgresEncodable])
+    {
+        (
             """
             INSERT INTO sync_mutations (tenant_id, device_id, mutation_id, status, kind, object_id, version,
                                         base_version, server_deleted, fields, reasons, message, applied_at)
