@@ -195,18 +195,18 @@ public final class PostgresConnection: @unchecked Sendable {
     func queryIgnoringCancellation(
         _ sql: String, _ parameters: [any PostgresEncodable]
     ) async throws -> PostgresRows {
-        let texts = try Self.parameterTexts(parameters)
-        PostgresStatementLog.current?.record(sql, texts)
+        let texts = try PostgresParameters(parameters)
+        PostgresStatementLog.current?.record(sql, texts.texts)
         let started = statementObserver == nil ? nil : ContinuousClock.now
         defer { if let started { statementObserver?(ContinuousClock.now - started) } }
         return try await onQueue { handle in
             let result: OpaquePointer?
             if let name = try self.preparedName(for: sql, parameterCount: texts.count, handle: handle) {
-                result = withOptionalCStrings(texts) { pointers in
+                result = texts.withPointers { pointers in
                     PQexecPrepared(handle, name, Int32(texts.count), pointers, nil, nil, 0)
                 }
             } else {
-                result = withOptionalCStrings(texts) { pointers in
+                result = texts.withPointers { pointers in
                     PQexecParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
                 }
             }
@@ -248,10 +248,10 @@ public final class PostgresConnection: @unchecked Sendable {
         async throws -> [PostgresRows]
     {
         let sent = try statements.map { statement in
-            (sql: statement.sql, texts: try Self.parameterTexts(statement.parameters))
+            (sql: statement.sql, texts: try PostgresParameters(statement.parameters))
         }
         if let log = PostgresStatementLog.current {
-            log.recordPipeline(sent.map { ($0.sql, $0.texts) })
+            log.recordPipeline(sent.map { ($0.sql, $0.texts.texts) })
         }
         let started = statementObserver == nil ? nil : ContinuousClock.now
         defer { if let started { statementObserver?(ContinuousClock.now - started) } }
@@ -268,7 +268,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 PQexitPipelineMode(handle)
             }
             for (statement, name) in zip(sent, names) {
-                let queued = withOptionalCStrings(statement.texts) { pointers in
+                let queued = statement.texts.withPointers { pointers in
                     if let name {
                         PQsendQueryPrepared(handle, name, Int32(statement.texts.count), pointers, nil, nil, 0)
                     } else {
@@ -304,17 +304,6 @@ public final class PostgresConnection: @unchecked Sendable {
             if let failure { throw failure }
             return answers
         }
-    }
-
-    /// The text form of each parameter; refuses a text with a NUL, which would arrive cut short.
-    private static func parameterTexts(_ parameters: [any PostgresEncodable]) throws -> [String?] {
-        let texts = parameters.map(\.postgresText)
-        if let index = texts.firstIndex(where: { $0?.utf8.contains(0) == true }) {
-            throw PostgresError(
-                kind: .parameter, message: "parameter $\(index + 1) holds a NUL character, which text cannot",
-                sqlState: "22021")
-        }
-        return texts
     }
 
     private func setRole(_ role: String) async throws {
@@ -480,10 +469,4 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>
     let pointers = strings.map { strdup($0) }
     defer { pointers.forEach { free($0) } }
     return body(pointers.map { UnsafePointer($0) } + [nil])
-}
-
-private func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-    let pointers = strings.map { $0.map { strdup($0) } ?? nil }
-    defer { pointers.forEach { free($0) } }
-    return body(pointers.map { UnsafePointer($0) })
 }

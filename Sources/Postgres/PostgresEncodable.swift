@@ -8,6 +8,20 @@ import ValueText
 public protocol PostgresEncodable: Sendable {
     /// The parameter's text form, or `nil` for NULL.
     var postgresText: String? { get }
+
+    /// Appends the text form's UTF-8 to `bytes` and answers `true`, or answers `false` for NULL
+    /// and appends nothing. What a statement's parameters are sent from (`PostgresParameters`);
+    /// the default appends `postgresText`, and types that can write their text without making a
+    /// `String` first (arrays, ids) do.
+    func appendPostgresText(to bytes: inout [UInt8]) -> Bool
+}
+
+extension PostgresEncodable {
+    public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
+        guard let text = postgresText else { return false }
+        bytes.append(contentsOf: text.utf8)
+        return true
+    }
 }
 
 extension String: PostgresEncodable {
@@ -48,6 +62,11 @@ extension Decimal: PostgresEncodable {
 
 extension UUID: PostgresEncodable {
     public var postgresText: String? { lowercasedString }
+
+    public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
+        appendLowercased(to: &bytes)
+        return true
+    }
 }
 
 extension Date: PostgresEncodable {
@@ -99,32 +118,53 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
         case .none: nil
         }
     }
+
+    public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
+        switch self {
+        case .some(let value): value.appendPostgresText(to: &bytes)
+        case .none: false
+        }
+    }
 }
 
 /// An array parameter (`$1::uuid[]`) in PostgreSQL's array literal form: every element quoted and
 /// escaped, `nil` elements as NULL. Lets one statement insert many rows through `unnest`.
 extension Array: PostgresEncodable where Element: PostgresEncodable {
     public var postgresText: String? {
-        var text = "{"
-        text.reserveCapacity(count * 8 + 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count * 8 + 2)
+        _ = appendPostgresText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Each element's text is written in place between its quotes, and escaped there in the rare
+    /// case it holds a quote or a backslash. (No `enumerated()` or other generic wrappers here:
+    /// unspecialized, each costs a metadata lookup per element.)
+    public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
+        let (quote, backslash) = (UInt8(ascii: "\""), UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "{"))
         var first = true
         for element in self {
-            if first { first = false } else { text += "," }
-            guard let value = element.postgresText else {
-                text += "NULL"
+            if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
+            let opening = bytes.count
+            bytes.append(quote)
+            guard element.appendPostgresText(to: &bytes) else {
+                bytes.removeLast()
+                bytes.append(contentsOf: "NULL".utf8)
                 continue
             }
-            text += "\""
-            if value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                for character in value.unicodeScalars {
-                    if character == "\"" || character == "\\" { text += "\\" }
-                    text.unicodeScalars.append(character)
+            if let special = bytes[(opening + 1)...].firstIndex(where: { $0 == quote || $0 == backslash }) {
+                var escaped: [UInt8] = []
+                escaped.reserveCapacity(bytes.count - special + 8)
+                for byte in bytes[special...] {
+                    if byte == quote || byte == backslash { escaped.append(backslash) }
+                    escaped.append(byte)
                 }
-            } else {
-                text += value
+                bytes.replaceSubrange(special..., with: escaped)
             }
-            text += "\""
+            bytes.append(quote)
         }
-        return text + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return true
     }
 }

@@ -4,21 +4,35 @@ extension UUID {
     /// The lowercase 8-4-4-4-12 form every id takes on the wire. Written directly: Foundation's
     /// `uuidString` formats through `snprintf`, a visible cost when a pull maps thousands of ids.
     public var lowercasedString: String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            writeLowercased(into: out)
+            return 36
+        }
+    }
+
+    /// Appends `lowercasedString`'s 36 bytes of UTF-8 to `bytes`, without making a `String`.
+    public func appendLowercased(to bytes: inout [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 36))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            writeLowercased(into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// Writes the 36 bytes of the lowercase form at the start of `out`.
+    private func writeLowercased(into out: UnsafeMutableBufferPointer<UInt8>) {
         let digits: StaticString = "0123456789abcdef"
-        return withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { out in
-                digits.withUTF8Buffer { digits in
-                    var position = 0
-                    for (index, byte) in bytes.enumerated() {
-                        if index == 4 || index == 6 || index == 8 || index == 10 {
-                            out[position] = UInt8(ascii: "-")
-                            position += 1
-                        }
-                        out[position] = digits[Int(byte >> 4)]
-                        out[position + 1] = digits[Int(byte & 0x0f)]
-                        position += 2
+        withUnsafeBytes(of: uuid) { bytes in
+            digits.withUTF8Buffer { digits in
+                var position = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
                     }
-                    return position
+                    out[position] = digits[Int(byte >> 4)]
+                    out[position + 1] = digits[Int(byte & 0x0f)]
+                    position += 2
                 }
             }
         }

@@ -190,6 +190,43 @@ struct ConnectionTests {
         }
     }
 
+    @Test("array parameters arrive element for element: quotes, backslashes, braces, NULLs, ids and numbers")
+    func arrayParameters() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await database.ownerConnection()
+            let texts: [String?] = [
+                "plain", "", "say \"hi\"", #"back\slash"#, #"\""#, "{braces}, commas", "NULL", nil, "  spaced  ",
+                "Übung 🏋️", "tab\tand\nnewline",
+            ]
+            let ids = [UUID(), UUID()]
+            let numbers: [Int?] = [0, -7, nil, Int.max]
+            let rows = try await connection.query(
+                """
+                SELECT to_json($1::text[])::text AS texts, $2::uuid[] = ARRAY[$3::uuid, $4::uuid] AS ids,
+                       to_json($5::bigint[])::text AS numbers, to_json($6::text[])::text AS empty
+                """,
+                [texts, ids, ids[0], ids[1], numbers, [String]()])
+            let row = try #require(rows.single)
+            let decoded = try JSONDecoder().decode(
+                [String?].self, from: Data((try row.decode("texts") as String).utf8))
+            #expect(decoded == texts)
+            #expect(try row.decode("ids") == true)
+            #expect(try row.decode("numbers") == "[0,-7,null,\(Int.max)]")
+            #expect(try row.decode("empty") == "[]")
+            // The log and the retry fingerprint read the same text as the server.
+            #expect(ids.postgresText == "{\"\(ids[0].lowercasedString)\",\"\(ids[1].lowercasedString)\"}")
+            #expect(numbers.postgresText == #"{"0","-7",NULL,"9223372036854775807"}"#)
+            #expect(["a\"b", #"c\d"#].postgresText == #"{"a\"b","c\\d"}"#)
+
+            // A NUL inside an element is refused, naming the parameter; nothing was sent.
+            let error = await #expect(throws: PostgresError.self) {
+                try await connection.query("SELECT $1::int AS a, $2::text[] AS b", [1, ["fine", "bad\0"]])
+            }
+            #expect(error?.kind == .parameter && error?.message.contains("$2") == true)
+            await connection.close()
+        }
+    }
+
     @Test("a statement is prepared once per connection and reused")
     func preparedStatementsAreCached() async throws {
         try await TestDatabase.with { database in
