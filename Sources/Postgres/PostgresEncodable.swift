@@ -71,6 +71,11 @@ extension UUID: PostgresEncodable {
 
 extension Date: PostgresEncodable {
     public var postgresText: String? { PostgresTimestamp.format(self) }
+
+    public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
+        PostgresTimestamp.append(self, to: &bytes)
+        return true
+    }
 }
 
 /// A `bytea` value.

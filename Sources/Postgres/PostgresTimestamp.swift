@@ -5,6 +5,14 @@ import Foundation
 enum PostgresTimestamp {
     /// Formats as `YYYY-MM-DD HH:MM:SS.ffffff+00`.
     static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `format(date)`'s UTF-8 to `bytes`, digit by digit (no `String` per field).
+    static func append(_ date: Date, to bytes: inout [UInt8]) {
         // Never traps: a date beyond Int64's microseconds (refused where requests come in) is clamped.
         let exact = (date.timeIntervalSince1970 * 1_000_000).rounded()
         let micros = Int64(exactly: exact) ?? (exact < 0 ? .min : .max)
@@ -16,14 +24,51 @@ enum PostgresTimestamp {
         }
         let (year, month, day) = civil(fromDays: days)
         let seconds = dayMicros / 1_000_000
-        let fraction = dayMicros % 1_000_000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(seconds / 3600, 2)):"
-            + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
+        func field(_ value: Int64, _ width: Int, then separator: Unicode.Scalar) {
+            appendPadded(value, width, to: &bytes)
+            bytes.append(UInt8(ascii: separator))
+        }
+        field(year, 4, then: "-")
+        field(month, 2, then: "-")
+        field(day, 2, then: " ")
+        field(seconds / 3600, 2, then: ":")
+        field(seconds / 60 % 60, 2, then: ":")
+        field(seconds % 60, 2, then: ".")
+        field(dayMicros % 1_000_000, 6, then: "+")
+        bytes.append(UInt8(ascii: "0"))
+        bytes.append(UInt8(ascii: "0"))
+    }
+
+    /// `value` in decimal, with zeros in front up to `width` digits. Only a year can be negative (a
+    /// date before year 1, refused where requests come in): it is written as `String(value)` padded.
+    private static func appendPadded(_ value: Int64, _ width: Int, to bytes: inout [UInt8]) {
+        guard value >= 0 else {
+            let digits = String(value)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.utf8.count)))
+            bytes.append(contentsOf: digits.utf8)
+            return
+        }
+        var divisor: Int64 = 1
+        var count = 1
+        while count < width || value / divisor >= 10 {
+            divisor *= 10
+            count += 1
+        }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(truncatingIfNeeded: 48 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff]±HH[:MM[:SS]]`.
     static func parse(_ text: String) throws -> Date {
-        let bytes = Array(text.utf8)
+        var text = text
+        return try text.withUTF8 { try parse($0) }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Date {
         var index = 0
         func number(_ count: Int) throws -> Int64 {
             guard index + count <= bytes.count else { throw PostgresDecodingFailure("truncated timestamp") }
@@ -110,10 +155,5 @@ enum PostgresTimestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -124,6 +124,24 @@ struct TrainingRulesMassTests {
         #expect(kg(100) < kg(decimal("100.000001")))
     }
 
+    @Test("the kilogram text (a numeric parameter) is exact, with six decimals and the sign")
+    func kilogramText() {
+        #expect(Mass(micrograms: 0).kilogramText == "0.000000")
+        #expect(Mass(micrograms: 1).kilogramText == "0.000001")
+        #expect(Mass(micrograms: -1).kilogramText == "-0.000001")
+        #expect(Mass(micrograms: 102_058_283).kilogramText == "102.058283")
+        #expect(Mass(micrograms: 100_000_000).kilogramText == "100.000000")
+        #expect(Mass(micrograms: -1_970_819_754).kilogramText == "-1970.819754")
+        #expect(Mass(micrograms: .min).kilogramText == "-9223372036854.775808")
+        #expect(Mass(micrograms: .max).kilogramText == "9223372036854.775807")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let mass = Mass(micrograms: Int64.random(in: -10_000_000_000...10_000_000_000, using: &generator))
+            #expect(decimal(mass.kilogramText) == mass.kilograms, "\(mass.micrograms)")
+            #expect(mass.kilogramText.split(separator: ".").last?.count == 6, "\(mass.micrograms)")
+        }
+    }
+
     @Test("on the wire a weight is the Double nearest its rounded value in the unit, never one a bit off")
     func wireDoubles() {
         // NSDecimalNumber's doubleValue sent these as 58.779999999999994, 0.06999999999999999, ….

@@ -69,10 +69,25 @@ public struct Mass: Sendable, Hashable, Comparable, Codable {
 
     /// `123.456789`: the exact kilograms as decimal text.
     public var kilogramText: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        appendKilogramText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `kilogramText`'s UTF-8 to `bytes` (a statement's parameters are written so).
+    public func appendKilogramText(to bytes: inout [UInt8]) {
         let magnitude = micrograms.magnitude
-        let fraction = String(magnitude % 1_000_000)
-        return (micrograms < 0 ? "-" : "") + String(magnitude / 1_000_000) + "."
-            + String(repeating: "0", count: 6 - fraction.count) + fraction
+        if micrograms < 0 { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(contentsOf: String(magnitude / 1_000_000).utf8)
+        bytes.append(UInt8(ascii: "."))
+        var fraction = magnitude % 1_000_000
+        var divisor: UInt64 = 100_000
+        while divisor > 0 {
+            bytes.append(UInt8(truncatingIfNeeded: 48 + fraction / divisor))
+            fraction %= divisor
+            divisor /= 10
+        }
     }
 
     public static func + (lhs: Mass, rhs: Mass) -> Mass { Mass(micrograms: lhs.micrograms + rhs.micrograms) }

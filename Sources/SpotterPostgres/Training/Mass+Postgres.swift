@@ -5,6 +5,11 @@ import SpotterCore
 extension Mass: PostgresEncodable, PostgresDecodable {
     public var postgresText: String? { kilogramText }
 
+    public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
+        appendKilogramText(to: &bytes)
+        return true
+    }
+
     /// Digits beyond the sixth decimal place are dropped (the columns hold six).
     public static func decode(postgresText text: String) throws -> Mass {
         guard let fixed = PostgresFixedPoint(text) else { throw PostgresDecodingFailure("not a plain numeric") }
