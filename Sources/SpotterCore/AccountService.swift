@@ -37,9 +37,9 @@ public struct AccountService: Sendable {
         }
         try validator.validate()
         var cleaned = update
-        cleaned.displayName = update.displayName?.trimmingCharacters(in: .whitespaces)
-        cleaned.bio = update.bio?.trimmingCharacters(in: .whitespacesAndNewlines)
-        cleaned.specialities = update.specialities?.map { $0.trimmingCharacters(in: .whitespaces) }
+        cleaned.displayName = update.displayName?.trimmingWhitespaces()
+        cleaned.bio = update.bio?.trimmingWhitespacesAndNewlines()
+        cleaned.specialities = update.specialities?.map { $0.trimmingWhitespaces() }
         if cleaned == ProfileUpdate() { return try await store.profile(principal) }
         return try await store.updateProfile(principal, cleaned, now: now())
     }
@@ -51,7 +51,7 @@ public struct AccountService: Sendable {
     /// Why `bio` cannot be a profile's bio, or `nil`. Line breaks and tabs are text; other control
     /// characters are not.
     static func bioProblem(_ bio: String) -> String? {
-        let trimmed = bio.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = bio.trimmingWhitespacesAndNewlines()
         if trimmed.count > maximumBioLength { return "must be at most \(maximumBioLength) characters" }
         if trimmed.unicodeScalars.contains(where: {
             $0.properties.generalCategory == .control && !["\n", "\r", "\t"].contains($0)
@@ -70,7 +70,7 @@ public struct AccountService: Sendable {
         }
         var seen = Set<String>()
         for (index, speciality) in specialities.enumerated() {
-            let trimmed = speciality.trimmingCharacters(in: .whitespaces)
+            let trimmed = speciality.trimmingWhitespaces()
             let field = "specialities[\(index)]"
             if trimmed.isEmpty {
                 problems.append((field, "must not be empty"))

@@ -274,7 +274,7 @@ extension AdminService {
     public func resolveFeedback(_ id: String, resolution: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)
         try await checkOperator(actor)
-        let answer = resolution.trimmingCharacters(in: .whitespacesAndNewlines)
+        let answer = resolution.trimmingWhitespacesAndNewlines()
         guard !answer.isEmpty, answer.count <= 2000 else {
             throw SpotterError.invalid("resolution", "must be 1 to 2000 characters")
         }

@@ -182,7 +182,7 @@ public struct AdminService: Sendable {
 
     private static func checkReason(_ reason: String, _ validator: inout Validator) {
         validator.check(
-            !reason.trimmingCharacters(in: .whitespaces).isEmpty,
+            !reason.trimmingWhitespaces().isEmpty,
             "reason",
             "is required for every change (--reason)"
         )

@@ -69,7 +69,7 @@ public struct AuthService: Sendable {
     /// Creates a tenant and its account and e-mails a verification link.
     public func register(_ registration: Registration) async throws -> Principal {
         let email = CredentialRules.normalize(registration.email)
-        let username = registration.username.trimmingCharacters(in: .whitespaces)
+        let username = registration.username.trimmingWhitespaces()
         var validator = Validator()
         if let problem = CredentialRules.emailProblem(email) { validator.add("email", problem) }
         if let problem = CredentialRules.usernameProblem(username) { validator.add("username", problem) }
@@ -98,7 +98,7 @@ public struct AuthService: Sendable {
             kind: registration.kind!,
             email: email,
             username: username,
-            displayName: registration.displayName?.trimmingCharacters(in: .whitespaces) ?? username,
+            displayName: registration.displayName?.trimmingWhitespaces() ?? username,
             timeZone: registration.timeZone ?? "UTC",
             unit: registration.unit ?? .kg,
             passwordHash: try await hashing(refunding: registration.address) {
@@ -178,7 +178,7 @@ public struct AuthService: Sendable {
             throw SpotterError.unauthenticated("invalid login or password")
         }
         guard candidate.status == .active else { throw SpotterError.unauthenticated("this account is disabled") }
-        let label = deviceLabel.trimmingCharacters(in: .whitespaces)
+        let label = deviceLabel.trimmingWhitespaces()
         if let twoFactor = try await store.twoFactor(candidate.principal), twoFactor.enabledAt != nil {
             // The attempt stays counted until a code completes it: guessing codes costs attempts.
             let challenge = Token.generate(prefix: "spm")

@@ -50,7 +50,7 @@ public enum CredentialRules {
 
     /// Why `name` is not acceptable as a display name, or `nil`.
     public static func displayNameProblem(_ name: String) -> String? {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let trimmed = name.trimmingWhitespaces()
         if trimmed.isEmpty { return "must not be empty" }
         if trimmed.count > 80 { return "must be at most 80 characters" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -71,6 +71,6 @@ public enum CredentialRules {
 
     /// E-mail addresses and usernames are compared case-insensitively.
     public static func normalize(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespaces).lowercased()
+        text.trimmingWhitespaces().lowercased()
     }
 }

@@ -69,8 +69,8 @@ public struct FeedbackService: Sendable {
         body: String,
         appVersion: String
     ) async throws -> Feedback {
-        let subject = subject.trimmingCharacters(in: .whitespacesAndNewlines)
-        let body = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        let subject = subject.trimmingWhitespacesAndNewlines()
+        let body = body.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(kind != nil, "kind", "must be FEEDBACK or BUG")
         validator.check(!subject.isEmpty, "subject", "is required")

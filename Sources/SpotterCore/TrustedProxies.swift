@@ -36,7 +36,7 @@ public struct TrustedProxies: Sendable, Equatable {
     /// is a range of one). Throws naming the entry that is not one.
     public init(parsing text: String) throws(TrustedProxyError) {
         var ranges: [Range] = []
-        for entry in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+        for entry in text.split(separator: ",").map({ $0.trimmingWhitespaces() }) where !entry.isEmpty {
             let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
             guard let bytes = Self.bytes(of: parts[0]) else { throw TrustedProxyError(entry: entry) }
             let prefix = parts.count == 2 ? Int(parts[1]) : bytes.count * 8
@@ -57,7 +57,7 @@ public struct TrustedProxies: Sendable, Equatable {
     public func clientAddress(peer: String, forwardedFor values: [String]) -> String {
         guard trusts(peer) else { return peer }
         var client = peer
-        let hops = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let hops = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespaces() }
         for hop in hops.reversed() {
             guard Self.bytes(of: hop) != nil else { break }
             client = hop

@@ -178,7 +178,7 @@ public struct MfaKeyring: Sendable {
         var keys: [String: SymmetricKey] = [:]
         var first: String?
         for entry in text.split(whereSeparator: { $0 == "," || $0 == "\n" }) {
-            let trimmed = entry.trimmingCharacters(in: .whitespaces)
+            let trimmed = entry.trimmingWhitespaces()
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
             guard let colon = trimmed.firstIndex(of: ":") else {
                 throw ConfigurationProblem(source, "each key is id:base64, such as k1:\(Self.exampleKey)")

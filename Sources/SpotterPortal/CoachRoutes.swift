@@ -209,7 +209,7 @@ struct CoachRoutes {
     ) async throws -> Response {
         let format = Format(session.profile)
         let at = now()
-        let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        let query = (request.uri.queryParameters.get("q") ?? "").trimmingWhitespaces()
         let asked = request.uri.queryParameters.get("sort")
         let sort: String = ["name", "last", "week", "streak"].first { $0 == asked } ?? "name"
         async let summaries = coaching.clients(session.principal, inactiveDays: 0)
@@ -611,7 +611,7 @@ struct CoachRoutes {
         let from = try page.from.isEmpty ? nil : Self.day(page.from, format, field: "From")
         let to = try page.to.isEmpty ? nil : Self.day(page.to, format, field: "To", end: true)
         let keep = "&from=\(Form.encode(page.from))&to=\(Form.encode(page.to))&formula=\(formula.rawValue)"
-        if !page.find.trimmingCharacters(in: .whitespaces).isEmpty {
+        if !page.find.trimmingWhitespaces().isEmpty {
             // The client's exercises (their custom ones too), read as the client's progress is.
             do {
                 let found = try await coaching.clientExercises(

@@ -65,7 +65,7 @@ struct DiscoverRoutes {
             let listed = context.form["listed"] == "on"
             let typed = context.form.text("highlights")
             let highlights = typed.split(whereSeparator: \.isNewline).map {
-                $0.trimmingCharacters(in: .whitespaces)
+                $0.trimmingWhitespaces()
             }.filter { !$0.isEmpty }
             do {
                 _ = try await discover.setListing(session.principal, listed: listed, highlights: highlights)

@@ -29,7 +29,7 @@ struct Form: Sendable, Equatable {
 
     /// The first value of `name`, trimmed; empty when it is missing.
     func text(_ name: String) -> String {
-        (self[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        (self[name] ?? "").trimmingWhitespacesAndNewlines()
     }
 
     static func read(_ request: Request) async throws -> Form {
@@ -117,11 +117,11 @@ extension Form {
             for parameter in parts[1].split(separator: ";").dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2 else { continue }
-                var value = pair[1].trimmingCharacters(in: .whitespaces)
+                var value = pair[1].trimmingWhitespaces()
                 if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
                     value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
                 }
-                values[pair[0].trimmingCharacters(in: .whitespaces).lowercased()] = value
+                values[pair[0].trimmingWhitespaces().lowercased()] = value
             }
             return values
         }
@@ -133,10 +133,10 @@ extension Form {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+            guard pair.count == 2, pair[0].trimmingWhitespaces().lowercased() == "boundary" else {
                 continue
             }
-            return pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return pair[1].trimmingWhitespaces().trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         }
         return nil
     }

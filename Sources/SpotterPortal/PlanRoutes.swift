@@ -330,7 +330,7 @@ struct PlanRoutes {
             editor.rows.swapAt(index, index + 1)
         case "find":
             editor.searched = true
-            let query = editor.find.trimmingCharacters(in: .whitespaces)
+            let query = editor.find.trimmingWhitespaces()
             if !query.isEmpty {
                 let found = try await training.exercises.list(
                     session.principal, ExerciseFilter(query: query), pageSize: 20, pageToken: "")

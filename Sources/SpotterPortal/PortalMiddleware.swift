@@ -137,7 +137,7 @@ struct PortalMiddleware: RouterMiddleware {
                 components.host.map { host in components.port.map { "\(host):\($0)" } ?? host }
             }
             let forwarded = viaProxy ? request.headers[.xForwardedHost]?.split(separator: ",").first : nil
-            let site = forwarded.map { $0.trimmingCharacters(in: .whitespaces) } ?? request.head.authority
+            let site = forwarded.map { $0.trimmingWhitespaces() } ?? request.head.authority
             guard let host, host.lowercased() == site?.lowercased() else {
                 throw PortalError.forgedForm
             }

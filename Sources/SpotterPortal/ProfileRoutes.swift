@@ -127,7 +127,7 @@ struct ProfileRoutes {
 
         /// The specialities typed, separated by commas; blanks between commas are dropped.
         var specialityList: [String] {
-            specialities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            specialities.split(separator: ",").map { $0.trimmingWhitespaces() }.filter { !$0.isEmpty }
         }
 
         var update: ProfileUpdate {

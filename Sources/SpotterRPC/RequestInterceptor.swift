@@ -259,7 +259,7 @@ public struct RequestInterceptor: ServerInterceptor {
     /// The trace id and parent span id of a W3C `traceparent` value
     /// (`00-<32 hex>-<16 hex>-<2 hex>`, ids not all zeros); `nil` for anything else, which is ignored.
     static func traceContext(_ value: String) -> (traceID: String, parentID: String)? {
-        let parts = value.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
+        let parts = value.trimmingWhitespaces().split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
             parts[3].count == 2, parts[0] != "00" || parts.count == 4
         else { return nil }

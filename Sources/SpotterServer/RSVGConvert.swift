@@ -72,7 +72,7 @@ public struct RSVGConvert: ImageRenderer {
                 switch status {
                 case 127: "PNG images need rsvg-convert (Debian package librsvg2-bin); SVG works without it"
                 case 124: "the PNG took longer than \(timeout) to render"
-                default: "the PNG could not be rendered: \(message.trimmingCharacters(in: .whitespacesAndNewlines))"
+                default: "the PNG could not be rendered: \(message.trimmingWhitespacesAndNewlines())"
                 }
             throw SpotterError.unavailable(reason)
         }

@@ -118,7 +118,7 @@ public final class EmbeddedPostgres: Sendable {
     private func createDatabaseIfMissing() throws {
         let psql = ["-h", socketDirectory.path, "-p", "\(Self.port)", "-U", Self.superuser, "-d", "postgres", "-tAc"]
         let exists = try run("psql", psql + ["SELECT 1 FROM pg_database WHERE datname = '\(Self.database)'"])
-        if exists.trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+        if exists.trimmingWhitespacesAndNewlines() != "1" {
             try run("psql", psql + ["CREATE DATABASE \(Self.database)"])
         }
     }

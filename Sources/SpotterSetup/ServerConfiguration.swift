@@ -235,7 +235,7 @@ private struct EnvironmentReader {
     }
 
     func string(_ name: String) -> String? {
-        guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = environment[name]?.trimmingWhitespaces(), !value.isEmpty else { return nil }
         return value
     }
 

@@ -109,7 +109,7 @@ func confirm(_ question: String, yes: Bool) throws {
         throw ValidationError("\(question) Refusing without a terminal; pass --yes to confirm.")
     }
     print("\(question) Type 'yes' to continue: ", terminator: "")
-    guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+    guard readLine()?.trimmingWhitespaces().lowercased() == "yes" else {
         throw SpotterError.failedPrecondition("not confirmed; nothing changed")
     }
 }

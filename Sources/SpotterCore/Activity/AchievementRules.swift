@@ -310,8 +310,8 @@ public enum ChallengeRules {
         createdAt: Date, createdBy: String
     ) throws(SpotterError) -> Challenge {
         var validator = Validator()
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let description = description.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmingWhitespacesAndNewlines()
+        let description = description.trimmingWhitespacesAndNewlines()
         validator.check((1...80).contains(name.count), "name", "must be 1 to 80 characters")
         validator.check(description.count <= 500, "description", "must be at most 500 characters")
         let start = CivilDate.dayNumber(startsOn)

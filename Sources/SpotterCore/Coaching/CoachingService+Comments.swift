@@ -29,7 +29,7 @@ extension CoachingService {
         _ principal: Principal, author: TenantID, side: LinkSide, _ workoutID: String, _ exerciseIndex: Int?,
         _ setIndex: Int?, _ body: String
     ) async throws -> WorkoutComment {
-        let body = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        let body = body.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(!body.isEmpty, "body", "is required")
         validator.check(body.count <= 2000, "body", "must be at most 2000 characters")

@@ -84,7 +84,7 @@ public struct CoachingService: Sendable {
     }
 
     private func other(username: String, kind: TenantKind, _ principal: Principal) async throws -> TenantID {
-        let name = username.trimmingCharacters(in: .whitespaces)
+        let name = username.trimmingWhitespaces()
         guard !name.isEmpty else { throw SpotterError.invalid("username", "is required") }
         guard let (tenant, found) = try await store.tenant(username: name), found == kind,
             tenant != principal.tenantID

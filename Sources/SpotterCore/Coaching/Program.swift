@@ -89,7 +89,7 @@ public struct ProgramDraft: Sendable {
 
     public func validated() throws(SpotterError) -> ProgramContent {
         var validator = Validator()
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmingWhitespacesAndNewlines()
         validator.check(!name.isEmpty, "program.name", "is required")
         validator.check(name.count <= 100, "program.name", "must be at most 100 characters")
         validator.check(notes.count <= 5000, "program.notes", "must be at most 5000 characters")

@@ -58,7 +58,7 @@ public struct DiscoverService: Sendable {
         }
         let difficulty = Difficulty(rawValue: draft.difficulty)
         validator.check(difficulty != nil, "difficulty", "must be BEGINNER, INTERMEDIATE or ADVANCED")
-        let description = draft.description.trimmingCharacters(in: .whitespacesAndNewlines)
+        let description = draft.description.trimmingWhitespacesAndNewlines()
         // Counted as PostgreSQL counts (code points), so the database's own check never fires first.
         validator.check(
             description.unicodeScalars.count <= Self.maximumDescriptionLength, "description",
@@ -237,7 +237,7 @@ public struct DiscoverService: Sendable {
 
     /// A search text (at most 100 characters) as the lower-cased words that must all appear.
     private static func words(_ text: String, _ validator: inout Validator) -> [String] {
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = text.trimmingWhitespacesAndNewlines()
         validator.check(text.count <= 100, "text", "must be at most 100 characters")
         return text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
     }
@@ -262,7 +262,7 @@ public struct DiscoverService: Sendable {
         async throws -> Page<AuthorProfile>
     {
         var validator = Validator()
-        let speciality = speciality.trimmingCharacters(in: .whitespaces)
+        let speciality = speciality.trimmingWhitespaces()
         validator.check(speciality.count <= 40, "speciality", "must be at most 40 characters")
         let words = Self.words(text, &validator)
         try validator.validate()
@@ -310,7 +310,7 @@ public struct DiscoverService: Sendable {
     {
         _ = try await coaching.requireKind(.coach, principal)
         var validator = Validator()
-        let cleaned = highlights.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let cleaned = highlights.map { $0.trimmingWhitespacesAndNewlines() }
         validator.check(
             cleaned.count <= Self.maximumHighlights, "highlights", "must be at most \(Self.maximumHighlights)")
         for (index, line) in cleaned.enumerated() {

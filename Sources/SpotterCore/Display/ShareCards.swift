@@ -184,7 +184,7 @@ public enum ShareCards {
         let perCharacter = Double(size) * (weight == "700" ? 0.62 : 0.55)
         let fits = max(1, Int(Double(maxWidth) / perCharacter))
         let shown =
-            value.count > fits ? String(value.prefix(fits - 1)).trimmingCharacters(in: .whitespaces) + "…" : value
+            value.count > fits ? String(value.prefix(fits - 1)).trimmingWhitespaces() + "…" : value
         return "<text x='\(x)' y='\(y)' font-size='\(size)' font-weight='\(weight)' fill='\(fill)' "
             + "text-anchor='\(anchor)'>\(SVG.escape(shown))</text>"
     }

@@ -67,7 +67,7 @@ public struct RunService: Sendable {
         let seconds = analysis.map { min(86_400, max(1, Int($0.durationSeconds.rounded()))) } ?? 1
         let meters = analysis?.distanceMeters.map { Int($0.rounded()) }.flatMap { $0 >= 1 ? $0 : nil }
         let workout = WorkoutDraft(
-            name: draft.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "Run" : draft.name,
+            name: draft.name.trimmingWhitespacesAndNewlines().isEmpty ? "Run" : draft.name,
             startedAt: draft.startedAt, durationSeconds: seconds, notes: draft.notes,
             exercises: [
                 WorkoutExerciseDraft(

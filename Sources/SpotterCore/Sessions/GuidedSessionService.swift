@@ -53,7 +53,7 @@ public struct GuidedSessionService: Sendable {
             plan = (template.content.name, .programDay, template)
         case .empty(let name):
             var validator = Validator()
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = name.trimmingWhitespacesAndNewlines()
             validator.check(trimmed.count <= 100, "name", "must be at most 100 characters")
             try validator.validate()
             plan = (trimmed.isEmpty ? "Workout" : trimmed, .empty, nil)

@@ -142,8 +142,8 @@ public struct ExerciseDraft: Sendable, Equatable {
 
     /// The validated input; every bad field is reported under `prefix`.
     public func validated(prefix: String = "exercise.") throws(SpotterError) -> ExerciseInput {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let instructions = instructions.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmingWhitespacesAndNewlines()
+        let instructions = instructions.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(!name.isEmpty, prefix + "name", "is required")
         validator.check(name.count <= 100, prefix + "name", "must be at most 100 characters")

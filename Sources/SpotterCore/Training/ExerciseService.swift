@@ -15,7 +15,7 @@ public struct ExerciseService: Sendable {
         async throws -> Page<Exercise>
     {
         var filter = filter
-        filter.query = filter.query.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        filter.query = filter.query.trimmingWhitespacesAndNewlines().lowercased()
         guard filter.query.count <= 100 else { throw SpotterError.invalid("query", "must be at most 100 characters") }
         let limit = try PageToken.size(pageSize)
         let cursor = try PageToken.cursor(ExerciseCursor.self, from: pageToken)

@@ -292,7 +292,7 @@ public struct TemplateDraft: Sendable, Equatable {
                         repsMax: repsMax,
                         targetRPE: rpe,
                         restSeconds: item.restSeconds,
-                        notes: item.notes.trimmingCharacters(in: .whitespacesAndNewlines),
+                        notes: item.notes.trimmingWhitespacesAndNewlines(),
                         targetDurationSeconds: item.targetDurationSeconds,
                         targetDistanceMeters: item.targetDistanceMeters,
                         section: item.section ?? .main,

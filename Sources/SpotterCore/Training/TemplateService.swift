@@ -34,7 +34,7 @@ public struct TemplateService: Sendable {
         let source = try await get(principal, id: id)
         let copyID = newID.isEmpty ? TemplateID.random() : try Self.id(newID, field: "new_template_id")
         var content = source.content
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmingWhitespacesAndNewlines()
         content.name = name.isEmpty ? String((source.content.name + " (copy)").prefix(100)) : name
         guard content.name.count <= 100 else { throw SpotterError.invalid("name", "must be at most 100 characters") }
         return try await store.createTemplate(principal, copyID, content, now: now())

@@ -187,7 +187,7 @@ public struct WorkoutDraft: Sendable, Equatable {
                 entries.append(
                     WorkoutExercise(
                         exerciseID: id,
-                        notes: exercise.notes.trimmingCharacters(in: .whitespacesAndNewlines),
+                        notes: exercise.notes.trimmingWhitespacesAndNewlines(),
                         sets: sets,
                         section: exercise.section ?? .main,
                         circuit: exercise.circuit
@@ -228,7 +228,7 @@ public struct WorkoutDraft: Sendable, Equatable {
             weight: weight,
             rpe: rpe,
             restSeconds: set.restSeconds,
-            note: set.note.trimmingCharacters(in: .whitespacesAndNewlines),
+            note: set.note.trimmingWhitespacesAndNewlines(),
             type: set.type ?? .working,
             durationSeconds: set.durationSeconds,
             distanceMeters: set.distanceMeters
@@ -242,7 +242,7 @@ enum WorkoutRules {
     static let futureTolerance: TimeInterval = 24 * 3600
 
     static func name(_ name: String, _ field: String, into validator: inout Validator) -> String {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = name.trimmingWhitespacesAndNewlines()
         validator.check(!name.isEmpty, field, "is required")
         validator.check(name.count <= 100, field, "must be at most 100 characters")
         return name
@@ -264,7 +264,7 @@ enum WorkoutRules {
     }
 
     static func notes(_ notes: String, _ field: String, into validator: inout Validator) -> String {
-        let notes = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        let notes = notes.trimmingWhitespacesAndNewlines()
         validator.check(notes.count <= 5000, field, "must be at most 5000 characters")
         return notes
     }

@@ -72,7 +72,7 @@ public struct WorkoutService: Sendable {
         pageSize: Int,
         pageToken: String
     ) async throws -> Page<WorkoutEntry> {
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = text.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(text.count <= 100, "query", "must be at most 100 characters")
         if let from, let to { validator.check(from < to, "to", "must be after from") }

@@ -98,7 +98,7 @@ struct CSVTable {
         guard let header = records.first else { throw .invalid("data", "is empty: expected a \(file) CSV export") }
         var columns: [String: Int] = [:]
         for (index, name) in header.enumerated() {
-            columns[name.trimmingCharacters(in: .whitespaces).lowercased()] = index
+            columns[name.trimmingWhitespaces().lowercased()] = index
         }
         self.columns = columns
         rows = Array(records.dropFirst())
@@ -121,6 +121,6 @@ struct CSVTable {
         guard let first = value.utf8.first, let last = value.utf8.last,
             first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
         else { return value }
-        return value.trimmingCharacters(in: .whitespaces)
+        return value.trimmingWhitespaces()
     }
 }

@@ -70,7 +70,7 @@ struct ExerciseResolver {
         _ entry: ImportedWorkout.Entry, principal: Principal, exercises: ExerciseService
     ) async throws -> ExerciseID {
         if let match = match(entry.name) { return match.id }
-        let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = entry.name.trimmingWhitespacesAndNewlines()
         let id: ExerciseID = .derived(principal, "exercise", Self.key(name), namespace: "spotter-import")
         let draft = ExerciseDraft(
             name: name.isEmpty ? "Imported exercise" : String(name.prefix(100)), category: .isolation,
@@ -114,7 +114,7 @@ struct ExerciseResolver {
     /// "Bench Press (Barbell)" → ("Bench Press", "Barbell").
     private static func splitEquipment(_ name: String) -> (String, String)? {
         guard name.hasSuffix(")"), let open = name.lastIndex(of: "(") else { return nil }
-        let base = name[..<open].trimmingCharacters(in: .whitespaces)
+        let base = name[..<open].trimmingWhitespaces()
         let inside = name[name.index(after: open)..<name.index(before: name.endIndex)]
         return base.isEmpty ? nil : (base, String(inside))
     }

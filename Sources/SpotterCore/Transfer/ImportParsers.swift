@@ -202,7 +202,7 @@ struct CSVWorkoutReader {
             // Digits past Int's range are more than a day too.
             return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber } ? day : nil
         }
-        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let text = text.trimmingWhitespaces().lowercased()
         if let seconds = capped(text[...]) { return seconds }
         let parts = text.split(separator: ":")
         let clock = parts.compactMap(capped)
