@@ -345,20 +345,25 @@ public final class PostgresConnection: @unchecked Sendable {
         let rowCount = Int(PQntuples(result))
         let names = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
         let index = ColumnIndex(names: names)
-        var rows: [PostgresRow] = []
-        rows.reserveCapacity(rowCount)
-        for row in 0..<rowCount {
-            var values: [String?] = []
-            values.reserveCapacity(columnCount)
-            for column in 0..<columnCount {
-                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
-                    values.append(nil)
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>?] = []
+        ranges.reserveCapacity(rowCount * columnCount)
+        for row in 0..<Int32(rowCount) {
+            for column in 0..<Int32(columnCount) {
+                if PQgetisnull(result, row, column) == 1 {
+                    ranges.append(nil)
                 } else {
-                    values.append(String(cString: PQgetvalue(result, Int32(row), Int32(column))))
+                    let length = Int(PQgetlength(result, row, column))
+                    let start = bytes.count
+                    PQgetvalue(result, row, column).withMemoryRebound(to: UInt8.self, capacity: length) {
+                        bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                    }
+                    ranges.append(start..<start + length)
                 }
             }
-            rows.append(PostgresRow(columnIndex: index, values: values))
         }
+        let values = ResultValues(bytes: bytes, ranges: ranges)
+        let rows = (0..<rowCount).map { PostgresRow(columnIndex: index, values: values, first: $0 * columnCount) }
         let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
         return PostgresRows(columns: names, rows: rows, affectedRows: affected)
     }

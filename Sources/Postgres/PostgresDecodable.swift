@@ -2,17 +2,41 @@ import Foundation
 import ValueText
 
 /// A Swift type that a column value in PostgreSQL's text format decodes into.
+///
+/// A row holds its values as UTF-8 in one buffer per result (`PostgresRows`) and decodes them
+/// through `decode(postgresUTF8:)`: its default makes a `String` for `decode(postgresText:)`, and
+/// the types read most (ids, times, integers, numerics) read the bytes instead, with
+/// `decode(postgresText:)` reading a `String`'s bytes the same way.
 public protocol PostgresDecodable: Sendable {
     /// Decodes a non-NULL value.
     static func decode(postgresText text: String) throws -> Self
     /// Decodes a value that may be NULL; only `Optional` accepts NULL.
     static func decode(nullable text: String?) throws -> Self
+    /// Decodes a non-NULL value from its text's UTF-8.
+    static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Self
+    /// Decodes a value that may be NULL (`nil`) from its text's UTF-8; only `Optional` accepts NULL.
+    static func decode(nullableUTF8 text: UnsafeBufferPointer<UInt8>?) throws -> Self
 }
 
 extension PostgresDecodable {
     public static func decode(nullable text: String?) throws -> Self {
-        guard let text else { throw PostgresDecodingFailure("unexpected NULL") }
+        guard let text else { throw PostgresDecodingFailure.unexpectedNull }
         return try decode(postgresText: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Self {
+        try decode(postgresText: String(decoding: text, as: UTF8.self))
+    }
+
+    public static func decode(nullableUTF8 text: UnsafeBufferPointer<UInt8>?) throws -> Self {
+        guard let text else { throw PostgresDecodingFailure.unexpectedNull }
+        return try decode(postgresUTF8: text)
+    }
+
+    /// `decode(postgresUTF8:)` on the text's bytes: `decode(postgresText:)` for types that read bytes.
+    public static func decodeUTF8(of text: String) throws -> Self {
+        var text = text
+        return try text.withUTF8 { try decode(postgresUTF8: $0) }
     }
 }
 
@@ -23,6 +47,8 @@ public struct PostgresDecodingFailure: Error, Sendable {
     public init(_ reason: String) {
         self.reason = reason
     }
+
+    static let unexpectedNull = PostgresDecodingFailure("unexpected NULL")
 }
 
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
@@ -34,6 +60,15 @@ extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
         guard let text else { return nil }
         return try Wrapped.decode(postgresText: text)
     }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Wrapped? {
+        try Wrapped.decode(postgresUTF8: text)
+    }
+
+    public static func decode(nullableUTF8 text: UnsafeBufferPointer<UInt8>?) throws -> Wrapped? {
+        guard let text else { return nil }
+        return try Wrapped.decode(postgresUTF8: text)
+    }
 }
 
 extension String: PostgresDecodable {
@@ -42,32 +77,70 @@ extension String: PostgresDecodable {
 
 extension Bool: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> Bool {
-        switch text {
-        case "t", "true": return true
-        case "f", "false": return false
-        default: throw PostgresDecodingFailure("not a boolean")
-        }
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Bool {
+        if text.elementsEqual("t".utf8) || text.elementsEqual("true".utf8) { return true }
+        if text.elementsEqual("f".utf8) || text.elementsEqual("false".utf8) { return false }
+        throw PostgresDecodingFailure("not a boolean")
     }
 }
 
 extension Int: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> Int {
-        guard let value = Int(text) else { throw PostgresDecodingFailure("not an integer") }
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Int {
+        guard let value = Int(decimalUTF8: text) else { throw PostgresDecodingFailure("not an integer") }
         return value
     }
 }
 
 extension Int64: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> Int64 {
-        guard let value = Int64(text) else { throw PostgresDecodingFailure("not an integer") }
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Int64 {
+        guard let value = Int64(decimalUTF8: text) else { throw PostgresDecodingFailure("not an integer") }
         return value
     }
 }
 
 extension Int32: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> Int32 {
-        guard let value = Int32(text) else { throw PostgresDecodingFailure("not a 32-bit integer") }
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Int32 {
+        guard let value = Int32(decimalUTF8: text) else { throw PostgresDecodingFailure("not a 32-bit integer") }
         return value
+    }
+}
+
+extension FixedWidthInteger where Self: SignedInteger {
+    /// A decimal integer as `Self(_: String)` reads one: an optional sign, then digits only;
+    /// `nil` for anything else and beyond the type's range.
+    init?(decimalUTF8 text: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        let negative = text.first == UInt8(ascii: "-")
+        if negative || text.first == UInt8(ascii: "+") { index = 1 }
+        guard index < text.count else { return nil }
+        var value: Self = 0
+        while index < text.count {
+            let digit = text[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            // Negative values are built downwards, so `min` is reached without overflowing.
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, carried) =
+                negative ? shifted.subtractingReportingOverflow(Self(digit)) : shifted.addingReportingOverflow(Self(digit))
+            guard !overflowed, !carried else { return nil }
+            value = next
+            index += 1
+        }
+        self = value
     }
 }
 
@@ -82,12 +155,16 @@ extension Decimal: PostgresDecodable {
     /// Plain numerics are read directly (the common case, and `Decimal(string:)` costs a locale
     /// lookup per call); anything else goes to Foundation.
     public static func decode(postgresText text: String) throws -> Decimal {
-        if let fixed = PostgresFixedPoint(text) {
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Decimal {
+        if let fixed = PostgresFixedPoint(utf8: text) {
             return Decimal(
                 sign: fixed.value < 0 ? .minus : .plus, exponent: -fixed.scale,
                 significand: Decimal(fixed.value.magnitude))
         }
-        guard let value = Decimal(string: text, locale: posixLocale) else {
+        guard let value = Decimal(string: String(decoding: text, as: UTF8.self), locale: posixLocale) else {
             throw PostgresDecodingFailure("not a numeric")
         }
         return value
@@ -103,13 +180,21 @@ public struct PostgresFixedPoint: Sendable, Equatable {
     public var scale: Int
 
     public init?(_ text: String) {
+        var text = text
+        guard let value = text.withUTF8({ PostgresFixedPoint(utf8: $0) }) else { return nil }
+        self = value
+    }
+
+    /// `init?(_:)` on the text's UTF-8.
+    public init?(utf8 text: UnsafeBufferPointer<UInt8>) {
         var magnitude: Int64 = 0
         var significant = 0
         var digits = 0
         var scale = 0
         var negative = false
         var fraction = false
-        for (offset, byte) in text.utf8.enumerated() {
+        for offset in text.indices {
+            let byte = text[offset]
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 if magnitude > 0 || byte != UInt8(ascii: "0") { significant += 1 }
@@ -135,13 +220,21 @@ private let posixLocale = Locale(identifier: "en_US_POSIX")
 
 extension UUID: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> UUID {
-        guard let value = UUID(hexadecimal: text) else { throw PostgresDecodingFailure("not a UUID") }
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> UUID {
+        guard let value = UUID(hexadecimalUTF8: text) else { throw PostgresDecodingFailure("not a UUID") }
         return value
     }
 }
 
 extension Date: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> Date {
+        try PostgresTimestamp.parse(text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Date {
         try PostgresTimestamp.parse(text)
     }
 }

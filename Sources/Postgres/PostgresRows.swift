@@ -20,7 +20,9 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
 /// One row of text-format values, read by column name or position.
 public struct PostgresRow: Sendable {
     let columnIndex: ColumnIndex
-    let values: [String?]
+    let values: ResultValues
+    /// Where the row's first value is in `values`.
+    let first: Int
 
     /// Decodes the column with this name.
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
@@ -33,7 +35,7 @@ public struct PostgresRow: Sendable {
     /// Decodes the column at this position.
     public func decode<T: PostgresDecodable>(_ position: Int, as type: T.Type = T.self) throws -> T {
         do {
-            return try T.decode(nullable: values[position])
+            return try values.withValue(at: first + position) { try T.decode(nullableUTF8: $0) }
         } catch let failure as PostgresDecodingFailure {
             let name = columnIndex.names[position]
             throw PostgresError(
@@ -42,6 +44,25 @@ public struct PostgresRow: Sendable {
                 column: name
             )
         }
+    }
+}
+
+/// The values of one result, copied out of libpq's result into one buffer of UTF-8 (one allocation
+/// for a result, where a `String` per value cost one for every id and time), row after row.
+final class ResultValues: Sendable {
+    private let bytes: [UInt8]
+    /// Each value's range in `bytes`, row after row; `nil` for NULL.
+    private let ranges: [Range<Int>?]
+
+    init(bytes: [UInt8], ranges: [Range<Int>?]) {
+        self.bytes = bytes
+        self.ranges = ranges
+    }
+
+    /// Calls `body` with the value's UTF-8, `nil` for NULL.
+    func withValue<T>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
+        guard let range = ranges[index] else { return try body(nil) }
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 }
 

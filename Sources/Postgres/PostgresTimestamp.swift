@@ -68,7 +68,7 @@ enum PostgresTimestamp {
         return try text.withUTF8 { try parse($0) }
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Date {
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Date {
         var index = 0
         func number(_ count: Int) throws -> Int64 {
             guard index + count <= bytes.count else { throw PostgresDecodingFailure("truncated timestamp") }

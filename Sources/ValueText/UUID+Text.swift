@@ -43,32 +43,35 @@ extension UUID {
     /// `sscanf`, which was the largest single cost of decoding a page of workouts with their sets.
     public init?(hexadecimal text: String) {
         var text = text
-        let bytes = text.withUTF8 { utf8 -> uuid_t? in
-            guard utf8.count == 36 else { return nil }
-            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
-                var index = 0
-                var byte = 0
-                while index < 36 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        guard utf8[index] == UInt8(ascii: "-") else { return false }
-                        index += 1
-                        continue
-                    }
-                    guard let high = utf8[index].hexadecimalDigitValue,
-                        let low = utf8[index + 1].hexadecimalDigitValue
-                    else {
-                        return false
-                    }
-                    out[byte] = high << 4 | low
-                    byte += 1
-                    index += 2
+        guard let value = text.withUTF8({ UUID(hexadecimalUTF8: $0) }) else { return nil }
+        self = value
+    }
+
+    /// `init?(hexadecimal:)` on the text's UTF-8 (a value in a result's buffer, without a `String`).
+    public init?(hexadecimalUTF8 utf8: UnsafeBufferPointer<UInt8>) {
+        guard utf8.count == 36 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var index = 0
+            var byte = 0
+            while index < 36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard utf8[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                    continue
                 }
-                return true
+                guard let high = utf8[index].hexadecimalDigitValue,
+                    let low = utf8[index + 1].hexadecimalDigitValue
+                else {
+                    return false
+                }
+                out[byte] = high << 4 | low
+                byte += 1
+                index += 2
             }
-            return parsed ? bytes : nil
+            return true
         }
-        guard let bytes else { return nil }
+        guard parsed else { return nil }
         self.init(uuid: bytes)
     }
 }

@@ -20,4 +20,21 @@ struct NumericDecodingTests {
         #expect(throws: (any Error).self) { try Decimal.decode(postgresText: "twelve") }
         #expect(throws: (any Error).self) { try Decimal.decode(postgresText: "") }
     }
+
+    @Test("integers read from their bytes exactly as Swift reads their text, at both ends and beyond")
+    func integers() throws {
+        var texts = [
+            "0", "-0", "+7", "42", "-42", "", "-", "+", " 1", "1 ", "1_000", "0x10", "1e3", "١٢", "--1", "007",
+            "2147483647", "2147483648", "-2147483648", "-2147483649",
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+            "99999999999999999999999",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        texts += (0..<500).map { _ in String(Int64.random(in: .min ... .max, using: &generator)) }
+        for text in texts {
+            #expect((try? Int64.decode(postgresText: text)) == Int64(text), "\(text)")
+            #expect((try? Int32.decode(postgresText: text)) == Int32(text), "\(text)")
+            #expect((try? Int.decode(postgresText: text)) == Int(text), "\(text)")
+        }
+    }
 }

@@ -12,7 +12,11 @@ extension Mass: PostgresEncodable, PostgresDecodable {
 
     /// Digits beyond the sixth decimal place are dropped (the columns hold six).
     public static func decode(postgresText text: String) throws -> Mass {
-        guard let fixed = PostgresFixedPoint(text) else { throw PostgresDecodingFailure("not a plain numeric") }
+        try decodeUTF8(of: text)
+    }
+
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Mass {
+        guard let fixed = PostgresFixedPoint(utf8: text) else { throw PostgresDecodingFailure("not a plain numeric") }
         var micrograms = fixed.value
         for _ in fixed.scale..<max(fixed.scale, 6) {
             let (shifted, overflow) = micrograms.multipliedReportingOverflow(by: 10)
