@@ -135,7 +135,8 @@ extension FixedWidthInteger where Self: SignedInteger {
             // Negative values are built downwards, so `min` is reached without overflowing.
             let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
             let (next, carried) =
-                negative ? shifted.subtractingReportingOverflow(Self(digit)) : shifted.addingReportingOverflow(Self(digit))
+                negative
+                ? shifted.subtractingReportingOverflow(Self(digit)) : shifted.addingReportingOverflow(Self(digit))
             guard !overflowed, !carried else { return nil }
             value = next
             index += 1
