@@ -195,19 +195,19 @@ public final class PostgresConnection: @unchecked Sendable {
     func queryIgnoringCancellation(
         _ sql: String, _ parameters: [any PostgresEncodable]
     ) async throws -> PostgresRows {
-        let texts = try PostgresParameters(parameters)
-        PostgresStatementLog.current?.record(sql, texts.texts)
+        let values = try PostgresParameters(parameters)
+        PostgresStatementLog.current?.record(sql, values.texts)
         let started = statementObserver == nil ? nil : ContinuousClock.now
         defer { if let started { statementObserver?(ContinuousClock.now - started) } }
         return try await onQueue { handle in
             let result: OpaquePointer?
-            if let name = try self.preparedName(for: sql, parameterCount: texts.count, handle: handle) {
-                result = texts.withPointers { pointers in
-                    PQexecPrepared(handle, name, Int32(texts.count), pointers, nil, nil, 0)
+            if let name = try self.preparedName(for: sql, parameterCount: values.count, handle: handle) {
+                result = values.withPointers { pointers in
+                    PQexecPrepared(handle, name, Int32(values.count), pointers, nil, nil, 0)
                 }
             } else {
-                result = texts.withPointers { pointers in
-                    PQexecParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
+                result = values.withPointers { pointers in
+                    PQexecParams(handle, sql, Int32(values.count), nil, pointers, nil, nil, 0)
                 }
             }
             return try self.consume(result, handle: handle)
@@ -248,17 +248,17 @@ public final class PostgresConnection: @unchecked Sendable {
         async throws -> [PostgresRows]
     {
         let sent = try statements.map { statement in
-            (sql: statement.sql, texts: try PostgresParameters(statement.parameters))
+            (sql: statement.sql, values: try PostgresParameters(statement.parameters))
         }
         if let log = PostgresStatementLog.current {
-            log.recordPipeline(sent.map { ($0.sql, $0.texts.texts) })
+            log.recordPipeline(sent.map { ($0.sql, $0.values.texts) })
         }
         let started = statementObserver == nil ? nil : ContinuousClock.now
         defer { if let started { statementObserver?(ContinuousClock.now - started) } }
         return try await onQueue { handle in
             // Statements new to this connection are prepared first, outside the pipeline.
             let names = try sent.map {
-                try self.preparedName(for: $0.sql, parameterCount: $0.texts.count, handle: handle)
+                try self.preparedName(for: $0.sql, parameterCount: $0.values.count, handle: handle)
             }
             guard PQenterPipelineMode(handle) == 1 else { throw self.lost(handle) }
             // Anything left half-sent or half-read makes the connection unusable: the pool drops it.
@@ -268,12 +268,12 @@ public final class PostgresConnection: @unchecked Sendable {
                 PQexitPipelineMode(handle)
             }
             for (statement, name) in zip(sent, names) {
-                let queued = statement.texts.withPointers { pointers in
+                let queued = statement.values.withPointers { pointers in
                     if let name {
-                        PQsendQueryPrepared(handle, name, Int32(statement.texts.count), pointers, nil, nil, 0)
+                        PQsendQueryPrepared(handle, name, Int32(statement.values.count), pointers, nil, nil, 0)
                     } else {
                         PQsendQueryParams(
-                            handle, statement.sql, Int32(statement.texts.count), nil, pointers, nil, nil, 0)
+                            handle, statement.sql, Int32(statement.values.count), nil, pointers, nil, nil, 0)
                     }
                 }
                 guard queued == 1 else { throw self.lost(handle) }

@@ -34,6 +34,9 @@ public struct PostgresRow: Sendable {
 
     /// Decodes the column at this position.
     public func decode<T: PostgresDecodable>(_ position: Int, as type: T.Type = T.self) throws -> T {
+        guard columnIndex.names.indices.contains(position) else {
+            throw PostgresError(kind: .decoding, message: "no column at position \(position)")
+        }
         do {
             return try values.withValue(at: first + position) { try T.decode(nullableUTF8: $0) }
         } catch let failure as PostgresDecodingFailure {

@@ -134,7 +134,7 @@ struct ConnectionTests {
         }
     }
 
-    @Test("decoding NULL into a non-optional names the column")
+    @Test("decoding NULL into a non-optional names the column; a position past the row's columns is an error")
     func nullIntoNonOptionalFails() async throws {
         try await TestDatabase.with { database in
             let connection = try await database.ownerConnection()
@@ -142,6 +142,10 @@ struct ConnectionTests {
             let error = #expect(throws: PostgresError.self) { try row.decode("missing", as: Int.self) }
             #expect(error?.column == "missing")
             #expect(error?.kind == .decoding)
+            // Rows share one buffer: the next row's first value is not this row's second.
+            let rows = try await connection.query("SELECT n FROM generate_series(1, 2) AS n")
+            #expect(try rows[0].decode(0, as: Int.self) == 1 && rows[1].decode(0, as: Int.self) == 2)
+            #expect(throws: PostgresError.self) { try rows[0].decode(1, as: Int.self) }
             await connection.close()
         }
     }
