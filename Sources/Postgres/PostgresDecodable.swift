@@ -87,35 +87,19 @@ extension Bool: PostgresDecodable {
     }
 }
 
-extension Int: PostgresDecodable {
-    public static func decode(postgresText text: String) throws -> Int {
+extension Int: PostgresDecodable {}
+extension Int64: PostgresDecodable {}
+extension Int32: PostgresDecodable {}
+
+extension PostgresDecodable where Self: FixedWidthInteger & SignedInteger {
+    public static func decode(postgresText text: String) throws -> Self {
         try decodeUTF8(of: text)
     }
 
-    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Int {
-        guard let value = Int(decimalUTF8: text) else { throw PostgresDecodingFailure("not an integer") }
-        return value
-    }
-}
-
-extension Int64: PostgresDecodable {
-    public static func decode(postgresText text: String) throws -> Int64 {
-        try decodeUTF8(of: text)
-    }
-
-    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Int64 {
-        guard let value = Int64(decimalUTF8: text) else { throw PostgresDecodingFailure("not an integer") }
-        return value
-    }
-}
-
-extension Int32: PostgresDecodable {
-    public static func decode(postgresText text: String) throws -> Int32 {
-        try decodeUTF8(of: text)
-    }
-
-    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Int32 {
-        guard let value = Int32(decimalUTF8: text) else { throw PostgresDecodingFailure("not a 32-bit integer") }
+    public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Self {
+        guard let value = Self(decimalUTF8: text) else {
+            throw PostgresDecodingFailure("not a \(Self.bitWidth)-bit integer")
+        }
         return value
     }
 }
