@@ -222,4 +222,30 @@ struct TrainingRulesWorkoutContentTests {
         #expect(validated == Self.content())
         #expect(validated.fingerprint == Self.content().fingerprint)
     }
+
+    /// Stored fingerprints decide whether a retried call is the same workout, so the bytes hashed
+    /// must not change between versions: this pins one for content using every field.
+    @Test("a fingerprint stays what earlier versions stored, for content using every field")
+    func fingerprintIsStable() {
+        let content = WorkoutContent(
+            name: "Lower – Übung 🏋️",
+            startedAt: Date(timeIntervalSince1970: 1_795_482_123.720368),
+            durationSeconds: 4500,
+            notes: "felt \"strong\"\nline two",
+            templateID: TemplateID("1c2d3e4f-5061-4728-9a3b-4c5d6e7f8091")!,
+            exercises: [
+                WorkoutExercise(
+                    exerciseID: squatID, notes: "belt",
+                    sets: [
+                        WorkoutSet(reps: 5, weight: kg(decimal("102.058283")), rpe: decimal("8.5"), restSeconds: 180),
+                        WorkoutSet(reps: 3, weight: kg(decimal("-1.5")), rpe: 7, note: "pause", type: .failure),
+                        WorkoutSet(reps: 12, weight: nil, type: .warmUp),
+                    ], section: .warmUp, circuit: 2),
+                WorkoutExercise(
+                    exerciseID: flyID,
+                    sets: [WorkoutSet(reps: 0, weight: nil, durationSeconds: 60, distanceMeters: 400)]),
+            ])
+        let hex = content.fingerprint.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        #expect(hex == "8118393c0c643dc1826693ab9d6bbdc19b3dc316849d55c3c06f80e8d4dac185")
+    }
 }

@@ -138,30 +138,36 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
     /// SHA-256 of a canonical encoding: equal content, equal fingerprint. A retried log call is
     /// recognised by it.
     public var fingerprint: [UInt8] {
-        // Every field, length-prefixed so no two contents write the same text.
-        var text = ""
+        // Every field, length-prefixed so no two contents write the same text. The bytes hashed
+        // must not change: stored fingerprints decide retries (`fingerprintIsStable` pins one).
+        var text: [UInt8] = []
         text.reserveCapacity(64 + exercises.count * 256)
         func field(_ value: String) {
-            text += String(value.utf8.count)
-            text += ":"
-            text += value
+            text.append(contentsOf: String(value.utf8.count).utf8)
+            text.append(UInt8(ascii: ":"))
+            text.append(contentsOf: value.utf8)
+        }
+        func field(_ value: Int) { field(String(value)) }
+        func field(id: UUID) {
+            text.append(contentsOf: "36:".utf8)
+            id.appendLowercased(to: &text)
         }
         field(name)
         field(String(UnixMicros.of(startedAt)))
-        field(String(durationSeconds))
+        field(durationSeconds)
         field(notes)
-        field(templateID?.description ?? "")
+        if let templateID { field(id: templateID.rawValue) } else { field("") }
         for exercise in exercises {
-            field(exercise.exerciseID.description)
+            field(id: exercise.exerciseID.rawValue)
             field(exercise.notes)
             // Fields added later are written only when they differ from what older contents
             // meant, so a retry of a workout logged before they existed is still recognised.
             if exercise.section != .main || exercise.circuit != 0 {
                 field("section:\(exercise.section.rawValue):\(exercise.circuit)")
             }
-            field(String(exercise.sets.count))
+            field(exercise.sets.count)
             for set in exercise.sets {
-                field(String(set.reps))
+                field(set.reps)
                 field(set.weight.map { String($0.micrograms) } ?? "-")
                 field(set.rpe?.plainText ?? "-")
                 field(set.restSeconds.map(String.init) ?? "-")
@@ -174,7 +180,7 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
                 }
             }
         }
-        return Array(SHA256.hash(data: Array(text.utf8)))
+        return Array(SHA256.hash(data: text))
     }
 }
 
