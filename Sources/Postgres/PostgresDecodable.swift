@@ -164,13 +164,7 @@ public struct PostgresFixedPoint: Sendable, Equatable {
     /// Digits after the point.
     public var scale: Int
 
-    public init?(_ text: String) {
-        var text = text
-        guard let value = text.withUTF8({ PostgresFixedPoint(utf8: $0) }) else { return nil }
-        self = value
-    }
-
-    /// `init?(_:)` on the text's UTF-8.
+    /// Reads the text's UTF-8.
     public init?(utf8 text: UnsafeBufferPointer<UInt8>) {
         var magnitude: Int64 = 0
         var significant = 0
@@ -216,7 +210,7 @@ extension UUID: PostgresDecodable {
 
 extension Date: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> Date {
-        try PostgresTimestamp.parse(text)
+        try decodeUTF8(of: text)
     }
 
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Date {

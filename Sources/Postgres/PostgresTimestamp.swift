@@ -63,11 +63,6 @@ enum PostgresTimestamp {
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff]±HH[:MM[:SS]]`.
-    static func parse(_ text: String) throws -> Date {
-        var text = text
-        return try text.withUTF8 { try parse($0) }
-    }
-
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Date {
         var index = 0
         func number(_ count: Int) throws -> Int64 {
