@@ -294,6 +294,75 @@ struct SyncPushPullTests {
         }
     }
 
+    @Test("a push of 100 runs in two transactions of 50 savepoints, under PostgreSQL's cache of 64 subtransactions")
+    func longPushTransactions() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let day = clock.now.addingTimeInterval(-3600)
+            let batch = (1...Int64(SyncService.maxMutationsPerPush)).map {
+                put($0, .workout(workoutDraft("Day \($0)", at: day)), UUID())
+            }
+            let log = PostgresStatementLog()
+            let results = try await PostgresStatementLog.$current.withValue(log) {
+                try await sync.push(ada, deviceID: phone, batch)
+            }
+            #expect(results.map(\.mutationID) == Array(1...100))
+            #expect(results.allSatisfy { $0.status == .applied && $0.version == 1 })
+            let after = try await counts(database, ada)
+            #expect(after.workouts == 100 && after.mutations == 100 && after.applied == 100, "\(after)")
+
+            // Savepoints opened in each transaction, from BEGIN to COMMIT.
+            var savepoints: [Int] = []
+            for statement in log.statements.map(\.sql) {
+                if statement.hasPrefix("BEGIN") { savepoints.append(0) }
+                if statement == "SAVEPOINT mutation" { savepoints[savepoints.count - 1] += 1 }
+            }
+            #expect(savepoints == [50, 50])
+            #expect(PostgresSyncStore.mutationsPerTransaction <= 64)
+
+            // Sent again, the whole push is answered from storage.
+            let again = try await sync.push(ada, deviceID: phone, batch)
+            #expect(again == results)
+            #expect(try await counts(database, ada) == after)
+        }
+    }
+
+    @Test("a failure in a long push's second transaction keeps the first's mutations, which a retry answers")
+    func longPushFailsMidway() async throws {
+        struct Lost: Error {}
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone")
+            let day = clock.now.addingTimeInterval(-3600)
+            let batch = (1...Int64(80)).map { put($0, .workout(workoutDraft("Day \($0)", at: day)), UUID()) }
+            let spotter = SpotterDatabase(pool: database.appPool)
+            let workouts = TrainingServices(database: spotter, now: { clock.now }).workouts
+            await #expect(throws: Lost.self) {
+                try await PostgresSyncStore(database: spotter).push(ada, device: phone.id, batch, now: clock.now) {
+                    mutation in
+                    guard mutation.id < 60, case .put(.workout(let draft)) = mutation.change else { throw Lost() }
+                    let version = try await workouts.log(ada, id: mutation.objectID, draft).version
+                    return MutationResult(
+                        mutationID: mutation.id, status: .applied, kind: .workout,
+                        objectID: UUID(uuidString: mutation.objectID), version: version, baseVersion: 0)
+                }
+            }
+            let midway = try await counts(database, ada)
+            #expect(midway.workouts == 50 && midway.mutations == 50 && midway.applied == 50, "\(midway)")
+
+            let retried = try await sync.push(ada, deviceID: phone.id.description, batch)
+            #expect(retried.map(\.mutationID) == Array(1...80))
+            #expect(retried.allSatisfy { $0.status == .applied && $0.version == 1 })
+            let after = try await counts(database, ada)
+            #expect(after.workouts == 80 && after.mutations == 80 && after.applied == 80, "\(after)")
+        }
+    }
+
     @Test("overlapping batches apply only new ids; gaps, reordered and non-consecutive batches are refused")
     func overlapsAndGaps() async throws {
         try await TestDatabase.with { database in

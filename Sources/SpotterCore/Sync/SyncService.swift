@@ -5,13 +5,15 @@ public protocol SyncStore: Sendable {
     func registerDevice(_ principal: Principal, _ id: DeviceID, label: String, now: Date) async throws -> Device
     func devices(_ principal: Principal) async throws -> [Device]
 
-    /// In one transaction that holds the device's row lock: answers mutations the device already
+    /// In a transaction that holds the device's row lock: answers mutations the device already
     /// pushed with their stored results, and runs `apply` for each new one in order, each inside
     /// a savepoint, recording its result and the device's last mutation id. A `SpotterError`
     /// from `apply` rolls back that mutation only and is recorded as `rejection(for:_:)` says;
-    /// any other error rolls back the whole push. `notFound` when the device is not the
-    /// principal's; `failedPrecondition` when the first new mutation does not follow the last
-    /// applied one.
+    /// any other error rolls back the transaction. A store may apply a long push in several
+    /// transactions one after another (each mutation with its result and the device's last id);
+    /// the error then keeps what earlier ones applied, which a retry answers from storage.
+    /// `notFound` when the device is not the principal's; `failedPrecondition`, changing nothing,
+    /// when the first new mutation does not follow the last applied one.
     func push(
         _ principal: Principal,
         device: DeviceID,

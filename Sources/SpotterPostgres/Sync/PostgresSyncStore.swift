@@ -48,10 +48,35 @@ public struct PostgresSyncStore: SyncStore {
 
     // MARK: Push
 
+    /// The most mutations one transaction of a push applies. Each mutation that writes does so in
+    /// a savepoint, which takes a subtransaction id that stays with the transaction until it ends;
+    /// a backend keeps 64 of them in shared memory, and while a transaction holds more, every
+    /// other session's snapshot is "suboverflowed" and checks the rows it reads through
+    /// `pg_subtrans` (a known slowdown of busy servers, worst on replicas). A larger push is
+    /// applied in transactions of this many, one after another.
+    public static let mutationsPerTransaction = 50
+
     public func push(
         _ principal: Principal,
         device: DeviceID,
         _ mutations: [Mutation],
+        now: Date,
+        apply: (Mutation) async throws -> MutationResult
+    ) async throws -> [MutationResult] {
+        var results: [MutationResult] = []
+        // An empty push still checks the device and notes the push (one transaction).
+        for start in stride(from: 0, to: max(mutations.count, 1), by: Self.mutationsPerTransaction) {
+            let part = mutations[start..<min(start + Self.mutationsPerTransaction, mutations.count)]
+            results += try await push(principal, device: device, part, now: now, apply: apply)
+        }
+        return results
+    }
+
+    /// Applies `mutations` in one transaction, as `SyncStore.push` says.
+    private func push(
+        _ principal: Principal,
+        device: DeviceID,
+        _ mutations: ArraySlice<Mutation>,
         now: Date,
         apply: (Mutation) async throws -> MutationResult
     ) async throws -> [MutationResult] {
