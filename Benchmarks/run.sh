@@ -60,6 +60,7 @@ fi
 start_cluster $port "-c max_connections=200 ${diagnose[*]}"
 psql=("${run_as_pg[@]}" psql -h "$cluster" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
 "${psql[@]}" -c "CREATE DATABASE proxy" -c "CREATE DATABASE spotter"
+[ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter -c "CREATE EXTENSION pg_stat_statements"
 "${psql[@]}" -d proxy -f "$proxy/schema.sql"
 
 echo "==> spotterd on 127.0.0.1:$grpc_port"
@@ -91,37 +92,65 @@ context_switches() {
     awk '/^(voluntary|nonvoluntary)_ctxt_switches/ { n += $2 } END { print n }' /proc/"${1:-$server_pid}"/task/*/status
 }
 
-# Runs spotter-load (200 warm-up calls, then the measured ones) and prints the CPU time per call,
-# warm-up included, of spotterd, PostgreSQL and the generator, and spotterd's thread switches per
-# call. With PERF=1, `perf record -g` samples spotterd through the run into
-# /tmp/spotterd-<scenario>-<concurrency>.perf.data (read it with `perf report -i`).
+# start_load OUT CMD...: starts CMD (a spotter-load run) in the background with its output in OUT
+# and returns once it has signed in, seeded and made its warm-up calls (`--ready-file`), so the
+# caller reads the processes' counters for the measured calls alone; `finish_load` then lets it
+# make them, waits for it and sets `load_ms`, its CPU time since it was ready.
+start_load() {
+    local out=$1
+    shift
+    ready=$cluster/load-ready
+    rm -f "$ready"
+    { time "$@" --ready-file "$ready" > "$out" 2>&1; } 2> "$cluster/time" &
+    load_job=$!
+    while [ ! -e "$ready" ]; do
+        kill -0 "$load_job" 2>/dev/null || { cat "$out"; echo "spotter-load ended before its measured calls" >&2; exit 1; }
+        sleep 0.05
+    done
+    load_ready_ticks=$(cpu_ticks -x spotter-load)
+}
+finish_load() {
+    local lu ls
+    rm -f "$ready"
+    wait "$load_job" || { cat "$1"; exit 1; }
+    read -r lu ls < "$cluster/time"
+    load_ms=$(awk -v l="$lu $ls" -v t="$load_ready_ticks" -v hz="$hz" 'BEGIN {
+        split(l, u, " "); printf "%.1f", (u[1] + u[2] - t / hz) * 1000 }')
+}
+
+# measure ARGS...: runs spotter-load (signing in, for `log` registering its lifters, 200 warm-up
+# calls, then CALLS measured ones; --calls=N: N) and prints the CPU time per measured call of
+# spotterd, PostgreSQL and the generator, and spotterd's thread switches per call, all counted from
+# the end of the warm-up (until 2026-11-27 they counted from the generator's start and were
+# divided by the calls plus the warm-up's). With PERF=1, `perf record -g` samples spotterd through
+# the measured calls into /tmp/spotterd-<scenario>-<concurrency>.perf.data (read it with
+# `perf report -i`).
 measure() {
-    local s0 p0 w0 c0 s1 p1 w1 c1 lu ls n=$calls args=() output perf_pid=
+    local s0 p0 w0 c0 s1 p1 w1 c1 n=$calls args=() output perf_pid=
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
     # LATENCIES=1: each call's start and latency to /tmp/latencies-SCENARIO-CONCURRENCY.txt.
     [ -n "${LATENCIES:-}" ] && args+=(--latencies "/tmp/latencies-${args[1]}-${args[3]:-1}.txt")
+    start_load "$cluster/load.out" "${load[@]}" --calls "$n" --warmup 200 "${args[@]}"
     if [ -n "${PERF:-}" ]; then
         perf record -q -g -p "$server_pid" -o "/tmp/spotterd-${args[1]}-${args[3]:-1}.perf.data" 2>/dev/null &
         perf_pid=$!
     fi
+    [ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter -c "SELECT pg_stat_statements_reset()" >/dev/null
     s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks); w0=$(wal_counters); c0=$(context_switches)
-    { time "${load[@]}" --calls "$n" --warmup 200 "${args[@]}" > "$cluster/load.out" 2>&1; } 2> "$cluster/time" || {
-        cat "$cluster/load.out"
-        exit 1
-    }
+    finish_load "$cluster/load.out"
     s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks); w1=$(wal_counters); c1=$(context_switches)
     [ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
     cat "$cluster/load.out"
-    read -r lu ls < "$cluster/time"
     rate[spotterd]=$(awk '/throughput/ { print $2 }' "$cluster/load.out")
     read -r 'server_cpu[spotterd]' 'postgres_cpu[spotterd]' 'client_cpu[spotterd]' < <(
-        awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
-            split(l, t, " "); printf "%.3f %.3f %.3f\n", s / hz * 1000 / n, p / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
+        awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v l="$load_ms" -v hz="$hz" -v n="$n" 'BEGIN {
+            printf "%.3f %.3f %.3f\n", s / hz * 1000 / n, p / hz * 1000 / n, l / n }')
     echo "  cpu per call: spotterd ${server_cpu[spotterd]} ms, postgres ${postgres_cpu[spotterd]} ms, spotter-load ${client_cpu[spotterd]} ms"
-    wal_per_call "$w0" "$w1" $((n + 200))
-    awk -v c=$((c1 - c0)) -v n=$((n + 200)) 'BEGIN { printf "  spotterd thread switches per call: %.1f\n", c / n }'
+    wal_per_call "$w0" "$w1" "$n"
+    awk -v c=$((c1 - c0)) -v n="$n" 'BEGIN { printf "  spotterd thread switches per call: %.1f\n", c / n }'
+    top_statements
 }
 
 # pgbench NAME DATABASE SCRIPT CLIENTS [pgbench options]: runs a proxy for DURATION seconds and
@@ -148,29 +177,26 @@ proxy() {
 
 # floor SCENARIO CONCURRENCY: the same load against spotter-floor (Benchmarks/Floor: the gRPC,
 # TLS and protobuf libraries answering the same call without any of our code, from spotterd's
-# certificate) and its CPU per call, warm-up included, like `measure`.
+# certificate) and its CPU per measured call, like `measure`.
 floor() {
-    local f0 f1 c0 c1 lu ls floor_pid n=$calls
+    local f0 f1 c0 c1 floor_pid n=$calls
     "$bin/spotter-floor" --port "$floor_port" --certificate "$data/tls/dev-cert.pem" \
         --key "$data/tls/dev-key.pem" > "$cluster/floor.log" 2>&1 &
     floor_pid=$!
     wait_for_port "$floor_port" "$floor_pid" "$cluster/floor.log" spotter-floor
+    start_load "$cluster/floor.out" "$bin/spotter-load" --port "$floor_port" --certificate "$certificate" --floor \
+        --scenario "$1" --concurrency "$2" --tenants 8 --calls "$n" --warmup 200
     f0=$(cpu_ticks -x spotter-floor); c0=$(context_switches "$floor_pid")
-    { time "$bin/spotter-load" --port "$floor_port" --certificate "$certificate" --floor --scenario "$1" --concurrency "$2" \
-        --tenants 8 --calls "$n" --warmup 200 > "$cluster/floor.out" 2>&1; } 2> "$cluster/time" || {
-        cat "$cluster/floor.out" "$cluster/floor.log"
-        exit 1
-    }
+    finish_load "$cluster/floor.out"
     f1=$(cpu_ticks -x spotter-floor); c1=$(context_switches "$floor_pid")
     kill "$floor_pid" 2>/dev/null || true; wait "$floor_pid" 2>/dev/null || true
     grep -E 'throughput|latency' "$cluster/floor.out"
-    read -r lu ls < "$cluster/time"
     rate[floor]=$(awk '/throughput/ { print $2 }' "$cluster/floor.out")
     read -r 'server_cpu[floor]' 'client_cpu[floor]' < <(
-        awk -v s=$((f1 - f0)) -v l="$lu $ls" -v hz="$hz" -v n="$((n + 200))" 'BEGIN {
-            split(l, t, " "); printf "%.3f %.3f\n", s / hz * 1000 / n, (t[1] + t[2]) * 1000 / n }')
+        awk -v s=$((f1 - f0)) -v l="$load_ms" -v hz="$hz" -v n="$n" 'BEGIN {
+            printf "%.3f %.3f\n", s / hz * 1000 / n, l / n }')
     echo "  cpu per call: spotter-floor ${server_cpu[floor]} ms, spotter-load ${client_cpu[floor]} ms"
-    awk -v c=$((c1 - c0)) -v n=$((n + 200)) 'BEGIN { printf "  spotter-floor thread switches per call: %.1f\n", c / n }'
+    awk -v c=$((c1 - c0)) -v n="$n" 'BEGIN { printf "  spotter-floor thread switches per call: %.1f\n", c / n }'
 }
 
 # The three ratios of one scenario, from the last `proxy raw`, `proxy same`, `measure` and `floor`.
@@ -216,7 +242,8 @@ SQL
 # spotterd's resident memory now and at its peak, from /proc.
 memory() { grep -E '^(VmRSS|VmHWM)' "/proc/$server_pid/status" | tr -s ' \t' ' ' | paste -sd ' ' | sed 's/^/  spotterd /'; }
 
-# With DIAGNOSE, the statements of the sync scenario's pulls by total time (pg_stat_statements).
+# With DIAGNOSE, the statements of the measurement just made by total time (pg_stat_statements:
+# every scenario's measured calls with their warm-up; the sync scenario's pulls and pushes).
 top_statements() {
     [ -n "${DIAGNOSE:-}" ] || return 0
     echo "  top statements by total time (calls, mean ms, rows per call):"
@@ -224,7 +251,7 @@ top_statements() {
         SELECT calls, round((total_exec_time / calls)::numeric, 3), rows / calls,
                left(regexp_replace(query, '\s+', ' ', 'g'), 110)
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'spotter')
-        ORDER BY total_exec_time DESC LIMIT 12" | sed 's/^/    /'
+        ORDER BY total_exec_time DESC LIMIT ${TOP:-12}" | sed 's/^/    /'
 }
 
 sync_scenario() {
@@ -236,7 +263,7 @@ sync_scenario() {
     "${load[@]}" --scenario sync --calls 0 --rounds 0
     wait "$sampler"
     memory
-    [ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+    [ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter \
         -c "ALTER SYSTEM SET auto_explain.log_min_duration = '25ms'" -c "SELECT pg_reload_conf()" \
         -c "SELECT pg_stat_statements_reset()" >/dev/null
     echo "==> sync: 5 full first pulls (pages of ${PAGE_SIZE:-200}), then 200 rounds of one pushed change and the incremental pull"

@@ -75,6 +75,12 @@ struct LoadGenerator: AsyncParsableCommand {
     var seconds = 0
     @Option(help: "Write each measured call's start and latency in milliseconds, one call a line, to this file.")
     var latencies: String?
+    @Option(
+        help: """
+            Once signed in, seeded and warmed up, create this file and wait until it is gone before the \
+            measured calls (the script reading the processes' CPU counters removes it: setup stays out).
+            """)
+    var readyFile: String?
     @Flag(
         help: """
             Drive spotter-floor (Benchmarks/Floor), which checks no token: no sign-in, and made-up lifters \
@@ -118,6 +124,7 @@ struct LoadGenerator: AsyncParsableCommand {
             if warmup > 0 {
                 _ = try await Driver.run(calls: warmup, concurrency: concurrency, clients: clients, call: call)
             }
+            if let readyFile { try await Self.signalReady(readyFile) }
             let clock = ContinuousClock()
             let end = clock.now + .seconds(seconds)
             var signedIn = clock.now
@@ -133,6 +140,21 @@ struct LoadGenerator: AsyncParsableCommand {
                 print(result.report(scenario: scenario.rawValue, concurrency: concurrency))
                 if let latencies { try result.timeline.write(toFile: latencies, atomically: true, encoding: .utf8) }
             } while clock.now < end
+        }
+    }
+}
+
+extension LoadGenerator {
+    /// Creates `path` and waits until it is gone (at most two minutes).
+    static func signalReady(_ path: String) async throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw LoadError("--ready-file: cannot create \(path)")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(120)
+        while FileManager.default.fileExists(atPath: path) {
+            guard clock.now < deadline else { throw LoadError("--ready-file: \(path) still there after 120 s") }
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 }
