@@ -65,6 +65,33 @@ wait_for_port() {
     exit 1
 }
 
+# start_load OUT CMD...: starts CMD (a spotter-load run) in the background with its output in OUT
+# and returns once it has signed in, seeded and made its warm-up calls (`--ready-file`), so the
+# caller reads the processes' counters for the measured calls alone; `finish_load` then lets it
+# make them, waits for it and sets `load_ms`, its CPU time since it was ready.
+start_load() {
+    local out=$1
+    shift
+    local TIMEFORMAT='%U %S'
+    ready=$cluster/load-ready
+    rm -f "$ready"
+    { time "$@" --ready-file "$ready" > "$out" 2>&1; } 2> "$cluster/time" &
+    load_job=$!
+    while [ ! -e "$ready" ]; do
+        kill -0 "$load_job" 2>/dev/null || { cat "$out"; echo "spotter-load ended before its measured calls" >&2; exit 1; }
+        sleep 0.05
+    done
+    load_ready_ticks=$(cpu_ticks -x spotter-load)
+}
+finish_load() {
+    local lu ls
+    rm -f "$ready"
+    wait "$load_job" || { cat "$1"; exit 1; }
+    read -r lu ls < "$cluster/time"
+    load_ms=$(awk -v l="$lu $ls" -v t="$load_ready_ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        split(l, u, " "); printf "%.1f", (u[1] + u[2] - t / hz) * 1000 }')
+}
+
 # CPU ticks (user + system) of the processes pgrep finds with these arguments, from /proc.
 cpu_ticks() {
     local total=0 pid fields

@@ -92,32 +92,6 @@ context_switches() {
     awk '/^(voluntary|nonvoluntary)_ctxt_switches/ { n += $2 } END { print n }' /proc/"${1:-$server_pid}"/task/*/status
 }
 
-# start_load OUT CMD...: starts CMD (a spotter-load run) in the background with its output in OUT
-# and returns once it has signed in, seeded and made its warm-up calls (`--ready-file`), so the
-# caller reads the processes' counters for the measured calls alone; `finish_load` then lets it
-# make them, waits for it and sets `load_ms`, its CPU time since it was ready.
-start_load() {
-    local out=$1
-    shift
-    ready=$cluster/load-ready
-    rm -f "$ready"
-    { time "$@" --ready-file "$ready" > "$out" 2>&1; } 2> "$cluster/time" &
-    load_job=$!
-    while [ ! -e "$ready" ]; do
-        kill -0 "$load_job" 2>/dev/null || { cat "$out"; echo "spotter-load ended before its measured calls" >&2; exit 1; }
-        sleep 0.05
-    done
-    load_ready_ticks=$(cpu_ticks -x spotter-load)
-}
-finish_load() {
-    local lu ls
-    rm -f "$ready"
-    wait "$load_job" || { cat "$1"; exit 1; }
-    read -r lu ls < "$cluster/time"
-    load_ms=$(awk -v l="$lu $ls" -v t="$load_ready_ticks" -v hz="$hz" 'BEGIN {
-        split(l, u, " "); printf "%.1f", (u[1] + u[2] - t / hz) * 1000 }')
-}
-
 # measure ARGS...: runs spotter-load (signing in, for `log` registering its lifters, 200 warm-up
 # calls, then CALLS measured ones; --calls=N: N) and prints the CPU time per measured call of
 # spotterd, PostgreSQL and the generator, and spotterd's thread switches per call, all counted from

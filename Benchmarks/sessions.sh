@@ -30,15 +30,18 @@ bench_cluster spotter-sessions-bench $port 100
 hz=$(getconf CLK_TCK)
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
 
-# run_load SCENARIO CALLS: CALLS measured calls after 20 unmeasured ones, then the CPU per call
-# (warm-up included) of spotterd and PostgreSQL.
+# run_load SCENARIO CALLS: CALLS measured calls after 20 unmeasured ones, then the CPU per
+# measured call of spotterd and PostgreSQL (signing in, seeding and warm-up left out: `start_load`).
 run_load() {
     local s0 p0 s1 p1
+    start_load "$cluster/load.out" "$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" \
+        --scenario "$1" --tenants "$tenants" --connections 2 --prefix sessions --concurrency "$concurrency" \
+        --calls "$2" --warmup 20
     s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
-    "$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" --scenario "$1" \
-        --tenants "$tenants" --connections 2 --prefix sessions --concurrency "$concurrency" --calls "$2" --warmup 20
+    finish_load "$cluster/load.out"
     s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks)
-    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v n=$(($2 + 20)) 'BEGIN {
+    cat "$cluster/load.out"
+    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v n="$2" 'BEGIN {
         printf "  cpu per call: spotterd %.3f ms, postgres %.3f ms\n", s / hz * 1000 / n, p / hz * 1000 / n }'
 }
 
