@@ -97,11 +97,7 @@ struct SyncConcurrencyTests {
     @Test("pages read ahead hold what a direct read holds; a change committed between pages arrives once")
     func readAhead() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let sync = database.syncService(clock: clock)
-            let ada = try await database.lifter("ada")
-            let phone = try await sync.registerDevice(ada, label: "phone").id.description
-            let day = clock.now.addingTimeInterval(-3600)
+            let (sync, ada, phone, day) = try await adaWithPhone(database, start: start)
             let ids = (0..<25).map { _ in UUID() }
             _ = try await sync.push(
                 ada, deviceID: phone,

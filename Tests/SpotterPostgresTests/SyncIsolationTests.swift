@@ -16,12 +16,8 @@ struct SyncIsolationTests {
     @Test("an invalid mutation is rejected naming the mutation and the field; the rest of the batch applies")
     func validation() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let sync = database.syncService(clock: clock)
-            let ada = try await database.lifter("ada")
-            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let (sync, ada, phone, day) = try await adaWithPhone(database, start: start)
             let profileVersion = try await database.profile(ada).version
-            let day = clock.now.addingTimeInterval(-3600)
             let (w0, w1, w2, w3, w4, t, t2, e, p) = (
                 UUID(), UUID(), UUID(), UUID(), UUID(), UUID(), UUID(), UUID(), UUID()
             )

@@ -16,12 +16,8 @@ struct SyncPushPullTests {
     @Test("push creates, updates and deletes each writable kind; pulls return them, later changes and tombstones")
     func pushAndPull() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let sync = database.syncService(clock: clock)
-            let ada = try await database.lifter("ada")
-            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let (sync, ada, phone, day) = try await adaWithPhone(database, start: start)
             let profileVersion = try await database.profile(ada).version
-            let day = clock.now.addingTimeInterval(-3600)
             let (w, t, e, p) = (UUID(), UUID(), UUID(), UUID())
             let (w2, t2, e2, p2) = (UUID(), UUID(), UUID(), UUID())
             let me = ada.tenantID.rawValue
@@ -243,11 +239,7 @@ struct SyncPushPullTests {
     @Test("a push's savepoints, stored results and device update cost one round trip per mutation and one more")
     func bookkeepingRoundTrips() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let sync = database.syncService(clock: clock)
-            let ada = try await database.lifter("ada")
-            let phone = try await sync.registerDevice(ada, label: "phone").id.description
-            let day = clock.now.addingTimeInterval(-3600)
+            let (sync, ada, phone, day) = try await adaWithPhone(database, start: start)
             let (w1, w2, w3) = (UUID(), UUID(), UUID())
             let batch = [
                 put(1, .workout(workoutDraft("Mon", at: day)), w1),
@@ -297,11 +289,7 @@ struct SyncPushPullTests {
     @Test("a push of 100 runs in two transactions of 50 savepoints, under PostgreSQL's cache of 64 subtransactions")
     func longPushTransactions() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let sync = database.syncService(clock: clock)
-            let ada = try await database.lifter("ada")
-            let phone = try await sync.registerDevice(ada, label: "phone").id.description
-            let day = clock.now.addingTimeInterval(-3600)
+            let (sync, ada, phone, day) = try await adaWithPhone(database, start: start)
             let batch = (1...Int64(SyncService.maxMutationsPerPush)).map {
                 put($0, .workout(workoutDraft("Day \($0)", at: day)), UUID())
             }

@@ -15,6 +15,18 @@ func syncTestStart() -> Date {
 /// What the sync test files share: mutations and drafts, pulling to the end, counting rows,
 /// and driving two transactions by hand.
 
+/// Where most sync tests start: a sync service on a clock at `start`, the lifter "ada", her phone
+/// registered (its device id as a push names it) and the day her workouts happened, an hour before.
+func adaWithPhone(_ database: TestDatabase, start: Date) async throws
+    -> (sync: SyncService, ada: Principal, phone: String, day: Date)
+{
+    let clock = TestClock(start)
+    let sync = database.syncService(clock: clock)
+    let ada = try await database.lifter("ada")
+    let phone = try await sync.registerDevice(ada, label: "phone").id.description
+    return (sync, ada, phone, start.addingTimeInterval(-3600))
+}
+
 func put(_ id: Int64, _ content: Mutation.Content, _ object: UUID, base: Int64 = 0) -> Mutation {
     Mutation(
         id: id, kind: content.kind, objectID: object.uuidString.lowercased(), baseVersion: base,
