@@ -116,6 +116,30 @@ postgres_ticks() {
     echo "$total"
 }
 
+# backend_waits PG_PORT SECONDS: samples database `spotter`'s client backends every 10 ms for SECONDS
+# and prints, for every sample of a backend not idle, what it was doing: its state, what it waited
+# for (`wait_event_type`/`wait_event`: a lock, the WAL's flush, `ClientRead` when spotterd has not
+# sent the next statement yet) and the start of its statement; the 20 most frequent, with their
+# share of the samples (so 1.00 = one backend at all times).
+backend_waits() {
+    "${run_as_pg[@]}" psql -h "$cluster" -p "$1" -U postgres -d spotter -v ON_ERROR_STOP=1 -qAt -F ' | ' -c "
+        CREATE TEMP TABLE samples (state text, waiting text, query text);
+        DO \$\$ BEGIN
+            FOR i IN 1..$2 * 100 LOOP
+                PERFORM pg_stat_clear_snapshot();
+                INSERT INTO samples
+                SELECT state, coalesce(wait_event_type || ' ' || wait_event, '-'),
+                       left(regexp_replace(query, '\s+', ' ', 'g'), 60)
+                  FROM pg_stat_activity
+                 WHERE datname = 'spotter' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+                   AND state <> 'idle';
+                PERFORM pg_sleep(0.01);
+            END LOOP;
+        END \$\$;
+        SELECT to_char(count(*) / ($2 * 100.0), '0.00'), state, waiting, query FROM samples
+        GROUP BY 2, 3, 4 ORDER BY count(*) DESC LIMIT 20;" | sed 's/^/    /'
+}
+
 # backend_states PG_PORT SECONDS: samples database `spotter`'s backends every 10 ms for SECONDS
 # and prints how many were running a statement and how many sat idle inside a transaction (a
 # connection held while the server does something else), on average and at most.

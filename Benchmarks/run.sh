@@ -13,6 +13,7 @@
 #   DIAGNOSE=1 Benchmarks/run.sh          # pg_stat_statements and auto_explain (see below)
 #   PERF=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # also `perf record -g` spotterd per scenario
 #   LATENCIES=1 Benchmarks/run.sh         # each call's start and latency (ms) to /tmp/latencies-*.txt
+#   WAITS=1 ONLY=log Benchmarks/run.sh    # what the database's backends wait for during the calls
 #   COSTS=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # then what each guarantee and statement of our
 #                                         # SQL costs (Benchmarks/schema-costs.txt; see below)
 #
@@ -100,7 +101,7 @@ context_switches() {
 # the measured calls into /tmp/spotterd-<scenario>-<concurrency>.perf.data (read it with
 # `perf report -i`).
 measure() {
-    local s0 p0 w0 c0 s1 p1 w1 c1 n=$calls args=() output perf_pid=
+    local s0 p0 w0 c0 s1 p1 w1 c1 n=$calls args=() output perf_pid= waits_pid=
     for arg in "$@"; do
         case $arg in --calls=*) n=${arg#--calls=} ;; *) args+=("$arg") ;; esac
     done
@@ -113,6 +114,9 @@ measure() {
     fi
     [ -n "${DIAGNOSE:-}" ] && "${psql[@]}" -d spotter -c "SELECT pg_stat_statements_reset()" >/dev/null
     s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks); w0=$(wal_counters); c0=$(context_switches)
+    # WAITS=1: what the backends do for 2 s from half a second into the measured calls (the
+    # sampler's own backend is left out of its samples, not out of the CPU counters).
+    [ -n "${WAITS:-}" ] && { (sleep 0.5 && backend_waits "$port" 2 > "$cluster/waits.out") & waits_pid=$!; }
     finish_load "$cluster/load.out"
     s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks); w1=$(wal_counters); c1=$(context_switches)
     [ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
@@ -124,6 +128,11 @@ measure() {
     echo "  cpu per call: spotterd ${server_cpu[spotterd]} ms, postgres ${postgres_cpu[spotterd]} ms, spotter-load ${client_cpu[spotterd]} ms"
     wal_per_call "$w0" "$w1" "$n"
     awk -v c=$((c1 - c0)) -v n="$n" 'BEGIN { printf "  spotterd thread switches per call: %.1f\n", c / n }'
+    if [ -n "${WAITS:-}" ]; then
+        wait "$waits_pid" || true
+        echo "  backends not idle, by what they did (share of 2 s of samples, every 10 ms):"
+        cat "$cluster/waits.out"
+    fi
     top_statements
 }
 
