@@ -66,9 +66,10 @@ wait_for_port() {
 }
 
 # start_load OUT CMD...: starts CMD (a spotter-load run) in the background with its output in OUT
-# and returns once it has signed in, seeded and made its warm-up calls (`--ready-file`), so the
-# caller reads the processes' counters for the measured calls alone; `finish_load` then lets it
-# make them, waits for it and sets `load_ms`, its CPU time since it was ready.
+# and returns once it has signed in, seeded and made its warm-up calls (`--ready-file`; at most 15
+# minutes), so the caller reads the processes' counters for the measured calls alone; `finish_load
+# OUT [LOG]` then lets it make them, waits for it and sets `load_ms`, its CPU time since it was
+# ready. On a failure both print OUT (and LOG) and exit.
 start_load() {
     local out=$1
     shift
@@ -77,8 +78,15 @@ start_load() {
     rm -f "$ready"
     { time "$@" --ready-file "$ready" > "$out" 2>&1; } 2> "$cluster/time" &
     load_job=$!
+    local deadline=$((SECONDS + 900))
     while [ ! -e "$ready" ]; do
         kill -0 "$load_job" 2>/dev/null || { cat "$out"; echo "spotter-load ended before its measured calls" >&2; exit 1; }
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            kill "$load_job" 2>/dev/null || true
+            cat "$out"
+            echo "spotter-load was not ready for its measured calls after 15 minutes" >&2
+            exit 1
+        fi
         sleep 0.05
     done
     load_ready_ticks=$(cpu_ticks -x spotter-load)
@@ -86,7 +94,7 @@ start_load() {
 finish_load() {
     local lu ls
     rm -f "$ready"
-    wait "$load_job" || { cat "$1"; exit 1; }
+    wait "$load_job" || { cat "$1" ${2:+"$2"}; exit 1; }
     read -r lu ls < "$cluster/time"
     load_ms=$(awk -v l="$lu $ls" -v t="$load_ready_ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {
         split(l, u, " "); printf "%.1f", (u[1] + u[2] - t / hz) * 1000 }')

@@ -39,7 +39,9 @@ release_binaries
 
 make_cluster_dir spotter-bench
 server_pid=
+floor_pid=
 cleanup() {
+    [ -n "$floor_pid" ] && kill "$floor_pid" 2>/dev/null || true
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
     if [ -n "${DIAGNOSE:-}" ] && [ -f "$cluster/postgres.log" ]; then
         cp "$cluster/postgres.log" /tmp/spotter-bench-postgres.log
@@ -50,9 +52,9 @@ cleanup() {
 trap cleanup EXIT
 
 echo "==> PostgreSQL in $cluster (defaults: fsync on, synchronous_commit on)"
-# DIAGNOSE=1 loads pg_stat_statements and auto_explain (off until the sync scenario, which then
-# logs the plan, with row counts, of every statement over 25 ms, and ends with the top statements
-# by total time); the server log is kept (see cleanup).
+# DIAGNOSE=1 loads pg_stat_statements and auto_explain: every measurement ends with its top
+# statements by total time, and auto_explain stays off until the sync scenario, which then logs the
+# plan, with row counts, of every statement over 25 ms; the server log is kept (see cleanup).
 diagnose=()
 if [ -n "${DIAGNOSE:-}" ]; then
     diagnose=(-c shared_preload_libraries=pg_stat_statements,auto_explain -c auto_explain.log_analyze=on
@@ -162,7 +164,7 @@ proxy() {
 # TLS and protobuf libraries answering the same call without any of our code, from spotterd's
 # certificate) and its CPU per measured call, like `measure`.
 floor() {
-    local f0 f1 c0 c1 floor_pid n=$calls
+    local f0 f1 c0 c1 n=$calls
     "$bin/spotter-floor" --port "$floor_port" --certificate "$data/tls/dev-cert.pem" \
         --key "$data/tls/dev-key.pem" > "$cluster/floor.log" 2>&1 &
     floor_pid=$!
@@ -170,9 +172,10 @@ floor() {
     start_load "$cluster/floor.out" "$bin/spotter-load" --port "$floor_port" --certificate "$certificate" --floor \
         --scenario "$1" --concurrency "$2" --tenants 8 --calls "$n" --warmup 200
     f0=$(cpu_ticks -x spotter-floor); c0=$(context_switches "$floor_pid")
-    finish_load "$cluster/floor.out"
+    finish_load "$cluster/floor.out" "$cluster/floor.log"
     f1=$(cpu_ticks -x spotter-floor); c1=$(context_switches "$floor_pid")
     kill "$floor_pid" 2>/dev/null || true; wait "$floor_pid" 2>/dev/null || true
+    floor_pid=
     grep -E 'throughput|latency' "$cluster/floor.out"
     rate[floor]=$(awk '/throughput/ { print $2 }' "$cluster/floor.out")
     read -r 'server_cpu[floor]' 'client_cpu[floor]' < <(
@@ -226,7 +229,7 @@ SQL
 memory() { grep -E '^(VmRSS|VmHWM)' "/proc/$server_pid/status" | tr -s ' \t' ' ' | paste -sd ' ' | sed 's/^/  spotterd /'; }
 
 # With DIAGNOSE, the statements of the measurement just made by total time (pg_stat_statements:
-# every scenario's measured calls with their warm-up; the sync scenario's pulls and pushes).
+# every scenario's measured calls, warm-up left out; the sync scenario's pulls and pushes).
 top_statements() {
     [ -n "${DIAGNOSE:-}" ] || return 0
     echo "  top statements by total time (calls, mean ms, rows per call):"

@@ -30,17 +30,26 @@ bench_cluster spotter-sessions-bench $port 100
 hz=$(getconf CLK_TCK)
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port"
 
-# run_load SCENARIO CALLS: CALLS measured calls after 20 unmeasured ones, then the CPU per
-# measured call of spotterd and PostgreSQL (signing in, seeding and warm-up left out: `start_load`).
+# run_load SCENARIO CALLS [STATES]: CALLS measured calls after 20 unmeasured ones, then the CPU per
+# measured call of spotterd and PostgreSQL (signing in, seeding and warm-up left out: `start_load`);
+# with STATES, the database's connections sampled for 2 s from a second into the measured calls.
 run_load() {
-    local s0 p0 s1 p1
+    local s0 p0 s1 p1 sampler=
     start_load "$cluster/load.out" "$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" \
         --scenario "$1" --tenants "$tenants" --connections 2 --prefix sessions --concurrency "$concurrency" \
         --calls "$2" --warmup 20
     s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
+    if [ -n "${3:-}" ]; then
+        (sleep 1 && backend_states "$port" 2 > "$cluster/states.out") &
+        sampler=$!
+    fi
     finish_load "$cluster/load.out"
     s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks)
     cat "$cluster/load.out"
+    if [ -n "$sampler" ]; then
+        wait "$sampler" || true
+        cat "$cluster/states.out"
+    fi
     awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v n="$2" 'BEGIN {
         printf "  cpu per call: spotterd %.3f ms, postgres %.3f ms\n", s / hz * 1000 / n, p / hz * 1000 / n }'
 }
@@ -50,7 +59,4 @@ run_load session "$session_calls"
 echo "--- LogRun, 30 minutes, 5,100 footsteps ($tenants lifters, $concurrency in flight)"
 # The database's connections during the run's middle: a connection idle in a transaction is one
 # kept while spotterd decodes and analyses footsteps.
-(sleep 1 && backend_states "$port" 2) &
-sampler=$!
-run_load run "$run_calls"
-wait "$sampler"
+run_load run "$run_calls" states

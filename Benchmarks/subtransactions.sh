@@ -61,7 +61,7 @@ for round in $(seq "$rounds"); do
         PGOPTIONS="-c synchronous_commit=off" "${pgbench[@]}" -c 1 -f "$work/log.sql" spotter \
             > "$work/log.out" 2>&1 &
         "${pgbench[@]}" -c 2 -f "$work/read.sql" spotter > "$work/read.out" 2>&1
-        wait $(jobs -p | grep -vx "$long")
+        wait $(jobs -p | grep -vx "$long") || { cat "$work"/*.out; exit 1; }
         wait "$long"
         slru=$("${psql[@]}" -A -t -c "SELECT blks_hit || ' hit, ' || blks_read || ' read' FROM pg_stat_slru WHERE name = 'Subtrans'")
         pushed=$(awk -v t="$(tps "$work/push.out")" -v n="$n" 'BEGIN { printf "%.0f", t * n }')

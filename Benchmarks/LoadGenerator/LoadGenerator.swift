@@ -88,6 +88,12 @@ struct LoadGenerator: AsyncParsableCommand {
             """)
     var floor = false
 
+    func validate() throws {
+        if readyFile != nil, [.sync, .transfer, .portal].contains(scenario) {
+            throw ValidationError("--ready-file: the \(scenario.rawValue) scenario makes no measured calls")
+        }
+    }
+
     func run() async throws {
         let clients = try (0..<connections).map { _ in
             GRPCClient(

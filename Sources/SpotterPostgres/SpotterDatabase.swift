@@ -130,7 +130,8 @@ func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         case .connection, .connectionLost, .poolTimeout, .poolClosed:
             throw SpotterError.unavailable("the database is unavailable; try again shortly")
         case .server where error.sqlState == "40P01" || error.sqlState == "40001":
-            // Deadlock or serialization failure: nothing was written; the same call can be retried.
+            // Deadlock or serialization failure: the transaction wrote nothing; the same call can be
+            // retried (a long sync push keeps its earlier transactions, which the retry answers from storage).
             throw SpotterError.unavailable("the database resolved a conflict with another request; try again")
         case .server where error.sqlState == PostgresError.Code.uniqueViolation:
             let field = uniqueField(constraint: error.constraint)

@@ -346,8 +346,10 @@ public nonisolated struct Spotter_V1_PushRequest: Sendable {
 
   public var deviceID: String = String()
 
-  /// Consecutive mutation ids. Mutations already applied are answered as before; the first new
-  /// one must follow the last applied (else FAILED_PRECONDITION naming it, and nothing changes).
+  /// Consecutive mutation ids, at most 100. Mutations already applied are answered as before; the
+  /// first new one must follow the last applied (else FAILED_PRECONDITION naming it, and nothing
+  /// changes). More than 50 are applied in transactions of 50, one after another: a push that fails
+  /// (UNAVAILABLE) may have applied the first ones; send it again and they are answered from storage.
   public var mutations: [Spotter_V1_Mutation] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

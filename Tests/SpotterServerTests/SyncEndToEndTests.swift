@@ -296,6 +296,37 @@ struct SyncEndToEndTests {
         }
     }
 
+    @Test("a push of 100 over gRPC commits in two transactions of 50")
+    func longPushOverRPC() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada")
+                let sync = Spotter_V1_SyncService.Client(wrapping: client)
+                let phone = try await sync.registerDevice(.init(), metadata: ada)
+                let request = Spotter_V1_PushRequest.with {
+                    $0.deviceID = phone.deviceID
+                    $0.mutations = (1...Int64(100)).map {
+                        createWorkout($0, id: UUID().uuidString.lowercased(), name: "Day \($0)")
+                    }
+                }
+                let results = try await sync.push(request, metadata: ada)
+                #expect(results.results.map(\.status) == Array(repeating: .applied, count: 100))
+                // A mutation's stored result is written in its transaction, outside the mutation's
+                // savepoint: its row's xmin is that transaction's id.
+                let owner = try await server.database.ownerConnection()
+                let transactions = try await owner.query(
+                    """
+                    SELECT count(*)::int AS results, count(DISTINCT xmin::text)::int AS transactions
+                    FROM sync_mutations WHERE device_id = $1
+                    """,
+                    [UUID(uuidString: phone.deviceID)!])
+                await owner.close()
+                #expect(try transactions.single?.decode("results") == 100)
+                #expect(try transactions.single?.decode("transactions") == 2)
+            }
+        }
+    }
+
     @Test("another account's device id or object is refused and changes nothing")
     func crossTenantPush() async throws {
         try await TestServer.with { server in

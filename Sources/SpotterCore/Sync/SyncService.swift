@@ -286,7 +286,8 @@ extension Mutation.Content {
 
 extension MutationResult {
     /// The recorded answer for a mutation `apply` refused with `error`; `nil` when the error is
-    /// not the mutation's fault (the database is away) and the whole push must fail instead.
+    /// not the mutation's fault (the database is away) and the push must fail instead (keeping
+    /// what earlier transactions of a long push applied).
     public static func rejection(for mutation: Mutation, _ error: SpotterError) -> MutationResult? {
         var result = MutationResult(
             mutationID: mutation.id, status: .rejected, kind: mutation.kind,
