@@ -39,16 +39,25 @@ seed() {
     sleep 5
 }
 
-# run_load SCENARIO: CALLS measured calls (20 warm-up) by the seeded lifter; then waits 2 s for the
-# reconciler and prints the CPU per call (warm-up included) of spotterd and PostgreSQL.
+# run_load SCENARIO [ROUNDS]: CALLS measured calls (after 20 warm-up ones) by the seeded lifter; then
+# waits 2 s for the reconciler and prints the CPU per measured call of spotterd and PostgreSQL
+# (signing in and warm-up left out: `start_load`); with ROUNDS, also the reconciler's rounds meanwhile.
 run_load() {
-    local s0 p0 s1 p1
+    local s0 p0 s1 p1 before after
+    start_load "$cluster/load.out" load "$1" --concurrency "$concurrency" --calls "$calls" --warmup 20
+    [ -n "${2:-}" ] && before=$(reconciled)
     s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
-    load "$1" --concurrency "$concurrency" --calls "$calls" --warmup 20
+    finish_load "$cluster/load.out"
     sleep 2
     s1=$(cpu_ticks -x spotterd); p1=$(postgres_ticks)
-    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v n=$((calls + 20)) 'BEGIN {
+    cat "$cluster/load.out"
+    awk -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v n="$calls" 'BEGIN {
         printf "  cpu per call: spotterd %.3f ms, postgres %.3f ms\n", s / hz * 1000 / n, p / hz * 1000 / n }'
+    if [ -n "${2:-}" ]; then
+        after=$(reconciled)
+        awk -v a="$before" -v b="$after" 'BEGIN { split(a, x, " "); split(b, y, " "); n = y[1] - x[1]
+            printf "  reconciler during the measured calls: %d rounds, mean %.2f ms\n", n, n ? (y[2] - x[2]) / n * 1000 : 0 }'
+    fi
 }
 
 # reconciled: the reconciler's rounds so far and their total seconds, from spotterd's metrics.
@@ -72,11 +81,7 @@ echo "--- VACUUM ANALYZE after the seeding"
 echo "--- ListAchievements, 5,000 workouts"
 run_load achievements
 echo "--- LogWorkout, 5,000 workouts, reconciled after each"
-before=$(reconciled)
-run_load log-ten-years
-after=$(reconciled)
-awk -v a="$before" -v b="$after" 'BEGIN { split(a, x, " "); split(b, y, " "); n = y[1] - x[1]
-    printf "  reconciler during the measured calls: %d rounds, mean %.2f ms\n", n, n ? (y[2] - x[2]) / n * 1000 : 0 }'
+run_load log-ten-years rounds
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 
 echo "==> achievement feed off (SPOTTER_ACHIEVEMENT_FEED=off)"
