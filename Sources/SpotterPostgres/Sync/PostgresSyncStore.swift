@@ -63,6 +63,8 @@ public struct PostgresSyncStore: SyncStore {
         now: Date,
         apply: (Mutation) async throws -> MutationResult
     ) async throws -> [MutationResult] {
+        // Inside a caller's transaction of the same tenant every part would join that one.
+        assert(SpotterDatabase.open == nil, "a sync push commits in transactions of its own")
         var results: [MutationResult] = []
         // An empty push still checks the device and notes the push (one transaction).
         for start in stride(from: 0, to: max(mutations.count, 1), by: Self.mutationsPerTransaction) {
