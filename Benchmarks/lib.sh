@@ -124,45 +124,48 @@ postgres_ticks() {
     echo "$total"
 }
 
-# backend_waits PG_PORT SECONDS: samples database `spotter`'s client backends every 10 ms for SECONDS
-# and prints, for every sample of a backend not idle, what it was doing: its state, what it waited
-# for (`wait_event_type`/`wait_event`: a lock, the WAL's flush, `ClientRead` when spotterd has not
-# sent the next statement yet) and the start of its statement; the 20 most frequent, with their
-# share of the samples (so 1.00 = one backend at all times).
-backend_waits() {
+# sample_backends PG_PORT SECONDS SUMMARY: samples database `spotter`'s backends that are not idle
+# (the sampler's own left out) every 10 ms for SECONDS into `samples (sample, client, state,
+# waiting, query)`: the sample's number, whether it is a client backend, its state, what it waited
+# for (`wait_event_type wait_event`, or `-`) and the start of its statement; then prints what the
+# SQL SUMMARY selects from it (in its psql session, unaligned, fields separated by ' | ').
+sample_backends() {
     "${run_as_pg[@]}" psql -h "$cluster" -p "$1" -U postgres -d spotter -v ON_ERROR_STOP=1 -qAt -F ' | ' -c "
-        CREATE TEMP TABLE samples (state text, waiting text, query text);
+        CREATE TEMP TABLE samples (sample int, client boolean, state text, waiting text, query text);
         DO \$\$ BEGIN
             FOR i IN 1..$2 * 100 LOOP
                 PERFORM pg_stat_clear_snapshot();
                 INSERT INTO samples
-                SELECT state, coalesce(wait_event_type || ' ' || wait_event, '-'),
+                SELECT i, backend_type = 'client backend', state, coalesce(wait_event_type || ' ' || wait_event, '-'),
                        left(regexp_replace(query, '\s+', ' ', 'g'), 60)
                   FROM pg_stat_activity
-                 WHERE datname = 'spotter' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
-                   AND state <> 'idle';
+                 WHERE datname = 'spotter' AND pid <> pg_backend_pid() AND state <> 'idle';
                 PERFORM pg_sleep(0.01);
             END LOOP;
         END \$\$;
-        SELECT to_char(count(*) / ($2 * 100.0), '0.00'), state, waiting, query FROM samples
+        $3"
+}
+
+# backend_waits PG_PORT SECONDS: for every sample of a client backend not idle, what it was doing:
+# its state, what it waited for (a lock, the WAL's flush, `ClientRead` when spotterd has not sent
+# the next statement yet) and the start of its statement; the 20 most frequent, with their share
+# of the samples (so 1.00 = one backend at all times).
+backend_waits() {
+    sample_backends "$1" "$2" "
+        SELECT to_char(count(*) / ($2 * 100.0), '0.00'), state, waiting, query FROM samples WHERE client
         GROUP BY 2, 3, 4 ORDER BY count(*) DESC LIMIT 20;" | sed 's/^/    /'
 }
 
-# backend_states PG_PORT SECONDS: samples database `spotter`'s backends every 10 ms for SECONDS
-# and prints how many were running a statement and how many sat idle inside a transaction (a
-# connection held while the server does something else), on average and at most.
+# backend_states PG_PORT SECONDS: how many of database `spotter`'s backends were running a statement
+# and how many sat idle inside a transaction (a connection held while the server does something
+# else), on average and at most.
 backend_states() {
-    "${run_as_pg[@]}" psql -h "$cluster" -p "$1" -U postgres -d spotter -v ON_ERROR_STOP=1 -qAt -F ' ' -c "
-        CREATE TEMP TABLE samples (active int, idle int);
-        DO \$\$ BEGIN
-            FOR i IN 1..$2 * 100 LOOP
-                PERFORM pg_stat_clear_snapshot();
-                INSERT INTO samples
-                SELECT count(*) FILTER (WHERE state = 'active'), count(*) FILTER (WHERE state = 'idle in transaction')
-                  FROM pg_stat_activity WHERE datname = 'spotter' AND pid <> pg_backend_pid();
-                PERFORM pg_sleep(0.01);
-            END LOOP;
-        END \$\$;
-        SELECT round(avg(active), 2), max(active), round(avg(idle), 2), max(idle), count(*) FROM samples;" |
-        awk '{ printf "  backends (%d samples): running a statement %.2f on average (at most %d), idle in a transaction %.2f (at most %d)\n", $5, $1, $2, $3, $4 }'
+    sample_backends "$1" "$2" "
+        WITH counts AS (
+            SELECT i AS sample, count(s.state) FILTER (WHERE s.state = 'active') AS active,
+                   count(s.state) FILTER (WHERE s.state = 'idle in transaction') AS idle
+            FROM generate_series(1, $2 * 100) AS i LEFT JOIN samples s ON s.sample = i GROUP BY i
+        )
+        SELECT round(avg(active), 2), max(active), round(avg(idle), 2), max(idle), count(*) FROM counts;" |
+        awk -F ' [|] ' '{ printf "  backends (%d samples): running a statement %.2f on average (at most %d), idle in a transaction %.2f (at most %d)\n", $5, $1, $2, $3, $4 }'
 }

@@ -5,8 +5,8 @@ import ValueText
 ///
 /// A row holds its values as UTF-8 in one buffer per result (`PostgresRows`) and decodes them
 /// through `decode(postgresUTF8:)`: its default makes a `String` for `decode(postgresText:)`, and
-/// the types read most (ids, times, integers, numerics) read the bytes instead, with
-/// `decode(postgresText:)` reading a `String`'s bytes the same way.
+/// the types read most (ids, times, integers, numerics) read the bytes instead
+/// (`PostgresUTF8Decodable`).
 public protocol PostgresDecodable: Sendable {
     /// Decodes a non-NULL value.
     static func decode(postgresText text: String) throws -> Self
@@ -32,9 +32,14 @@ extension PostgresDecodable {
         guard let text else { throw PostgresDecodingFailure.unexpectedNull }
         return try decode(postgresUTF8: text)
     }
+}
 
-    /// `decode(postgresUTF8:)` on the text's bytes: `decode(postgresText:)` for types that read bytes.
-    public static func decodeUTF8(of text: String) throws -> Self {
+/// A type that reads its value from the text's UTF-8: it implements `decode(postgresUTF8:)`, and
+/// its `decode(postgresText:)` reads a `String`'s bytes the same way (one parser for both).
+public protocol PostgresUTF8Decodable: PostgresDecodable {}
+
+extension PostgresUTF8Decodable {
+    public static func decode(postgresText text: String) throws -> Self {
         var text = text
         return try text.withUTF8 { try decode(postgresUTF8: $0) }
     }
@@ -75,11 +80,7 @@ extension String: PostgresDecodable {
     public static func decode(postgresText text: String) throws -> String { text }
 }
 
-extension Bool: PostgresDecodable {
-    public static func decode(postgresText text: String) throws -> Bool {
-        try decodeUTF8(of: text)
-    }
-
+extension Bool: PostgresUTF8Decodable {
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Bool {
         if text.elementsEqual("t".utf8) || text.elementsEqual("true".utf8) { return true }
         if text.elementsEqual("f".utf8) || text.elementsEqual("false".utf8) { return false }
@@ -87,15 +88,11 @@ extension Bool: PostgresDecodable {
     }
 }
 
-extension Int: PostgresDecodable {}
-extension Int64: PostgresDecodable {}
-extension Int32: PostgresDecodable {}
+extension Int: PostgresUTF8Decodable {}
+extension Int64: PostgresUTF8Decodable {}
+extension Int32: PostgresUTF8Decodable {}
 
-extension PostgresDecodable where Self: FixedWidthInteger & SignedInteger {
-    public static func decode(postgresText text: String) throws -> Self {
-        try decodeUTF8(of: text)
-    }
-
+extension PostgresUTF8Decodable where Self: FixedWidthInteger & SignedInteger {
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Self {
         guard let value = Self(decimalUTF8: text) else {
             throw PostgresDecodingFailure("not a \(Self.bitWidth)-bit integer")
@@ -136,13 +133,9 @@ extension Double: PostgresDecodable {
     }
 }
 
-extension Decimal: PostgresDecodable {
+extension Decimal: PostgresUTF8Decodable {
     /// Plain numerics are read directly (the common case, and `Decimal(string:)` costs a locale
     /// lookup per call); anything else goes to Foundation.
-    public static func decode(postgresText text: String) throws -> Decimal {
-        try decodeUTF8(of: text)
-    }
-
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Decimal {
         if let fixed = PostgresFixedPoint(utf8: text) {
             return Decimal(
@@ -197,22 +190,14 @@ public struct PostgresFixedPoint: Sendable, Equatable {
 
 private let posixLocale = Locale(identifier: "en_US_POSIX")
 
-extension UUID: PostgresDecodable {
-    public static func decode(postgresText text: String) throws -> UUID {
-        try decodeUTF8(of: text)
-    }
-
+extension UUID: PostgresUTF8Decodable {
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> UUID {
         guard let value = UUID(hexadecimalUTF8: text) else { throw PostgresDecodingFailure("not a UUID") }
         return value
     }
 }
 
-extension Date: PostgresDecodable {
-    public static func decode(postgresText text: String) throws -> Date {
-        try decodeUTF8(of: text)
-    }
-
+extension Date: PostgresUTF8Decodable {
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Date {
         try PostgresTimestamp.parse(text)
     }

@@ -2,7 +2,7 @@ import Postgres
 import SpotterCore
 
 /// A `numeric` column of kilograms, read and written as exact micrograms without `Decimal`.
-extension Mass: PostgresEncodable, PostgresDecodable {
+extension Mass: PostgresEncodable, PostgresUTF8Decodable {
     public var postgresText: String? { kilogramText }
 
     public func appendPostgresText(to bytes: inout [UInt8]) -> Bool {
@@ -11,10 +11,6 @@ extension Mass: PostgresEncodable, PostgresDecodable {
     }
 
     /// Digits beyond the sixth decimal place are dropped (the columns hold six).
-    public static func decode(postgresText text: String) throws -> Mass {
-        try decodeUTF8(of: text)
-    }
-
     public static func decode(postgresUTF8 text: UnsafeBufferPointer<UInt8>) throws -> Mass {
         guard let fixed = PostgresFixedPoint(utf8: text) else { throw PostgresDecodingFailure("not a plain numeric") }
         var micrograms = fixed.value
