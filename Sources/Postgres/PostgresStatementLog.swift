@@ -39,6 +39,22 @@ public final class PostgresStatementLog: Sendable {
         }
     }
 
+    /// The statements as round trips: each pipeline's statements together, each other statement
+    /// alone.
+    public var roundTrips: [[String]] {
+        var trips: [[String]] = []
+        var inPipeline = false
+        for statement in statements {
+            switch statement.sql {
+            case Self.startPipeline: (trips, inPipeline) = (trips + [[]], true)
+            case Self.endPipeline: inPipeline = false
+            case let sql where inPipeline: trips[trips.count - 1].append(sql)
+            case let sql: trips.append([sql])
+            }
+        }
+        return trips
+    }
+
     public static let startPipeline = "\\startpipeline"
     public static let endPipeline = "\\endpipeline"
 }

@@ -16,7 +16,10 @@ public struct PostgresActivityStore: ActivityStore {
     public func facts(_ principal: Principal, now: Date) async throws -> ActivityFacts {
         try await database.withTenant(principal) { connection in
             var none: ActivityCache.Entry?
-            return try await Self.facts(principal.tenantID, now: now, connection, kept: nil, cached: &none).facts
+            let tenant = principal.tenantID
+            let profile = try Profile(
+                try await connection.query(Self.profileSQL(own: !principal.isClientView), [tenant.rawValue, now]))
+            return try await Self.facts(tenant, profile: profile, connection, kept: nil, cached: &none).facts
         }
     }
 
@@ -37,22 +40,27 @@ public struct PostgresActivityStore: ActivityStore {
         _ tenant: TenantID, now: Date, _ onlyAfterChanges: Bool, _ cached: inout ActivityCache.Entry?,
         _ evaluate: @Sendable (ActivityFacts) -> [Achievement], learned: (ActivityCache.Entry) -> Void
     ) async throws -> ([Achievement], [StoredAward])? {
-        try await database.withTenant(tenant) { connection in
-            // One reconciliation at a time per tenant; taken before the feed's counter row (which
-            // the writes below lock), so the lock order of 0017 holds.
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue])
-            let kept = try await Self.kept(tenant, now: now, connection)
+        // One reconciliation at a time per tenant: the lock is taken in BEGIN's round trip, before
+        // the feed's counter row (which the writes below lock), so the lock order of 0017 holds.
+        let lock: (sql: String, parameters: [any PostgresEncodable]) = (
+            "SELECT pg_advisory_xact_lock(hashtextextended('spotter-activity:' || $1::text, 0))", [tenant.rawValue]
+        )
+        return try await database.withTenant(tenant, opening: [lock]) { connection in
+            // What the last round kept, the lifter's profile and the stored awards: one round trip.
+            let read = try await connection.pipeline([
+                (Self.keptSQL, [tenant.rawValue]),
+                // The lifter's own row: the round runs in the lifter's transaction.
+                (Self.profileSQL(own: true), [tenant.rawValue, now]),
+                (Self.storedAwardsSQL, [tenant.rawValue]),
+            ])
+            let kept = try Self.kept(read[0], now: now)
             if onlyAfterChanges, kept?.quiet == true { return nil }
             let (facts, seq, timeZone, baselines) = try await Self.facts(
-                tenant, now: now, connection, kept: kept, cached: &cached, own: true)
+                tenant, profile: try Profile(read[1]), connection, kept: kept, cached: &cached)
             let list = evaluate(facts)
             let wanted = Dictionary(
                 list.compactMap(\.earned).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-            var stored = try await connection.query(
-                "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1",
-                [tenant.rawValue]
-            ).map { row in
+            var stored = try read[2].map { row in
                 StoredAward(
                     award: Award(
                         key: try row.decode("key"), earnedAt: try row.decode("earned_at"),
@@ -61,39 +69,31 @@ public struct PostgresActivityStore: ActivityStore {
             }
             let withdrawn = stored.map(\.award.key).filter { wanted[$0] == nil }
             let changed = wanted.values.filter { award in stored.first { $0.award.key == award.key }?.award != award }
+            // The awards' changes and the state kept for the next round: one round trip.
+            var writes: [(sql: String, parameters: [any PostgresEncodable])] = []
             if !withdrawn.isEmpty {
-                try await connection.query(
-                    "DELETE FROM achievements WHERE tenant_id = $1 AND key = ANY($2::text[])",
-                    [tenant.rawValue, withdrawn])
+                writes.append((Self.withdrawSQL, [tenant.rawValue, withdrawn]))
             }
             if !changed.isEmpty {
                 let sorted = changed.sorted { $0.key < $1.key }
-                try await connection.query(
-                    """
-                    INSERT INTO achievements AS a (tenant_id, achievement_id, key, earned_at, workout_id, awarded_at)
-                    SELECT $1, id, key, earned_at, workout_id, $6
-                    FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[]) AS n (id, key, earned_at, workout_id)
-                    ON CONFLICT (tenant_id, key)
-                    DO UPDATE SET earned_at = excluded.earned_at, workout_id = excluded.workout_id
-                    """,
-                    [
-                        tenant.rawValue, sorted.map { Award.id(tenant, key: $0.key) }, sorted.map(\.key),
-                        sorted.map(\.earnedAt), sorted.map(\.workoutID.rawValue), now,
-                    ])
+                writes.append(
+                    (
+                        Self.awardSQL,
+                        [
+                            tenant.rawValue, sorted.map { Award.id(tenant, key: $0.key) }, sorted.map(\.key),
+                            sorted.map(\.earnedAt), sorted.map(\.workoutID.rawValue), now,
+                        ]
+                    ))
             }
-            try await connection.query(
-                """
-                INSERT INTO activity_state AS a (tenant_id, feed_seq, last_start, first_record, first_record_at,
-                                                 reconciled_at)
-                VALUES ($1, $2, $3, $4, $5, $6)
-                ON CONFLICT (tenant_id) DO UPDATE
-                SET feed_seq = excluded.feed_seq, last_start = excluded.last_start, first_record = excluded.first_record,
-                    first_record_at = excluded.first_record_at, reconciled_at = excluded.reconciled_at
-                """,
-                [
-                    tenant.rawValue, seq, facts.tally.last?.startedAt, facts.tally.firstRecord?.id.rawValue,
-                    facts.tally.firstRecord?.startedAt, now,
-                ])
+            writes.append(
+                (
+                    Self.keepSQL,
+                    [
+                        tenant.rawValue, seq, facts.tally.last?.startedAt, facts.tally.firstRecord?.id.rawValue,
+                        facts.tally.firstRecord?.startedAt, now,
+                    ]
+                ))
+            try await connection.pipeline(writes)
             learned(ActivityCache.Entry(feedSeq: seq, timeZone: timeZone, tally: facts.tally, baselines: baselines))
             if !withdrawn.isEmpty || !changed.isEmpty {
                 let kept = Dictionary(
@@ -103,6 +103,34 @@ public struct PostgresActivityStore: ActivityStore {
             return (list, stored.sorted { $0.award.key < $1.award.key })
         }
     }
+
+    /// The tenant's (`$1`) stored awards.
+    private static let storedAwardsSQL =
+        "SELECT key, earned_at, workout_id, awarded_at FROM achievements WHERE tenant_id = $1"
+
+    /// Withdraws the tenant's (`$1`) awards of keys `$2`.
+    private static let withdrawSQL = "DELETE FROM achievements WHERE tenant_id = $1 AND key = ANY($2::text[])"
+
+    /// Stores the tenant's (`$1`) awards: ids, keys, when earned and in which workout (`$2`–`$5`),
+    /// awarded at `$6` when new.
+    private static let awardSQL = """
+        INSERT INTO achievements AS a (tenant_id, achievement_id, key, earned_at, workout_id, awarded_at)
+        SELECT $1, id, key, earned_at, workout_id, $6
+        FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[]) AS n (id, key, earned_at, workout_id)
+        ON CONFLICT (tenant_id, key)
+        DO UPDATE SET earned_at = excluded.earned_at, workout_id = excluded.workout_id
+        """
+
+    /// Keeps what a round read for the next (`Kept`): the feed's number, the latest start, the first
+    /// record and when the round ran.
+    private static let keepSQL = """
+        INSERT INTO activity_state AS a (tenant_id, feed_seq, last_start, first_record, first_record_at,
+                                         reconciled_at)
+        VALUES ($1, $2, $3, $4, $5, $6)
+        ON CONFLICT (tenant_id) DO UPDATE
+        SET feed_seq = excluded.feed_seq, last_start = excluded.last_start, first_record = excluded.first_record,
+            first_record_at = excluded.first_record_at, reconciled_at = excluded.reconciled_at
+        """
 
     /// The tenant's stored awards among `ids` (feed ids, `Award.id`), as the change feed sends them.
     static func achievements(_ tenant: TenantID, _ ids: [UUID], _ connection: PostgresConnection) async throws
@@ -168,22 +196,52 @@ public struct PostgresActivityStore: ActivityStore {
         }
     }
 
-    static func kept(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> Kept? {
-        guard
-            let row = try await connection.query(
-                """
-                SELECT a.feed_seq, a.last_start, a.first_record,
-                       (extract(epoch FROM a.first_record_at) * 1000000)::bigint AS first_record_us, a.reconciled_at,
-                       coalesce(c.purged_seq, 0) AS purged_seq,
-                       NOT EXISTS (SELECT FROM sync_changes s
-                                   WHERE s.tenant_id = a.tenant_id AND s.seq > a.feed_seq
-                                     AND s.kind IN ('workout', 'profile')) AS quiet
-                FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
-                WHERE a.tenant_id = $1
-                """,
-                [tenant.rawValue]
-            ).single
-        else { return nil }
+    /// A lifter's time zone, birthday (`MM-DD`) and today's local day (days since 1970-01-01), as
+    /// `profileSQL` reads them.
+    struct Profile {
+        var timeZone: String
+        var birthday: String?
+        var today: Int
+
+        init(_ rows: PostgresRows) throws {
+            guard let row = rows.single else { throw SpotterError.notFound("tenant not found") }
+            timeZone = try row.decode("time_zone")
+            birthday = try row.decode("birthday")
+            today = try row.decode("today")
+        }
+    }
+
+    /// The profile of tenant `$1` on the day of instant `$2`: in the lifter's own transaction
+    /// (`own`) from the lifter's row; anyone else (a coach's view) reads it through the function
+    /// that checks the link, which costs about 0.2 ms more (`SECURITY DEFINER` with its own search
+    /// path).
+    static func profileSQL(own: Bool) -> String {
+        let source =
+            own
+            ? "(SELECT time_zone, to_char(birthday, 'MM-DD') AS birthday FROM tenants WHERE tenant_id = $1) p"
+            : "spotter_activity_profile($1)"
+        return """
+            SELECT time_zone, birthday, ($2::timestamptz AT TIME ZONE time_zone)::date - DATE '1970-01-01' AS today
+            FROM \(source)
+            """
+    }
+
+    /// What the last reconciliation kept (`$1` the tenant), and whether anything the awards depend
+    /// on changed since (`Kept.quiet`); read by `kept(_:now:)`.
+    static let keptSQL = """
+        SELECT a.feed_seq, a.last_start, a.first_record,
+               (extract(epoch FROM a.first_record_at) * 1000000)::bigint AS first_record_us, a.reconciled_at,
+               coalesce(c.purged_seq, 0) AS purged_seq,
+               NOT EXISTS (SELECT FROM sync_changes s
+                           WHERE s.tenant_id = a.tenant_id AND s.seq > a.feed_seq
+                             AND s.kind IN ('workout', 'profile')) AS quiet
+        FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
+        WHERE a.tenant_id = $1
+        """
+
+    /// The kept state in `rows` (of `keptSQL`), `nil` when there is none or it no longer holds.
+    static func kept(_ rows: PostgresRows, now: Date) throws -> Kept? {
+        guard let row = rows.single else { return nil }
         let feedSeq: Int64 = try row.decode("feed_seq")
         let reconciledAt: Date = try row.decode("reconciled_at")
         guard feedSeq >= (try row.decode("purged_seq") as Int64), now.timeIntervalSince(reconciledAt) < 7 * 86_400
@@ -202,60 +260,54 @@ public struct PostgresActivityStore: ActivityStore {
     /// or looked for among new sets only (`Kept.shortcut`). `cached` is used up (`nil` after): when
     /// it matches `kept` and the lifter's settings, the new workouts are folded into its tally.
     static func facts(
-        _ tenant: TenantID, now: Date, _ connection: PostgresConnection, kept: Kept?,
-        cached: inout ActivityCache.Entry?, own: Bool = false
+        _ tenant: TenantID, profile: Profile, _ connection: PostgresConnection, kept: Kept?,
+        cached: inout ActivityCache.Entry?
     ) async throws -> (facts: ActivityFacts, seq: Int64, timeZone: String, baselines: [RecordBaseline]?) {
-        // In the lifter's own transaction (`own`: a reconciliation) the profile is the lifter's row;
-        // anyone else (a coach's view) reads it through the function that checks the link. The
-        // function costs a round about 0.2 ms more (`SECURITY DEFINER` with its own search path).
-        let source =
-            own
-            ? "(SELECT time_zone, to_char(birthday, 'MM-DD') AS birthday FROM tenants WHERE tenant_id = $1) p"
-            : "spotter_activity_profile($1)"
-        guard
-            let profile = try await connection.query(
-                """
-                SELECT time_zone, birthday, ($2::timestamptz AT TIME ZONE time_zone)::date - DATE '1970-01-01' AS today
-                FROM \(source)
-                """,
-                [tenant.rawValue, now]
-            ).single
-        else { throw SpotterError.notFound("tenant not found") }
-        let timeZone: String = try profile.decode("time_zone")
-        let birthday: String? = try profile.decode("birthday")
-        let today: Int = try profile.decode("today")
+        let timeZone = profile.timeZone
         /// The challenges that can be in the list: those ending on or after the first workout's day
         /// (or today, if earlier).
-        func challenges(from first: ActivityWorkout?) async throws -> [Challenge] {
-            try await connection.query(
+        func challenges(from first: ActivityWorkout?) -> (sql: String, parameters: [any PostgresEncodable]) {
+            (
                 Self.challengeSelect
                     + " WHERE ends_on >= DATE '1970-01-01' + $1::integer ORDER BY starts_on, challenge_id",
-                [min(first?.localDay ?? today, today)]
-            ).map(decodeChallenge)
+                [min(first?.localDay ?? profile.today, profile.today)]
+            )
         }
         // With the tally the last round folded still in `cached`, a round whose only changes are
-        // new workouts reads and folds those alone.
+        // new workouts reads and folds those alone: the new workouts and the challenges in one
+        // round trip.
         var lookup = RecordLookup.full
         var found: (seq: Int64, tally: ActivityTally)?
         var baselines: [RecordBaseline]?
         if let kept, var entry = cached.take(), entry.feedSeq == kept.feedSeq, entry.timeZone == timeZone,
-            entry.tally.birthday == birthday,
-            let (now, added) = try await appended(tenant, kept, timeZone, connection),
-            added.allSatisfy({ $0.startedAt >= entry.tally.latestStart ?? $0.startedAt }),
-            try await challenges(from: entry.tally.first) == entry.tally.challenges
+            entry.tally.birthday == profile.birthday
         {
-            for workout in added { entry.tally.add(workout) }
-            found = (now, entry.tally)
-            lookup = kept.shortcut(added)
-            baselines = entry.baselines
+            let read = try await connection.pipeline([
+                appended(tenant, kept, timeZone), challenges(from: entry.tally.first),
+            ])
+            if let (now, added) = try appended(read[0], kept),
+                added.allSatisfy({ $0.startedAt >= entry.tally.latestStart ?? $0.startedAt }),
+                try read[1].map(decodeChallenge) == entry.tally.challenges
+            {
+                for workout in added { entry.tally.add(workout) }
+                found = (now, entry.tally)
+                lookup = kept.shortcut(added)
+                baselines = entry.baselines
+            }
         }
         if found == nil {
             found = try await everything(tenant, timeZone, connection) { first in
-                ActivityTally(birthday: birthday, challenges: try await challenges(from: first))
+                let (sql, parameters) = challenges(from: first)
+                return ActivityTally(
+                    birthday: profile.birthday,
+                    challenges: try await connection.query(sql, parameters).map(decodeChallenge))
             }
             // Read after the workouts, so no change they include escapes it.
-            if let kept, let (_, added) = try await appended(tenant, kept, timeZone, connection) {
-                lookup = kept.shortcut(added)
+            if let kept {
+                let (sql, parameters) = appended(tenant, kept, timeZone)
+                if let (_, added) = try appended(try await connection.query(sql, parameters), kept) {
+                    lookup = kept.shortcut(added)
+                }
             }
         }
         var (seq, tally) = found!
@@ -273,7 +325,7 @@ public struct PostgresActivityStore: ActivityStore {
             tally.firstRecord = try await connection.query(firstRecord, [tenant.rawValue]).single.flatMap(record)
             baselines = nil
         }
-        return (ActivityFacts(tally: tally, today: today), seq, timeZone, baselines)
+        return (ActivityFacts(tally: tally, today: profile.today), seq, timeZone, baselines)
     }
 
     /// The first record among the sets of the new workouts `added` (none started before any old
@@ -384,12 +436,9 @@ public struct PostgresActivityStore: ActivityStore {
     /// The new workouts since `kept` and the feed's number as of them (one statement), when every
     /// change of a workout or the profile since is a new workout started at or after the latest
     /// one then; `nil` otherwise.
-    private static func appended(
-        _ tenant: TenantID, _ kept: Kept, _ timeZone: String, _ connection: PostgresConnection
-    ) async throws -> (seq: Int64, workouts: [ActivityWorkout])? {
-        let rows = try await connection.query(
-            appendedSQL,
-            [tenant.rawValue, kept.feedSeq, timeZone])
+    private static func appended(_ rows: PostgresRows, _ kept: Kept) throws -> (
+        seq: Int64, workouts: [ActivityWorkout]
+    )? {
         let seq: Int64 = try rows.first?.decode(4) ?? 0
         var added: [ActivityWorkout] = []
         for row in rows where try row.decode(5) as String? != nil {
@@ -401,6 +450,14 @@ public struct PostgresActivityStore: ActivityStore {
             added.append(workout)
         }
         return (seq, added)
+    }
+
+    /// The statement whose rows `appended(_:_:)` reads: the changes since `kept`, in time zone
+    /// `timeZone`.
+    private static func appended(_ tenant: TenantID, _ kept: Kept, _ timeZone: String) -> (
+        sql: String, parameters: [any PostgresEncodable]
+    ) {
+        (appendedSQL, [tenant.rawValue, kept.feedSeq, timeZone])
     }
 
     /// `appended`'s statement (`$1` the tenant, `$2` the kept feed number, `$3` the time zone), built

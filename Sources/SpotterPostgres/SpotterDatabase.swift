@@ -28,21 +28,27 @@ public struct SpotterDatabase: Sendable {
 
     /// Runs `body` in a transaction whose row-level security context is `tenant`. The setting is
     /// transaction-local (`set_config(…, true)`), so it ends with the transaction and a pooled
-    /// connection never carries it into another request. Called while this task already has a
-    /// transaction open for the same tenant, `body` runs in that one.
+    /// connection never carries it into another request. `opening` runs first, in BEGIN's round
+    /// trip. Called while this task already has a transaction open for the same tenant, `body`
+    /// runs in that one (after `opening`).
     @discardableResult
     public func withTenant<T: Sendable>(
         _ tenant: TenantID,
         isolation: PostgresIsolation = .readCommitted,
+        opening: [(sql: String, parameters: [any PostgresEncodable])] = [],
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         if let open = Self.open, open.tenant == tenant {
-            return try await translatingErrors { try await body(open.connection) }
+            return try await translatingErrors {
+                if !opening.isEmpty { try await open.connection.pipeline(opening) }
+                return try await body(open.connection)
+            }
         }
         return try await translatingErrors {
-            // The tenant is set in BEGIN's round trip (or was, by the call's authentication).
+            // The tenant is set in BEGIN's round trip (or was, by the call's authentication), and
+            // `opening` (whose rows are not kept) runs in it after.
             return try await pool.withTransaction(
-                isolation: isolation, opening: [Self.actingAs(tenant)], closing: Self.changedFeeds,
+                isolation: isolation, opening: [Self.actingAs(tenant)] + opening, closing: Self.changedFeeds,
                 committed: notifyWatchers
             ) { connection in
                 try await Self.$open.withValue(OpenTransaction(tenant: tenant, connection: connection)) {

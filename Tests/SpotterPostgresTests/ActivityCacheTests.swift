@@ -156,8 +156,11 @@ struct ActivityCacheTests {
             {
                 var cached = cached
                 let facts = try await database.asTenant(ada.tenantID) { connection in
-                    try await PostgresActivityStore.facts(
-                        ada.tenantID, now: clock.now, connection, kept: kept, cached: &cached
+                    let profile = try PostgresActivityStore.Profile(
+                        try await connection.query(
+                            PostgresActivityStore.profileSQL(own: true), [ada.tenantID.rawValue, clock.now]))
+                    return try await PostgresActivityStore.facts(
+                        ada.tenantID, profile: profile, connection, kept: kept, cached: &cached
                     ).facts
                 }
                 #expect(cached == nil, "the entry was used up")

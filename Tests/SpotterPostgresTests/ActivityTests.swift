@@ -282,6 +282,43 @@ struct ActivityTests {
         }
     }
 
+    @Test("a round after a new workout sends its statements in six round trips")
+    func roundTrips() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(7 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            // Rounds before: the first reads everything, the second finds the records' baselines.
+            for day in 0..<2 {
+                _ = try await training.workouts.log(
+                    ada, id: "", workoutDraft(at: monday.addingTimeInterval(Double(day) * 86_400)))
+                try await training.activity.reconcile(ada.tenantID)
+            }
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday.addingTimeInterval(2 * 86_400)))
+            let log = PostgresStatementLog()
+            try await PostgresStatementLog.$current.withValue(log) {
+                try await training.activity.reconcile(ada.tenantID)
+            }
+            func kind(_ sql: String) -> String {
+                let words = sql.split(whereSeparator: \.isWhitespace)
+                let text = words.prefix(words.first == "WITH" ? 2 : 3).joined(separator: " ")
+                return text.hasPrefix("SELECT set_config") || text.hasPrefix("SELECT pg_advisory")
+                    ? String(text.prefix { $0 != "(" }) : text
+            }
+            #expect(
+                log.roundTrips.map { $0.map(kind) } == [
+                    ["BEGIN ISOLATION LEVEL", "SELECT set_config", "SELECT pg_advisory_xact_lock"],
+                    ["SELECT a.feed_seq, a.last_start,", "SELECT time_zone, birthday,", "SELECT key, earned_at,"],
+                    ["SELECT w.workout_id, w.started_us,", "SELECT challenge_id, name,"],
+                    ["SELECT set_config", "WITH b", "SELECT set_config"],
+                    ["INSERT INTO achievements", "INSERT INTO activity_state"],
+                    ["SELECT coalesce(current_setting('spotter.changed_feeds', true),", "COMMIT"],
+                ], "\(log.roundTrips)")
+            let listed = try await training.activity.achievements(ada)
+            #expect(Self.earnedBy(listed).keys.contains("frequency:3"), "the round's award was stored")
+        }
+    }
+
     @Test("awards and withdrawals reach devices through the change feed")
     func awardsReachTheFeed() async throws {
         try await TestDatabase.with { database in

@@ -255,16 +255,7 @@ struct SyncPushPullTests {
             #expect(after.workouts == 2 && after.mutations == 3 && after.applied == 3)
 
             // Round trips: a pipeline, or a statement sent alone. Those that only keep the books.
-            var trips: [[String]] = []
-            var inPipeline = false
-            for statement in log.statements {
-                switch statement.sql {
-                case PostgresStatementLog.startPipeline: (trips, inPipeline) = (trips + [[]], true)
-                case PostgresStatementLog.endPipeline: inPipeline = false
-                case let sql where inPipeline: trips[trips.count - 1].append(sql)
-                case let sql: trips.append([sql])
-                }
-            }
+            let trips = log.roundTrips
             func kind(_ sql: String) -> String? {
                 let words = sql.split(whereSeparator: \.isWhitespace).prefix(3).joined(separator: " ")
                 return [
