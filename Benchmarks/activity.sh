@@ -5,7 +5,12 @@
 #   2. LogWorkout for that lifter with the achievement feed on (spotterd's reconciler recomputes the
 #      lifter's awards after every logged workout, off the call's path) and then off
 #      (SPOTTER_ACHIEVEMENT_FEED=off), each with the CPU per call of spotterd and PostgreSQL,
-#      counted until the reconciler is done.
+#      counted until the reconciler is done;
+#   3. LogWorkout by 200 new lifters one call at a time, feed on and off: each lifter's workouts
+#      come about 0.7 s apart, after the reconciler's quarter-second wait, so every workout is a
+#      round of its own, as on a server where lifters log one workout at a time (in 2, the lifter's
+#      calls come faster than the rounds, and a round folds dozens of workouts). Each lifter has
+#      logged ten workouts first, unmeasured.
 # Builds spotterd and spotter-load in release mode (or takes them from BIN). Bounded: CALLS calls each.
 #
 #   Benchmarks/activity.sh                 # CALLS=500 CONCURRENCY=1
@@ -27,9 +32,12 @@ release_binaries
 bench_cluster spotter-activity-bench $port 100
 hz=$(getconf CLK_TCK)
 
+# The lifters the calls are spread over, and their usernames' prefix.
+lifters=1
+prefix=activity
 load() {
     "$bin/spotter-load" --port "$grpc_port" --certificate "$data/tls/dev-cert.pem" --scenario "$1" \
-        --tenants 1 --connections 1 --prefix activity "${@:2}"
+        --tenants "$lifters" --connections 1 --prefix "$prefix" "${@:2}"
 }
 
 # seed SCENARIO: makes the scenario's lifter with ten years of training (one call, not measured;
@@ -39,12 +47,12 @@ seed() {
     sleep 5
 }
 
-# run_load SCENARIO [ROUNDS]: CALLS measured calls (after 20 warm-up ones) by the seeded lifter; then
+# run_load SCENARIO [ROUNDS]: CALLS measured calls (after `warmup`, 20 unless set, warm-up ones) by the seeded lifter; then
 # waits 2 s for the reconciler and prints the CPU per measured call of spotterd and PostgreSQL
 # (signing in and warm-up left out: `start_load`); with ROUNDS, also the reconciler's rounds meanwhile.
 run_load() {
     local s0 p0 s1 p1 before after
-    start_load "$cluster/load.out" load "$1" --concurrency "$concurrency" --calls "$calls" --warmup 20
+    start_load "$cluster/load.out" load "$1" --concurrency "$concurrency" --calls "$calls" --warmup "${warmup:-20}"
     [ -n "${2:-}" ] && before=$(reconciled)
     s0=$(cpu_ticks -x spotterd); p0=$(postgres_ticks)
     finish_load "$cluster/load.out"
@@ -82,9 +90,15 @@ echo "--- ListAchievements, 5,000 workouts"
 run_load achievements
 echo "--- LogWorkout, 5,000 workouts, reconciled after each"
 run_load log-ten-years rounds
+echo "--- LogWorkout by 200 lifters one call at a time: every workout a round of its own"
+# Ten workouts each first (the warm-up): a new lifter's first workouts earn most of the early
+# awards (first workout, 5, 10, a week of three), which a lifter with a history earns no more.
+lifters=200 prefix=activity_on warmup=2000 run_load log rounds
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 
 echo "==> achievement feed off (SPOTTER_ACHIEVEMENT_FEED=off)"
 start_bench_spotterd "$bin/spotterd" "$port" "$grpc_port" SPOTTER_ACHIEVEMENT_FEED=off
 echo "--- LogWorkout, 5,000 workouts, nothing reconciled"
 run_load log-ten-years
+echo "--- LogWorkout by 200 lifters one call at a time, nothing reconciled"
+lifters=200 prefix=activity_off warmup=2000 run_load log

@@ -227,14 +227,17 @@ public struct PostgresActivityStore: ActivityStore {
     }
 
     /// What the last reconciliation kept (`$1` the tenant), and whether anything the awards depend
-    /// on changed since (`Kept.quiet`); read by `kept(_:now:)`.
+    /// on changed since (`Kept.quiet`); read by `kept(_:now:)`. The first such change is looked
+    /// for in feed order (`sync_changes_seq_key`, from the kept number on): as `NOT EXISTS`, a plan
+    /// made while the statistics knew of one large tenant read the whole feed table every round
+    /// (they expected a third of it after any number, spread evenly).
     static let keptSQL = """
         SELECT a.feed_seq, a.last_start, a.first_record,
                (extract(epoch FROM a.first_record_at) * 1000000)::bigint AS first_record_us, a.reconciled_at,
                coalesce(c.purged_seq, 0) AS purged_seq,
-               NOT EXISTS (SELECT FROM sync_changes s
-                           WHERE s.tenant_id = a.tenant_id AND s.seq > a.feed_seq
-                             AND s.kind IN ('workout', 'profile')) AS quiet
+               (SELECT s.seq FROM sync_changes s
+                WHERE s.tenant_id = a.tenant_id AND s.seq > a.feed_seq AND s.kind IN ('workout', 'profile')
+                ORDER BY s.seq LIMIT 1) IS NULL AS quiet
         FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
         WHERE a.tenant_id = $1
         """

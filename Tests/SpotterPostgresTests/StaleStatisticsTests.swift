@@ -97,4 +97,45 @@ struct StaleStatisticsTests {
             }
         }
     }
+
+    @Test(
+        "a round's look at the feed since its kept state probes the feed's index, also when the statistics know of one large tenant alone"
+    )
+    func keptStateProbesTheFeed() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+            let training = database.trainingServices(clock: clock)
+            // One lifter with a long feed (10,000 changes), analysed while the only one: the statistics
+            // expect a third of the table after any feed number of any tenant.
+            let whale = try await database.lifter("whale")
+            try await database.asOwner { connection in
+                try await connection.query(
+                    """
+                    INSERT INTO sync_changes (tenant_id, kind, object_id, seq, deleted, changed_at)
+                    SELECT $1, 'workout', gen_random_uuid(), g, false, now() FROM generate_series(1001, 11000) AS g
+                    """, [whale.tenantID.rawValue])
+                try await connection.query(
+                    """
+                    INSERT INTO sync_counters (tenant_id, last_seq) VALUES ($1, 11000)
+                    ON CONFLICT (tenant_id) DO UPDATE SET last_seq = 11000
+                    """, [whale.tenantID.rawValue])
+                try await connection.execute("ANALYZE sync_changes, sync_counters, activity_state")
+            }
+            let ada = try await database.lifter("ada")
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: clock.now))
+            try await training.activity.reconcile(ada.tenantID)
+
+            // The kept state's read under its generic plan (a pooled connection's, for any tenant).
+            let plan = try await database.asTenant(ada.tenantID) { connection in
+                try await connection.execute("PREPARE kept AS " + PostgresActivityStore.keptSQL)
+                try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+                return try await connection.query(
+                    "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE kept('\(ada.tenantID.rawValue.uuidString)')"
+                ).rows.map { row -> String in try row.decode("QUERY PLAN") }
+            }
+            let text = plan.joined(separator: "\n")
+            #expect(text.contains("sync_changes_seq_key"), "\(text)")
+            #expect(!text.contains("Seq Scan on sync_changes"), "\(text)")
+        }
+    }
 }
