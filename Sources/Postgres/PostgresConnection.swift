@@ -229,16 +229,27 @@ public final class PostgresConnection: @unchecked Sendable {
         return try await pipelineIgnoringCancellation(statements)
     }
 
-    /// Runs `statements` in one round trip (`pipeline`) under their generic plans, then sets
+    /// How PostgreSQL plans a prepared statement (its `plan_cache_mode`).
+    public enum Planning: String, Sendable {
+        /// The statement's generic plan, made once for any values: for statements whose plan does not
+        /// depend on their parameters' values, but whose plan for given values PostgreSQL estimates
+        /// cheaper than the generic one, so that it would plan them afresh on every execution.
+        case generic = "force_generic_plan"
+        /// A plan for the values given, made on every execution: for statements whose best plan
+        /// depends on the values (all of one tenant's rows: an index for a tenant with a few, the
+        /// table for one with most of them), where a generic plan made from the statistics'
+        /// average tenant can read a whole table for a tenant with a handful of rows.
+        case custom = "force_custom_plan"
+    }
+
+    /// Runs `statements` in one round trip (`pipeline`) planned as `planning` says, then sets
     /// `plan_cache_mode` back to `auto` (PostgreSQL's default) for the rest of the transaction; returns
-    /// the statements' rows. For statements whose plan does not depend on their parameters' values,
-    /// but whose plan for given values PostgreSQL estimates cheaper than the generic one, so that it
-    /// plans them afresh on every execution. Use it inside a transaction (the setting is local to it).
-    public func pipelineUnderGenericPlans(_ statements: [(sql: String, parameters: [any PostgresEncodable])])
+    /// the statements' rows. Use it inside a transaction (the setting is local to it).
+    public func pipeline(_ statements: [(sql: String, parameters: [any PostgresEncodable])], planning: Planning)
         async throws -> [PostgresRows]
     {
         let answers = try await pipeline(
-            [("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", [])] + statements
+            [("SELECT set_config('plan_cache_mode', '\(planning.rawValue)', true)", [])] + statements
                 + [("SELECT set_config('plan_cache_mode', 'auto', true)", [])])
         return Array(answers.dropFirst().prefix(statements.count))
     }

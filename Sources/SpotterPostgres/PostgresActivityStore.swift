@@ -141,9 +141,10 @@ public struct PostgresActivityStore: ActivityStore {
             SELECT a.achievement_id, a.key, a.earned_at, a.workout_id, a.awarded_at, c.challenge_id, c.name,
                    c.description, c.starts_on::text AS starts_on, c.ends_on::text AS ends_on, c.rule, c.target,
                    c.created_at, c.created_by
-            FROM achievements a
+            FROM unnest($2::uuid[]) AS i (id)
+            -- One primary-key lookup per id, whatever the statistics say of the tenant.
+            CROSS JOIN LATERAL (SELECT * FROM achievements WHERE tenant_id = $1 AND achievement_id = i.id OFFSET 0) a
             LEFT JOIN challenges c ON a.key = 'challenge:' || c.challenge_id::text
-            WHERE a.tenant_id = $1 AND a.achievement_id = ANY($2::uuid[])
             """,
             [tenant.rawValue, ids])
         return try rows.compactMap { row in
@@ -345,15 +346,11 @@ public struct PostgresActivityStore: ActivityStore {
             // estimated cost was higher than a plan for the ones given, so PostgreSQL planned it
             // afresh every round (0.55 ms, against 0.17 ms to run it;
             // `pg_stat_statements.track_planning` in the log scenario).
-            let row = try await connection.pipelineUnderGenericPlans([
-                (
-                    recordAmongNew,
-                    [
-                        tenant.rawValue, added.map(\.rawValue), baselines.map(\.exerciseID),
-                        baselines.map(\.measure), baselines.map(\.firstMicros), baselines.map(\.best),
-                    ]
-                )
-            ])[0].single
+            let parameters: [any PostgresEncodable] = [
+                tenant.rawValue, added.map(\.rawValue), baselines.map(\.exerciseID),
+                baselines.map(\.measure), baselines.map(\.firstMicros), baselines.map(\.best),
+            ]
+            let row = try await connection.pipeline([(recordAmongNew, parameters)], planning: .generic)[0].single
             guard let row else { throw PostgresError(kind: .decoding, message: "no answer to the record check") }
             return (try row.decode("outside"), try record(row))
         }
@@ -443,6 +440,8 @@ public struct PostgresActivityStore: ActivityStore {
         seq: Int64, workouts: [ActivityWorkout]
     )? {
         let seq: Int64 = try rows.first?.decode(4) ?? 0
+        // So many changes at once (an import) are read whole instead.
+        guard rows.count < appendedLimit else { return nil }
         var added: [ActivityWorkout] = []
         for row in rows where try row.decode(5) as String? != nil {
             guard try row.decode(5) as String == "workout", try row.decode(6) as Int64? == 1,
@@ -463,6 +462,9 @@ public struct PostgresActivityStore: ActivityStore {
         (appendedSQL, [tenant.rawValue, kept.feedSeq, timeZone])
     }
 
+    /// At most this many changes since the kept state are read one by one; with more, everything is.
+    static let appendedLimit = 1_000
+
     /// `appended`'s statement (`$1` the tenant, `$2` the kept feed number, `$3` the time zone), built
     /// once.
     private static let appendedSQL = """
@@ -472,14 +474,20 @@ public struct PostgresActivityStore: ActivityStore {
         LEFT JOIN LATERAL (
             SELECT x.workout_id, x.started_at, \(startColumns.replacingOccurrences(of: "$2", with: "$3")),
                    s.kind, x.version, x.deleted_at IS NOT NULL AS deleted
-            FROM sync_changes s
+            -- The first `appendedLimit` changes in feed order: a probe of `sync_changes_seq_key` from
+            -- the kept number on (with `seq > $2` alone, a generic plan made while the statistics
+            -- knew of one large tenant read the whole feed table).
+            FROM (
+                SELECT * FROM sync_changes
+                WHERE tenant_id = $1 AND seq > $2 AND kind IN ('workout', 'profile')
+                ORDER BY seq LIMIT \(appendedLimit)
+            ) s
             -- One primary-key lookup per change, whatever the statistics say of the tenant
             -- (a plain join scanned all of a new tenant's workouts per change: WorkoutSQL.load).
             LEFT JOIN LATERAL (
                 SELECT * FROM workouts
                 WHERE s.kind = 'workout' AND tenant_id = s.tenant_id AND workout_id = s.object_id OFFSET 0
             ) x ON true
-            WHERE s.tenant_id = $1 AND s.seq > $2 AND s.kind IN ('workout', 'profile')
         ) w ON true
         ORDER BY w.started_at, w.workout_id
         """
@@ -559,7 +567,11 @@ public struct PostgresActivityStore: ActivityStore {
             )
             SELECT s.workout_id, (extract(epoch FROM s.started_at) * 1000000)::bigint AS started_us
             FROM records r
-            JOIN workout_sets s ON s.tenant_id = $1 AND s.exercise_id = r.exercise_id AND s.started_at = r.started_at
+            -- A probe per record (a join read all of the lifter's sets, or under a generic plan the table).
+            CROSS JOIN LATERAL (
+                SELECT * FROM workout_sets
+                WHERE tenant_id = $1 AND exercise_id = r.exercise_id AND started_at = r.started_at OFFSET 0
+            ) s
             WHERE \(working) AND \(beats("r.measure", "r.best"))
             ORDER BY s.started_at, s.workout_id LIMIT 1
             """

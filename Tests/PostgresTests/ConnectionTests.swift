@@ -97,17 +97,20 @@ struct ConnectionTests {
         }
     }
 
-    @Test("statements under generic plans: their rows alone, the setting forced for them and back to auto after")
-    func genericPlans() async throws {
+    @Test(
+        "statements under generic or custom plans: their rows alone, the setting forced for them and back to auto after",
+        arguments: [PostgresConnection.Planning.generic, .custom])
+    func forcedPlans(_ planning: PostgresConnection.Planning) async throws {
         try await TestDatabase.with { database in
             let connection = try await database.ownerConnection()
             try await connection.execute("BEGIN")
-            let answers = try await connection.pipelineUnderGenericPlans([
-                ("SELECT current_setting('plan_cache_mode') AS mode", []),
-                ("SELECT $1::int + 1 AS two", [1]),
-            ])
+            let answers = try await connection.pipeline(
+                [
+                    ("SELECT current_setting('plan_cache_mode') AS mode", []),
+                    ("SELECT $1::int + 1 AS two", [1]),
+                ], planning: planning)
             #expect(answers.count == 2)
-            #expect(try answers[0].single?.decode("mode", as: String.self) == "force_generic_plan")
+            #expect(try answers[0].single?.decode("mode", as: String.self) == planning.rawValue)
             #expect(try answers[1].single?.decode("two", as: Int.self) == 2)
             let after = try await connection.query("SELECT current_setting('plan_cache_mode') AS mode")
             #expect(try after.single?.decode("mode", as: String.self) == "auto")

@@ -138,4 +138,97 @@ struct StaleStatisticsTests {
             #expect(!text.contains("Seq Scan on sync_changes"), "\(text)")
         }
     }
+
+    @Test(
+        "a small lifter's everyday calls read no large table whole under generic plans made while the statistics knew of one large tenant alone"
+    )
+    func everydayCallsReadNoTableWhole() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+            let training = database.trainingServices(clock: clock)
+            let sync = database.syncService(clock: clock)
+            // A lifter with a long history, analysed while the only one: the statistics expect every
+            // tenant to hold all of each table's rows.
+            let whale = try await database.lifter("whale")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        for index in stride(from: writer, to: 400, by: 4) {
+                            _ = try await training.workouts.log(
+                                whale, id: "",
+                                workoutDraft(
+                                    at: clock.now.addingTimeInterval(Double(index - 400) * 86_400),
+                                    exercises: [Catalog.squat, Catalog.benchPress], sets: 5))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await training.activity.reconcile(whale.tenantID)
+            try await database.asOwner { try await $0.execute("ANALYZE") }
+
+            // Her everyday calls, each statement recorded with its parameters.
+            let ada = try await database.lifter("ada")
+            let log = PostgresStatementLog()
+            try await PostgresStatementLog.$current.withValue(log) {
+                var phone = try await SimulatedDevice.register(sync, ada, label: "phone")
+                try await phone.pullAll(sync)
+                var logged: [Workout] = []
+                for day in 0..<3 {
+                    logged.append(
+                        try await training.workouts.log(
+                            ada, id: "", workoutDraft(at: clock.now.addingTimeInterval(Double(day - 3) * 86_400))))
+                    try await training.activity.reconcile(ada.tenantID)
+                }
+                _ = try await training.workouts.get(ada, id: logged[0].id.description)
+                _ = try await training.workouts.history(ada, from: nil, to: nil, text: "", pageSize: 20, pageToken: "")
+                _ = try await training.progress.progress(
+                    ada, exerciseID: Catalog.benchPress.description, from: nil, to: nil, formula: .epley)
+                _ = try await training.activity.achievements(ada)
+                _ = try await training.activity.summary(ada, from: nil, to: nil)
+                let pushed = phone.put(.workout(workoutDraft(at: clock.now)), UUID(), base: 0)
+                #expect(try await phone.push(sync, [pushed]).map(\.status) == [.applied])
+                try await phone.pullAll(sync)
+            }
+
+            // Each distinct statement's generic plan (a pooled connection's, for any tenant), or a
+            // plan for its values where spotterd asks for one (`PostgresConnection.Planning.custom`).
+            let skipped = ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "FETCH", "CLOSE", "\\"]
+            var seen = Set<String>()
+            var wholeReads: [String] = []
+            var planning = "force_generic_plan"
+            for statement in log.statements {
+                if statement.sql.hasPrefix("SELECT set_config('plan_cache_mode', ") {
+                    planning =
+                        statement.sql.contains(PostgresConnection.Planning.custom.rawValue)
+                        ? "force_custom_plan" : "force_generic_plan"
+                    continue
+                }
+                guard !skipped.contains(where: statement.sql.hasPrefix), seen.insert(statement.sql).inserted
+                else { continue }
+                var sql = statement.sql
+                if sql.hasPrefix("DECLARE"), let range = sql.range(of: "CURSOR FOR") {
+                    sql = String(sql[range.upperBound...])
+                }
+                let plan = try await database.asTenant(ada.tenantID) { connection in
+                    try await connection.execute("PREPARE generic AS " + sql)
+                    try await connection.execute("SET LOCAL plan_cache_mode = \(planning)")
+                    let arguments = statement.parameters.map { text in
+                        text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
+                    }.joined(separator: ", ")
+                    let plan = try await connection.query(
+                        "EXPLAIN (COSTS OFF) EXECUTE generic" + (arguments.isEmpty ? "" : "(\(arguments))")
+                    ).rows.map { row -> String in try row.decode("QUERY PLAN") }
+                    try await connection.execute("DEALLOCATE generic")
+                    return plan
+                }
+                let large = ["workouts", "workout_exercises", "workout_sets", "sync_changes", "achievements"]
+                if plan.contains(where: { line in large.contains { line.contains("Seq Scan on \($0) ") } }) {
+                    wholeReads.append(sql + "\n" + plan.joined(separator: "\n"))
+                }
+            }
+            #expect(seen.count > 20, "the calls' statements were recorded")
+            #expect(wholeReads.isEmpty, "\(wholeReads.joined(separator: "\n\n"))")
+        }
+    }
 }

@@ -190,7 +190,7 @@ enum WorkoutSQL {
         // sync pull).
         let answers =
             ids == nil
-            ? try await connection.pipeline(statements) : try await connection.pipelineUnderGenericPlans(statements)
+            ? try await connection.pipeline(statements) : try await connection.pipeline(statements, planning: .generic)
         let (rows, exerciseRows, setRows) = (answers[0], answers[1], answers[2])
         guard !rows.isEmpty else { return [] }
         var exercises: [UUID: [WorkoutExercise]] = [:]
