@@ -1,10 +1,11 @@
 import Foundation
 import Postgres
 import SpotterCore
-import SpotterPostgres
 import SpotterTestSupport
 import Synchronization
 import Testing
+
+@testable import SpotterPostgres
 
 @Suite("Activity and achievements on PostgreSQL")
 struct ActivityTests {
@@ -316,6 +317,42 @@ struct ActivityTests {
                 ], "\(log.roundTrips)")
             let listed = try await training.activity.achievements(ada)
             #expect(Self.earnedBy(listed).keys.contains("frequency:3"), "the round's award was stored")
+        }
+    }
+
+    @Test("a round after more new workouts than it reads one by one reads everything, and awards the same")
+    func manyNewWorkouts() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(2_000 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: monday))
+            try await training.activity.reconcile(ada.tenantID)
+            let monday = self.monday
+            let count = PostgresActivityStore.appendedLimit + 1
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        for day in stride(from: 1 + writer, through: count, by: 4) {
+                            _ = try await training.workouts.log(
+                                ada, id: "",
+                                workoutDraft(at: monday.addingTimeInterval(Double(day) * 86_400), kilograms: 100))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let log = PostgresStatementLog()
+            try await PostgresStatementLog.$current.withValue(log) {
+                try await training.activity.reconcile(ada.tenantID)
+            }
+            #expect(
+                log.statements.contains { $0.sql.hasPrefix("DECLARE spotter_activity_workouts") }, "read everything")
+            let kept = try await Self.stored(database, ada)
+            // A service with nothing cached reads everything too.
+            let fresh = try await database.trainingServices(clock: clock).activity.achievements(ada)
+            #expect(Self.earnedBy(fresh) == kept)
+            #expect(kept["milestone:500"] != nil, "\(kept.keys.sorted())")
         }
     }
 
