@@ -140,7 +140,7 @@ struct StaleStatisticsTests {
     }
 
     @Test(
-        "a small lifter's everyday calls read no large table whole under generic plans made while the statistics knew of one large tenant alone"
+        "a small lifter's and her coach's everyday calls read no large table whole under generic plans made while the statistics knew of one large tenant alone"
     )
     func everydayCallsReadNoTableWhole() async throws {
         try await TestDatabase.with { database in
@@ -167,8 +167,15 @@ struct StaleStatisticsTests {
             try await training.activity.reconcile(whale.tenantID)
             try await database.asOwner { try await $0.execute("ANALYZE") }
 
-            // Her everyday calls, each statement recorded with its parameters.
+            // Her everyday calls and her coach's, each statement recorded with its parameters.
             let ada = try await database.lifter("ada")
+            let coaching = database.coachingService(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            try await database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            try await coaching.link(coach, ada, scopes: ["history", "details", "progress"])
             let log = PostgresStatementLog()
             try await PostgresStatementLog.$current.withValue(log) {
                 var phone = try await SimulatedDevice.register(sync, ada, label: "phone")
@@ -189,6 +196,15 @@ struct StaleStatisticsTests {
                 let pushed = phone.put(.workout(workoutDraft(at: clock.now)), UUID(), base: 0)
                 #expect(try await phone.push(sync, [pushed]).map(\.status) == [.applied])
                 try await phone.pullAll(sync)
+                let client = ada.tenantID.description
+                _ = try await coaching.clients(coach, inactiveDays: 7)
+                _ = try await coaching.clientHistory(
+                    coach, client: client, from: nil, to: nil, text: "", pageSize: 20, pageToken: "")
+                _ = try await coaching.clientWorkout(coach, client: client, workoutID: logged[0].id.description)
+                _ = try await coaching.clientProgress(
+                    coach, client: client, exerciseID: Catalog.benchPress.description, from: nil, to: nil,
+                    formula: .epley)
+                _ = try await coaching.clientAchievements(coach, client: client)
             }
 
             // Each distinct statement's generic plan (a pooled connection's, for any tenant), or a

@@ -204,8 +204,12 @@ public struct PostgresCoachingStore: CoachingStore {
                            (date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01')::text,
                            ',') AS recent_weeks
                   FROM workouts w
+                  -- Bounded on both sides, so the planner takes the window for a narrow range (an
+                  -- index scan) even when the statistics give each tenant most of the table; with
+                  -- the lower bound alone it read the whole table once per client.
                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
                     AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)
+                    AND w.started_at < 'infinity'
                 ) recent ON true
                 JOIN spotter_linked_parties() ct ON ct.tenant_id = l.coach_id
                 LEFT JOIN program_follows f ON f.tenant_id = l.tenant_id
