@@ -104,7 +104,11 @@ public struct PostgresGuidedSessionStore: GuidedSessionStore {
                            AS e1rm,
                        max(s.duration_seconds) AS longest
                 FROM workout_sets s
-                JOIN workouts w ON w.tenant_id = s.tenant_id AND w.workout_id = s.workout_id
+                -- Each set's workout by its primary key: a join hashed every workout of the tenant, or
+                -- under a generic plan made while the statistics knew of one large tenant, the table.
+                CROSS JOIN LATERAL (
+                    SELECT deleted_at FROM workouts WHERE tenant_id = s.tenant_id AND workout_id = s.workout_id OFFSET 0
+                ) w
                 WHERE s.tenant_id = $1 AND s.exercise_id = $2 AND s.set_type <> 'warm_up' AND w.deleted_at IS NULL
                 """,
                 [principal.tenantID.rawValue, exercise.rawValue]

@@ -170,6 +170,7 @@ struct StaleStatisticsTests {
             // Her everyday calls and her coach's, each statement recorded with its parameters.
             let ada = try await database.lifter("ada")
             let coaching = database.coachingService(clock: clock)
+            let sessions = database.guidedSessionService(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
             try await database.asOwner { connection in
                 try await connection.query(
@@ -196,6 +197,26 @@ struct StaleStatisticsTests {
                 let pushed = phone.put(.workout(workoutDraft(at: clock.now)), UUID(), base: 0)
                 #expect(try await phone.push(sync, [pushed]).map(\.status) == [.applied])
                 try await phone.pullAll(sync)
+                // A template, a guided session from it set by set, a body measurement.
+                let template = try await training.templates.create(
+                    ada, id: "",
+                    TemplateDraft(
+                        name: "Press",
+                        items: [
+                            TemplateItemDraft(
+                                exerciseID: Catalog.benchPress.description, targetSets: 2, repsMin: 5, repsMax: 5)
+                        ]))
+                _ = try await training.templates.list(ada, includeArchived: false, pageSize: 20, pageToken: "")
+                let session = try await sessions.start(ada, id: "", .template(template.id.description))
+                for set in 0..<2 {
+                    _ = try await sessions.recordSet(
+                        ada, id: session.id.description, exercise: 0, set: set,
+                        SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg)))
+                }
+                _ = try await sessions.complete(ada, id: session.id.description)
+                _ = try await training.body.record(
+                    ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80.4))
+                _ = try await training.body.series(ada, metrics: ["body_weight"], from: "", to: "")
                 let client = ada.tenantID.description
                 _ = try await coaching.clients(coach, inactiveDays: 7)
                 _ = try await coaching.clientHistory(
@@ -238,7 +259,10 @@ struct StaleStatisticsTests {
                     try await connection.execute("DEALLOCATE generic")
                     return plan
                 }
-                let large = ["workouts", "workout_exercises", "workout_sets", "sync_changes", "achievements"]
+                let large = [
+                    "workouts", "workout_exercises", "workout_sets", "sync_changes", "achievements", "templates",
+                    "template_items", "guided_sessions", "body_measurements",
+                ]
                 if plan.contains(where: { line in large.contains { line.contains("Seq Scan on \($0) ") } }) {
                     wholeReads.append(sql + "\n" + plan.joined(separator: "\n"))
                 }
