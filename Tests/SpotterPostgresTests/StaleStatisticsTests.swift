@@ -11,6 +11,27 @@ import Testing
 /// tenant's sets in index order, filtering them.
 @Suite("Plans when the statistics predate a tenant")
 struct StaleStatisticsTests {
+    /// `sql`'s plan as a pooled connection runs it: prepared, planned as `planning` says (PostgreSQL's
+    /// `plan_cache_mode`; the generic plan by default), executed with `parameters` under `EXPLAIN`
+    /// (`analyze`: run, with the rows each step removed).
+    static func preparedPlan(
+        _ sql: String, _ parameters: [String?], planning: String = "force_generic_plan", analyze: Bool,
+        _ connection: PostgresConnection
+    ) async throws -> [String] {
+        try await connection.execute("PREPARE explained AS " + sql)
+        try await connection.execute("SET LOCAL plan_cache_mode = \(planning)")
+        // EXECUTE takes no protocol parameters: the texts as literals.
+        let arguments = parameters.map { text in
+            text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
+        }.joined(separator: ", ")
+        let plan = try await connection.query(
+            "EXPLAIN (\(analyze ? "ANALYZE, " : "")COSTS OFF) EXECUTE explained"
+                + (arguments.isEmpty ? "" : "(\(arguments))")
+        ).rows.map { row -> String in try row.decode("QUERY PLAN") }
+        try await connection.execute("DEALLOCATE explained")
+        return plan
+    }
+
     @Test(
         "a few workouts of a tenant newer than the last ANALYZE are read by id, not by filtering all of the tenant's rows"
     )
@@ -77,17 +98,7 @@ struct StaleStatisticsTests {
                             )
                             .rows.map { row -> String in try row.decode("QUERY PLAN") }
                         }
-                        try await connection.execute("PREPARE generic AS " + statement.sql)
-                        try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-                        // EXECUTE takes no protocol parameters: the texts as literals (ids only).
-                        let arguments = parameters.map { text in
-                            text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
-                        }.joined(separator: ", ")
-                        let plan = try await connection.query(
-                            "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE generic(\(arguments))"
-                        ).rows.map { row -> String in try row.decode("QUERY PLAN") }
-                        try await connection.execute("DEALLOCATE generic")
-                        return plan
+                        return try await Self.preparedPlan(statement.sql, parameters, analyze: true, connection)
                     }
                     let removed = plan.compactMap { line in
                         line.split(separator: "Rows Removed by Filter: ").last.flatMap { Int($0) }
@@ -127,11 +138,8 @@ struct StaleStatisticsTests {
 
             // The kept state's read under its generic plan (a pooled connection's, for any tenant).
             let plan = try await database.asTenant(ada.tenantID) { connection in
-                try await connection.execute("PREPARE kept AS " + PostgresActivityStore.keptSQL)
-                try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-                return try await connection.query(
-                    "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE kept('\(ada.tenantID.rawValue.uuidString)')"
-                ).rows.map { row -> String in try row.decode("QUERY PLAN") }
+                try await Self.preparedPlan(
+                    PostgresActivityStore.keptSQL, [ada.tenantID.rawValue.uuidString], analyze: true, connection)
             }
             let text = plan.joined(separator: "\n")
             #expect(text.contains("sync_changes_seq_key"), "\(text)")
@@ -248,16 +256,8 @@ struct StaleStatisticsTests {
                     sql = String(sql[range.upperBound...])
                 }
                 let plan = try await database.asTenant(ada.tenantID) { connection in
-                    try await connection.execute("PREPARE generic AS " + sql)
-                    try await connection.execute("SET LOCAL plan_cache_mode = \(planning)")
-                    let arguments = statement.parameters.map { text in
-                        text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
-                    }.joined(separator: ", ")
-                    let plan = try await connection.query(
-                        "EXPLAIN (COSTS OFF) EXECUTE generic" + (arguments.isEmpty ? "" : "(\(arguments))")
-                    ).rows.map { row -> String in try row.decode("QUERY PLAN") }
-                    try await connection.execute("DEALLOCATE generic")
-                    return plan
+                    try await Self.preparedPlan(
+                        sql, statement.parameters, planning: planning, analyze: false, connection)
                 }
                 let large = [
                     "workouts", "workout_exercises", "workout_sets", "sync_changes", "achievements", "templates",
