@@ -52,6 +52,32 @@ public func workoutDraft(
 }
 
 extension TestDatabase {
+    /// Copies `tenant`'s workout `id`, with its exercises and sets, `times` times in one statement as
+    /// the owner, copy n started n days later. Through the same constraints and triggers (the change
+    /// feed) as a logged workout, for tests that need a long history but not thousands of calls.
+    public func copyWorkout(_ tenant: TenantID, _ id: WorkoutID, times: Int) async throws {
+        // Each row as JSON with its new workout id (and start), back into the table's row type.
+        func copied(_ table: String, shifted: Bool) -> String {
+            let start = shifted ? ", 'started_at', x.started_at + c.n * interval '1 day'" : ""
+            return """
+                INSERT INTO \(table)
+                SELECT (jsonb_populate_record(NULL::\(table), to_jsonb(x) || jsonb_build_object('workout_id', c.id\(start)))).*
+                FROM \(table) x, c WHERE x.tenant_id = $1 AND x.workout_id = $2
+                """
+        }
+        try await asOwner { connection in
+            try await connection.query(
+                """
+                WITH c AS (SELECT n, gen_random_uuid() AS id FROM generate_series(1, $3::int) AS n),
+                w AS (\(copied("workouts", shifted: true))),
+                e AS (\(copied("workout_exercises", shifted: false)))
+                \(copied("workout_sets", shifted: true))
+                """, [tenant.rawValue, id.rawValue, times])
+        }
+    }
+}
+
+extension TestDatabase {
     /// Coaching on this database, with a clock the test controls.
     public func coachingService(clock: TestClock? = nil) -> CoachingService {
         let now: @Sendable () -> Date = { clock?.now ?? Date() }
