@@ -11,15 +11,15 @@ import Testing
 /// tenant's sets in index order, filtering them.
 @Suite("Plans when the statistics predate a tenant")
 struct StaleStatisticsTests {
-    /// `sql`'s plan as a pooled connection runs it: prepared, planned as `planning` says (PostgreSQL's
-    /// `plan_cache_mode`; the generic plan by default), executed with `parameters` under `EXPLAIN`
-    /// (`analyze`: run, with the rows each step removed).
+    /// `sql`'s plan as a pooled connection runs it: prepared, planned as `planning` says (the generic
+    /// plan by default), executed with `parameters` under `EXPLAIN` (`analyze`: run, with the rows
+    /// each step removed).
     static func preparedPlan(
-        _ sql: String, _ parameters: [String?], planning: String = "force_generic_plan", analyze: Bool,
+        _ sql: String, _ parameters: [String?], planning: PostgresConnection.Planning = .generic, analyze: Bool,
         _ connection: PostgresConnection
     ) async throws -> [String] {
         try await connection.execute("PREPARE explained AS " + sql)
-        try await connection.execute("SET LOCAL plan_cache_mode = \(planning)")
+        try await connection.execute("SET LOCAL plan_cache_mode = \(planning.rawValue)")
         // EXECUTE takes no protocol parameters: the texts as literals.
         let arguments = parameters.map { text in
             text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
@@ -91,14 +91,9 @@ struct StaleStatisticsTests {
                         // Without that choice, what is left is the one that matters: which index,
                         // with which conditions.
                         try await connection.execute("SET LOCAL enable_seqscan = off")
-                        let parameters = statement.parameters.map { $0 as String? }
-                        guard generic else {
-                            return try await connection.query(
-                                "EXPLAIN (ANALYZE, COSTS OFF) " + statement.sql, parameters
-                            )
-                            .rows.map { row -> String in try row.decode("QUERY PLAN") }
-                        }
-                        return try await Self.preparedPlan(statement.sql, parameters, analyze: true, connection)
+                        return try await Self.preparedPlan(
+                            statement.sql, statement.parameters, planning: generic ? .generic : .custom, analyze: true,
+                            connection)
                     }
                     let removed = plan.compactMap { line in
                         line.split(separator: "Rows Removed by Filter: ").last.flatMap { Int($0) }
@@ -233,12 +228,10 @@ struct StaleStatisticsTests {
             let skipped = ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "FETCH", "CLOSE", "\\"]
             var seen = Set<String>()
             var wholeReads: [String] = []
-            var planning = "force_generic_plan"
+            var planning = PostgresConnection.Planning.generic
             for statement in log.statements {
                 if statement.sql.hasPrefix("SELECT set_config('plan_cache_mode', ") {
-                    planning =
-                        statement.sql.contains(PostgresConnection.Planning.custom.rawValue)
-                        ? "force_custom_plan" : "force_generic_plan"
+                    planning = statement.sql.contains(PostgresConnection.Planning.custom.rawValue) ? .custom : .generic
                     continue
                 }
                 guard !skipped.contains(where: statement.sql.hasPrefix), seen.insert(statement.sql).inserted
