@@ -38,5 +38,13 @@ if ! swift build --build-tests 2>&1 | tee "$log"; then
 fi
 echo "==> testing"
 status=0
-swift test --skip-build "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
+# swift test writes to a file, which a follower prints as it grows. Through a pipe, lines were lost:
+# a CI log held 441 tests' "passed" lines of the 493 that passed (most likely a child process left
+# the shared output non-blocking, and writes to a full pipe failed); a regular file never refuses.
+swift test --skip-build "$@" > "$log" 2>&1 &
+tests=$!
+tail --pid=$tests -n +1 -f "$log" &
+follower=$!
+wait $tests || status=$?
+wait $follower || true
 python3 scripts/lib/test_summary.py "$log" "$status"

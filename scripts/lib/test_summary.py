@@ -18,6 +18,8 @@ FAILED = re.compile(r'^✘ Test "(.*)"(?: with \d+ test cases?)? failed after ')
 SKIPPED = re.compile(r'^➜ Test "(.*)" skipped')
 ISSUE = re.compile(r'^✘ Test "(.*?)" recorded an issue (?:with \d+ arguments? .*? )?at (.*)$')
 # XCTest's.
+# Swift Testing's closing line, with its own count of the tests it ran.
+RUN = re.compile(r'^[✔✘] Test run with (\d+) tests? ')
 XC_PASSED = re.compile(r"^Test Case '(.*)' passed")
 XC_FAILED = re.compile(r"^Test Case '(.*)' failed")
 XC_ISSUE = re.compile(r"^(.*?:\d+): error: (-\[.*?\]|\S+) : (.*)$")
@@ -28,9 +30,11 @@ def main():
     with open(log, encoding="utf-8", errors="replace") as f:
         lines = [line.rstrip("\n") for line in f]
 
-    started, passed, failed, skipped, issues = [], set(), [], 0, {}
+    started, passed, failed, skipped, issues, total = [], set(), [], 0, {}, None
     for line in lines:
-        if m := STARTED.match(line):
+        if m := RUN.match(line):
+            total = int(m.group(1))
+        elif m := STARTED.match(line):
             started.append(m.group(1))
         elif (m := PASSED.match(line)) or (m := XC_PASSED.match(line)):
             passed.add(m.group(1))
@@ -65,7 +69,10 @@ def main():
     failures = len(failed) + (len(unfinished) if status != 0 else 0)
     if status != 0 and failures == 0:
         failures = 1
-    print(f"tests: {len(passed)} passed, {failures} failed" + (f", {skipped} skipped" if skipped else ""))
+    # Tests' own lines can be missing from a log (and two tests may share a name); Swift Testing's
+    # closing count is the one to trust when the run got that far.
+    passes = len(passed) if total is None else max(0, total - len(failed) - skipped)
+    print(f"tests: {passes} passed, {failures} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failures else 0
 
 
