@@ -254,6 +254,24 @@ public final class PostgresConnection: @unchecked Sendable {
         return Array(answers.dropFirst().prefix(statements.count))
     }
 
+    /// Runs `body` with this connection's statements planned as `planning` says, then sets
+    /// `plan_cache_mode` back to `auto` for the rest of the transaction (also when `body` throws, as
+    /// far as the transaction allows). Use it inside a transaction (the setting is local to it): for
+    /// a call's many statements whose plans depend on the tenant, where `pipeline(_:planning:)`
+    /// cannot send them in one round trip.
+    public func planned<T>(_ planning: Planning, _ body: () async throws -> T) async throws -> T {
+        try await query("SELECT set_config('plan_cache_mode', '\(planning.rawValue)', true)")
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            _ = try? await query("SELECT set_config('plan_cache_mode', 'auto', true)")
+            throw error
+        }
+        try await query("SELECT set_config('plan_cache_mode', 'auto', true)")
+        return result
+    }
+
     @discardableResult
     func pipelineIgnoringCancellation(_ statements: [(sql: String, parameters: [any PostgresEncodable])])
         async throws -> [PostgresRows]

@@ -98,7 +98,7 @@ struct ConnectionTests {
     }
 
     @Test(
-        "statements under generic or custom plans: their rows alone, the setting forced for them and back to auto after",
+        "statements under generic or custom plans (a pipeline's, a body's): their rows alone, the setting forced for them and back to auto after, also after a throw",
         arguments: [PostgresConnection.Planning.generic, .custom])
     func forcedPlans(_ planning: PostgresConnection.Planning) async throws {
         try await TestDatabase.with { database in
@@ -112,8 +112,22 @@ struct ConnectionTests {
             #expect(answers.count == 2)
             #expect(try answers[0].single?.decode("mode", as: String.self) == planning.rawValue)
             #expect(try answers[1].single?.decode("two", as: Int.self) == 2)
-            let after = try await connection.query("SELECT current_setting('plan_cache_mode') AS mode")
-            #expect(try after.single?.decode("mode", as: String.self) == "auto")
+            func mode() async throws -> String? {
+                try await connection.query("SELECT current_setting('plan_cache_mode') AS mode").single?.decode("mode")
+            }
+            #expect(try await mode() == "auto")
+            // The same for every statement of a body, also when the body throws.
+            let inside = try await connection.planned(planning) { try await mode() }
+            #expect(inside == planning.rawValue)
+            #expect(try await mode() == "auto")
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                try await connection.planned(planning) {
+                    #expect(try await mode() == planning.rawValue)
+                    throw Refused()
+                }
+            }
+            #expect(try await mode() == "auto")
             try await connection.execute("COMMIT")
             await connection.close()
         }

@@ -32,6 +32,47 @@ struct StaleStatisticsTests {
         return plan
     }
 
+    /// Every distinct statement `log` recorded, planned as `tenant` the way spotterd plans it (the
+    /// generic plan a pooled connection keeps, or a plan for its values after spotterd asked for one,
+    /// `PostgresConnection.Planning.custom`): how many there were, and each one whose plan reads a
+    /// large table whole, with that plan. Large: the statistics count 300 rows or more (the test's
+    /// large tenants made it so; in the others, a few rows, reading them whole is the cheapest plan).
+    static func wholeTableReads(_ log: PostgresStatementLog, as tenant: TenantID, _ database: TestDatabase)
+        async throws -> (statements: Int, whole: [String])
+    {
+        let largeTables: [String] = try await database.asOwner { connection in
+            try await connection.query(
+                """
+                SELECT relname FROM pg_class
+                WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace AND reltuples >= 300
+                """
+            ).map { try $0.decode("relname") }
+        }
+        let skipped = ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "FETCH", "CLOSE", "\\"]
+        var seen = Set<String>()
+        var wholeReads: [String] = []
+        var planning = PostgresConnection.Planning.generic
+        for statement in log.statements {
+            if statement.sql.hasPrefix("SELECT set_config('plan_cache_mode', ") {
+                planning = statement.sql.contains(PostgresConnection.Planning.custom.rawValue) ? .custom : .generic
+                continue
+            }
+            guard !skipped.contains(where: statement.sql.hasPrefix), seen.insert(statement.sql).inserted
+            else { continue }
+            var sql = statement.sql
+            if sql.hasPrefix("DECLARE"), let range = sql.range(of: "CURSOR FOR") {
+                sql = String(sql[range.upperBound...])
+            }
+            let plan = try await database.asTenant(tenant) { connection in
+                try await Self.preparedPlan(sql, statement.parameters, planning: planning, analyze: false, connection)
+            }
+            if plan.contains(where: { line in largeTables.contains { line.contains("Seq Scan on \($0) ") } }) {
+                wholeReads.append(sql + "\n" + plan.joined(separator: "\n"))
+            }
+        }
+        return (seen.count, wholeReads)
+    }
+
     @Test(
         "a few workouts of a tenant newer than the last ANALYZE are read by id, not by filtering all of the tenant's rows"
     )
@@ -223,37 +264,156 @@ struct StaleStatisticsTests {
                 _ = try await coaching.clientAchievements(coach, client: client)
             }
 
-            // Each distinct statement's generic plan (a pooled connection's, for any tenant), or a
-            // plan for its values where spotterd asks for one (`PostgresConnection.Planning.custom`).
-            let skipped = ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "FETCH", "CLOSE", "\\"]
-            var seen = Set<String>()
-            var wholeReads: [String] = []
-            var planning = PostgresConnection.Planning.generic
-            for statement in log.statements {
-                if statement.sql.hasPrefix("SELECT set_config('plan_cache_mode', ") {
-                    planning = statement.sql.contains(PostgresConnection.Planning.custom.rawValue) ? .custom : .generic
-                    continue
-                }
-                guard !skipped.contains(where: statement.sql.hasPrefix), seen.insert(statement.sql).inserted
-                else { continue }
-                var sql = statement.sql
-                if sql.hasPrefix("DECLARE"), let range = sql.range(of: "CURSOR FOR") {
-                    sql = String(sql[range.upperBound...])
-                }
-                let plan = try await database.asTenant(ada.tenantID) { connection in
-                    try await Self.preparedPlan(
-                        sql, statement.parameters, planning: planning, analyze: false, connection)
-                }
-                let large = [
-                    "workouts", "workout_exercises", "workout_sets", "sync_changes", "achievements", "templates",
-                    "template_items", "guided_sessions", "body_measurements",
-                ]
-                if plan.contains(where: { line in large.contains { line.contains("Seq Scan on \($0) ") } }) {
-                    wholeReads.append(sql + "\n" + plan.joined(separator: "\n"))
+            let (seen, wholeReads) = try await Self.wholeTableReads(log, as: ada.tenantID, database)
+            #expect(seen > 20, "the calls' statements were recorded")
+            #expect(wholeReads.isEmpty, "\(wholeReads.joined(separator: "\n\n"))")
+        }
+    }
+
+    /// A lifter and her coach with many rows in every table a call reads (workouts, runs, templates,
+    /// custom exercises, measurements, guided sessions, comments, programs and their assignments, the
+    /// access log, publications), then ANALYZE while they are the only tenants: the statistics expect
+    /// every tenant to hold all of each table's rows.
+    static func analyseWhales(_ database: TestDatabase, _ clock: TestClock) async throws {
+        let training = database.trainingServices(clock: clock)
+        let coaching = database.coachingService(clock: clock)
+        let whale = try await database.lifter("whale")
+        let coach = try await database.lifter("whalecoach", kind: .coach)
+        try await database.asOwner { connection in
+            try await connection.query(
+                "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+        }
+        try await coaching.link(coach, whale, scopes: Scope.allCases.map(\.rawValue))
+        let long = clock.now.addingTimeInterval(-1_000 * 86_400)
+        let numbered = ["name": "x.name || ' ' || c.n"]
+
+        let workout = try await training.workouts.log(
+            whale, id: "", workoutDraft(at: long, exercises: [Catalog.squat, Catalog.benchPress], sets: 5))
+        try await database.copyWorkout(whale.tenantID, workout.id, times: 399)
+        let run = try await database.runService(clock: clock).log(
+            whale, id: "",
+            RunDraft(
+                name: "River run", startedAt: long.addingTimeInterval(3_600),
+                samples: (0..<200).map { FootstepSample(offsetMilliseconds: Int64($0) * 350) }))
+        try await database.copyWorkout(whale.tenantID, run.workout.id, times: 600)
+        let template = try await training.templates.create(
+            whale, id: "",
+            TemplateDraft(
+                name: "Whale plan",
+                items: [
+                    TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5),
+                    TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5),
+                ]))
+        try await database.copyRows(
+            whale.tenantID, "templates", key: "template_id", id: template.id.rawValue, children: ["template_items"],
+            times: 1_000, changes: ["templates": numbered])
+        let exercise = try await training.exercises.create(
+            whale, id: "",
+            ExerciseDraft(
+                name: "Whale squat", category: .squat, muscleGroup: .quadriceps, equipment: .barbell, instructions: ""))
+        try await database.copyRows(
+            whale.tenantID, "exercises", key: "exercise_id", id: exercise.id.rawValue, times: 1_000,
+            changes: ["exercises": numbered])
+        let measurement = try await training.body.record(
+            whale, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 90))
+        try await database.copyRows(
+            whale.tenantID, "body_measurements", key: "measurement_id", id: measurement.id.rawValue, times: 1_000,
+            changes: ["body_measurements": ["measured_on": "x.measured_on - c.n"]])
+        let sessions = database.guidedSessionService(clock: clock)
+        let session = try await sessions.start(whale, id: "", .template(template.id.description))
+        _ = try await sessions.recordSet(
+            whale, id: session.id.description, exercise: 0, set: 0,
+            SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg)))
+        _ = try await sessions.complete(whale, id: session.id.description)
+        try await database.copyRows(
+            whale.tenantID, "guided_sessions", key: "session_id", id: session.id.rawValue, times: 1_000)
+
+        let coachTemplate = try await training.templates.create(
+            coach, id: "",
+            TemplateDraft(
+                name: "Whale block day",
+                items: [TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 5, repsMin: 3)]))
+        let program = try await coaching.createProgram(
+            coach, id: "",
+            ProgramDraft(
+                name: "Whale block", weeks: 1,
+                days: [ProgramDraft.Day(week: 1, weekday: 1, templateID: coachTemplate.id.description)]))
+        try await database.copyRows(
+            coach.tenantID, "programs", key: "program_id", id: program.id.rawValue, children: ["program_days"],
+            times: 1_000, changes: ["programs": numbered])
+        _ = try await database.discoverService(clock: clock).publish(
+            whale,
+            PublishDraft(
+                kind: .template, sourceID: template.id.description, description: "", difficulty: "beginner",
+                categories: ["strength"]))
+        try await database.asOwner { connection in
+            // A comment of the whale's on each workout; each of the coach's programs assigned to her;
+            // the coach's reads in her access log; a publication of each of her templates.
+            try await connection.query(
+                """
+                INSERT INTO workout_comments (tenant_id, comment_id, workout_id, author_id, body, created_at)
+                SELECT tenant_id, gen_random_uuid(), workout_id, tenant_id, 'Felt strong', started_at
+                FROM workouts WHERE tenant_id = $1
+                """, [whale.tenantID.rawValue])
+            try await connection.query(
+                """
+                INSERT INTO assignments (tenant_id, assignment_id, lifter_id, program_id, created_at)
+                SELECT tenant_id, gen_random_uuid(), $2, program_id, created_at FROM programs WHERE tenant_id = $1
+                """, [coach.tenantID.rawValue, whale.tenantID.rawValue])
+            try await connection.query(
+                """
+                INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method)
+                SELECT $1, $2, now() - g * interval '1 minute', 'history', 'ListClientWorkouts'
+                FROM generate_series(1, 5000) AS g
+                """, [whale.tenantID.rawValue, coach.tenantID.rawValue])
+            try await connection.query(
+                """
+                WITH c AS (
+                    SELECT t.template_id AS source, gen_random_uuid() AS id FROM templates t
+                    WHERE t.tenant_id = $1 AND t.template_id <> $2
+                ), p AS (
+                    INSERT INTO publications
+                    SELECT (jsonb_populate_record(NULL::publications,
+                        to_jsonb(x) || jsonb_build_object('publication_id', c.id, 'source_id', c.source))).*
+                    FROM publications x, c WHERE x.author_id = $1
+                )
+                INSERT INTO publication_versions
+                SELECT (jsonb_populate_record(NULL::publication_versions,
+                    to_jsonb(x) || jsonb_build_object('publication_id', c.id))).*
+                FROM publication_versions x, c WHERE x.author_id = $1
+                """, [whale.tenantID.rawValue, template.id.rawValue])
+        }
+        try await training.activity.reconcile(whale.tenantID)
+        try await database.asOwner { try await $0.execute("ANALYZE") }
+    }
+
+    @Test(
+        "every call of the access matrix, by the owner, her coach and a stranger, reads no large table whole under generic plans made while the statistics knew of one large lifter and her coach alone"
+    )
+    func matrixCallsReadNoTableWhole() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+            try await Self.analyseWhales(database, clock)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let world = try await World.build(database, coaching, training, clock)
+            let log = PostgresStatementLog()
+            var calls = 0
+            await PostgresStatementLog.$current.withValue(log) {
+                for row in matrixRows() {
+                    for role in [Role.owner, .coachFull, .stranger] where row.expected(role) != nil {
+                        clock.advance(by: 1)
+                        calls += 1
+                        _ = await attempt { try await row.call(coaching, training, world.principal(role), world) }
+                    }
                 }
             }
-            #expect(seen.count > 20, "the calls' statements were recorded")
-            #expect(wholeReads.isEmpty, "\(wholeReads.joined(separator: "\n\n"))")
+            let (seen, found) = try await Self.wholeTableReads(log, as: world.id(.owner), database)
+            #expect(calls > 150 && seen > 100, "the calls' statements were recorded: \(calls) calls, \(seen)")
+            // By design: the directory ranks every listed author by their live publications' recent
+            // followers, so a page sums them all (in one pass, not one per author).
+            let wholeReads = found.filter { !$0.hasPrefix(DiscoverSQL.authorSelect + " WHERE a.listed") }
+            #expect(wholeReads.isEmpty, "\(wholeReads.count) statements:\n\(wholeReads.joined(separator: "\n\n"))")
         }
     }
 }

@@ -52,27 +52,46 @@ public func workoutDraft(
 }
 
 extension TestDatabase {
-    /// Copies `tenant`'s workout `id`, with its exercises and sets, `times` times in one statement as
-    /// the owner, copy n started n days later. Through the same constraints and triggers (the change
-    /// feed) as a logged workout, for tests that need a long history but not thousands of calls.
+    /// Copies `tenant`'s workout `id`, with its exercises, sets and run, `times` times in one
+    /// statement as the owner, copy n started n days later. Through the same constraints and triggers
+    /// (the change feed) as a logged workout, for tests that need a long history but not thousands of
+    /// calls.
     public func copyWorkout(_ tenant: TenantID, _ id: WorkoutID, times: Int) async throws {
-        // Each row as JSON with its new workout id (and start), back into the table's row type.
-        func copied(_ table: String, shifted: Bool) -> String {
-            let start = shifted ? ", 'started_at', x.started_at + c.n * interval '1 day'" : ""
+        let later = ["started_at": "x.started_at + c.n * interval '1 day'"]
+        try await copyRows(
+            tenant, "workouts", key: "workout_id", id: id.rawValue,
+            children: ["workout_exercises", "workout_sets", "runs"], times: times,
+            changes: ["workouts": later, "workout_sets": later])
+    }
+
+    /// Copies `tenant`'s row `id` of `table` (its key column within the tenant `key`), with its rows
+    /// in `children` (tables that name it by the same column), `times` times in one statement as the
+    /// owner, each copy under a new id. `changes` gives, per table, columns' values in the copies as
+    /// SQL over the original row `x` and the copy's number `c.n` (a name that must differ, a date
+    /// that moves on). Through the same constraints and triggers as the services' writes.
+    public func copyRows(
+        _ tenant: TenantID, _ table: String, key: String, id: UUID, children: [String] = [], times: Int,
+        changes: [String: [String: String]] = [:]
+    ) async throws {
+        // Each row as JSON with its new id (and changes), back into the table's row type.
+        func copied(_ table: String) -> String {
+            let changed = (changes[table] ?? [:]).sorted { $0.key < $1.key }.map { ", '\($0.key)', \($0.value)" }
             return """
                 INSERT INTO \(table)
-                SELECT (jsonb_populate_record(NULL::\(table), to_jsonb(x) || jsonb_build_object('workout_id', c.id\(start)))).*
-                FROM \(table) x, c WHERE x.tenant_id = $1 AND x.workout_id = $2
+                SELECT (jsonb_populate_record(NULL::\(table), to_jsonb(x) || jsonb_build_object('\(key)', c.id\(changed.joined())))).*
+                FROM \(table) x, c WHERE x.tenant_id = $1 AND x.\(key) = $2
                 """
         }
+        let tables = [table] + children
+        let steps =
+            ["c AS (SELECT n, gen_random_uuid() AS id FROM generate_series(1, $3::int) AS n)"]
+            + tables.dropLast().enumerated().map { "t\($0.offset) AS (\(copied($0.element)))" }
         try await asOwner { connection in
             try await connection.query(
                 """
-                WITH c AS (SELECT n, gen_random_uuid() AS id FROM generate_series(1, $3::int) AS n),
-                w AS (\(copied("workouts", shifted: true))),
-                e AS (\(copied("workout_exercises", shifted: false)))
-                \(copied("workout_sets", shifted: true))
-                """, [tenant.rawValue, id.rawValue, times])
+                WITH \(steps.joined(separator: ",\n"))
+                \(copied(tables.last!))
+                """, [tenant.rawValue, id, times])
         }
     }
 }

@@ -14,8 +14,9 @@ enum AssignmentSQL {
             SELECT EXISTS (
                 SELECT FROM assignments a
                 WHERE a.tenant_id = $1 AND a.removed_at IS NULL
-                  AND (a.template_id = $2 OR a.program_id IN (
-                      SELECT d.program_id FROM program_days d WHERE d.tenant_id = $1 AND d.template_id = $2))
+                  AND (a.template_id = $2 OR EXISTS (
+                      SELECT FROM program_days d
+                      WHERE d.tenant_id = $1 AND d.program_id = a.program_id AND d.template_id = $2))
             ) AS assigned
             """,
             [tenant.rawValue, template.rawValue]

@@ -21,7 +21,9 @@ enum CoachingExportSQL {
         ).map(PostgresCoachingStore.decodeAssignment)
         let comments = try await connection.query(
             PostgresCoachingStore.commentSelect
-                + " WHERE c.tenant_id = $1 OR c.author_id = $1 ORDER BY c.created_at, c.comment_id",
+                // Another tenant's comments by this one: workout_comments_author_idx.
+                + " WHERE c.tenant_id = $1 OR (c.author_id = $1 AND c.author_id <> c.tenant_id)"
+                + " ORDER BY c.created_at, c.comment_id",
             id
         ).map(PostgresCoachingStore.decodeComment)
         let accessLog = try await connection.query(

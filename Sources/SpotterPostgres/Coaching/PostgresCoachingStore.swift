@@ -125,15 +125,21 @@ public struct PostgresCoachingStore: CoachingStore {
         -> [AccessLogEntry]
     {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
-                Self.accessSelect + """
-                         WHERE a.tenant_id = $1 AND ($2::uuid IS NULL OR a.coach_id = $2)
-                      AND ($3::timestamptz IS NULL OR (a.accessed_at, a.access_id) < ($3, $4::bigint))
-                    ORDER BY a.accessed_at DESC, a.access_id DESC
-                    LIMIT $5
-                    """,
-                [principal.tenantID.rawValue, coach?.rawValue, after?.accessedAt, after?.id, limit]
-            ).map(Self.decodeAccess)
+            // Planned for the values: a generic plan (any coach, any page, any length) made while a
+            // few lifters held most of the log sorted the whole table for every page.
+            try await connection.pipeline(
+                [
+                    (
+                        Self.accessSelect + """
+                                 WHERE a.tenant_id = $1 AND ($2::uuid IS NULL OR a.coach_id = $2)
+                              AND ($3::timestamptz IS NULL OR (a.accessed_at, a.access_id) < ($3, $4::bigint))
+                            ORDER BY a.accessed_at DESC, a.access_id DESC
+                            LIMIT $5
+                            """,
+                        [principal.tenantID.rawValue, coach?.rawValue, after?.accessedAt, after?.id, limit]
+                    )
+                ], planning: .custom
+            )[0].map(Self.decodeAccess)
         }
     }
 

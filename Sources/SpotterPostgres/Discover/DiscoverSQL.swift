@@ -106,8 +106,15 @@ enum DiscoverSQL {
                     "(p.updated_at < \(value) OR (p.updated_at = \(value) AND p.publication_id > \(id)))")
             }
         }
-        return try await publications(
-            conditions.joined(separator: " AND "), parameters, now: now, order: order, limit: limit, connection)
+        let condition = conditions.joined(separator: " AND ")
+        guard filter.author != nil else {
+            return try await publications(condition, parameters, now: now, order: order, limit: limit, connection)
+        }
+        // One author's publications, planned for that author: a generic plan made while a few
+        // authors held most publications read the whole table for anyone's.
+        return try await connection.planned(.custom) {
+            try await publications(condition, parameters, now: now, order: order, limit: limit, connection)
+        }
     }
 
     /// One publication the acting tenant may read (live, its own, or one it follows).
@@ -147,17 +154,25 @@ enum DiscoverSQL {
     }
 
     /// Authors (from `spotter_public_authors(ids)`) with their live publications' follower counts.
-    static func authorSelect(ids: String) -> String {
+    /// The counts are summed for all the authors at once: a sum per author, as a subquery over
+    /// `a.tenant_id`, is planned from the statistics' average author and read the whole table once
+    /// per author when a few authors held most publications. `publications` picks the publications
+    /// to count (`p`): those of all the authors read, unless the caller names them more precisely.
+    static func authorSelect(ids: String, publications: String = "p.author_id IN (SELECT tenant_id FROM a)")
+        -> String
+    {
         """
+        WITH a AS MATERIALIZED (SELECT * FROM spotter_public_authors(\(ids)))
         SELECT a.tenant_id, a.kind, a.display_name, a.username, a.bio, to_json(a.specialities)::text AS specialities,
                to_json(a.highlights)::text AS highlights, a.listed,
                coalesce(s.followers, 0)::integer AS followers, coalesce(s.recent, 0)::integer AS recent
-        FROM spotter_public_authors(\(ids)) a
-        LEFT JOIN LATERAL (
-            SELECT sum(st.followers) AS followers, sum(st.recent_followers) AS recent
+        FROM a
+        LEFT JOIN (
+            SELECT p.author_id, sum(st.followers) AS followers, sum(st.recent_followers) AS recent
             FROM publications p JOIN publication_stats st ON st.publication_id = p.publication_id
-            WHERE p.author_id = a.tenant_id AND p.unpublished_at IS NULL
-        ) s ON true
+            WHERE \(publications) AND p.unpublished_at IS NULL
+            GROUP BY p.author_id
+        ) s ON s.author_id = a.tenant_id
         """
     }
 
@@ -203,7 +218,10 @@ enum DiscoverSQL {
         for row in try await connection.query(
             """
             SELECT publication_id, version, published_at, content::text AS content FROM publication_versions
-            WHERE author_id = $1 ORDER BY publication_id, version
+            WHERE author_id = $1
+              -- Found by the author's publications (publications_author_id_kind_source_id_key).
+              AND publication_id IN (SELECT publication_id FROM publications WHERE author_id = $1)
+            ORDER BY publication_id, version
             """, id)
         {
             versions[try row.decode("publication_id"), default: []].append(

@@ -189,9 +189,11 @@ public struct PostgresDiscoverStore: DiscoverStore {
     public func author(_ principal: Principal, _ id: TenantID, now: Date) async throws -> AuthorProfile? {
         try await database.withTenant(principal) { connection in
             try await DiscoverSQL.refreshPopularity(now, connection)
-            return try await connection.query(
-                DiscoverSQL.authorSelect(ids: "ARRAY[$1::uuid]"), [id.rawValue]
-            ).single.map(DiscoverSQL.decodeAuthor)
+            // Planned for this author (see `DiscoverSQL.publications`).
+            return try await connection.pipeline(
+                [(DiscoverSQL.authorSelect(ids: "ARRAY[$1::uuid]", publications: "p.author_id = $1"), [id.rawValue])],
+                planning: .custom
+            )[0].single.map(DiscoverSQL.decodeAuthor)
         }
     }
 

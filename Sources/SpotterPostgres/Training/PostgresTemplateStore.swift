@@ -61,9 +61,10 @@ public struct PostgresTemplateStore: TemplateStore {
               AND (tenant_id = $1 OR tenant_id IN (
                   SELECT a.tenant_id FROM assignments a
                   WHERE a.lifter_id = $1 AND a.removed_at IS NULL
-                    AND (a.template_id = $2 OR a.program_id IN (
-                        SELECT d.program_id FROM program_days d
-                        WHERE d.tenant_id = a.tenant_id AND d.template_id = $2))))
+                    -- A probe of the assigned program's days (by their key), not of every day.
+                    AND (a.template_id = $2 OR EXISTS (
+                        SELECT FROM program_days d
+                        WHERE d.tenant_id = a.tenant_id AND d.program_id = a.program_id AND d.template_id = $2))))
             ORDER BY tenant_id = $1 DESC LIMIT 1
             """,
             [tenant.rawValue, id.rawValue]

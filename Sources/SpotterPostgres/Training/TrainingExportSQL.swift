@@ -8,9 +8,18 @@ import SpotterCore
 enum ExportSQL {
     /// The document without its workouts; `nil` when the tenant does not exist. The caller has set
     /// `spotter.tenant_id` (the names of coaches, clients and commenters come from
-    /// `spotter_linked_parties()`, which answers for the transaction's tenant).
+    /// `spotter_linked_parties()`, which answers for the transaction's tenant). Its statements read
+    /// all of one tenant's rows, once per export: they are planned for the tenant
+    /// (`PostgresConnection.Planning.custom`), never with a generic plan made for the statistics'
+    /// average tenant, which reads whole tables when a few tenants hold most rows.
     static func header(_ tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws
         -> TenantExport?
+    {
+        try await connection.planned(.custom) { try await unplannedHeader(tenant, now: now, connection) }
+    }
+
+    private static func unplannedHeader(_ tenant: TenantID, now: Date, _ connection: PostgresConnection)
+        async throws -> TenantExport?
     {
         let id = [tenant.rawValue]
         guard
