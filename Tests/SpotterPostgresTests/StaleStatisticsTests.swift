@@ -410,7 +410,7 @@ struct StaleStatisticsTests {
             }
             // Calls the matrix leaves out (its rows ask about someone else's data): the owner's run,
             // lists and plan for today, a guided session from her coach's assigned program, and the
-            // coach's programs and invites.
+            // coach's programs, invites and sync.
             let owner = world.principal(.owner)
             let coach = world.principal(.coachFull)
             try await PostgresStatementLog.$current.withValue(log) {
@@ -430,6 +430,16 @@ struct StaleStatisticsTests {
                 _ = try await world.sessions.complete(owner, id: session.id.description)
                 _ = try await coaching.programs(coach)
                 _ = try await coaching.invites(coach)
+                // The coach's own device: a full pull, then another after a new template.
+                let sync = database.syncService(clock: clock)
+                var tablet = try await SimulatedDevice.register(sync, coach, label: "tablet")
+                _ = try await tablet.pullAll(sync)
+                _ = try await training.templates.create(
+                    coach, id: "",
+                    TemplateDraft(
+                        name: "Tablet day",
+                        items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5)]))
+                #expect(try await tablet.pullAll(sync).count == 1, "the coach's device gets the new template")
             }
             let (seen, found) = try await Self.wholeTableReads(log, as: world.id(.owner), database)
             #expect(calls > 150 && seen > 100, "the calls' statements were recorded: \(calls) calls, \(seen)")
