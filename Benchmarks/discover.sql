@@ -84,13 +84,9 @@ LEFT JOIN tenants own ON own.tenant_id = page.author_id AND own.tenant_id = spot
 LEFT JOIN spotter_public_authors(ARRAY(SELECT DISTINCT author_id FROM page)) author ON author.tenant_id = page.author_id
 ORDER BY page.recent_followers DESC, page.publication_id;
 PREPARE directory AS
-WITH a AS MATERIALIZED (SELECT * FROM spotter_public_authors(NULL))
-SELECT a.tenant_id, coalesce(s.recent, 0) AS recent FROM a
-LEFT JOIN (SELECT p.author_id, sum(st.followers) AS followers, sum(st.recent_followers) AS recent
-    FROM publications p JOIN publication_stats st ON st.publication_id = p.publication_id
-    WHERE p.author_id IN (SELECT tenant_id FROM a) AND p.unpublished_at IS NULL
-    GROUP BY p.author_id) s ON s.author_id = a.tenant_id
-WHERE a.listed ORDER BY coalesce(s.recent, 0) DESC, a.tenant_id LIMIT 21;
+SELECT tenant_id, kind, display_name, username, bio, to_json(specialities)::text AS specialities,
+       to_json(highlights)::text AS highlights, listed, followers, recent
+FROM spotter_directory(NULL, '{}', NULL, NULL, 21);
 PREPARE version_read(uuid) AS
 SELECT content::text AS content FROM publication_versions WHERE publication_id = $1 AND version = 1;
 \timing on

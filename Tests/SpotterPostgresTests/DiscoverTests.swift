@@ -658,6 +658,106 @@ struct DiscoverTests {
         }
     }
 
+    @Test(
+        "the directory's counts are kept per author: equal to the sums over the author's live publications through follows, saves, unfollows, the window's slide, unpublishing and publishing again"
+    )
+    func authorCountsKept() async throws {
+        try await TestDatabase.with { database in
+            let world = DiscoverWorld(database)
+            let spotter = SpotterDatabase(pool: database.appPool)
+            let cora = try await database.lifter("cora", kind: .coach)
+            let dan = try await database.lifter("dan", kind: .coach)
+            let ada = try await database.lifter("ada")
+            for coach in [cora, dan] { _ = try await world.discover.setListing(coach, listed: true, highlights: []) }
+            let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
+            let program = try await world.coaching.createProgram(
+                cora, id: "",
+                ProgramDraft(
+                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
+            let block = try await world.publish(cora, .program, program.id.description)
+            let legs = try await world.publish(
+                cora, .template, try await world.template(cora, "Legs", [(Catalog.squat, 3, 5, 5, nil)]).id.description)
+            let pump = try await world.publish(
+                dan, .template,
+                try await world.template(dan, "Pump", [(Catalog.benchPress, 3, 10, 12, nil)]).id.description)
+
+            /// Each coach's [followers, recent] as the directory lists them, as kept, and as summed
+            /// from the live publications' counts: the three must agree.
+            func counts(_ coach: Principal) async throws -> [Int] {
+                let listed = try await world.discover.directory(
+                    ada, speciality: "", text: "", pageSize: 0, pageToken: ""
+                )
+                .items.first { $0.tenantID == coach.tenantID }
+                let (kept, summed) = try await database.asOwner { connection in
+                    let kept = try await connection.query(
+                        "SELECT followers, recent_followers FROM publication_author_stats WHERE author_id = $1",
+                        [coach.tenantID.rawValue]
+                    ).single.map { [try $0.decode("followers") as Int, try $0.decode("recent_followers") as Int] }
+                    let summed = try await connection.query(
+                        """
+                        SELECT coalesce(sum(s.followers), 0)::integer AS followers,
+                               coalesce(sum(s.recent_followers), 0)::integer AS recent
+                        FROM publications p JOIN publication_stats s ON s.publication_id = p.publication_id
+                        WHERE p.author_id = $1 AND p.unpublished_at IS NULL
+                        """, [coach.tenantID.rawValue]
+                    ).single.map { [try $0.decode("followers") as Int, try $0.decode("recent") as Int] }
+                    return (kept, summed)
+                }
+                let shown = listed.map { [$0.followers, $0.recentFollowers] }
+                #expect(
+                    kept == summed && shown == summed, "\(coach.tenantID): kept \(kept as Any), listed \(shown as Any)")
+                return summed ?? []
+            }
+            #expect(try await counts(cora) == [0, 0])
+            #expect(try await counts(dan) == [0, 0])
+            var lifters: [Principal] = []
+            for index in 0..<3 {
+                let lifter = try await database.lifter("lifter\(index)")
+                _ = try await world.discover.follow(lifter, id: block.id.description, startOn: "")
+                _ = try await world.discover.save(lifter, id: legs.id.description)
+                lifters.append(lifter)
+            }
+            _ = try await world.discover.save(ada, id: pump.id.description)
+            #expect(try await counts(cora) == [6, 6])
+            #expect(try await counts(dan) == [1, 1])
+            // 31 days on, the recount slides the window for both authors.
+            world.clock.advance(by: 31 * 86_400)
+            #expect(try await spotter.refreshPopularity(now: world.clock.now) == 3)
+            #expect(try await counts(cora) == [6, 0])
+            #expect(try await counts(dan) == [1, 0])
+            // An unfollow, then a new follower.
+            try await world.coaching.unfollow(lifters[0])
+            _ = try await world.discover.follow(ada, id: block.id.description, startOn: "")
+            #expect(try await counts(cora) == [6, 1])
+            // Unpublishing takes a publication's counts off; publishing it again puts them back.
+            try await world.discover.unpublish(cora, id: legs.id.description)
+            #expect(try await counts(cora) == [3, 1])
+            _ = try await world.publish(cora, .template, legs.sourceID!.description)
+            #expect(try await counts(cora) == [6, 1])
+
+            // A recount never waits: an author's row held by another transaction (a follow
+            // underway) is skipped, with that author's publications, until a later pass.
+            world.clock.advance(by: 86_400)
+            let blocker = try await database.ownerConnection()
+            try await blocker.execute("BEGIN")
+            try await blocker.query(
+                "SELECT FROM publication_author_stats WHERE author_id = $1 FOR UPDATE", [cora.tenantID.rawValue])
+            let recount = Task { try await spotter.refreshPopularity(now: world.clock.now) }
+            // Had it waited, the blocker lets go after 5 s so that the test ends, and fails.
+            let release = Task {
+                try await Task.sleep(for: .seconds(5))
+                try await blocker.execute("COMMIT")
+            }
+            #expect(try await recount.value == 1, "dan's publication alone")
+            release.cancel()
+            try await blocker.execute("COMMIT")
+            await blocker.close()
+            #expect(try await spotter.refreshPopularity(now: world.clock.now) == 2, "cora's, at the next pass")
+            #expect(try await counts(cora) == [6, 1])
+            #expect(try await counts(dan) == [1, 0])
+        }
+    }
+
     @Test("a later version or unpublishing reaches followers' devices: their followed program changes in the feed")
     func versionsReachDevices() async throws {
         try await TestDatabase.with { database in

@@ -153,30 +153,19 @@ enum DiscoverSQL {
             unpublishedAt: try row.decode("unpublished_at"))
     }
 
-    /// Authors (from `spotter_public_authors(ids)`) with their live publications' follower counts.
-    /// The counts are summed for all the authors at once: a sum per author, as a subquery over
-    /// `a.tenant_id`, is planned from the statistics' average author and read the whole table once
-    /// per author when a few authors held most publications. `publications` picks the publications
-    /// to count (`p`): those of all the authors read, unless the caller names them more precisely.
-    static func authorSelect(ids: String, publications: String = "p.author_id IN (SELECT tenant_id FROM a)")
-        -> String
-    {
-        """
-        WITH a AS MATERIALIZED (SELECT * FROM spotter_public_authors(\(ids)))
+    /// An author's public profile (`spotter_public_authors`, `$1` the author) with their live
+    /// publications' follower counts.
+    static let authorSelect = """
         SELECT a.tenant_id, a.kind, a.display_name, a.username, a.bio, to_json(a.specialities)::text AS specialities,
                to_json(a.highlights)::text AS highlights, a.listed,
                coalesce(s.followers, 0)::integer AS followers, coalesce(s.recent, 0)::integer AS recent
-        FROM a
+        FROM spotter_public_authors(ARRAY[$1::uuid]) a
         LEFT JOIN (
-            SELECT p.author_id, sum(st.followers) AS followers, sum(st.recent_followers) AS recent
+            SELECT sum(st.followers) AS followers, sum(st.recent_followers) AS recent
             FROM publications p JOIN publication_stats st ON st.publication_id = p.publication_id
-            WHERE \(publications) AND p.unpublished_at IS NULL
-            GROUP BY p.author_id
-        ) s ON s.author_id = a.tenant_id
+            WHERE p.author_id = $1 AND p.unpublished_at IS NULL
+        ) s ON true
         """
-    }
-
-    static let authorSelect = authorSelect(ids: "NULL")
 
     static func decodeAuthor(_ row: PostgresRow) throws -> AuthorProfile {
         AuthorProfile(

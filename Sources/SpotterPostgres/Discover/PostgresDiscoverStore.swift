@@ -167,20 +167,13 @@ public struct PostgresDiscoverStore: DiscoverStore {
     ) async throws -> [AuthorProfile] {
         try await database.withTenant(principal) { connection in
             try await DiscoverSQL.refreshPopularity(now, connection)
+            // The coaches with their sums kept per author (migration 0036), in the order of the page.
             return try await connection.query(
-                DiscoverSQL.authorSelect + """
-                     WHERE a.listed
-                      AND ($1::text IS NULL
-                           OR EXISTS (SELECT FROM unnest(a.specialities) s WHERE lower(s) = $1))
-                      AND NOT EXISTS (SELECT FROM unnest($2::text[]) w
-                                      WHERE strpos(lower(a.display_name || ' ' || a.username || ' ' || a.bio || ' '
-                                                         || array_to_string(a.specialities, ' ') || ' '
-                                                         || array_to_string(a.highlights, ' ')), w) = 0)
-                      AND ($3::integer IS NULL OR coalesce(s.recent, 0) < $3
-                           OR (coalesce(s.recent, 0) = $3 AND a.tenant_id > $4))
-                    ORDER BY coalesce(s.recent, 0) DESC, a.tenant_id
-                    LIMIT $5
-                    """,
+                """
+                SELECT tenant_id, kind, display_name, username, bio, to_json(specialities)::text AS specialities,
+                       to_json(highlights)::text AS highlights, listed, followers, recent
+                FROM spotter_directory($1, $2, $3, $4, $5)
+                """,
                 [speciality, words, cursor?.recentFollowers, cursor?.id.rawValue, limit]
             ).map(DiscoverSQL.decodeAuthor)
         }
@@ -190,10 +183,8 @@ public struct PostgresDiscoverStore: DiscoverStore {
         try await database.withTenant(principal) { connection in
             try await DiscoverSQL.refreshPopularity(now, connection)
             // Planned for this author (see `DiscoverSQL.publications`).
-            return try await connection.pipeline(
-                [(DiscoverSQL.authorSelect(ids: "ARRAY[$1::uuid]", publications: "p.author_id = $1"), [id.rawValue])],
-                planning: .custom
-            )[0].single.map(DiscoverSQL.decodeAuthor)
+            return try await connection.pipeline([(DiscoverSQL.authorSelect, [id.rawValue])], planning: .custom)[0]
+                .single.map(DiscoverSQL.decodeAuthor)
         }
     }
 
