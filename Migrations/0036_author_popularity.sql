@@ -10,7 +10,11 @@
 --                           trigger on `publications`); the daily recount of the 30-day window
 --                           (`spotter_refresh_popularity`) sums again each author whose publications
 --                           it recounts. Read only through `spotter_directory`: which tenants ever
---                           published is nobody else's business.
+--                           published is nobody else's business. Every publication's counts go
+--                           stale each day, so every author is summed again by the first recount of
+--                           a day: a follow that races the unpublishing of the same publication
+--                           (each reads the other as not yet done) leaves its author's sums one off
+--                           until then, and no longer.
 
 CREATE TABLE publication_author_stats (
     author_id        uuid PRIMARY KEY REFERENCES tenants (tenant_id) ON DELETE CASCADE,
