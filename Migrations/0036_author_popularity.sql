@@ -83,13 +83,13 @@ CREATE TRIGGER count_author_publication AFTER UPDATE OF unpublished_at ON public
     FOR EACH ROW EXECUTE FUNCTION spotter_count_author_publication();
 
 -- The recount of 0025, author by author (the stale publications in their authors' order): each
--- author's row is locked, that author's stale publications recounted, then the author's sums read
--- again from them. Rows being changed right now (an author's row or a publication's) are skipped as
--- before (SKIP LOCKED): an author whose row is held keeps their publications stale for the next
--- read or pass, so the recount still never waits and never takes part in a deadlock. An author's
--- sums are read by a statement after the locks, so they include every follow committed before; a
--- follow still running adds its change to them when it reaches the author's row, after this
--- transaction.
+-- author's row is locked, that author's stale publications recounted, and at the end the sums of
+-- every author locked are read again from them, in one statement. Rows being changed right now (an
+-- author's row or a publication's) are skipped as before (SKIP LOCKED): an author whose row is held
+-- keeps their publications stale for the next read or pass, so the recount still never waits and
+-- never takes part in a deadlock. The sums are read after the locks, so they include every follow
+-- committed before; a follow still running adds its change to them when it reaches the author's
+-- row, after this transaction.
 CREATE OR REPLACE FUNCTION spotter_refresh_popularity(as_of date) RETURNS integer
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public
 AS $$
@@ -97,6 +97,7 @@ DECLARE
     stale record;
     author uuid;
     locked boolean := false;
+    summed uuid[] := '{}';
     changed integer := 0;
 BEGIN
     FOR stale IN
@@ -107,17 +108,12 @@ BEGIN
         FOR UPDATE OF s SKIP LOCKED
     LOOP
         IF stale.author_id IS DISTINCT FROM author THEN
-            IF locked THEN
-                UPDATE publication_author_stats a
-                SET followers = coalesce(t.followers, 0), recent_followers = coalesce(t.recent, 0)
-                FROM (SELECT sum(x.followers) AS followers, sum(x.recent_followers) AS recent
-                      FROM publications p JOIN publication_stats x ON x.publication_id = p.publication_id
-                      WHERE p.author_id = author AND p.unpublished_at IS NULL) t
-                WHERE a.author_id = author;
-            END IF;
             author := stale.author_id;
             PERFORM FROM publication_author_stats a WHERE a.author_id = author FOR UPDATE SKIP LOCKED;
             locked := FOUND;
+            IF locked THEN
+                summed := summed || author;
+            END IF;
         END IF;
         IF locked THEN
             UPDATE publication_stats s
@@ -129,14 +125,15 @@ BEGIN
             changed := changed + 1;
         END IF;
     END LOOP;
-    IF locked THEN
-        UPDATE publication_author_stats a
-        SET followers = coalesce(t.followers, 0), recent_followers = coalesce(t.recent, 0)
-        FROM (SELECT sum(x.followers) AS followers, sum(x.recent_followers) AS recent
-              FROM publications p JOIN publication_stats x ON x.publication_id = p.publication_id
-              WHERE p.author_id = author AND p.unpublished_at IS NULL) t
-        WHERE a.author_id = author;
-    END IF;
+    UPDATE publication_author_stats a
+    SET followers = t.followers, recent_followers = t.recent
+    FROM (SELECT x.author_id, coalesce(sum(s.followers), 0) AS followers,
+                 coalesce(sum(s.recent_followers), 0) AS recent
+          FROM unnest(summed) AS x (author_id)
+          LEFT JOIN publications p ON p.author_id = x.author_id AND p.unpublished_at IS NULL
+          LEFT JOIN publication_stats s ON s.publication_id = p.publication_id
+          GROUP BY x.author_id) t
+    WHERE a.author_id = t.author_id;
     RETURN changed;
 END
 $$;
