@@ -14,15 +14,15 @@ enum DiscoverSQL {
 
     /// Publications matching `condition` (over `p`, with `s` its stats), in `order` (over `p` and
     /// `s`), with their counts and author's name. The page is found first; the authors' names are
-    /// then read once for the whole page.
+    /// then read once for the whole page. With `planning`, the page's statement is planned so (the
+    /// window's refresh before it is not: its recount's statements keep their generic plans).
     private static func publications(
         _ condition: String, _ parameters: [any PostgresEncodable], now: Date, order: String, limit: Int,
-        _ connection: PostgresConnection
+        planning: PostgresConnection.Planning?, _ connection: PostgresConnection
     ) async throws -> [Publication] {
         try await refreshPopularity(now, connection)
         let outer = order.replacingOccurrences(of: "p.", with: "page.").replacingOccurrences(of: "s.", with: "page.")
-        let rows = try await connection.query(
-            """
+        let sql = """
             WITH page AS (
                 SELECT p.publication_id, p.author_id, p.kind,
                        CASE WHEN p.author_id = spotter_current_tenant() THEN p.source_id END AS source_id, p.version,
@@ -44,8 +44,13 @@ enum DiscoverSQL {
             LEFT JOIN spotter_public_authors(ARRAY(SELECT DISTINCT author_id FROM page)) author
                    ON author.tenant_id = page.author_id
             ORDER BY \(outer)
-            """,
-            parameters)
+            """
+        let rows =
+            if let planning {
+                try await connection.pipeline([(sql, parameters)], planning: planning)[0]
+            } else {
+                try await connection.query(sql, parameters)
+            }
         return try rows.map(decodePublication)
     }
 
@@ -106,15 +111,11 @@ enum DiscoverSQL {
                     "(p.updated_at < \(value) OR (p.updated_at = \(value) AND p.publication_id > \(id)))")
             }
         }
-        let condition = conditions.joined(separator: " AND ")
-        guard filter.author != nil else {
-            return try await publications(condition, parameters, now: now, order: order, limit: limit, connection)
-        }
-        // One author's publications, planned for that author: a generic plan made while a few
+        // One author's publications are planned for that author: a generic plan made while a few
         // authors held most publications read the whole table for anyone's.
-        return try await connection.planned(.custom) {
-            try await publications(condition, parameters, now: now, order: order, limit: limit, connection)
-        }
+        return try await publications(
+            conditions.joined(separator: " AND "), parameters, now: now, order: order, limit: limit,
+            planning: filter.author == nil ? nil : .custom, connection)
     }
 
     /// One publication the acting tenant may read (live, its own, or one it follows).
