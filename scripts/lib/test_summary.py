@@ -2,7 +2,11 @@
 """Reads the output of `swift test` and prints, as the last lines of a run, which tests failed with
 the first issue each recorded, the tests a crash cut short, and one closing count line:
 
-    test_summary.py LOG EXIT_STATUS
+    test_summary.py LOG EXIT_STATUS [XUNIT]
+
+XUNIT, Swift Testing's JUnit XML report (`swift test --xunit-output`), is the record to trust when
+it is there: a console log can miss lines (a CI log once lacked 71 of 495 tests' "passed" lines),
+the report names every test and every failure with its message.
 
 A CI log keeps only its tail, so these lines are what a reader of a failed run sees first. Exits
 with 1 when anything failed (or swift test exited non-zero), 0 otherwise.
@@ -10,6 +14,7 @@ with 1 when anything failed (or swift test exited non-zero), 0 otherwise.
 
 import re
 import sys
+import xml.etree.ElementTree as ElementTree
 
 # Swift Testing's console lines (the symbols it uses when not on a terminal).
 STARTED = re.compile(r'^◇ Test "(.*)" started\.$')
@@ -25,8 +30,27 @@ XC_FAILED = re.compile(r"^Test Case '(.*)' failed")
 XC_ISSUE = re.compile(r"^(.*?:\d+): error: (-\[.*?\]|\S+) : (.*)$")
 
 
+def xunit_results(path):
+    """(tests, failures as (name, message), skipped) from a JUnit XML report; None without one."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError):
+        return None
+    tests, failures, skipped = 0, [], 0
+    for suite in root.iter("testsuite"):
+        tests += int(suite.get("tests", "0"))
+    for case in root.iter("testcase"):
+        name = f"{case.get('classname', '')}.{case.get('name', '')}"
+        for failure in list(case.findall("failure")) + list(case.findall("error")):
+            failures.append((name, (failure.get("message") or failure.text or "").strip()))
+        if case.find("skipped") is not None:
+            skipped += 1
+    return tests, failures, skipped
+
+
 def main():
     log, status = sys.argv[1], int(sys.argv[2])
+    report = xunit_results(sys.argv[3]) if len(sys.argv) > 3 else None
     with open(log, encoding="utf-8", errors="replace") as f:
         lines = [line.rstrip("\n") for line in f]
 
@@ -62,16 +86,31 @@ def main():
         print(f"==> swift test stopped (exit status {status}) while these were running:")
         for name in unfinished:
             print(f"  … {short(name, 160)}")
-    if status != 0 and not failed and not unfinished:
+    reported = report[1] if report is not None else []
+    if len(reported) > len(failed):
+        print(f"==> {len(reported)} failed, by the XML report:")
+        for name, message in reported:
+            print(f"  ✘ {short(name, 160)}")
+            if message:
+                print(f"      {short(message)}")
+    if status != 0 and not failed and not unfinished and not reported:
         print(f"==> swift test exited with status {status}; its last lines:")
         for line in lines[-15:]:
             print(f"  {short(line)}")
-    failures = len(failed) + (len(unfinished) if status != 0 else 0)
-    if status != 0 and failures == 0:
-        failures = 1
-    # Tests' own lines can be missing from a log (and two tests may share a name); Swift Testing's
-    # closing count is the one to trust when the run got that far.
-    passes = len(passed) if total is None else max(0, total - len(failed) - skipped)
+    if report is not None:
+        tests, _, report_skipped = report
+        failures = max(len(failed), len(reported)) + (len(unfinished) if status != 0 else 0)
+        if status != 0 and failures == 0:
+            failures = 1
+        passes = max(0, tests - len(reported) - report_skipped)
+        skipped = report_skipped
+    else:
+        failures = len(failed) + (len(unfinished) if status != 0 else 0)
+        if status != 0 and failures == 0:
+            failures = 1
+        # Tests' own lines can be missing from a log (and two tests may share a name); Swift
+        # Testing's closing count is the one to trust when the run got that far.
+        passes = len(passed) if total is None else max(0, total - len(failed) - skipped)
     print(f"tests: {passes} passed, {failures} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failures else 0
 
