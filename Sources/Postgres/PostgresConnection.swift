@@ -240,6 +240,15 @@ public final class PostgresConnection: @unchecked Sendable {
         /// table for one with most of them), where a generic plan made from the statistics'
         /// average tenant can read a whole table for a tenant with a handful of rows.
         case custom = "force_custom_plan"
+
+        /// The statement that sets `plan_cache_mode` to `mode` for the rest of the transaction.
+        static func setting(_ mode: String) -> String {
+            "SELECT set_config('plan_cache_mode', '\(mode)', true)"
+        }
+
+        /// This planning's `setting`, and the one that puts PostgreSQL's default back.
+        var setting: String { Self.setting(rawValue) }
+        static let automatic = setting("auto")
     }
 
     /// Runs `statements` in one round trip (`pipeline`) planned as `planning` says, then sets
@@ -248,9 +257,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func pipeline(_ statements: [(sql: String, parameters: [any PostgresEncodable])], planning: Planning)
         async throws -> [PostgresRows]
     {
-        let answers = try await pipeline(
-            [("SELECT set_config('plan_cache_mode', '\(planning.rawValue)', true)", [])] + statements
-                + [("SELECT set_config('plan_cache_mode', 'auto', true)", [])])
+        let answers = try await pipeline([(planning.setting, [])] + statements + [(Planning.automatic, [])])
         return Array(answers.dropFirst().prefix(statements.count))
     }
 
@@ -260,15 +267,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// a call's many statements whose plans depend on the tenant, where `pipeline(_:planning:)`
     /// cannot send them in one round trip.
     public func planned<T>(_ planning: Planning, _ body: () async throws -> T) async throws -> T {
-        try await query("SELECT set_config('plan_cache_mode', '\(planning.rawValue)', true)")
+        try await query(planning.setting)
         let result: T
         do {
             result = try await body()
         } catch {
-            _ = try? await query("SELECT set_config('plan_cache_mode', 'auto', true)")
+            _ = try? await query(Planning.automatic)
             throw error
         }
-        try await query("SELECT set_config('plan_cache_mode', 'auto', true)")
+        try await query(Planning.automatic)
         return result
     }
 

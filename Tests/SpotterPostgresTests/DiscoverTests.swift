@@ -48,6 +48,17 @@ struct DiscoverWorld {
                 }))
     }
 
+    /// `author`'s one-week "Block" program with one training day, the squat template "Day", published.
+    func publishedBlock(_ author: Principal) async throws -> (day: Template, program: Program, publication: Publication)
+    {
+        let day = try await template(author, "Day", [(Catalog.squat, 3, 5, 5, nil)])
+        let program = try await coaching.createProgram(
+            author, id: "",
+            ProgramDraft(
+                name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
+        return (day, program, try await publish(author, .program, program.id.description))
+    }
+
     func publish(
         _ author: Principal, _ kind: PublicationKind, _ source: String, difficulty: Difficulty = .beginner,
         categories: [PublicationCategory] = [.strength], description: String = ""
@@ -613,12 +624,7 @@ struct DiscoverTests {
         try await TestDatabase.with { database in
             let world = DiscoverWorld(database)
             let cora = try await database.lifter("cora", kind: .coach)
-            let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
-            let program = try await world.coaching.createProgram(
-                cora, id: "",
-                ProgramDraft(
-                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
-            let publication = try await world.publish(cora, .program, program.id.description)
+            let publication = try await world.publishedBlock(cora).publication
             var lifters: [Principal] = []
             for index in 0..<3 {
                 let lifter = try await database.lifter("lifter\(index)")
@@ -669,12 +675,7 @@ struct DiscoverTests {
             let dan = try await database.lifter("dan", kind: .coach)
             let ada = try await database.lifter("ada")
             for coach in [cora, dan] { _ = try await world.discover.setListing(coach, listed: true, highlights: []) }
-            let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
-            let program = try await world.coaching.createProgram(
-                cora, id: "",
-                ProgramDraft(
-                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
-            let block = try await world.publish(cora, .program, program.id.description)
+            let block = try await world.publishedBlock(cora).publication
             let legs = try await world.publish(
                 cora, .template, try await world.template(cora, "Legs", [(Catalog.squat, 3, 5, 5, nil)]).id.description)
             let pump = try await world.publish(
@@ -766,12 +767,7 @@ struct DiscoverTests {
             let cora = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
             let bob = try await database.lifter("bob")
-            let day = try await world.template(cora, "Day", [(Catalog.squat, 3, 5, 5, nil)])
-            let program = try await world.coaching.createProgram(
-                cora, id: "",
-                ProgramDraft(
-                    name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: day.id.description)]))
-            let publication = try await world.publish(cora, .program, program.id.description)
+            let (day, program, publication) = try await world.publishedBlock(cora)
             _ = try await world.discover.follow(ada, id: publication.id.description, startOn: "")
             _ = try await world.discover.follow(bob, id: publication.id.description, startOn: "")
             try await world.coaching.unfollow(bob)  // bob no longer follows it: nothing for him

@@ -22,9 +22,9 @@ PASSED = re.compile(r'^✔ Test "(.*)"(?: with \d+ test cases?)? passed after ')
 FAILED = re.compile(r'^✘ Test "(.*)"(?: with \d+ test cases?)? failed after ')
 SKIPPED = re.compile(r'^➜ Test "(.*)" skipped')
 ISSUE = re.compile(r'^✘ Test "(.*?)" recorded an issue (?:with \d+ arguments? .*? )?at (.*)$')
-# XCTest's.
 # Swift Testing's closing line, with its own count of the tests it ran.
 RUN = re.compile(r'^[✔✘] Test run with (\d+) tests? ')
+# XCTest's.
 XC_PASSED = re.compile(r"^Test Case '(.*)' passed")
 XC_FAILED = re.compile(r"^Test Case '(.*)' failed")
 XC_ISSUE = re.compile(r"^(.*?:\d+): error: (-\[.*?\]|\S+) : (.*)$")
@@ -97,17 +97,13 @@ def main():
         print(f"==> swift test exited with status {status}; its last lines:")
         for line in lines[-15:]:
             print(f"  {short(line)}")
+    failures = max(len(failed), len(reported)) + (len(unfinished) if status != 0 else 0)
+    if status != 0 and failures == 0:
+        failures = 1
     if report is not None:
-        tests, _, report_skipped = report
-        failures = max(len(failed), len(reported)) + (len(unfinished) if status != 0 else 0)
-        if status != 0 and failures == 0:
-            failures = 1
-        passes = max(0, tests - len(reported) - report_skipped)
-        skipped = report_skipped
+        tests, _, skipped = report
+        passes = max(0, tests - len(reported) - skipped)
     else:
-        failures = len(failed) + (len(unfinished) if status != 0 else 0)
-        if status != 0 and failures == 0:
-            failures = 1
         # Tests' own lines can be missing from a log (and two tests may share a name); Swift
         # Testing's closing count is the one to trust when the run got that far.
         passes = len(passed) if total is None else max(0, total - len(failed) - skipped)
