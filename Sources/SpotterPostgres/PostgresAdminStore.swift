@@ -73,8 +73,13 @@ public struct PostgresAdminStore: AdminStore {
                     [tenant.rawValue, profile.accountID.rawValue]
                 )
                 let sessions = try await SessionSQL.live(tenant: tenant, now: now, connection)
+                // The sessions' last use, or of those the retention pass deleted (migration 0037).
                 let activity = try await connection.query(
-                    "SELECT max(last_used_at) AS last FROM sessions WHERE tenant_id = $1",
+                    """
+                    SELECT greatest(
+                               (SELECT max(last_used_at) FROM sessions WHERE tenant_id = $1),
+                               (SELECT max(ended_sessions_used_at) FROM accounts WHERE tenant_id = $1)) AS last
+                    """,
                     [tenant.rawValue]
                 )
                 let training = try await connection.query(

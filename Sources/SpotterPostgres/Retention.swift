@@ -4,30 +4,58 @@ import SpotterCore
 
 /// What one retention pass deleted.
 public struct RetentionPurge: Sendable, Equatable {
-    public var accessLogRows: Int
-    public var addresses: Int
-    public var challenges: Int
+    public var accessLogRows = 0
+    public var addresses = 0
+    public var challenges = 0
+    /// Sessions ended 30 days ago, refresh tokens and e-mailed account tokens expired a day ago,
+    /// e-mails sent 30 days ago (migration 0037).
+    public var sessions = 0
+    public var refreshTokens = 0
+    public var accountTokens = 0
+    public var emails = 0
 
-    public init(accessLogRows: Int, addresses: Int, challenges: Int) {
-        self.accessLogRows = accessLogRows
-        self.addresses = addresses
-        self.challenges = challenges
+    public init() {}
+
+    /// Every count, named for the log.
+    public var counts: [(name: String, count: Int)] {
+        [
+            ("access_log", accessLogRows), ("addresses", addresses), ("challenges", challenges),
+            ("sessions", sessions), ("refresh_tokens", refreshTokens), ("account_tokens", accountTokens),
+            ("emails", emails),
+        ]
     }
 }
 
 extension SpotterDatabase {
-    /// Deletes coaches' access-log rows older than `accessLogDays`, sign-in failure counts of
-    /// addresses quiet for a day, and two-factor challenges expired a day ago, by the database's
-    /// clock (`spotter_purge_old`, migration 0014).
+    /// Deletes what is kept only for a while, by the database's clock, in one transaction: coaches'
+    /// access-log rows older than `accessLogDays`, sign-in failure counts of addresses quiet for a
+    /// day and two-factor challenges expired a day ago (`spotter_purge_old`, migration 0014);
+    /// sessions ended 30 days ago (but each account's last), refresh and account tokens expired a
+    /// day ago, and e-mails sent 30 days ago (`spotter_purge_credentials`, migration 0037).
     public func purgeOld(accessLogDays: Int) async throws -> RetentionPurge {
         try await withoutTenant { connection in
-            let row = try await connection.query(
-                "SELECT access_log, addresses, challenges FROM spotter_purge_old($1)", [accessLogDays]
-            ).single
-            return RetentionPurge(
-                accessLogRows: try row?.decode("access_log", as: Int.self) ?? 0,
-                addresses: try row?.decode("addresses", as: Int.self) ?? 0,
-                challenges: try row?.decode("challenges", as: Int.self) ?? 0)
+            let rows = try await connection.pipeline([
+                ("SELECT access_log, addresses, challenges FROM spotter_purge_old($1)", [accessLogDays]),
+                (
+                    """
+                    SELECT ended_sessions, expired_refresh_tokens, expired_account_tokens, sent_emails
+                    FROM spotter_purge_credentials()
+                    """, []
+                ),
+            ])
+            var purged = RetentionPurge()
+            if let row = rows[0].single {
+                purged.accessLogRows = try row.decode("access_log")
+                purged.addresses = try row.decode("addresses")
+                purged.challenges = try row.decode("challenges")
+            }
+            if let row = rows[1].single {
+                purged.sessions = try row.decode("ended_sessions")
+                purged.refreshTokens = try row.decode("expired_refresh_tokens")
+                purged.accountTokens = try row.decode("expired_account_tokens")
+                purged.emails = try row.decode("sent_emails")
+            }
+            return purged
         }
     }
 

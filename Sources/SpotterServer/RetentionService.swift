@@ -15,13 +15,11 @@ struct RetentionService: Service {
         await periodically(every: interval) {
             await attempt("retention purge", logger: logger) {
                 let purged = try await database.purgeOld(accessLogDays: accessLogDays)
-                if purged != RetentionPurge(accessLogRows: 0, addresses: 0, challenges: 0) {
+                let counts = purged.counts.filter { $0.count > 0 }
+                if !counts.isEmpty {
                     logger.info(
                         "purged old rows",
-                        metadata: [
-                            "access_log": "\(purged.accessLogRows)", "addresses": "\(purged.addresses)",
-                            "challenges": "\(purged.challenges)",
-                        ])
+                        metadata: Logger.Metadata(uniqueKeysWithValues: counts.map { ($0.name, "\($0.count)") }))
                 }
             }
             await attempt("popularity recount", logger: logger) {

@@ -162,6 +162,51 @@ struct MigratorTests {
     }
 
     @Test(
+        "every foreign key's columns lead an index, so deleting a parent row probes its children instead of reading their table; the exceptions lead with tenant_id"
+    )
+    func foreignKeysIndexed() async throws {
+        // Keys whose parent row is deleted only with its tenant (templates and programs are
+        // soft-deleted; an account goes with its tenant): the check reads that tenant's rows alone.
+        let tenantLed: Set = [
+            "account_tokens_tenant_id_account_id_fkey", "mfa_challenges_tenant_id_account_id_fkey",
+            "program_days_tenant_id_template_id_fkey", "assignments_tenant_id_template_id_fkey",
+            "assignments_tenant_id_program_id_fkey",
+        ]
+        try await TestDatabase.with { database in
+            try await database.asOwner { owner in
+                let keys = try await owner.query(
+                    """
+                    SELECT c.conname AS name,
+                           EXISTS (SELECT FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indpred IS NULL
+                                   AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
+                                   AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey) AS indexed,
+                           EXISTS (SELECT FROM pg_index i JOIN pg_attribute a
+                                       ON a.attrelid = i.indrelid AND a.attnum = (i.indkey::int2[])[0]
+                                   WHERE i.indrelid = c.conrelid AND i.indpred IS NULL AND a.attname = 'tenant_id'
+                                   AND a.attnum = ANY (c.conkey)) AS tenant_led
+                    FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace AND n.nspname = 'public'
+                    WHERE c.contype = 'f'
+                    """
+                ).map {
+                    (
+                        try $0.decode("name", as: String.self), try $0.decode("indexed", as: Bool.self),
+                        try $0.decode("tenant_led", as: Bool.self)
+                    )
+                }
+                #expect(keys.count > 40)
+                for (name, indexed, led) in keys {
+                    if tenantLed.contains(name) {
+                        #expect(led, "\(name) has no index led by tenant_id")
+                    } else {
+                        #expect(indexed, "no index starts with the columns of \(name)")
+                    }
+                }
+                #expect(tenantLed.isSubset(of: Set(keys.map(\.0))), "an exception is no longer a foreign key")
+            }
+        }
+    }
+
+    @Test(
         "deploy/citus.md keeps up: it distributes every tenant table and names every other one, and every key without tenant_id is one of its listed exceptions"
     )
     func citusPlanKeepsUp() async throws {
