@@ -30,8 +30,8 @@ extension SpotterDatabase {
     /// Deletes what is kept only for a while, by the database's clock, in one transaction: coaches'
     /// access-log rows older than `accessLogDays`, sign-in failure counts of addresses quiet for a
     /// day and two-factor challenges expired a day ago (`spotter_purge_old`, migration 0014);
-    /// sessions ended 30 days ago (but each account's last), refresh and account tokens expired a
-    /// day ago, and e-mails sent 30 days ago (`spotter_purge_credentials`, migration 0037).
+    /// sessions ended 30 days ago (their last use kept on the account), refresh and account tokens
+    /// expired a day ago, and e-mails sent 30 days ago (`spotter_purge_credentials`, migration 0037).
     public func purgeOld(accessLogDays: Int) async throws -> RetentionPurge {
         try await withoutTenant { connection in
             let rows = try await connection.pipeline([
