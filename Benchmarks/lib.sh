@@ -169,3 +169,14 @@ backend_states() {
         SELECT round(avg(active), 2), max(active), round(avg(idle), 2), max(idle), count(*) FROM counts;" |
         awk -F ' [|] ' '{ printf "  backends (%d samples): running a statement %.2f on average (at most %d), idle in a transaction %.2f (at most %d)\n", $5, $1, $2, $3, $4 }'
 }
+
+# migrated_database NAME SPOTTERCTL: a throwaway database NAME on the cluster that PGHOST, PGPORT
+# and PGUSER name, migrated by SPOTTERCTL, and dropped when the script exits unless KEEP is set.
+# Sets `database`.
+migrated_database() {
+    database=$1
+    psql -qAt -d postgres -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database"
+    trap '[ -n "${KEEP:-}" ] || psql -qAt -d postgres -c "DROP DATABASE IF EXISTS $database"' EXIT
+    SPOTTER_DATABASE_URL="host=${PGHOST:-localhost} port=${PGPORT:-5432} user=${PGUSER:-postgres} dbname=$database" \
+        "$2" migrate apply > /dev/null
+}
