@@ -120,6 +120,25 @@ struct RetentionTests {
                     WHERE kind = 'reset_password'
                     """)
             }
+            // The function's owner reads only the columns that decide what goes: no hash, no body.
+            let readable = try await database.asOwner { owner in
+                try await owner.query(
+                    """
+                    SELECT c.table_name || '.' || c.column_name AS name FROM information_schema.columns c
+                    WHERE c.table_schema = 'public'
+                      AND c.table_name IN ('accounts', 'sessions', 'refresh_tokens', 'account_tokens', 'email_outbox')
+                      AND has_column_privilege('spotter_retention', format('public.%I', c.table_name), c.column_name, 'SELECT')
+                    ORDER BY 1
+                    """
+                ).map { try $0.decode("name", as: String.self) }
+            }
+            #expect(
+                readable == [
+                    "account_tokens.expires_at", "accounts.account_id", "accounts.ended_sessions_used_at",
+                    "accounts.tenant_id", "email_outbox.sent_at", "email_outbox.status", "refresh_tokens.expires_at",
+                    "sessions.account_id", "sessions.expires_at", "sessions.last_used_at", "sessions.revoked_at",
+                    "sessions.tenant_id",
+                ])
             let purge = SpotterDatabase(pool: database.appPool)
             var expected = RetentionPurge()
             (expected.sessions, expected.refreshTokens, expected.accountTokens, expected.emails) = (3, 1, 1, 1)
