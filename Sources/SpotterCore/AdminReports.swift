@@ -95,7 +95,8 @@ public struct DatabaseReport: Sendable, Equatable, Codable {
 public protocol AdminMaintenanceStore: Sendable {
     /// Clears sign-in throttling of the tenant's account.
     func unlock(_ tenant: TenantID, audit: AuditRecord) async throws
-    /// Turns two-factor sign-in off and ends every session of the tenant's account.
+    /// Turns two-factor sign-in off and ends every session of the tenant's account; refuses
+    /// (`failedPrecondition`, nothing changed or audited) when it was never set up.
     func resetTwoFactor(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
     func markEmailVerified(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws
     /// Calls `reseal` for every account's two-factor secret, rows locked, and stores the new

@@ -11,7 +11,7 @@ public struct AdminService: Sendable {
     public init(
         store: any AdminStore & AdminMaintenanceStore & AdminOperatorStore,
         hasher: PasswordHasher,
-        policy: AuthPolicy = AuthPolicy(),
+        policy: AuthPolicy,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store

@@ -293,7 +293,7 @@ struct CoachRoutes {
                     ClientsPage.NewInvite(
                         note: invite.note, code: code, expires: format.day(invite.expiresAt),
                         shareText:
-                            "Train with me on Spotter: install the app, then Coaching → Redeem an invite → \(code) (valid until \(format.day(invite.expiresAt)))."
+                            "Train with me on Spotter: in the app, Coaching → Redeem an invite; on the web portal, Coaches → Add a coach. Code \(code), valid until \(format.day(invite.expiresAt))."
                     )
                 }
             },

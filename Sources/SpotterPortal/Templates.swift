@@ -147,7 +147,7 @@ enum Templates {
         <h2>New invite{{#note}}: {{note}}{{/note}}</h2>
         <p>Give this code to your client. It is shown only now and works once, until {{expires}}.</p>
         <p class="code">{{code}}</p>
-        <p>In the app: <em>Coaching → Redeem an invite</em>. As text to send:</p>
+        <p>In the app: <em>Coaching → Redeem an invite</em>; in this portal: <em>Coaches → Add a coach</em>. As text to send:</p>
         <pre class="share">{{shareText}}</pre>
         </section>
         {{/newInvite}}

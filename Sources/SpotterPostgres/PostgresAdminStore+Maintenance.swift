@@ -15,6 +15,14 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     public func resetTwoFactor(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws {
         try await change(audit) { connection in
+            // Nothing to reset is an operator's mistake: no session ends and nothing is audited.
+            let enrolled: Bool =
+                try await connection.query(
+                    "SELECT EXISTS (SELECT FROM account_mfa WHERE tenant_id = $1) AS enrolled", [tenant.rawValue]
+                ).single?.decode("enrolled") ?? false
+            guard enrolled else {
+                throw SpotterError.failedPrecondition("two-factor sign-in is not on for this account; nothing changed")
+            }
             let accounts = try await connection.query(
                 "SELECT account_id FROM accounts WHERE tenant_id = $1", [tenant.rawValue])
             for row in accounts {

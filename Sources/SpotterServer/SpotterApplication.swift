@@ -160,12 +160,15 @@ public struct SpotterApplication: Sendable {
         if let address = settings.metricsAddress {
             extra.append(
                 .init(
-                    service: MetricsEndpoint(
-                        host: address.host, port: address.port, metrics: metrics, logger: logger,
-                        bound: { port in
-                            boundPort.yield(port)
-                            boundPort.finish()
-                        })))
+                    service: ListeningService(
+                        service: MetricsEndpoint(
+                            host: address.host, port: address.port, metrics: metrics, logger: logger,
+                            bound: { port in
+                                boundPort.yield(port)
+                                boundPort.finish()
+                            }),
+                        listener: "the metrics endpoint", host: address.host, port: address.port,
+                        setting: "SPOTTER_METRICS_ADDRESS")))
         } else {
             boundPort.finish()
         }
@@ -179,13 +182,16 @@ public struct SpotterApplication: Sendable {
                 logger: logger)
             extra.append(
                 .init(
-                    service: try Portal.server(
-                        router: router, host: settings.host, port: port, certificatePath: certificate, keyPath: key,
-                        logger: logger,
-                        bound: { port in
-                            boundPortal.yield(port)
-                            boundPortal.finish()
-                        })))
+                    service: ListeningService(
+                        service: try Portal.server(
+                            router: router, host: settings.host, port: port, certificatePath: certificate,
+                            keyPath: key, logger: logger,
+                            bound: { port in
+                                boundPortal.yield(port)
+                                boundPortal.finish()
+                            }),
+                        listener: "the coach portal", host: settings.host, port: port,
+                        setting: "SPOTTER_PORTAL_PORT (or --portal-port)")))
         } else {
             boundPortal.finish()
         }
@@ -201,7 +207,10 @@ public struct SpotterApplication: Sendable {
             configuration: ServiceGroupConfiguration(
                 services: extra + [
                     .init(service: healthMonitor),
-                    .init(service: GRPCServerService(server: server)),
+                    .init(
+                        service: ListeningService(
+                            service: GRPCServerService(server: server), listener: "gRPC", host: settings.host,
+                            port: settings.port, setting: "SPOTTER_GRPC_PORT (or --port)")),
                     .init(
                         service: MailerService(delivery: delivery, interval: settings.mailerInterval, logger: logger)),
                     .init(

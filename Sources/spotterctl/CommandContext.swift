@@ -50,7 +50,8 @@ struct CommandContext {
             pool: pool,
             admin: AdminService(
                 store: PostgresAdminStore(pool: pool),
-                hasher: PasswordHasher(cost: settings.passwordCost)
+                hasher: PasswordHasher(cost: settings.passwordCost),
+                policy: settings.auth
             ),
             logger: logger,
             actor: AdminActor(

@@ -281,6 +281,8 @@ struct PortalCoachTests {
                     String(made.html[$0].dropFirst(16).prefix(10))
                 })
             #expect(made.html.contains("for &lt;b&gt;Lena&lt;/b&gt;"))
+            // The text to send names both ways in: the app's and this portal's.
+            #expect(made.html.contains("on the web portal, Coaches → Add a coach. Code \(code), valid until"))
             let list = try await browser.get("/clients")
             #expect(!list.html.contains(code), "the code is shown only once")
             let tooLong = try await browser.post("/invites", [("note", String(repeating: "n", count: 201))])

@@ -507,7 +507,7 @@ struct ActivityTests {
             // A challenge of 90 minutes this week: 2 × 60 minutes reach it with the second workout.
             let admin = AdminService(
                 store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
-                now: { clock.now })
+                policy: AuthPolicy(), now: { clock.now })
             let operatorName = AdminActor(operatorName: "ops", osUser: "root")
             let challenge = try await admin.createChallenge(
                 name: "Autumn Push", description: "Ninety minutes in a week.", startsOn: "2026-09-07",

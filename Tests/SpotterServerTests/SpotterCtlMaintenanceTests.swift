@@ -63,7 +63,18 @@ struct SpotterCtlMaintenanceTests {
             _ = try await registerAndSignIn(database, "ada")
             let reset = try await database.spotterctl(
                 ["accounts", "reset-password", "ada", "--reason", "asked by phone", "--json"])
-            let token = try #require((try json(reset) as? [String: Any])?["token"] as? String)
+            let answer = try #require(try json(reset) as? [String: Any])
+            let token = try #require(answer["token"] as? String)
+            // The link goes to the portal, which serves the reset page: its port by default, or the
+            // public address configured for spotterd.
+            #expect(answer["link"] as? String == "https://localhost:8444/reset-password?token=\(token)")
+            let configured = try await database.spotterctl(
+                ["accounts", "reset-password", "ada", "--reason", "asked again", "--json"],
+                environment: ["SPOTTER_PUBLIC_URL": "https://spotter.example.com"])
+            let again = try #require(try json(configured) as? [String: Any])
+            #expect(
+                again["link"] as? String
+                    == "https://spotter.example.com/reset-password?token=\(again["token"] as? String ?? "")")
             let auth = database.authService()
             try await auth.completePasswordReset(token: token, newPassword: "a fresh new secret")
             _ = try await auth.signIn(login: "ada", password: "a fresh new secret", deviceLabel: "", address: "b")
@@ -94,7 +105,9 @@ struct SpotterCtlMaintenanceTests {
         return (tokens, secret)
     }
 
-    @Test("reset-mfa turns two-factor sign-in off, ends every session and is audited; it needs a reason")
+    @Test(
+        "reset-mfa turns two-factor sign-in off, ends every session and is audited; it needs a reason, and refuses when it is not on"
+    )
     func resetTwoFactor() async throws {
         try await TestDatabase.with { database in
             let (tokens, _) = try await registerWithTwoFactor(database, "ada")
@@ -119,6 +132,18 @@ struct SpotterCtlMaintenanceTests {
                     == 1)
             await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: tokens.accessToken) }
             _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a").tokens
+
+            // Again, now that it is off: refused, no session ended, nothing audited.
+            let signedIn = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", address: "a"
+            ).tokens
+            let again = try await database.spotterctl(["accounts", "reset-mfa", "ada", "--reason", "asked twice"])
+            #expect(again.status == 1)
+            #expect(again.output == "spotterctl: two-factor sign-in is not on for this account; nothing changed\n")
+            #expect(
+                try await auth.authenticate(accessToken: signedIn.accessToken).tenantID == tokens.principal.tenantID)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.reset_mfa'") == 1)
         }
     }
 

@@ -20,8 +20,8 @@ final class SpotterdProcess: Sendable {
     var terminationStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
 
     /// Starts `spotterd` with the test environment plus `environment`; does not wait for it.
-    init(environment extra: [String: String]) throws {
-        port = Int.random(in: 20_000...40_000)
+    init(environment extra: [String: String], port: Int = Int.random(in: 20_000...40_000)) throws {
+        self.port = port
         dataDirectory = URL(fileURLWithPath: "/tmp/spotterd-test-\(UUID().uuidString.prefix(8))")
         log = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotterd-\(port).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

@@ -252,6 +252,38 @@ struct SyncReplicaTests {
         }
     }
 
+    @Test("a port already in use stops spotterd with an error naming the listener, the address and its setting")
+    func portInUse() async throws {
+        try await TestDatabase.with { database in
+            let taken = try ListeningSocket()
+            defer { taken.close() }
+            for (environment, port, expected) in [
+                (
+                    ["SPOTTER_PORTAL_PORT": "\(taken.port)"], nil,
+                    "the coach portal cannot listen on 127.0.0.1:\(taken.port)"
+                ),
+                ([:], taken.port, "gRPC cannot listen on 127.0.0.1:\(taken.port)"),
+                (
+                    ["SPOTTER_METRICS_ADDRESS": "127.0.0.1:\(taken.port)"], nil,
+                    "the metrics endpoint cannot listen on 127.0.0.1:\(taken.port)"
+                ),
+            ] as [([String: String], Int?, String)] {
+                let server = try SpotterdProcess(
+                    environment: environment.merging([
+                        "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
+                    ]) { _, url in url },
+                    port: port ?? Int.random(in: 20_000...40_000))
+                defer { server.cleanUp() }
+                for await _ in server.exited {}
+                #expect(server.terminationStatus != 0)
+                #expect(
+                    server.logText.contains(expected + ": the address is already in use (another spotterd?); "),
+                    "spotterd:\n\(server.logText)")
+                #expect(!server.logText.contains("bind(descriptor"), "spotterd:\n\(server.logText)")
+            }
+        }
+    }
+
     @Test("spotterctl health: SERVING and exit 0 from a running spotterd, exit 2 when nothing answers")
     func healthCommand() async throws {
         try await TestDatabase.with { database in
@@ -272,4 +304,29 @@ struct SyncReplicaTests {
             #expect(away.status == 2 && away.output.contains("did not answer"), "\(away.output)")
         }
     }
+}
+
+/// A TCP socket listening on a free loopback port, to take that port from spotterd.
+final class ListeningSocket: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && listen(descriptor, 1) == 0
+                    && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard descriptor >= 0, listening else { throw POSIXError(.EADDRNOTAVAIL) }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
 }
