@@ -134,7 +134,16 @@ def stub(ch, method):
     from google.protobuf import descriptor_pool, message_factory
 
     service, _, name = method.partition("/")
-    descriptor = descriptor_pool.Default().FindServiceByName(service).FindMethodByName(name)
+    pool = descriptor_pool.Default()
+    try:
+        service_descriptor = pool.FindServiceByName(service)
+    except KeyError:
+        raise UsageError(f"no service {service!r}: the method is package.Service/Method, such as "
+                         "spotter.v1.WorkoutService/LogWorkout (services are in proto/)") from None
+    descriptor = service_descriptor.methods_by_name.get(name)
+    if descriptor is None:
+        raise UsageError(f"{service} has no method {name!r}; it has "
+                         + ", ".join(sorted(service_descriptor.methods_by_name)))
     request_type = message_factory.GetMessageClass(descriptor.input_type)
     reply_type = message_factory.GetMessageClass(descriptor.output_type)
     streaming = descriptor.server_streaming
@@ -146,6 +155,8 @@ def stub(ch, method):
         response_deserializer=reply_type.FromString)
 
     def invoke(request, token=None, timeout=None, metadata=None):
+        if token and not (token.isascii() and token.isprintable() and " " not in token):
+            raise UsageError(f"{token!r} is not an access token: use the access_token sign-in answered")
         sent = list(metadata or []) + ([("authorization", f"Bearer {token}")] if token else [])
         if client_streaming and isinstance(request, request_type):
             # A client-streaming method given one message sends just that one.
@@ -154,6 +165,10 @@ def stub(ch, method):
 
     invoke.request_type = request_type
     return invoke
+
+
+class UsageError(Exception):
+    """A mistake in what the client was asked to do, said in one line instead of a traceback."""
 
 
 def call(ch, method, request, token=None, timeout=None, metadata=None):
@@ -166,7 +181,11 @@ def call_method(ch, method, request_json, token=None):
     from google.protobuf import json_format
 
     method_stub = stub(ch, method)
-    return method_stub(json_format.Parse(request_json, method_stub.request_type()), token)
+    try:
+        request = json_format.Parse(request_json, method_stub.request_type())
+    except json_format.ParseError as error:
+        raise UsageError(f"the request is not a {method_stub.request_type.DESCRIPTOR.full_name} in JSON: {error}") from None
+    return method_stub(request, token)
 
 
 def main(argv=None):
@@ -218,7 +237,12 @@ def main(argv=None):
         return 2
 
     s = load_stubs()
-    ch = channel(args.target or default_target(), args.ca or default_ca())
+    ca = args.ca or default_ca()
+    if not os.path.exists(ca):
+        print(f"no certificate at {ca}: start spotterd first (it writes its development certificate there), "
+              "give this terminal spotterd's SPOTTER_DATA_DIR, or pass --ca before the command", file=sys.stderr)
+        return 2
+    ch = channel(args.target or default_target(), ca)
     try:
         if args.command == "health":
             reply = call(ch, "grpc.health.v1.Health/Check", s.health.HealthCheckRequest(service=""), timeout=10)
@@ -271,6 +295,9 @@ def main(argv=None):
     except grpc.RpcError as error:
         print(f"{error.code().name}: {error.details()}", file=sys.stderr)
         return 1
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

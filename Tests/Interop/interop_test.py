@@ -86,6 +86,23 @@ def main():
     history = spotter_client.call_method(channel, "spotter.v1.WorkoutService/ListWorkouts", "{}", tokens.access_token)
     check("history lists it", [entry.workout_id for entry in history.workouts] == [workout.workout_id])
 
+    # A newcomer's slips get one line that says what to do, not a traceback.
+    def usage_error(method, request, token):
+        try:
+            spotter_client.call_method(channel, method, request, token)
+        except spotter_client.UsageError as error:
+            return str(error)
+        return ""
+
+    check("a mistyped method, field or token is named in one line", all((
+        "has no method 'ListWorkout'; it has DeleteWorkout, GetWorkout, ListWorkouts"
+        in usage_error("spotter.v1.WorkoutService/ListWorkout", "{}", tokens.access_token),
+        "no service 'spotter.v1.WorkoutServic'" in usage_error("spotter.v1.WorkoutServic/ListWorkouts", "{}", None),
+        'no field named "page_sze"'
+        in usage_error("spotter.v1.WorkoutService/ListWorkouts", '{"page_sze": 1}', tokens.access_token),
+        "'spa_…' is not an access token" in usage_error("spotter.v1.WorkoutService/ListWorkouts", "{}", "spa_…"),
+    )))
+
     return check.finish("interop")
 
 

@@ -10,7 +10,7 @@ struct InteropTests {
             let result = try await runInteropScript(
                 "interop_test.py", port: server.port, certificate: server.certificatePath)
             #expect(result.status == 0, "interop_test.py failed:\n\(result.output)")
-            #expect(result.output.contains("interop: 10 of 10 checks passed"), "\(result.output)")
+            #expect(result.output.contains("interop: 11 of 11 checks passed"), "\(result.output)")
         }
     }
 
