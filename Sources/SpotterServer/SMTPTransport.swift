@@ -159,9 +159,11 @@ public struct LogMailTransport: MailTransport {
     }
 
     public func send(from sender: String, to recipient: String, subject: String, body: String) async throws {
+        // The text in the message, after it: metadata comes first on a line, and a body of several
+        // lines there read as if the e-mail came before the note that it was not sent.
         logger.notice(
-            "e-mail not sent (no SMTP configured); its text follows",
-            metadata: ["to": "\(recipient)", "subject": "\(subject)", "body": "\(body)"]
+            "e-mail not sent (no SMTP configured); to \(recipient), \"\(subject)\":\n\(body)",
+            metadata: ["to": "\(recipient)", "subject": "\(subject)"]
         )
     }
 }

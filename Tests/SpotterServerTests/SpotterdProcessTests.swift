@@ -53,8 +53,9 @@ struct SpotterdProcessTests {
         var logged = false
         for _ in 0..<50 where !logged {
             try await Task.sleep(for: .milliseconds(100))
-            logged = spotterd.logText.contains(
-                "e-mail not sent (no SMTP configured)")
+            logged =
+                spotterd.logText.contains("e-mail not sent (no SMTP configured); to ")
+                && spotterd.logText.contains("/verify-email?token=spv_")
         }
         #expect(logged)
 
