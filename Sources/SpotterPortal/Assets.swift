@@ -42,6 +42,9 @@ enum Assets {
           color: var(--ink); background: var(--bg); }
         a { color: var(--accent); }
         main { max-width: 960px; margin: 0 auto; padding: 16px; }
+        /* A word longer than its box (a note of 200 letters, a pasted link) breaks instead of
+           widening the page. Not in tables: their columns would shrink to single letters. */
+        h1, h2, p, li, dd, pre, label, .card { overflow-wrap: anywhere; }
         h1 { font-size: 1.6rem; margin: 8px 0 12px; }
         h2 { font-size: 1.2rem; margin: 24px 0 8px; }
         .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; padding: 10px 16px;
@@ -135,6 +138,8 @@ enum Assets {
           table.clients td { display: flex; justify-content: space-between; border: 0; padding: 2px 8px; }
           table.clients td::before { content: attr(data-label); color: var(--muted); }
           table.sets th:nth-child(5), table.sets td:nth-child(5) { display: none; }
+          /* Wide tables (statistics, records, body) scroll sideways on their own, not the page. */
+          table.points { display: block; overflow-x: auto; white-space: nowrap; }
           .workout { grid-template-columns: 1fr; }
           .workout .muted { grid-column: 1; }
           .choices { columns: 1; }

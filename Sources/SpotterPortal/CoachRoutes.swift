@@ -69,6 +69,9 @@ struct CoachRoutes {
             } catch SpotterError.invalidArgument(let violations) {
                 let error = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
                 return try await historyPage(request, context, assigning: (item, note, error))
+            } catch SpotterError.alreadyExists(_, let reason) {
+                // Beside the form, like any other refusal, not on a page of its own.
+                return try await historyPage(request, context, assigning: (item, note, "That \(reason)."))
             }
             return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
         }

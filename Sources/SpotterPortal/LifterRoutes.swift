@@ -124,11 +124,10 @@ struct LifterRoutes {
             case .invalidArgument(let violations):
                 message = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
                 status = .badRequest
-            case .alreadyExists(_, let reason):
-                message = SessionRoutes.sentence(reason)
-                status = .conflict
-            case .failedPrecondition(let reason):
-                message = SessionRoutes.sentence(reason)
+            case .alreadyExists(_, let reason), .failedPrecondition(let reason):
+                // These reasons are sentences of their own ("you already have a pending or active
+                // link with this coach"), not a field's.
+                message = reason.prefix(1).uppercased() + reason.dropFirst() + (reason.hasSuffix(".") ? "" : ".")
                 status = .conflict
             default:
                 throw error

@@ -20,11 +20,13 @@ struct PlanRoutes {
             let session = try coach(context)
             return editor(session, TemplateEditor(id: "", version: "", name: "", notes: "", rows: []))
         }
-        router.get("/templates/:template") { _, context in
+        router.get("/templates/:template") { request, context in
             let session = try coach(context)
             let template = try await training.templates.get(
                 session.principal, id: try context.parameters.require("template"))
-            return editor(session, TemplateEditor(template))
+            var editor = TemplateEditor(template)
+            editor.saved = request.uri.queryParameters.get("saved") != nil
+            return self.editor(session, editor)
         }
         router.post("/templates/edit") { _, context in try await editTemplate(context) }
         router.post("/templates/:template/copy") { _, context in
@@ -44,11 +46,13 @@ struct PlanRoutes {
             return try await programEditor(
                 session, ProgramEditor(id: "", version: "", name: "", notes: "", weeks: 1, days: [:]))
         }
-        router.get("/programs/:program") { _, context in
+        router.get("/programs/:program") { request, context in
             let session = try coach(context)
             let program = try await coaching.ownProgram(
                 session.principal, id: try context.parameters.require("program"))
-            return try await programEditor(session, ProgramEditor(program))
+            var editor = ProgramEditor(program)
+            editor.saved = request.uri.queryParameters.get("saved") != nil
+            return try await programEditor(session, editor)
         }
         router.post("/programs/edit") { _, context in try await editProgram(context) }
         router.post("/programs/:program/copy") { _, context in
@@ -352,9 +356,9 @@ struct PlanRoutes {
                     ? try await training.templates.create(session.principal, id: "", editor.draft)
                     : try await training.templates.update(
                         session.principal, id: editor.id, editor.draft, expectedVersion: version)
-                var saved = TemplateEditor(template)
-                saved.saved = true
-                return self.editor(session, saved)
+                // To the template's own page: reloading it does not post the form again (which
+                // made a second template when the first save had created one).
+                return Response.redirect(to: "/templates/\(template.id)?saved=1", type: .normal)
             } catch SpotterError.invalidArgument(let violations) {
                 Self.place(violations, in: &editor)
                 return self.editor(session, editor, status: .badRequest)
@@ -544,9 +548,7 @@ struct PlanRoutes {
                 ? try await coaching.createProgram(session.principal, id: "", editor.draft)
                 : try await coaching.updateProgram(
                     session.principal, id: editor.id, editor.draft, expectedVersion: Int64(editor.version))
-            var saved = ProgramEditor(program)
-            saved.saved = true
-            return try await programEditor(session, saved)
+            return Response.redirect(to: "/programs/\(program.id)?saved=1", type: .normal)
         } catch SpotterError.invalidArgument(let violations) {
             for violation in violations {
                 let field = violation.field.split(separator: ".").last.map(String.init) ?? ""

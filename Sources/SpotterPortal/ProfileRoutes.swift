@@ -39,14 +39,12 @@ struct ProfileRoutes {
         router.post("/import") { _, context in
             let session = try context.signedIn()
             var page = ImportPage(format: context.form.text("format"), unit: context.form.text("unit"))
-            guard let format = ImportFormat(rawValue: page.format) else {
-                page.error = "Choose the app the file comes from."
-                return importPage(session, page, status: .badRequest)
-            }
-            guard let file = context.uploads["file"], !file.data.isEmpty else {
-                page.error = "Choose the file to import."
-                return importPage(session, page, status: .badRequest)
-            }
+            // Each missing choice is named beside its own field.
+            let format = ImportFormat(rawValue: page.format)
+            let file = context.uploads["file"].flatMap { $0.data.isEmpty ? nil : $0 }
+            if format == nil { page.formatError = "Choose the app the file comes from." }
+            if file == nil { page.error = "Choose the file to import." }
+            guard let format, let file else { return importPage(session, page, status: .badRequest) }
             do {
                 let report = try await transfer.importWorkouts(
                     session.principal, format: format, unit: WeightUnit(rawValue: page.unit), data: file.data)
@@ -194,6 +192,7 @@ struct ProfileRoutes {
         let formats: [Choice]
         let units: [Choice]
         var error: String?
+        var formatError: String?
         var report: Report?
 
         init(format: String = "", unit: String = "") {

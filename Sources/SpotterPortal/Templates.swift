@@ -723,6 +723,7 @@ enum Templates {
         <fieldset class="units">
         <legend>From</legend>
         {{#formats}}<label class="check"><input type="radio" name="format" value="{{value}}" required{{#checked}} checked{{/checked}}> {{label}}</label>{{/formats}}
+        {{#formatError}}<p class="field-error" role="alert">{{formatError}}</p>{{/formatError}}
         </fieldset>
         <fieldset class="units">
         <legend>Weights in the file</legend>

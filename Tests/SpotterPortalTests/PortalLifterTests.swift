@@ -24,7 +24,9 @@ struct PortalLifterTests {
             #expect(wrong.html.contains(#"name="scopes" value="details" checked"#))
             let malformed = try await browser.post("/coaches/redeem", [("code", "12"), ("scopes", "history")])
             #expect(malformed.status == .badRequest)
-            #expect(malformed.html.contains("This field must be the 10-letter code the coach gave you."))
+            #expect(
+                malformed.html.contains("This field must be the 10 letters and digits the coach gave you (this has 2).")
+            )
 
             let redeemed = try await browser.post(
                 "/coaches/redeem", [("code", invite.code!.lowercased()), ("scopes", "history"), ("scopes", "details")])
@@ -58,7 +60,7 @@ struct PortalLifterTests {
             #expect(try await browser.get("/coaches").html.contains("waiting for the coach"))
             let again = try await browser.post("/coaches/request", [("username", "carla"), ("scopes", "progress")])
             #expect(again.status == .conflict)
-            #expect(again.html.contains("already have a pending or active link"))
+            #expect(again.html.contains("You already have a pending or active link with this coach."))
         }
     }
 }

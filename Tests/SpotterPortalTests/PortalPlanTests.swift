@@ -53,11 +53,15 @@ struct PortalPlanTests {
             #expect(!removed.html.contains(#"name="exercise" value="\#(Catalog.deadlift)""#))
             let fixed = Array(fields.prefix(4)) + row(Catalog.squat, "Barbell Back Squat", sets: "5")
             let saved = try await browser.post("/templates/edit", fixed + [("action", "save")])
-            #expect(saved.status == .ok)
-            #expect(saved.html.contains("Saved as version 1."))
+            // Saved, then sent to the template's own page: a reload there does not save again.
+            #expect(saved.status == .seeOther)
             let templates = try await portal.training.templates.list(
                 coach, includeArchived: false, pageSize: 10, pageToken: "")
             let template = try #require(templates.items.first)
+            #expect(templates.items.count == 1)
+            #expect(saved.location == "/templates/\(template.id)?saved=1")
+            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
+            #expect(!(try await browser.get("/templates/\(template.id)").html.contains("Saved as version")))
             #expect(template.content.name == "Lower <A>")
             #expect(template.content.items.map(\.targetSets) == [5])
 
@@ -133,7 +137,7 @@ struct PortalPlanTests {
             }
             let saved = try await browser.post(
                 "/templates/edit", fields(["1", "1", ""], rounds: ["4"]) + [("action", "save")])
-            #expect(saved.html.contains("Saved as version 2."))
+            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 2."))
             #expect(
                 try await portal.training.templates.get(world.coach, id: template.id.description).content
                     == template.content)
@@ -173,9 +177,10 @@ struct PortalPlanTests {
                     ("weeks", "2"), ("day-1-1", template.id.description), ("day-2-4", template.id.description),
                     ("action", "save"),
                 ])
-            #expect(saved.html.contains("Saved as version 1."))
             let program = try #require(
                 try await portal.coaching.programs(world.coach).first { $0.content.name == "Peaking block" })
+            #expect(saved.location == "/programs/\(program.id)?saved=1")
+            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
             #expect(program.content.days.map { [$0.week, $0.weekday] } == [[1, 1], [2, 4]])
 
             let client = try await browser.get("/clients/\(world.client)")
@@ -183,6 +188,11 @@ struct PortalPlanTests {
             let assigned = try await browser.post(
                 "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Start Monday")])
             #expect(assigned.status == .seeOther)
+            // Assigning it again is refused beside the form, on the client's page.
+            let twice = try await browser.post(
+                "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Again")])
+            #expect(twice.html.contains("That is already assigned to this client."), "\(twice.status)")
+            #expect(twice.html.contains(#"id="plans""#) && twice.html.contains("Again"))
             let plans = try await browser.get("/clients/\(world.client)")
             #expect(plans.html.contains("Peaking block</strong> · program version 1"))
             #expect(try await portal.coaching.assignments(world.lifter, client: "").count == 1)

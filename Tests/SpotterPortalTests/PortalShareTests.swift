@@ -128,6 +128,13 @@ struct PortalImportTests {
             #expect(noFile.html.contains("Choose the file to import."))
             let noApp = try await ivy.upload("/import", [], files: [("file", "a.csv", Data("x".utf8))])
             #expect(noApp.html.contains("Choose the app the file comes from."))
+            #expect(!noApp.html.contains("Choose the file to import."))
+            // Neither: each is named beside its own field, the app's under "From".
+            let neither = try await ivy.upload("/import", [], files: [])
+            #expect(
+                neither.html.contains(#"<p class="field-error" id="file-error">Choose the file to import.</p>"#))
+            #expect(
+                neither.html.contains(#"<p class="field-error" role="alert">Choose the app the file comes from.</p>"#))
             let kept = try await ivy.upload("/import", [("format", "hevy"), ("unit", "lb")], files: [])
             #expect(kept.html.contains("value=\"hevy\" required checked"))
             #expect(kept.html.contains("value=\"lb\" checked"))

@@ -115,8 +115,19 @@ struct CoachingServiceTests {
             let ada = try await database.lifter("ada")
             try await setTier(database, coach, .coachPro)
 
-            await #expect(throws: SpotterError.invalid("code", "must be the 10-letter code the coach gave you")) {
+            await #expect(
+                throws: SpotterError.invalid(
+                    "code", "must be the 10 letters and digits the coach gave you (this has 2)")
+            ) {
                 try await coaching.redeemInvite(ada, code: "12", scopes: [])
+            }
+            await #expect(
+                throws: SpotterError.invalid(
+                    "code",
+                    "has a character no code has (codes leave out 0, 1, I, L and O, which look alike): check it against the code the coach gave you"
+                )
+            ) {
+                try await coaching.redeemInvite(ada, code: "wrongcode1", scopes: [])
             }
             let expiring = try await coaching.createInvite(coach, note: "gym flyer", validDays: 1)
             clock.advance(by: 86_401)

@@ -127,6 +127,16 @@ public enum InviteCode {
         guard code.count == length, code.allSatisfy(alphabet.contains) else { return nil }
         return code
     }
+
+    /// Why `typed` cannot be a code (`normalize` answers `nil`), as the reason of a field error.
+    public static func problem(_ typed: String) -> String {
+        let code = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        guard code.count == length else {
+            return "must be the \(length) letters and digits the coach gave you (this has \(code.count))"
+        }
+        return "has a character no code has (codes leave out 0, 1, I, L and O, which look alike): "
+            + "check it against the code the coach gave you"
+    }
 }
 
 /// What kind of data a coach call read, for the lifter's access log.

@@ -126,7 +126,7 @@ public struct CoachingService: Sendable {
         _ = try await requireKind(.lifter, principal)
         let granted = try Scope.parse(scopes)
         guard let normalized = InviteCode.normalize(code) else {
-            throw SpotterError.invalid("code", "must be the 10-letter code the coach gave you")
+            throw SpotterError.invalid("code", InviteCode.problem(code))
         }
         let hash = Token.hash(normalized)
         let at = now()
