@@ -37,7 +37,11 @@ struct PlanRoutes {
         }
         router.post("/templates/:template/delete") { _, context in
             let session = try coach(context)
-            try await training.templates.delete(session.principal, id: try context.parameters.require("template"))
+            do {
+                try await training.templates.delete(session.principal, id: try context.parameters.require("template"))
+            } catch SpotterError.failedPrecondition(let reason) {
+                return try await templatesPage(session, error: "Not deleted: " + reason + ".", status: .conflict)
+            }
             return Response.redirect(to: "/templates", type: .normal)
         }
         router.get("/programs") { _, context in try await programsPage(try coach(context)) }
@@ -124,9 +128,12 @@ struct PlanRoutes {
         var rows: [Row]
         var kind: String
         var path: String
+        var error: String?
     }
 
-    private func templatesPage(_ session: PortalSession) async throws -> Response {
+    private func templatesPage(_ session: PortalSession, error: String? = nil, status: HTTPResponse.Status = .ok)
+        async throws -> Response
+    {
         let format = Format(session.profile)
         async let page = training.templates.list(
             session.principal, includeArchived: false, pageSize: 100, pageToken: "")
@@ -141,8 +148,8 @@ struct PlanRoutes {
                 publicState: states[template.id.description])
         }
         return pages.render(
-            "plans", title: "Templates", session: session, current: "/templates",
-            PlanList(rows: rows, kind: "template", path: "/templates"))
+            "plans", title: "Templates", session: session, status: status, current: "/templates",
+            PlanList(rows: rows, kind: "template", path: "/templates", error: error))
     }
 
     struct TemplateEditor {

@@ -485,6 +485,7 @@ enum Templates {
     static let plans = """
         {{<layout}}{{$body}}{{#page}}
         <h1>{{title}}</h1>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <p><a class="button" href="{{path}}/new">New {{kind}}</a></p>
         {{#rows}}
         <section class="card">

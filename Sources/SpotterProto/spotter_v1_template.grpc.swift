@@ -244,7 +244,8 @@ extension Spotter_V1_TemplateService {
         /// > Source IDL Documentation:
         /// >
         /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-        /// > syncing devices.
+        /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+        /// > names the program): take it out of the program first, or delete the program.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_DeleteTemplateRequest` messages.
@@ -379,7 +380,8 @@ extension Spotter_V1_TemplateService {
         /// > Source IDL Documentation:
         /// >
         /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-        /// > syncing devices.
+        /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+        /// > names the program): take it out of the program first, or delete the program.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteTemplateRequest` message.
@@ -512,7 +514,8 @@ extension Spotter_V1_TemplateService {
         /// > Source IDL Documentation:
         /// >
         /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-        /// > syncing devices.
+        /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+        /// > names the program): take it out of the program first, or delete the program.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_DeleteTemplateRequest` message.
@@ -934,7 +937,8 @@ extension Spotter_V1_TemplateService {
         /// > Source IDL Documentation:
         /// >
         /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-        /// > syncing devices.
+        /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+        /// > names the program): take it out of the program first, or delete the program.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteTemplateRequest` message.
@@ -1167,7 +1171,8 @@ extension Spotter_V1_TemplateService {
         /// > Source IDL Documentation:
         /// >
         /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-        /// > syncing devices.
+        /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+        /// > names the program): take it out of the program first, or delete the program.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteTemplateRequest` message.
@@ -1385,7 +1390,8 @@ extension Spotter_V1_TemplateService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-    /// > syncing devices.
+    /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+    /// > names the program): take it out of the program first, or delete the program.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_DeleteTemplateRequest` message.
@@ -1612,7 +1618,8 @@ extension Spotter_V1_TemplateService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Deletes a template; workouts logged from it keep their reference. A tombstone is kept for
-    /// > syncing devices.
+    /// > syncing devices. FAILED_PRECONDITION while a program of yours trains with it (the message
+    /// > names the program): take it out of the program first, or delete the program.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -181,6 +181,15 @@ struct PortalPlanTests {
                 try await portal.coaching.programs(world.coach).first { $0.content.name == "Peaking block" })
             #expect(saved.location == "/programs/\(program.id)?saved=1")
             #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
+            // A template the program trains with is not deleted under it (its days would turn into
+            // rest days for every client it is assigned to); the program's name says why.
+            let kept = try await browser.post("/templates/\(template.id)/delete")
+            #expect(kept.status == .conflict)
+            #expect(
+                kept.html.contains(
+                    "Not deleted: this template is a training day of program &quot;Peaking block&quot;: take it out of the program first, or delete the program."
+                ), "\(kept.html.suffix(2_000))")
+            #expect(try await portal.training.templates.get(world.coach, id: template.id.description).version == 1)
             #expect(program.content.days.map { [$0.week, $0.weekday] } == [[1, 1], [2, 4]])
 
             let client = try await browser.get("/clients/\(world.client)")

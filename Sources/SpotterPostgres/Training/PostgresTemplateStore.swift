@@ -124,6 +124,24 @@ public struct PostgresTemplateStore: TemplateStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             try await FeedLocks.take(connection)
+            // A day of a live program would turn into a rest day without a word, for every client
+            // it is assigned to and in Discover: the program goes first, or the day.
+            let programs: [String] = try await connection.query(
+                """
+                SELECT DISTINCT p.name FROM program_days d
+                JOIN programs p ON p.tenant_id = d.tenant_id AND p.program_id = d.program_id
+                WHERE d.tenant_id = $1 AND d.template_id = $2 AND p.deleted_at IS NULL
+                ORDER BY p.name LIMIT 4
+                """,
+                [tenant.rawValue, id.rawValue]
+            ).map { try $0.decode("name") }
+            if !programs.isEmpty {
+                let names = programs.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ")
+                throw SpotterError.failedPrecondition(
+                    "this template is a training day of program\(programs.count > 1 ? "s" : "") \(names)"
+                        + (programs.count > 3 ? " and more" : "")
+                        + ": take it out of the program first, or delete the program")
+            }
             let deleted = try await connection.query(
                 """
                 UPDATE templates SET deleted_at = $3, updated_at = $3, version = version + 1
