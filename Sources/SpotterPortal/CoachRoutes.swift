@@ -590,6 +590,7 @@ struct CoachRoutes {
         var from = ""
         var to = ""
         var formulas: [Option] = []
+        var rangeError: String?
         /// The chart image's query: the shown exercise, range and formula.
         var chartQuery = ""
         var hasChoices = false
@@ -611,8 +612,16 @@ struct CoachRoutes {
         page.formulas = E1RMFormula.allCases.map {
             .init(value: $0.rawValue, label: Self.formulaName($0), selected: $0 == formula)
         }
-        let from = try page.from.isEmpty ? nil : Self.day(page.from, format, field: "From")
-        let to = try page.to.isEmpty ? nil : Self.day(page.to, format, field: "To", end: true)
+        // A range that is not one is said under the form, which keeps what was typed and picked.
+        var from: Date?
+        var to: Date?
+        do {
+            from = try page.from.isEmpty ? nil : Self.day(page.from, format, field: "From")
+            to = try page.to.isEmpty ? nil : Self.day(page.to, format, field: "To", end: true)
+            if let from, let to, from >= to { page.rangeError = "To must be after From." }
+        } catch PortalError.badRequest(let message) {
+            page.rangeError = message
+        }
         let keep = "&from=\(Form.encode(page.from))&to=\(Form.encode(page.to))&formula=\(formula.rawValue)"
         if !page.find.trimmingWhitespaces().isEmpty {
             // The client's exercises (their custom ones too), read as the client's progress is.
@@ -627,7 +636,7 @@ struct CoachRoutes {
                 page.notShared = Self.notShared(link, .progress)
             }
         }
-        if !page.exerciseID.isEmpty, page.find.isEmpty {
+        if !page.exerciseID.isEmpty, page.find.isEmpty, page.rangeError == nil {
             do {
                 let report = try await coaching.clientProgress(
                     session.principal, client: page.client.id, exerciseID: page.exerciseID, from: from, to: to,
@@ -639,7 +648,8 @@ struct CoachRoutes {
             }
         }
         return pages.render(
-            "progress", title: "Progress of \(link.lifterName)", session: session, current: "/clients", page)
+            "progress", title: "Progress of \(link.lifterName)", session: session,
+            status: page.rangeError == nil ? .ok : .badRequest, current: "/clients", page)
     }
 
     static func day(_ text: String, _ format: Format, field: String, end: Bool = false) throws -> Date {

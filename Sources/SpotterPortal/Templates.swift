@@ -343,6 +343,7 @@ enum Templates {
         <select id="formula" name="formula">{{#formulas}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/formulas}}</select>
         <button>Show</button>
         </form>
+        {{#rangeError}}<p class="field-error" role="alert">{{rangeError}}</p>{{/rangeError}}
         {{#hasChoices}}<p>Pick an exercise:</p>{{/hasChoices}}
         <ul class="choices">{{#choices}}<li><a href="{{href}}">{{name}}</a></li>{{/choices}}</ul>
         {{#report}}

@@ -132,7 +132,16 @@ struct PortalCoachTests {
             let bad = try await browser.get(
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=yesterday")
             #expect(bad.status == .badRequest)
-            #expect(bad.html.contains("From must be a date such as 2026-11-23."))
+            #expect(
+                bad.html.contains(#"<p class="field-error" role="alert">From must be a date such as 2026-11-23.</p>"#))
+            #expect(bad.html.contains(#"value="yesterday""#), "what was typed stays in the form")
+            // A range the wrong way round: said under the form, which keeps both dates.
+            let backwards = try await browser.get(
+                "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, 0))&to=\(dayText(portal, -6))"
+            )
+            #expect(backwards.status == .badRequest)
+            #expect(backwards.html.contains("To must be after From."))
+            #expect(backwards.html.contains(#"value="\#(dayText(portal, -6))""#))
 
             let statistics = try await browser.get("/clients/\(world.client)/statistics")
             #expect(statistics.status == .ok)
