@@ -217,7 +217,7 @@ def main():
         lifter.find_element(By.CSS_SELECTOR, "input[name='unit'][value='lb']").click()
         navigate(lifter, lifter.find_element(By.CSS_SELECTOR, "form[action='/import'] button").click)
         report = lifter.find_element(By.ID, "report").text
-        check("the import report says what was added", "2 workouts added (8 sets)." in report and "Row 6 repeats row 5" in report, report[:300])
+        check("the import report says what was added", "2 workouts added (9 sets)." in report and "Row 6 repeats row 5" in report, report[:300])
         snap(lifter, "import")
 
         coach.get(workout_url)

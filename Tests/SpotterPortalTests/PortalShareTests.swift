@@ -107,7 +107,7 @@ struct PortalImportTests {
             let first = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])
             #expect(first.status == .ok)
             #expect(first.html.contains("Imported strong.csv"))
-            #expect(first.html.contains("2 workouts added (8 sets)."))
+            #expect(first.html.contains("2 workouts added (9 sets)."))
             #expect(first.html.contains("New custom exercises: Zercher Squat (Barbell)."))
             #expect(first.html.contains("Row 6 repeats row 5 and was left out"))
             let second = try await ivy.upload("/import", fields, files: [("file", "strong.csv", file)])

@@ -37,7 +37,7 @@ struct TransferTests {
     }
 
     @Test(
-        "Strong's CSV: local times, pounds, warm-ups, rest timers, notes with commas and line breaks; repeated rows and timed sets are reported, unknown exercises created once"
+        "Strong's CSV: local times, pounds, warm-ups, rest timers, notes with commas and line breaks, timed sets; repeated rows are reported, unknown exercises created once"
     )
     func strong() async throws {
         try await TestDatabase.with { database in
@@ -46,23 +46,26 @@ struct TransferTests {
             let report = try await training.transfer.importWorkouts(
                 ada, format: .strongCSV, unit: .lb, data: try ImportSamples.data("strong.csv"))
             #expect(report.workoutsAdded == 2)
-            #expect(report.setsAdded == 8)
+            #expect(report.setsAdded == 9)
             #expect(report.skipped.isEmpty)
             #expect(report.exercisesCreated == ["Zercher Squat (Barbell)"])
-            #expect(report.notes.contains("row 6 repeats row 5 and was left out"))
-            #expect(
-                report.notes.contains("row 8 was left out: a timed or distance set (Spotter stores sets with reps)"))
+            #expect(report.notes == ["row 6 repeats row 5 and was left out"])
 
             let workouts = try await history(training, ada)
             #expect(workouts.count == 2)
             let push = workouts[0].content
             #expect(push.name == "Push, heavy")
+            // The 60-second plank is a timed set: its time, no reps.
+            let plank = try #require(
+                push.exercises.first { workouts[0].exerciseNames[$0.exerciseID]?.contains("Plank") == true }?.sets.first
+            )
+            #expect(plank.durationSeconds == 60 && plank.reps == 0 && plank.distanceMeters == nil)
             // 18:05 in Berlin (CET) is 17:05 UTC.
             #expect(push.startedAt == Date(timeIntervalSince1970: 1_709_658_300))
             #expect(push.durationSeconds == 3900)
             #expect(push.notes == "Felt strong, slept 8h\nnew belt")
             #expect(push.exercises.map(\.exerciseID).prefix(1) == [Catalog.benchPress])
-            #expect(workouts[0].exerciseNames[push.exercises[2].exerciseID] == "Pull-Up")
+            #expect(workouts[0].exerciseNames[push.exercises[3].exerciseID] == "Pull-Up")
             let bench = push.exercises[0].sets
             #expect(bench.map(\.type) == [.warmUp, .working, .working])
             #expect(bench[1].weight == Mass(225, .lb))
@@ -103,7 +106,7 @@ struct TransferTests {
         }
     }
 
-    @Test("Hevy's CSV: set types, end time as duration, quoted descriptions; distance sets reported")
+    @Test("Hevy's CSV: set types, end time as duration, quoted descriptions, distance sets in metres")
     func hevy() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
@@ -111,9 +114,9 @@ struct TransferTests {
             let report = try await training.transfer.importWorkouts(
                 ada, format: .hevyCSV, unit: nil, data: try ImportSamples.data("hevy.csv"))
             #expect(report.workoutsAdded == 2)
-            #expect(report.setsAdded == 7)
-            #expect(report.exercisesCreated == ["Landmine Press"])
-            #expect(report.notes == ["row 7 was left out: a timed or distance set (Spotter stores sets with reps)"])
+            #expect(report.setsAdded == 8)
+            #expect(report.exercisesCreated == ["Running", "Landmine Press"])
+            #expect(report.notes.isEmpty)
             let workouts = try await history(training, ada)
             let upper = workouts[0].content
             // 18:00 in New York (EST) is 23:00 UTC.
@@ -127,6 +130,10 @@ struct TransferTests {
             #expect(workouts[0].exerciseNames[upper.exercises[1].exerciseID] == "Lat Pulldown")
             #expect(workouts[1].exerciseNames[workouts[1].content.exercises[0].exerciseID] == "Romanian Deadlift")
             #expect(workouts[1].content.exercises[0].sets[0].rpe == Decimal(string: "7.5"))
+            // 5 km in 25 minutes: a distance set in metres, with its time.
+            let run = try #require(
+                upper.exercises.first { workouts[0].exerciseNames[$0.exerciseID]?.contains("Run") == true }?.sets.first)
+            #expect(run.distanceMeters == 5_000 && run.durationSeconds == 1_500 && run.reps == 0)
         }
     }
 

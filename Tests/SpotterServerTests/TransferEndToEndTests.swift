@@ -44,9 +44,9 @@ struct TransferEndToEndTests {
                 }
                 let report = try await transfer.importWorkouts(metadata: ada, requestProducer: send)
                 #expect(report.workoutsAdded == 2)
-                #expect(report.setsAdded == 8)
+                #expect(report.setsAdded == 9)
                 #expect(report.exercisesCreated == ["Zercher Squat (Barbell)"])
-                #expect(report.notes.count == 2)
+                #expect(report.notes.count == 1)
                 let again = try await transfer.importWorkouts(metadata: ada, requestProducer: send)
                 #expect(again.workoutsAdded == 0)
                 #expect(again.workoutsUnchanged == 2)
@@ -58,7 +58,7 @@ struct TransferEndToEndTests {
                 let text = String(decoding: csv.reduce(Data()) { $0 + $1.data }, as: UTF8.self)
                 #expect(text.hasPrefix("date,started_at,workout_id,"))
                 #expect(text.contains("2024-03-05 18:05:00,2024-03-05T17:05:00Z,"))
-                #expect(text.components(separatedBy: "\r\n").count == 1 + 8 + 1)
+                #expect(text.components(separatedBy: "\r\n").count == 1 + 9 + 1)
 
                 let json = try await export(transfer, .json, ada)
                 #expect(json.first?.mediaType == "application/json")

@@ -58,11 +58,14 @@ struct CSVWorkoutReader {
             } else {
                 unit = self.unit
             }
+            // Strong writes distances in the app's unit: kilometres unless the older layout's
+            // Distance Unit says miles.
+            let miles = table.has("distance unit") && table.value(row, "distance unit").lowercased().hasPrefix("mi")
             let distance = try number(table.value(row, "distance"), "Distance", line)
             let set = try importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, "weight"), unit: unit,
                 rpe: table.value(row, "rpe"), note: table.value(row, "notes"), type: type, line: line,
-                timed: (seconds ?? 0) > 0 || (distance ?? 0) > 0)
+                seconds: seconds, meters: distance.map { $0 * (miles ? 1_609.344 : 1_000) })
             builder.add(
                 workout: ImportedWorkout(
                     key: Self.key(startedAt, name), name: name, startedAt: startedAt, durationSeconds: duration,
@@ -115,10 +118,10 @@ struct CSVWorkoutReader {
             }
             let seconds = try number(table.value(row, "duration_seconds"), "duration_seconds", line)
             let distance = try number(table.value(row, distanceColumn), distanceColumn, line)
-            let timed = (seconds ?? 0) > 0 || (distance ?? 0) > 0
+            let meters = distance.map { $0 * (distanceColumn == "distance_km" ? 1_000 : 1_609.344) }
             let set = try importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, weightColumn), unit: unit,
-                rpe: table.value(row, "rpe"), note: "", type: type, line: line, timed: timed)
+                rpe: table.value(row, "rpe"), note: "", type: type, line: line, seconds: seconds, meters: meters)
             let name = table.value(row, "title")
             builder.add(
                 workout: ImportedWorkout(
@@ -137,19 +140,29 @@ struct CSVWorkoutReader {
         "\(UnixMicros.of(startedAt))|\(name)"
     }
 
-    /// A set, or `nil` (with the reason) when Spotter cannot store it: timed and distance-only
-    /// sets have no reps.
+    /// A set, or the reason it is left out: a set with neither reps nor a time or a distance. A
+    /// timed or distance set (a plank, a run) keeps its seconds and metres, rounded, with no reps.
     private func importedSet(
         reps: String, weight: String, unit: WeightUnit, rpe: String, note: String, type: SetType, line: Int,
-        timed: Bool
+        seconds: Double?, meters: Double?
     ) throws(SpotterError) -> Result<ImportedSet, SkipReason> {
-        let repsValue = try number(reps, "reps", line)
-        guard let repsValue, repsValue > 0 else {
-            return .failure(
-                SkipReason(
-                    line: line,
-                    reason: timed
-                        ? "a timed or distance set (Spotter stores sets with reps)" : "a set without reps"))
+        let repsValue = max(0, try number(reps, "reps", line) ?? 0)
+        var duration: Int?
+        if let seconds, seconds > 0 {
+            guard seconds.rounded() <= Double(TimedWork.maximumDurationSeconds) else {
+                throw .invalid("data", "row \(line): a set of \(Int(seconds)) seconds is longer than a day")
+            }
+            duration = max(1, Int(seconds.rounded()))
+        }
+        var distance: Int?
+        if let meters, meters > 0 {
+            guard meters.rounded() <= Double(TimedWork.maximumDistanceMeters) else {
+                throw .invalid("data", "row \(line): a distance of \(Int(meters / 1_000)) km is farther than 1,000 km")
+            }
+            distance = max(1, Int(meters.rounded()))
+        }
+        guard repsValue > 0 || duration != nil || distance != nil else {
+            return .failure(SkipReason(line: line, reason: "a set without reps, a time or a distance"))
         }
         guard repsValue == repsValue.rounded(), repsValue <= 10_000 else {
             throw .invalid("data", "row \(line): reps \"\(reps)\" is not a whole number of repetitions")
@@ -172,7 +185,7 @@ struct CSVWorkoutReader {
         return .success(
             ImportedSet(
                 reps: Int(repsValue), weight: mass, rpe: rpeValue, restSeconds: nil, note: note,
-                type: type))
+                type: type, durationSeconds: duration, distanceMeters: distance))
     }
 
     /// A decimal number (`.` or, in semicolon files, `,` as the separator); `nil` when empty.
