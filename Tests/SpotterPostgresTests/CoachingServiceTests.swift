@@ -289,6 +289,17 @@ struct CoachingServiceTests {
             _ = try await training.workouts.log(ada, id: "", workoutDraft(at: clock.now, exercises: [Catalog.squat]))
             summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
             #expect(summary.newRecordExercise == nil)
+            // A session the coach looked in on midway: begun before she opened progress, logged
+            // after. Its record is new to her.
+            _ = try await coaching.clientProgress(
+                coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
+                formula: .epley)
+            let begun = clock.now.addingTimeInterval(-1_800)
+            clock.advance(by: 1_800)
+            _ = try await training.workouts.log(
+                ada, id: "", workoutDraft(at: begun, exercises: [Catalog.squat], kilograms: 120))
+            summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(summary.newRecordExercise == "Barbell Back Squat")
 
             // Six quiet days later (Tuesday of the next week) the client is flagged inactive.
             clock.advance(by: 6 * 86_400)

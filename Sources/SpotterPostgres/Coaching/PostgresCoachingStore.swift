@@ -186,8 +186,11 @@ public struct PostgresCoachingStore: CoachingStore {
                    JOIN workout_sets s ON s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
                    LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
                    LEFT JOIN exercises x ON x.tenant_id = s.tenant_id AND x.exercise_id = s.exercise_id
+                   -- Logged since the coach last looked, even if it began before (she looked in
+                   -- mid-session); begun at most two days before, so the history index bounds it.
                    WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
-                     AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
+                     AND w.created_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
+                     AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at) - interval '2 days'
                      AND s.set_type <> 'warm_up' AND s.weight_kg IS NOT NULL
                      AND (NOT $3 OR c.big_three IS NOT NULL)
                      AND EXISTS (SELECT FROM workout_sets p WHERE p.tenant_id = s.tenant_id
