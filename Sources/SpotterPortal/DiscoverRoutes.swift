@@ -60,22 +60,6 @@ struct DiscoverRoutes {
                 return Response.redirect(to: "\(list)/\(id)/publish?done=unpublished", type: .normal)
             }
         }
-        router.post("/profile/directory") { _, context in
-            let session = try context.signedIn(as: .coach)
-            let listed = context.form["listed"] == "on"
-            let typed = context.form.text("highlights")
-            let highlights = typed.split(whereSeparator: \.isNewline).map {
-                $0.trimmingWhitespaces()
-            }.filter { !$0.isEmpty }
-            do {
-                _ = try await discover.setListing(session.principal, listed: listed, highlights: highlights)
-                return Response.redirect(to: "/profile?listed=1", type: .normal)
-            } catch SpotterError.invalidArgument(let violations) {
-                throw PortalError.badRequest(
-                    "Your directory listing was not saved: "
-                        + violations.map { Self.highlightProblem($0, highlights) }.joined(separator: " "))
-            }
-        }
     }
 
     /// The name of the coach's own template or program (`notFound` for anything else).
@@ -100,15 +84,6 @@ struct DiscoverRoutes {
     /// `categories[1]` is a problem of the one categories field.
     private static func field(_ name: String) -> String {
         name.hasPrefix("categories") ? "categories" : name
-    }
-
-    private static func highlightProblem(_ violation: FieldViolation, _ highlights: [String]) -> String {
-        if violation.field.hasPrefix("highlights["), let index = ProfileRoutes.index(violation.field),
-            highlights.indices.contains(index)
-        {
-            return "Line \(index + 1) \(violation.reason)."
-        }
-        return "Highlights \(violation.reason)."
     }
 
     // MARK: - The publish page

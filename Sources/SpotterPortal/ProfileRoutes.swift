@@ -56,6 +56,25 @@ struct ProfileRoutes {
                 return importPage(session, page, status: .badRequest)
             }
         }
+        router.post("/profile/directory") { _, context in
+            let session = try context.signedIn(as: .coach)
+            let listed = context.form["listed"] == "on"
+            let typed = context.form.text("highlights")
+            let highlights = typed.split(whereSeparator: \.isNewline).map {
+                $0.trimmingWhitespaces()
+            }.filter { !$0.isEmpty }
+            do {
+                _ = try await discover.setListing(session.principal, listed: listed, highlights: highlights)
+                return Response.redirect(to: "/profile?listed=1", type: .normal)
+            } catch SpotterError.invalidArgument(let violations) {
+                // On the profile page, beside the listing, with what was typed.
+                let error =
+                    "Your listing was not saved: "
+                    + violations.map { Self.highlightProblem($0, highlights) }.joined(separator: " ")
+                return try await page(
+                    session, ProfileForm(session.profile), listing: (listed, typed, error), status: .badRequest)
+            }
+        }
         router.get("/profile") { request, context in
             let session = try context.signedIn()
             let saved = request.uri.queryParameters.get("saved") != nil
@@ -230,11 +249,23 @@ struct ProfileRoutes {
         var listed: Bool
         var highlights: String
         var listedSaved: Bool
+        var listingError: String?
     }
 
+    private static func highlightProblem(_ violation: FieldViolation, _ highlights: [String]) -> String {
+        if violation.field.hasPrefix("highlights["), let index = index(violation.field),
+            highlights.indices.contains(index)
+        {
+            return "Line \(index + 1) \(violation.reason)."
+        }
+        return "Highlights \(violation.reason)."
+    }
+
+    /// The profile page; `listing` shows a refused directory listing as typed, with its error.
     private func page(
         _ session: PortalSession, _ form: ProfileForm, saved: Bool = false, listedSaved: Bool = false,
-        errors: [String: String] = [:], status: HTTPResponse.Status = .ok
+        errors: [String: String] = [:], listing refused: (listed: Bool, highlights: String, error: String)? = nil,
+        status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let profile = session.profile
         let format = Format(profile)
@@ -258,7 +289,9 @@ struct ProfileRoutes {
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,
             expires: profile.tier.expiresAt.flatMap { tier == .free ? nil : "until \(format.day($0))" },
-            listed: listing.listed, highlights: listing.highlights.joined(separator: "\n"), listedSaved: listedSaved)
+            listed: refused?.listed ?? listing.listed,
+            highlights: refused?.highlights ?? listing.highlights.joined(separator: "\n"), listedSaved: listedSaved,
+            listingError: refused?.error)
         return pages.render(
             "profile", title: "Your profile", session: session, status: status, current: "/profile", page)
     }

@@ -692,7 +692,8 @@ enum Templates {
         <input type="hidden" name="_csrf" value="{{csrf}}">
         <label class="check"><input type="checkbox" name="listed"{{#listed}} checked{{/listed}}> List me in the coach directory</label>
         <label for="highlights">Highlights</label>
-        <textarea id="highlights" name="highlights" rows="4">{{highlights}}</textarea>
+        <textarea id="highlights" name="highlights" rows="4"{{#listingError}} aria-invalid="true" aria-describedby="highlights-error"{{/listingError}}>{{highlights}}</textarea>
+        {{#listingError}}<p class="field-error" id="highlights-error">{{listingError}}</p>{{/listingError}}
         <p class="hint">Up to five, one per line, such as “Coached 40 lifters to their first meet”.</p>
         <p><button>Save listing</button></p>
         </form>

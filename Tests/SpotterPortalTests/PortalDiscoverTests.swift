@@ -106,6 +106,15 @@ struct PortalDiscoverTests {
                 "/profile/directory", [("listed", "on"), ("highlights", String(repeating: "x", count: 201))])
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("Line 1 must be at most 200 characters."))
+            // Six highlights: refused beside the listing on the profile page, with what was typed.
+            let six = (1...6).map { "Highlight \($0)" }.joined(separator: "\n")
+            let tooMany = try await carla.post("/profile/directory", [("listed", "on"), ("highlights", six)])
+            #expect(tooMany.status == .badRequest)
+            #expect(
+                tooMany.html.contains(
+                    #"<p class="field-error" id="highlights-error">Your listing was not saved: Highlights must be at most 5.</p>"#
+                ), "\(tooMany.html.suffix(1_500))")
+            #expect(tooMany.html.contains(">\(six)</textarea>") && tooMany.html.contains("Save profile"))
             let saved = try await carla.post(
                 "/profile/directory",
                 [("listed", "on"), ("highlights", "Coached 40 lifters to their first meet\n\n  IPF referee  ")])
