@@ -504,7 +504,7 @@ struct CoachRoutes {
             let circuit = exercise.circuit > 0 ? "circuit \(exercise.circuit)" : nil
             let place = [section, circuit].compactMap { $0 }.joined(separator: " · ")
             return WorkoutPage.Exercise(
-                name: names[index], place: place.prefix(1).uppercased() + place.dropFirst(),
+                name: names[index], place: place.sentenceCased,
                 exerciseID: exercise.exerciseID.description, notes: exercise.notes,
                 hasTimes: exercise.sets.contains { $0.durationSeconds != nil || $0.distanceMeters != nil },
                 sets: exercise.sets.map { set in

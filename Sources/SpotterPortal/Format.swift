@@ -34,3 +34,9 @@ extension DisplayFormat {
         scopes.isEmpty ? "nothing" : scopes.sorted().map(\.rawValue).joined(separator: ", ")
     }
 }
+
+extension StringProtocol {
+    /// The text with its first letter capitalised, to open a sentence ("you already…" → "You
+    /// already…").
+    var sentenceCased: String { prefix(1).uppercased() + dropFirst() }
+}

@@ -127,7 +127,7 @@ struct LifterRoutes {
             case .alreadyExists(_, let reason), .failedPrecondition(let reason):
                 // These reasons are sentences of their own ("you already have a pending or active
                 // link with this coach"), not a field's.
-                message = reason.prefix(1).uppercased() + reason.dropFirst() + (reason.hasSuffix(".") ? "" : ".")
+                message = reason.sentenceCased + (reason.hasSuffix(".") ? "" : ".")
                 status = .conflict
             default:
                 throw error

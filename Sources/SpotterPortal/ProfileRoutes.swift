@@ -197,7 +197,7 @@ struct ProfileRoutes {
                     Skipped(name: $0.name, date: format.moment($0.startedAt), reason: $0.reason)
                 }
                 hasSkipped = !skipped.isEmpty
-                notes = report.notes.prefix(Self.notesShown).map { $0.prefix(1).uppercased() + $0.dropFirst() }
+                notes = report.notes.prefix(Self.notesShown).map(\.sentenceCased)
                 hasNotes = !notes.isEmpty
                 moreNotes =
                     report.notes.count > Self.notesShown
