@@ -123,19 +123,24 @@ public enum InviteCode {
 
     /// The code as typed (case, spaces and dashes ignored), or `nil` when it cannot be a code.
     public static func normalize(_ typed: String) -> String? {
-        let code = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        let code = stripped(typed)
         guard code.count == length, code.allSatisfy(alphabet.contains) else { return nil }
         return code
     }
 
     /// Why `typed` cannot be a code (`normalize` answers `nil`), as the reason of a field error.
     public static func problem(_ typed: String) -> String {
-        let code = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        let code = stripped(typed)
         guard code.count == length else {
             return "must be the \(length) letters and digits the coach gave you (this has \(code.count))"
         }
         return "has a character no code has (codes leave out 0, 1, I, L and O, which look alike): "
             + "check it against the code the coach gave you"
+    }
+
+    /// `typed` in capitals without the spaces and dashes a person may type between groups.
+    private static func stripped(_ typed: String) -> String {
+        typed.uppercased().filter { $0 != " " && $0 != "-" }
     }
 }
 

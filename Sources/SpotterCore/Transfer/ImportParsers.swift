@@ -65,7 +65,7 @@ struct CSVWorkoutReader {
             let set = try importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, "weight"), unit: unit,
                 rpe: table.value(row, "rpe"), note: table.value(row, "notes"), type: type, line: line,
-                seconds: seconds, meters: distance.map { $0 * (miles ? 1_609.344 : 1_000) })
+                seconds: seconds, meters: Self.meters(distance, miles: miles))
             builder.add(
                 workout: ImportedWorkout(
                     key: Self.key(startedAt, name), name: name, startedAt: startedAt, durationSeconds: duration,
@@ -118,7 +118,7 @@ struct CSVWorkoutReader {
             }
             let seconds = try number(table.value(row, "duration_seconds"), "duration_seconds", line)
             let distance = try number(table.value(row, distanceColumn), distanceColumn, line)
-            let meters = distance.map { $0 * (distanceColumn == "distance_km" ? 1_000 : 1_609.344) }
+            let meters = Self.meters(distance, miles: distanceColumn != "distance_km")
             let set = try importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, weightColumn), unit: unit,
                 rpe: table.value(row, "rpe"), note: "", type: type, line: line, seconds: seconds, meters: meters)
@@ -134,6 +134,11 @@ struct CSVWorkoutReader {
     }
 
     // MARK: Fields
+
+    /// A distance in kilometres, or in miles, as metres.
+    static func meters(_ distance: Double?, miles: Bool) -> Double? {
+        distance.map { $0 * (miles ? 1_609.344 : 1_000) }
+    }
 
     /// The same start and name is the same workout, whichever app exported it.
     static func key(_ startedAt: Date, _ name: String) -> String {
