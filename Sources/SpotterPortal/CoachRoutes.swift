@@ -67,7 +67,7 @@ struct CoachRoutes {
                     session.principal, client: client, templateID: parts[0] == "template" ? parts[1] : "",
                     programID: parts[0] == "program" ? parts[1] : "", note: note)
             } catch SpotterError.invalidArgument(let violations) {
-                let error = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
+                let error = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
                 return try await historyPage(request, context, assigning: (item, note, error))
             } catch SpotterError.alreadyExists(_, let reason) {
                 // Beside the form, like any other refusal, not on a page of its own.
@@ -98,7 +98,7 @@ struct CoachRoutes {
                     session.principal, client: client, workoutID: workoutID, exerciseIndex: indices.first,
                     setIndex: indices.last, body: text)
             } catch SpotterError.invalidArgument(let violations) {
-                let error = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
+                let error = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
                 return try await workoutPage(context, comment: (text, target, error))
             }
             return Response.redirect(to: "/clients/\(client)/workouts/\(workoutID)#comments", type: .normal)

@@ -77,7 +77,7 @@ struct DiscoverRoutes {
         switch violation.field {
         case "difficulty": "Choose a difficulty."
         case let field where field.hasPrefix("categories"): "Choose one to three categories."
-        default: SessionRoutes.sentence(violation.reason)
+        default: SessionRoutes.sentence(violation)
         }
     }
 

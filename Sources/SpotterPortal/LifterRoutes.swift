@@ -122,7 +122,7 @@ struct LifterRoutes {
                     : "No coach has this username."
                 status = .notFound
             case .invalidArgument(let violations):
-                message = violations.map { SessionRoutes.sentence($0.reason) }.joined(separator: " ")
+                message = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
                 status = .badRequest
             case .alreadyExists(_, let reason), .failedPrecondition(let reason):
                 // These reasons are sentences of their own ("you already have a pending or active

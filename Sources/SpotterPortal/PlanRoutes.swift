@@ -330,7 +330,10 @@ struct PlanRoutes {
         var editor = TemplateEditor(form)
         editor.matchCircuits()
         // The buttons of found exercises send `add` with the exercise's id instead of an action.
-        let action = form["action"] ?? (form["add"] == nil ? "" : "add")
+        var action = form["action"] ?? (form["add"] == nil ? "" : "add")
+        // Enter in any field presses the form's first button, the hidden Update: with a name typed
+        // in "Add an exercise", the coach pressed Enter to find it.
+        if action == "refresh" && !editor.find.trimmingWhitespaces().isEmpty { action = "find" }
         let index = Int(action.split(separator: ":").last ?? "") ?? -1
         switch action.split(separator: ":").first.map(String.init) ?? "" {
         case "remove" where editor.rows.indices.contains(index):
@@ -383,7 +386,7 @@ struct PlanRoutes {
     /// Puts each violation beside its field: the name, the notes or an exercise's row.
     static func place(_ violations: [FieldViolation], in editor: inout TemplateEditor) {
         for violation in violations {
-            let message = SessionRoutes.sentence(violation.reason)
+            let message = SessionRoutes.sentence(violation)
             if violation.field.contains("circuits") {
                 let number = rowIndex(violation.field).map { "Circuit \($0 + 1)" } ?? "Circuits"
                 let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
@@ -465,6 +468,11 @@ struct PlanRoutes {
         var name: String
         var notes: String
         var weeks: Int
+        /// The number of weeks as typed, shown again as it was.
+        var weeksText: String
+        /// The weeks the grid showed when the form was sent: what it shows again while the typed
+        /// number is refused, so no chosen day is lost.
+        var shownWeeks: Int
         /// Template id per `week-weekday`.
         var days: [String: String]
         var grid: [Week] = []
@@ -480,6 +488,8 @@ struct PlanRoutes {
             self.name = name
             self.notes = notes
             self.weeks = weeks
+            self.weeksText = String(weeks)
+            self.shownWeeks = weeks
             self.days = days
         }
 
@@ -494,13 +504,26 @@ struct PlanRoutes {
 
         init(_ form: Form) {
             var days: [String: String] = [:]
-            for (name, value) in form.fields where name.hasPrefix("day-") && !value.isEmpty {
-                days[String(name.dropFirst(4))] = value
+            var shown = 1
+            for (name, value) in form.fields where name.hasPrefix("day-") {
+                let key = name.dropFirst(4)
+                if let week = key.split(separator: "-").first.flatMap({ Int($0) }), (1...52).contains(week) {
+                    shown = max(shown, week)
+                }
+                if !value.isEmpty { days[String(key)] = value }
             }
+            let typed = form.text("weeks")
             self.init(
                 id: form.text("id"), version: form.text("version"), name: form["name"] ?? "",
-                notes: form["notes"] ?? "", weeks: Int(form.text("weeks")) ?? 0, days: days)
+                notes: form["notes"] ?? "", weeks: Int(typed.trimmingWhitespaces()) ?? 0, days: days)
+            weeksText = typed
+            shownWeeks = shown
         }
+
+        /// Whether the typed number of weeks is one a program can have.
+        var weeksValid: Bool { (1...52).contains(weeks) }
+
+        static let weeksProblem = "Weeks must be a whole number from 1 to 52."
 
         var draft: ProgramDraft {
             ProgramDraft(
@@ -523,8 +546,7 @@ struct PlanRoutes {
             session.principal, includeArchived: false, pageSize: 100, pageToken: "")
         editor.hasTemplates = !templates.items.isEmpty
         editor.values = ["name": editor.name]
-        let shownWeeks = min(max(editor.weeks, 1), 52)
-        editor.grid = (1...shownWeeks).map { week in
+        editor.grid = (1...(editor.weeksValid ? editor.weeks : editor.shownWeeks)).map { week in
             ProgramEditor.Week(
                 number: week,
                 days: (1...7).map { weekday in
@@ -548,7 +570,12 @@ struct PlanRoutes {
     private func editProgram(_ context: PortalContext) async throws -> Response {
         let session = try coach(context)
         var editor = ProgramEditor(context.form)
-        guard context.form["action"] == "save" else { return try await programEditor(session, editor) }
+        if !editor.weeksValid {
+            editor.errors["weeks"] = ProgramEditor.weeksProblem
+        }
+        guard context.form["action"] == "save" else {
+            return try await programEditor(session, editor, status: editor.weeksValid ? .ok : .badRequest)
+        }
         do {
             let program =
                 editor.id.isEmpty
@@ -559,8 +586,10 @@ struct PlanRoutes {
         } catch SpotterError.invalidArgument(let violations) {
             for violation in violations {
                 let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
-                let key = ["name", "notes", "weeks"].contains(field) ? field : "days"
-                editor.errors[key] = [editor.errors[key], SessionRoutes.sentence(violation.reason)]
+                // The number of weeks has its own sentence above.
+                if field == "weeks" { continue }
+                let key = ["name", "notes"].contains(field) ? field : "days"
+                editor.errors[key] = [editor.errors[key], SessionRoutes.sentence(violation)]
                     .compactMap { $0 }.joined(separator: " ")
             }
             return try await programEditor(session, editor, status: .badRequest)

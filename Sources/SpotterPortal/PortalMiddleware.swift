@@ -175,8 +175,7 @@ struct PortalMiddleware: RouterMiddleware {
         case SpotterError.invalidArgument(let violations):
             return pages.problem(
                 .badRequest, session: session, title: "That did not work",
-                message: violations.map { "\($0.field.replacingOccurrences(of: "_", with: " ")) \($0.reason)." }
-                    .joined(separator: " "))
+                message: violations.map { SessionRoutes.sentence($0, besideField: false) }.joined(separator: " "))
         case SpotterError.failedPrecondition(let message), SpotterError.alreadyExists(_, let message):
             return pages.problem(.conflict, session: session, title: "That did not work", message: sentence(message))
         case SpotterError.tooManyRequests(let message, let seconds):

@@ -103,7 +103,7 @@ struct ProfileRoutes {
                         if let index = Self.index(violation.field), list.indices.contains(index) {
                             "“\(list[index])” \(violation.reason)."
                         } else {
-                            SessionRoutes.sentence(violation.reason)
+                            SessionRoutes.sentence(violation)
                         }
                     errors[field] = [errors[field], sentence].compactMap { $0 }.joined(separator: " ")
                 }

@@ -154,14 +154,32 @@ struct SessionRoutes {
         var errors: [String: String] = [:]
         for violation in violations {
             let field = fields[violation.field] ?? violation.field
-            errors[field, default: ""] += (errors[field] == nil ? "" : " ") + sentence(violation.reason)
+            errors[field, default: ""] += (errors[field] == nil ? "" : " ") + sentence(violation)
         }
         return errors
     }
 
-    static func sentence(_ text: String) -> String {
-        "This field " + text + (text.hasSuffix(".") ? "" : ".")
+    /// A violation as a sentence that names its field as the forms label it: "The note must be at
+    /// most 200 characters." A field the forms do not label is "This field" beside its input, and
+    /// named by its own words ("The page token") on a page of its own (`besideField` false).
+    static func sentence(_ violation: FieldViolation, besideField: Bool = true) -> String {
+        let last = String(violation.field.split(separator: ".").last.map { $0.prefix { $0 != "[" } } ?? "")
+        let subject =
+            fieldSubjects[last]
+            ?? (besideField || last.isEmpty ? "This field" : "The " + last.replacingOccurrences(of: "_", with: " "))
+        return subject + " " + violation.reason + (violation.reason.hasSuffix(".") ? "" : ".")
     }
+
+    /// The API's field names (the last part of a violation's path) as the portal's forms call them.
+    private static let fieldSubjects = [
+        "name": "The name", "display_name": "The name", "notes": "The notes", "note": "The note",
+        "body": "The comment", "code": "The code", "challenge": "The code", "token": "The code from the e-mail",
+        "email": "The e-mail address", "login": "The username or e-mail", "password": "The password",
+        "new_password": "The password", "username": "The username", "bio": "The bio",
+        "description": "The description", "highlights": "The highlights", "specialities": "The specialities",
+        "time_zone": "The time zone", "from": "The first day", "to": "The last day", "weeks": "Weeks",
+        "days": "The program",
+    ]
 
     static func wait(_ seconds: Int) -> String {
         seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"

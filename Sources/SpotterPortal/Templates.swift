@@ -565,7 +565,7 @@ enum Templates {
         \(planHeading("/templates", "Templates", new: "New template"))
         <form method="post" action="/templates/edit" class="editor">
         <input type="hidden" name="_csrf" value="{{csrf}}">
-        <button name="action" value="refresh" class="default-action" tabindex="-1" aria-hidden="true">Update</button>
+        <button name="action" value="refresh" class="default-action" tabindex="-1" aria-hidden="true" formnovalidate>Update</button>
         \(planIdentity)
         <h2>Exercises</h2>
         {{#rows}}
@@ -587,9 +587,9 @@ enum Templates {
         <label>Notes <input name="item_notes" value="{{notes}}" maxlength="1000"></label>
         {{#error}}<p class="field-error">{{error}}</p>{{/error}}
         <div class="row-actions">
-        {{^first}}<button name="action" value="up:{{index}}" class="secondary">Move up</button>{{/first}}
-        {{^last}}<button name="action" value="down:{{index}}" class="secondary">Move down</button>{{/last}}
-        <button name="action" value="remove:{{index}}" class="secondary">Remove</button>
+        {{^first}}<button name="action" value="up:{{index}}" class="secondary" formnovalidate>Move up</button>{{/first}}
+        {{^last}}<button name="action" value="down:{{index}}" class="secondary" formnovalidate>Move down</button>{{/last}}
+        <button name="action" value="remove:{{index}}" class="secondary" formnovalidate>Remove</button>
         </div>
         </fieldset>
         {{/rows}}
@@ -607,9 +607,9 @@ enum Templates {
         <div class="inline">
         <label for="find">Add an exercise</label>
         <input id="find" name="find" type="search" value="{{find}}" placeholder="Name, such as squat">
-        <button name="action" value="find" class="secondary">Find</button>
+        <button name="action" value="find" class="secondary" formnovalidate>Find</button>
         </div>
-        {{#found}}<button name="add" value="{{id}}" class="secondary pick">+ {{name}}</button> {{/found}}
+        {{#found}}<button name="add" value="{{id}}" class="secondary pick" formnovalidate>+ {{name}}</button> {{/found}}
         {{#searched}}{{^found}}<p class="empty">No exercise matches.</p>{{/found}}{{/searched}}
         <p><button name="action" value="save">Save template</button></p>
         </form>
@@ -625,9 +625,9 @@ enum Templates {
         \(planIdentity)
         <div class="inline">
         <label for="weeks">Weeks</label>
-        <input id="weeks" name="weeks" value="{{weeks}}" inputmode="numeric" size="3"{{#errors.weeks}} aria-invalid="true"{{/errors.weeks}}>
-        <button name="action" value="weeks" class="secondary">Change the number of weeks</button>
-        {{#errors.weeks}}<p class="field-error">{{errors.weeks}}</p>{{/errors.weeks}}
+        <input id="weeks" name="weeks" value="{{weeksText}}" inputmode="numeric" size="3"{{#errors.weeks}} aria-invalid="true" aria-describedby="weeks-error"{{/errors.weeks}}>
+        <button name="action" value="weeks" class="secondary" formnovalidate>Change the number of weeks</button>
+        {{#errors.weeks}}<p class="field-error" id="weeks-error">{{errors.weeks}}</p>{{/errors.weeks}}
         </div>
         {{#errors.days}}<p class="field-error">{{errors.days}}</p>{{/errors.days}}
         <div class="grid-scroll">

@@ -88,7 +88,7 @@ struct PortalCoachTests {
 
             let empty = try await browser.post("\(path)/comments", [("target", ""), ("body", "   ")])
             #expect(empty.status == .badRequest)
-            #expect(empty.html.contains("This field is required."))
+            #expect(empty.html.contains("The comment is required."))
             let comment = "Depth looked great \(CoachWorld.script)"
             let added = try await browser.post("\(path)/comments", [("target", "0:1"), ("body", comment)])
             #expect(added.status == .seeOther)

@@ -25,7 +25,7 @@ struct PortalLifterTests {
             let malformed = try await browser.post("/coaches/redeem", [("code", "12"), ("scopes", "history")])
             #expect(malformed.status == .badRequest)
             #expect(
-                malformed.html.contains("This field must be the 10 letters and digits the coach gave you (this has 2).")
+                malformed.html.contains("The code must be the 10 letters and digits the coach gave you (this has 2).")
             )
 
             let redeemed = try await browser.post(

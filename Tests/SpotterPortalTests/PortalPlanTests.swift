@@ -18,6 +18,16 @@ struct PortalPlanTests {
             var fields: [(String, String)] = [("id", ""), ("version", ""), ("name", "Lower <A>"), ("notes", "")]
             let found = try await browser.post("/templates/edit", fields + [("find", "squat"), ("action", "find")])
             #expect(found.html.contains(#"name="add" value="\#(Catalog.squat)""#))
+            // Enter in "Add an exercise" presses the form's first button, the hidden Update: with a
+            // name typed there, that finds it too. No button but Save waits for a name.
+            let entered = try await browser.post(
+                "/templates/edit", fields + [("find", "squat"), ("action", "refresh")])
+            #expect(entered.html.contains(#"name="add" value="\#(Catalog.squat)""#))
+            #expect(!new.html.contains("No exercise matches"))
+            let editorForm = try #require(found.html.components(separatedBy: #"action="/templates/edit""#).last)
+            let validated = editorForm.components(separatedBy: "<button").dropFirst()
+                .filter { !$0.prefix { $0 != ">" }.contains("formnovalidate") }
+            #expect(validated.map { $0.prefix { $0 != "<" } } == [#" name="action" value="save">Save template"#])
             let one = try await browser.post("/templates/edit", fields + [("add", Catalog.squat.description)])
             #expect(one.html.contains(#"<input type="hidden" name="exercise" value="\#(Catalog.squat)">"#))
             #expect(one.html.contains(#"value="Lower &lt;A&gt;""#), "the typed name stays, escaped")
@@ -168,9 +178,33 @@ struct PortalPlanTests {
             let base: [(String, String)] = [("id", ""), ("version", ""), ("name", "Peaking block"), ("notes", "")]
             let grown = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "weeks")])
             #expect(grown.count("<select name=\"day-") == 14, "\(grown.status) \(grown.html)")
+            // A number of weeks a program cannot have is refused beside the field, as typed, and the
+            // grid keeps the weeks it showed with the days chosen in them.
+            let twoWeeks = (1...2).flatMap { week in (1...7).map { ("day-\(week)-\($0)", "") } }
+            let chosen = twoWeeks.map { $0.0 == "day-2-3" ? ($0.0, template.id.description) : $0 }
+            for typed in ["abc", "-2", "100", ""] {
+                let refused = try await browser.post(
+                    "/programs/edit", base + chosen + [("weeks", typed), ("action", "weeks")])
+                #expect(refused.status == .badRequest, "\(typed)")
+                #expect(refused.html.contains("Weeks must be a whole number from 1 to 52."), "\(typed)")
+                #expect(refused.html.contains(#"name="weeks" value="\#(typed)""#), "\(typed)")
+                #expect(refused.count("<select name=\"day-") == 14, "\(typed)")
+                #expect(
+                    refused.html.contains(
+                        #"<select name="day-2-3" aria-label="Week 2 Wed"><option value="">Rest</option><option value="\#(template.id)" selected>"#
+                    ),
+                    "\(typed)")
+                let unsaved = try await browser.post(
+                    "/programs/edit", base + chosen + [("weeks", typed), ("action", "save")])
+                #expect(unsaved.status == .badRequest, "\(typed)")
+                #expect(unsaved.html.contains("Weeks must be a whole number from 1 to 52."), "\(typed)")
+                #expect(!unsaved.html.contains("Weeks must be between"), "one sentence for the field")
+            }
+            #expect(try await !portal.coaching.programs(world.coach).contains { $0.content.name == "Peaking block" })
+            #expect(grown.html.contains(#"<button name="action" value="weeks" class="secondary" formnovalidate>"#))
             let empty = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "save")])
             #expect(empty.status == .badRequest)
-            #expect(empty.html.contains("This field must name at least one training day."))
+            #expect(empty.html.contains("The program must name at least one training day."))
             let saved = try await browser.post(
                 "/programs/edit",
                 base + [

@@ -58,7 +58,7 @@ struct PortalProfileTests {
                     ("specialities", "squats, Squats"), ("time_zone", "Mars/Olympus"), ("unit", "kg"),
                 ])
             #expect(refused.status == .badRequest)
-            #expect(refused.html.contains("This field must be at most 1000 characters."))
+            #expect(refused.html.contains("The bio must be at most 1000 characters."))
             #expect(refused.html.contains("“Squats” repeats an earlier one."))
             #expect(refused.html.contains("id=\"time_zone-error\""))
             #expect(refused.html.contains("value=\"Mars/Olympus\""))
@@ -72,7 +72,7 @@ struct PortalProfileTests {
                     ("display_name", "Carla"), ("specialities", (1...9).map { "s\($0)" }.joined(separator: ",")),
                     ("time_zone", "UTC"), ("unit", "kg"),
                 ])
-            #expect(tooMany.html.contains("This field must be at most 8, not 9."))
+            #expect(tooMany.html.contains("The specialities must be at most 8, not 9."))
             #expect(try await portal.database.accountService().profile(coach) == before)
         }
     }

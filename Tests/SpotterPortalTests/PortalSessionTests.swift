@@ -27,7 +27,7 @@ struct PortalSessionTests {
             let missing = try await browser.post("/sign-in", [("login", "carla"), ("password", "")])
             #expect(missing.status == .badRequest)
             #expect(missing.html.contains(#"aria-invalid="true" aria-describedby="password-error""#))
-            #expect(missing.html.contains("This field is required."))
+            #expect(missing.html.contains("The password is required."))
 
             let signedIn = try await browser.signIn("carla@example.com", password: "long enough carla")
             #expect(signedIn.status == .seeOther)
