@@ -4,9 +4,9 @@ import SpotterCore
 /// Server-rendered SVG charts. Every text that reaches the SVG goes through `SVG.escape`, so a chart
 /// can be placed into a page unescaped.
 enum Charts {
-    /// One value on a chart, with the title a browser shows on hover.
+    /// One day's value on a chart (`day` is `YYYY-MM-DD`), with the title a browser shows on hover.
     struct Point {
-        var label: String
+        var day: String
         var value: Double
         var title: String
     }
@@ -18,13 +18,13 @@ enum Charts {
     private static let top = 16.0
     private static let bottom = 40.0
 
-    /// A line through `points` (in order), one circle per point with its hover title.
+    /// A line through `points` (oldest first), each at its day on a time axis, one circle per point
+    /// with its hover title.
     static func line(_ points: [Point], unit: String, description: String) -> String {
         guard !points.isEmpty else { return "" }
         let (low, high) = SVG.range(points.map(\.value))
-        let plotWidth = width - left - right
-        let step = points.count > 1 ? plotWidth / Double(points.count - 1) : 0
-        func x(_ index: Int) -> Double { points.count > 1 ? left + Double(index) * step : left + plotWidth / 2 }
+        let positions = SVG.timeAxis(points.map(\.day), left: left, right: width - right)
+        func x(_ index: Int) -> Double { positions[index] }
         func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (height - top - bottom) }
         var svg = open(description)
         svg += axes(low: low, high: high, unit: unit)
@@ -36,18 +36,23 @@ enum Charts {
             svg += "<circle class='point' cx='\(SVG.f(x(index)))' cy='\(SVG.f(y(point.value)))' r='4' fill='#1d4ed8'>"
             svg += "<title>\(SVG.escape(point.title))</title></circle>"
         }
-        svg += xLabels(points.map(\.label), x: x)
+        svg += xLabels(points.map(\.day), x: x)
         return svg + "</svg>"
     }
 
-    /// One bar per point, from zero.
-    static func bars(_ points: [Point], unit: String, description: String) -> String {
+    /// One bar per point (a period of `periodDays`, named by its first day), from zero, each at its
+    /// period on a time axis: weeks without training are gaps, not left out.
+    static func bars(_ points: [Point], periodDays: Double, unit: String, description: String) -> String {
         guard !points.isEmpty else { return "" }
         let high = SVG.range([0] + points.map(\.value)).high
         let plotWidth = width - left - right
-        let slot = plotWidth / Double(points.count)
+        let days = points.map(\.day)
+        let span = SVG.daySpan(days).map { Double($0) + periodDays }
+        // A period's width of the plot; evenly shared when the days are not dates.
+        let slot = span.map { plotWidth * periodDays / $0 } ?? plotWidth / Double(points.count)
+        let positions = SVG.timeAxis(days, left: left + slot / 2, right: width - right - slot / 2)
         let barWidth = max(2, slot * 0.7)
-        func x(_ index: Int) -> Double { left + slot * (Double(index) + 0.5) }
+        func x(_ index: Int) -> Double { positions[index] }
         func y(_ value: Double) -> Double { top + (high - value) / high * (height - top - bottom) }
         var svg = open(description)
         svg += axes(low: 0, high: high, unit: unit)
@@ -58,7 +63,7 @@ enum Charts {
             svg +=
                 "height='\(SVG.f(height - bottom - barTop))' fill='#1d4ed8'><title>\(SVG.escape(point.title))</title></rect>"
         }
-        svg += xLabels(points.map(\.label), x: x)
+        svg += xLabels(days, x: x)
         return svg + "</svg>"
     }
 
@@ -81,17 +86,17 @@ enum Charts {
         return svg
     }
 
-    /// At most eight labels along the bottom, evenly picked, the last always shown.
-    private static func xLabels(_ labels: [String], x: (Int) -> Double) -> String {
-        let every = max(1, Int((Double(labels.count) / 8).rounded(.up)))
+    /// Days along the bottom, far enough apart to read, the last always shown; the first and any
+    /// in a new year with the year.
+    private static func xLabels(_ days: [String], x: (Int) -> Double) -> String {
+        let shown = SVG.labelled(days.indices.map(x), spacing: 84)
         var svg = ""
-        for index in labels.indices where index % every == 0 || index == labels.count - 1 {
-            if index != labels.count - 1, labels.count - 1 - index < every { continue }
-            // A label at the right edge ends there rather than running out of the picture.
-            let anchor = x(index) + 24 > width ? "end" : "middle"
+        for (index, label) in zip(shown, SVG.dayLabels(shown.map { days[$0] })) {
+            // A label at either edge ends there rather than running out of the picture.
+            let anchor = x(index) + 40 > width ? "end" : x(index) - 40 < 0 ? "start" : "middle"
             svg +=
                 "<text x='\(SVG.f(x(index)))' y='\(SVG.f(height - bottom + 18))' text-anchor='\(anchor)' fill='#6b7280'>"
-            svg += "\(SVG.escape(labels[index]))</text>"
+            svg += "\(SVG.escape(label))</text>"
         }
         return svg
     }

@@ -675,7 +675,7 @@ struct CoachRoutes {
         let estimated = report.points.compactMap { point in
             point.best.map { best in
                 Charts.Point(
-                    label: String(point.date.dropFirst(5)), value: format.estimateValue(best.kilograms),
+                    day: point.date, value: format.estimateValue(best.kilograms),
                     title:
                         "\(point.date): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(formulaName(best.formula)))"
                 )
@@ -877,11 +877,12 @@ struct CoachRoutes {
             page.svg = Charts.bars(
                 buckets.map { bucket in
                     Charts.Point(
-                        label: String(bucket.startDate.dropFirst(5)), value: format.value(bucket.volume),
+                        day: bucket.startDate, value: format.value(bucket.volume),
                         title:
                             "\(bucket.startDate): \(bucket.workouts) workouts, \(bucket.setCount) sets, \(format.weight(bucket.volume))"
                     )
-                }, unit: format.unit.rawValue, description: "Volume of \(link.lifterName) per \(period.rawValue)")
+                }, periodDays: period == .month ? 30.44 : period == .week ? 7 : 1, unit: format.unit.rawValue,
+                description: "Volume of \(link.lifterName) per \(period.rawValue)")
             page.buckets = buckets.reversed().map { bucket in
                 StatisticsPage.Bucket(
                     start: bucket.startDate, workouts: bucket.workouts, minutes: bucket.activeMinutes,
@@ -943,7 +944,7 @@ extension CoachRoutes {
                         ? Charts.line(
                             series.measurements.map { measurement in
                                 Charts.Point(
-                                    label: String(measurement.measuredOn.dropFirst(5)),
+                                    day: measurement.measuredOn,
                                     value: measurement.value(in: unit).doubleValue,
                                     title: "\(measurement.measuredOn): \(text(measurement.value(in: unit)))"
                                         + (measurement.note.isEmpty ? "" : " — \(measurement.note)"))

@@ -1,7 +1,8 @@
 import Foundation
-import SpotterCore
 import SpotterTestSupport
 import Testing
+
+@testable import SpotterCore
 
 @Suite("Share images")
 struct ShareCardsTests {
@@ -53,5 +54,43 @@ struct ShareCardsTests {
         let svg = ShareCards.progressChart(report, format: format, formula: .brzycki)
         #expect(svg.contains("No sets of Barbell Bench Press to estimate in this range yet."))
         #expect(!svg.contains("<circle"))
+    }
+
+    @Test("charts place days by date: a gap of months is months wide; labels stay apart, the last shown, years named")
+    func timeAxis() {
+        #expect(SVG.dayNumber("1970-01-01") == 0)
+        #expect(SVG.dayNumber("2000-03-01") == 11_017)
+        #expect(SVG.dayNumber("2024-02-29")! - SVG.dayNumber("2023-02-28")! == 366)
+        for bad in ["", "2024-13-01", "2024-02", "2024-x-01", "2024-01-32"] {
+            #expect(SVG.dayNumber(bad) == nil, "\(bad)")
+        }
+        // Two sessions in January, one in July: July sits far right, not a third of the way along.
+        let days = ["2025-01-01", "2025-01-11", "2025-07-20"]
+        let x = SVG.timeAxis(days, left: 0, right: 200)
+        #expect(x[0] == 0 && x[2] == 200)
+        #expect(abs(x[1] - 10.0 / 200 * 200) < 0.001)
+        #expect(SVG.timeAxis(["2025-01-01"], left: 0, right: 200) == [100])
+        #expect(SVG.timeAxis(["2025-01-01", "not a day"], left: 0, right: 200) == [0, 200])
+        #expect(SVG.labelled([0, 10, 90, 100, 200, 205], spacing: 80) == [0, 2, 5], "indices")
+        #expect(SVG.labelled([0, 10, 20], spacing: 80) == [0])
+        #expect(SVG.labelled([0, 100, 150], spacing: 80) == [0, 2])
+        #expect(
+            SVG.dayLabels(["2024-11-04", "2024-12-30", "2025-01-06", "2025-03-10"]) == [
+                "4 Nov 2024", "30 Dec", "6 Jan 2025", "10 Mar",
+            ])
+    }
+
+    @Test("the progress chart places a day after a long break by its date")
+    func progressChartByDate() {
+        var report = ShareFixtures.progress()
+        let count = report.points.count
+        #expect(count >= 3)
+        // The last day a year after the one before it: every other point sits in the first part.
+        report.points[count - 1].date = "2099-01-01"
+        let svg = ShareCards.progressChart(report, format: format, formula: .epley)
+        let xs = svg.components(separatedBy: "<circle cx='").dropFirst().compactMap { Double($0.prefix { $0 != "'" }) }
+        #expect(xs.count == count + 1)
+        #expect(xs[count - 2] < 200, "\(xs)")
+        #expect(xs[count - 1] == 1136)
     }
 }

@@ -94,3 +94,40 @@ struct PortalStreakTests {
         #expect(CoachRoutes.streak(.none, format) == nil)
     }
 }
+
+@Suite("Portal charts")
+struct PortalChartTests {
+    static func xs(_ svg: String, of element: String, attribute: String) -> [Double] {
+        svg.components(separatedBy: "<\(element) ").dropFirst().compactMap { piece in
+            piece.components(separatedBy: "\(attribute)='").dropFirst().first.flatMap {
+                Double($0.prefix { $0 != "'" })
+            }
+        }
+    }
+
+    @Test("a line is drawn by date: after a long break the last point sits far right; labels name the year")
+    func lineByDate() {
+        let days = ["2025-01-06", "2025-01-13", "2025-01-20", "2025-12-01"]
+        let svg = Charts.line(
+            days.enumerated().map { .init(day: $1, value: 100 + Double($0), title: $1) }, unit: "kg",
+            description: "e1RM")
+        let xs = Self.xs(svg, of: "circle", attribute: "cx")
+        #expect(xs.count == 4)
+        // Two weeks of a year's width: the first three sit within the first tenth of the plot.
+        #expect(xs[2] - xs[0] < (xs[3] - xs[0]) / 10, "\(xs)")
+        #expect(svg.contains(">6 Jan 2025</text>") && svg.contains(">1 Dec</text>"))
+        #expect(!svg.contains(">13 Jan</text>"), "too close to the first to be labelled")
+    }
+
+    @Test("bars stand at their periods: a week without training is a gap")
+    func barsByPeriod() {
+        let weeks = ["2026-10-05", "2026-10-12", "2026-11-02"]
+        let svg = Charts.bars(
+            weeks.map { .init(day: $0, value: 1_000, title: $0) }, periodDays: 7, unit: "kg", description: "volume")
+        let xs = Self.xs(svg, of: "rect", attribute: "x")
+        #expect(xs.count == 3)
+        // 12 Oct to 2 Nov is three weeks: three times the step from 5 Oct to 12 Oct.
+        #expect(abs((xs[2] - xs[1]) - 3 * (xs[1] - xs[0])) < 0.2, "\(xs)")
+        #expect(svg.contains(">5 Oct 2026</text>"))
+    }
+}

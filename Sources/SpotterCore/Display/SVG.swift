@@ -29,6 +29,75 @@ public enum SVG {
         return (max(0, low - margin), high + margin)
     }
 
+    /// The x of each of `days` (`YYYY-MM-DD`, oldest first) between `left` and `right`, by date: a
+    /// month without training is a month of width, not the step to the next point. A single day (or
+    /// a list with one that is not a date) is spread evenly instead.
+    public static func timeAxis(_ days: [String], left: Double, right: Double) -> [Double] {
+        let numbers = days.compactMap(dayNumber)
+        guard numbers.count == days.count, let first = numbers.first, let last = numbers.last, last > first else {
+            guard days.count > 1 else { return days.map { _ in (left + right) / 2 } }
+            return days.indices.map { left + Double($0) * (right - left) / Double(days.count - 1) }
+        }
+        return numbers.map { left + Double($0 - first) * (right - left) / Double(last - first) }
+    }
+
+    /// Days from the first of `days` to the last, or nil when one of them is not a date.
+    public static func daySpan(_ days: [String]) -> Int? {
+        let numbers = days.compactMap(dayNumber)
+        guard numbers.count == days.count, let first = numbers.first, let last = numbers.last else { return nil }
+        return last - first
+    }
+
+    /// Which of `positions` (ascending) carry a label at least `spacing` apart, left to right; the
+    /// last always does, in place of the one before it when that is too close.
+    public static func labelled(_ positions: [Double], spacing: Double) -> [Int] {
+        var chosen: [Int] = []
+        for index in positions.indices where chosen.last.map({ positions[index] - positions[$0] >= spacing }) ?? true {
+            chosen.append(index)
+        }
+        if let lastIndex = positions.indices.last, chosen.last != lastIndex {
+            if let previous = chosen.last, positions[lastIndex] - positions[previous] < spacing, chosen.count > 1 {
+                chosen.removeLast()
+            }
+            if chosen.last.map({ positions[lastIndex] - positions[$0] >= spacing }) ?? true { chosen.append(lastIndex) }
+        }
+        return chosen
+    }
+
+    /// Labels for `days` on an axis: `4 Mar`, with the year on the first and wherever it changes
+    /// (`4 Mar 2025`), so a chart that reaches back a year says so.
+    public static func dayLabels(_ days: [String]) -> [String] {
+        var year: Substring?
+        return days.map { day in
+            let parts = day.split(separator: "-")
+            guard parts.count == 3, let month = Int(parts[1]), (1...12).contains(month), let date = Int(parts[2]) else {
+                return day
+            }
+            defer { year = parts[0] }
+            return "\(date) \(monthNames[month - 1])" + (parts[0] == year ? "" : " \(parts[0])")
+        }
+    }
+
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+
+    /// Days since 1970-01-01 of a `YYYY-MM-DD` day (the proleptic Gregorian calendar, as PostgreSQL's
+    /// `date`), or nil when it is not one.
+    static func dayNumber(_ day: String) -> Int? {
+        let parts = day.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
+            (1...12).contains(month), (1...31).contains(date)
+        else { return nil }
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + date - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
     /// An axis value: whole above 100, one decimal below.
     public static func number(_ value: Double) -> String {
         value >= 100 ? String(Int(value.rounded())) : DisplayFormat.oneDecimal(value)

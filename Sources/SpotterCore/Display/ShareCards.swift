@@ -109,9 +109,8 @@ public enum ShareCards {
         // The plot.
         let (left, right, top, bottom) = (120.0, 1136.0, 262.0, 530.0)
         let (low, high) = SVG.range(points.map(\.value))
-        func x(_ index: Int) -> Double {
-            points.count > 1 ? left + Double(index) * (right - left) / Double(points.count - 1) : (left + right) / 2
-        }
+        let positions = SVG.timeAxis(points.map(\.date), left: left, right: right)
+        func x(_ index: Int) -> Double { positions[index] }
         func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (bottom - top) }
         for step in 0...3 {
             let value = low + (high - low) * Double(step) / 3
