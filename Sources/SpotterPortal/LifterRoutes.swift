@@ -10,19 +10,30 @@ struct LifterRoutes {
     let pages: Pages
 
     func add(to router: Router<PortalContext>) {
-        router.get("/coaches") { _, context in try await coachesPage(context) }
+        router.get("/coaches") { request, context in
+            let query = request.uri.queryParameters
+            return try await coachesPage(
+                context, done: query.get("done").flatMap(Done.init), doneCoach: query.get("coach") ?? "")
+        }
         router.post("/coaches/redeem") { _, context in try await addCoach(context, by: "code") }
         router.post("/coaches/request") { _, context in try await addCoach(context, by: "username") }
         router.post("/coaches/:coach/scopes") { _, context in
             let session = try lifter(context)
             let coach = try context.parameters.require("coach")
             let scopes = context.form.all("scopes")
+            let done: Done
             switch context.form["answer"] {
-            case "accept": _ = try await coaching.respond(session.principal, other: coach, accept: true, scopes: scopes)
-            case "decline": _ = try await coaching.respond(session.principal, other: coach, accept: false, scopes: [])
-            default: _ = try await coaching.setScopes(session.principal, coach: coach, scopes: scopes)
+            case "accept":
+                _ = try await coaching.respond(session.principal, other: coach, accept: true, scopes: scopes)
+                done = .accepted
+            case "decline":
+                _ = try await coaching.respond(session.principal, other: coach, accept: false, scopes: [])
+                done = .declined
+            default:
+                _ = try await coaching.setScopes(session.principal, coach: coach, scopes: scopes)
+                done = .saved
             }
-            return Response.redirect(to: "/coaches", type: .normal)
+            return Self.redirect(done, coach)
         }
         router.get("/coaches/:coach/end") { _, context in
             let session = try lifter(context)
@@ -41,8 +52,9 @@ struct LifterRoutes {
         }
         router.post("/coaches/:coach/end") { _, context in
             let session = try lifter(context)
-            _ = try await coaching.endLink(session.principal, other: try context.parameters.require("coach"))
-            return Response.redirect(to: "/coaches", type: .normal)
+            let coach = try context.parameters.require("coach")
+            _ = try await coaching.endLink(session.principal, other: coach)
+            return Self.redirect(.ended, coach)
         }
         router.get("/access-log") { request, context in try await accessLogPage(request, context) }
     }
@@ -86,6 +98,7 @@ struct LifterRoutes {
         var newScopes: [Link.ScopeBox]
         var values: [String: String] = [:]
         var errors: [String: String] = [:]
+        var notice: String?
     }
 
     /// The scopes a new coach gets unless the lifter ticks otherwise: their history and progress.
@@ -106,11 +119,12 @@ struct LifterRoutes {
         let scopes = context.form.all("scopes")
         do {
             if field == "code" {
-                _ = try await coaching.redeemInvite(session.principal, code: typed, scopes: scopes)
+                let link = try await coaching.redeemInvite(session.principal, code: typed, scopes: scopes)
+                return Self.redirect(.linked, link.coachID.description)
             } else {
-                _ = try await coaching.requestCoach(session.principal, username: typed, scopes: scopes)
+                let link = try await coaching.requestCoach(session.principal, username: typed, scopes: scopes)
+                return Self.redirect(.asked, link.coachID.description)
             }
-            return Response.redirect(to: "/coaches", type: .normal)
         } catch let error as SpotterError {
             let message: String
             let status: HTTPResponse.Status
@@ -138,13 +152,56 @@ struct LifterRoutes {
         }
     }
 
+    /// What the lifter just did on the coaches page, said at its top after the redirect.
+    enum Done: String {
+        case linked, asked, accepted, declined, saved, ended
+    }
+
+    /// Back to the coaches page, which says what was done with which coach.
+    static func redirect(_ done: Done, _ coach: String) -> Response {
+        .redirect(to: "/coaches?done=\(done.rawValue)&coach=\(Form.encode(coach))", type: .normal)
+    }
+
+    /// The sentence for `done` with the coach's link as it is now (`nil` once it is closed).
+    static func notice(_ done: Done, _ link: CoachLink?, _ closedName: String?) -> String? {
+        func sees(_ link: CoachLink) -> String {
+            link.scopes.isEmpty ? "nothing of yours" : Format.scopes(link.scopes)
+        }
+        switch (done, link) {
+        case (.linked, let link?), (.accepted, let link?):
+            return "\(link.coachName) is now your coach and sees \(sees(link))."
+        case (.asked, let link?):
+            return "\(link.coachName) has been asked. Once they accept, they see \(sees(link))."
+        case (.saved, let link?):
+            return "Saved: \(link.coachName) now sees \(sees(link))."
+        case (.declined, _):
+            return closedName.map { "You declined \($0)'s request; they see nothing of yours." }
+        case (.ended, _):
+            return closedName.map { "Coaching with \($0) has ended; they see nothing of yours from now on." }
+        default:
+            return nil
+        }
+    }
+
     private func coachesPage(
         _ context: PortalContext, newScopes: Set<Scope> = defaultScopes, values: [String: String] = [:],
-        errors: [String: String] = [:], status: HTTPResponse.Status = .ok
+        errors: [String: String] = [:], status: HTTPResponse.Status = .ok, done: Done? = nil, doneCoach: String = ""
     ) async throws -> Response {
         let session = try lifter(context)
         let format = Format(session.profile)
         let links = try await coaching.links(session.principal, includeClosed: false)
+        var notice: String?
+        if let done {
+            let coach = doneCoach.lowercased()
+            let open = links.first { $0.coachID.description == coach }
+            // A declined or ended link is among the closed ones (any of them names the coach).
+            let closed =
+                open == nil
+                ? try await coaching.links(session.principal, includeClosed: true).first {
+                    $0.coachID.description == coach && $0.status != .active && $0.status != .pending
+                }?.coachName : nil
+            notice = Self.notice(done, open, closed)
+        }
         // The directory's first page, less the coaches the lifter already has or asked.
         let linked = Set(links.map(\.coachID))
         let directory = try await discover.directory(
@@ -173,7 +230,7 @@ struct LifterRoutes {
                     action: "/coaches/\(link.coachID)/scopes", pending: answer, scopes: Self.scopeBoxes(link.scopes))
             },
             hasDirectory: !directory.isEmpty, directory: directory,
-            newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors)
+            newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors, notice: notice)
         return pages.render(
             "coaches", title: "Your coaches", session: session, status: status, current: "/coaches", page)
     }

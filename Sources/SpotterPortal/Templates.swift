@@ -427,6 +427,7 @@ enum Templates {
     static let coaches = """
         {{<layout}}{{$body}}{{#page}}
         <h1>Your coaches</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         <p class="muted">Each coach sees only what you tick, from their next page view on.</p>
         {{#links}}
         <section class="card">

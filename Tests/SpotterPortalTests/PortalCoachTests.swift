@@ -189,7 +189,7 @@ struct PortalCoachTests {
             #expect(coaches.html.contains(#"value="details" checked"#))
             let saved = try await lifter.post(
                 "/coaches/\(world.coach.tenantID)/scopes", [("scopes", "history"), ("scopes", "body")])
-            #expect(saved.location == "/coaches")
+            #expect(saved.location == "/coaches?done=saved&coach=\(world.coach.tenantID)")
             #expect(!(try await lifter.get("/coaches").html.contains(#"value="details" checked"#)))
 
             let refused = try await coach.get(path)

@@ -34,7 +34,29 @@ struct PortalLifterTests {
             let links = try await portal.coaching.links(lena, includeClosed: false)
             #expect(links.map(\.status) == [.active])
             #expect(links.first?.scopes == [.history, .details])
-            #expect(try await browser.get("/coaches").html.contains("Your coach since"))
+            let name = try #require(links.first?.coachName)
+            #expect(redeemed.location == "/coaches?done=linked&coach=\(coach.tenantID)")
+            let linked = try await browser.get(try #require(redeemed.location))
+            #expect(linked.html.contains("Your coach since"))
+            #expect(linked.html.contains("\(name) is now your coach and sees history, details."), "\(linked.html)")
+
+            let narrowed = try await browser.post("/coaches/\(coach.tenantID)/scopes", [("scopes", "progress")])
+            #expect(narrowed.location == "/coaches?done=saved&coach=\(coach.tenantID)")
+            #expect(try await browser.get(narrowed.location ?? "").html.contains("Saved: \(name) now sees progress."))
+            let nothing = try await browser.post("/coaches/\(coach.tenantID)/scopes", [])
+            #expect(
+                try await browser.get(nothing.location ?? "").html.contains("Saved: \(name) now sees nothing of yours.")
+            )
+
+            let ended = try await browser.post("/coaches/\(coach.tenantID)/end")
+            #expect(ended.location == "/coaches?done=ended&coach=\(coach.tenantID)")
+            #expect(
+                try await browser.get(ended.location ?? "").html.contains(
+                    "Coaching with \(name) has ended; they see nothing of yours from now on."))
+            // A made-up address says nothing rather than something untrue.
+            let madeUp = try await browser.get("/coaches?done=saved&coach=\(UUID())")
+            #expect(madeUp.status == .ok && !madeUp.html.contains("class=\"notice\""))
+            #expect(try await browser.get("/coaches?done=nonsense").status == .ok)
         }
     }
 
@@ -57,7 +79,10 @@ struct PortalLifterTests {
             let link = try #require(try await portal.coaching.links(lena, includeClosed: false).first)
             #expect(link.status == .pending && link.requestedBy == .lifter && link.scopes == [.progress])
             #expect(link.coachID == coach.tenantID)
-            #expect(try await browser.get("/coaches").html.contains("waiting for the coach"))
+            #expect(asked.location == "/coaches?done=asked&coach=\(coach.tenantID)")
+            let waiting = try await browser.get(asked.location ?? "")
+            #expect(waiting.html.contains("waiting for the coach"))
+            #expect(waiting.html.contains("\(link.coachName) has been asked. Once they accept, they see progress."))
             let again = try await browser.post("/coaches/request", [("username", "carla"), ("scopes", "progress")])
             #expect(again.status == .conflict)
             #expect(again.html.contains("You already have a pending or active link with this coach."))

@@ -256,6 +256,10 @@ private func portalRows(_ rpc: [String: MatrixRow]) -> [PortalRow] {
         PortalRow(
             "GET /coaches", like: like("coaching.links (own, closed too)"), path: { _, _ in "/coaches" },
             adjust: lifterOnlyPage),
+        // The notice after a change names the coach from the caller's own links only.
+        PortalRow(
+            "GET /coaches?done=ended&coach= (the owner's coach)", like: like("coaching.links (own, closed too)"),
+            path: { _, w in "/coaches?done=ended&coach=\(w.coach)" }, adjust: lifterOnlyPage),
         PortalRow("GET /access-log", like: like("coaching.accessLog (own)"), path: { _, _ in "/access-log" }),
         PortalRow(
             "GET /access-log?coach= (the owner's coach)", like: like("coaching.accessLog (own, for the owner's coach)"),
