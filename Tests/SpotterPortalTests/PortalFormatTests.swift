@@ -15,6 +15,17 @@ struct PortalFormatTests {
     func oneDecimal(value: Double, text: String) {
         #expect(Format.oneDecimal(value) == text)
     }
+
+    @Test("weights and axis values group thousands, as the share cards do, in the viewer's unit")
+    func grouped() {
+        let kilograms = Format(timeZone: "UTC", unit: .kg)
+        #expect(kilograms.weight(Mass(Decimal(string: "6150")!, .kg)) == "6,150 kg")
+        #expect(kilograms.weight(Mass(Decimal(string: "102.5")!, .kg)) == "102.5 kg")
+        #expect(kilograms.weight(Mass(Decimal(string: "1234567.25")!, .kg)) == "1,234,567.25 kg")
+        #expect(kilograms.weight(nil) == "bodyweight")
+        #expect(Format(timeZone: "UTC", unit: .lb).weight(Mass(1_000, .lb)) == "1,000 lb")
+        #expect(SVG.number(6_765.4) == "6,765" && SVG.number(99.94) == "99.9" && SVG.number(.infinity) == "–")
+    }
 }
 
 @Suite("Portal dates")

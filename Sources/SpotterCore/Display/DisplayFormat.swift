@@ -54,10 +54,27 @@ public struct DisplayFormat: Sendable {
         return calendar
     }()
 
-    /// `102.5 kg`; bodyweight sets say so.
+    /// `102.5 kg`, `6,150 kg` (a volume, thousands grouped as on every page and card); bodyweight
+    /// sets say so.
     public func weight(_ mass: Mass?) -> String {
         guard let mass else { return "bodyweight" }
-        return "\(mass.value(in: unit)) \(unit.rawValue)"
+        return "\(Self.grouped(mass.value(in: unit))) \(unit.rawValue)"
+    }
+
+    /// `12,345.5`: thousands grouped, decimals as given.
+    public static func grouped(_ value: Decimal) -> String {
+        let text = "\(value)"
+        let parts = text.split(separator: ".", maxSplits: 1)
+        var whole = String(parts[0])
+        let negative = whole.hasPrefix("-")
+        if negative { whole.removeFirst() }
+        var groups: [Substring] = []
+        while whole.count > 3 {
+            groups.insert(whole.suffix(3)[...], at: 0)
+            whole.removeLast(3)
+        }
+        groups.insert(whole[...], at: 0)
+        return (negative ? "-" : "") + groups.joined(separator: ",") + (parts.count > 1 ? "." + parts[1] : "")
     }
 
     /// A weight in the viewer's unit, for charts.

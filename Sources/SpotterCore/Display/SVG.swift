@@ -1,3 +1,5 @@
+import Foundation
+
 /// Pieces every SVG Spotter draws uses: escaping, numbers, value ranges.
 public enum SVG {
     /// Text and attribute values for SVG (XML).
@@ -98,8 +100,9 @@ public enum SVG {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// An axis value: whole above 100, one decimal below.
+    /// An axis value: whole above 100 (`6,765`), one decimal below.
     public static func number(_ value: Double) -> String {
-        value >= 100 ? String(Int(value.rounded())) : DisplayFormat.oneDecimal(value)
+        guard value.isFinite, abs(value) < 1e15 else { return DisplayFormat.oneDecimal(value) }
+        return value >= 100 ? DisplayFormat.grouped(Decimal(Int(value.rounded()))) : DisplayFormat.oneDecimal(value)
     }
 }

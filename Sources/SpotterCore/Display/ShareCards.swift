@@ -29,7 +29,7 @@ public enum ShareCards {
 
         let tiles = [
             ("Sets", "\(summary.setCount)"), ("Reps", "\(summary.repCount)"),
-            ("Volume", "\(grouped(summary.volume.value(in: format.unit))) \(format.unit.rawValue)"),
+            ("Volume", format.weight(summary.volume)),
             ("Exercises", "\(summary.exerciseCount)"),
         ]
         for (index, tile) in tiles.enumerated() {
@@ -186,21 +186,5 @@ public enum ShareCards {
             value.count > fits ? String(value.prefix(fits - 1)).trimmingWhitespaces() + "…" : value
         return "<text x='\(x)' y='\(y)' font-size='\(size)' font-weight='\(weight)' fill='\(fill)' "
             + "text-anchor='\(anchor)'>\(SVG.escape(shown))</text>"
-    }
-
-    /// `12,345.5`: thousands grouped, decimals as given.
-    static func grouped(_ value: Decimal) -> String {
-        let text = "\(value)"
-        let parts = text.split(separator: ".", maxSplits: 1)
-        var whole = String(parts[0])
-        let negative = whole.hasPrefix("-")
-        if negative { whole.removeFirst() }
-        var groups: [Substring] = []
-        while whole.count > 3 {
-            groups.insert(whole.suffix(3)[...], at: 0)
-            whole.removeLast(3)
-        }
-        groups.insert(whole[...], at: 0)
-        return (negative ? "-" : "") + groups.joined(separator: ",") + (parts.count > 1 ? "." + parts[1] : "")
     }
 }
