@@ -122,7 +122,11 @@ enum Assets {
         .inline-buttons { display: inline; }
         .default-action { position: absolute; left: -10000px; }
         .grid-scroll { overflow-x: auto; }
-        table.program select { min-width: 7em; }
+        /* Seven equal day columns that fit the page; below about 640 px the grid scrolls instead. */
+        table.program { table-layout: fixed; width: 100%; min-width: 40em; }
+        table.program th:first-child { width: 3.5em; }
+        table.program th, table.program td { padding: 6px 3px; }
+        table.program select { width: 100%; min-width: 0; text-overflow: ellipsis; }
         legend { font-weight: 600; }
         .card > h2:first-child { margin-top: 0; }
         .add-coach { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }
