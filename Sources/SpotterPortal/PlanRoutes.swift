@@ -396,7 +396,9 @@ struct PlanRoutes {
             } else if let row = rowIndex(violation.field), editor.rows.indices.contains(row) {
                 let field = violation.field.split(separator: ".").last.map(String.init) ?? ""
                 let label = fieldLabels[field] ?? field
-                editor.rows[row].error = [editor.rows[row].error, "\(label): \(violation.reason)."]
+                // The API names the other bound by its field ("between reps_min and 100").
+                let reason = violation.reason.replacingOccurrences(of: "reps_min", with: "“Reps from”")
+                editor.rows[row].error = [editor.rows[row].error, "\(label): \(reason)."]
                     .compactMap { $0 }.joined(separator: " ")
             } else if violation.field.hasSuffix("name") {
                 editor.errors["name"] = message

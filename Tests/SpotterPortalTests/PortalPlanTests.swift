@@ -55,6 +55,13 @@ struct PortalPlanTests {
             #expect(
                 refused.html.contains("Reps from: must be between 1 and 100 (0 only with a target time or distance)."))
             #expect(refused.html.contains(#"name="reps_min" value="0""#), "what was typed stays")
+            let upsideDown =
+                Array(fields.prefix(4)) + [
+                    ("exercise", Catalog.squat.description), ("exercise_name", "Barbell Back Squat"), ("sets", "3"),
+                    ("reps_min", "8"), ("reps_max", "5"), ("rpe", ""), ("rest", ""), ("item_notes", ""),
+                ]
+            let range = try await browser.post("/templates/edit", upsideDown + [("action", "save")])
+            #expect(range.html.contains("Reps to: must be between “Reps from” and 100."), "\(range.html)")
             #expect(
                 try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
                     .items.isEmpty)
