@@ -13,7 +13,6 @@ enum Charts {
 
     static let width = 720.0
     static let height = 300.0
-    private static let left = 56.0
     private static let right = 16.0
     private static let top = 16.0
     private static let bottom = 40.0
@@ -22,12 +21,12 @@ enum Charts {
     /// with its hover title.
     static func line(_ points: [Point], unit: String, description: String) -> String {
         guard !points.isEmpty else { return "" }
-        let (low, high) = SVG.range(points.map(\.value))
-        let positions = SVG.timeAxis(points.map(\.day), left: left, right: width - right)
+        let axis = ValueAxis(points.map(\.value), fromZero: false, unit: unit)
+        let positions = SVG.timeAxis(points.map(\.day), left: axis.left, right: width - right)
         func x(_ index: Int) -> Double { positions[index] }
-        func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (height - top - bottom) }
+        let y = axis.y
         var svg = open(description)
-        svg += axes(low: low, high: high, unit: unit)
+        svg += axis.svg
         let path = points.enumerated().map {
             "\($0.offset == 0 ? "M" : "L")\(SVG.f(x($0.offset))) \(SVG.f(y($0.element.value)))"
         }
@@ -44,7 +43,8 @@ enum Charts {
     /// period on a time axis: weeks without training are gaps, not left out.
     static func bars(_ points: [Point], periodDays: Double, unit: String, description: String) -> String {
         guard !points.isEmpty else { return "" }
-        let high = SVG.range([0] + points.map(\.value)).high
+        let axis = ValueAxis(points.map(\.value), fromZero: true, unit: unit)
+        let left = axis.left
         let plotWidth = width - left - right
         let days = points.map(\.day)
         let span = SVG.daySpan(days).map { Double($0) + periodDays }
@@ -53,9 +53,9 @@ enum Charts {
         let positions = SVG.timeAxis(days, left: left + slot / 2, right: width - right - slot / 2)
         let barWidth = max(2, slot * 0.7)
         func x(_ index: Int) -> Double { positions[index] }
-        func y(_ value: Double) -> Double { top + (high - value) / high * (height - top - bottom) }
+        let y = axis.y
         var svg = open(description)
-        svg += axes(low: 0, high: high, unit: unit)
+        svg += axis.svg
         for (index, point) in points.enumerated() {
             let barTop = y(point.value)
             svg +=
@@ -72,18 +72,45 @@ enum Charts {
             + "aria-label='\(SVG.escape(description))' font-family='system-ui, sans-serif' font-size='12'>"
     }
 
-    /// Four horizontal grid lines with their values.
-    private static func axes(low: Double, high: Double, unit: String) -> String {
-        var svg = ""
-        for step in 0...3 {
-            let value = low + (high - low) * Double(step) / 3
-            let y = top + (high - value) / (high - low) * (height - top - bottom)
-            svg +=
-                "<line x1='\(SVG.f(left))' x2='\(SVG.f(width - right))' y1='\(SVG.f(y))' y2='\(SVG.f(y))' stroke='#e5e7eb'/>"
-            svg += "<text x='\(SVG.f(left - 6))' y='\(SVG.f(y + 4))' text-anchor='end' fill='#6b7280'>"
-            svg += "\(SVG.escape(SVG.number(value))) \(SVG.escape(unit))</text>"
+    /// The value axis: grid lines at round steps (`0 kg`, `2,000 kg`, …), each labelled, and the
+    /// plot's left edge just after the widest label.
+    private struct ValueAxis {
+        var low: Double
+        var high: Double
+        var ticks: [Double]
+        var labels: [String]
+        var left: Double
+
+        init(_ values: [Double], fromZero: Bool, unit: String) {
+            let range = SVG.range(fromZero ? [0] + values : values)
+            let step = SVG.roundStep((range.high - (fromZero ? 0 : range.low)) / 4)
+            let low = fromZero ? 0 : (range.low / step).rounded(.down) * step
+            let high = max(low + step, (range.high / step).rounded(.up) * step)
+            let count = Int(((high - low) / step).rounded())
+            let ticks = (0...count).map { low + Double($0) * step }
+            let whole = step.rounded() == step
+            (self.low, self.high, self.ticks) = (low, high, ticks)
+            labels = ticks.map { value in
+                (whole ? DisplayFormat.grouped(Decimal(Int(value.rounded()))) : DisplayFormat.oneDecimal(value))
+                    + " " + unit
+            }
+            // About 7 px a character of the 12 px font, and a gap before the plot.
+            left = max(40, Double(labels.map(\.count).max() ?? 0) * 7 + 12)
         }
-        return svg
+
+        func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (height - top - bottom) }
+
+        var svg: String {
+            var svg = ""
+            for (value, label) in zip(ticks, labels) {
+                let y = y(value)
+                svg +=
+                    "<line x1='\(SVG.f(left))' x2='\(SVG.f(width - right))' y1='\(SVG.f(y))' y2='\(SVG.f(y))' stroke='#e5e7eb'/>"
+                svg += "<text x='\(SVG.f(left - 6))' y='\(SVG.f(y + 4))' text-anchor='end' fill='#6b7280'>"
+                svg += "\(SVG.escape(label))</text>"
+            }
+            return svg
+        }
     }
 
     /// Days along the bottom, far enough apart to read, the last always shown; the first and any

@@ -532,7 +532,9 @@ struct PlanRoutes {
                 name: name, notes: notes, weeks: weeks,
                 days: days.keys.sorted().compactMap { key in
                     let parts = key.split(separator: "-").compactMap { Int($0) }
-                    guard parts.count == 2, parts[0] <= weeks else { return nil }
+                    // While the typed number is refused, the days the grid shows are still the
+                    // program's (so only the number is said to be wrong).
+                    guard parts.count == 2, parts[0] <= (weeksValid ? weeks : shownWeeks) else { return nil }
                     return .init(week: parts[0], weekday: parts[1], templateID: days[key] ?? "")
                 })
         }

@@ -59,6 +59,27 @@ struct SessionRoutes {
             return pages.render(
                 "reset_sent", title: "Check your e-mail", session: context.session, FormPage(email: email))
         }
+        router.get("/verify-email") { request, context in
+            pages.render(
+                "verify_email", title: "Confirm your e-mail address", session: context.session,
+                FormPage(values: ["token": request.uri.queryParameters.get("token") ?? ""]))
+        }
+        router.post("/verify-email") { _, context in
+            let token = context.form.text("token")
+            var page = FormPage(values: ["token": token])
+            do {
+                try await auth.verifyEmail(token: token)
+                page.notice = "Your e-mail address is confirmed. Thank you."
+                return pages.render(
+                    "verify_email", title: "Confirm your e-mail address", session: context.session, page)
+            } catch SpotterError.invalidArgument, SpotterError.notFound {
+                page.error =
+                    "This link is unknown, already used or expired (it works once, for 48 hours). An address it confirmed stays confirmed."
+                return pages.render(
+                    "verify_email", title: "Confirm your e-mail address", session: context.session,
+                    status: .badRequest, page)
+            }
+        }
         router.post("/reset-password/complete") { _, context in
             let token = context.form.text("token")
             do {

@@ -1,3 +1,5 @@
+import SpotterCore
+
 /// The portal's Mustache templates, compiled into the binary so `spotterd` ships as one file.
 ///
 /// `{{value}}` is HTML-escaped; the only unescaped output (`{{{svg}}}`) is a chart `Charts`
@@ -7,6 +9,7 @@ enum Templates {
     static let all: [String: String] = [
         "layout": layout, "problem": problem, "sign_in": signIn, "sign_in_code": signInCode,
         "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
+        "verify_email": verifyEmail,
         "clients": clients, "client": client, "workout": workout, "progress": progress,
         "statistics": statistics, "body": body, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
@@ -123,6 +126,26 @@ enum Templates {
         {{/page}}{{/body}}{{/layout}}
         """
 
+    /// The verification e-mail's link: a button confirms (a GET changes nothing, so a mail
+    /// scanner that opens the link does not use the code up).
+    static let verifyEmail = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Confirm your e-mail address</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{^notice}}
+        <form method="post" action="/verify-email">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="token" value="{{values.token}}">
+        <button>Confirm my e-mail address</button>
+        </form>
+        {{/notice}}
+        <p><a href="/sign-in">Sign in</a></p>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
     static let resetComplete = """
         {{<layout}}{{$body}}{{#page}}
         <section class="narrow">
@@ -134,7 +157,7 @@ enum Templates {
         \(field("password", "New password", type: "password", extra: " autocomplete=\"new-password\" required"))
         <button>Set the password</button>
         </form>
-        <p class="hint">At least 10 characters. Every session of the account is signed out.</p>
+        <p class="hint">At least \(CredentialRules.passwordMinLength) characters. Every session of the account is signed out.</p>
         </section>
         {{/page}}{{/body}}{{/layout}}
         """

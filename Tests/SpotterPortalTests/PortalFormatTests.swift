@@ -130,6 +130,24 @@ struct PortalChartTests {
         #expect(!svg.contains(">13 Jan</text>"), "too close to the first to be labelled")
     }
 
+    @Test("the value axis steps in round numbers and leaves room for its widest label")
+    func valueAxis() {
+        #expect([0.3, 1, 1.6, 2.2, 3.75, 1_691, 0].map(SVG.roundStep) == [0.5, 1, 2, 2.5, 5, 2_000, 1])
+        let bars = Charts.bars(
+            [.init(day: "2026-11-16", value: 6_150, title: ""), .init(day: "2026-11-23", value: 3_300, title: "")],
+            periodDays: 7, unit: "kg", description: "volume")
+        for label in ["0 kg", "2,000 kg", "4,000 kg", "6,000 kg", "8,000 kg"] {
+            #expect(bars.contains(">\(label)</text>"), "\(label)")
+        }
+        // Every label ends 6 px left of the plot, which starts after the widest ("8,000 kg").
+        let ends = PortalChartTests.xs(bars, of: "text", attribute: "x").filter { $0 < 100 }
+        #expect(ends.allSatisfy { $0 >= 8 * 7 }, "\(ends)")
+        let line = Charts.line(
+            [.init(day: "2026-11-18", value: 80.1, title: ""), .init(day: "2026-11-25", value: 81.2, title: "")],
+            unit: "kg", description: "body weight")
+        #expect(line.contains(">80.0 kg</text>") && line.contains(">81.5 kg</text>"), "\(line)")
+    }
+
     @Test("bars stand at their periods: a week without training is a gap")
     func barsByPeriod() {
         let weeks = ["2026-10-05", "2026-10-12", "2026-11-02"]

@@ -206,6 +206,7 @@ struct PortalPlanTests {
                 #expect(unsaved.status == .badRequest, "\(typed)")
                 #expect(unsaved.html.contains("Weeks must be a whole number from 1 to 52."), "\(typed)")
                 #expect(!unsaved.html.contains("Weeks must be between"), "one sentence for the field")
+                #expect(!unsaved.html.contains("at least one training day"), "Wednesday of week 2 is one")
             }
             #expect(try await !portal.coaching.programs(world.coach).contains { $0.content.name == "Peaking block" })
             #expect(grown.html.contains(#"<button name="action" value="weeks" class="secondary" formnovalidate>"#))

@@ -244,6 +244,38 @@ struct PortalSessionTests {
         }
     }
 
+    @Test(
+        "the verification e-mail's link opens a page whose button confirms the address; opening it alone changes nothing"
+    )
+    func verifyEmail() async throws {
+        try await PortalHarness.with { portal in
+            let lena = try await portal.account("lena")
+            let code = try #require(try await portal.database.emailedCode(to: "lena@example.com", kind: "verify_email"))
+            func verified() async throws -> Int {
+                try await portal.database.count(
+                    "SELECT count(*)::int FROM accounts WHERE tenant_id = $1 AND email_verified_at IS NOT NULL",
+                    [lena.tenantID.rawValue])
+            }
+            let anonymous = portal.browser()
+            // The e-mail's link, as Mail.verification writes it.
+            let page = try await anonymous.get("/verify-email?token=\(code)")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Confirm my e-mail address") && page.html.contains(#"value="\#(code)""#))
+            #expect(try await verified() == 0, "opening the link changes nothing")
+            let done = try await anonymous.post("/verify-email", [("token", code)])
+            #expect(done.status == .ok)
+            #expect(done.html.contains("Your e-mail address is confirmed."))
+            #expect(try await verified() == 1)
+            for token in [code, "spv_wrong", ""] {
+                let again = try await anonymous.post("/verify-email", [("token", token)])
+                #expect(again.status == .badRequest, "\(token)")
+                #expect(again.html.contains("This link is unknown, already used or expired"), "\(token)")
+            }
+            let form = try await anonymous.get("/reset-password?token=spp_x")
+            #expect(form.html.contains("At least \(CredentialRules.passwordMinLength) characters."))
+        }
+    }
+
     @Test("assets are served with long cache lifetimes; unknown paths get the not-found page")
     func assets() async throws {
         try await PortalHarness.with { portal in

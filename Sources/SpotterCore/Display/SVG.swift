@@ -100,6 +100,15 @@ public enum SVG {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// The round step of an axis at least `raw` apart: 1, 2, 2.5 or 5 times a power of ten.
+    public static func roundStep(_ raw: Double) -> Double {
+        guard raw.isFinite, raw > 0 else { return 1 }
+        let power = pow(10, (log10(raw)).rounded(.down))
+        let fraction = raw / power
+        let round = fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 2.5 ? 2.5 : fraction <= 5 ? 5 : 10
+        return round * power
+    }
+
     /// An axis value: whole above 100 (`6,765`), one decimal below.
     public static func number(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 1e15 else { return DisplayFormat.oneDecimal(value) }
