@@ -186,6 +186,7 @@ struct CoachRoutes {
         }
 
         struct NewInvite {
+            var id: String
             var note: String
             var code: String
             var expires: String
@@ -294,7 +295,7 @@ struct CoachRoutes {
             newInvite: newInvite.flatMap { invite in
                 invite.code.map { code in
                     ClientsPage.NewInvite(
-                        note: invite.note, code: code, expires: format.day(invite.expiresAt),
+                        id: invite.id.uuidString, note: invite.note, code: code, expires: format.day(invite.expiresAt),
                         shareText:
                             "Train with me on Spotter: in the app, Coaching → Redeem an invite; on the web portal, Coaches → Add a coach. Code \(code), valid until \(format.day(invite.expiresAt))."
                     )
@@ -343,6 +344,8 @@ struct CoachRoutes {
         var tab = ["history": true]
         var notShared: String?
         var query = ""
+        /// Why the search was refused (too long), said under it.
+        var searchError: String?
         var workouts: [Entry] = []
         var detailsHidden: String?
         var older: String?
@@ -397,6 +400,8 @@ struct CoachRoutes {
             }
         } catch SpotterError.permissionDenied {
             page.notShared = Self.notShared(link, .history)
+        } catch SpotterError.invalidArgument(let violations) {
+            page.searchError = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
         }
         async let assignments = coaching.assignments(session.principal, client: client.id)
         async let templates = training.templates.list(
@@ -425,7 +430,7 @@ struct CoachRoutes {
     }
 
     static func summary(_ summary: WorkoutSummary, _ format: Format) -> String {
-        "\(summary.exerciseCount) exercises · \(summary.setCount) sets · \(format.weight(summary.volume)) volume"
+        "\(Format.count(summary.exerciseCount, "exercise")) · \(Format.count(summary.setCount, "set")) · \(format.weight(summary.volume)) volume"
     }
 
     // MARK: - A workout
@@ -591,6 +596,8 @@ struct CoachRoutes {
         var to = ""
         var formulas: [Option] = []
         var rangeError: String?
+        /// Why the finder found nothing: no name typed, no match, or a refused search.
+        var findError: String?
         /// The chart image's query: the shown exercise, range and formula.
         var chartQuery = ""
         var hasChoices = false
@@ -632,9 +639,16 @@ struct CoachRoutes {
                     .init(href: "/clients/\(page.client.id)/progress?exercise=\($0.id)\(keep)", name: $0.name)
                 }
                 page.hasChoices = !page.choices.isEmpty
+                if found.isEmpty {
+                    page.findError = "No exercise \(link.lifterName) can train matches “\(page.find)”."
+                }
             } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
                 page.notShared = Self.notShared(link, .progress)
+            } catch SpotterError.invalidArgument(let violations) {
+                page.findError = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
             }
+        } else if query.get("find") != nil, page.exerciseID.isEmpty {
+            page.findError = "Type the name of an exercise to find it."
         }
         if !page.exerciseID.isEmpty, page.find.isEmpty, page.rangeError == nil {
             do {
@@ -727,7 +741,7 @@ struct CoachRoutes {
             return format.day(date)
         }
         guard streak.longest > 0 else { return nil }
-        let longest = "longest: \(streak.longest) week\(streak.longest == 1 ? "" : "s")"
+        let longest = "longest: \(Format.count(streak.longest, "week"))"
         guard streak.current > 0 else {
             return
                 "No workout in the last two weeks; the last was in the week of \(monday(streak.lastWeek)) (\(longest))."

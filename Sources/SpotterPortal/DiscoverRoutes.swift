@@ -155,7 +155,7 @@ struct DiscoverRoutes {
         static func status(_ publication: Publication?) -> String {
             guard let publication else { return "Private: only you and the clients you assign it to see it." }
             let followers =
-                "\(publication.followers) follower\(publication.followers == 1 ? "" : "s"), "
+                "\(Format.count(publication.followers, "follower")), "
                 + "\(publication.recentFollowers) in the last 30 days"
             if publication.unpublishedAt != nil {
                 return "Unpublished (was version \(publication.version), \(followers))."

@@ -213,7 +213,7 @@ struct LifterRoutes {
                 hasHighlights: !coach.highlights.isEmpty, highlights: coach.highlights,
                 followers: coach.followers == 0
                     ? "No followers yet."
-                    : "\(coach.followers) follower\(coach.followers == 1 ? "" : "s") of their published plans.")
+                    : "\(Format.count(coach.followers, "follower")) of their published plans.")
         }
         let page = CoachesPage(
             links: links.map { link in

@@ -143,7 +143,7 @@ struct PlanRoutes {
             PlanList.Row(
                 id: template.id.description, name: template.content.name,
                 detail:
-                    "\(template.content.items.count) exercises · version \(template.version) · changed \(format.day(template.updatedAt))",
+                    "\(Format.count(template.content.items.count, "exercise")) · version \(template.version) · changed \(format.day(template.updatedAt))",
                 holders: holders[template.id.description].map { $0.joined(separator: ", ") },
                 publicState: states[template.id.description])
         }

@@ -184,8 +184,8 @@ struct ProfileRoutes {
 
             init(_ report: ImportReport, filename: String, format: Format) {
                 self.filename = filename
-                let sets = "\(report.setsAdded) set\(report.setsAdded == 1 ? "" : "s")"
-                added = "\(report.workoutsAdded) workout\(report.workoutsAdded == 1 ? "" : "s") added (\(sets))."
+                let sets = "\(Format.count(report.setsAdded, "set"))"
+                added = "\(Format.count(report.workoutsAdded, "workout")) added (\(sets))."
                 unchanged =
                     report.workoutsUnchanged == 0
                     ? nil

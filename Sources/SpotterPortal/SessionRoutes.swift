@@ -199,7 +199,7 @@ struct SessionRoutes {
         "new_password": "The password", "username": "The username", "bio": "The bio",
         "description": "The description", "highlights": "The highlights", "specialities": "The specialities",
         "time_zone": "The time zone", "from": "The first day", "to": "The last day", "weeks": "Weeks",
-        "days": "The program",
+        "days": "The program", "query": "The search",
     ]
 
     static func wait(_ seconds: Int) -> String {

@@ -172,6 +172,9 @@ enum Templates {
         <p class="code">{{code}}</p>
         <p>In the app: <em>Coaching → Redeem an invite</em>; in this portal: <em>Coaches → Add a coach</em>. As text to send:</p>
         <pre class="share">{{shareText}}</pre>
+        <form method="post" action="/invites/{{id}}/revoke">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Revoke this code</button>
+        </form>
         </section>
         {{/newInvite}}
         <form method="get" action="/clients" class="search" role="search">
@@ -258,9 +261,10 @@ enum Templates {
         {{^notShared}}
         <form method="get" action="/clients/{{client.id}}" class="search" role="search">
         <label for="q">Search workouts</label>
-        <input id="q" name="q" type="search" value="{{query}}" placeholder="Name or note">
+        <input id="q" name="q" type="search" value="{{query}}" placeholder="Workout or exercise name" maxlength="100"{{#searchError}} aria-invalid="true" aria-describedby="q-error"{{/searchError}}>
         <button>Search</button>
         </form>
+        {{#searchError}}<p class="field-error" id="q-error" role="alert">{{searchError}}</p>{{/searchError}}
         {{#workouts}}
         <a class="card workout" href="{{href}}">
         <span class="when">{{date}}</span>
@@ -268,7 +272,7 @@ enum Templates {
         <span class="muted">{{duration}}{{#summary}} · {{summary}}{{/summary}}</span>
         </a>
         {{/workouts}}
-        {{^workouts}}<p class="empty">No workouts{{#query}} match “{{query}}”{{/query}}.</p>{{/workouts}}
+        {{^searchError}}{{^workouts}}<p class="empty">No workouts{{#query}} match “{{query}}”{{/query}}.</p>{{/workouts}}{{/searchError}}
         {{#detailsHidden}}<p class="not-shared">{{detailsHidden}}</p>{{/detailsHidden}}
         {{#older}}<p><a class="button secondary" href="{{older}}">Older workouts</a></p>{{/older}}
         {{/notShared}}
@@ -358,7 +362,7 @@ enum Templates {
         {{^notShared}}
         <form method="get" action="/clients/{{client.id}}/progress" class="filters">
         <label for="exercise-search">Exercise</label>
-        <input id="exercise-search" name="find" type="search" value="{{find}}" placeholder="Find an exercise">
+        <input id="exercise-search" name="find" type="search" value="{{find}}" placeholder="Find an exercise" maxlength="100"{{#findError}} aria-invalid="true" aria-describedby="find-error"{{/findError}}>
         <input type="hidden" name="exercise" value="{{exerciseID}}">
         <label for="from">From</label><input id="from" name="from" type="date" value="{{from}}">
         <label for="to">To</label><input id="to" name="to" type="date" value="{{to}}">
@@ -367,6 +371,7 @@ enum Templates {
         <button>Show</button>
         </form>
         {{#rangeError}}<p class="field-error" role="alert">{{rangeError}}</p>{{/rangeError}}
+        {{#findError}}<p class="field-error" id="find-error" role="alert">{{findError}}</p>{{/findError}}
         {{#hasChoices}}<p>Pick an exercise:</p>{{/hasChoices}}
         <ul class="choices">{{#choices}}<li><a href="{{href}}">{{name}}</a></li>{{/choices}}</ul>
         {{#report}}

@@ -49,7 +49,7 @@ struct OutboxCommand: AsyncParsableCommand {
                     if options.json { return try Output.json(message) }
                     print("to:       \(message.recipient)\nsubject:  \(message.subject)")
                     print(
-                        "status:   \(message.status) (\(message.attempts) attempt\(message.attempts == 1 ? "" : "s"))\ncreated:  \(Output.date(message.createdAt))"
+                        "status:   \(message.status) (\(DisplayFormat.count(message.attempts, "attempt")))\ncreated:  \(Output.date(message.createdAt))"
                     )
                     if let error = message.lastError { print("error:    \(error)") }
                     print("\n\(message.body)")

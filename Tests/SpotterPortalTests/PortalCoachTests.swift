@@ -114,6 +114,7 @@ struct PortalCoachTests {
             let browser = try await portal.signedIn("carla")
             let picker = try await browser.get("/clients/\(world.client)/progress?find=squat")
             #expect(picker.html.contains("progress?exercise=\(Catalog.squat)"))
+            #expect(!picker.html.contains("field-error"))
             let page = try await browser.get(
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&formula=epley")
             #expect(page.status == .ok)
@@ -125,6 +126,19 @@ struct PortalCoachTests {
                 try await portal.accessLog(world.lifter) == [
                     "progress ListClientExercises", "progress GetClientProgress",
                 ])
+            // The finder says why it shows nothing: no match, no name, a search too long.
+            let progress = "/clients/\(world.client)/progress"
+            #expect(try await browser.get("\(progress)?find=zzzz").html.contains(" matches “zzzz”."))
+            #expect(
+                try await browser.get("\(progress)?find=&exercise=&formula=epley").html.contains(
+                    "Type the name of an exercise to find it."))
+            let long = try await browser.get("\(progress)?find=\(String(repeating: "a", count: 101))")
+            #expect(long.status == .ok && long.html.contains("The search must be at most 100 characters."))
+            let longHistory = try await browser.get("/clients/\(world.client)?q=\(String(repeating: "a", count: 101))")
+            #expect(longHistory.status == .ok)
+            #expect(longHistory.html.contains("The search must be at most 100 characters."))
+            #expect(!longHistory.html.contains("No workouts match"))
+            #expect(longHistory.html.contains("<h1>"), "the client's page, not a page of its own")
             let ranged = try await browser.get(
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, -6))&to=\(dayText(portal, 0))"
             )
@@ -292,6 +306,10 @@ struct PortalCoachTests {
             #expect(made.html.contains("for &lt;b&gt;Lena&lt;/b&gt;"))
             // The text to send names both ways in: the app's and this portal's.
             #expect(made.html.contains("on the web portal, Coaches → Add a coach. Code \(code), valid until"))
+            // The new code can be revoked where it is shown (the list below leaves it out).
+            let invites = try await portal.coaching.invites(coach)
+            let newest = try #require(invites.max { $0.createdAt < $1.createdAt })
+            #expect(made.html.contains(#"<form method="post" action="/invites/\#(newest.id.uuidString)/revoke">"#))
             let list = try await browser.get("/clients")
             #expect(!list.html.contains(code), "the code is shown only once")
             let tooLong = try await browser.post("/invites", [("note", String(repeating: "n", count: 201))])

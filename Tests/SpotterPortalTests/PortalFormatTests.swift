@@ -24,6 +24,7 @@ struct PortalFormatTests {
         #expect(kilograms.weight(Mass(Decimal(string: "1234567.25")!, .kg)) == "1,234,567.25 kg")
         #expect(kilograms.weight(nil) == "bodyweight")
         #expect(Format(timeZone: "UTC", unit: .lb).weight(Mass(1_000, .lb)) == "1,000 lb")
+        #expect(Format.count(1, "exercise") == "1 exercise" && Format.count(0, "set") == "0 sets")
         #expect(SVG.number(6_765.4) == "6,765" && SVG.number(99.94) == "99.9" && SVG.number(.infinity) == "–")
     }
 }

@@ -78,7 +78,7 @@ public struct Challenge: Sendable, Equatable, Codable {
         let range = "between \(startsOn) and \(endsOn)"
         switch rule {
         case .anyWorkout: return "Work out \(range)"
-        case .workouts: return "Log \(target) workout\(target == 1 ? "" : "s") \(range)"
+        case .workouts: return "Log \(DisplayFormat.count(target, "workout")) \(range)"
         case .activeMinutes: return "Train for \(target) minutes \(range)"
         }
     }

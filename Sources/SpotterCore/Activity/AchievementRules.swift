@@ -34,7 +34,7 @@ public enum AchievementRules {
             list.append(
                 entry(
                     "streak:\(n)", progress: min(current, n),
-                    text: "\(current) week\(current == 1 ? "" : "s") in a row now",
+                    text: "\(DisplayFormat.count(current, "week")) in a row now",
                     earned: by.map { award("streak:\(n)", $0) }))
         }
 

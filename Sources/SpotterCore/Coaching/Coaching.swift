@@ -214,7 +214,7 @@ public enum CoachEntitlements {
             case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
             }
         throw .failedPrecondition(
-            "the coach has \(activeClients) active client\(activeClients == 1 ? "" : "s"), the limit of the "
+            "the coach has \(DisplayFormat.count(activeClients, "active client")), the limit of the "
                 + "\(tierName(tier)) tier; \(next)")
     }
 

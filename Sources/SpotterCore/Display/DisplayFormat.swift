@@ -61,6 +61,11 @@ public struct DisplayFormat: Sendable {
         return "\(Self.grouped(mass.value(in: unit))) \(unit.rawValue)"
     }
 
+    /// `1 set`, `3 sets`: a count with its noun, plural but for one.
+    public static func count(_ value: Int, _ noun: String) -> String {
+        "\(value) \(noun)\(value == 1 ? "" : "s")"
+    }
+
     /// `12,345.5`: thousands grouped, decimals as given.
     public static func grouped(_ value: Decimal) -> String {
         let text = "\(value)"

@@ -63,8 +63,8 @@ public enum ShareCards {
             let top = counted.max(by: {
                 ($0.weight ?? .zero, $0.reps) < ($1.weight ?? .zero, $1.reps)
             })
-        else { return "\(exercise.sets.count) warm-up set\(exercise.sets.count == 1 ? "" : "s")" }
-        let sets = "\(counted.count) set\(counted.count == 1 ? "" : "s")"
+        else { return "\(DisplayFormat.count(exercise.sets.count, "warm-up set"))" }
+        let sets = "\(DisplayFormat.count(counted.count, "set"))"
         guard let weight = top.weight, weight > .zero else { return "\(sets), best \(top.reps) reps" }
         return "\(sets), best \(top.reps) × \(format.weight(weight))"
     }
