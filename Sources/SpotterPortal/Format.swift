@@ -24,7 +24,8 @@ extension DisplayFormat {
     static func scopeLabel(_ scope: Scope) -> (label: String, hint: String) {
         switch scope {
         case .history: ("History", "workout names, dates and durations")
-        case .details: ("Details", "every set, rep, weight, RPE and note; needed to comment")
+        case .details:
+            ("Details", "every set, rep, weight, RPE and note of the workouts History shows; needed to comment")
         case .progress: ("Progress", "estimated maxes, records and statistics")
         case .body: ("Body", "body weight and measurements")
         }

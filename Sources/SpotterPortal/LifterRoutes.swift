@@ -172,6 +172,9 @@ struct LifterRoutes {
             return "\(link.coachName) is now your coach and sees \(sees(link))."
         case (.asked, let link?):
             return "\(link.coachName) has been asked. Once they accept, they see \(sees(link))."
+        case (.saved, let link?) where link.scopes.contains(.details) && !link.scopes.contains(.history):
+            return
+                "Saved: \(link.coachName) now sees \(sees(link)). Details are of the workouts History shows: tick History too for \(link.coachName) to see them."
         case (.saved, let link?):
             return "Saved: \(link.coachName) now sees \(sees(link))."
         case (.declined, _):

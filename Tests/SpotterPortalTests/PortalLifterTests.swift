@@ -43,6 +43,10 @@ struct PortalLifterTests {
             let narrowed = try await browser.post("/coaches/\(coach.tenantID)/scopes", [("scopes", "progress")])
             #expect(narrowed.location == "/coaches?done=saved&coach=\(coach.tenantID)")
             #expect(try await browser.get(narrowed.location ?? "").html.contains("Saved: \(name) now sees progress."))
+            let detailsOnly = try await browser.post("/coaches/\(coach.tenantID)/scopes", [("scopes", "details")])
+            #expect(
+                try await browser.get(detailsOnly.location ?? "").html.contains(
+                    "Details are of the workouts History shows: tick History too for \(name) to see them."))
             let nothing = try await browser.post("/coaches/\(coach.tenantID)/scopes", [])
             #expect(
                 try await browser.get(nothing.location ?? "").html.contains("Saved: \(name) now sees nothing of yours.")
