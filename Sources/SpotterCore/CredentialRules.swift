@@ -65,8 +65,9 @@ public enum CredentialRules {
     /// same everywhere (`Etc/GMT+5` is UTC-5 for both).
     public static func timeZoneProblem(_ identifier: String) -> String? {
         let offset = identifier.range(of: #"^(GMT|UTC|UT)[+-]"#, options: [.regularExpression, .caseInsensitive])
-        return identifier.isEmpty || offset != nil || TimeZone(identifier: identifier) == nil
-            ? "is not an IANA time zone such as Europe/Berlin" : nil
+        if identifier.isEmpty { return "is required (a time zone name such as Europe/Berlin)" }
+        return offset != nil || TimeZone(identifier: identifier) == nil
+            ? "must be a time zone name of the tz database such as Europe/Berlin" : nil
     }
 
     /// E-mail addresses and usernames are compared case-insensitively.

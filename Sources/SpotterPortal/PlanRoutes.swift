@@ -206,6 +206,8 @@ struct PlanRoutes {
         var find = ""
         var found: [Found] = []
         var searched = false
+        /// Find was pressed with no name typed.
+        var findEmpty = false
         /// What `Templates.field` shows in the name input.
         var values: [String: String] = [:]
         var errors: [String: String] = [:]
@@ -343,8 +345,10 @@ struct PlanRoutes {
         case "down" where index >= 0 && index < editor.rows.count - 1:
             editor.rows.swapAt(index, index + 1)
         case "find":
-            editor.searched = true
             let query = editor.find.trimmingWhitespaces()
+            // "No exercise matches" only after a name was looked for.
+            editor.searched = !query.isEmpty
+            editor.findEmpty = query.isEmpty
             if !query.isEmpty {
                 let found = try await training.exercises.list(
                     session.principal, ExerciseFilter(query: query), pageSize: 20, pageToken: "")

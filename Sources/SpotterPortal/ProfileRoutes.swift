@@ -41,9 +41,14 @@ struct ProfileRoutes {
             var page = ImportPage(format: context.form.text("format"), unit: context.form.text("unit"))
             // Each missing choice is named beside its own field.
             let format = ImportFormat(rawValue: page.format)
-            let file = context.uploads["file"].flatMap { $0.data.isEmpty ? nil : $0 }
+            let upload = context.uploads["file"]
+            let file = upload.flatMap { $0.data.isEmpty ? nil : $0 }
             if format == nil { page.formatError = "Choose the app the file comes from." }
-            if file == nil { page.error = "Choose the file to import." }
+            if file == nil {
+                page.error =
+                    upload.map { $0.filename.isEmpty ? nil : $0.filename }?.map { "The file “\($0)” is empty." }
+                    ?? "Choose the file to import."
+            }
             guard let format, let file else { return importPage(session, page, status: .badRequest) }
             do {
                 let report = try await transfer.importWorkouts(
@@ -51,8 +56,13 @@ struct ProfileRoutes {
                 page.report = ImportPage.Report(report, filename: file.filename, format: Format(session.profile))
                 return importPage(session, page)
             } catch SpotterError.invalidArgument(let violations) {
-                page.error =
-                    "That file could not be imported: " + violations.map(\.reason).joined(separator: "; ") + "."
+                // The file's own problems ("data") read "it is not UTF-8 text"; any other names its field.
+                let reasons = violations.map { violation in
+                    let sentence =
+                        violation.field == "data" ? "it " + violation.reason : SessionRoutes.sentence(violation)
+                    return sentence.hasSuffix(".") ? String(sentence.dropLast()) : sentence
+                }
+                page.error = "That file could not be imported: " + reasons.joined(separator: "; ") + "."
                 return importPage(session, page, status: .badRequest)
             }
         }

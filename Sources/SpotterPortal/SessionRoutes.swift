@@ -195,7 +195,7 @@ struct SessionRoutes {
     private static let fieldSubjects = [
         "name": "The name", "display_name": "The name", "notes": "The notes", "note": "The note",
         "body": "The comment", "code": "The code", "challenge": "The code", "token": "The code from the e-mail",
-        "email": "The e-mail address", "login": "The username or e-mail", "password": "The password",
+        "email": "The address", "login": "The username or e-mail", "password": "The password",
         "new_password": "The password", "username": "The username", "bio": "The bio",
         "description": "The description", "highlights": "The highlights", "specialities": "The specialities",
         "time_zone": "The time zone", "from": "The first day", "to": "The last day", "weeks": "Weeks",

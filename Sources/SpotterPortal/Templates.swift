@@ -639,7 +639,8 @@ enum Templates {
         <button name="action" value="find" class="secondary" formnovalidate>Find</button>
         </div>
         {{#found}}<button name="add" value="{{id}}" class="secondary pick" formnovalidate>+ {{name}}</button> {{/found}}
-        {{#searched}}{{^found}}<p class="empty">No exercise matches.</p>{{/found}}{{/searched}}
+        {{#searched}}{{^found}}<p class="empty">No exercise matches “{{find}}”.</p>{{/found}}{{/searched}}
+        {{#findEmpty}}<p class="empty">Type the name of an exercise to find it.</p>{{/findEmpty}}
         <p><button name="action" value="save">Save template</button></p>
         </form>
         {{/page}}{{/body}}{{/layout}}

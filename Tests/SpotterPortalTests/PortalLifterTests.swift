@@ -28,6 +28,8 @@ struct PortalLifterTests {
                 malformed.html.contains("The code must be the 10 letters and digits the coach gave you (this has 2).")
             )
 
+            let blank = try await browser.post("/coaches/redeem", [("code", ""), ("scopes", "history")])
+            #expect(blank.html.contains("The code is required: the 10 letters and digits the coach gave you."))
             let redeemed = try await browser.post(
                 "/coaches/redeem", [("code", invite.code!.lowercased()), ("scopes", "history"), ("scopes", "details")])
             #expect(redeemed.status == .seeOther)

@@ -24,6 +24,11 @@ struct PortalPlanTests {
                 "/templates/edit", fields + [("find", "squat"), ("action", "refresh")])
             #expect(entered.html.contains(#"name="add" value="\#(Catalog.squat)""#))
             #expect(!new.html.contains("No exercise matches"))
+            let blank = try await browser.post("/templates/edit", fields + [("find", " "), ("action", "find")])
+            #expect(blank.html.contains("Type the name of an exercise to find it."))
+            #expect(!blank.html.contains("No exercise matches"))
+            let none = try await browser.post("/templates/edit", fields + [("find", "zzzz"), ("action", "find")])
+            #expect(none.html.contains("No exercise matches “zzzz”."))
             let editorForm = try #require(found.html.components(separatedBy: #"action="/templates/edit""#).last)
             let validated = editorForm.components(separatedBy: "<button").dropFirst()
                 .filter { !$0.prefix { $0 != ">" }.contains("formnovalidate") }

@@ -141,13 +141,22 @@ struct PortalImportTests {
             let bad = try await ivy.upload(
                 "/import", [("format", "hevy")], files: [("file", "a.csv", Data("title,start_time\nA,B\n".utf8))])
             #expect(bad.status == .badRequest)
-            #expect(bad.html.contains("That file could not be imported: is not a Hevy CSV export"))
+            #expect(bad.html.contains("That file could not be imported: it is not a Hevy CSV export"))
+            let empty = try await ivy.upload("/import", [("format", "hevy")], files: [("file", "empty.csv", Data())])
+            #expect(empty.status == .badRequest)
+            #expect(empty.html.contains("The file “empty.csv” is empty."))
+            let other = try await ivy.upload(
+                "/import", [("format", "spotter")], files: [("file", "x.json", Data(#"{"format":"other"}"#.utf8))])
+            #expect(
+                other.html.contains(
+                    "That file could not be imported: it is not a Spotter export (its &quot;format&quot; must be &quot;spotter-export&quot;)."
+                ), "\(other.html)")
             // A large upload is read whole; past 64 MiB it is refused before anything is parsed.
             let large = try await ivy.upload(
                 "/import", [("format", "strong")],
                 files: [("file", "big.csv", Data(repeating: UInt8(ascii: "a"), count: 5 << 20))])
             #expect(large.status == .badRequest)
-            #expect(large.html.contains("That file could not be imported: is not a Strong CSV export"))
+            #expect(large.html.contains("That file could not be imported: it is not a Strong CSV export"))
             try await ivy.get("/import")
             let tooLarge = try await ivy.upload(
                 "/import", [("format", "strong")],

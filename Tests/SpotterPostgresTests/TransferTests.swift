@@ -173,7 +173,7 @@ struct TransferTests {
                         "data", "row 2: start_time \"12 Feb 2024\" is not a date and time like \"5 Mar 2024, 18:30\""))
             #expect(
                 await refusal(.spotterJSON, #"{"format":"strong"}"#)
-                    == .invalid("data", "is not a Spotter export: \"format\" must be \"spotter-export\""))
+                    == .invalid("data", "is not a Spotter export (its \"format\" must be \"spotter-export\")"))
             #expect(
                 await refusal(.spotterJSON, #"{"format":"spotter-export","version":2}"#)
                     == .invalid("data", "is a Spotter export of version 2; this server reads up to version 1"))

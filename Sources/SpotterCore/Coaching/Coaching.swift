@@ -132,7 +132,9 @@ public enum InviteCode {
     public static func problem(_ typed: String) -> String {
         let code = stripped(typed)
         guard code.count == length else {
-            return "must be the \(length) letters and digits the coach gave you (this has \(code.count))"
+            return code.isEmpty
+                ? "is required: the \(length) letters and digits the coach gave you"
+                : "must be the \(length) letters and digits the coach gave you (this has \(code.count))"
         }
         return "has a character no code has (codes leave out 0, 1, I, L and O, which look alike): "
             + "check it against the code the coach gave you"

@@ -14,7 +14,7 @@ enum SpotterJSONReader {
             throw .invalid("data", "is not a JSON object (expected a Spotter export)")
         }
         guard envelope.format == "spotter-export" else {
-            throw .invalid("data", "is not a Spotter export: \"format\" must be \"spotter-export\"")
+            throw .invalid("data", "is not a Spotter export (its \"format\" must be \"spotter-export\")")
         }
         guard let version = envelope.version, version <= TenantExport.currentVersion else {
             throw .invalid(
