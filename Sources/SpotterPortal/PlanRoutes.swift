@@ -305,6 +305,27 @@ struct PlanRoutes {
                 })
         }
 
+        /// What was typed where a number belongs and is not one, as the API's violations would name
+        /// it: said as "must be a whole number", not as the range the number was read as outside.
+        var unreadableNumbers: [FieldViolation] {
+            var violations: [FieldViolation] = []
+            for (index, row) in rows.enumerated() {
+                let path = "template.items[\(index)]."
+                let whole: [(String, String)] = [
+                    (row.sets, "target_sets"), (row.repsMin, "reps_min"), (row.repsMax, "reps_max"),
+                    (row.rest, "rest_seconds"), (row.time, "target_duration_seconds"),
+                    (row.distance, "target_distance_meters"), (row.circuit, "circuit"),
+                ]
+                for (text, field) in whole where !text.isEmpty && Int(text) == nil {
+                    violations.append(.init(field: path + field, reason: "must be a whole number"))
+                }
+                if !row.rpe.isEmpty, Double(row.rpe) == nil {
+                    violations.append(.init(field: path + "target_rpe", reason: "must be a number such as 8 or 7.5"))
+                }
+            }
+            return violations
+        }
+
         mutating func renumber() {
             for index in rows.indices {
                 rows[index].index = index
@@ -363,7 +384,17 @@ struct PlanRoutes {
                     sets: "3", repsMin: "8", repsMax: "", rpe: "", rest: "", notes: ""))
             editor.find = ""
         case "save":
+            let unreadable = editor.unreadableNumbers
             do {
+                if !unreadable.isEmpty {
+                    // Said as what it is, with the draft's other problems (not the same fields').
+                    let fields = Set(unreadable.map(\.field))
+                    var violations = unreadable
+                    do { _ = try editor.draft.validated() } catch .invalidArgument(let more) {
+                        violations += more.filter { !fields.contains($0.field) }
+                    } catch {}
+                    throw SpotterError.invalidArgument(violations)
+                }
                 let version = Int64(editor.version)
                 let template =
                     editor.id.isEmpty

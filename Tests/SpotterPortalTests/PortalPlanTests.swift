@@ -67,6 +67,21 @@ struct PortalPlanTests {
                 ]
             let range = try await browser.post("/templates/edit", upsideDown + [("action", "save")])
             #expect(range.html.contains("Reps to: must be between “Reps from” and 100."), "\(range.html)")
+            let words =
+                [("id", ""), ("version", ""), ("name", ""), ("notes", "")] + [
+                    ("exercise", Catalog.squat.description), ("exercise_name", "Barbell Back Squat"), ("sets", "abc"),
+                    ("reps_min", "5"), ("reps_max", ""), ("rpe", "hard"), ("rest", ""), ("item_notes", ""),
+                    ("circuit", "x"),
+                ]
+            let unreadable = try await browser.post("/templates/edit", words + [("action", "save")])
+            #expect(unreadable.status == .badRequest)
+            for text in [
+                "Sets: must be a whole number.", "RPE: must be a number such as 8 or 7.5.",
+                "Circuit: must be a whole number.", "The name is required.",
+            ] {
+                #expect(unreadable.html.contains(text), "\(text)")
+            }
+            #expect(!unreadable.html.contains("between 1 and 20"), "said once, as what it is")
             #expect(
                 try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
                     .items.isEmpty)
