@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import SpotterProto
 import SpotterTestSupport
+import Synchronization
 
 /// The built `spotterd` binary running as a child process on a random loopback port, logging to a
 /// temporary file.
@@ -20,10 +21,12 @@ final class SpotterdProcess: Sendable {
     var terminationStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
 
     /// Starts `spotterd` with the test environment plus `environment`; does not wait for it.
-    init(environment extra: [String: String], port: Int = Int.random(in: 20_000...40_000)) throws {
+    init(environment extra: [String: String], port: Int = LoopbackPorts.next()) throws {
         self.port = port
-        dataDirectory = URL(fileURLWithPath: "/tmp/spotterd-test-\(UUID().uuidString.prefix(8))")
-        log = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotterd-\(port).log")
+        let name = UUID().uuidString.prefix(8)
+        dataDirectory = URL(fileURLWithPath: "/tmp/spotterd-test-\(name)")
+        // Named apart from the port: two children once shared a port, and so one log.
+        log = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("spotterd-\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "SPOTTER_DATABASE_URL")
@@ -102,6 +105,40 @@ final class SpotterdProcess: Sendable {
             }
             try? FileManager.default.removeItem(at: dataDirectory)
             try? FileManager.default.removeItem(at: log)
+        }
+    }
+}
+
+/// Loopback ports for spotterd children. Two tests once drew the same random port: one spotterd
+/// could not listen and the other's log filled with both. A port comes from below the kernel's
+/// ephemeral range (32768 and up by default, which outgoing connections take), is handed out once
+/// per test run, and is free when handed out.
+enum LoopbackPorts {
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    static func next() -> Int {
+        while true {
+            let port = Int.random(in: 20_000...32_000)
+            guard handedOut.withLock({ $0.insert(port).inserted }), isFree(port) else { continue }
+            return port
+        }
+    }
+
+    /// Whether a listening socket can bind `port` on 127.0.0.1 now.
+    private static func isFree(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { _ = close(descriptor) }
+        var reuse: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 }

@@ -273,7 +273,7 @@ struct SyncReplicaTests {
                     environment: environment.merging([
                         "SPOTTER_DATABASE_URL": database.ownerConfiguration.connectionString
                     ]) { _, url in url },
-                    port: port ?? Int.random(in: 20_000...40_000))
+                    port: port ?? LoopbackPorts.next())
                 defer { server.cleanUp() }
                 for await _ in server.exited {}
                 #expect(server.terminationStatus != 0)
