@@ -124,21 +124,10 @@ enum LoopbackPorts {
         }
     }
 
-    /// Whether a listening socket can bind `port` on 127.0.0.1 now.
+    /// Whether `port` can be listened on at 127.0.0.1 now.
     private static func isFree(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { _ = close(descriptor) }
-        var reuse: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        guard let socket = try? ListeningSocket(port: port) else { return false }
+        socket.close()
+        return true
     }
 }

@@ -312,10 +312,12 @@ final class ListeningSocket: Sendable {
     let descriptor: Int32
     let port: Int
 
-    init() throws {
+    /// Listens on 127.0.0.1 at `port`, or at one the kernel picks.
+    init(port: Int = 0) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let listening = withUnsafeMutablePointer(to: &address) { pointer in
@@ -324,9 +326,12 @@ final class ListeningSocket: Sendable {
                     && getsockname(descriptor, generic, &length) == 0
             }
         }
-        guard descriptor >= 0, listening else { throw POSIXError(.EADDRNOTAVAIL) }
+        guard descriptor >= 0, listening else {
+            if descriptor >= 0 { _ = Glibc.close(descriptor) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
         self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(UInt16(bigEndian: address.sin_port))
     }
 
     func close() { _ = Glibc.close(descriptor) }
