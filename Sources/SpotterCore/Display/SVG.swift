@@ -35,8 +35,7 @@ public enum SVG {
     /// month without training is a month of width, not the step to the next point. A single day (or
     /// a list with one that is not a date) is spread evenly instead.
     public static func timeAxis(_ days: [String], left: Double, right: Double) -> [Double] {
-        let numbers = days.compactMap(dayNumber)
-        guard numbers.count == days.count, let first = numbers.first, let last = numbers.last, last > first else {
+        guard let numbers = dayNumbers(days), let first = numbers.first, let last = numbers.last, last > first else {
             guard days.count > 1 else { return days.map { _ in (left + right) / 2 } }
             return days.indices.map { left + Double($0) * (right - left) / Double(days.count - 1) }
         }
@@ -45,9 +44,14 @@ public enum SVG {
 
     /// Days from the first of `days` to the last, or nil when one of them is not a date.
     public static func daySpan(_ days: [String]) -> Int? {
-        let numbers = days.compactMap(dayNumber)
-        guard numbers.count == days.count, let first = numbers.first, let last = numbers.last else { return nil }
+        guard let numbers = dayNumbers(days), let first = numbers.first, let last = numbers.last else { return nil }
         return last - first
+    }
+
+    /// Each of `days` as `dayNumber`, or nil when one of them is not a date.
+    private static func dayNumbers(_ days: [String]) -> [Int]? {
+        let numbers = days.compactMap(dayNumber)
+        return numbers.count == days.count ? numbers : nil
     }
 
     /// Which of `positions` (ascending) carry a label at least `spacing` apart, left to right; the
