@@ -105,9 +105,11 @@ enum Assets {
         .comment { border-left: 3px solid var(--line); padding: 4px 12px; margin: 12px 0; }
         .comment.mine { border-color: var(--accent); }
         .comment .body { white-space: pre-wrap; margin: 4px 0; }
-        /* On a phone the chart keeps a readable size and scrolls sideways inside its frame. */
-        .chart { margin: 8px 0 16px; overflow-x: auto; }
-        .chart svg { min-width: 480px; }
+        /* On a phone the chart keeps a readable size and scrolls sideways inside its frame, starting
+           at its right end: the newest values, which a coach reads first. */
+        .chart { margin: 8px 0 16px; }
+        .chart .scroll { overflow-x: auto; direction: rtl; }
+        .chart svg { min-width: 480px; direction: ltr; display: block; }
         .chart svg { width: 100%; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
         figcaption { color: var(--muted); font-size: .9rem; }
         .choices { columns: 2; }

@@ -691,7 +691,7 @@ struct CoachRoutes {
                 Charts.Point(
                     day: point.date, value: format.estimateValue(best.kilograms),
                     title:
-                        "\(point.date): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(formulaName(best.formula)))"
+                        "\(format.day(point.date)): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(formulaName(best.formula)))"
                 )
             }
         }
@@ -715,7 +715,7 @@ struct CoachRoutes {
             hasPoints: !report.points.isEmpty,
             points: report.points.reversed().map { point in
                 ProgressPage.Report.Point(
-                    date: point.date, e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
+                    date: format.day(point.date), e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
                     how: point.best.map { "\(formulaName($0.formula)) from \(setText($0.record.set, format))" }
                         ?? point.noEstimateReason ?? "",
                     topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount
@@ -736,10 +736,7 @@ struct CoachRoutes {
 
     /// "5 weeks in a row since 6 Oct 2025 (longest: 12)", or when the last one was.
     static func streak(_ streak: WeeklyStreak, _ format: Format) -> String? {
-        func monday(_ text: String?) -> String {
-            guard let text, let date = format.date(text) else { return text ?? "" }
-            return format.day(date)
-        }
+        func monday(_ text: String?) -> String { text.map(format.day) ?? "" }
         guard streak.longest > 0 else { return nil }
         let longest = "longest: \(Format.count(streak.longest, "week"))"
         guard streak.current > 0 else {
@@ -886,6 +883,9 @@ struct CoachRoutes {
             let statistics = try await coaching.clientStatistics(
                 session.principal, client: page.client.id, period: period, from: from, to: at)
             let buckets = statistics.buckets
+            func start(_ bucket: StatisticsBucket) -> String {
+                period == .month ? format.month(bucket.startDate) : format.day(bucket.startDate)
+            }
             page.streak = Self.streak(statistics.streak, format)
             page.hasBuckets = !buckets.isEmpty
             page.svg = Charts.bars(
@@ -893,13 +893,14 @@ struct CoachRoutes {
                     Charts.Point(
                         day: bucket.startDate, value: format.value(bucket.volume),
                         title:
-                            "\(bucket.startDate): \(bucket.workouts) workouts, \(bucket.setCount) sets, \(format.weight(bucket.volume))"
+                            "\(start(bucket)): \(Format.count(bucket.workouts, "workout")), "
+                            + "\(Format.count(bucket.setCount, "set")), \(format.weight(bucket.volume))"
                     )
                 }, periodDays: period == .month ? 30.44 : period == .week ? 7 : 1, unit: format.unit.rawValue,
                 description: "Volume of \(link.lifterName) per \(period.rawValue)")
             page.buckets = buckets.reversed().map { bucket in
                 StatisticsPage.Bucket(
-                    start: bucket.startDate, workouts: bucket.workouts, minutes: bucket.activeMinutes,
+                    start: start(bucket), workouts: bucket.workouts, minutes: bucket.activeMinutes,
                     sets: bucket.setCount, volume: format.weight(bucket.volume),
                     muscles: bucket.muscleGroups.prefix(3).map {
                         $0.muscleGroup.rawValue.replacingOccurrences(of: "_", with: " ")
@@ -951,8 +952,8 @@ extension CoachRoutes {
                 func text(_ value: Decimal) -> String { "\(value) \(unit.symbol)" }
                 let name = series.metric.rawValue.replacingOccurrences(of: "_", with: " ").capitalized
                 return BodyPage.Series(
-                    name: name, latest: text(last.value(in: unit)), latestDay: last.measuredOn,
-                    firstDay: first.measuredOn,
+                    name: name, latest: text(last.value(in: unit)), latestDay: format.day(last.measuredOn),
+                    firstDay: format.day(first.measuredOn),
                     change: series.change(in: unit).map { ($0 > 0 ? "+" : "") + text($0) },
                     svg: series.measurements.count > 1
                         ? Charts.line(
@@ -960,7 +961,7 @@ extension CoachRoutes {
                                 Charts.Point(
                                     day: measurement.measuredOn,
                                     value: measurement.value(in: unit).doubleValue,
-                                    title: "\(measurement.measuredOn): \(text(measurement.value(in: unit)))"
+                                    title: "\(format.day(measurement.measuredOn)): \(text(measurement.value(in: unit)))"
                                         + (measurement.note.isEmpty ? "" : " — \(measurement.note)"))
                             }, unit: unit.symbol, description: "\(name) of \(link.lifterName)")
                         : nil)

@@ -377,7 +377,7 @@ enum Templates {
         {{#report}}
         <h2>{{exercise}}</h2>
         {{#hasPoints}}
-        <figure class="chart">{{{svg}}}
+        <figure class="chart"><div class="scroll">{{{svg}}}</div>
         <figcaption>Estimated one-rep max per training day: the RPE table for sets logged with an RPE, {{formula}} for the others. Hover a point for its set.</figcaption>
         </figure>
         <p class="small">Chart to share: <a href="/clients/{{client.id}}/progress/chart.png?{{chartQuery}}">PNG</a> · <a href="/clients/{{client.id}}/progress/chart.svg?{{chartQuery}}">SVG</a></p>
@@ -402,7 +402,7 @@ enum Templates {
         {{#streak}}<p class="streak">{{streak}}</p>{{/streak}}
         <nav class="tabs small">{{#periods}}<a href="{{href}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a>{{/periods}}</nav>
         {{#hasBuckets}}
-        <figure class="chart">{{{svg}}}<figcaption>Volume per {{period}}; hover a bar for its workouts and sets.</figcaption></figure>
+        <figure class="chart"><div class="scroll">{{{svg}}}</div><figcaption>Volume per {{period}}; hover a bar for its workouts and sets.</figcaption></figure>
         <table class="points">
         <thead><tr><th scope="col">{{periodTitle}}</th><th scope="col">Workouts</th><th scope="col">Minutes</th><th scope="col">Sets</th><th scope="col">Volume</th><th scope="col">Most trained</th></tr></thead>
         <tbody>{{#buckets}}<tr><td>{{start}}</td><td>{{workouts}}</td><td>{{minutes}}</td><td>{{sets}}</td><td>{{volume}}</td><td>{{muscles}}</td></tr>{{/buckets}}</tbody>
@@ -425,7 +425,7 @@ enum Templates {
         {{#series}}
         <h2>{{name}}</h2>
         <p class="muted">Latest {{latest}} on {{latestDay}}{{#change}} · {{change}} since {{firstDay}}{{/change}}</p>
-        {{#svg}}<figure class="chart">{{{svg}}}<figcaption>{{name}} per measurement; hover a point for its date and note.</figcaption></figure>{{/svg}}
+        {{#svg}}<figure class="chart"><div class="scroll">{{{svg}}}</div><figcaption>{{name}} per measurement; hover a point for its date and note.</figcaption></figure>{{/svg}}
         {{/series}}
         {{^series}}<p class="empty">No measurements yet.</p>{{/series}}
         {{/notShared}}

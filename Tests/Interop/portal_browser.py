@@ -233,6 +233,15 @@ def main():
         phone.get(progress_url)
         check("on a phone the progress page has no horizontal scroll",
               phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
+        # The chart is wider than the phone: its frame scrolls, and opens on the newest point.
+        shown = phone.execute_script("""
+            const frame = document.querySelector('figure.chart .scroll');
+            const box = frame.getBoundingClientRect();
+            const rights = [...frame.querySelectorAll('circle.point')].map(p => p.getBoundingClientRect());
+            const newest = rights.reduce((a, b) => b.right > a.right ? b : a);
+            return [frame.scrollWidth > frame.clientWidth, newest.left >= box.left && newest.right <= box.right + 1];""")
+        check("on a phone the progress chart scrolls in its frame and opens on the newest point", shown == [True, True],
+              str(shown))
         snap(phone, "phone-progress")
     finally:
         coach.quit()

@@ -172,6 +172,17 @@ struct PortalCoachTests {
             #expect(body.html.contains("after a rest day"))
             let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
             #expect(monthly.count("<rect class='bar'") >= 1)
+            // Tables and sentences write a day as every other page does, never as 2026-11-23.
+            func has(_ html: String, _ pattern: String) -> Bool {
+                html.range(of: pattern, options: .regularExpression) != nil
+            }
+            let day = #"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}"#
+            for view in [page, statistics, monthly, body] {
+                #expect(!has(view.html, #"\d{4}-\d{2}-\d{2}(</td>|:| since)"#), "\(view.html)")
+            }
+            #expect(has(page.html, "<td>\(day)</td>") && has(statistics.html, "<td>\(day)</td>"))
+            #expect(has(monthly.html, #"<td>[A-Z][a-z]{2} \d{4}</td>"#))
+            #expect(has(body.html, "Latest 80.1 kg on \(day)") && has(body.html, "since \(day)"))
 
             // The finder lists the client's own custom exercises, and their progress opens.
             let belt = try await portal.training.exercises.create(

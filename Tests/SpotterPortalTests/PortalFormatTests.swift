@@ -50,6 +50,15 @@ struct PortalDateTests {
         #expect(format("UTC").moment(Date(timeIntervalSince1970: 1_767_229_500)) == "Thu 1 Jan 2026, 01:05")
     }
 
+    @Test("a calendar date reads as a day or a month in words, whatever the viewer's zone; other text as it is")
+    func calendarDates() {
+        for zone in ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"] {
+            #expect(format(zone).day("2026-11-23") == "Mon 23 Nov 2026")
+            #expect(format(zone).month("2026-11-01") == "Nov 2026")
+        }
+        #expect(format("UTC").day("2026-02-30") == "2026-02-30" && format("UTC").month("") == "")
+    }
+
     @Test("a typed day is the start of that local day; an impossible one is nil")
     func parsed() {
         let berlin = format("Europe/Berlin")

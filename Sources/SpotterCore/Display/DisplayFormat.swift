@@ -30,6 +30,19 @@ public struct DisplayFormat: Sendable {
         return day(date) + ", " + Self.twoDigits(parts.hour ?? 0) + ":" + Self.twoDigits(parts.minute ?? 0)
     }
 
+    /// `Thu 26 Nov 2026` for a calendar date (`YYYY-MM-DD`, as the API writes one); other text as
+    /// it is.
+    public func day(_ text: String) -> String {
+        date(text).map(day) ?? text
+    }
+
+    /// `Nov 2026` for a calendar date (a month's first day); other text as it is.
+    public func month(_ text: String) -> String {
+        guard let date = date(text) else { return text }
+        let parts = calendar.dateComponents([.year, .month], from: date)
+        return "\(Self.months[(parts.month ?? 1) - 1]) \(parts.year ?? 0)"
+    }
+
     // Dates are written out here, not by DateFormatter: creating one costs about 100 µs (ICU), and
     // a page of 200 clients showed that in its profile. The names are English, as the pages are.
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
