@@ -517,7 +517,7 @@ struct CoachRoutes {
                     return WorkoutPage.SetRow(
                         label: set.type == .warmUp
                             ? "W" : "\(working)\(set.type == .working ? "" : " (\(set.type.rawValue))")",
-                        warmup: set.type == .warmUp, weight: format.weight(set.weight), reps: set.reps,
+                        warmup: set.type == .warmUp, weight: format.setWeight(set.weight), reps: set.reps,
                         timed: format.timedWork(seconds: set.durationSeconds, meters: set.distanceMeters),
                         rpe: set.rpe.map { "\($0)" } ?? "", note: set.note)
                 })
@@ -682,7 +682,7 @@ struct CoachRoutes {
     }
 
     static func setText(_ set: WorkoutSet, _ format: Format) -> String {
-        "\(format.weight(set.weight)) × \(set.reps)" + (set.rpe.map { " @ RPE \($0)" } ?? "")
+        "\(format.setWeight(set.weight)) × \(set.reps)" + (set.rpe.map { " @ RPE \($0)" } ?? "")
     }
 
     static func report(_ report: ProgressReport, _ formula: E1RMFormula, _ format: Format) -> ProgressPage.Report {
@@ -705,7 +705,7 @@ struct CoachRoutes {
             )
         }
         for record in report.records.mostReps.prefix(5) {
-            records.append("Most reps at \(format.weight(record.record.set.weight)): \(record.reps)")
+            records.append("Most reps at \(format.setWeight(record.record.set.weight)): \(record.reps)")
         }
         return ProgressPage.Report(
             exercise: report.exercise.name, formula: formulaName(formula),

@@ -85,6 +85,18 @@ struct PortalCoachTests {
             let timed = try await browser.get("/clients/\(world.client)/workouts/\(finisher.id)")
             #expect(timed.html.contains("Time / distance") && timed.html.contains("<td>500 m in 1:35</td>"))
             #expect(timed.html.contains("Cool-down · circuit 1"))
+            // Sets logged in pounds read to this kilogram coach with what the lifter typed.
+            let pounds = try await portal.training.workouts.log(
+                world.lifter, id: "",
+                WorkoutDraft(
+                    name: "Pounds", startedAt: Date().addingTimeInterval(-1200), durationSeconds: 600,
+                    exercises: [
+                        WorkoutExerciseDraft(
+                            exerciseID: Catalog.squat.description,
+                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 135, unit: .lb))])
+                    ]))
+            let poundsPage = try await browser.get("/clients/\(world.client)/workouts/\(pounds.id)")
+            #expect(poundsPage.html.contains("<td>61.23 kg (135 lb)</td>"))
 
             let empty = try await browser.post("\(path)/comments", [("target", ""), ("body", "   ")])
             #expect(empty.status == .badRequest)

@@ -27,6 +27,21 @@ struct PortalFormatTests {
         #expect(Format.count(1, "exercise") == "1 exercise" && Format.count(0, "set") == "0 sets")
         #expect(SVG.number(6_765.4) == "6,765" && SVG.number(99.94) == "99.9" && SVG.number(.infinity) == "–")
     }
+
+    @Test("a set's weight also names the other unit when only that one holds it exactly, as logged")
+    func setWeight() {
+        let kilograms = Format(timeZone: "UTC", unit: .kg)
+        let pounds = Format(timeZone: "UTC", unit: .lb)
+        #expect(kilograms.setWeight(Mass(135, .lb)) == "61.23 kg (135 lb)")
+        #expect(kilograms.setWeight(Mass(Decimal(string: "102.5")!, .lb)) == "46.49 kg (102.5 lb)")
+        #expect(pounds.setWeight(Mass(100, .kg)) == "220.46 lb (100 kg)")
+        #expect(pounds.setWeight(Mass(Decimal(string: "1100.25")!, .kg)) == "2,425.64 lb (1,100.25 kg)")
+        // Exact in the viewer's unit: one unit, whatever else holds it.
+        #expect(kilograms.setWeight(Mass(100, .kg)) == "100 kg" && pounds.setWeight(Mass(135, .lb)) == "135 lb")
+        #expect(kilograms.setWeight(.zero) == "0 kg" && kilograms.setWeight(nil) == "bodyweight")
+        // Exact in neither (an import's 61.2345 kg): the viewer's unit alone.
+        #expect(pounds.setWeight(Mass(kilograms: Decimal(string: "61.2345")!)) == "135 lb")
+    }
 }
 
 @Suite("Portal dates")

@@ -74,6 +74,17 @@ public struct DisplayFormat: Sendable {
         return "\(Self.grouped(mass.value(in: unit))) \(unit.rawValue)"
     }
 
+    /// A set's weight as `weight(_:)` writes it, followed by the weight in the other unit when only
+    /// that unit holds it exactly, as when it was logged so: `61.23 kg (135 lb)` for 135 lb read by
+    /// a kilogram coach, where `61.23 kg` alone hides what the lifter typed.
+    public func setWeight(_ mass: Mass?) -> String {
+        guard let mass else { return weight(nil) }
+        let other: WeightUnit = unit == .kg ? .lb : .kg
+        func holds(_ unit: WeightUnit) -> Bool { Mass(mass.value(in: unit), unit) == mass }
+        guard !holds(unit), holds(other) else { return weight(mass) }
+        return "\(weight(mass)) (\(Self.grouped(mass.value(in: other))) \(other.rawValue))"
+    }
+
     /// `1 set`, `3 sets`: a count with its noun, plural but for one.
     public static func count(_ value: Int, _ noun: String) -> String {
         "\(value) \(noun)\(value == 1 ? "" : "s")"
