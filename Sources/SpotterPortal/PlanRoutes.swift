@@ -306,7 +306,9 @@ struct PlanRoutes {
         }
 
         /// What was typed where a number belongs and is not one, as the API's violations would name
-        /// it: said as "must be a whole number", not as the range the number was read as outside.
+        /// it: said as "must be a whole number", not as the range the number was read as outside;
+        /// and a circuit number the editor cannot make a circuit for (the API's "must be 0" speaks
+        /// of the empty field as 0).
         var unreadableNumbers: [FieldViolation] {
             var violations: [FieldViolation] = []
             for (index, row) in rows.enumerated() {
@@ -318,6 +320,12 @@ struct PlanRoutes {
                 ]
                 for (text, field) in whole where !text.isEmpty && Int(text) == nil {
                     violations.append(.init(field: path + field, reason: "must be a whole number"))
+                }
+                if let circuit = Int(row.circuit), !(0...TimedWork.maximumCircuits).contains(circuit) {
+                    violations.append(
+                        .init(
+                            field: path + "circuit",
+                            reason: "must be from 1 to \(TimedWork.maximumCircuits), or empty for none"))
                 }
                 if !row.rpe.isEmpty, Double(row.rpe) == nil {
                     violations.append(.init(field: path + "target_rpe", reason: "must be a number such as 8 or 7.5"))

@@ -187,6 +187,14 @@ struct PortalPlanTests {
                 "/templates/edit", fields(["1", "1", "1"], rounds: ["4"]) + [("action", "save")])
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("Circuit 1: must have all its items in one section."))
+            // A circuit number the editor has no circuit for is refused as the form calls the field.
+            for typed in ["51", "-1"] {
+                let outside = try await browser.post(
+                    "/templates/edit", fields(["1", "1", typed], rounds: ["4"]) + [("action", "save")])
+                #expect(outside.status == .badRequest)
+                #expect(outside.html.contains("Circuit: must be from 1 to 50, or empty for none."), "\(typed)")
+                #expect(!outside.html.contains("must be 0"), "\(typed)")
+            }
             #expect(try await portal.training.templates.get(world.coach, id: template.id.description).version == 2)
         }
     }
