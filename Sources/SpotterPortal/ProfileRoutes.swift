@@ -111,7 +111,7 @@ struct ProfileRoutes {
                     let list = form.specialityList
                     let sentence =
                         if let index = Self.index(violation.field), list.indices.contains(index) {
-                            "“\(list[index])” \(violation.reason)."
+                            "The speciality “\(list[index])” \(violation.reason)."
                         } else {
                             SessionRoutes.sentence(violation)
                         }
@@ -324,7 +324,7 @@ struct ProfileRoutes {
         case (.coach, _):
             return (
                 "Free", "One client, with their workouts as they share them; no progress charts.",
-                "The Coach tier (0.99 a month) unlocks up to \(coach) clients and their big-three progress and statistics."
+                "The Coach tier (US$0.99 a month) unlocks up to \(coach) clients and their big-three progress and statistics."
             )
         case (_, .pro):
             return (
@@ -334,7 +334,7 @@ struct ProfileRoutes {
         default:
             return (
                 "Free", "Logging, templates, history, sync and export; progress for squat, bench press and deadlift.",
-                "Pro (1.99 a month) unlocks progress for every exercise, body weight and body-fat tracking, and advanced statistics."
+                "Pro (US$1.99 a month) unlocks progress for every exercise, body weight and body-fat tracking, and advanced statistics."
             )
         }
     }

@@ -15,7 +15,7 @@ struct PortalProfileTests {
             #expect(page.html.contains("name=\"bio\""))
             #expect(page.html.contains("Your tier: Free"))
             #expect(page.html.contains("0 of 1 clients in use."))
-            #expect(page.html.contains("The Coach tier (0.99 a month) unlocks up to 20 clients"))
+            #expect(page.html.contains("The Coach tier (US$0.99 a month) unlocks up to 20 clients"))
 
             let script = "<script>alert(1)</script>"
             let saved = try await browser.post(
@@ -59,7 +59,7 @@ struct PortalProfileTests {
                 ])
             #expect(refused.status == .badRequest)
             #expect(refused.html.contains("The bio must be at most 1000 characters."))
-            #expect(refused.html.contains("“Squats” repeats an earlier one."))
+            #expect(refused.html.contains("The speciality “Squats” repeats an earlier one."))
             #expect(refused.html.contains("id=\"time_zone-error\""))
             #expect(refused.html.contains("value=\"Mars/Olympus\""))
             #expect(refused.html.contains("value=\"Carla D\""))
@@ -104,7 +104,7 @@ struct PortalProfileTests {
             let lifter = try await portal.signedIn("lena")
             let page = try await lifter.get("/profile")
             #expect(!page.html.contains("name=\"bio\""))
-            #expect(page.html.contains("Pro (1.99 a month) unlocks progress for every exercise"))
+            #expect(page.html.contains("Pro (US$1.99 a month) unlocks progress for every exercise"))
 
             let coach = try await portal.account("carla", kind: .coach)
             try await portal.database.asOwner { connection in
