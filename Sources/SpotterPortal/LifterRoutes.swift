@@ -266,13 +266,26 @@ struct LifterRoutes {
             coachName: coachName, hasEntries: !log.items.isEmpty,
             entries: log.items.map { entry in
                 AccessLogPage.Entry(
-                    when: format.moment(entry.accessedAt), coach: entry.coachName, what: Self.what(entry.kind))
+                    when: format.moment(entry.accessedAt), coach: entry.coachName, what: Self.what(entry, format))
             },
             older: log.nextToken.isEmpty
                 ? nil
                 : "/access-log?page=\(Form.encode(log.nextToken))"
                     + (coach.isEmpty ? "" : "&coach=\(Form.encode(coach))"))
         return pages.render("access_log", title: "Access log", session: session, current: "/access-log", page)
+    }
+
+    /// What the coach read, in the lifter's words: `your workout “Squat day” of Mon 23 Nov 2026`.
+    static func what(_ entry: AccessLogEntry, _ format: Format) -> String {
+        switch (entry.kind, entry.workout) {
+        case (.details, let workout?):
+            if let name = workout.name, let startedAt = workout.startedAt {
+                "your workout “\(name)” of \(format.day(startedAt))"
+            } else {
+                "a workout you have since deleted"
+            }
+        case (let kind, _): what(kind)
+        }
     }
 
     static func what(_ kind: AccessKind) -> String {

@@ -269,11 +269,27 @@ public nonisolated struct Spotter_V1_AccessLogEntry: Sendable {
   /// The call, for example "GetClientWorkout".
   public var method: String = String()
 
+  /// The one workout the call read (GetClientWorkout, ListClientComments, CommentOnClientWorkout),
+  /// else empty. Its name and start are set while the workout exists, and empty once it is deleted.
+  public var workoutID: String = String()
+
+  public var workoutName: String = String()
+
+  public var workoutStartedAt: Spotter_V1_Timestamp {
+    get {_workoutStartedAt ?? Spotter_V1_Timestamp()}
+    set {_workoutStartedAt = newValue}
+  }
+  /// Returns true if `workoutStartedAt` has been explicitly set.
+  public var hasWorkoutStartedAt: Bool {self._workoutStartedAt != nil}
+  /// Clears the value of `workoutStartedAt`. Subsequent reads from it will return its default value.
+  public mutating func clearWorkoutStartedAt() {self._workoutStartedAt = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _accessedAt: Spotter_V1_Timestamp? = nil
+  fileprivate var _workoutStartedAt: Spotter_V1_Timestamp? = nil
 }
 
 public nonisolated struct Spotter_V1_ListAccessLogRequest: Sendable {
@@ -1722,7 +1738,7 @@ nonisolated extension Spotter_V1_ListLinksResponse: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_AccessLogEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AccessLogEntry"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coach_id\0\u{3}coach_name\0\u{3}accessed_at\0\u{1}data\0\u{1}method\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coach_id\0\u{3}coach_name\0\u{3}accessed_at\0\u{1}data\0\u{1}method\0\u{3}workout_id\0\u{3}workout_name\0\u{3}workout_started_at\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1735,6 +1751,9 @@ nonisolated extension Spotter_V1_AccessLogEntry: SwiftProtobuf.Message, SwiftPro
       case 3: try { try decoder.decodeSingularMessageField(value: &self._accessedAt) }()
       case 4: try { try decoder.decodeSingularStringField(value: &self.data) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.method) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.workoutID) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.workoutName) }()
+      case 8: try { try decoder.decodeSingularMessageField(value: &self._workoutStartedAt) }()
       default: break
       }
     }
@@ -1760,6 +1779,15 @@ nonisolated extension Spotter_V1_AccessLogEntry: SwiftProtobuf.Message, SwiftPro
     if !self.method.isEmpty {
       try visitor.visitSingularStringField(value: self.method, fieldNumber: 5)
     }
+    if !self.workoutID.isEmpty {
+      try visitor.visitSingularStringField(value: self.workoutID, fieldNumber: 6)
+    }
+    if !self.workoutName.isEmpty {
+      try visitor.visitSingularStringField(value: self.workoutName, fieldNumber: 7)
+    }
+    try { if let v = self._workoutStartedAt {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1769,6 +1797,9 @@ nonisolated extension Spotter_V1_AccessLogEntry: SwiftProtobuf.Message, SwiftPro
     if lhs._accessedAt != rhs._accessedAt {return false}
     if lhs.data != rhs.data {return false}
     if lhs.method != rhs.method {return false}
+    if lhs.workoutID != rhs.workoutID {return false}
+    if lhs.workoutName != rhs.workoutName {return false}
+    if lhs._workoutStartedAt != rhs._workoutStartedAt {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -241,8 +241,13 @@ struct PortalCoachTests {
 
             // The lifter sees every read in the access log.
             let log = try await lifter.get("/access-log")
-            #expect(log.html.contains("a workout in detail"))
+            let day = #"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}"#
+            #expect(log.html.range(of: "your workout “Squat day 100” of \(day)", options: .regularExpression) != nil)
             #expect(log.html.contains("your workout history"))
+            // A workout deleted since is said so; the row stays.
+            try await portal.training.workouts.delete(world.lifter, id: world.workouts[0].id.description)
+            let after = try await lifter.get("/access-log")
+            #expect(after.html.contains("a workout you have since deleted") && !after.html.contains("Squat day 100"))
         }
     }
 

@@ -203,6 +203,10 @@ struct CoachingEndToEndTests {
                         "ListClients",
                     ])
                 #expect(log.entries.allSatisfy { $0.coachID == cora && $0.coachName == "coachcora" })
+                // A read of one workout names it; a list names none.
+                #expect(log.entries.map(\.workoutID) == [fromPlan.workoutID, "", logged.workoutID, "", ""])
+                #expect(log.entries[0].workoutName == fromPlan.name && log.entries[2].workoutName == "Heavy squat")
+                #expect(log.entries[0].workoutStartedAt == fromPlan.startedAt && !log.entries[1].hasWorkoutStartedAt)
 
                 // Ending the link removes access at once; the coach's reads answer like an unknown client.
                 _ = try await coaching.endCoaching(.with { $0.coachID = cora }, metadata: ada)

@@ -164,14 +164,34 @@ public struct AccessLogEntry: Sendable, Equatable, Codable {
     public var accessedAt: Date
     public var kind: AccessKind
     public var method: String
+    /// The one workout the call read (a workout, its comments), if it read one.
+    public var workout: AccessedWorkout?
 
-    public init(id: Int64, coachID: TenantID, coachName: String, accessedAt: Date, kind: AccessKind, method: String) {
+    public init(
+        id: Int64, coachID: TenantID, coachName: String, accessedAt: Date, kind: AccessKind, method: String,
+        workout: AccessedWorkout? = nil
+    ) {
         self.id = id
         self.coachID = coachID
         self.coachName = coachName
         self.accessedAt = accessedAt
         self.kind = kind
         self.method = method
+        self.workout = workout
+    }
+}
+
+/// The workout an access-log row names: its name and start while it exists, nil for both once the
+/// lifter deleted it.
+public struct AccessedWorkout: Sendable, Equatable, Codable {
+    public var id: WorkoutID
+    public var name: String?
+    public var startedAt: Date?
+
+    public init(id: WorkoutID, name: String?, startedAt: Date?) {
+        self.id = id
+        self.name = name
+        self.startedAt = startedAt
     }
 }
 

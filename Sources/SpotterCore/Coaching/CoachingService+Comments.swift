@@ -10,7 +10,8 @@ extension CoachingService {
         _ principal: Principal, client: String, workoutID: String, exerciseIndex: Int?, setIndex: Int?, body: String
     ) async throws -> WorkoutComment {
         try await reading(
-            principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout"
+            principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout",
+            workout: workoutID
         ) { view, _, _ in
             try await comment(view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
         }
@@ -58,7 +59,9 @@ extension CoachingService {
     public func clientComments(_ principal: Principal, client: String, workoutID: String) async throws
         -> [WorkoutComment]
     {
-        try await reading(principal, client: client, needs: .details, kind: .details, method: "ListClientComments") {
+        try await reading(
+            principal, client: client, needs: .details, kind: .details, method: "ListClientComments", workout: workoutID
+        ) {
             view, _, _ in try await comments(view, workoutID: workoutID)
         }
     }
@@ -68,7 +71,9 @@ extension CoachingService {
     public func clientWorkoutThread(_ principal: Principal, client: String, workoutID: String) async throws
         -> (workout: Workout, comments: [WorkoutComment])
     {
-        try await reading(principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout") {
+        try await reading(
+            principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout", workout: workoutID
+        ) {
             view, _, _ in
             let workout = try await training.workouts.get(view, id: workoutID)
             return (workout, try await store.comments(view, workout.id))

@@ -6,9 +6,12 @@ extension CoachingService {
     /// the active link or `notFound` (the same answer as a tenant that does not exist),
     /// `permissionDenied` without the scope; then `body` with a principal that reads the client's
     /// rows (so the database checks the grant again); then, when it succeeded, one access-log row
-    /// for the whole call. A failure rolls everything back, the log row included.
+    /// for the whole call, naming `workout` when the call read that one workout (read after `body`,
+    /// which has refused an id that is not one). A failure rolls everything back, the log row
+    /// included.
     func reading<T: Sendable>(
         _ principal: Principal, client: String, needs scope: Scope, kind: AccessKind, method: String,
+        workout: String? = nil,
         _ body: (_ view: Principal, _ link: CoachLink, _ coach: TenantContext) async throws -> T
     ) async throws -> T {
         let context = try await requireKind(.coach, principal)
@@ -20,7 +23,9 @@ extension CoachingService {
                     "\(link.lifterName) has not granted you the \(scope.rawValue) scope")
             }
             let result = try await body(principal.clientView(of: clientID), link, context)
-            try await store.recordAccess(principal, lifter: clientID, kind: kind, method: method, now: now())
+            try await store.recordAccess(
+                principal, lifter: clientID, kind: kind, method: method,
+                workout: workout.flatMap { UUID(uuidString: $0) }.map { WorkoutID(rawValue: $0) }, now: now())
             return result
         }
     }
@@ -78,7 +83,9 @@ extension CoachingService {
 
     /// One of a client's workouts with every set (details scope).
     public func clientWorkout(_ principal: Principal, client: String, workoutID: String) async throws -> Workout {
-        try await reading(principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout") {
+        try await reading(
+            principal, client: client, needs: .details, kind: .details, method: "GetClientWorkout", workout: workoutID
+        ) {
             view, _, _ in try await training.workouts.get(view, id: workoutID)
         }
     }

@@ -57,8 +57,10 @@ public protocol CoachingStore: Sendable {
     // MARK: Access log
 
     /// Writes one access-log row for the coach reading `lifter` (nothing once the link has ended).
-    func recordAccess(_ principal: Principal, lifter: TenantID, kind: AccessKind, method: String, now: Date)
-        async throws
+    /// One access-log row for a coach's call; `workout` names the one workout it read, if it read one.
+    func recordAccess(
+        _ principal: Principal, lifter: TenantID, kind: AccessKind, method: String, workout: WorkoutID?, now: Date
+    ) async throws
     func accessLog(_ principal: Principal, coach: TenantID?, after: AccessLogCursor?, limit: Int) async throws
         -> [AccessLogEntry]
 

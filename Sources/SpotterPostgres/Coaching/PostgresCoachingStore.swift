@@ -104,18 +104,18 @@ public struct PostgresCoachingStore: CoachingStore {
 
     // MARK: Access log
 
-    public func recordAccess(_ principal: Principal, lifter: TenantID, kind: AccessKind, method: String, now: Date)
-        async throws
-    {
+    public func recordAccess(
+        _ principal: Principal, lifter: TenantID, kind: AccessKind, method: String, workout: WorkoutID?, now: Date
+    ) async throws {
         try await database.withTenant(principal) { connection in
             // No row when the link ended meanwhile: then the read is refused too (rolled back).
             let logged = try await connection.query(
                 """
-                INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method)
-                SELECT $1, $2, $3, $4, $5 FROM coach_links
+                INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method, workout_id)
+                SELECT $1, $2, $3, $4, $5, $6 FROM coach_links
                 WHERE tenant_id = $1 AND coach_id = $2 AND status = 'active'
                 """,
-                [lifter.rawValue, principal.actingTenantID.rawValue, now, kind.rawValue, method]
+                [lifter.rawValue, principal.actingTenantID.rawValue, now, kind.rawValue, method, workout?.rawValue]
             )
             guard logged.affectedRows == 1 else { throw SpotterError.notFound("client not found") }
         }
@@ -143,10 +143,14 @@ public struct PostgresCoachingStore: CoachingStore {
         }
     }
 
+    /// The lifter's own log rows, each with the coach's name and the workout it read, if that
+    /// workout is still there (the lifter reads her own workouts).
     static let accessSelect = """
-        SELECT a.access_id, a.coach_id, coalesce(t.display_name, '') AS coach_name, a.accessed_at, a.data, a.method
+        SELECT a.access_id, a.coach_id, coalesce(t.display_name, '') AS coach_name, a.accessed_at, a.data, a.method,
+          a.workout_id, w.name AS workout_name, w.started_at AS workout_started_at
         FROM coach_access_log a
         LEFT JOIN spotter_linked_parties() t ON t.tenant_id = a.coach_id
+        LEFT JOIN workouts w ON w.tenant_id = a.tenant_id AND w.workout_id = a.workout_id AND w.deleted_at IS NULL
         """
 
     static func decodeAccess(_ row: PostgresRow) throws -> AccessLogEntry {
@@ -156,7 +160,13 @@ public struct PostgresCoachingStore: CoachingStore {
             coachName: try row.decode("coach_name"),
             accessedAt: try row.decode("accessed_at"),
             kind: try ExerciseSQL.enumValue(row, "data"),
-            method: try row.decode("method")
+            method: try row.decode("method"),
+            workout: try (row.decode("workout_id") as UUID?).map { id in
+                AccessedWorkout(
+                    id: WorkoutID(rawValue: id),
+                    name: try row.decode("workout_name"),
+                    startedAt: try row.decode("workout_started_at"))
+            }
         )
     }
 

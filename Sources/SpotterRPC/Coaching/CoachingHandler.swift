@@ -72,6 +72,11 @@ public struct CoachingHandler: Spotter_V1_CoachingService.SimpleServiceProtocol 
                     $0.accessedAt = Spotter_V1_Timestamp(entry.accessedAt)
                     $0.data = entry.kind.rawValue
                     $0.method = entry.method
+                    if let workout = entry.workout {
+                        $0.workoutID = workout.id.description
+                        $0.workoutName = workout.name ?? ""
+                        if let startedAt = workout.startedAt { $0.workoutStartedAt = Spotter_V1_Timestamp(startedAt) }
+                    }
                 }
             }
             $0.nextPageToken = page.nextToken
