@@ -159,6 +159,31 @@ struct WorkoutStoreTests {
                 try await training.workouts.update(ada, id: id, WorkoutPatch(name: " "), expectedVersion: nil)
             }
             #expect(try await training.workouts.get(ada, id: id).content.name == "Heavy bench")
+
+            // A patch that changes nothing (empty, or the values it has) makes no version and no
+            // change in the sync feed; a stale expected version is still refused.
+            let feed = "SELECT count(*)::int FROM sync_changes"
+            let changes = try await database.count(feed)
+            for patch in [WorkoutPatch(), WorkoutPatch(name: "Heavy bench", startedAt: later)] {
+                #expect(try await training.workouts.update(ada, id: id, patch, expectedVersion: nil).version == 3)
+                #expect(try await training.workouts.update(ada, id: id, patch, expectedVersion: 3).version == 3)
+                await #expect(throws: SpotterError.self) {
+                    try await training.workouts.update(ada, id: id, patch, expectedVersion: 2)
+                }
+            }
+            #expect(try await database.count(feed) == changes)
+            // A Timestamp left at its default (unix_micros 0) is no start, not 1970.
+            let epoch = Date(timeIntervalSince1970: 0)
+            await #expect(
+                throws: SpotterError.invalid("started_at", "must be set: unix_micros 0 is an unset timestamp")
+            ) {
+                try await training.workouts.update(ada, id: id, WorkoutPatch(startedAt: epoch), expectedVersion: nil)
+            }
+            await #expect(
+                throws: SpotterError.invalid("workout.started_at", "must be set: unix_micros 0 is an unset timestamp")
+            ) {
+                try await training.workouts.log(ada, id: "", workoutDraft(at: epoch))
+            }
         }
     }
 

@@ -249,11 +249,12 @@ enum WorkoutRules {
     }
 
     static func startedAt(_ date: Date?, now: Date, _ field: String, into validator: inout Validator) -> Date? {
-        guard let date else {
-            validator.add(field, "is required")
+        // A client that leaves its default Timestamp in place sends 0: that is no start, not 1970.
+        guard let date, date.timeIntervalSince1970 != 0 else {
+            validator.add(field, date == nil ? "is required" : "must be set: unix_micros 0 is an unset timestamp")
             return nil
         }
-        validator.check(date.timeIntervalSince1970 >= 0, field, "must not be before 1970")
+        validator.check(date.timeIntervalSince1970 > 0, field, "must not be before 1970")
         validator.check(
             date <= now.addingTimeInterval(futureTolerance), field, "must not be more than a day in the future")
         return date

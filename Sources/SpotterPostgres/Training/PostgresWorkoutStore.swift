@@ -131,6 +131,8 @@ public struct PostgresWorkoutStore: WorkoutStore {
                     updated_at = $7, version = version + 1
                 WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
                   AND ($8::bigint IS NULL OR version = $8)
+                  AND (name, started_at, duration_seconds, notes) IS DISTINCT FROM
+                      (coalesce($3, name), coalesce($4, started_at), coalesce($5, duration_seconds), coalesce($6, notes))
                 """,
                 [
                     tenant.rawValue, id.rawValue, patch.name, patch.startedAt, patch.durationSeconds, patch.notes, now,
@@ -139,6 +141,11 @@ public struct PostgresWorkoutStore: WorkoutStore {
             )
             guard updated.affectedRows == 1 else {
                 let current = try await Self.current(tenant, id, connection)
+                // A patch that changes nothing is answered with the workout as it is: no new
+                // version, so no other device sees a change (or a conflict) that is not one.
+                if let current, expectedVersion == nil || expectedVersion == current.version {
+                    return try await Self.loaded(tenant, id, connection)
+                }
                 throw VersionCheck.failure("workout", expected: expectedVersion, current: current?.version)
             }
             if let startedAt = patch.startedAt {
