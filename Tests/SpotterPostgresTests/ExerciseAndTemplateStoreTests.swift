@@ -142,9 +142,21 @@ struct ExerciseAndTemplateStoreTests {
             await #expect(throws: SpotterError.self) {
                 try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
             }
-            // The id stays a tombstone; the name is free again.
+            // Its progress stays: the sets logged before, by id.
+            let report = try await training.progress.report(
+                ada, exerciseID: id, from: nil, to: nil, formula: .epley, timeZone: "UTC"
+            ) { _ in }
+            #expect(report.exercise.name == "Zercher Squat" && report.points.count == 1)
+            let results = try await training.progress.results(ada, exerciseID: id, pageSize: 0, pageToken: "")
+            #expect(results.items.count == 3)
+            await #expect(throws: SpotterError.notFound("exercise not found")) {
+                try await training.progress.results(bob, exerciseID: id, pageSize: 0, pageToken: "")
+            }
+            // The id stays a tombstone, and says so; the name is free again.
             await #expect(
-                throws: SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+                throws: SpotterError.alreadyExists(
+                    field: "exercise_id",
+                    reason: "belongs to a deleted exercise; ids are not reused, create it with a new one")
             ) { try await training.exercises.create(ada, id: id, zercher("Zercher Box Squat")) }
             let again = try await training.exercises.create(ada, id: "", zercher())
             #expect(again.id != custom.id)

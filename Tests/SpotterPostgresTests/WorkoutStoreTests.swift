@@ -194,6 +194,12 @@ struct WorkoutStoreTests {
             let ada = try await database.lifter("ada")
             let logged = try await training.workouts.log(ada, id: "", workoutDraft(at: start))
             try await training.workouts.delete(ada, id: logged.id.description)
+            // Its id stays a tombstone, and a log with it says so, even with the same content.
+            await #expect(
+                throws: SpotterError.alreadyExists(
+                    field: "workout_id",
+                    reason: "belongs to a deleted workout; ids are not reused, log it with a new one")
+            ) { try await training.workouts.log(ada, id: logged.id.description, workoutDraft(at: start)) }
             await #expect(throws: SpotterError.notFound("workout not found")) {
                 try await training.workouts.get(ada, id: logged.id.description)
             }

@@ -41,7 +41,10 @@ public struct ProgressService: Sendable {
     ) async throws -> ProgressReport {
         let id = try ExerciseService.id(exerciseID)
         if let from, let to, from >= to { throw SpotterError.invalid("to", "must be after from") }
-        guard let exercise = try await exercises.exercise(principal, id) else { throw ExerciseService.notFound }
+        // A deleted custom exercise keeps its progress (the sets logged before it was deleted).
+        guard let exercise = try await exercises.exercise(principal, id, includingDeleted: true) else {
+            throw ExerciseService.notFound
+        }
         try gate(exercise)
         let sets = try await store.exerciseSets(principal, id, from: from, to: to)
         return ProgressCalculator.report(
@@ -59,7 +62,9 @@ public struct ProgressService: Sendable {
         let id = try ExerciseService.id(exerciseID)
         let limit = try PageToken.size(pageSize)
         let cursor = try PageToken.cursor(ExerciseResultCursor.self, from: pageToken)
-        guard try await exercises.exercise(principal, id) != nil else { throw ExerciseService.notFound }
+        guard try await exercises.exercise(principal, id, includingDeleted: true) != nil else {
+            throw ExerciseService.notFound
+        }
         let records = try await store.exerciseResults(principal, id, after: cursor, limit: limit + 1)
         return Page(fetched: records, limit: limit, cursor: ExerciseResultCursor.init)
     }

@@ -27,8 +27,9 @@ public protocol ExerciseStore: Sendable {
     /// Exercises matching `filter`, ordered by lower-cased name then id, after `cursor`.
     func exercises(_ principal: Principal, _ filter: ExerciseFilter, after cursor: ExerciseCursor?, limit: Int)
         async throws -> [Exercise]
-    /// A built-in exercise or one of the tenant's custom ones (archived too); `nil` otherwise.
-    func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise?
+    /// A built-in exercise or one of the tenant's custom ones (archived too, and deleted ones with
+    /// `includingDeleted`, for the progress of sets logged before); `nil` otherwise.
+    func exercise(_ principal: Principal, _ id: ExerciseID, includingDeleted: Bool) async throws -> Exercise?
     /// Creates a custom exercise. An existing one with the same id and input is returned as is;
     /// with other input it is `alreadyExists`.
     func createExercise(_ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, now: Date) async throws
@@ -42,6 +43,13 @@ public protocol ExerciseStore: Sendable {
     /// that use it keep it under its last name; it leaves lists and new workouts cannot use it.
     /// `failedPrecondition` for a built-in exercise.
     func deleteExercise(_ principal: Principal, _ id: ExerciseID, now: Date) async throws -> Bool
+}
+
+extension ExerciseStore {
+    /// A built-in exercise or one of the tenant's live custom ones (archived too); `nil` otherwise.
+    public func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise? {
+        try await exercise(principal, id, includingDeleted: false)
+    }
 }
 
 /// Logged workouts and history.

@@ -15,14 +15,14 @@ enum ExerciseSQL {
     /// Built-in and one tenant's live custom exercises with the same columns; `custom` tells them
     /// apart. `tenant` is the parameter holding the tenant (a coach's client view names the client,
     /// while the transaction acts as the coach).
-    static func all(tenant: String) -> String {
+    static func all(tenant: String, includingDeleted: Bool = false) -> String {
         """
         SELECT exercise_id, name, category, muscle_group, equipment, instructions, big_three,
                NULL::timestamptz AS archived_at, 0::bigint AS version, NULL::timestamptz AS created_at,
                NULL::timestamptz AS updated_at, false AS custom
         FROM catalog_exercises
         UNION ALL
-        \(custom) WHERE tenant_id = \(tenant)::uuid AND deleted_at IS NULL
+        \(custom) WHERE tenant_id = \(tenant)::uuid\(includingDeleted ? "" : " AND deleted_at IS NULL")
         """
     }
 

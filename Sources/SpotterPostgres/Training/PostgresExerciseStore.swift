@@ -36,9 +36,11 @@ public struct PostgresExerciseStore: ExerciseStore {
         }
     }
 
-    public func exercise(_ principal: Principal, _ id: ExerciseID) async throws -> Exercise? {
+    public func exercise(_ principal: Principal, _ id: ExerciseID, includingDeleted: Bool) async throws
+        -> Exercise?
+    {
         try await database.withTenant(principal) { connection in
-            try await Self.load(principal.tenantID, id, connection)
+            try await Self.load(principal.tenantID, id, connection, includingDeleted: includingDeleted)
         }
     }
 
@@ -73,7 +75,9 @@ public struct PostgresExerciseStore: ExerciseStore {
                         [principal.tenantID.rawValue, id.rawValue]
                     ).rows.isEmpty == false
                 throw tombstone
-                    ? SpotterError.alreadyExists(field: "exercise_id", reason: "is already used by another exercise")
+                    ? SpotterError.alreadyExists(
+                        field: "exercise_id",
+                        reason: "belongs to a deleted exercise; ids are not reused, create it with a new one")
                     : SpotterError.alreadyExists(field: "exercise.name", reason: "is already taken")
             }
             guard rows.affectedRows == 1 || (stored.isCustom && stored.input == input) else {
@@ -157,11 +161,11 @@ public struct PostgresExerciseStore: ExerciseStore {
         }
     }
 
-    static func load(_ tenant: TenantID, _ id: ExerciseID, _ connection: PostgresConnection) async throws
-        -> Exercise?
-    {
+    static func load(
+        _ tenant: TenantID, _ id: ExerciseID, _ connection: PostgresConnection, includingDeleted: Bool = false
+    ) async throws -> Exercise? {
         try await connection.query(
-            "SELECT * FROM (\(ExerciseSQL.all(tenant: "$2"))) e WHERE exercise_id = $1",
+            "SELECT * FROM (\(ExerciseSQL.all(tenant: "$2", includingDeleted: includingDeleted))) e WHERE exercise_id = $1",
             [id.rawValue, tenant.rawValue]
         ).single.map(ExerciseSQL.decode)
     }

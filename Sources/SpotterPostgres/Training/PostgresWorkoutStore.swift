@@ -47,9 +47,14 @@ public struct PostgresWorkoutStore: WorkoutStore {
         _ connection: PostgresConnection
     ) async throws -> Workout {
         let rows = try await connection.query(
-            "SELECT log_fingerprint FROM workouts WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL",
+            "SELECT log_fingerprint, deleted_at IS NOT NULL AS deleted FROM workouts WHERE tenant_id = $1 AND workout_id = $2",
             [tenant.rawValue, id.rawValue]
         )
+        // A deleted workout keeps its id (the sync feed's tombstone): a retry of its log is no retry.
+        if try rows.single?.decode("deleted") == true {
+            throw SpotterError.alreadyExists(
+                field: "workout_id", reason: "belongs to a deleted workout; ids are not reused, log it with a new one")
+        }
         guard let stored: PostgresBytes = try rows.single?.decode("log_fingerprint"),
             stored.bytes == fingerprint,
             let workout = try await WorkoutSQL.load(tenant, id, connection)
