@@ -3748,7 +3748,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        /// > The client's achievements, earned and locked, computed from their history (scope progress;
+        /// > like GetClientStatistics it needs the Coach tier).
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_GetClientAchievementsRequest` messages.
@@ -4098,7 +4099,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        /// > The client's achievements, earned and locked, computed from their history (scope progress;
+        /// > like GetClientStatistics it needs the Coach tier).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
@@ -4446,7 +4448,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        /// > The client's achievements, earned and locked, computed from their history (scope progress;
+        /// > like GetClientStatistics it needs the Coach tier).
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_GetClientAchievementsRequest` message.
@@ -5533,7 +5536,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        /// > The client's achievements, earned and locked, computed from their history (scope progress;
+        /// > like GetClientStatistics it needs the Coach tier).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
@@ -6107,7 +6111,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > The client's achievements, earned and locked, computed from their history (scope progress).
+        /// > The client's achievements, earned and locked, computed from their history (scope progress;
+        /// > like GetClientStatistics it needs the Coach tier).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
@@ -6698,7 +6703,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > The client's achievements, earned and locked, computed from their history (scope progress).
+    /// > The client's achievements, earned and locked, computed from their history (scope progress;
+    /// > like GetClientStatistics it needs the Coach tier).
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_GetClientAchievementsRequest` message.
@@ -7292,7 +7298,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > The client's achievements, earned and locked, computed from their history (scope progress).
+    /// > The client's achievements, earned and locked, computed from their history (scope progress;
+    /// > like GetClientStatistics it needs the Coach tier).
     ///
     /// - Parameters:
     ///   - message: request message to send.

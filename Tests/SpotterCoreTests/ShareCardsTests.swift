@@ -22,6 +22,10 @@ struct ShareCardsTests {
         #expect(svg.contains(">3 sets, best 5 × 102.5 kg<"))
         #expect(svg.contains(">3 sets, best 6 reps<"))
         #expect(svg.contains(">Spotter<"))
+        // A volume with decimals in pounds fits its tile to the whole pound, not cut with "…".
+        let pounds = ShareCards.workoutCard(
+            ShareFixtures.workout(), format: DisplayFormat(timeZone: "Europe/Berlin", unit: .lb))
+        #expect(pounds.contains(">7,286 lb<"))  // 3,305 kg = 7,286.27 lb
     }
 
     @Test("a long name is cut with an ellipsis; past five exercises, four are listed and the rest counted")

@@ -197,7 +197,9 @@ func coachMatrixRows() -> [MatrixRow] {
         MatrixRow(
             name: "coaching.clientAchievements",
             call: { coaching, _, p, w in try await coaching.clientAchievements(p, client: w.client) },
-            expected: coachCall(needs: .progress),
+            expected: coachCall(
+                needs: .progress,
+                tier: [.coachLowTier: .permissionDenied("a client's statistics need the Coach tier")]),
             logs: logged(.statistics, "GetClientAchievements"),
             visible: coachAndOwner,
             check: { role, value, w in

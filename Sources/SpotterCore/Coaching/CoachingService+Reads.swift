@@ -137,8 +137,10 @@ extension CoachingService {
     {
         try await reading(
             principal, client: client, needs: .progress, kind: .statistics, method: "GetClientAchievements"
-        ) { view, _, _ in
-            (view.tenantID, try await training.activity.computedAchievements(view))
+        ) { view, _, coach in
+            // The achievements are the client's statistics (streaks, counts): gated alike.
+            try CoachEntitlements.checkClientStatistics(tier: coach.tier.effective(at: now()))
+            return (view.tenantID, try await training.activity.computedAchievements(view))
         }
     }
 

@@ -74,6 +74,12 @@ public struct DisplayFormat: Sendable {
         return "\(Self.grouped(mass.value(in: unit))) \(unit.rawValue)"
     }
 
+    /// `1,803 lb`: a weight to the whole unit, for a share card's volume tile, which has no room
+    /// for `1,802.92 lb`.
+    public func wholeWeight(_ mass: Mass) -> String {
+        "\(Self.grouped(mass.value(in: unit).rounded(scale: 0))) \(unit.rawValue)"
+    }
+
     /// A set's weight as `weight(_:)` writes it, followed by the weight in the other unit when only
     /// that unit holds it exactly, as when it was logged so: `61.23 kg (135 lb)` for 135 lb read by
     /// a kilogram coach, where `61.23 kg` alone hides what the lifter typed.

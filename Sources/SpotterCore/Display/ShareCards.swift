@@ -29,7 +29,7 @@ public enum ShareCards {
 
         let tiles = [
             ("Sets", "\(summary.setCount)"), ("Reps", "\(summary.repCount)"),
-            ("Volume", format.weight(summary.volume)),
+            ("Volume", format.wholeWeight(summary.volume)),
             ("Exercises", "\(summary.exerciseCount)"),
         ]
         for (index, tile) in tiles.enumerated() {
