@@ -153,6 +153,13 @@ struct GuidedSessionTests {
         #expect(throws: SpotterError.invalid("set_index", "must be between 0 and 2 (the exercise's sets)")) {
             try session.applying(.skipSet(exercise: 0, set: 3), at: at(70))
         }
+        // An empty session's range is not "between 0 and -1".
+        let empty = GuidedSession(
+            id: .random(), name: "Empty", source: .empty, templateID: nil, startedAt: start, exercises: [])
+        #expect(
+            throws: SpotterError.invalid(
+                "exercise_index", "must name one of the session's exercises, and it has none yet (AddExercise)")
+        ) { try empty.applying(.startSet(exercise: 0, set: 0), at: at(70)) }
         #expect(throws: SpotterError.failedPrecondition("set 1 of exercise 1 is already done")) {
             try session.applying(.startSet(exercise: 0, set: 0), at: at(70))
         }

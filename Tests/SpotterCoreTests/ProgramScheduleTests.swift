@@ -89,6 +89,14 @@ struct ProgramScheduleTests {
                 FieldViolation(field: "program.days[2]", reason: "week 1 day 1 twice"),
             ])
         ) { try draft.validated() }
+        // With no valid number of weeks a day's week is not "between 1 and 0".
+        let noWeeks = ProgramDraft(
+            name: "P", weeks: 0, days: [.init(week: 1, weekday: 1, templateID: push.description)])
+        #expect(
+            throws: SpotterError.invalidArgument([
+                FieldViolation(field: "program.weeks", reason: "must be between 1 and 52")
+            ])
+        ) { try noWeeks.validated() }
     }
 
     @Test("invite codes: ten characters without look-alikes; typing is forgiving")

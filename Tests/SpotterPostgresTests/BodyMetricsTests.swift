@@ -65,6 +65,13 @@ struct BodyMetricsTests {
             let heavy = await refusal(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 900))
             #expect(heavy.map(\.field) == ["value"])
             #expect(heavy.first?.reason == "must be from 44.1 to 881.8 lb for body_weight, not 900")
+            // The value refused is quoted as sent, not rounded until it looks allowed.
+            let edge = await refusal(
+                MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 400.04, unit: .kg))
+            #expect(edge.first?.reason == "must be from 20 to 400 kg for body_weight, not 400.04")
+            #expect(
+                await refusal(MeasurementDraft(metric: "", measuredOn: "2026-09-02", value: 80)).first?.reason
+                    .hasPrefix("is required (one of body_weight, body_fat, ") == true)
             #expect(
                 await refusal(MeasurementDraft(metric: "body_fat", measuredOn: "2026-09-02", value: 20, unit: .kg))
                     .first?.reason == "kg is not a unit of body_fat")

@@ -273,7 +273,7 @@ func lifterMatrixRows() -> [MatrixRow] {
             },
             // The other client has their own link with the same coach.
             expected: lifterCall(
-                owner: .success, lifters: coachNotFound, coaches: coachesRefused, except: [.otherClient: .success]),
+                owner: .success, lifters: noLinkWithCoach, coaches: coachesRefused, except: [.otherClient: .success]),
             visible: { $0.active.union([$0]) },
             check: { role, value, _ in
                 expectValue(value, as: CoachLink.self, role) { #expect($0.scopes == Set(Scope.allCases)) }
@@ -283,7 +283,7 @@ func lifterMatrixRows() -> [MatrixRow] {
             name: "coaching.endLink (the owner's coach)",
             call: { coaching, _, p, w in try await coaching.endLink(p, other: w.coach) },
             expected: lifterCall(
-                owner: nil, lifters: coachNotFound, coaches: .failure(clientNotFound), except: [.otherClient: nil])
+                owner: nil, lifters: noLinkWithCoach, coaches: .failure(noLinkWithClient), except: [.otherClient: nil])
         ),
         MatrixRow(
             name: "coaching.respond (the owner's coach)",

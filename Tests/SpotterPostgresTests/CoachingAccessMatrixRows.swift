@@ -99,6 +99,10 @@ let measurementNotFound = MatrixOutcome.failure(.notFound("measurement not found
 let sessionNotFound = MatrixOutcome.failure(.notFound("session not found"))
 let runNotFound = MatrixOutcome.failure(.notFound("run not found"))
 let coachNotFound = MatrixOutcome.failure(.notFound("coach not found"))
+/// A lifter's change to a link she does not have (ended, or never made): the same for any coach id.
+let noLinkWithCoach = MatrixOutcome.failure(.notFound("you have no pending or active link with this coach"))
+/// A coach's end of a link he does not have.
+let noLinkWithClient = SpotterError.notFound("you have no pending or active link with this client")
 let noPending = MatrixOutcome.failure(.notFound("no pending request to answer"))
 let coachesRefused = MatrixOutcome.failure(lifterOnly)
 let statisticsFrom = Date(timeIntervalSince1970: 1_790_000_000 - 30 * 86_400)

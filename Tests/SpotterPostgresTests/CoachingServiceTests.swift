@@ -93,7 +93,7 @@ struct CoachingServiceTests {
 
             let ended = try await coaching.endLink(coach, other: ada.tenantID.description)
             #expect(ended.status == .ended && ended.endedBy == .coach)
-            await #expect(throws: SpotterError.notFound("coach not found")) {
+            await #expect(throws: SpotterError.notFound("you have no pending or active link with this coach")) {
                 try await coaching.setScopes(ada, coach: coach.tenantID.description, scopes: ["details"])
             }
             // A new request makes a new link; the old one stays in the history.

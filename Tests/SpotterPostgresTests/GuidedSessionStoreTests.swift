@@ -71,7 +71,7 @@ struct GuidedSessionStoreTests {
             #expect(session.progress == 0.75 && session.records == 1 && session.score == 60 + 10)
 
             // Bad input names the field and changes nothing.
-            await #expect(throws: SpotterError.invalid("set.reps", "must be between 0 and 1000")) {
+            await #expect(throws: SpotterError.invalid("actual.reps", "must be between 0 and 1000")) {
                 try await sessions.recordSet(
                     ada, id: started.id.description, exercise: 1, set: 0, Self.set(100, reps: -1))
             }

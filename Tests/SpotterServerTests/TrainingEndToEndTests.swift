@@ -166,6 +166,16 @@ struct TrainingEndToEndTests {
                 }
                 #expect(after.map(\.objectID) == [custom.exerciseID])
                 #expect(after.first?.kind == .exercise && after.first?.object == nil)
+
+                // A filter with a number this server has no value for is refused, not ignored.
+                let unknown = await rpcError {
+                    _ = try await exercises.listExercises(.with { $0.category = .UNRECOGNIZED(99) }, metadata: ada)
+                }
+                #expect(unknown?.code == .invalidArgument)
+                #expect(unknown?.message.contains("category: must be one of its values, 1 to ") == true)
+                #expect(unknown?.message.contains("or unset for any; not 99") == true)
+                let squats = try await exercises.listExercises(.with { $0.category = .squat }, metadata: ada)
+                #expect(!squats.exercises.isEmpty && squats.exercises.allSatisfy { $0.category == .squat })
             }
         }
     }

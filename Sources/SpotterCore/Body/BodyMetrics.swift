@@ -174,9 +174,10 @@ extension MeasurementDraft {
     public func validated(unit lifterUnit: WeightUnit, now: Date) throws(SpotterError) -> MeasurementInput {
         var validator = Validator()
         let metric = BodyMetric(rawValue: metric)
+        let metrics = BodyMetric.allCases.map(\.rawValue).joined(separator: ", ")
         validator.check(
             metric != nil, "metric",
-            "must be one of \(BodyMetric.allCases.map(\.rawValue).joined(separator: ", ")), not '\(self.metric)'")
+            self.metric.isEmpty ? "is required (one of \(metrics))" : "must be one of \(metrics), not '\(self.metric)'")
         if let problem = CivilDate.pastDateProblem(measuredOn, now: now) { validator.add("measured_on", problem) }
         validator.check(note.count <= 500, "note", "must be at most 500 characters")
         var stored: Decimal = 0
@@ -192,7 +193,7 @@ extension MeasurementDraft {
                 let high = metric.range.upperBound / unit.factor
                 validator.check(
                     metric.range.contains(stored), "value",
-                    "must be from \(low.rounded(1)) to \(high.rounded(1)) \(unit.symbol) for \(metric.rawValue), not \(Decimal(value).rounded(1))"
+                    "must be from \(low.rounded(1)) to \(high.rounded(1)) \(unit.symbol) for \(metric.rawValue), not \(Decimal(string: "\(value)") ?? Decimal(value))"
                 )
             }
         }

@@ -30,6 +30,12 @@ public struct CoachingService: Sendable {
     static let clientNotFound = SpotterError.notFound("client not found")
     static let coachNotFound = SpotterError.notFound("coach not found")
 
+    /// No pending or active link with the other side: one that ended, or none at all (the same
+    /// answer, so it tells nothing of who exists).
+    static func noOpenLink(_ side: LinkSide) -> SpotterError {
+        .notFound("you have no pending or active link with this \(side == .coach ? "client" : "coach")")
+    }
+
     // MARK: Who may call
 
     /// The principal's context, refusing a tenant of the other kind.
@@ -186,7 +192,7 @@ public struct CoachingService: Sendable {
         let granted = try Scope.parse(scopes)
         return try await store.linking(principal) { link in
             guard let open = try await link.openLink(lifter: principal.tenantID, coach: coachID) else {
-                throw Self.coachNotFound
+                throw Self.noOpenLink(.lifter)
             }
             return try await link.updateLink(open, status: open.status, scopes: granted, by: .lifter, now: now())
         }
@@ -197,9 +203,7 @@ public struct CoachingService: Sendable {
     public func endLink(_ principal: Principal, other: String) async throws -> CoachLink {
         let (side, lifter, coach) = try await parties(principal, other: other)
         return try await store.linking(principal) { link in
-            guard let open = try await link.openLink(lifter: lifter, coach: coach) else {
-                throw side == .coach ? Self.clientNotFound : Self.coachNotFound
-            }
+            guard let open = try await link.openLink(lifter: lifter, coach: coach) else { throw Self.noOpenLink(side) }
             let status: LinkStatus = open.status == .pending && open.requestedBy != side ? .declined : .ended
             return try await link.updateLink(open, status: status, scopes: open.scopes, by: side, now: now())
         }

@@ -99,7 +99,12 @@ public struct ProgramDraft: Sendable {
         var parsed: [ProgramDay] = []
         for (index, day) in days.enumerated() {
             let path = "program.days[\(index)]"
-            validator.check((1...max(1, weeks)).contains(day.week), "\(path).week", "must be between 1 and \(weeks)")
+            // Against a valid number of weeks only: "between 1 and 0" says nothing.
+            if (1...52).contains(weeks) {
+                validator.check((1...weeks).contains(day.week), "\(path).week", "must be between 1 and \(weeks)")
+            } else {
+                validator.check((1...52).contains(day.week), "\(path).week", "must be between 1 and program.weeks")
+            }
             validator.check((1...7).contains(day.weekday), "\(path).weekday", "must be between 1 (Monday) and 7")
             validator.check(
                 seen.insert([day.week, day.weekday]).inserted, "\(path)", "week \(day.week) day \(day.weekday) twice")

@@ -136,7 +136,10 @@ extension GuidedSession {
 
     private func requireExercise(_ exercise: Int) throws(SpotterError) {
         guard exercises.indices.contains(exercise) else {
-            throw .invalid("exercise_index", "must be between 0 and \(exercises.count - 1) (the session's exercises)")
+            throw exercises.isEmpty
+                ? .invalid(
+                    "exercise_index", "must name one of the session's exercises, and it has none yet (AddExercise)")
+                : .invalid("exercise_index", "must be between 0 and \(exercises.count - 1) (the session's exercises)")
         }
     }
 

@@ -106,9 +106,9 @@ public struct GuidedSessionService: Sendable {
         async throws -> GuidedSession
     {
         var validator = Validator()
-        let actual = WorkoutDraft.validated(draft, "set", into: &validator)
+        let actual = WorkoutDraft.validated(draft, "actual", into: &validator)
         try validator.validate()
-        guard let actual else { throw SpotterError.invalid("set", "is not a set") }
+        guard let actual else { throw SpotterError.invalid("actual", "is not a set") }
         return try await store.updateSession(principal, try Self.id(id), now: now()) { [store, now] session in
             let command = { (isRecord: Bool) in
                 GuidedSessionCommand.recordSet(exercise: exercise, set: set, actual: actual, isRecord: isRecord)
@@ -162,7 +162,7 @@ public struct GuidedSessionService: Sendable {
         -> GuidedSession
     {
         var validator = Validator()
-        let planned = draft.flatMap { WorkoutDraft.validated($0, "set", into: &validator) }
+        let planned = draft.flatMap { WorkoutDraft.validated($0, "planned", into: &validator) }
         try validator.validate()
         return try await apply(principal, id) { _ in .addSet(exercise: exercise, planned: planned) }
     }

@@ -56,7 +56,9 @@ public struct BodyHandler: Spotter_V1_BodyService.SimpleServiceProtocol {
 extension MeasurementDraft {
     init(_ input: Spotter_V1_MeasurementInput) {
         self.init(
-            metric: BodyMetric(proto: input.metric)?.rawValue ?? "", measuredOn: input.measuredOn, value: input.value,
+            // Unset is "" (required); an unknown number is named, as a list's filter names it.
+            metric: input.metric == .unspecified ? "" : BodyHandler.metricName(input.metric),
+            measuredOn: input.measuredOn, value: input.value,
             unit: BodyUnit(proto: input.unit), note: input.note)
     }
 }

@@ -48,7 +48,7 @@ public struct DiscoverHandler: Spotter_V1_DiscoverService.SimpleServiceProtocol 
         async throws -> Spotter_V1_ListPublicationsResponse
     {
         var browse = DiscoverService.BrowseRequest()
-        browse.kind = PublicationKind(proto: request.kind)
+        browse.kind = try PublicationKind.filter(request.kind, field: "kind")
         browse.sort = request.sort == .newest ? .newest : .popular
         browse.categories = request.categories.map { Self.text(PublicationCategory.self, $0) }
         browse.muscleGroups = request.muscleGroups.map { Self.text(MuscleGroup.self, $0) }

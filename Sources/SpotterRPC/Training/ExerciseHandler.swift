@@ -14,9 +14,9 @@ public struct ExerciseHandler: Spotter_V1_ExerciseService.SimpleServiceProtocol 
         -> Spotter_V1_ListExercisesResponse
     {
         let filter = ExerciseFilter(
-            category: ExerciseCategory(proto: request.category),
-            muscleGroup: MuscleGroup(proto: request.muscleGroup),
-            equipment: Equipment(proto: request.equipment),
+            category: try ExerciseCategory.filter(request.category, field: "category"),
+            muscleGroup: try MuscleGroup.filter(request.muscleGroup, field: "muscle_group"),
+            equipment: try Equipment.filter(request.equipment, field: "equipment"),
             customOnly: request.customOnly,
             includeArchived: request.includeArchived,
             query: request.query

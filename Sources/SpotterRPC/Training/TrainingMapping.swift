@@ -14,6 +14,18 @@ extension CaseIterable where Self: Equatable {
         self = cases[index]
     }
 
+    /// The core case of a filter's enum: `nil` for UNSPECIFIED (any), `invalidArgument` naming
+    /// `field` for a number this server has no value for (rather than no filter at all).
+    static func filter<P: SwiftProtobuf.Enum>(_ proto: P, field: String) throws(SpotterError) -> Self? {
+        guard proto.rawValue != 0 else { return nil }
+        guard let value = Self(proto: proto) else {
+            throw .invalid(
+                field, "must be one of its values, 1 to \(Self.allCases.count), or unset for any; not \(proto.rawValue)"
+            )
+        }
+        return value
+    }
+
     func proto<P: SwiftProtobuf.Enum>(_: P.Type = P.self) -> P {
         P(rawValue: Array(Self.allCases).firstIndex(of: self)! + 1)!
     }
