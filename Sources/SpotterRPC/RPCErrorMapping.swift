@@ -39,7 +39,7 @@ enum RPCErrorMapping {
         case .invalidArgument(let violations):
             return GoogleRPCStatus(
                 code: .invalidArgument,
-                message: "invalid argument: " + violations.listed,
+                message: violations.listed,
                 details: [.badRequest(violations: violations.map { .init(field: $0.field, description: $0.reason) })]
             )
         case .failedPrecondition(let message):

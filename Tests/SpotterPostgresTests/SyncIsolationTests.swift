@@ -84,16 +84,29 @@ struct SyncIsolationTests {
                 [put(13, .exercise(exerciseDraft("A")), e2), put(14, .exercise(exerciseDraft("B")), e3)])
             #expect(tail.map(\.status) == [.applied, .rejected])
             #expect(tail.last?.violations.allSatisfy { $0.field.hasPrefix("mutations[1].exercise.") } == true)
+            // A kind and content that disagree are named at the kind, in words.
+            let mismatch = try await sync.push(
+                ada, deviceID: phone,
+                [
+                    Mutation(
+                        id: 15, kind: .template, objectID: UUID().uuidString, baseVersion: 0,
+                        change: .put(.workout(workoutDraft("Sun", at: day))))
+                ])
+            #expect(
+                mismatch.first?.violations == [
+                    FieldViolation(
+                        field: "mutations[0].kind", reason: "is template, but the mutation carries a workout")
+                ])
 
             // Only the valid mutations changed anything; the rejected ones still used their ids.
             let now = try await counts(database, ada)
             #expect(now.workouts == 2 && now.templates == 1 && now.exercises == 1 && now.programs == 0)
-            #expect(now.applied == 14)
+            #expect(now.applied == 15)
             let profile = try await database.profile(ada)
             #expect(profile.version == profileVersion && profile.timeZone != "Mars/Olympus_Mons")
 
             // Fixed and sent again under a new id, it applies.
-            let fixed = try await sync.push(ada, deviceID: phone, [put(15, .workout(workoutDraft("Tue", at: day)), w1)])
+            let fixed = try await sync.push(ada, deviceID: phone, [put(16, .workout(workoutDraft("Tue", at: day)), w1)])
             #expect(fixed.map(\.status) == [.applied])
         }
     }

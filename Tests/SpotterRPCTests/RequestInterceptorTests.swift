@@ -225,7 +225,7 @@ struct RequestInterceptorTests {
                 call: call
             ) as? GoogleRPCStatus
         )
-        #expect(invalid.message == "invalid argument: a: x; b.c: y")
+        #expect(invalid.message == "a: x; b.c: y")
         #expect(invalid.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field) == ["a", "b.c"])
     }
 

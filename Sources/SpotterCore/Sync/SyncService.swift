@@ -246,7 +246,8 @@ public struct SyncService: Sendable {
     private static func objectID(_ principal: Principal, _ mutation: Mutation) throws(SpotterError) -> UUID {
         guard mutation.kind.isWritable else { throw notWritable(mutation.kind) }
         if case .put(let content) = mutation.change, content.kind != mutation.kind {
-            throw .invalid(content.kind.rawValue, "does not match the mutation's kind \(mutation.kind.rawValue)")
+            throw .invalid(
+                "kind", "is \(mutation.kind.rawValue), but the mutation carries a \(content.kind.rawValue)")
         }
         if mutation.kind == .profile {
             guard mutation.objectID.isEmpty || mutation.objectID.lowercased() == principal.tenantID.description else {
