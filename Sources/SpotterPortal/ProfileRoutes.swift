@@ -183,6 +183,7 @@ struct ProfileRoutes {
             var added: String
             var unchanged: String?
             var created: String?
+            var measurements: String?
             var hasSkipped: Bool
             var skipped: [Skipped]
             var hasNotes: Bool
@@ -200,6 +201,12 @@ struct ProfileRoutes {
                     report.workoutsUnchanged == 0
                     ? nil
                     : "\(report.workoutsUnchanged) \(report.workoutsUnchanged == 1 ? "was" : "were") already here, unchanged."
+                measurements =
+                    report.measurementsAdded + report.measurementsUnchanged == 0
+                    ? nil
+                    : "\(Format.count(report.measurementsAdded, "body measurement")) added"
+                        + (report.measurementsUnchanged == 0
+                            ? "." : ", \(report.measurementsUnchanged) already here, unchanged.")
                 created =
                     report.exercisesCreated.isEmpty
                     ? nil : "New custom exercises: \(report.exercisesCreated.joined(separator: ", "))."

@@ -772,6 +772,7 @@ enum Templates {
         <li>{{added}}</li>
         {{#unchanged}}<li>{{unchanged}}</li>{{/unchanged}}
         {{#created}}<li>{{created}}</li>{{/created}}
+        {{#measurements}}<li>{{measurements}}</li>{{/measurements}}
         </ul>
         {{#hasSkipped}}<h3>Not imported</h3><ul>{{#skipped}}<li>{{name}}, {{date}}: {{reason}}</li>{{/skipped}}</ul>{{/hasSkipped}}
         {{#hasNotes}}<h3>Left out</h3><ul>{{#notes}}<li>{{.}}</li>{{/notes}}</ul>{{#moreNotes}}<p class="muted">{{moreNotes}}</p>{{/moreNotes}}{{/hasNotes}}

@@ -240,6 +240,13 @@ public nonisolated struct Spotter_V1_ImportReport: Sendable {
   /// Sets stored by this call.
   public var setsAdded: Int32 = 0
 
+  /// Body measurements stored by this call, and those already stored with the same value (Spotter
+  /// JSON only). A day that already has the metric's value keeps it; a different value in the file
+  /// is said in notes.
+  public var measurementsAdded: Int32 = 0
+
+  public var measurementsUnchanged: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -470,7 +477,7 @@ nonisolated extension Spotter_V1_ImportChunk: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ImportReport"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}workouts_added\0\u{3}workouts_unchanged\0\u{3}workouts_skipped\0\u{3}exercises_created\0\u{3}templates_added\0\u{1}notes\0\u{3}sets_added\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}workouts_added\0\u{3}workouts_unchanged\0\u{3}workouts_skipped\0\u{3}exercises_created\0\u{3}templates_added\0\u{1}notes\0\u{3}sets_added\0\u{3}measurements_added\0\u{3}measurements_unchanged\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -485,6 +492,8 @@ nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProto
       case 5: try { try decoder.decodeSingularInt32Field(value: &self.templatesAdded) }()
       case 6: try { try decoder.decodeRepeatedStringField(value: &self.notes) }()
       case 7: try { try decoder.decodeSingularInt32Field(value: &self.setsAdded) }()
+      case 8: try { try decoder.decodeSingularInt32Field(value: &self.measurementsAdded) }()
+      case 9: try { try decoder.decodeSingularInt32Field(value: &self.measurementsUnchanged) }()
       default: break
       }
     }
@@ -512,6 +521,12 @@ nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProto
     if self.setsAdded != 0 {
       try visitor.visitSingularInt32Field(value: self.setsAdded, fieldNumber: 7)
     }
+    if self.measurementsAdded != 0 {
+      try visitor.visitSingularInt32Field(value: self.measurementsAdded, fieldNumber: 8)
+    }
+    if self.measurementsUnchanged != 0 {
+      try visitor.visitSingularInt32Field(value: self.measurementsUnchanged, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -523,6 +538,8 @@ nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProto
     if lhs.templatesAdded != rhs.templatesAdded {return false}
     if lhs.notes != rhs.notes {return false}
     if lhs.setsAdded != rhs.setsAdded {return false}
+    if lhs.measurementsAdded != rhs.measurementsAdded {return false}
+    if lhs.measurementsUnchanged != rhs.measurementsUnchanged {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

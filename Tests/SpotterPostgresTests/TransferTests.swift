@@ -279,6 +279,44 @@ struct TransferTests {
         }
     }
 
+    @Test(
+        "a Spotter import brings the export's body measurements under their ids; a day already measured keeps its value, and importing twice adds nothing"
+    )
+    func measurementsRoundTrip() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada", timeZone: "UTC")
+            let bea = try await lifter(database, "bea", timeZone: "UTC")
+            for (metric, day, value) in [
+                ("body_weight", "2026-09-01", 80.25), ("body_weight", "2026-09-08", 79.5),
+                ("waist", "2026-09-01", 84.2),
+            ] {
+                _ = try await training.body.record(
+                    ada, id: "", MeasurementDraft(metric: metric, measuredOn: day, value: value, unit: nil))
+            }
+            // Bea already weighed herself on one of the days, differently.
+            _ = try await training.body.record(
+                bea, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-08", value: 70, unit: .kg))
+            let file = try await export(training, ada, .json)
+
+            let report = try await training.transfer.importWorkouts(bea, format: .spotterJSON, unit: nil, data: file)
+            #expect(report.measurementsAdded == 2 && report.measurementsUnchanged == 0)
+            #expect(
+                report.notes == [
+                    "body_weight on 2026-09-08 was left as it is: 70 kg is stored, the file has 79.5 kg"
+                ])
+            let theirs = try await training.body.series(bea, metrics: [], from: "", to: "").flatMap(\.measurements)
+            let adas = try await training.body.series(ada, metrics: [], from: "", to: "").flatMap(\.measurements)
+            #expect(theirs.map(\.value).sorted() == [70, Decimal(string: "80.25")!, Decimal(string: "84.2")!])
+            #expect(Set(theirs.map(\.id)).intersection(adas.map(\.id)).count == 2, "the export's ids are kept")
+
+            let again = try await training.transfer.importWorkouts(bea, format: .spotterJSON, unit: nil, data: file)
+            #expect(again.measurementsAdded == 0 && again.measurementsUnchanged == 2)
+            #expect(
+                try await training.body.series(bea, metrics: [], from: "", to: "").flatMap(\.measurements).count == 3)
+        }
+    }
+
     @Test("the JSON export holds the sync devices, feedback, a coach's invites (no codes) and the followed program")
     func everythingAddedSince() async throws {
         try await TestDatabase.with { database in

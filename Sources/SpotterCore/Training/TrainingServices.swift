@@ -32,6 +32,7 @@ public struct TrainingServices: Sendable {
         activity = ActivityService(store: activityStore, progress: progressStore, contexts: contexts, now: now)
         self.contexts = contexts
         transfer = TransferService(
-            store: transferStore, exercises: exercises, templates: templates, contexts: contexts, now: now)
+            store: transferStore, exercises: exercises, templates: templates, body: body, contexts: contexts,
+            now: now)
     }
 }

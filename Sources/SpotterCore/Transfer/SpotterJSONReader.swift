@@ -28,6 +28,7 @@ enum SpotterJSONReader {
             var exercises: [Exercise]?
             var templates: [ExportedTemplate]?
             var workouts: [ExportedWorkout]?
+            var measurements: [BodyMeasurement]?
         }
         let document: Document
         do {
@@ -63,7 +64,8 @@ enum SpotterJSONReader {
                 id: workout.id, templateID: workout.templateID)
         }
         return ImportedFile(
-            workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [])
+            workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [],
+            measurements: document.measurements ?? [])
     }
 
     /// Where decoding failed, as a path of keys.

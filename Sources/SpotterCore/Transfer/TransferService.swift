@@ -38,6 +38,9 @@ public struct ImportReport: Sendable, Equatable {
     public var workoutsUnchanged = 0
     public var setsAdded = 0
     public var templatesAdded = 0
+    /// Body measurements stored, and those already stored with the same value (Spotter JSON).
+    public var measurementsAdded = 0
+    public var measurementsUnchanged = 0
     public var skipped: [Skipped] = []
     public var exercisesCreated: [String] = []
     public var notes: [String] = []
@@ -59,6 +62,7 @@ public struct TransferService: Sendable {
     private let store: any TransferStore
     private let exercises: ExerciseService
     private let templates: TemplateService
+    private let body: BodyService
     private let contexts: any TenantContextStore
     private let now: @Sendable () -> Date
 
@@ -66,12 +70,14 @@ public struct TransferService: Sendable {
         store: any TransferStore,
         exercises: ExerciseService,
         templates: TemplateService,
+        body: BodyService,
         contexts: any TenantContextStore,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.exercises = exercises
         self.templates = templates
+        self.body = body
         self.contexts = contexts
         self.now = now
     }
@@ -233,7 +239,51 @@ public struct TransferService: Sendable {
             }
         }
         report.exercisesCreated += resolver.created
+        try await importMeasurements(principal, file.measurements, into: &report)
         return report
+    }
+
+    /// A Spotter export's body measurements, under their ids: a day that already has the metric's
+    /// value keeps it (said in the notes when the file's differs), so importing twice adds nothing.
+    private func importMeasurements(
+        _ principal: Principal, _ measurements: [BodyMeasurement], into report: inout ImportReport
+    ) async throws {
+        guard !measurements.isEmpty else { return }
+        struct Day: Hashable {
+            var metric: BodyMetric
+            var date: String
+        }
+        var stored: [Day: Decimal] = [:]
+        for series in try await body.series(principal, metrics: [], from: "", to: "") {
+            for measurement in series.measurements {
+                stored[Day(metric: series.metric, date: measurement.measuredOn)] = measurement.value
+            }
+        }
+        for measurement in measurements {
+            let day = Day(metric: measurement.metric, date: measurement.measuredOn)
+            let unit = BodyUnit.shown(measurement.metric, for: .kg)
+            let what = "\(measurement.metric.rawValue) on \(measurement.measuredOn)"
+            if let value = stored[day] {
+                if value == measurement.value {
+                    report.measurementsUnchanged += 1
+                } else {
+                    report.notes.append(
+                        "\(what) was left as it is: \(value) \(unit.symbol) is stored, the file has \(measurement.value) \(unit.symbol)"
+                    )
+                }
+                continue
+            }
+            do {
+                let draft = MeasurementDraft(
+                    metric: measurement.metric.rawValue, measuredOn: measurement.measuredOn,
+                    value: NSDecimalNumber(decimal: measurement.value).doubleValue, unit: unit, note: measurement.note)
+                _ = try await body.create(principal, id: measurement.id.description, draft)
+                stored[day] = measurement.value
+                report.measurementsAdded += 1
+            } catch let error as SpotterError where error.isRefusal {
+                report.notes.append("\(what) was not imported: \(error.reason)")
+            }
+        }
     }
 
     static func read(_ data: Data, format: ImportFormat, unit: WeightUnit, timeZone: TimeZone)
