@@ -313,6 +313,8 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
     set {change = .delete(newValue)}
   }
 
+  /// A new measurement for a day that already has the metric's value replaces it (the other
+  /// object is deleted, as RecordMeasurement replaces); an update onto a taken day is refused.
   public var measurement: Spotter_V1_MeasurementInput {
     get {
       if case .measurement(let v)? = change {return v}
@@ -332,6 +334,8 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
     case program(Spotter_V1_ProgramInput)
     case profile(Spotter_V1_ProfileSettings)
     case delete(Bool)
+    /// A new measurement for a day that already has the metric's value replaces it (the other
+    /// object is deleted, as RecordMeasurement replaces); an update onto a taken day is refused.
     case measurement(Spotter_V1_MeasurementInput)
 
   }

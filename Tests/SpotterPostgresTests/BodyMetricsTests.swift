@@ -170,9 +170,27 @@ struct BodyMetricsTests {
                         base: 1),
                 ])
             #expect(stale.map(\.status) == [.applied, .conflict])
-            _ = try await phone.push(sync, [phone.delete(.measurement, id, base: 2)])
+            // A weigh-in made offline on the tablet for the same day, pushed later, replaces the
+            // phone's (one value per metric and day, as RecordMeasurement): the phone hears of both.
+            _ = try await phone.pullAll(sync)
+            let tabletID = UUID()
+            let later = try await tablet.push(
+                sync,
+                [
+                    tablet.put(
+                        .measurement(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-20", value: 79)),
+                        tabletID, base: 0)
+                ])
+            #expect(later.map(\.status) == [.applied])
+            let heard = try await phone.pullAll(sync).filter { $0.kind == .measurement }
+            #expect(Set(heard.map(\.objectID)) == [id, tabletID])
+            #expect(heard.first { $0.objectID == id }?.object == nil, "the phone's own is a tombstone")
+            let day = try await training.body.series(
+                ada, metrics: ["body_weight"], from: "2026-09-20", to: "2026-09-20")
+            #expect(day.flatMap(\.measurements).map(\.value) == [79])
+            _ = try await tablet.push(sync, [tablet.delete(.measurement, tabletID, base: 1)])
             #expect(
-                try await tablet.pullAll(sync).filter { $0.kind == .measurement }.map { $0.object == nil } == [true])
+                try await phone.pullAll(sync).filter { $0.kind == .measurement }.map { $0.object == nil } == [true])
 
             _ = try await training.body.record(
                 ada, id: "", MeasurementDraft(metric: "hips", measuredOn: "2026-09-20", value: 95))

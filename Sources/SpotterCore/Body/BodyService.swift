@@ -45,6 +45,22 @@ public struct BodyService: Sendable {
         return try await store.record(principal, try Self.id(id, new: true), input, now: now())
     }
 
+    /// A device's new measurement (a push), under its id. One value per metric and day, as
+    /// `record` keeps: a day that has another measurement loses it (deleted, so its tombstone
+    /// reaches every device) to the one pushed later, in the push's transaction.
+    public func createReplacingDay(_ principal: Principal, id: String, _ draft: MeasurementDraft) async throws
+        -> BodyMeasurement
+    {
+        let input = try await validated(principal, draft)
+        let id = try Self.id(id, new: true)
+        let sameDay = try await store.measurements(
+            principal, metrics: [input.metric], from: input.measuredOn, to: input.measuredOn)
+        for other in sameDay where other.id != id {
+            _ = try await store.delete(principal, other.id, now: now())
+        }
+        return try await store.create(principal, id, input, now: now())
+    }
+
     /// Creates a measurement under the client's id (a device's push).
     public func create(_ principal: Principal, id: String, _ draft: MeasurementDraft) async throws -> BodyMeasurement {
         let input = try await validated(principal, draft)

@@ -200,7 +200,8 @@ public struct SyncService: Sendable {
             return try await training.exercises.create(principal, id: text, draft).custom?.version ?? 1
         case .program(let draft): return try await coaching.createProgram(principal, id: text, draft).version
         case .profile: return 0  // The profile always exists.
-        case .measurement(let draft): return try await training.body.create(principal, id: text, draft).version
+        case .measurement(let draft):
+            return try await training.body.createReplacingDay(principal, id: text, draft).version
         }
     }
 
