@@ -64,4 +64,15 @@ public struct Validator: Sendable {
     public func validate() throws(SpotterError) {
         if !violations.isEmpty { throw .invalidArgument(violations) }
     }
+
+    /// `body`'s value, or `nil` with its `invalidArgument` violations recorded (so two checks
+    /// that each throw are refused together); any other error is thrown at once.
+    public mutating func collect<T>(_ body: () throws(SpotterError) -> T) throws(SpotterError) -> T? {
+        do {
+            return try body()
+        } catch .invalidArgument(let violations) {
+            self.violations += violations
+            return nil
+        }
+    }
 }

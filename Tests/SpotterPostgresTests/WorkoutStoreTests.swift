@@ -172,6 +172,24 @@ struct WorkoutStoreTests {
                 }
             }
             #expect(try await database.count(feed) == changes)
+            // A bad id and bad content are refused together, every field named.
+            var bad = workoutDraft(at: start)
+            bad.durationSeconds = -1
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(field: "workout_id", reason: "must be a UUID"),
+                    FieldViolation(field: "workout.duration_seconds", reason: "must be between 0 and 86400 seconds"),
+                ])
+            ) { try await training.workouts.log(ada, id: "not-a-uuid", bad) }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(field: "workout_id", reason: "must be a UUID"),
+                    FieldViolation(field: "duration_seconds", reason: "must be between 0 and 86400 seconds"),
+                ])
+            ) {
+                try await training.workouts.update(
+                    ada, id: "not-a-uuid", WorkoutPatch(durationSeconds: -1), expectedVersion: nil)
+            }
             // A Timestamp left at its default (unix_micros 0) is no start, not 1970.
             let epoch = Date(timeIntervalSince1970: 0)
             await #expect(

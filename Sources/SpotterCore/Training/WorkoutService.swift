@@ -18,8 +18,12 @@ public struct WorkoutService: Sendable {
 
     /// Validates and stores a whole workout; a retry with the same id and content returns the stored one.
     public func log(_ principal: Principal, id: String, _ draft: WorkoutDraft) async throws -> Workout {
-        let workoutID = id.isEmpty ? WorkoutID.random() : try Self.id(id)
-        let content = try draft.validated(now: now())
+        // The id and the content are refused together, every field named at once.
+        var validator = Validator()
+        let workoutID = try validator.collect { () throws(SpotterError) in id.isEmpty ? .random() : try Self.id(id) }
+        let content = try validator.collect { () throws(SpotterError) in try draft.validated(now: now()) }
+        try validator.validate()
+        guard let workoutID, let content else { throw SpotterError.invalidArgument(validator.violations) }
         return try await store.logWorkout(principal, workoutID, content, now: now())
     }
 
@@ -45,8 +49,11 @@ public struct WorkoutService: Sendable {
     public func replace(_ principal: Principal, id: String, _ draft: WorkoutDraft, expectedVersion: Int64?)
         async throws -> Workout
     {
-        let workoutID = try Self.id(id)
-        let content = try draft.validated(now: now())
+        var validator = Validator()
+        let workoutID = try validator.collect { () throws(SpotterError) in try Self.id(id) }
+        let content = try validator.collect { () throws(SpotterError) in try draft.validated(now: now()) }
+        try validator.validate()
+        guard let workoutID, let content else { throw SpotterError.invalidArgument(validator.violations) }
         return try await store.replaceWorkout(
             principal, workoutID, content, expectedVersion: expectedVersion, now: now())
     }
@@ -54,8 +61,11 @@ public struct WorkoutService: Sendable {
     public func update(_ principal: Principal, id: String, _ patch: WorkoutPatch, expectedVersion: Int64?)
         async throws -> Workout
     {
-        let workoutID = try Self.id(id)
-        let patch = try patch.validated(now: now())
+        var validator = Validator()
+        let workoutID = try validator.collect { () throws(SpotterError) in try Self.id(id) }
+        let patch = try validator.collect { () throws(SpotterError) in try patch.validated(now: now()) }
+        try validator.validate()
+        guard let workoutID, let patch else { throw SpotterError.invalidArgument(validator.violations) }
         return try await store.updateWorkout(principal, workoutID, patch, expectedVersion: expectedVersion, now: now())
     }
 
