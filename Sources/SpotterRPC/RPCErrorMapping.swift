@@ -2,6 +2,7 @@ import GRPCCore
 import GRPCProtobuf
 import Logging
 import SpotterCore
+import SwiftProtobuf
 
 /// Maps any error a handler throws to what the client sees. Domain errors keep their message;
 /// anything else becomes INTERNAL with only the request id, and its details go to the log.
@@ -10,6 +11,10 @@ enum RPCErrorMapping {
         switch error {
         case let error as SpotterError:
             return status(for: error)
+        case let error as RPCError where error.code == .invalidArgument && error.message.hasPrefix("Can't deserialize"):
+            // grpc-swift-protobuf names the Swift type ("Spotter_V1_LogWorkoutRequest"); a client
+            // wants the reason in the protocol's words.
+            return RPCError(code: .invalidArgument, message: unreadable(error.cause))
         case let error as RPCError:
             return error
         case let error as GoogleRPCStatus:
@@ -21,6 +26,19 @@ enum RPCErrorMapping {
             logger.error("internal error", metadata: ["error": "\(String(reflecting: error))"])
             return RPCError(code: .internalError, message: "internal error (request id \(call?.requestID ?? ""))")
         }
+    }
+
+    /// Why a request message could not be read, in the protocol's words.
+    static func unreadable(_ cause: (any Error)?) -> String {
+        let why: String =
+            switch cause as? BinaryDecodingError {
+            case .invalidUTF8?: "a string field is not valid UTF-8"
+            case .truncated?: "it ends in the middle of a field"
+            case .malformedProtobuf?: "it is not well-formed protobuf"
+            case .messageDepthLimit?: "its messages are nested too deeply"
+            default: cause.map { "\($0)" } ?? "it is not well-formed protobuf"
+            }
+        return "the request is not a readable message of this method's request type: \(why)"
     }
 
     /// The `google.rpc.ErrorInfo` reason of a pull that must start over.

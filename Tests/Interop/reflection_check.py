@@ -74,6 +74,20 @@ def main():
     check("SignIn called with reflected types reaches the server (UNAUTHENTICATED)", outcome == "UNAUTHENTICATED",
           outcome)
 
+    # Bytes that are not the method's request message: refused in the protocol's words, not the
+    # server's Swift type names. Field 1 (login), a string, holding bytes that are not UTF-8.
+    raw = channel.unary_unary("/spotter.v1.AuthService/SignIn", request_serializer=None,
+                              response_deserializer=None)
+    try:
+        raw(b"\x0a\x02\xff\xfe", timeout=30)
+        code, details = "OK", ""
+    except grpc.RpcError as error:
+        code, details = error.code().name, error.details()
+    check("a string that is not UTF-8 is INVALID_ARGUMENT saying so", code == "INVALID_ARGUMENT"
+          and details == "the request is not a readable message of this method's request type: "
+                         "a string field is not valid UTF-8", (code, details))
+    check("no Swift type name in the refusal", "Spotter_V1" not in details, details)
+
     # grpc.reflection.v1: the same messages field for field; asked with raw requests.
     v1 = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
                                request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,

@@ -59,7 +59,7 @@ extension InteropTests {
             let result = try await runInteropScript(
                 "reflection_check.py", port: server.port, certificate: server.certificatePath, timeout: .seconds(60))
             #expect(result.status == 0, "reflection_check.py failed:\n\(result.output)")
-            #expect(result.output.contains("reflection: 9 of 9 checks passed"), "\(result.output)")
+            #expect(result.output.contains("reflection: 11 of 11 checks passed"), "\(result.output)")
         }
     }
 
