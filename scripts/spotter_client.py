@@ -29,6 +29,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -301,4 +302,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    # Piped into `head`, end quietly when the reader has gone, as command-line tools do.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
