@@ -394,7 +394,8 @@ public nonisolated struct Spotter_V1_MutationResult: Sendable {
     case applied // = 1
 
     /// Based on an old version; the server kept its data. `version` is the server's version,
-    /// `base_version` yours; `server_deleted` when the server's object is deleted.
+    /// `base_version` yours; `server_deleted` when the server's object is deleted (its id is never
+    /// used again: keep the content as a new object under a new id, or drop it).
     case conflict // = 2
 
     /// Invalid or not allowed; nothing changed. `violations` name each field by its path in the
