@@ -42,7 +42,12 @@ status=0
 # swift test writes to a file, which a follower prints as it grows, and its JUnit XML report, which
 # the summary trusts: console lines were lost, through a pipe (a CI log held 441 tests' "passed"
 # lines of 493) and, less often, through the file (424 of 495).
-swift test --skip-build --xunit-output "$report/results.xml" "$@" > "$log" 2>&1 &
+# At most 8 tests run at once (SPOTTER_TEST_PARALLELISM): Swift Testing otherwise starts all ~500
+# together, and on two cores tests whose own deadlines start with them (a 20 s HTTP read, a 30 s
+# statement, a 10 s call) failed now and then while hundreds shared the machine. A whole run takes
+# as long either way here (141 s at 8, 130-169 s unbounded).
+swift test --skip-build --experimental-maximum-parallelization-width "${SPOTTER_TEST_PARALLELISM:-8}" \
+    --xunit-output "$report/results.xml" "$@" > "$log" 2>&1 &
 tests=$!
 tail --pid=$tests -n +1 -f "$log" &
 follower=$!
