@@ -67,12 +67,24 @@ public struct Validator: Sendable {
 
     /// `body`'s value, or `nil` with its `invalidArgument` violations recorded (so two checks
     /// that each throw are refused together); any other error is thrown at once.
-    public mutating func collect<T>(_ body: () throws(SpotterError) -> T) throws(SpotterError) -> T? {
+    private mutating func collect<T>(_ body: () throws(SpotterError) -> T) throws(SpotterError) -> T? {
         do {
             return try body()
         } catch .invalidArgument(let violations) {
             self.violations += violations
             return nil
         }
+    }
+
+    /// Both values, or one refusal naming every field either check refused (an id and the content
+    /// it comes with, say).
+    public static func both<A, B>(_ first: () throws(SpotterError) -> A, _ second: () throws(SpotterError) -> B)
+        throws(SpotterError) -> (A, B)
+    {
+        var validator = Validator()
+        let a = try validator.collect(first)
+        let b = try validator.collect(second)
+        guard let a, let b else { throw .invalidArgument(validator.violations) }
+        return (a, b)
     }
 }

@@ -71,30 +71,30 @@ struct PortalCoachTests {
             #expect(!workout.html.contains("Time / distance"), "no column for sets without times")
             #expect(try await portal.accessLog(world.lifter).last == "details GetClientWorkout")
             #expect(try await portal.accessLog(world.lifter).count == 2)
+            // A workout of one exercise, logged `minutes` ago.
+            func logOne(_ name: String, minutes: Double, _ exercise: WorkoutExerciseDraft) async throws -> Workout {
+                try await portal.training.workouts.log(
+                    world.lifter, id: "",
+                    WorkoutDraft(
+                        name: name, startedAt: Date().addingTimeInterval(-minutes * 60), durationSeconds: 600,
+                        exercises: [exercise]))
+            }
             // A conditioning finisher: its times and distances, and its place in the workout.
-            let finisher = try await portal.training.workouts.log(
-                world.lifter, id: "",
-                WorkoutDraft(
-                    name: "Finisher", startedAt: Date().addingTimeInterval(-600), durationSeconds: 600,
-                    exercises: [
-                        WorkoutExerciseDraft(
-                            exerciseID: "c0000000-0000-4000-8000-000000000043",
-                            sets: [SetDraft(reps: nil, durationSeconds: 95, distanceMeters: 500)],
-                            section: .coolDown, circuit: 1)
-                    ]))
+            let finisher = try await logOne(
+                "Finisher", minutes: 10,
+                WorkoutExerciseDraft(
+                    exerciseID: "c0000000-0000-4000-8000-000000000043",
+                    sets: [SetDraft(reps: nil, durationSeconds: 95, distanceMeters: 500)], section: .coolDown,
+                    circuit: 1))
             let timed = try await browser.get("/clients/\(world.client)/workouts/\(finisher.id)")
             #expect(timed.html.contains("Time / distance") && timed.html.contains("<td>500 m in 1:35</td>"))
             #expect(timed.html.contains("Cool-down · circuit 1"))
             // Sets logged in pounds read to this kilogram coach with what the lifter typed.
-            let pounds = try await portal.training.workouts.log(
-                world.lifter, id: "",
-                WorkoutDraft(
-                    name: "Pounds", startedAt: Date().addingTimeInterval(-1200), durationSeconds: 600,
-                    exercises: [
-                        WorkoutExerciseDraft(
-                            exerciseID: Catalog.squat.description,
-                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 135, unit: .lb))])
-                    ]))
+            let pounds = try await logOne(
+                "Pounds", minutes: 20,
+                WorkoutExerciseDraft(
+                    exerciseID: Catalog.squat.description,
+                    sets: [SetDraft(reps: 5, weight: WeightDraft(value: 135, unit: .lb))]))
             let poundsPage = try await browser.get("/clients/\(world.client)/workouts/\(pounds.id)")
             #expect(poundsPage.html.contains("<td>61.23 kg (135 lb)</td>"))
 

@@ -19,11 +19,9 @@ public struct WorkoutService: Sendable {
     /// Validates and stores a whole workout; a retry with the same id and content returns the stored one.
     public func log(_ principal: Principal, id: String, _ draft: WorkoutDraft) async throws -> Workout {
         // The id and the content are refused together, every field named at once.
-        var validator = Validator()
-        let workoutID = try validator.collect { () throws(SpotterError) in id.isEmpty ? .random() : try Self.id(id) }
-        let content = try validator.collect { () throws(SpotterError) in try draft.validated(now: now()) }
-        try validator.validate()
-        guard let workoutID, let content else { throw SpotterError.invalidArgument(validator.violations) }
+        let (workoutID, content) = try Validator.both(
+            { () throws(SpotterError) in id.isEmpty ? .random() : try Self.id(id) },
+            { () throws(SpotterError) in try draft.validated(now: now()) })
         return try await store.logWorkout(principal, workoutID, content, now: now())
     }
 
@@ -49,11 +47,9 @@ public struct WorkoutService: Sendable {
     public func replace(_ principal: Principal, id: String, _ draft: WorkoutDraft, expectedVersion: Int64?)
         async throws -> Workout
     {
-        var validator = Validator()
-        let workoutID = try validator.collect { () throws(SpotterError) in try Self.id(id) }
-        let content = try validator.collect { () throws(SpotterError) in try draft.validated(now: now()) }
-        try validator.validate()
-        guard let workoutID, let content else { throw SpotterError.invalidArgument(validator.violations) }
+        let (workoutID, content) = try Validator.both(
+            { () throws(SpotterError) in try Self.id(id) },
+            { () throws(SpotterError) in try draft.validated(now: now()) })
         return try await store.replaceWorkout(
             principal, workoutID, content, expectedVersion: expectedVersion, now: now())
     }
@@ -61,11 +57,9 @@ public struct WorkoutService: Sendable {
     public func update(_ principal: Principal, id: String, _ patch: WorkoutPatch, expectedVersion: Int64?)
         async throws -> Workout
     {
-        var validator = Validator()
-        let workoutID = try validator.collect { () throws(SpotterError) in try Self.id(id) }
-        let patch = try validator.collect { () throws(SpotterError) in try patch.validated(now: now()) }
-        try validator.validate()
-        guard let workoutID, let patch else { throw SpotterError.invalidArgument(validator.violations) }
+        let (workoutID, patch) = try Validator.both(
+            { () throws(SpotterError) in try Self.id(id) },
+            { () throws(SpotterError) in try patch.validated(now: now()) })
         return try await store.updateWorkout(principal, workoutID, patch, expectedVersion: expectedVersion, now: now())
     }
 
