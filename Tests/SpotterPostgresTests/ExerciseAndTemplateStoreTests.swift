@@ -160,6 +160,18 @@ struct ExerciseAndTemplateStoreTests {
             ) { try await training.exercises.create(ada, id: id, zercher("Zercher Box Squat")) }
             let again = try await training.exercises.create(ada, id: "", zercher())
             #expect(again.id != custom.id)
+
+            // A built-in exercise's name (in any case) is not taken by a custom one, nor renamed to.
+            let builtIn = SpotterError.alreadyExists(
+                field: "exercise.name", reason: "is the name of a built-in exercise; use that one, or name yours apart")
+            await #expect(throws: builtIn) {
+                try await training.exercises.create(ada, id: "", zercher("barbell back SQUAT"))
+            }
+            await #expect(throws: builtIn) {
+                try await training.exercises.update(
+                    ada, id: again.id.description, zercher("Barbell Back Squat"), expectedVersion: nil)
+            }
+            #expect(try await training.exercises.create(ada, id: "", zercher("Barbell Back Squat (paused)")).isCustom)
         }
     }
 

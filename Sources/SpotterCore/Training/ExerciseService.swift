@@ -33,6 +33,7 @@ public struct ExerciseService: Sendable {
     public func create(_ principal: Principal, id: String, _ draft: ExerciseDraft) async throws -> Exercise {
         let exerciseID = id.isEmpty ? ExerciseID.random() : try Self.id(id)
         let input = try draft.validated()
+        try await refuseBuiltInName(principal, input.name)
         return try await store.createExercise(principal, exerciseID, input, now: now())
     }
 
@@ -41,6 +42,10 @@ public struct ExerciseService: Sendable {
     {
         let exerciseID = try Self.id(id)
         let input = try draft.validated()
+        // A name kept as it is stays allowed (an exercise named so before this rule).
+        if try await store.exercise(principal, exerciseID)?.name.lowercased() != input.name.lowercased() {
+            try await refuseBuiltInName(principal, input.name)
+        }
         return try await store.updateExercise(
             principal, exerciseID, input, expectedVersion: expectedVersion, now: now())
     }
@@ -51,6 +56,17 @@ public struct ExerciseService: Sendable {
 
     public func delete(_ principal: Principal, id: String) async throws {
         guard try await store.deleteExercise(principal, try Self.id(id), now: now()) else { throw Self.notFound }
+    }
+
+    /// `alreadyExists` naming `exercise.name` when a built-in exercise has `name` (in any case): a
+    /// picker listing two "Barbell Back Squat" cannot tell them apart.
+    private func refuseBuiltInName(_ principal: Principal, _ name: String) async throws {
+        let lowered = name.lowercased()
+        let matches = try await store.exercises(principal, ExerciseFilter(query: lowered), after: nil, limit: 1_000)
+        if matches.contains(where: { !$0.isCustom && $0.name.lowercased() == lowered }) {
+            throw SpotterError.alreadyExists(
+                field: "exercise.name", reason: "is the name of a built-in exercise; use that one, or name yours apart")
+        }
     }
 
     static let notFound = SpotterError.notFound("exercise not found")
