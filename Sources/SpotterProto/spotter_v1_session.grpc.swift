@@ -468,7 +468,8 @@ extension Spotter_V1_SessionService {
         /// > Source IDL Documentation:
         /// >
         /// > The session now, then again after every change, until it is closed (the stream then ends) or
-        /// > the caller goes away.
+        /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+        /// > two quick changes may come as one message with the later state (a newer `version`).
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_WatchGuidedSessionRequest` messages.
@@ -715,7 +716,8 @@ extension Spotter_V1_SessionService {
         /// > Source IDL Documentation:
         /// >
         /// > The session now, then again after every change, until it is closed (the stream then ends) or
-        /// > the caller goes away.
+        /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+        /// > two quick changes may come as one message with the later state (a newer `version`).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_WatchGuidedSessionRequest` message.
@@ -960,7 +962,8 @@ extension Spotter_V1_SessionService {
         /// > Source IDL Documentation:
         /// >
         /// > The session now, then again after every change, until it is closed (the stream then ends) or
-        /// > the caller goes away.
+        /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+        /// > two quick changes may come as one message with the later state (a newer `version`).
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_WatchGuidedSessionRequest` message.
@@ -1784,7 +1787,8 @@ extension Spotter_V1_SessionService {
         /// > Source IDL Documentation:
         /// >
         /// > The session now, then again after every change, until it is closed (the stream then ends) or
-        /// > the caller goes away.
+        /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+        /// > two quick changes may come as one message with the later state (a newer `version`).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_WatchGuidedSessionRequest` message.
@@ -2252,7 +2256,8 @@ extension Spotter_V1_SessionService {
         /// > Source IDL Documentation:
         /// >
         /// > The session now, then again after every change, until it is closed (the stream then ends) or
-        /// > the caller goes away.
+        /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+        /// > two quick changes may come as one message with the later state (a newer `version`).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_WatchGuidedSessionRequest` message.
@@ -2640,7 +2645,8 @@ extension Spotter_V1_SessionService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > The session now, then again after every change, until it is closed (the stream then ends) or
-    /// > the caller goes away.
+    /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+    /// > two quick changes may come as one message with the later state (a newer `version`).
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_WatchGuidedSessionRequest` message.
@@ -3074,7 +3080,8 @@ extension Spotter_V1_SessionService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > The session now, then again after every change, until it is closed (the stream then ends) or
-    /// > the caller goes away.
+    /// > the caller goes away. Each message is the whole session as read when the change is heard of:
+    /// > two quick changes may come as one message with the later state (a newer `version`).
     ///
     /// - Parameters:
     ///   - message: request message to send.
