@@ -71,13 +71,13 @@ public struct DisplayFormat: Sendable {
     /// sets say so.
     public func weight(_ mass: Mass?) -> String {
         guard let mass else { return "bodyweight" }
-        return "\(Self.grouped(mass.value(in: unit))) \(unit.rawValue)"
+        return Self.written(mass.value(in: unit), unit)
     }
 
     /// `1,803 lb`: a weight to the whole unit, for a share card's volume tile, which has no room
     /// for `1,802.92 lb`.
     public func wholeWeight(_ mass: Mass) -> String {
-        "\(Self.grouped(mass.value(in: unit).rounded(scale: 0))) \(unit.rawValue)"
+        Self.written(mass.value(in: unit).rounded(scale: 0), unit)
     }
 
     /// A set's weight as `weight(_:)` writes it, followed by the weight in the other unit when only
@@ -88,7 +88,12 @@ public struct DisplayFormat: Sendable {
         let other: WeightUnit = unit == .kg ? .lb : .kg
         func holds(_ unit: WeightUnit) -> Bool { Mass(mass.value(in: unit), unit) == mass }
         guard !holds(unit), holds(other) else { return weight(mass) }
-        return "\(weight(mass)) (\(Self.grouped(mass.value(in: other))) \(other.rawValue))"
+        return "\(weight(mass)) (\(Self.written(mass.value(in: other), other)))"
+    }
+
+    /// `6,150 kg`: a value in `unit`, thousands grouped.
+    private static func written(_ value: Decimal, _ unit: WeightUnit) -> String {
+        "\(grouped(value)) \(unit.rawValue)"
     }
 
     /// `1 set`, `3 sets`: a count with its noun, plural but for one.
