@@ -390,7 +390,7 @@ struct CoachRoutes {
                     href: details ? "/clients/\(client.id)/workouts/\(entry.id)" : "#",
                     date: format.day(entry.startedAt), name: entry.name,
                     duration: format.duration(entry.durationSeconds),
-                    summary: details ? Self.summary(entry.summary, format) : nil)
+                    summary: entry.summary.map { Self.summary($0, format) })
             }
             if !details { page.detailsHidden = Self.notShared(link, .details) }
             if !history.nextToken.isEmpty {

@@ -3675,8 +3675,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry's summary counts
-        /// > and volume are zero.
+        /// > A client's history (scope history). Without the details scope each entry has no summary
+        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ListClientWorkoutsRequest` messages.
@@ -4026,8 +4026,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry's summary counts
-        /// > and volume are zero.
+        /// > A client's history (scope history). Without the details scope each entry has no summary
+        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -4375,8 +4375,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry's summary counts
-        /// > and volume are zero.
+        /// > A client's history (scope history). Without the details scope each entry has no summary
+        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -5443,8 +5443,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry's summary counts
-        /// > and volume are zero.
+        /// > A client's history (scope history). Without the details scope each entry has no summary
+        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -5974,8 +5974,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry's summary counts
-        /// > and volume are zero.
+        /// > A client's history (scope history). Without the details scope each entry has no summary
+        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.

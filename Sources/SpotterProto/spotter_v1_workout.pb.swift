@@ -706,6 +706,7 @@ public nonisolated struct Spotter_V1_WorkoutEntry: Sendable {
 
   public var durationSeconds: Int32 = 0
 
+  /// Absent in a coach's view of a client who has not granted the details scope.
   public var summary: Spotter_V1_WorkoutSummary {
     get {_summary ?? Spotter_V1_WorkoutSummary()}
     set {_summary = newValue}

@@ -273,7 +273,7 @@ struct WorkoutStoreTests {
             let byExercise = try await training.workouts.history(
                 ada, from: nil, to: nil, text: "overhead", pageSize: 100, pageToken: "")
             #expect(byExercise.items.count == 5)
-            #expect(byExercise.items[0].summary.setCount == 3)
+            #expect(byExercise.items[0].summary?.setCount == 3)
             // Every filter at once, paged: each combination is a statement of its own.
             var odd: [Date] = []
             token = ""

@@ -73,7 +73,7 @@ extension CoachingService {
             if !link.scopes.contains(.details) {
                 page.items = page.items.map { entry in
                     var entry = entry
-                    entry.summary = WorkoutSummary(exerciseCount: 0, setCount: 0, repCount: 0, volume: .zero)
+                    entry.summary = nil
                     return entry
                 }
             }

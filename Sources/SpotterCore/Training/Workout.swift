@@ -238,9 +238,11 @@ public struct WorkoutEntry: Sendable, Equatable {
     public var name: String
     public var startedAt: Date
     public var durationSeconds: Int
-    public var summary: WorkoutSummary
+    /// Exercises, sets, reps and volume; `nil` where the reader may not see them (a coach without
+    /// the details scope), so a withheld summary is never read as an empty workout.
+    public var summary: WorkoutSummary?
 
-    public init(id: WorkoutID, name: String, startedAt: Date, durationSeconds: Int, summary: WorkoutSummary) {
+    public init(id: WorkoutID, name: String, startedAt: Date, durationSeconds: Int, summary: WorkoutSummary?) {
         self.id = id
         self.name = name
         self.startedAt = startedAt

@@ -96,7 +96,7 @@ extension Spotter_V1_ListWorkoutsResponse {
                     $0.name = entry.name
                     $0.startedAt = Spotter_V1_Timestamp(entry.startedAt)
                     $0.durationSeconds = Int32(entry.durationSeconds)
-                    $0.summary = Spotter_V1_WorkoutSummary(entry.summary, unit: unit)
+                    if let summary = entry.summary { $0.summary = Spotter_V1_WorkoutSummary(summary, unit: unit) }
                 }
             }
             $0.nextPageToken = page.nextToken
