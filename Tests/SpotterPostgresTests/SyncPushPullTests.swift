@@ -79,6 +79,8 @@ struct SyncPushPullTests {
             #expect(changed.map(\.status) == [MutationResult.Status](repeating: .applied, count: 9) + [.rejected])
             #expect(changed.map(\.version).prefix(9) == [2, 2, 2, 2, profileVersion + 2, 0, 0, 0, 0])
             #expect(changed[9].violations.map(\.field) == ["mutations[9].delete"])
+            // Sent without an object id, the rejected profile mutation still names the profile.
+            #expect(changed[9].objectID == me)
 
             // An incremental pull: only what changed since, deletions as tombstones.
             let later = try await pullAll(sync, ada, from: first.cursor.token, device: phone)

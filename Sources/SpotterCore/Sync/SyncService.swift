@@ -8,7 +8,7 @@ public protocol SyncStore: Sendable {
     /// In a transaction that holds the device's row lock: answers mutations the device already
     /// pushed with their stored results, and runs `apply` for each new one in order, each inside
     /// a savepoint, recording its result and the device's last mutation id. A `SpotterError`
-    /// from `apply` rolls back that mutation only and is recorded as `rejection(for:_:)` says;
+    /// from `apply` rolls back that mutation only and is recorded as `rejection(for:_:tenant:)` says;
     /// any other error rolls back the transaction. A store may apply a long push in several
     /// transactions one after another (each mutation with its result and the device's last id);
     /// the error then keeps what earlier ones applied, which a retry answers from storage.
@@ -289,11 +289,15 @@ extension Mutation.Content {
 extension MutationResult {
     /// The recorded answer for a mutation `apply` refused with `error`; `nil` when the error is
     /// not the mutation's fault (the database is away) and the push must fail instead (keeping
-    /// what earlier transactions of a long push applied).
-    public static func rejection(for mutation: Mutation, _ error: SpotterError) -> MutationResult? {
+    /// what earlier transactions of a long push applied). A profile mutation sent without an
+    /// object id names the tenant's profile, as an applied one does.
+    public static func rejection(for mutation: Mutation, _ error: SpotterError, tenant: TenantID) -> MutationResult? {
+        let objectID =
+            mutation.kind == .profile && mutation.objectID.isEmpty
+            ? tenant.rawValue : UUID(hexadecimal: mutation.objectID)
         var result = MutationResult(
-            mutationID: mutation.id, status: .rejected, kind: mutation.kind,
-            objectID: UUID(hexadecimal: mutation.objectID), version: 0, baseVersion: mutation.baseVersion)
+            mutationID: mutation.id, status: .rejected, kind: mutation.kind, objectID: objectID, version: 0,
+            baseVersion: mutation.baseVersion)
         switch error {
         case .invalidArgument(let violations):
             result.violations = violations

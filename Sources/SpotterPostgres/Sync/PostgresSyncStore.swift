@@ -108,7 +108,8 @@ public struct PostgresSyncStore: SyncStore {
                     result = try await apply(mutation)
                     unsent = [("RELEASE SAVEPOINT mutation", [])]
                 } catch let error as SpotterError {
-                    guard let rejection = MutationResult.rejection(for: mutation, error) else { throw error }
+                    guard let rejection = MutationResult.rejection(for: mutation, error, tenant: principal.tenantID)
+                    else { throw error }
                     result = rejection
                     unsent = [("ROLLBACK TO SAVEPOINT mutation", []), ("RELEASE SAVEPOINT mutation", [])]
                 }
