@@ -61,9 +61,7 @@ public struct ExerciseService: Sendable {
     /// `alreadyExists` naming `exercise.name` when a built-in exercise has `name` (in any case): a
     /// picker listing two "Barbell Back Squat" cannot tell them apart.
     private func refuseBuiltInName(_ principal: Principal, _ name: String) async throws {
-        let lowered = name.lowercased()
-        let matches = try await store.exercises(principal, ExerciseFilter(query: lowered), after: nil, limit: 1_000)
-        if matches.contains(where: { !$0.isCustom && $0.name.lowercased() == lowered }) {
+        if try await store.builtInExercise(principal, named: name) != nil {
             throw SpotterError.alreadyExists(
                 field: "exercise.name", reason: "is the name of a built-in exercise; use that one, or name yours apart")
         }

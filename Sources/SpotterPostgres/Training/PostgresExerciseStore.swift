@@ -44,6 +44,15 @@ public struct PostgresExerciseStore: ExerciseStore {
         }
     }
 
+    public func builtInExercise(_ principal: Principal, named name: String) async throws -> Exercise? {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "SELECT * FROM (\(ExerciseSQL.all(tenant: "$2"))) e WHERE NOT custom AND lower(name) = lower($1) LIMIT 1",
+                [name, principal.tenantID.rawValue]
+            ).single.map(ExerciseSQL.decode)
+        }
+    }
+
     public func createExercise(_ principal: Principal, _ id: ExerciseID, _ input: ExerciseInput, now: Date)
         async throws -> Exercise
     {
