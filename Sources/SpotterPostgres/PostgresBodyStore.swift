@@ -26,15 +26,28 @@ public struct PostgresBodyStore: BodyStore {
         -> BodyMeasurement
     {
         try await database.withTenant(principal) { connection in
-            // One recording at a time per metric and day, so two at once replace rather than collide.
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1::text || $2 || $3, 0))",
-                [principal.tenantID.rawValue, input.metric.rawValue, input.measuredOn])
+            try await Self.lockDay(principal.tenantID, input, connection)
             if let existing = try await Self.live(principal.tenantID, input.metric, on: input.measuredOn, connection) {
                 return try await Self.replace(
                     principal.tenantID, existing.id, input, expectedVersion: nil, now: now, connection)
                     ?? existing
             }
+            return try await Self.insert(principal.tenantID, id, input, now: now, connection)
+        }
+    }
+
+    public func createReplacingDay(
+        _ principal: Principal, _ id: MeasurementID, _ input: MeasurementInput, now: Date
+    ) async throws -> BodyMeasurement {
+        try await database.withTenant(principal) { connection in
+            try await Self.lockDay(principal.tenantID, input, connection)
+            try await connection.query(
+                """
+                UPDATE body_measurements SET deleted_at = $5, updated_at = $5, version = version + 1
+                WHERE tenant_id = $1 AND metric = $2 AND measured_on = $3::date AND deleted_at IS NULL
+                  AND measurement_id <> $4
+                """,
+                [principal.tenantID.rawValue, input.metric.rawValue, input.measuredOn, id.rawValue, now])
             return try await Self.insert(principal.tenantID, id, input, now: now, connection)
         }
     }
@@ -130,6 +143,16 @@ public struct PostgresBodyStore: BodyStore {
             select + " WHERE tenant_id = $1 AND measurement_id = ANY($2::uuid[]) AND deleted_at IS NULL",
             [tenant.rawValue, ids]
         ).map(decode)
+    }
+
+    /// One recording at a time per metric and day, so two at once replace rather than collide on
+    /// `body_measurements_day_key`.
+    private static func lockDay(_ tenant: TenantID, _ input: MeasurementInput, _ connection: PostgresConnection)
+        async throws
+    {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1::text || $2 || $3, 0))",
+            [tenant.rawValue, input.metric.rawValue, input.measuredOn])
     }
 
     private static func live(

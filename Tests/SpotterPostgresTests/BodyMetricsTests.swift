@@ -129,6 +129,43 @@ struct BodyMetricsTests {
         }
     }
 
+    @Test("new values for one day from several devices at once: the last one stays, nothing collides")
+    func concurrentNewValuesForOneDay() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await database.lifter("ada")
+            let ids = (0..<8).map { _ in UUID().uuidString }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, id) in ids.enumerated() {
+                    group.addTask {
+                        _ = try await training.body.createReplacingDay(
+                            ada, id: id,
+                            MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-20", value: Double(80 + index))
+                        )
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let day = try await training.body.series(
+                ada, metrics: ["body_weight"], from: "2026-09-20", to: "2026-09-20")
+            #expect(day.first?.measurements.count == 1)
+            #expect(ids.map { $0.lowercased() }.contains(day.first?.measurements.first?.id.description ?? ""))
+            // An id that is taken is refused, and the day's value is kept.
+            let kept = try #require(day.first?.measurements.first)
+            do {
+                _ = try await training.body.createReplacingDay(
+                    ada, id: ids.first { $0.lowercased() != kept.id.description }!,
+                    MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-20", value: 70))
+                Issue.record("a taken id was stored again")
+            } catch SpotterError.alreadyExists(let field, _) {
+                #expect(field == "measurement_id")
+            }
+            let after = try await training.body.series(
+                ada, metrics: ["body_weight"], from: "2026-09-20", to: "2026-09-20")
+            #expect(after.first?.measurements == [kept])
+        }
+    }
+
     @Test("devices push and pull measurements; a coach reads them with the body scope, and the database agrees")
     func syncCoachAndRowLevelSecurity() async throws {
         try await TestDatabase.with { database in

@@ -10,6 +10,11 @@ public protocol BodyStore: Sendable {
     /// new one under `id`.
     func record(_ principal: Principal, _ id: MeasurementID, _ input: MeasurementInput, now: Date) async throws
         -> BodyMeasurement
+    /// Stores a new measurement under `id`; the metric's other live value that day, if any, is
+    /// deleted (its tombstone reaches every device) in the same transaction.
+    func createReplacingDay(_ principal: Principal, _ id: MeasurementID, _ input: MeasurementInput, now: Date)
+        async throws
+        -> BodyMeasurement
     /// Replaces a live measurement at `expectedVersion` (any when `nil`); `notFound` without it,
     /// `failedPrecondition` at another version.
     func update(
@@ -52,13 +57,7 @@ public struct BodyService: Sendable {
         -> BodyMeasurement
     {
         let input = try await validated(principal, draft)
-        let id = try Self.id(id, new: true)
-        let sameDay = try await store.measurements(
-            principal, metrics: [input.metric], from: input.measuredOn, to: input.measuredOn)
-        for other in sameDay where other.id != id {
-            _ = try await store.delete(principal, other.id, now: now())
-        }
-        return try await store.create(principal, id, input, now: now())
+        return try await store.createReplacingDay(principal, try Self.id(id, new: true), input, now: now())
     }
 
     /// Creates a measurement under the client's id (a device's push).
