@@ -106,11 +106,15 @@ enum Assets {
         .comment.mine { border-color: var(--accent); }
         .comment .body { white-space: pre-wrap; margin: 4px 0; }
         /* On a phone the chart keeps a readable size and scrolls sideways inside its frame, starting
-           at its right end: the newest values, which a coach reads first. */
+           at its right end: the newest values, which a coach reads first. A copy of the value labels
+           (.axis) lies over the plot in the same grid cell and sticks to the frame's left edge, so
+           the values stay readable wherever the chart is scrolled. */
         .chart { margin: 8px 0 16px; }
-        .chart .scroll { overflow-x: auto; direction: rtl; }
-        .chart svg { min-width: 480px; direction: ltr; display: block; }
-        .chart svg { width: 100%; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+        .chart .scroll { overflow-x: auto; direction: rtl; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+        .chart .canvas { display: grid; min-width: 480px; direction: ltr; }
+        .chart .canvas > svg { grid-area: 1 / 1; display: block; height: auto; }
+        .chart .plot { width: 100%; }
+        .chart .axis { position: sticky; left: 0; z-index: 1; align-self: start; }
         figcaption { color: var(--muted); font-size: .9rem; }
         .choices { columns: 2; }
         .small { font-size: .85rem; font-weight: 400; }

@@ -36,7 +36,7 @@ enum Charts {
             svg += "<title>\(SVG.escape(point.title))</title></circle>"
         }
         svg += xLabels(points.map(\.day), x: x)
-        return svg + "</svg>"
+        return canvas(svg + "</svg>", axis)
     }
 
     /// One bar per point (a period of `periodDays`, named by its first day), from zero, each at its
@@ -64,12 +64,31 @@ enum Charts {
                 "height='\(SVG.f(height - bottom - barTop))' fill='#1d4ed8'><title>\(SVG.escape(point.title))</title></rect>"
         }
         svg += xLabels(days, x: x)
-        return svg + "</svg>"
+        return canvas(svg + "</svg>", axis)
     }
 
     private static func open(_ description: String) -> String {
-        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 \(SVG.f(width)) \(SVG.f(height))' role='img' "
+        "<svg class='plot' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 \(SVG.f(width)) \(SVG.f(height))' role='img' "
             + "aria-label='\(SVG.escape(description))' font-family='system-ui, sans-serif' font-size='12'>"
+    }
+
+    /// The plot with a copy of its value labels laid over its left edge (`.chart .axis` in the
+    /// stylesheet): where the frame is narrower than the chart (a phone) and scrolls, the labels
+    /// stay in view over the part of the plot shown, rather than scrolling off with its left end.
+    /// Where the whole chart fits, the copy lies exactly over the plot's own labels; it ends short
+    /// of the plot's first point and above the dates, so it hides neither. Its width is its
+    /// viewBox's share of the plot's, so both scale alike.
+    private static func canvas(_ plot: String, _ axis: ValueAxis) -> String {
+        let columnWidth = axis.left - 5
+        let share = (columnWidth / width * 100_000).rounded() / 1000
+        var overlay =
+            "<svg class='axis' xmlns='http://www.w3.org/2000/svg' width='\(share)%' "
+            + "viewBox='0 0 \(SVG.f(columnWidth)) \(SVG.f(height))' aria-hidden='true' "
+            + "font-family='system-ui, sans-serif' font-size='12'>"
+        overlay +=
+            "<rect width='\(SVG.f(columnWidth))' height='\(SVG.f(height - bottom + 5))' fill='#ffffff' fill-opacity='0.9'/>"
+        overlay += axis.labelsSVG + "</svg>"
+        return "<div class='canvas'>" + overlay + plot + "</div>"
     }
 
     /// The value axis: grid lines at round steps (`0 kg`, `2,000 kg`, …), each labelled, and the
@@ -102,11 +121,19 @@ enum Charts {
 
         var svg: String {
             var svg = ""
-            for (value, label) in zip(ticks, labels) {
+            for value in ticks {
                 let y = y(value)
                 svg +=
                     "<line x1='\(SVG.f(left))' x2='\(SVG.f(width - right))' y1='\(SVG.f(y))' y2='\(SVG.f(y))' stroke='#e5e7eb'/>"
-                svg += "<text x='\(SVG.f(left - 6))' y='\(SVG.f(y + 4))' text-anchor='end' fill='#6b7280'>"
+            }
+            return svg + labelsSVG
+        }
+
+        /// Each grid line's label, right-aligned just before the plot's left edge.
+        var labelsSVG: String {
+            var svg = ""
+            for (value, label) in zip(ticks, labels) {
+                svg += "<text x='\(SVG.f(left - 6))' y='\(SVG.f(y(value) + 4))' text-anchor='end' fill='#6b7280'>"
                 svg += "\(SVG.escape(label))</text>"
             }
             return svg

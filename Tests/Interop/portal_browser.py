@@ -243,6 +243,27 @@ def main():
         check("on a phone the progress chart scrolls in its frame and opens on the newest point", shown == [True, True],
               str(shown))
         snap(phone, "phone-progress")
+        # Its value labels stay at the frame's left edge, each level with its grid line, when the
+        # chart opens at its right end and when it is scrolled back to its start.
+        labels_js = """
+            const frame = document.querySelector('figure.chart .scroll');
+            if (arguments[0]) { frame.scrollLeft = arguments[0] === 'start' ? -frame.scrollWidth : 0; }
+            const box = frame.getBoundingClientRect();
+            const texts = [...frame.querySelectorAll('svg.axis text')];
+            const lines = [...frame.querySelectorAll('svg.plot line')].map(l => l.getBoundingClientRect().top);
+            return texts.map(t => {
+                const r = t.getBoundingClientRect();
+                const level = lines.some(y => Math.abs((r.top + r.bottom) / 2 - y) < 4);
+                return [r.left >= box.left - 1 && r.right <= box.left + 90, level, t.textContent];
+            });"""
+        for where, scroll in (("opened at the newest point", None), ("scrolled back to its start", "start")):
+            labels = phone.execute_script(labels_js, scroll)
+            check(f"on a phone the chart's value labels stay in view, level with their lines ({where})",
+                  len(labels) >= 2 and all(inside and level for inside, level, _ in labels), str(labels))
+        coach.get(progress_url)
+        labels = coach.execute_script(labels_js, None)
+        check("on a laptop the labels' copy lies level with the plot's own lines",
+              len(labels) >= 2 and all(level for _, level, _ in labels), str(labels))
     finally:
         coach.quit()
         lifter.quit()

@@ -135,7 +135,8 @@ struct PortalStreakTests {
 struct PortalChartTests {
     static func xs(_ svg: String, of element: String, attribute: String) -> [Double] {
         svg.components(separatedBy: "<\(element) ").dropFirst().compactMap { piece in
-            piece.components(separatedBy: "\(attribute)='").dropFirst().first.flatMap {
+            // The element's own attributes: up to the end of its tag.
+            " \(piece.prefix { $0 != ">" })".components(separatedBy: " \(attribute)='").dropFirst().first.flatMap {
                 Double($0.prefix { $0 != "'" })
             }
         }
@@ -171,6 +172,37 @@ struct PortalChartTests {
             [.init(day: "2026-11-18", value: 80.1, title: ""), .init(day: "2026-11-25", value: 81.2, title: "")],
             unit: "kg", description: "body weight")
         #expect(line.contains(">80.0 kg</text>") && line.contains(">81.5 kg</text>"), "\(line)")
+    }
+
+    @Test("a copy of the value labels lies over the plot's left edge, scaled as the plot is")
+    func labelsOverlay() throws {
+        let line = Charts.line(
+            [.init(day: "2026-11-18", value: 80.1, title: ""), .init(day: "2026-11-25", value: 81.2, title: "")],
+            unit: "kg", description: "body weight")
+        let parts = line.components(separatedBy: "<svg class='plot'")
+        try #require(parts.count == 2)
+        let (overlay, plot) = (parts[0], parts[1])
+        #expect(overlay.hasPrefix("<div class='canvas'><svg class='axis'") && overlay.contains("aria-hidden='true'"))
+        #expect(line.hasSuffix("</svg></div>"))
+        for label in ["80.0 kg", "80.5 kg", "81.0 kg", "81.5 kg"] {
+            #expect(overlay.contains(">\(label)</text>") && plot.contains(">\(label)</text>"), "\(label)")
+        }
+        // The copy's labels sit where the plot's do, and its width is its viewBox's share of the plot's.
+        let levels = Self.xs(overlay, of: "text", attribute: "y")
+        #expect(levels.count == 5 && Array(Self.xs(plot, of: "text", attribute: "y").prefix(5)) == levels)
+        let width = try #require(
+            Double(overlay.components(separatedBy: "width='").dropFirst().first?.prefix { $0 != "%" } ?? ""))
+        let box = try #require(
+            overlay.components(separatedBy: "viewBox='0 0 ").dropFirst().first?.split(separator: " "))
+        let left = try #require(Double(box[0]))
+        #expect(box[1].hasPrefix("300.0'"))
+        #expect(abs(width - left / Charts.width * 100) < 0.001, "\(width)% for \(left) of \(Charts.width)")
+        // It ends before the plot's first point (radius 4) and leaves the dates below the plot uncovered.
+        let firstPoint = try #require(Self.xs(plot, of: "circle", attribute: "cx").first)
+        #expect(left < firstPoint - 4, "\(left) against \(firstPoint)")
+        let cover = try #require(Self.xs(overlay, of: "rect", attribute: "height").first)
+        let dates = Self.xs(plot, of: "text", attribute: "y").dropFirst(5)
+        #expect(!dates.isEmpty && dates.allSatisfy { $0 - 12 > cover }, "\(cover) against \(Array(dates))")
     }
 
     @Test("bars stand at their periods: a week without training is a gap")
