@@ -16,6 +16,8 @@
 #   WAITS=1 ONLY=log Benchmarks/run.sh    # what the database's backends wait for during the calls
 #   COSTS=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh   # then what each guarantee and statement of our
 #                                         # SQL costs (Benchmarks/schema-costs.txt; see below)
+#   EXPLAIN=1 ONLY=log CONCURRENCY=8 Benchmarks/run.sh # then EXPLAIN (ANALYZE, BUFFERS) of both proxies'
+#                                         # workout insert, warm (see explain_inserts below)
 #
 # Every load is bounded: pgbench runs for DURATION seconds, spotter-load makes CALLS calls.
 set -euo pipefail
@@ -290,6 +292,30 @@ schema_costs() {
     exit 0
 }
 
+# explain_inserts: EXPLAIN (ANALYZE, BUFFERS) of the workout insert of each proxy, run by psql
+# from the proxies' own scripts (pgbench's `:name` parameters become psql's quoted `:'name'`
+# values, its pipelines plain statements), as spotter_app for our SQL, once as the 20th run of
+# the whole script in one session so plans, caches and the feed counter row are warm. Each run
+# logs a real workout for the first benchmark lifter, so it comes after the measured runs.
+explain_inserts() {
+    local ours=$cluster/explain-ours.sql raw=$cluster/explain-raw.sql i
+    echo "==> EXPLAIN (ANALYZE, BUFFERS) of the workout insert, the 20th run in one session"
+    : > "$ours"; : > "$raw"
+    for i in $(seq 20); do
+        [ "$i" = 20 ] && { echo '\o'; } >> "$ours" || echo '\o /dev/null' >> "$ours"
+        [ "$i" = 20 ] && { echo '\o'; } >> "$raw" || echo '\o /dev/null' >> "$raw"
+        perl -0pe "s/^\\\\set n .*\$/\\\\set n 1/m; s/^\\\\(start|end)pipeline\\n//mg; s/(?<![:\\w]):([a-z_]+)/:'\$1'/g;
+                   s/^WITH w AS \\(/EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)\\nWITH w AS (/m" \
+            Benchmarks/same-sql/logworkout.sql >> "$ours"
+        perl -0pe "s/^\\\\set t .*\$/\\\\set t 1/m; s/^WITH w AS \\(/EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)\\nWITH w AS (/m" \
+            "$proxy/logworkout.sql" >> "$raw"
+    done
+    echo "--- our SQL (same-sql/logworkout.sql as spotter_app)"
+    PGOPTIONS="$same_sql_role" "${psql[@]}" -d spotter -X -f "$ours" | sed -n '/QUERY PLAN/,/Execution Time/p'
+    echo "--- the raw proxy ($proxy/logworkout.sql)"
+    "${psql[@]}" -d proxy -X -f "$raw" | sed -n '/QUERY PLAN/,/Execution Time/p'
+}
+
 for c in $concurrency; do
     echo "==> log a workout of 10 sets, $c concurrent"
     # New lifters per client count: registering a taken name again counts as a failed sign-in
@@ -303,6 +329,7 @@ for c in $concurrency; do
     echo "the stack's floor (spotter-floor: the same calls answered by gRPC, TLS and protobuf alone):"
     floor log "$c"
     ratios
+    [ -n "${EXPLAIN:-}" ] && explain_inserts
     [ -n "${COSTS:-}" ] && schema_costs "$c" "$tenants"
 done
 [ "${ONLY:-}" = log ] && exit 0
