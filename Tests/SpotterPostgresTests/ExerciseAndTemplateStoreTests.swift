@@ -161,12 +161,24 @@ struct ExerciseAndTemplateStoreTests {
             let again = try await training.exercises.create(ada, id: "", zercher())
             #expect(again.id != custom.id)
 
-            // A built-in exercise's name (in any case) is not taken by a custom one, nor renamed to.
+            // A built-in exercise's name (ignoring case, spaces and punctuation) is not taken by a
+            // custom one, nor renamed to; the refusal names the built-in exercise.
             let builtIn = SpotterError.alreadyExists(
-                field: "exercise.name", reason: "is the name of a built-in exercise; use that one, or name yours apart")
-            await #expect(throws: builtIn) {
-                try await training.exercises.create(ada, id: "", zercher("barbell back SQUAT"))
+                field: "exercise.name",
+                reason: "is the name of the built-in exercise “Barbell Back Squat”; use it, or choose another name")
+            for name in ["barbell back SQUAT", "Barbell  Back-Squat", " barbell_back squat. "] {
+                await #expect(throws: builtIn, "\(name)") {
+                    try await training.exercises.create(ada, id: "", zercher(name))
+                }
             }
+            await #expect(
+                throws: SpotterError.alreadyExists(
+                    field: "exercise.name",
+                    reason: "is the name of the built-in exercise “Pull-Up”; use it, or choose another name")
+            ) { try await training.exercises.create(ada, id: "", zercher("Pull Up")) }
+            // Runs of spaces inside a name count as one, so the name taken is seen as taken.
+            let spaced = try await training.exercises.create(ada, id: "", zercher("  Zercher   Good   Morning "))
+            #expect(spaced.name == "Zercher Good Morning")
             await #expect(throws: builtIn) {
                 try await training.exercises.update(
                     ada, id: again.id.description, zercher("Barbell Back Squat"), expectedVersion: nil)

@@ -142,7 +142,9 @@ public struct ExerciseDraft: Sendable, Equatable {
 
     /// The validated input; every bad field is reported under `prefix`.
     public func validated(prefix: String = "exercise.") throws(SpotterError) -> ExerciseInput {
-        let name = name.trimmingWhitespacesAndNewlines()
+        // Runs of spaces inside the name count as one: a page shows "Zercher   Squat" as "Zercher
+        // Squat", so two such names could not be told apart.
+        let name = name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let instructions = instructions.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(!name.isEmpty, prefix + "name", "is required")

@@ -58,12 +58,14 @@ public struct ExerciseService: Sendable {
         guard try await store.deleteExercise(principal, try Self.id(id), now: now()) else { throw Self.notFound }
     }
 
-    /// `alreadyExists` naming `exercise.name` when a built-in exercise has `name` (in any case): a
-    /// picker listing two "Barbell Back Squat" cannot tell them apart.
+    /// `alreadyExists` naming `exercise.name` and the built-in exercise when one has `name` ignoring
+    /// case, spaces and punctuation: a picker listing "Pull-Up" and "Pull Up" (or two "Barbell Back
+    /// Squat") cannot tell them apart.
     private func refuseBuiltInName(_ principal: Principal, _ name: String) async throws {
-        if try await store.builtInExercise(principal, named: name) != nil {
+        if let builtIn = try await store.builtInExercise(principal, named: name) {
             throw SpotterError.alreadyExists(
-                field: "exercise.name", reason: "is the name of a built-in exercise; use that one, or name yours apart")
+                field: "exercise.name",
+                reason: "is the name of the built-in exercise “\(builtIn.name)”; use it, or choose another name")
         }
     }
 

@@ -30,7 +30,8 @@ public protocol ExerciseStore: Sendable {
     /// A built-in exercise or one of the tenant's custom ones (archived too, and deleted ones with
     /// `includingDeleted`, for the progress of sets logged before); `nil` otherwise.
     func exercise(_ principal: Principal, _ id: ExerciseID, includingDeleted: Bool) async throws -> Exercise?
-    /// The built-in exercise named `name` in any case; `nil` when there is none.
+    /// The built-in exercise whose name is `name` ignoring case, spaces and punctuation ("Pull Up"
+    /// is "Pull-Up", as an import matches names); `nil` when there is none.
     func builtInExercise(_ principal: Principal, named name: String) async throws -> Exercise?
     /// Creates a custom exercise. An existing one with the same id and input is returned as is;
     /// with other input it is `alreadyExists`.

@@ -47,7 +47,12 @@ public struct PostgresExerciseStore: ExerciseStore {
     public func builtInExercise(_ principal: Principal, named name: String) async throws -> Exercise? {
         try await database.withTenant(principal) { connection in
             try await connection.query(
-                "SELECT * FROM (\(ExerciseSQL.all(tenant: "$2"))) e WHERE NOT custom AND lower(name) = lower($1) LIMIT 1",
+                """
+                SELECT * FROM (\(ExerciseSQL.all(tenant: "$2"))) e
+                WHERE NOT custom
+                  AND lower(regexp_replace(name, '[^[:alnum:]]+', '', 'g')) = lower(regexp_replace($1, '[^[:alnum:]]+', '', 'g'))
+                ORDER BY lower(name) LIMIT 1
+                """,
                 [name, principal.tenantID.rawValue]
             ).single.map(ExerciseSQL.decode)
         }
