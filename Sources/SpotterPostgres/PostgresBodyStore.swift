@@ -67,6 +67,12 @@ public struct PostgresBodyStore: BodyStore {
                 let changed = try await Self.replace(
                     principal.tenantID, id, input, expectedVersion: expectedVersion, now: now, connection)
             else {
+                // The same values again at the right version: answered as it is, with no new version.
+                if expectedVersion ?? current.measurement.version == current.measurement.version,
+                    Self.holds(current.measurement, input)
+                {
+                    return current.measurement
+                }
                 throw VersionCheck.failure(
                     "measurement", expected: expectedVersion, current: current.measurement.version)
             }
@@ -113,7 +119,7 @@ public struct PostgresBodyStore: BodyStore {
     /// The refusal of a second live value of a metric on one day.
     private static func dayTaken(_ input: MeasurementInput, by existing: BodyMeasurement) -> SpotterError {
         .alreadyExists(
-            field: "measured_on",
+            field: "measurement.measured_on",
             reason: "\(input.metric.rawValue) already has a value on \(input.measuredOn) (measurement \(existing.id))")
     }
 
@@ -145,6 +151,11 @@ public struct PostgresBodyStore: BodyStore {
         ).map(decode)
     }
 
+    private static func holds(_ measurement: BodyMeasurement, _ input: MeasurementInput) -> Bool {
+        measurement.metric == input.metric && measurement.measuredOn == input.measuredOn
+            && measurement.value == input.value && measurement.note == input.note
+    }
+
     /// One recording at a time per metric and day, so two at once replace rather than collide on
     /// `body_measurements_day_key`.
     private static func lockDay(_ tenant: TenantID, _ input: MeasurementInput, _ connection: PostgresConnection)
@@ -167,8 +178,12 @@ public struct PostgresBodyStore: BodyStore {
     private static func insert(
         _ tenant: TenantID, _ id: MeasurementID, _ input: MeasurementInput, now: Date, _ connection: PostgresConnection
     ) async throws -> BodyMeasurement {
-        if try await load(tenant, id, connection) != nil {
-            throw SpotterError.alreadyExists(field: "measurement_id", reason: "is already taken")
+        if let taken = try await load(tenant, id, connection) {
+            throw SpotterError.alreadyExists(
+                field: "measurement_id",
+                reason: taken.deleted
+                    ? "belongs to a deleted measurement; ids are not reused, record it with a new one"
+                    : "is already taken")
         }
         let row = try await connection.query(
             """
@@ -181,6 +196,9 @@ public struct PostgresBodyStore: BodyStore {
         return try decode(row.single!)
     }
 
+    /// The live measurement changed to `input` at `expectedVersion` (any when `nil`), with a new
+    /// version; `nil` when there is none at that version, or when it already holds `input` (then
+    /// nothing changes, so no device is told of a change that is not one).
     private static func replace(
         _ tenant: TenantID, _ id: MeasurementID, _ input: MeasurementInput, expectedVersion: Int64?, now: Date,
         _ connection: PostgresConnection
@@ -190,6 +208,7 @@ public struct PostgresBodyStore: BodyStore {
             UPDATE body_measurements
             SET metric = $3, measured_on = $4::date, value = $5, note = $6, updated_at = $7, version = version + 1
             WHERE tenant_id = $1 AND measurement_id = $2 AND deleted_at IS NULL AND ($8::bigint IS NULL OR version = $8)
+              AND (metric, measured_on, value, note) IS DISTINCT FROM ($3::text, $4::date, $5::numeric, $6::text)
             RETURNING \(columns)
             """,
             [

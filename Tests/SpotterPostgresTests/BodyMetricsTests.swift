@@ -24,6 +24,10 @@ struct BodyMetricsTests {
             let again = try await training.body.record(
                 ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80.1))
             #expect(again.id == first.id && again.version == 2 && again.value == Decimal(string: "80.1"))
+            // The same value once more changes nothing: no new version for devices to pull.
+            let same = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80.1))
+            #expect(same == again)
             // Pounds in, kilograms stored; inches for a tape measurement.
             let pounds = try await training.body.record(
                 ada, id: "",
@@ -58,12 +62,18 @@ struct BodyMetricsTests {
                     return [FieldViolation(field: "?", reason: "\(error)")]
                 }
             }
+            // Fields are named by their path in the request (RecordMeasurementRequest.measurement).
+            let unknown = await refusal(MeasurementDraft(metric: "ankle", measuredOn: "2026-13-01", value: 1))
+            #expect(unknown.map(\.field) == ["measurement.metric", "measurement.measured_on"])
+            #expect(unknown.last?.reason == "must be a day of the calendar; there is no month 13")
             #expect(
-                await refusal(MeasurementDraft(metric: "ankle", measuredOn: "2026-13-01", value: 1)).map(\.field) == [
-                    "metric", "measured_on",
-                ])
+                await refusal(MeasurementDraft(metric: "waist", measuredOn: "2024-02-30", value: 80)).first?.reason
+                    == "must be a day of the calendar; Feb 2024 has 29 days")
+            #expect(
+                await refusal(MeasurementDraft(metric: "waist", measuredOn: "30/02/2024", value: 80)).first?.reason
+                    == "must be a date as YYYY-MM-DD, not '30/02/2024'")
             let heavy = await refusal(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 900))
-            #expect(heavy.map(\.field) == ["value"])
+            #expect(heavy.map(\.field) == ["measurement.value"])
             #expect(heavy.first?.reason == "must be from 44.1 to 881.8 lb for body_weight, not 900")
             // The value refused is quoted as sent, not rounded until it looks allowed.
             let edge = await refusal(
@@ -114,12 +124,26 @@ struct BodyMetricsTests {
                     MeasurementDraft(metric: "chest", measuredOn: "2026-09-15", value: 99), expectedVersion: nil)
                 Issue.record("two values on one day")
             } catch SpotterError.alreadyExists(let field, let reason) {
-                #expect(field == "measured_on")
+                #expect(field == "measurement.measured_on")
                 #expect(reason.contains("chest already has a value on 2026-09-15") && reason.contains("\(tuesday.id)"))
             }
+            // An update to the values it holds answers it as it is, at its version.
+            let unchanged = try await training.body.update(
+                ada, id: moved.id.description,
+                MeasurementDraft(metric: "chest", measuredOn: "2026-09-13", value: 99.5), expectedVersion: 2)
+            #expect(unchanged == moved)
             try await training.body.delete(ada, id: tuesday.id.description)
             await #expect(throws: SpotterError.notFound("measurement not found")) {
                 try await training.body.delete(ada, id: tuesday.id.description)
+            }
+            await #expect(
+                throws: SpotterError.alreadyExists(
+                    field: "measurement_id",
+                    reason: "belongs to a deleted measurement; ids are not reused, record it with a new one")
+            ) {
+                _ = try await training.body.create(
+                    ada, id: tuesday.id.description,
+                    MeasurementDraft(metric: "chest", measuredOn: "2026-09-16", value: 100))
             }
             let series = try await training.body.series(ada, metrics: ["chest"], from: "", to: "")
             #expect(series.first?.measurements.map(\.id) == [monday.id])

@@ -128,7 +128,9 @@ struct ActivityEndToEndTests {
                         }, metadata: ada)
                 }
                 #expect(refused?.code == .invalidArgument)
-                #expect(refused?.message.contains("value: must be from 2 to 118.1 in for waist, not 500") == true)
+                #expect(
+                    refused?.message.contains("measurement.value: must be from 2 to 118.1 in for waist, not 500")
+                        == true)
 
                 // A coach sees them only once the client grants the body scope.
                 let coach = Spotter_V1_CoachService.Client(wrapping: client)

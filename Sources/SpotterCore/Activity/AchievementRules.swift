@@ -269,10 +269,22 @@ public struct CivilDate: Sendable, Equatable {
         return CivilDate(year: year, month: month, day: day).dayNumber
     }
 
+    /// Why `text`, which `dayNumber` refused, is not a date: its shape, or a month or day the
+    /// calendar does not have ("February 2026 has 28 days").
+    public static func notADate(_ text: String) -> String {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), Int(parts[2]) != nil
+        else { return "must be a date as YYYY-MM-DD, not '\(text)'" }
+        guard (1...12).contains(month) else { return "must be a day of the calendar; there is no month \(parts[1])" }
+        let name = DisplayFormat.monthAbbreviations[month - 1]
+        return "must be a day of the calendar; \(name) \(year) has \(daysIn(month: month, year: year)) days"
+    }
+
     /// Why `text` cannot be a date that has been (a birthday, a measurement's day): not a real date
     /// as YYYY-MM-DD, before 1900, or after tomorrow in UTC (today somewhere); `nil` when it can.
     public static func pastDateProblem(_ text: String, now: Date) -> String? {
-        guard let day = dayNumber(text) else { return "must be a date as YYYY-MM-DD, not '\(text)'" }
+        guard let day = dayNumber(text) else { return notADate(text) }
         if day < CivilDate(year: 1900, month: 1, day: 1).dayNumber { return "must be 1900-01-01 or later" }
         if day > Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1 { return "must not be in the future" }
         return nil
@@ -316,8 +328,8 @@ public enum ChallengeRules {
         validator.check(description.count <= 500, "description", "must be at most 500 characters")
         let start = CivilDate.dayNumber(startsOn)
         let end = CivilDate.dayNumber(endsOn)
-        validator.check(start != nil, "starts_on", "must be a date as YYYY-MM-DD, not '\(startsOn)'")
-        validator.check(end != nil, "ends_on", "must be a date as YYYY-MM-DD, not '\(endsOn)'")
+        if start == nil { validator.add("starts_on", CivilDate.notADate(startsOn)) }
+        if end == nil { validator.add("ends_on", CivilDate.notADate(endsOn)) }
         if let start, let end {
             validator.check(end >= start, "ends_on", "must be on or after starts_on (\(startsOn))")
             validator.check(

@@ -170,29 +170,33 @@ extension Decimal {
 
 extension MeasurementDraft {
     /// The draft in stored units, for a lifter who logs in `unit`, measured by `now`;
-    /// `invalidArgument` naming each field that is wrong.
-    public func validated(unit lifterUnit: WeightUnit, now: Date) throws(SpotterError) -> MeasurementInput {
+    /// `invalidArgument` naming each field that is wrong, under `prefix` (the request's path to it).
+    public func validated(prefix: String = "measurement.", unit lifterUnit: WeightUnit, now: Date) throws(SpotterError)
+        -> MeasurementInput
+    {
         var validator = Validator()
         let metric = BodyMetric(rawValue: metric)
         let metrics = BodyMetric.allCases.map(\.rawValue).joined(separator: ", ")
         validator.check(
-            metric != nil, "metric",
+            metric != nil, prefix + "metric",
             self.metric.isEmpty ? "is required (one of \(metrics))" : "must be one of \(metrics), not '\(self.metric)'")
-        if let problem = CivilDate.pastDateProblem(measuredOn, now: now) { validator.add("measured_on", problem) }
-        validator.check(note.count <= 500, "note", "must be at most 500 characters")
+        if let problem = CivilDate.pastDateProblem(measuredOn, now: now) {
+            validator.add(prefix + "measured_on", problem)
+        }
+        validator.check(note.count <= 500, prefix + "note", "must be at most 500 characters")
         var stored: Decimal = 0
         if let metric {
             let unit = self.unit ?? BodyUnit.shown(metric, for: lifterUnit)
             if !unit.fits(metric) {
-                validator.add("unit", "\(unit.rawValue) is not a unit of \(metric.rawValue)")
+                validator.add(prefix + "unit", "\(unit.rawValue) is not a unit of \(metric.rawValue)")
             } else if !value.isFinite {
-                validator.add("value", "must be a number")
+                validator.add(prefix + "value", "must be a number")
             } else {
                 stored = (Decimal(value) * unit.factor).rounded(3)
                 let low = metric.range.lowerBound / unit.factor
                 let high = metric.range.upperBound / unit.factor
                 validator.check(
-                    metric.range.contains(stored), "value",
+                    metric.range.contains(stored), prefix + "value",
                     "must be from \(low.rounded(1)) to \(high.rounded(1)) \(unit.symbol) for \(metric.rawValue), not \(Decimal(string: "\(value)") ?? Decimal(value))"
                 )
             }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where body measurements are kept.
 public protocol BodyStore: Sendable {
-    /// Stores a new measurement under `id`; `alreadyExists` naming `measured_on` when the metric has
+    /// Stores a new measurement under `id`; `alreadyExists` naming `measurement.measured_on` when the metric has
     /// a live value that day.
     func create(_ principal: Principal, _ id: MeasurementID, _ input: MeasurementInput, now: Date) async throws
         -> BodyMeasurement
@@ -94,8 +94,8 @@ public struct BodyService: Sendable {
         }
         let start = from.isEmpty ? nil : CivilDate.dayNumber(from)
         let end = to.isEmpty ? nil : CivilDate.dayNumber(to)
-        validator.check(from.isEmpty || start != nil, "from", "must be a date as YYYY-MM-DD, not '\(from)'")
-        validator.check(to.isEmpty || end != nil, "to", "must be a date as YYYY-MM-DD, not '\(to)'")
+        if !from.isEmpty, start == nil { validator.add("from", CivilDate.notADate(from)) }
+        if !to.isEmpty, end == nil { validator.add("to", CivilDate.notADate(to)) }
         if let start, let end { validator.check(start <= end, "to", "must not be before from") }
         try validator.validate()
         let rows = try await store.measurements(

@@ -20,7 +20,8 @@ public struct DisplayFormat: Sendable {
     /// `Mon 23 Nov 2026`.
     public func day(_ date: Date) -> String {
         let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
-        return "\(Self.weekdays[(parts.weekday ?? 1) - 1]) \(parts.day ?? 0) \(Self.months[(parts.month ?? 1) - 1]) "
+        return
+            "\(Self.weekdays[(parts.weekday ?? 1) - 1]) \(parts.day ?? 0) \(Self.monthAbbreviations[(parts.month ?? 1) - 1]) "
             + "\(parts.year ?? 0)"
     }
 
@@ -40,13 +41,16 @@ public struct DisplayFormat: Sendable {
     public func month(_ text: String) -> String {
         guard let date = date(text) else { return text }
         let parts = calendar.dateComponents([.year, .month], from: date)
-        return "\(Self.months[(parts.month ?? 1) - 1]) \(parts.year ?? 0)"
+        return "\(Self.monthAbbreviations[(parts.month ?? 1) - 1]) \(parts.year ?? 0)"
     }
 
     // Dates are written out here, not by DateFormatter: creating one costs about 100 µs (ICU), and
     // a page of 200 clients showed that in its profile. The names are English, as the pages are.
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// "Jan" … "Dec", as dates are written everywhere.
+    public static let monthAbbreviations = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
 

@@ -80,13 +80,9 @@ public enum SVG {
                 return day
             }
             defer { year = parts[0] }
-            return "\(date) \(monthNames[month - 1])" + (parts[0] == year ? "" : " \(parts[0])")
+            return "\(date) \(DisplayFormat.monthAbbreviations[month - 1])" + (parts[0] == year ? "" : " \(parts[0])")
         }
     }
-
-    private static let monthNames = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
 
     /// Days since 1970-01-01 of a `YYYY-MM-DD` day (the proleptic Gregorian calendar, as PostgreSQL's
     /// `date`), or nil when it is not one.
