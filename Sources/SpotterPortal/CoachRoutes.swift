@@ -45,11 +45,18 @@ struct CoachRoutes {
             try await coaching.revokeInvite(session.principal, id: try context.parameters.require("invite"))
             return Response.redirect(to: "/clients", type: .normal)
         }
-        router.post("/clients/:client/respond") { _, context in
+        router.post("/clients/:client/respond") { request, context in
             let session = try coach(context)
             let accept = context.form["answer"] == "accept"
-            _ = try await coaching.respond(
-                session.principal, other: try context.parameters.require("client"), accept: accept, scopes: [])
+            do {
+                _ = try await coaching.respond(
+                    session.principal, other: try context.parameters.require("client"), accept: accept, scopes: [])
+            } catch SpotterError.failedPrecondition(let message) {
+                // A full roster: said beside the requests, with where the tier is shown.
+                return try await clientsPage(
+                    request, session, newInvite: nil,
+                    requestError: PortalMiddleware.sentence(message) + " Your tier is on your Profile page.")
+            }
             return Response.redirect(to: "/clients", type: .normal)
         }
         router.get("/clients/:client") { request, context in try await historyPage(request, context) }
@@ -205,11 +212,12 @@ struct CoachRoutes {
         var newInvite: NewInvite?
         var inviteNote: String
         var inviteError: String?
+        var requestError: String?
     }
 
     private func clientsPage(
         _ request: Request, _ session: PortalSession, newInvite shown: NewInviteCookie?, inviteNote: String = "",
-        inviteError: String? = nil
+        inviteError: String? = nil, requestError: String? = nil
     ) async throws -> Response {
         let format = Format(session.profile)
         let at = now()
@@ -301,9 +309,10 @@ struct CoachRoutes {
                     )
                 }
             },
-            inviteNote: inviteNote, inviteError: inviteError)
+            inviteNote: inviteNote, inviteError: inviteError, requestError: requestError)
+        let status: HTTPResponse.Status = inviteError != nil ? .badRequest : requestError != nil ? .conflict : .ok
         return pages.render(
-            "clients", title: "Clients", session: session, status: inviteError == nil ? .ok : .badRequest,
+            "clients", title: "Clients", session: session, status: status,
             current: "/clients", page)
     }
 
@@ -333,7 +342,7 @@ struct CoachRoutes {
 
     struct HistoryPage {
         struct Entry {
-            var href: String
+            var href: String?
             var date: String
             var name: String
             var duration: String
@@ -387,7 +396,8 @@ struct CoachRoutes {
             let details = link.scopes.contains(.details)
             page.workouts = history.items.map { entry in
                 HistoryPage.Entry(
-                    href: details ? "/clients/\(client.id)/workouts/\(entry.id)" : "#",
+                    // Without the details scope there is no workout page to open: no link.
+                    href: details ? "/clients/\(client.id)/workouts/\(entry.id)" : nil,
                     date: format.day(entry.startedAt), name: entry.name,
                     duration: format.duration(entry.durationSeconds),
                     summary: entry.summary.map { Self.summary($0, format) })
@@ -451,7 +461,7 @@ struct CoachRoutes {
             var label: String
             var warmup: Bool
             var weight: String
-            var reps: Int
+            var reps: String
             var timed: String
             var rpe: String
             var note: String
@@ -503,8 +513,8 @@ struct CoachRoutes {
         }
         let workout = thread.workout
         let names = workout.content.exercises.map { workout.exerciseNames[$0.exerciseID] ?? "Exercise" }
+        let setLabels = workout.content.exercises.map { Self.setLabels($0.sets) }
         let exercises = workout.content.exercises.enumerated().map { index, exercise in
-            var working = 0
             let section = ["warm_up": "Warm-up", "cool_down": "Cool-down"][exercise.section.rawValue]
             let circuit = exercise.circuit > 0 ? "circuit \(exercise.circuit)" : nil
             let place = [section, circuit].compactMap { $0 }.joined(separator: " · ")
@@ -512,17 +522,24 @@ struct CoachRoutes {
                 name: names[index], place: place.sentenceCased,
                 exerciseID: exercise.exerciseID.description, notes: exercise.notes,
                 hasTimes: exercise.sets.contains { $0.durationSeconds != nil || $0.distanceMeters != nil },
-                sets: exercise.sets.map { set in
-                    if set.type != .warmUp { working += 1 }
+                sets: zip(exercise.sets, setLabels[index]).map { set, label in
+                    let timed = set.durationSeconds != nil || set.distanceMeters != nil
                     return WorkoutPage.SetRow(
-                        label: set.type == .warmUp
-                            ? "W" : "\(working)\(set.type == .working ? "" : " (\(set.type.rawValue))")",
-                        warmup: set.type == .warmUp, weight: format.setWeight(set.weight), reps: set.reps,
+                        label: label.row, warmup: set.type == .warmUp, weight: format.setWeight(set.weight),
+                        // A timed set without reps (a plank) has none to show.
+                        reps: set.reps == 0 && timed ? "–" : "\(set.reps)",
                         timed: format.timedWork(seconds: set.durationSeconds, meters: set.distanceMeters),
                         rpe: set.rpe.map { "\($0)" } ?? "", note: set.note)
                 })
         }
-        func targetLabel(_ exercise: Int, _ set: Int) -> String { "\(names[exercise]), set \(set + 1)" }
+        // The comment targets name each set as its row in the table does: "set 1" is the first
+        // working set, not a warm-up before it.
+        func targetLabel(_ exercise: Int, _ set: Int) -> String {
+            let label =
+                setLabels.indices.contains(exercise) && setLabels[exercise].indices.contains(set)
+                ? setLabels[exercise][set].target : "set \(set + 1)"
+            return "\(names[exercise]), \(label)"
+        }
         var targets = [WorkoutPage.Target(value: "", label: "The whole workout", selected: comment?.target ?? "" == "")]
         for (exercise, content) in workout.content.exercises.enumerated() {
             for set in content.sets.indices {
@@ -553,6 +570,21 @@ struct CoachRoutes {
         return pages.render(
             "workout", title: workout.content.name, session: session, status: comment == nil ? .ok : .badRequest,
             current: "/clients", page)
+    }
+
+    /// Each set's label in the workout table (`W`, `1`, `2`, `3 (drop)`) and as a comment's target
+    /// (`warm-up set 1`, `set 1`, `set 3 (drop)`): warm-ups apart, the other sets counted from 1.
+    static func setLabels(_ sets: [WorkoutSet]) -> [(row: String, target: String)] {
+        var (warmUps, working) = (0, 0)
+        return sets.map { set in
+            if set.type == .warmUp {
+                warmUps += 1
+                return ("W", "warm-up set \(warmUps)")
+            }
+            working += 1
+            let kind = set.type == .working ? "" : " (\(set.type.rawValue))"
+            return ("\(working)\(kind)", "set \(working)\(kind)")
+        }
     }
 
     // MARK: - Progress

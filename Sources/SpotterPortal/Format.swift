@@ -26,7 +26,11 @@ extension DisplayFormat {
         case .history: ("History", "workout names, dates and durations")
         case .details:
             ("Details", "every set, rep, weight, RPE and note of the workouts History shows; needed to comment")
-        case .progress: ("Progress", "estimated maxes, records and statistics")
+        case .progress:
+            (
+                "Progress",
+                "estimated maxes with each day's top set (its weight, reps and RPE), records, and sets and volume per week"
+            )
         case .body: ("Body", "body weight and measurements")
         }
     }

@@ -171,16 +171,17 @@ struct PortalMiddleware: RouterMiddleware {
         case SpotterError.notFound:
             return pages.notFound(session: session)
         case SpotterError.permissionDenied(let message):
-            return pages.problem(.forbidden, session: session, title: "Not allowed", message: sentence(message))
+            return pages.problem(.forbidden, session: session, title: "Not allowed", message: Self.sentence(message))
         case SpotterError.invalidArgument(let violations):
             return pages.problem(
                 .badRequest, session: session, title: "That did not work",
                 message: violations.map { SessionRoutes.sentence($0, besideField: false) }.joined(separator: " "))
         case SpotterError.failedPrecondition(let message), SpotterError.alreadyExists(_, let message):
-            return pages.problem(.conflict, session: session, title: "That did not work", message: sentence(message))
+            return pages.problem(
+                .conflict, session: session, title: "That did not work", message: Self.sentence(message))
         case SpotterError.tooManyRequests(let message, let seconds):
             var response = pages.problem(
-                .tooManyRequests, session: session, title: "Too many attempts", message: sentence(message))
+                .tooManyRequests, session: session, title: "Too many attempts", message: Self.sentence(message))
             response.headers[.retryAfter] = String(seconds)
             return response
         case let error as HTTPError where error.status == .notFound:
@@ -198,7 +199,7 @@ struct PortalMiddleware: RouterMiddleware {
     }
 
     /// A service's message as a sentence: capitalised, with a full stop.
-    private func sentence(_ message: String) -> String {
+    static func sentence(_ message: String) -> String {
         guard let first = message.first else { return message }
         return first.uppercased() + message.dropFirst() + (message.hasSuffix(".") ? "" : ".")
     }

@@ -205,6 +205,7 @@ enum Templates {
         {{^hasClients}}<p class="empty">{{emptyText}}</p>{{/hasClients}}
 
         <h2>Requests</h2>
+        {{#requestError}}<p class="field-error" role="alert">{{requestError}}</p>{{/requestError}}
         {{#requests}}
         <div class="card row">
         <span><strong>{{name}}</strong> asks to be your client ({{scopes}}).</span>
@@ -266,11 +267,11 @@ enum Templates {
         </form>
         {{#searchError}}<p class="field-error" id="q-error" role="alert">{{searchError}}</p>{{/searchError}}
         {{#workouts}}
-        <a class="card workout" href="{{href}}">
+        {{#href}}<a class="card workout" href="{{href}}">{{/href}}{{^href}}<div class="card workout">{{/href}}
         <span class="when">{{date}}</span>
         <strong>{{name}}</strong>
         <span class="muted">{{duration}}{{#summary}} · {{summary}}{{/summary}}</span>
-        </a>
+        {{#href}}</a>{{/href}}{{^href}}</div>{{/href}}
         {{/workouts}}
         {{^searchError}}{{^workouts}}<p class="empty">No workouts{{#query}} match “{{query}}”{{/query}}.</p>{{/workouts}}{{/searchError}}
         {{#detailsHidden}}<p class="not-shared">{{detailsHidden}}</p>{{/detailsHidden}}
@@ -378,7 +379,7 @@ enum Templates {
         <h2>{{exercise}}</h2>
         {{#hasPoints}}
         <figure class="chart"><div class="scroll">{{{svg}}}</div>
-        <figcaption>Estimated one-rep max per training day: the RPE table for sets logged with an RPE, {{formula}} for the others. Hover a point for its set.</figcaption>
+        <figcaption>Estimated one-rep max per training day: the RPE table for sets logged with an RPE, {{formula}} for the others. Hover a point for its set; the table below lists every day.</figcaption>
         </figure>
         <p class="small">Chart to share: <a href="/clients/{{client.id}}/progress/chart.png?{{chartQuery}}">PNG</a> · <a href="/clients/{{client.id}}/progress/chart.svg?{{chartQuery}}">SVG</a></p>
         <h3>Records</h3>

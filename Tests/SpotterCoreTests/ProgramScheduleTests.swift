@@ -113,15 +113,19 @@ struct ProgramScheduleTests {
 
     @Test("coach tiers: client limits and progress gates name the tier that unlocks them")
     func coachTiers() throws {
-        #expect(throws: Never.self) { try CoachEntitlements.checkCapacity(activeClients: 0, tier: .free) }
+        #expect(throws: Never.self) {
+            try CoachEntitlements.checkCapacity(activeClients: 0, tier: .free, askedBy: .lifter)
+        }
         #expect(
             throws: SpotterError.failedPrecondition(
                 "the coach has 1 active client, the limit of the free tier; the Coach tier allows 20")
-        ) { try CoachEntitlements.checkCapacity(activeClients: 1, tier: .free) }
+        ) { try CoachEntitlements.checkCapacity(activeClients: 1, tier: .free, askedBy: .lifter) }
         #expect(
             throws: SpotterError.failedPrecondition(
-                "the coach has 20 active clients, the limit of the Coach tier; the Coach Pro tier allows 200")
-        ) { try CoachEntitlements.checkCapacity(activeClients: 20, tier: .coach) }
-        #expect(throws: Never.self) { try CoachEntitlements.checkCapacity(activeClients: 199, tier: .coachPro) }
+                "you have 20 active clients, the limit of the Coach tier; the Coach Pro tier allows 200")
+        ) { try CoachEntitlements.checkCapacity(activeClients: 20, tier: .coach, askedBy: .coach) }
+        #expect(throws: Never.self) {
+            try CoachEntitlements.checkCapacity(activeClients: 199, tier: .coachPro, askedBy: .coach)
+        }
     }
 }

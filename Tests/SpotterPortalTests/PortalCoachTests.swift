@@ -89,6 +89,29 @@ struct PortalCoachTests {
             let timed = try await browser.get("/clients/\(world.client)/workouts/\(finisher.id)")
             #expect(timed.html.contains("Time / distance") && timed.html.contains("<td>500 m in 1:35</td>"))
             #expect(timed.html.contains("Cool-down · circuit 1"))
+            #expect(timed.html.contains("<td>–</td><td>500 m in 1:35</td>"), "no reps: a dash, not 0")
+            // A warm-up before the working sets: the comment targets count as the table does.
+            let warmedUp = try await logOne(
+                "Warmed up", minutes: 15,
+                WorkoutExerciseDraft(
+                    exerciseID: Catalog.squat.description,
+                    sets: [
+                        SetDraft(reps: 5, weight: WeightDraft(value: 60, unit: .kg), type: .warmUp),
+                        SetDraft(reps: 5, weight: WeightDraft(value: 118, unit: .kg)),
+                        SetDraft(reps: 3, weight: WeightDraft(value: 128, unit: .kg), type: .drop),
+                    ]))
+            let warmedUpPath = "/clients/\(world.client)/workouts/\(warmedUp.id)"
+            let targets = try await browser.get(warmedUpPath)
+            for (value, label) in [
+                ("0:0", "Barbell Back Squat, warm-up set 1"), ("0:1", "Barbell Back Squat, set 1"),
+                ("0:2", "Barbell Back Squat, set 2 (drop)"),
+            ] {
+                #expect(targets.html.contains("<option value=\"\(value)\">\(label)</option>"), "\(label)")
+            }
+            #expect(targets.html.contains("<td>W</td>") && targets.html.contains("<td>2 (drop)</td>"))
+            let onFirst = try await browser.post("\(warmedUpPath)/comments", [("target", "0:1"), ("body", "Solid")])
+            #expect(onFirst.status == .seeOther)
+            #expect(try await browser.get(warmedUpPath).html.contains("on Barbell Back Squat, set 1"))
             // Sets logged in pounds read to this kilogram coach with what the lifter typed.
             let pounds = try await logOne(
                 "Pounds", minutes: 20,
@@ -106,7 +129,7 @@ struct PortalCoachTests {
             #expect(added.status == .seeOther)
             let thread = try await browser.get(path)
             #expect(thread.html.contains("Depth looked great &lt;script&gt;alert(1)&lt;/script&gt;"))
-            #expect(thread.html.contains("on Barbell Back Squat, set 2"))
+            #expect(thread.html.contains("on Barbell Back Squat, set 2"), "the demo's sets are all working sets")
             #expect(!thread.html.contains(CoachWorld.script))
             let stored = try await portal.coaching.comments(world.lifter, workoutID: world.workouts[0].id.description)
             #expect(stored.map(\.body) == [comment])
@@ -235,6 +258,9 @@ struct PortalCoachTests {
             let history = try await coach.get("/clients/\(world.client)")
             #expect(history.html.contains("has not shared the details of their workouts with you."))
             #expect(!history.html.contains("/workouts/"))
+            // The workouts are listed, but not as links to a page the coach may not open.
+            #expect(history.count(#"<div class="card workout">"#) == world.workouts.count)
+            #expect(!history.html.contains(#"class="card workout" href"#))
             let progress = try await coach.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)")
             #expect(progress.html.contains("has not shared their progress with you."))
             #expect(!progress.html.contains("<circle"))
@@ -308,6 +334,30 @@ struct PortalCoachTests {
                 #expect(page.status == .ok, "\(suffix)")
                 #expect(page.html.contains("Lena &lt;script&gt;"), "\(suffix)")
             }
+        }
+    }
+
+    @Test("a free coach's full roster: accepting one more request says so beside the requests, in the coach's words")
+    func fullRosterOnAccept() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("fay", kind: .coach)
+            let lena = try await portal.account("lena")
+            let ada = try await portal.account("ada")
+            _ = try await portal.coaching.requestCoach(lena, username: "fay", scopes: ["history"])
+            _ = try await portal.coaching.respond(coach, other: lena.tenantID.description, accept: true, scopes: [])
+            _ = try await portal.coaching.requestCoach(ada, username: "fay", scopes: ["history"])
+            let browser = try await portal.signedIn("fay")
+            try await browser.get("/clients")
+            let refused = try await browser.post("/clients/\(ada.tenantID)/respond", [("answer", "accept")])
+            #expect(refused.status == .conflict)
+            #expect(refused.html.contains("<h2>Requests</h2>"), "still the Clients page")
+            #expect(
+                refused.html.contains(
+                    "You have 1 active client, the limit of the free tier; the Coach tier allows 20. "
+                        + "Your tier is on your Profile page."))
+            #expect(refused.html.contains("asks to be your client"), "the request is still there to answer")
+            #expect(
+                try await portal.coaching.links(coach, includeClosed: false).filter { $0.status == .active }.count == 1)
         }
     }
 

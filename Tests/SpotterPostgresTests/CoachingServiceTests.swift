@@ -44,7 +44,7 @@ struct CoachingServiceTests {
             clock.advance(by: 2 * 86_400)  // the Coach tier has expired: free again, 2 clients already
             await #expect(
                 throws: SpotterError.failedPrecondition(
-                    "the coach has 2 active clients, the limit of the free tier; the Coach tier allows 20")
+                    "you have 2 active clients, the limit of the free tier; the Coach tier allows 20")
             ) { try await coaching.respond(coach, other: cy.tenantID.description, accept: true, scopes: []) }
             // Declining is always possible.
             let declined = try await coaching.respond(coach, other: cy.tenantID.description, accept: false, scopes: [])

@@ -225,8 +225,9 @@ public enum CoachEntitlements {
         }
     }
 
-    /// Refuses a new active link when the coach is at the tier's limit.
-    public static func checkCapacity(activeClients: Int, tier: Tier) throws(SpotterError) {
+    /// Refuses a new active link when the coach is at the tier's limit, in words for whoever asked:
+    /// the coach ("you have …") or the lifter ("the coach has …").
+    public static func checkCapacity(activeClients: Int, tier: Tier, askedBy side: LinkSide) throws(SpotterError) {
         let limit = clientLimit(tier)
         guard activeClients >= limit else { return }
         let next =
@@ -235,8 +236,9 @@ public enum CoachEntitlements {
             case .coach: "the Coach Pro tier allows \(clientLimit(.coachPro))"
             case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
             }
+        let who = side == .coach ? "you have" : "the coach has"
         throw .failedPrecondition(
-            "the coach has \(DisplayFormat.count(activeClients, "active client")), the limit of the "
+            "\(who) \(DisplayFormat.count(activeClients, "active client")), the limit of the "
                 + "\(tierName(tier)) tier; \(next)")
     }
 

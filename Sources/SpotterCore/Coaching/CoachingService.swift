@@ -144,7 +144,7 @@ public struct CoachingService: Sendable {
                 throw SpotterError.alreadyExists(
                     field: "code", reason: "you already have a pending or active link with this coach")
             }
-            try await checkCapacity(coach, link, inviteHash: hash, at: at)
+            try await checkCapacity(coach, link, inviteHash: hash, at: at, askedBy: .lifter)
             let id = CoachLink.ID.random()
             guard
                 try await link.redeemInvite(
@@ -155,13 +155,13 @@ public struct CoachingService: Sendable {
         }
     }
 
-    private func checkCapacity(_ coach: TenantID, _ link: any LinkTransaction, inviteHash: [UInt8]? = nil, at: Date)
-        async throws
-    {
+    private func checkCapacity(
+        _ coach: TenantID, _ link: any LinkTransaction, inviteHash: [UInt8]? = nil, at: Date, askedBy side: LinkSide
+    ) async throws {
         guard let (tier, active) = try await link.coachCapacity(coach, inviteHash: inviteHash, now: at) else {
             throw Self.coachNotFound
         }
-        try CoachEntitlements.checkCapacity(activeClients: active, tier: tier.effective(at: at))
+        try CoachEntitlements.checkCapacity(activeClients: active, tier: tier.effective(at: at), askedBy: side)
     }
 
     /// The invited side accepts (a lifter with the scopes to grant) or declines a pending request.
@@ -179,7 +179,7 @@ public struct CoachingService: Sendable {
             guard accept else {
                 return try await link.updateLink(open, status: .declined, scopes: open.scopes, by: side, now: at)
             }
-            try await checkCapacity(coach, link, at: at)
+            try await checkCapacity(coach, link, at: at, askedBy: side)
             return try await link.updateLink(
                 open, status: .active, scopes: side == .lifter ? granted : open.scopes, by: side, now: at)
         }
