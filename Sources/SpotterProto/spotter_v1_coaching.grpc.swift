@@ -4,7 +4,8 @@
 // Scopes (granted per coach by the lifter, effective on the coach's next call):
 //   "history"  — workout names, dates and durations
 //   "details"  — every set, rep, weight, RPE and note; needed to comment
-//   "progress" — e1RM series, records and statistics
+//   "progress" — e1RM series with each day's top set (weight, reps, RPE), records and
+//                statistics (sets and volume per week and muscle group)
 //   "body"     — body weight and measurements
 // The service checks them, and PostgreSQL's row-level security enforces them again on its own.
 // A client the coach may not see (no link, an ended link, a tenant that does not exist) answers
@@ -3675,8 +3676,9 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry has no summary
-        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
+        /// > A client's history (scope history). Without the details scope each entry's summary is
+        /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+        /// > summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ListClientWorkoutsRequest` messages.
@@ -4026,8 +4028,9 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry has no summary
-        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
+        /// > A client's history (scope history). Without the details scope each entry's summary is
+        /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+        /// > summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -4375,8 +4378,9 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry has no summary
-        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
+        /// > A client's history (scope history). Without the details scope each entry's summary is
+        /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+        /// > summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -5443,8 +5447,9 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry has no summary
-        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
+        /// > A client's history (scope history). Without the details scope each entry's summary is
+        /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+        /// > summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -5974,8 +5979,9 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > A client's history (scope history). Without the details scope each entry has no summary
-        /// > (`has_summary` is false), so a withheld summary is not mistaken for an empty workout.
+        /// > A client's history (scope history). Without the details scope each entry's summary is
+        /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+        /// > summary is not mistaken for an empty workout.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.

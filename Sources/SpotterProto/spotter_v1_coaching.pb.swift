@@ -14,7 +14,8 @@
 // Scopes (granted per coach by the lifter, effective on the coach's next call):
 //   "history"  — workout names, dates and durations
 //   "details"  — every set, rep, weight, RPE and note; needed to comment
-//   "progress" — e1RM series, records and statistics
+//   "progress" — e1RM series with each day's top set (weight, reps, RPE), records and
+//                statistics (sets and volume per week and muscle group)
 //   "body"     — body weight and measurements
 // The service checks them, and PostgreSQL's row-level security enforces them again on its own.
 // A client the coach may not see (no link, an ended link, a tenant that does not exist) answers
