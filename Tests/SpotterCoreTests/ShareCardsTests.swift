@@ -80,7 +80,7 @@ struct ShareCardsTests {
         #expect(SVG.labelled([0, 100, 150], spacing: 80) == [0, 2])
         #expect(
             SVG.dayLabels(["2024-11-04", "2024-12-30", "2025-01-06", "2025-03-10"]) == [
-                "4 Nov 2024", "30 Dec", "6 Jan 2025", "10 Mar",
+                "4 Nov 2024", "30 Dec", "6 Jan 2025", "10 Mar 2025",
             ])
     }
 

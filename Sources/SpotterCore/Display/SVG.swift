@@ -70,17 +70,21 @@ public enum SVG {
         return chosen
     }
 
-    /// Labels for `days` on an axis: `4 Mar`, with the year on the first and wherever it changes
-    /// (`4 Mar 2025`), so a chart that reaches back a year says so.
+    /// Labels for `days` on an axis: `4 Mar`, with the year on the first, wherever it changes
+    /// (`4 Mar 2025`), so a chart that reaches back a year says so, and on the last: a chart seen
+    /// from its newest end (a phone scrolls there first) names its year too.
     public static func dayLabels(_ days: [String]) -> [String] {
         var year: Substring?
-        return days.map { day in
+        let last = days.indices.last
+        return days.indices.map { index in
+            let day = days[index]
             let parts = day.split(separator: "-")
             guard parts.count == 3, let month = Int(parts[1]), (1...12).contains(month), let date = Int(parts[2]) else {
                 return day
             }
             defer { year = parts[0] }
-            return "\(date) \(DisplayFormat.monthAbbreviations[month - 1])" + (parts[0] == year ? "" : " \(parts[0])")
+            let withYear = parts[0] != year || index == last
+            return "\(date) \(DisplayFormat.monthAbbreviations[month - 1])" + (withYear ? " \(parts[0])" : "")
         }
     }
 
