@@ -152,6 +152,17 @@ struct GuidedSessionStoreTests {
             await #expect(throws: SpotterError.failedPrecondition("today (2026-09-22) is a rest day in Monday legs")) {
                 try await sessions.start(ada, id: "", .programDay)
             }
+            // A program of one week started a week ago has ended; one starting next week has not begun.
+            clock.advance(by: 6 * 86_400)  // the next Monday
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "Monday legs ended on 2026-09-27; follow it again or another program to train from one")
+            ) { try await sessions.start(ada, id: "", .programDay) }
+            _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-10-05")
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "Monday legs starts on 2026-10-05; today (2026-09-28) is before it")
+            ) { try await sessions.start(ada, id: "", .programDay) }
 
             let empty = try await sessions.start(ada, id: "", .empty(name: "Garage"))
             await #expect(
@@ -165,6 +176,20 @@ struct GuidedSessionStoreTests {
             #expect(session.exercises.map(\.name) == ["Barbell Bench Press"] && session.plannedSets == 2)
             session = try await sessions.addSet(ada, id: empty.id.description, exercise: 0, nil)
             #expect(session.plannedSets == 3)
+            // A plank (a timed set) recorded with nothing: it takes the time its work timer ran, no reps.
+            session = try await sessions.addExercise(
+                ada, id: empty.id.description, exerciseID: "c0000000-0000-4000-8000-000000000077",
+                sets: [SetDraft(reps: nil, durationSeconds: 60), SetDraft(reps: nil, durationSeconds: 60)])
+            _ = try await sessions.startSet(ada, id: empty.id.description, exercise: 1, set: 0)
+            clock.advance(by: 45)
+            session = try await sessions.recordSet(
+                ada, id: empty.id.description, exercise: 1, set: 0, SetDraft(reps: nil))
+            let plank = try #require(session.exercises[1].sets[0].actual)
+            #expect(plank.durationSeconds == 45 && plank.reps == 0)
+            // Without a running timer there is no time to take: the set is refused, naming what it lacks.
+            await #expect(
+                throws: SpotterError.invalid("actual.reps", "is required unless the set has a duration or a distance")
+            ) { try await sessions.recordSet(ada, id: empty.id.description, exercise: 1, set: 1, SetDraft(reps: nil)) }
             await #expect(throws: SpotterError.self) {
                 try await sessions.addExercise(ada, id: empty.id.description, exerciseID: "not-a-uuid", sets: [])
             }

@@ -51,13 +51,8 @@ extension GuidedSession {
         case .recordSet(let exercise, let set, var actual, let isRecord):
             try requireActive()
             let current = try existing(exercise, set)
-            if actual.durationSeconds == nil, let timer, timer.kind == .work, timer.exerciseIndex == exercise,
-                timer.setIndex == set
-            {
-                // The time the work timer measured, for a timed set logged without its time.
-                if current.planned.durationSeconds != nil {
-                    actual.durationSeconds = max(1, Int(timer.elapsed(at: now).rounded()))
-                }
+            if actual.durationSeconds == nil, let seconds = workTimerSeconds(exercise: exercise, set: set, at: now) {
+                actual.durationSeconds = seconds
             }
             next.exercises[exercise].sets[set] = GuidedSet(
                 planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: isRecord)
@@ -141,6 +136,16 @@ extension GuidedSession {
                     "exercise_index", "must name one of the session's exercises, and it has none yet (AddExercise)")
                 : .invalid("exercise_index", "must be between 0 and \(exercises.count - 1) (the session's exercises)")
         }
+    }
+
+    /// The seconds the work timer has measured for a timed set (one planned with a time), while it
+    /// runs for that set: the time of a timed set recorded without its own.
+    public func workTimerSeconds(exercise: Int, set: Int, at now: Date) -> Int? {
+        guard let timer, timer.kind == .work, timer.exerciseIndex == exercise, timer.setIndex == set,
+            exercises.indices.contains(exercise), exercises[exercise].sets.indices.contains(set),
+            exercises[exercise].sets[set].planned.durationSeconds != nil
+        else { return nil }
+        return max(1, Int(timer.elapsed(at: now).rounded()))
     }
 
     private func existing(_ exercise: Int, _ set: Int) throws(SpotterError) -> GuidedSet {

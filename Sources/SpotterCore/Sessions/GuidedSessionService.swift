@@ -47,8 +47,19 @@ public struct GuidedSessionService: Sendable {
                     "you follow no program; start from a template or an empty session")
             }
             guard let template = today.template else {
-                throw SpotterError.failedPrecondition(
-                    "today (\(today.date)) is a rest day in \(follow.program.content.name)")
+                let name = follow.program.content.name
+                switch today.day?.state {
+                case .notStarted:
+                    throw SpotterError.failedPrecondition(
+                        "\(name) starts on \(follow.startedOn); today (\(today.date)) is before it")
+                case .finished:
+                    let start = CivilDate.dayNumber(follow.startedOn) ?? 0
+                    let end = CivilDate(day: start + follow.program.content.weeks * 7 - 1).text
+                    throw SpotterError.failedPrecondition(
+                        "\(name) ended on \(end); follow it again or another program to train from one")
+                default:
+                    throw SpotterError.failedPrecondition("today (\(today.date)) is a rest day in \(name)")
+                }
             }
             plan = (template.content.name, .programDay, template)
         case .empty(let name):
@@ -105,11 +116,20 @@ public struct GuidedSessionService: Sendable {
     public func recordSet(_ principal: Principal, id: String, exercise: Int, set: Int, _ draft: SetDraft)
         async throws -> GuidedSession
     {
-        var validator = Validator()
-        let actual = WorkoutDraft.validated(draft, "actual", into: &validator)
-        try validator.validate()
-        guard let actual else { throw SpotterError.invalid("actual", "is not a set") }
-        return try await store.updateSession(principal, try Self.id(id), now: now()) { [store, now] session in
+        let id = try Self.id(id)
+        return try await store.updateSession(principal, id, now: now()) { [store, now] session in
+            // A timed set sent without its time (a plank: no reps either) takes the time its work
+            // timer ran, so it is checked with that time.
+            var draft = draft
+            if draft.durationSeconds == nil, session.status == .active,
+                let seconds = session.workTimerSeconds(exercise: exercise, set: set, at: now())
+            {
+                draft.durationSeconds = seconds
+            }
+            var validator = Validator()
+            let actual = WorkoutDraft.validated(draft, "actual", into: &validator)
+            try validator.validate()
+            guard let actual else { throw SpotterError.invalid("actual", "is not a set") }
             let command = { (isRecord: Bool) in
                 GuidedSessionCommand.recordSet(exercise: exercise, set: set, actual: actual, isRecord: isRecord)
             }
