@@ -344,9 +344,18 @@ struct TransferTests {
             _ = try await coaching.assign(
                 cora, client: ada.tenantID.description, templateID: "", programID: program.id.description, note: "")
             _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-09-07")
+            // A workout logged from the coach's template: importing one's own export again finds it
+            // unchanged (the coach's template is not among Ada's own).
+            var fromCoach = workoutDraft("Day A", at: now.addingTimeInterval(-3_600), exercises: [Catalog.squat])
+            fromCoach.templateID = template.id.description
+            let logged = try await training.workouts.log(ada, id: "", fromCoach)
+            #expect(logged.content.templateID == template.id)
+            let file = try await export(training, ada, .json)
+            let again = try await training.transfer.importWorkouts(ada, format: .spotterJSON, unit: nil, data: file)
+            #expect(again.skipped.isEmpty, "\(again.skipped)")
+            #expect(again.workoutsUnchanged == 1 && again.workoutsAdded == 0)
 
-            let mine = try TenantExport.decoder().decode(
-                TenantExport.self, from: try await export(training, ada, .json))
+            let mine = try TenantExport.decoder().decode(TenantExport.self, from: file)
             #expect(mine.devices.map(\.label) == ["Ada's phone"])
             #expect(mine.feedback.map(\.subject) == ["Timer stops"])
             #expect(mine.coaching.follow?.program.content.name == "Base block")

@@ -19,7 +19,9 @@ public protocol TransferStore: Sendable {
         -> [ExportedWorkout]
     /// The catalog and the caller's live custom exercises (archived ones too).
     func exerciseIndex(_ principal: Principal) async throws -> [Exercise]
-    /// The caller's live templates.
+    /// The templates an imported workout may name: the caller's live ones, and any a stored workout
+    /// of the caller's names already (a coach's assigned template, say), so that importing one's
+    /// own export again finds those workouts unchanged.
     func templateIDs(_ principal: Principal) async throws -> Set<TemplateID>
     /// Stores each workout as `WorkoutStore.logWorkout` does, all in one transaction.
     func logWorkouts(_ principal: Principal, _ workouts: [(WorkoutID, WorkoutContent)], now: Date) async throws

@@ -40,7 +40,11 @@ public struct PostgresTransferStore: TransferStore {
         try await database.withTenant(principal.tenantID) { connection in
             Set(
                 try await connection.query(
-                    "SELECT template_id FROM templates WHERE tenant_id = $1 AND deleted_at IS NULL",
+                    """
+                    SELECT template_id FROM templates WHERE tenant_id = $1 AND deleted_at IS NULL
+                    UNION
+                    SELECT template_id FROM workouts WHERE tenant_id = $1 AND template_id IS NOT NULL
+                    """,
                     [principal.tenantID.rawValue]
                 ).map { TemplateID(rawValue: try $0.decode("template_id")) })
         }
