@@ -259,7 +259,11 @@ def main(argv=None):
         elif args.command == "profile":
             reply = call(ch, "spotter.v1.AccountService/GetProfile", s.account.GetProfileRequest(), args.token)
         elif args.command == "import":
-            data = pathlib.Path(args.file).read_bytes()
+            try:
+                data = pathlib.Path(args.file).read_bytes()
+            except OSError as error:
+                print(f"cannot read {args.file}: {error.strerror}", file=sys.stderr)
+                return 2
             formats = {"strong": s.transfer.IMPORT_FORMAT_STRONG_CSV, "hevy": s.transfer.IMPORT_FORMAT_HEVY_CSV,
                        "spotter": s.transfer.IMPORT_FORMAT_SPOTTER_JSON}
             unit = {"kg": s.common.WEIGHT_UNIT_KG, "lb": s.common.WEIGHT_UNIT_LB}.get(args.unit, 0)
@@ -274,14 +278,27 @@ def main(argv=None):
         elif args.command == "export":
             request = s.transfer.ExportAccountRequest(
                 format=s.transfer.EXPORT_FORMAT_CSV if args.format == "csv" else s.transfer.EXPORT_FORMAT_JSON)
-            out = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")
+            if args.output == "-":
+                for message in call(ch, "spotter.v1.TransferService/ExportAccount", request, args.token):
+                    sys.stdout.buffer.write(message.data)
+                return 0
+            # Written beside the file and moved over it once the whole export has arrived: a failed
+            # call (an expired token, a dropped connection) leaves an earlier export as it was.
+            target = pathlib.Path(args.output)
+            partial = target.with_name(f".{target.name}.partial")
             size = 0
-            for message in call(ch, "spotter.v1.TransferService/ExportAccount", request, args.token):
-                out.write(message.data)
-                size += len(message.data)
-            if out is not sys.stdout.buffer:
-                out.close()
-                print(f"wrote {size} bytes to {args.output}", file=sys.stderr)
+            try:
+                with open(partial, "wb") as out:
+                    for message in call(ch, "spotter.v1.TransferService/ExportAccount", request, args.token):
+                        out.write(message.data)
+                        size += len(message.data)
+                os.replace(partial, target)
+            except OSError as error:
+                print(f"cannot write {args.output}: {error.strerror}", file=sys.stderr)
+                return 2
+            finally:
+                partial.unlink(missing_ok=True)
+            print(f"wrote {size} bytes to {args.output}", file=sys.stderr)
             return 0
         else:
             reply = call_method(ch, args.method, sys.stdin.read() if args.request == "-" else args.request, args.token)

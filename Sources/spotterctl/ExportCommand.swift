@@ -25,6 +25,10 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await runCommand {
             try await CommandContext.with(change.options) { context in
+                // The file is made first, beside the output, so a path that cannot be written fails
+                // before anything is read or audited; it replaces the output once it is whole.
+                let partial = try output.map(Self.makePartial)
+                defer { if let partial { try? FileManager.default.removeItem(atPath: partial) } }
                 let export = try await context.admin.export(change.account, actor: context.actor, reason: change.reason)
                 let data: Data
                 switch format {
@@ -34,13 +38,24 @@ struct ExportCommand: AsyncParsableCommand {
                     let writer = ExportCSV(timeZone: TimeZone(identifier: export.profile.timeZone) ?? .gmt)
                     data = Data((ExportCSV.header + export.workouts.map(writer.rows).joined()).utf8)
                 }
-                guard let output else { return FileHandle.standardOutput.write(data) }
-                guard
-                    FileManager.default.createFile(
-                        atPath: output, contents: data, attributes: [.posixPermissions: 0o600])
-                else { throw SpotterError.failedPrecondition("cannot write \(output)") }
+                guard let output, let partial else { return FileHandle.standardOutput.write(data) }
+                do {
+                    try data.write(to: URL(fileURLWithPath: partial))
+                    guard rename(partial, output) == 0 else { throw CocoaError(.fileWriteUnknown) }
+                } catch {
+                    throw SpotterError.failedPrecondition("cannot write \(output)")
+                }
                 FileHandle.standardError.write(Data("wrote \(data.count) bytes to \(output)\n".utf8))
             }
         }
+    }
+
+    /// An empty file (mode 0600) beside `output`, for the export to be written to.
+    private static func makePartial(_ output: String) throws -> String {
+        let url = URL(fileURLWithPath: output)
+        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
+        guard FileManager.default.createFile(atPath: partial, contents: nil, attributes: [.posixPermissions: 0o600])
+        else { throw SpotterError.failedPrecondition("cannot write \(output)") }
+        return partial
     }
 }

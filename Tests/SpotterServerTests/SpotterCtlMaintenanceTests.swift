@@ -412,6 +412,15 @@ struct SpotterCtlMaintenanceTests {
             #expect(permissions == 0o600)
             #expect(
                 try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.export'") == 1)
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: file.replacingOccurrences(of: "export-", with: ".export-") + ".partial"))
+            // A path that cannot be written fails before anything is read, and leaves no audit row.
+            let unwritable = try await database.spotterctl(
+                ["export", "ada", "--reason", "subject access request", "--output", "/nonexistent/x.json"])
+            #expect(unwritable.status != 0 && unwritable.output.contains("cannot write /nonexistent/x.json"))
+            #expect(
+                try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.export'") == 1)
 
             // The lifter's own ExportAccount streams the same document, and the same CSV.
             var own = Data()
