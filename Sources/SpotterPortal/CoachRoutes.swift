@@ -264,9 +264,8 @@ struct CoachRoutes {
                 id: client.link.lifterID.description, name: client.link.lifterName,
                 lastWorkout: client.workoutsThisWeek == nil
                     ? "not shared" : client.lastWorkoutAt.map { format.relative($0, now: at) } ?? "none yet",
-                thisWeek: client.workoutsThisWeek.map { done in
-                    client.plannedThisWeek.map { "\(done) of \($0) planned" } ?? String(done)
-                } ?? "not shared",
+                thisWeek: client.workoutsThisWeek.map { Self.thisWeek(done: $0, planned: client.plannedThisWeek) }
+                    ?? "not shared",
                 streak: client.streakWeeks.map { Self.streakWeeks($0) } ?? "not shared",
                 inactive: client.inactive, newRecord: client.newRecordExercise)
         }
@@ -757,6 +756,13 @@ struct CoachRoutes {
     }
 
     /// A client-list cell: `–`, `1 week`, `5 weeks`, `104+ weeks`.
+    /// The client list's "This week": workouts done, and of how many planned when the week has a
+    /// plan ("of 0 planned" says nothing: a program that has ended, or a week of rest days).
+    static func thisWeek(done: Int, planned: Int?) -> String {
+        guard let planned, planned > 0 else { return String(done) }
+        return "\(done) of \(planned) planned"
+    }
+
     static func streakWeeks(_ weeks: Int) -> String {
         switch weeks {
         case 0: "–"
