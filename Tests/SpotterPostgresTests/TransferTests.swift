@@ -160,9 +160,6 @@ struct TransferTests {
                     .strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,100,5\n05/03/2024,A,Squat,1,100,5\n")
                     == .invalid("data", "row 3: Date \"05/03/2024\" is not a date and time like 2024-03-05 18:30:00"))
             #expect(
-                await refusal(.strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,heavy,5\n")
-                    == .invalid("data", "row 2: weight \"heavy\" is not a number of at least 0"))
-            #expect(
                 await refusal(.strongCSV, header + "2024-03-05 18:00:00,\"A,Squat,1,100,5\n")
                     == .invalid("data", "is not valid CSV: a quoted field is never closed"))
             #expect(
@@ -183,6 +180,39 @@ struct TransferTests {
             #expect(await refusal(.hevyCSV, "") == .invalid("data", "is empty"))
             #expect(try await database.count("SELECT count(*)::int FROM workouts") == 0)
             #expect(try await database.count("SELECT count(*)::int FROM exercises") == 0)
+        }
+    }
+
+    @Test(
+        "a value no set can have leaves its row out, an RPE out of range leaves its set without one, each with a note; the rest of the file is stored"
+    )
+    func badValuesLeftOut() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada", timeZone: "UTC")
+            let text = """
+                Date,Workout Name,Exercise Name,Set Order,Weight,Reps,RPE,Seconds
+                2024-03-05 18:00:00,A,Squat (Barbell),1,100,5,8,
+                2024-03-05 18:00:00,A,Squat (Barbell),2,heavy,5,,
+                2024-03-05 18:00:00,A,Squat (Barbell),Rest Timer,0,0,,90
+                2024-03-05 18:00:00,A,Squat (Barbell),3,100,5.5,,
+                2024-03-05 18:00:00,A,Squat (Barbell),4,105,3,11,
+
+                """
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .kg, data: Data(text.utf8))
+            #expect(report.workoutsAdded == 1)
+            #expect(
+                report.notes == [
+                    "row 3 was left out: weight \"heavy\" is not a number of at least 0",
+                    "row 4 (a rest timer with no set before it) was left out",
+                    "row 5 was left out: reps \"5.5\" is not a whole number of repetitions",
+                    "row 6: RPE \"11\" is not between 1 and 10, so the set was kept without it",
+                ])
+            let sets = try #require(try await history(training, ada).first).content.exercises[0].sets
+            #expect(sets.map(\.reps) == [5, 3])
+            #expect(sets.map(\.rpe) == [8, nil])
+            #expect(sets.map(\.restSeconds) == [nil, nil], "the rest after a row left out belongs to no kept set")
         }
     }
 

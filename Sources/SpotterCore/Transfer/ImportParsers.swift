@@ -62,7 +62,7 @@ struct CSVWorkoutReader {
             // Distance Unit says miles.
             let miles = table.has("distance unit") && table.value(row, "distance unit").lowercased().hasPrefix("mi")
             let distance = try number(table.value(row, "distance"), "Distance", line)
-            let set = try importedSet(
+            let set = importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, "weight"), unit: unit,
                 rpe: table.value(row, "rpe"), note: table.value(row, "notes"), type: type, line: line,
                 seconds: seconds, meters: Self.meters(distance, miles: miles))
@@ -119,7 +119,7 @@ struct CSVWorkoutReader {
             let seconds = try number(table.value(row, "duration_seconds"), "duration_seconds", line)
             let distance = try number(table.value(row, distanceColumn), distanceColumn, line)
             let meters = Self.meters(distance, miles: distanceColumn != "distance_km")
-            let set = try importedSet(
+            let set = importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, weightColumn), unit: unit,
                 rpe: table.value(row, "rpe"), note: "", type: type, line: line, seconds: seconds, meters: meters)
             let name = table.value(row, "title")
@@ -145,59 +145,83 @@ struct CSVWorkoutReader {
         "\(UnixMicros.of(startedAt))|\(name)"
     }
 
-    /// A set, or the reason it is left out: a set with neither reps nor a time or a distance. A
-    /// timed or distance set (a plank, a run) keeps its seconds and metres, rounded, with no reps.
+    /// A set, or the reason its row is left out: neither reps nor a time or a distance, or a value
+    /// no set can have (reps that are not a whole number, a weight over 10,000, a time over a day,
+    /// a distance over 1,000 km); the rest of the file is read on. A timed or distance set (a
+    /// plank, a run) keeps its seconds and metres, rounded, with no reps. An RPE outside 1–10 is
+    /// left out of its set, with a note.
     private func importedSet(
         reps: String, weight: String, unit: WeightUnit, rpe: String, note: String, type: SetType, line: Int,
         seconds: Double?, meters: Double?
-    ) throws(SpotterError) -> Result<ImportedSet, SkipReason> {
-        let repsValue = max(0, try number(reps, "reps", line) ?? 0)
+    ) -> Result<ImportedSet, SkipReason> {
+        func leftOut(_ reason: String) -> Result<ImportedSet, SkipReason> {
+            .failure(SkipReason(line: line, reason: reason))
+        }
         var duration: Int?
         if let seconds, seconds > 0 {
             guard seconds.rounded() <= Double(TimedWork.maximumDurationSeconds) else {
-                throw .invalid("data", "row \(line): a set of \(Int(seconds)) seconds is longer than a day")
+                return leftOut("a set of \(Int(seconds)) seconds is longer than a day")
             }
             duration = max(1, Int(seconds.rounded()))
         }
         var distance: Int?
         if let meters, meters > 0 {
             guard meters.rounded() <= Double(TimedWork.maximumDistanceMeters) else {
-                throw .invalid("data", "row \(line): a distance of \(Int(meters / 1_000)) km is farther than 1,000 km")
+                return leftOut("a distance of \(Int(meters / 1_000)) km is farther than 1,000 km")
             }
             distance = max(1, Int(meters.rounded()))
         }
+        guard case .read(let repsRead) = Self.cell(reps) else {
+            return leftOut("reps \"\(reps)\" is not a number of at least 0")
+        }
+        let repsValue = repsRead ?? 0
         guard repsValue > 0 || duration != nil || distance != nil else {
-            return .failure(SkipReason(line: line, reason: "a set without reps, a time or a distance"))
+            return leftOut("a set without reps, a time or a distance")
         }
         guard repsValue == repsValue.rounded(), repsValue <= 10_000 else {
-            throw .invalid("data", "row \(line): reps \"\(reps)\" is not a whole number of repetitions")
+            return leftOut("reps \"\(reps)\" is not a whole number of repetitions")
+        }
+        guard case .read(let weightRead) = Self.cell(weight) else {
+            return leftOut("weight \"\(weight)\" is not a number of at least 0")
         }
         var mass: Mass?
-        if let value = try number(weight, "weight", line), value > 0 {
+        if let value = weightRead, value > 0 {
             guard let decimal = Decimal(exactly: value), decimal <= 10_000 else {
-                throw .invalid("data", "row \(line): weight \"\(weight)\" is too heavy")
+                return leftOut("weight \"\(weight)\" is too heavy")
             }
             mass = Mass(decimal.rounded(scale: 2), unit)
         }
         var rpeValue: Decimal?
-        if let value = try number(rpe, "RPE", line) {
-            guard value >= 1, value <= 10 else {
-                throw .invalid("data", "row \(line): RPE \"\(rpe)\" is not between 1 and 10")
-            }
+        var dropped: String?
+        if case .read(let value?) = Self.cell(rpe), value >= 1, value <= 10 {
             // Spotter keeps RPE in half steps.
             rpeValue = Decimal(exactly: (value * 2).rounded() / 2)
+        } else if !rpe.isEmpty {
+            dropped = "row \(line): RPE \"\(rpe)\" is not between 1 and 10, so the set was kept without it"
         }
         return .success(
             ImportedSet(
                 reps: Int(repsValue), weight: mass, rpe: rpeValue, restSeconds: nil, note: note,
-                type: type, durationSeconds: duration, distanceMeters: distance))
+                type: type, durationSeconds: duration, distanceMeters: distance, dropped: dropped))
+    }
+
+    /// A cell read as a number of at least 0 (`.` or, in semicolon files, `,` as the separator):
+    /// `nil` when empty, or unreadable.
+    private enum Cell {
+        case read(Double?)
+        case unreadable
+    }
+
+    private static func cell(_ text: String) -> Cell {
+        guard !text.isEmpty else { return .read(nil) }
+        let normalized = text.contains(".") ? text : text.replacingOccurrences(of: ",", with: ".")
+        guard let value = Double(normalized), value.isFinite, value >= 0 else { return .unreadable }
+        return .read(value)
     }
 
     /// A decimal number (`.` or, in semicolon files, `,` as the separator); `nil` when empty.
     private func number(_ text: String, _ column: String, _ line: Int) throws(SpotterError) -> Double? {
-        guard !text.isEmpty else { return nil }
-        let normalized = text.contains(".") ? text : text.replacingOccurrences(of: ",", with: ".")
-        guard let value = Double(normalized), value.isFinite, value >= 0 else {
+        guard case .read(let value) = Self.cell(text) else {
             throw .invalid("data", "row \(line): \(column) \"\(text)\" is not a number of at least 0")
         }
         return value
@@ -338,9 +362,13 @@ private struct WorkoutBuilder {
         seenRows[workout.key, default: [:]][rowText] = line
         let set: ImportedSet
         switch result {
-        case .success(let value): set = value
+        case .success(let value):
+            set = value
+            if let dropped = value.dropped { file.notes.append(dropped) }
         case .failure(let skip):
             file.notes.append("row \(skip.line) was left out: \(skip.reason)")
+            // A rest timer after this row belongs to no set that was kept.
+            lastRestTarget = nil
             return
         }
         let index: Int

@@ -43,6 +43,8 @@ struct ImportedSet: Sendable, Equatable {
     var type: SetType
     var durationSeconds: Int? = nil
     var distanceMeters: Int? = nil
+    /// What reading the row left out of the set (an RPE out of range), for the report's notes.
+    var dropped: String? = nil
 }
 
 /// What a file held besides its workouts, and what was left out while reading it.
