@@ -23,16 +23,37 @@ public struct PostgresRunStore: RunStore {
             samples.map(\.longitude).postgresText, samples.map(\.headingDegrees).postgresText,
             try Self.json(analysis),
         ]
+        let differentRun = SpotterError.alreadyExists(field: "run_id", reason: "is already used by a different run")
         return try await database.withTenant(principal) { connection in
             // Joins this transaction; a retry with the same content answers the stored workout.
-            let workout = try await workouts.logWorkout(principal, id, content, now: now)
-            try await connection.query(
+            let workout: Workout
+            do {
+                workout = try await workouts.logWorkout(principal, id, content, now: now)
+            } catch SpotterError.alreadyExists(field: "workout_id", let reason) {
+                throw SpotterError.alreadyExists(field: "run_id", reason: reason)  // the request's name for it
+            }
+            let inserted = try await connection.query(
                 """
                 INSERT INTO runs (tenant_id, workout_id, offsets_ms, latitudes, longitudes, headings, analysis)
                 VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
                 ON CONFLICT (tenant_id, workout_id) DO NOTHING
                 """,
                 [principal.tenantID.rawValue, id.rawValue] + footsteps)
+            if inserted.affectedRows == 0 {
+                // A retry is answered with the stored run only when it sends the same footsteps.
+                let same = try await connection.query(
+                    """
+                    SELECT 1 FROM runs
+                    WHERE tenant_id = $1 AND workout_id = $2 AND offsets_ms = $3 AND latitudes = $4
+                      AND longitudes = $5 AND headings = $6
+                    """,
+                    [principal.tenantID.rawValue, id.rawValue] + footsteps.prefix(4))
+                if same.isEmpty,
+                    try await Self.analyses(principal.tenantID, [id], connection)[id] != nil
+                {
+                    throw differentRun
+                }
+            }
             guard let stored = try await Self.analyses(principal.tenantID, [id], connection)[id] else {
                 throw SpotterError.alreadyExists(field: "run_id", reason: "is already used by a workout that is no run")
             }

@@ -52,6 +52,25 @@ struct RunStoreTests {
                 ada, id: run.workout.id.description,
                 RunDraft(startedAt: now.addingTimeInterval(-3600), notes: "River loop", samples: samples))
             #expect(retried == run, "a retried log answers the stored run")
+            // The same id with other footsteps is another run: refused under the request's field.
+            var turned = samples
+            turned[10].headingDegrees = 90
+            await #expect(
+                throws: SpotterError.alreadyExists(field: "run_id", reason: "is already used by a different run")
+            ) {
+                try await runs.log(
+                    ada, id: run.workout.id.description,
+                    RunDraft(startedAt: now.addingTimeInterval(-3600), notes: "River loop", samples: turned))
+            }
+            await #expect(
+                throws: SpotterError.alreadyExists(field: "run_id", reason: "is already used by a different workout")
+            ) {
+                try await runs.log(
+                    ada, id: run.workout.id.description,
+                    RunDraft(
+                        startedAt: now.addingTimeInterval(-3600), notes: "River loop",
+                        samples: Array(samples.dropLast(200))))
+            }
 
             // In history, statistics (cardio, active minutes) and achievements.
             let history = try await training.workouts.history(
