@@ -222,6 +222,22 @@ struct CoachingServiceTests {
             draft.templateID = squatDay.id.description
             let logged = try await training.workouts.log(ada, id: "", draft)
             #expect(logged.templateVersion == 2)
+            // The lifter reads the coach's template but cannot change it: told so, not "not found".
+            let notYours = SpotterError.permissionDenied(
+                "this template is your coach's; copy it (CopyTemplate) to change your own version")
+            await #expect(throws: notYours) {
+                try await training.templates.update(
+                    ada, id: squatDay.id.description,
+                    TemplateDraft(
+                        name: "Mine",
+                        items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5)]),
+                    expectedVersion: nil)
+            }
+            await #expect(throws: notYours) { try await training.templates.delete(ada, id: squatDay.id.description) }
+            await #expect(throws: notYours) {
+                try await training.templates.archive(ada, id: squatDay.id.description, archived: true)
+            }
+            #expect(try await training.templates.get(coach, id: squatDay.id.description).version == 2)
 
             // Tuesday is rest; the coach's client list counts the week's plan and workouts.
             clock.advance(by: 86_400)

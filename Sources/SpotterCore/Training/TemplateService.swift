@@ -25,8 +25,9 @@ public struct TemplateService: Sendable {
     {
         let templateID = try Self.id(id)
         let content = try draft.validated()
-        return try await store.updateTemplate(
-            principal, templateID, content, expectedVersion: expectedVersion, now: now())
+        return try await ownOnly(principal, templateID) {
+            try await store.updateTemplate(principal, templateID, content, expectedVersion: expectedVersion, now: now())
+        }
     }
 
     /// A new template with the same items; "<name> (copy)" unless a name is given.
@@ -41,11 +42,31 @@ public struct TemplateService: Sendable {
     }
 
     public func archive(_ principal: Principal, id: String, archived: Bool) async throws -> Template {
-        try await store.archiveTemplate(principal, try Self.id(id), archived: archived, now: now())
+        let templateID = try Self.id(id)
+        return try await ownOnly(principal, templateID) {
+            try await store.archiveTemplate(principal, templateID, archived: archived, now: now())
+        }
     }
 
     public func delete(_ principal: Principal, id: String) async throws {
-        guard try await store.deleteTemplate(principal, try Self.id(id), now: now()) else { throw Self.notFound }
+        let templateID = try Self.id(id)
+        try await ownOnly(principal, templateID) {
+            guard try await store.deleteTemplate(principal, templateID, now: now()) else { throw Self.notFound }
+        }
+    }
+
+    /// Runs a change of one of the caller's own templates. A template the caller can read but not
+    /// change (a coach's, assigned to them) is refused as such, not as one that does not exist.
+    private func ownOnly<T>(_ principal: Principal, _ id: TemplateID, _ change: () async throws -> T) async throws
+        -> T
+    {
+        do {
+            return try await change()
+        } catch let error as SpotterError where error == Self.notFound {
+            guard try await store.template(principal, id) != nil else { throw error }
+            throw SpotterError.permissionDenied(
+                "this template is your coach's; copy it (CopyTemplate) to change your own version")
+        }
     }
 
     public func list(_ principal: Principal, includeArchived: Bool, pageSize: Int, pageToken: String) async throws
