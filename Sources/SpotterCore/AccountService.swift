@@ -16,8 +16,13 @@ public struct AccountService: Sendable {
     }
 
     /// Validates and applies a profile change; an empty change returns the profile unchanged.
-    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws -> Profile {
+    /// `unreadUnit`: the request named a unit that is none (an enum value out of range); it is
+    /// refused with the update's other problems, all in one answer.
+    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, unreadUnit: Bool = false) async throws
+        -> Profile
+    {
         var validator = Validator()
+        validator.check(!unreadUnit, "unit", "must be KG or LB")
         if let name = update.displayName, let problem = CredentialRules.displayNameProblem(name) {
             validator.add("display_name", problem)
         }

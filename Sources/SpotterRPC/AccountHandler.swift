@@ -29,11 +29,9 @@ public struct AccountHandler: Spotter_V1_AccountService.SimpleServiceProtocol {
             specialities: request.hasSpecialities ? request.specialities.items : nil,
             birthday: request.hasBirthday ? request.birthday : nil
         )
-        if request.hasUnit {
-            guard let unit = WeightUnit(request.unit) else { throw SpotterError.invalid("unit", "must be KG or LB") }
-            update.unit = unit
-        }
-        let profile = try await accounts.updateProfile(try RequestContext.principal(), update)
+        update.unit = request.hasUnit ? WeightUnit(request.unit) : nil
+        let profile = try await accounts.updateProfile(
+            try RequestContext.principal(), update, unreadUnit: request.hasUnit && update.unit == nil)
         return Spotter_V1_Profile(profile, now: now())
     }
 }

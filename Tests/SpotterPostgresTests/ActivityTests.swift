@@ -487,8 +487,19 @@ struct ActivityTests {
             #expect(list.map(\.group).firstIndex(of: .trophy)! > list.map(\.group).firstIndex(of: .frequency)!)
 
             // A birthday: 2026-09-08 is the second workout's local date.
-            await #expect(throws: SpotterError.self) {
+            await #expect(
+                throws: SpotterError.invalid("birthday", "must be a day of the calendar; Feb 1990 has 28 days")
+            ) {
                 _ = try await accounts.updateProfile(ada, ProfileUpdate(birthday: "1990-02-30"))
+            }
+            // A unit the request could not name is refused together with the update's other problems.
+            do {
+                _ = try await accounts.updateProfile(
+                    ada, ProfileUpdate(displayName: "", timeZone: "Mars/Base", birthday: "2030-01-01"), unreadUnit: true
+                )
+                Issue.record("a profile with four bad fields was taken")
+            } catch SpotterError.invalidArgument(let violations) {
+                #expect(violations.map(\.field) == ["unit", "display_name", "time_zone", "birthday"])
             }
             do {
                 _ = try await accounts.updateProfile(ada, ProfileUpdate(birthday: "2030-01-01"))

@@ -13,7 +13,7 @@ public struct WeightDraft: Sendable, Equatable {
     /// The exact mass, or the reasons it is not one (reported under `field`).
     func validated(_ field: String, into validator: inout Validator) -> Mass? {
         guard let unit else {
-            validator.add(field + ".unit", "is required (KG or LB)")
+            validator.add(field + ".unit", "must be set to KG or LB")
             return nil
         }
         if let mass = Self.hundredthsMass(value, unit) {
