@@ -22,8 +22,8 @@ struct AccountsCommand: AsyncParsableCommand {
         @Option(help: "free, pro, coach or coach_pro.") var tier: Tier?
         @Option(help: "Text in the e-mail address or username.") var search: String?
         @Option(help: "Only accounts created at or after this ISO 8601 time or date.") var createdSince: String?
-        @Option(help: "Accounts per page.") var limit = 50
-        @Option(help: "Page number, from 1.") var page = 1
+        @Option(parsing: .unconditional, help: "Accounts per page.") var limit = 50
+        @Option(parsing: .unconditional, help: "Page number, from 1.") var page = 1
 
         func run() async throws {
             try await runCommand {

@@ -19,7 +19,7 @@ struct AuditCommand: AsyncParsableCommand {
         @Option(help: "Tenant id of the target.") var target: String?
         @Option(help: "Entries at or after this ISO 8601 time.") var since: String?
         @Option(help: "Entries before this ISO 8601 time.") var until: String?
-        @Option(help: "Most entries to show.") var limit = 100
+        @Option(parsing: .unconditional, help: "Most entries to show.") var limit = 100
 
         func run() async throws {
             try await runCommand {

@@ -24,7 +24,7 @@ struct ChallengesCommand: AsyncParsableCommand {
         @Option(help: "First day, YYYY-MM-DD.") var startsOn: String
         @Option(help: "Last day, YYYY-MM-DD (at most 366 days after the first).") var endsOn: String
         @Option(help: "any_workout, workouts or active_minutes.") var rule: String
-        @Option(help: "Workouts or minutes to reach (not for any_workout).") var target: Int?
+        @Option(parsing: .unconditional, help: "Workouts or minutes to reach (not for any_workout).") var target: Int?
         @Option(help: "Why (written to the audit log).") var reason: String
 
         func run() async throws {
@@ -46,7 +46,7 @@ struct ChallengesCommand: AsyncParsableCommand {
             abstract: "Lists challenges, latest ending first (those not over unless --all).")
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Include challenges that are over.") var all = false
-        @Option(help: "Most items to show.") var limit = 50
+        @Option(parsing: .unconditional, help: "Most items to show.") var limit = 50
 
         func run() async throws {
             try await runCommand {

@@ -15,13 +15,13 @@ struct FeedbackCommand: AsyncParsableCommand {
             abstract: "Lists feedback, newest first (open only by default).")
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Include resolved feedback.") var all = false
-        @Option(help: "Most items to show.") var limit = 50
+        @Option(parsing: .unconditional, help: "Most items to show.") var limit = 50
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
                     let items = try await context.admin.feedback(open: all ? nil : true, limit: limit)
-                    if options.json { return try Output.json(items) }
+                    if options.json { return try Output.json(items.map(FeedbackJSON.init)) }
                     Output.table(
                         ["ID", "KIND", "STATUS", "CREATED", "TENANT", "SUBJECT"],
                         items.map {
@@ -46,7 +46,7 @@ struct FeedbackCommand: AsyncParsableCommand {
             try await runCommand {
                 try await CommandContext.with(options) { context in
                     let item = try await context.admin.feedbackItem(id)
-                    if options.json { return try Output.json(item) }
+                    if options.json { return try Output.json(FeedbackJSON(item)) }
                     print("\(item.kind.rawValue): \(item.subject)")
                     print(
                         "from tenant \(item.tenantID), \(Output.date(item.createdAt)), app \(item.appVersion.isEmpty ? "-" : item.appVersion)"
@@ -80,5 +80,35 @@ struct FeedbackCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+}
+
+/// A report as `--json` shows it: ids in lower case as the table and every other command write
+/// them, and its status ("open" or "resolved") as the table shows it.
+private struct FeedbackJSON: Encodable {
+    var id: String
+    var status: String
+    var tenantID: String
+    var kind: String
+    var subject: String
+    var body: String
+    var appVersion: String
+    var createdAt: Date
+    var resolvedAt: Date?
+    var resolvedBy: String?
+    var resolution: String?
+
+    init(_ item: Feedback) {
+        id = item.id.lowercasedString
+        status = item.resolvedAt == nil ? "open" : "resolved"
+        tenantID = item.tenantID.description
+        kind = item.kind.rawValue
+        subject = item.subject
+        body = item.body
+        appVersion = item.appVersion
+        createdAt = item.createdAt
+        resolvedAt = item.resolvedAt
+        resolvedBy = item.resolvedBy
+        resolution = item.resolution
     }
 }

@@ -14,7 +14,7 @@ struct OutboxCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists pending and failed e-mails, newest first.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "pending, failed or sent (default: pending and failed).") var status: String?
-        @Option(help: "Most messages to show.") var limit = 50
+        @Option(parsing: .unconditional, help: "Most messages to show.") var limit = 50
 
         func run() async throws {
             try await runCommand {

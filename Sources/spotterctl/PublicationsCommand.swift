@@ -16,7 +16,7 @@ struct PublicationsCommand: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Option(help: "Only this author's (username, e-mail or tenant id).") var author: String?
         @Flag(help: "Include unpublished ones.") var all = false
-        @Option(help: "Most items to show.") var limit = 50
+        @Option(parsing: .unconditional, help: "Most items to show.") var limit = 50
 
         func run() async throws {
             try await runCommand {

@@ -57,7 +57,7 @@ struct TiersCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists accounts on paid tiers, soonest expiry first.")
         @OptionGroup var options: GlobalOptions
-        @Option(help: "Only tiers ending within this many days.") var expiringWithin: Int?
+        @Option(parsing: .unconditional, help: "Only tiers ending within this many days.") var expiringWithin: Int?
 
         func run() async throws {
             try await runCommand {

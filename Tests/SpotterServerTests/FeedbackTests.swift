@@ -42,6 +42,8 @@ struct FeedbackTests {
                 let items = try #require(try open.json() as? [[String: Any]])
                 #expect(items.count == 1)
                 #expect(items.first?["kind"] as? String == "bug")
+                #expect(items.first?["id"] as? String == filed.feedbackID.lowercased())
+                #expect(items.first?["status"] as? String == "open")
                 let shown = try await server.database.spotterctl(["feedback", "show", filed.feedbackID])
                 #expect(shown.output.contains("lock the phone"))
                 let resolved = try await server.database.spotterctl(

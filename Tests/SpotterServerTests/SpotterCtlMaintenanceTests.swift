@@ -44,6 +44,9 @@ struct SpotterCtlMaintenanceTests {
             #expect(listed.map { $0["username"] as? String } == ["ada"])
             let soon = try await database.spotterctl(["tiers", "list", "--expiring-within", "30", "--json"])
             #expect((try json(soon) as? [Any])?.isEmpty == true)
+            // A negative number is read as the option's value (and refused as one), not as a flag.
+            let negative = try await database.spotterctl(["tiers", "list", "--expiring-within", "-3"])
+            #expect(negative.status != 0 && negative.output.contains("expiring-within: must not be negative"))
 
             #expect(
                 try await database.spotterctl(["tiers", "expire", "ada", "--reason", "refund"]).status == 0)
