@@ -213,6 +213,21 @@ struct TransferTests {
             #expect(sets.map(\.reps) == [5, 3])
             #expect(sets.map(\.rpe) == [8, nil])
             #expect(sets.map(\.restSeconds) == [nil, nil], "the rest after a row left out belongs to no kept set")
+
+            // Hevy: a workout that ends before it starts is imported without a duration, once noted.
+            let hevy = """
+                title,start_time,end_time,exercise_title,set_type,reps,weight_kg
+                Broken,"6 Mar 2024, 18:30","6 Mar 2024, 17:00",Squat (Barbell),normal,5,100
+                Broken,"6 Mar 2024, 18:30","6 Mar 2024, 17:00",Squat (Barbell),normal,5,105
+
+                """
+            let broken = try await training.transfer.importWorkouts(
+                ada, format: .hevyCSV, unit: .kg, data: Data(hevy.utf8))
+            #expect(broken.workoutsAdded == 1)
+            #expect(
+                broken.notes == [
+                    "row 2: end_time \"6 Mar 2024, 17:00\" is before start_time \"6 Mar 2024, 18:30\", so \"Broken\" was imported without a duration"
+                ])
         }
     }
 

@@ -95,6 +95,7 @@ struct CSVWorkoutReader {
         let distanceColumn = table.has("distance_km") ? "distance_km" : "distance_miles"
         var builder = WorkoutBuilder()
         var dates = DateCache(reader: self)
+        var endsBeforeStart: Set<String> = []
         for (index, row) in table.rows.enumerated() {
             let line = index + 2
             let startText = table.value(row, "start_time")
@@ -105,6 +106,11 @@ struct CSVWorkoutReader {
             }
             let endedAt = dates[table.value(row, "end_time")]
             let duration = endedAt.map { Int(max(0, min(86_400, $0.timeIntervalSince(startedAt)))) } ?? 0
+            if let endedAt, endedAt < startedAt, endsBeforeStart.insert(startText).inserted {
+                builder.note(
+                    "row \(line): end_time \"\(table.value(row, "end_time"))\" is before start_time \"\(startText)\", "
+                        + "so \"\(table.value(row, "title"))\" was imported without a duration")
+            }
             let typeText = table.value(row, "set_type").lowercased()
             let type: SetType
             switch typeText {
@@ -388,6 +394,9 @@ private struct WorkoutBuilder {
         file.workouts[index].entries[entry].sets.append(set)
         lastRestTarget = (index, entry, file.workouts[index].entries[entry].sets.count - 1)
     }
+
+    /// A note for the report about the file as read.
+    mutating func note(_ text: String) { file.notes.append(text) }
 
     /// Strong's "Rest Timer" row: the rest after the set before it.
     mutating func restTimer(_ seconds: Int?, line: Int) {
