@@ -23,7 +23,6 @@ public struct PostgresRunStore: RunStore {
             samples.map(\.longitude).postgresText, samples.map(\.headingDegrees).postgresText,
             try Self.json(analysis),
         ]
-        let differentRun = SpotterError.alreadyExists(field: "run_id", reason: "is already used by a different run")
         return try await database.withTenant(principal) { connection in
             // Joins this transaction; a retry with the same content answers the stored workout.
             let workout: Workout
@@ -39,6 +38,9 @@ public struct PostgresRunStore: RunStore {
                 ON CONFLICT (tenant_id, workout_id) DO NOTHING
                 """,
                 [principal.tenantID.rawValue, id.rawValue] + footsteps)
+            guard let stored = try await Self.analyses(principal.tenantID, [id], connection)[id] else {
+                throw SpotterError.alreadyExists(field: "run_id", reason: "is already used by a workout that is no run")
+            }
             if inserted.affectedRows == 0 {
                 // A retry is answered with the stored run only when it sends the same footsteps.
                 let same = try await connection.query(
@@ -48,14 +50,9 @@ public struct PostgresRunStore: RunStore {
                       AND longitudes = $5 AND headings = $6
                     """,
                     [principal.tenantID.rawValue, id.rawValue] + footsteps.prefix(4))
-                if same.isEmpty,
-                    try await Self.analyses(principal.tenantID, [id], connection)[id] != nil
-                {
-                    throw differentRun
+                guard !same.isEmpty else {
+                    throw SpotterError.alreadyExists(field: "run_id", reason: "is already used by a different run")
                 }
-            }
-            guard let stored = try await Self.analyses(principal.tenantID, [id], connection)[id] else {
-                throw SpotterError.alreadyExists(field: "run_id", reason: "is already used by a workout that is no run")
             }
             return Run(workout: workout, analysis: stored)
         }
