@@ -169,7 +169,8 @@ struct CoachingServiceTests {
             await #expect(
                 throws: SpotterError.invalidArgument([
                     FieldViolation(
-                        field: "program.days.template_id", reason: "no template \(Catalog.squat) among yours")
+                        field: "program.days.template_id",
+                        reason: "no template \(Catalog.squat) among yours (week 1 day 1)")
                 ])
             ) {
                 try await coaching.createProgram(

@@ -71,9 +71,12 @@ enum ProgramSQL {
                 "SELECT template_id FROM templates WHERE tenant_id = $1 AND template_id = ANY($2::uuid[]) AND deleted_at IS NULL",
                 [tenant.rawValue, ids]
             ).map { try $0.decode("template_id") as UUID })
+        // Named by their week and weekday: the days are in week order here, not the request's.
         var validator = Validator()
         for id in content.days.map(\.templateID).uniqued() where !found.contains(id.rawValue) {
-            validator.add("program.days.template_id", "no template \(id) among yours")
+            let days = content.days.filter { $0.templateID == id }.map { "week \($0.week) day \($0.weekday)" }
+            validator.add(
+                "program.days.template_id", "no template \(id) among yours (\(days.joined(separator: ", ")))")
         }
         try validator.validate()
     }
