@@ -147,6 +147,12 @@ enum Assets {
           table.clients tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
           table.clients td { display: flex; justify-content: space-between; border: 0; padding: 2px 8px; }
           table.clients td::before { content: attr(data-label); color: var(--muted); }
+          /* The access log: each read a card, when and who above what, which wraps. */
+          table.log thead { display: none; }
+          table.log tr { display: block; border-bottom: 1px solid var(--line); padding: 6px 0; }
+          table.log td { display: inline; border: 0; padding: 2px 8px 2px 0; }
+          table.log td:first-child { color: var(--muted); }
+          table.log td:last-child { display: block; padding: 2px 0; }
           table.sets th:nth-child(5), table.sets td:nth-child(5) { display: none; }
           /* Wide tables (statistics, records, body) scroll sideways on their own, not the page. */
           table.points { display: block; overflow-x: auto; white-space: nowrap; }

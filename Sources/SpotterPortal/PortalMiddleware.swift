@@ -156,6 +156,10 @@ struct PortalMiddleware: RouterMiddleware {
         case PortalError.signInRequired, SpotterError.unauthenticated:
             let next = request.method == .get ? request.uri.description : "/"
             return .redirect(to: "/sign-in?next=" + Form.encode(next), type: .normal)
+        case PortalError.forgedForm where request.method == .post && request.uri.path == "/sign-out" && session != nil:
+            // A stale token from an older tab: asked again with this session's, never left signed in
+            // while believing otherwise.
+            return pages.render("sign_out", title: "Sign out", session: session, status: .forbidden, [String: String]())
         case PortalError.forgedForm:
             return pages.problem(
                 .forbidden, session: session, title: "This form has expired",

@@ -11,7 +11,8 @@ enum Templates {
         "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
         "verify_email": verifyEmail,
         "clients": clients, "client": client, "workout": workout, "progress": progress,
-        "statistics": statistics, "body": body, "end_link": endLink, "coaches": coaches, "access_log": accessLog,
+        "statistics": statistics, "body": body, "end_link": endLink, "sign_out": signOut, "coaches": coaches,
+        "access_log": accessLog,
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
         "profile": profile, "import": importWorkouts,
     ]
@@ -446,6 +447,21 @@ enum Templates {
         {{/page}}{{/body}}{{/layout}}
         """
 
+    /// Sign-out sent from a page opened before the session changed (another tab signed out and in):
+    /// its token is stale, so it asks once more, with this session's.
+    static let signOut = """
+        {{<layout}}{{$body}}
+        <section class="narrow">
+        <h1>Sign out?</h1>
+        <p>That page was opened before you signed in again, so you are still signed in.</p>
+        <form method="post" action="/sign-out">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button>Sign out</button>
+        </form>
+        </section>
+        {{/body}}{{/layout}}
+        """
+
     /// What a new coach may see, ticked per scope (the coaches page's two "Add a coach" forms).
     private static let newScopeBoxes = """
         <fieldset><legend>Shared with the coach</legend>
@@ -679,7 +695,7 @@ enum Templates {
         <h1>Who looked at what</h1>
         <p class="muted">Every time a coach reads your data, it is written here. {{#coachName}}Showing {{coachName}} only · <a href="/access-log">everyone</a>{{/coachName}}</p>
         {{#hasEntries}}
-        <table class="points">
+        <table class="log">
         <thead><tr><th scope="col">When</th><th scope="col">Coach</th><th scope="col">What</th></tr></thead>
         <tbody>{{#entries}}<tr><td>{{when}}</td><td>{{coach}}</td><td>{{what}}</td></tr>{{/entries}}</tbody>
         </table>

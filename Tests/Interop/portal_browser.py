@@ -206,7 +206,7 @@ def main():
         check("the lifter took back the details scope", not details.is_selected())
         snap(lifter, "coaches")
         lifter.get(portal + "/access-log")
-        rows = lifter.find_elements(By.CSS_SELECTOR, "table.points tbody tr")
+        rows = lifter.find_elements(By.CSS_SELECTOR, "table.log tbody tr")
         check("the access log lists the coach's reads", len(rows) >= 3, str(len(rows)))
         snap(lifter, "access-log")
         # The lifter brings a Strong export in through the file input.
@@ -260,6 +260,15 @@ def main():
             labels = phone.execute_script(labels_js, scroll)
             check(f"on a phone the chart's value labels stay in view, level with their lines ({where})",
                   len(labels) >= 2 and all(inside and level for inside, level, _ in labels), str(labels))
+        # The lifter's access log on a phone: each read a card, its "What" whole within the screen.
+        phone.delete_all_cookies()
+        sign_in(phone, args.lifter)
+        phone.get(portal + "/access-log")
+        fits = phone.execute_script("""
+            const cells = [...document.querySelectorAll('table.log td')];
+            return [cells.length > 0, document.documentElement.scrollWidth <= window.innerWidth + 1,
+                    cells.every(c => c.getBoundingClientRect().right <= window.innerWidth + 1)];""")
+        check("on a phone the access log fits the screen, every entry whole", fits == [True, True, True], str(fits))
         coach.get(progress_url)
         labels = coach.execute_script(labels_js, None)
         check("on a laptop the labels' copy lies level with the plot's own lines",

@@ -133,6 +133,11 @@ struct PortalSessionTests {
             #expect(other.csrf != browser.csrf)
             let crossed = try await browser.post("/sign-out", csrf: other.csrf)
             #expect(crossed.status == .forbidden)
+            // Sign-out from an older tab is not silently ignored: it asks again, with this session's token.
+            #expect(crossed.html.contains("<h1>Sign out?</h1>") && crossed.html.contains("you are still signed in"))
+            #expect(crossed.html.contains(#"<input type="hidden" name="_csrf" value="\#(browser.csrf)">"#))
+            let out = try await browser.post("/sign-out")
+            #expect(out.location == "/sign-in?signed-out=1")
         }
     }
 
