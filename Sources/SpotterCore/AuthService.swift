@@ -306,7 +306,7 @@ public struct AuthService: Sendable {
         guard let record = try await store.twoFactor(principal), record.enabledAt != nil else {
             throw SpotterError.failedPrecondition("two-factor sign-in is not on")
         }
-        try await checkSecondFactor(principal, code: code, record: record)
+        try await checkSecondFactor(principal, code: code, record: record, wrongCode: Self.wrongCodeSignedIn)
         try await store.disableTwoFactor(principal)
         logger.notice("two-factor sign-in turned off", metadata: ["tenant": "\(principal.tenantID)"])
     }
@@ -320,7 +320,7 @@ public struct AuthService: Sendable {
         guard case .totp? = SecondFactorCode(code) else {
             throw SpotterError.invalid("code", "must be the six digits your authenticator app shows")
         }
-        try await checkSecondFactor(principal, code: code, record: record)
+        try await checkSecondFactor(principal, code: code, record: record, wrongCode: Self.wrongCodeSignedIn)
         let codes = RecoveryCodes.generate()
         guard try await store.replaceRecoveryCodes(principal, hashes: codes.map(RecoveryCodes.hash)) else {
             throw SpotterError.failedPrecondition("two-factor sign-in is not on")
@@ -329,8 +329,17 @@ public struct AuthService: Sendable {
         return codes
     }
 
-    /// Checks a second-factor code, counted before it is checked; each code works once.
-    private func checkSecondFactor(_ principal: Principal, code text: String, record: TwoFactorRecord) async throws {
+    /// A wrong code on a signed-in call (turning two-factor off, new recovery codes): the request's
+    /// field is wrong, and the caller's token still holds, so not UNAUTHENTICATED, which an app
+    /// reads as "signed out".
+    static let wrongCodeSignedIn = SpotterError.invalid("code", "is wrong or was already used")
+
+    /// Checks a second-factor code, counted before it is checked; each code works once. A wrong or
+    /// used one is `wrongCode`: UNAUTHENTICATED while signing in.
+    private func checkSecondFactor(
+        _ principal: Principal, code text: String, record: TwoFactorRecord,
+        wrongCode: SpotterError = .unauthenticated("code: is wrong or was already used")
+    ) async throws {
         guard let code = SecondFactorCode(text) else {
             throw SpotterError.invalid(
                 "code", "must be the six digits your authenticator app shows, or a recovery code")
@@ -355,7 +364,7 @@ public struct AuthService: Sendable {
         }
         guard accepted else {
             logger.notice("second factor refused", metadata: ["tenant": "\(principal.tenantID)"])
-            throw SpotterError.unauthenticated("code: is wrong or was already used")
+            throw wrongCode
         }
     }
 
