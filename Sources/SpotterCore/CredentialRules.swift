@@ -66,8 +66,18 @@ public enum CredentialRules {
     public static func timeZoneProblem(_ identifier: String) -> String? {
         let offset = identifier.range(of: #"^(GMT|UTC|UT)[+-]"#, options: [.regularExpression, .caseInsensitive])
         if identifier.isEmpty { return "is required (a time zone name such as Europe/Berlin)" }
-        return offset != nil || TimeZone(identifier: identifier) == nil
-            ? "must be a time zone name of the tz database such as Europe/Berlin" : nil
+        if offset != nil {
+            return "must be a time zone name of the tz database such as Europe/Berlin, not an offset "
+                + "(a fixed offset is written Etc/GMT-5 for UTC+5: its sign is reversed)"
+        }
+        guard TimeZone(identifier: identifier) == nil else { return nil }
+        // Names are case-sensitive: say how this one is written.
+        if let name = TimeZone.knownTimeZoneIdentifiers.first(where: {
+            $0.caseInsensitiveCompare(identifier) == .orderedSame
+        }) {
+            return "must be written \(name) (time zone names are case-sensitive)"
+        }
+        return "must be a time zone name of the tz database such as Europe/Berlin"
     }
 
     /// E-mail addresses and usernames are compared case-insensitively.

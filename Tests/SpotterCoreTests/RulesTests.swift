@@ -61,11 +61,18 @@ struct CredentialRulesTests {
         #expect(CredentialRules.timeZoneProblem("UTC") == nil)
         #expect(CredentialRules.timeZoneProblem("Etc/GMT+5") == nil)
         // Foundation reads these, PostgreSQL not at all or with the opposite sign.
-        for offset in ["GMT+0530", "GMT+5", "UTC+02:00", "CET+1"] {
+        for offset in ["GMT+0530", "GMT+5", "UTC+02:00"] {
             #expect(
                 CredentialRules.timeZoneProblem(offset)
-                    == "must be a time zone name of the tz database such as Europe/Berlin")
+                    == "must be a time zone name of the tz database such as Europe/Berlin, not an offset "
+                    + "(a fixed offset is written Etc/GMT-5 for UTC+5: its sign is reversed)")
         }
+        #expect(
+            CredentialRules.timeZoneProblem("CET+1")
+                == "must be a time zone name of the tz database such as Europe/Berlin")
+        #expect(
+            CredentialRules.timeZoneProblem("europe/berlin")
+                == "must be written Europe/Berlin (time zone names are case-sensitive)")
     }
 
     @Test("the validator reports every bad field at once")
