@@ -28,6 +28,8 @@ public struct PostgresBodyStore: BodyStore {
         try await database.withTenant(principal) { connection in
             try await Self.lockDay(principal.tenantID, input, connection)
             if let existing = try await Self.live(principal.tenantID, input.metric, on: input.measuredOn, connection) {
+                // The same values again change nothing: no new version for devices to pull.
+                if Self.holds(existing, input) { return existing }
                 return try await Self.replace(
                     principal.tenantID, existing.id, input, expectedVersion: nil, now: now, connection)
                     ?? existing
@@ -63,16 +65,16 @@ public struct PostgresBodyStore: BodyStore {
             {
                 throw Self.dayTaken(input, by: other)
             }
+            // The same values again at the right version: answered as it is, with no new version.
+            if expectedVersion ?? current.measurement.version == current.measurement.version,
+                Self.holds(current.measurement, input)
+            {
+                return current.measurement
+            }
             guard
                 let changed = try await Self.replace(
                     principal.tenantID, id, input, expectedVersion: expectedVersion, now: now, connection)
             else {
-                // The same values again at the right version: answered as it is, with no new version.
-                if expectedVersion ?? current.measurement.version == current.measurement.version,
-                    Self.holds(current.measurement, input)
-                {
-                    return current.measurement
-                }
                 throw VersionCheck.failure(
                     "measurement", expected: expectedVersion, current: current.measurement.version)
             }
@@ -151,6 +153,7 @@ public struct PostgresBodyStore: BodyStore {
         ).map(decode)
     }
 
+    /// Whether `measurement` already holds `input`'s values.
     private static func holds(_ measurement: BodyMeasurement, _ input: MeasurementInput) -> Bool {
         measurement.metric == input.metric && measurement.measuredOn == input.measuredOn
             && measurement.value == input.value && measurement.note == input.note
@@ -197,8 +200,8 @@ public struct PostgresBodyStore: BodyStore {
     }
 
     /// The live measurement changed to `input` at `expectedVersion` (any when `nil`), with a new
-    /// version; `nil` when there is none at that version, or when it already holds `input` (then
-    /// nothing changes, so no device is told of a change that is not one).
+    /// version; `nil` when there is none at that version. Callers answer values it already holds
+    /// without it (`holds`), so no device is told of a change that is not one.
     private static func replace(
         _ tenant: TenantID, _ id: MeasurementID, _ input: MeasurementInput, expectedVersion: Int64?, now: Date,
         _ connection: PostgresConnection
@@ -208,7 +211,6 @@ public struct PostgresBodyStore: BodyStore {
             UPDATE body_measurements
             SET metric = $3, measured_on = $4::date, value = $5, note = $6, updated_at = $7, version = version + 1
             WHERE tenant_id = $1 AND measurement_id = $2 AND deleted_at IS NULL AND ($8::bigint IS NULL OR version = $8)
-              AND (metric, measured_on, value, note) IS DISTINCT FROM ($3::text, $4::date, $5::numeric, $6::text)
             RETURNING \(columns)
             """,
             [

@@ -261,22 +261,28 @@ public struct CivilDate: Sendable, Equatable {
 
     /// `YYYY-MM-DD` → day number; `nil` for anything else or a date that does not exist.
     public static func dayNumber(_ text: String) -> Int? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+        guard let (year, month, day) = fields(text), (1...12).contains(month),
+            (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         return CivilDate(year: year, month: month, day: day).dayNumber
+    }
+
+    /// The numbers of a text shaped `YYYY-MM-DD`, whether or not the calendar has that day.
+    private static func fields(_ text: String) -> (year: Int, month: Int, day: Int)? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        return (year, month, day)
     }
 
     /// Why `text`, which `dayNumber` refused, is not a date: its shape, or a month or day the
     /// calendar does not have ("February 2026 has 28 days").
     public static func notADate(_ text: String) -> String {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), Int(parts[2]) != nil
-        else { return "must be a date as YYYY-MM-DD, not '\(text)'" }
-        guard (1...12).contains(month) else { return "must be a day of the calendar; there is no month \(parts[1])" }
+        guard let (year, month, _) = fields(text) else { return "must be a date as YYYY-MM-DD, not '\(text)'" }
+        guard (1...12).contains(month) else {
+            return "must be a day of the calendar; there is no month \(text.split(separator: "-")[1])"
+        }
         let name = DisplayFormat.monthAbbreviations[month - 1]
         return "must be a day of the calendar; \(name) \(year) has \(daysIn(month: month, year: year)) days"
     }
