@@ -130,6 +130,9 @@ public struct AuthService: Sendable {
         try await store.markEmailVerified(principal, at: now())
     }
 
+    /// How long a known device is remembered after its last sign-in.
+    public var knownDeviceLifetime: TimeInterval { policy.knownDeviceLifetime }
+
     /// Checks a login and password and opens a session. Failures are throttled per account and
     /// source (the client's address, or a known device when `deviceToken` is one of the account's),
     /// per address, and across the account for unknown devices only (see `AuthPolicy`).

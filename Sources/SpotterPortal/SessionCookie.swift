@@ -55,6 +55,32 @@ struct SessionCookie: Sendable, Equatable {
         name: name, value: "", maxAge: 0, path: "/", secure: true, httpOnly: true, sameSite: .lax)
 }
 
+/// The browser's device token, `__Secure-spotter_device`: what makes this browser a known device of
+/// the account that last signed in on it, as an app keeps `TokenPair.device_token`. Sign-in
+/// throttling counts a known device as a source of its own, so wrong passwords from others on the
+/// same network do not lock it out, and signing in again keeps the same known device instead of
+/// adding one each time (an account keeps 20). It outlives sign-out, as a device's token does, and
+/// is sent only to the sign-in forms.
+struct DeviceCookie: Sendable {
+    static let name = "__Secure-spotter_device"
+
+    /// The token in the browser's cookie, or "" when there is none or it is not a device token.
+    static func token(in request: Request) -> String {
+        guard let value = request.cookies[name]?.value, value.hasPrefix("spd_"), value.utf8.count <= 200 else {
+            return ""
+        }
+        return value
+    }
+
+    /// Secure, HttpOnly, SameSite=Strict and no Domain, for the sign-in paths only; kept as long
+    /// as the server remembers the device.
+    static func cookie(_ token: String, maxAge: TimeInterval) -> Cookie {
+        Cookie(
+            name: name, value: token, maxAge: Int(maxAge), path: "/sign-in", secure: true, httpOnly: true,
+            sameSite: .strict)
+    }
+}
+
 /// Refreshes a session's tokens once however many of its requests find the access token expired
 /// at the same moment: a refresh token used twice revokes the whole session (reuse detection), and
 /// a browser sends a page's requests in parallel. Each result is kept for a minute for requests

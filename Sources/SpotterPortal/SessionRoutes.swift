@@ -30,7 +30,7 @@ struct SessionRoutes {
             }
             return pages.render("sign_in", title: "Sign in", session: nil, page)
         }
-        router.post("/sign-in") { _, context in try await signIn(context) }
+        router.post("/sign-in") { request, context in try await signIn(request, context) }
         router.post("/sign-in/code") { _, context in try await secondFactor(context) }
         router.post("/sign-out") { _, context in
             let session = try context.signedIn()
@@ -103,13 +103,13 @@ struct SessionRoutes {
         }
     }
 
-    private func signIn(_ context: PortalContext) async throws -> Response {
+    private func signIn(_ request: Request, _ context: PortalContext) async throws -> Response {
         let login = context.form.text("login")
         var page = FormPage(values: ["login": login], next: Self.safeNext(context.form["next"]))
         do {
             switch try await auth.signIn(
                 login: login, password: context.form["password"] ?? "", deviceLabel: "Web portal",
-                address: context.address)
+                deviceToken: DeviceCookie.token(in: request), address: context.address)
             {
             case .signedIn(let tokens):
                 return signedIn(tokens, next: page.next)
@@ -154,6 +154,9 @@ struct SessionRoutes {
     private func signedIn(_ tokens: IssuedTokens, next: String) -> Response {
         var response = Response.redirect(to: next, type: .normal)
         response.setCookie(SessionCookie(tokens).cookie(maxAge: sessionLifetime))
+        if let device = tokens.deviceToken {
+            response.setCookie(DeviceCookie.cookie(device, maxAge: auth.knownDeviceLifetime))
+        }
         return response
     }
 

@@ -218,6 +218,55 @@ struct PortalSessionTests {
         }
     }
 
+    @Test(
+        "a browser that signed in is a known device: it stays one device, and others' wrong passwords do not lock it out"
+    )
+    func knownDevice() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            func devices() async throws -> Int {
+                try await portal.database.count(
+                    "SELECT count(*)::int FROM known_devices WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            let laptop = portal.browser()
+            let first = try await laptop.signIn("carla", password: "long enough carla")
+            #expect(first.status == .seeOther)
+            let cookie = try #require(
+                first.headers[values: .setCookie].first { $0.hasPrefix("__Secure-spotter_device=spd_") })
+            for attribute in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/sign-in", "Max-Age=31536000"] {
+                #expect(cookie.contains(attribute), "\(cookie) has \(attribute)")
+            }
+            #expect(!cookie.contains("Domain"))
+            #expect(try await devices() == 1)
+
+            // Signed out and in again, the laptop is the same known device, not a new one each time.
+            try await laptop.get("/clients")
+            #expect(try await laptop.post("/sign-out").location == "/sign-in?signed-out=1")
+            #expect(try await laptop.signIn("carla", password: "long enough carla").status == .seeOther)
+            #expect(try await devices() == 1)
+
+            // A cookie that is not a device token is ignored, not an error on the form.
+            let odd = portal.browser()
+            odd.setCookie("__Secure-spotter_device", "not-a-token")
+            #expect(try await odd.signIn("carla", password: "long enough carla").status == .seeOther)
+            #expect(try await devices() == 2)
+
+            // Someone at the same address (tests have one) guesses until the address waits ...
+            let stranger = portal.browser()
+            for _ in 0..<5 {
+                #expect(try await stranger.signIn("carla", password: "a wrong guess").status == .unauthorized)
+            }
+            let refused = try await stranger.signIn("carla", password: "long enough carla")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.html.contains("Too many attempts."))
+            // ... and the laptop signs in all the same.
+            try await laptop.get("/clients")
+            try await laptop.post("/sign-out")
+            #expect(try await laptop.signIn("carla", password: "long enough carla").status == .seeOther)
+            #expect(try await devices() == 2)
+        }
+    }
+
     @Test("password reset: the e-mailed link opens the form, a bad code keeps the page, a good one signs everyone out")
     func passwordReset() async throws {
         try await PortalHarness.with { portal in

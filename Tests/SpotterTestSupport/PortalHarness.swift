@@ -130,6 +130,11 @@ public final class Browser: @unchecked Sendable {
 
     public var csrf: String { lock.withLock { lastCSRF } }
 
+    /// Sets a cookie other than the session's, as if an earlier response had.
+    public func setCookie(_ name: String, _ value: String) {
+        lock.withLock { others[name] = value }
+    }
+
     @discardableResult
     public func get(_ path: String) async throws -> PortalPage {
         try await send(path, method: .get, body: nil)
