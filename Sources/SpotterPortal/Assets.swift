@@ -105,6 +105,8 @@ enum Assets {
         .comment { border-left: 3px solid var(--line); padding: 4px 12px; margin: 12px 0; }
         .comment.mine { border-color: var(--accent); }
         .comment .body { white-space: pre-wrap; margin: 4px 0; }
+        .typed dt { font-weight: 600; margin-top: 8px; }
+        .typed dd { white-space: pre-wrap; margin: 2px 0 0; background: var(--bg); padding: 8px; border-radius: 6px; }
         /* On a phone the chart keeps a readable size and scrolls sideways inside its frame, starting
            at its right end: the newest values, which a coach reads first. A copy of the value labels
            (.axis) lies over the plot in the same grid cell and sticks to the frame's left edge, so

@@ -95,7 +95,7 @@ struct PortalMiddleware: RouterMiddleware {
             response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
             return response
         } catch {
-            var response = errorResponse(error, request: request, session: context.session)
+            var response = errorResponse(error, request: request, session: context.session, form: context.form)
             if stale { response.setCookie(SessionCookie.cleared) }
             response.headers[.cacheControl] = "no-store"
             return response
@@ -151,11 +151,17 @@ struct PortalMiddleware: RouterMiddleware {
         else { throw PortalError.forgedForm }
     }
 
-    private func errorResponse(_ error: any Error, request: Request, session: PortalSession?) -> Response {
+    private func errorResponse(_ error: any Error, request: Request, session: PortalSession?, form: Form) -> Response {
         switch error {
         case PortalError.signInRequired, SpotterError.unauthenticated:
-            let next = request.method == .get ? request.uri.description : "/"
-            return .redirect(to: "/sign-in?next=" + Form.encode(next), type: .normal)
+            guard request.method == .post else {
+                return .redirect(to: "/sign-in?next=" + Form.encode(request.uri.description), type: .normal)
+            }
+            // A form sent after the session ended (signed out in another tab, revoked, expired):
+            // nothing was changed; sign-in leads back to the page it came from, and what was typed
+            // is shown so it need not be typed again.
+            let page = SessionRoutes.sessionEnded(form, from: request.headers[.referer])
+            return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, page)
         case PortalError.forgedForm where request.method == .post && request.uri.path == "/sign-out" && session != nil:
             // A stale token from an older tab: asked again with this session's, never left signed in
             // while believing otherwise.

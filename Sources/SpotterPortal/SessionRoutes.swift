@@ -18,7 +18,41 @@ struct SessionRoutes {
         var next = "/"
         var challenge = ""
         var email = ""
+        /// What a form sent after the session ended held, to copy into the form again.
+        var typed: [TypedField] = []
+        var hasTyped = false
     }
+
+    struct TypedField {
+        var label: String
+        var value: String
+    }
+
+    /// The sign-in page for a form that arrived after its session ended: it says nothing was
+    /// changed, leads back to the page the form was on (`Referer`, a path on this site), and shows
+    /// the text that was typed. Tokens, codes, passwords, choices and ids are left out.
+    static func sessionEnded(_ form: Form, from referer: String?) -> FormPage {
+        let back = referer.flatMap(URLComponents.init(string:)).map { page in
+            page.percentEncodedPath + (page.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+        var page = FormPage(next: safeNext(back))
+        page.error =
+            "Your session ended before the form was sent, so nothing was changed. Sign in to go back to the page."
+        let left = ["_csrf", "next", "action", "token", "challenge", "code", "password", "new_password", "answer"]
+        page.typed = form.fields.compactMap { field in
+            let value = field.value.trimmingWhitespacesAndNewlines()
+            guard !left.contains(field.name), !value.isEmpty, UUID(uuidString: value) == nil,
+                value.contains(where: \.isLetter)
+            else { return nil }
+            let label = typedLabels[field.name] ?? field.name.replacingOccurrences(of: "_", with: " ")
+            return TypedField(label: label.prefix(1).uppercased() + label.dropFirst(), value: value)
+        }
+        page.hasTyped = !page.typed.isEmpty
+        return page
+    }
+
+    /// Labels for the form fields whose names do not read as words.
+    private static let typedLabels = ["body": "comment", "item_notes": "exercise notes", "q": "search"]
 
     func add(to router: Router<PortalContext>) {
         router.get("/sign-in") { request, context in

@@ -80,6 +80,11 @@ enum Templates {
         <button>Sign in</button>
         </form>
         <p><a href="/reset-password">Forgot your password?</a></p>
+        {{#hasTyped}}
+        <h2>What you typed</h2>
+        <p>Copy it to send the form again once you are signed in.</p>
+        <dl class="typed">{{#typed}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/typed}}</dl>
+        {{/hasTyped}}
         </section>
         {{/page}}{{/body}}{{/layout}}
         """

@@ -218,6 +218,55 @@ struct PortalSessionTests {
         }
     }
 
+    @Test("a form sent after the session ended changes nothing, shows what was typed and signs in back to its page")
+    func formAfterSessionEnded() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let tab = try await portal.signedIn("carla")
+            try await tab.get("/profile")
+            // Another tab signs out; this tab still shows the profile form with its token.
+            let other = portal.browser()
+            other.cookie = tab.cookie
+            try await other.get("/clients")
+            try await other.post("/sign-out")
+
+            tab.referer = "https://127.0.0.1/profile?tab=public"
+            let script = "<script>alert(1)</script>"
+            let csrf = tab.csrf
+            let sent = try await tab.post(
+                "/profile",
+                [
+                    ("display_name", "Carla D"), ("bio", "Meet prep since 2015.\nTwelve \(script) nationals."),
+                    ("specialities", ""), ("time_zone", "Europe/Berlin"), ("unit", "kg"),
+                ])
+            #expect(sent.status == .unauthorized)
+            #expect(sent.html.contains("Your session ended before the form was sent, so nothing was changed."))
+            #expect(sent.html.contains(#"<input type="hidden" name="next" value="/profile?tab=public">"#))
+            #expect(sent.html.contains("<h2>What you typed</h2>"))
+            #expect(sent.html.contains("<dt>Bio</dt><dd>Meet prep since 2015.\nTwelve &lt;script&gt;"))
+            #expect(sent.html.contains("<dt>Display name</dt><dd>Carla D</dd>"))
+            #expect(sent.html.contains("<dt>Time zone</dt><dd>Europe/Berlin</dd>"))
+            #expect(!sent.html.contains("<dt>Specialities</dt>"), "an empty field is left out")
+            #expect(!sent.html.contains(csrf), "the form's token is not shown")
+            #expect(!sent.html.contains(script))
+            #expect(try await portal.database.accountService().profile(coach).bio == "", "nothing was saved")
+
+            // Signing in from that page goes back to the form's page.
+            let again = try await tab.post(
+                "/sign-in", [("login", "carla"), ("password", "long enough carla"), ("next", "/profile?tab=public")])
+            #expect(again.location == "/profile?tab=public")
+
+            // With no Referer (or one that is not a path on this site) sign-in leads home.
+            tab.referer = nil
+            try await tab.get("/clients")
+            try await tab.post("/sign-out")
+            let bare = try await tab.post("/profile", [("bio", "x")])
+            #expect(bare.status == .unauthorized)
+            #expect(bare.html.contains(#"name="next" value="/""#))
+            #expect(bare.html.contains("<dt>Bio</dt><dd>x</dd>"))
+        }
+    }
+
     @Test(
         "a browser that signed in is a known device: it stays one device, and others' wrong passwords do not lock it out"
     )

@@ -118,6 +118,7 @@ public final class Browser: @unchecked Sendable {
     /// Cookies other than the session's, by name.
     private var others: [String: String] = [:]
     private var lastCSRF = ""
+    private var refererValue: String?
 
     public init(client: any TestClientProtocol) {
         self.client = client
@@ -129,6 +130,12 @@ public final class Browser: @unchecked Sendable {
     }
 
     public var csrf: String { lock.withLock { lastCSRF } }
+
+    /// The `Referer` sent with every request, when set (a browser's page the request came from).
+    public var referer: String? {
+        get { lock.withLock { refererValue } }
+        set { lock.withLock { refererValue = newValue } }
+    }
 
     /// Sets a cookie other than the session's, as if an earlier response had.
     public func setCookie(_ name: String, _ value: String) {
@@ -190,6 +197,7 @@ public final class Browser: @unchecked Sendable {
         }
         if !sent.isEmpty { headers[.cookie] = sent.joined(separator: "; ") }
         if let contentType { headers[.contentType] = contentType }
+        if let referer { headers[.referer] = referer }
         let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
         let page = PortalPage(status: response.status, headers: response.headers, html: String(buffer: response.body))
         for line in page.headers[values: .setCookie] {
