@@ -447,6 +447,13 @@ public struct AuthService: Sendable {
         )
     }
 
+    /// Whether an e-mailed link's token (a password reset or an address verification) still works,
+    /// without using it: a page can say at once that a link is used or expired.
+    public func accountTokenIsUsable(_ token: String, for purpose: AccountTokenPurpose) async throws -> Bool {
+        guard !token.isEmpty, token.utf8.count <= 200 else { return false }
+        return try await store.accountTokenIsUsable(hash: Token.hash(token), purpose: purpose, now: now())
+    }
+
     /// Sets a new password with a reset token and signs out every device.
     public func completePasswordReset(token: String, newPassword: String) async throws {
         var validator = Validator()

@@ -48,6 +48,9 @@ public protocol AuthStore: Sendable {
     /// The principal's live sessions, newest first.
     func sessions(_ principal: Principal, now: Date) async throws -> [SessionInfo]
 
+    /// Whether a single-use token is known, unused and unexpired, without using it.
+    func accountTokenIsUsable(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Bool
+
     /// Marks a single-use token used and returns whose it was; `nil` when unknown, used or expired.
     func consumeAccountToken(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Principal?
 

@@ -51,6 +51,11 @@ struct SessionRoutes {
         return page
     }
 
+    static let spentVerificationLink =
+        "This link is unknown, already used or expired (it works once, for 48 hours). An address it confirmed stays confirmed."
+    static let spentResetLink =
+        "This reset link is unknown, already used or expired (it works once, for one hour). Ask for a new one here."
+
     /// Labels for the form fields whose names do not read as words.
     private static let typedLabels = ["body": "comment", "item_notes": "exercise notes", "q": "search"]
 
@@ -75,6 +80,13 @@ struct SessionRoutes {
         }
         router.get("/reset-password") { request, context in
             if let token = request.uri.queryParameters.get("token") {
+                guard try await auth.accountTokenIsUsable(token, for: .resetPassword) else {
+                    var page = FormPage()
+                    page.error = Self.spentResetLink
+                    return pages.render(
+                        "reset_request", title: "Reset your password", session: context.session,
+                        status: .badRequest, page)
+                }
                 return pages.render(
                     "reset_complete", title: "Choose a new password", session: context.session,
                     FormPage(values: ["token": token]))
@@ -94,9 +106,14 @@ struct SessionRoutes {
                 "reset_sent", title: "Check your e-mail", session: context.session, FormPage(email: email))
         }
         router.get("/verify-email") { request, context in
-            pages.render(
-                "verify_email", title: "Confirm your e-mail address", session: context.session,
-                FormPage(values: ["token": request.uri.queryParameters.get("token") ?? ""]))
+            var page = FormPage(values: ["token": request.uri.queryParameters.get("token") ?? ""])
+            guard try await auth.accountTokenIsUsable(page.values["token"] ?? "", for: .verifyEmail) else {
+                page.error = Self.spentVerificationLink
+                return pages.render(
+                    "verify_email", title: "Confirm your e-mail address", session: context.session,
+                    status: .badRequest, page)
+            }
+            return pages.render("verify_email", title: "Confirm your e-mail address", session: context.session, page)
         }
         router.post("/verify-email") { _, context in
             let token = context.form.text("token")
@@ -107,8 +124,7 @@ struct SessionRoutes {
                 return pages.render(
                     "verify_email", title: "Confirm your e-mail address", session: context.session, page)
             } catch SpotterError.invalidArgument, SpotterError.notFound {
-                page.error =
-                    "This link is unknown, already used or expired (it works once, for 48 hours). An address it confirmed stays confirmed."
+                page.error = Self.spentVerificationLink
                 return pages.render(
                     "verify_email", title: "Confirm your e-mail address", session: context.session,
                     status: .badRequest, page)

@@ -140,13 +140,13 @@ enum Templates {
         <h1>Confirm your e-mail address</h1>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-        {{^notice}}
+        {{^notice}}{{^error}}
         <form method="post" action="/verify-email">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         <input type="hidden" name="token" value="{{values.token}}">
         <button>Confirm my e-mail address</button>
         </form>
-        {{/notice}}
+        {{/error}}{{/notice}}
         <p><a href="/sign-in">Sign in</a></p>
         </section>
         {{/page}}{{/body}}{{/layout}}

@@ -320,6 +320,22 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    public func accountTokenIsUsable(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Bool {
+        guard
+            let tenant = try await lookupTenant(
+                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+        else { return false }
+        return try await database.withTenant(tenant) { connection in
+            try await connection.query(
+                """
+                SELECT 1 FROM account_tokens
+                WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3
+                """,
+                [PostgresBytes(hash), purpose.rawValue, now]
+            ).single != nil
+        }
+    }
+
     public func consumeAccountToken(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Principal? {
         guard
             let tenant = try await lookupTenant(

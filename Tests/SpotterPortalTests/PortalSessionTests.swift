@@ -332,6 +332,7 @@ struct PortalSessionTests {
                 try await portal.database.emailedCode(to: "lena@example.com", kind: "reset_password"))
             let form = try await anonymous.get("/reset-password?token=\(code)")
             #expect(form.html.contains(#"value="\#(code)""#))
+            #expect(form.html.contains("At least \(CredentialRules.passwordMinLength) characters."))
             let wrong = try await anonymous.post(
                 "/reset-password/complete", [("token", "spp_wrong"), ("password", "a brand new password")])
             #expect(wrong.status == .badRequest)
@@ -342,6 +343,14 @@ struct PortalSessionTests {
             let done = try await anonymous.post(
                 "/reset-password/complete", [("token", code), ("password", "a brand new password")])
             #expect(done.location == "/sign-in?reset=1")
+            // The used link, opened again, says so before a new password is typed, and asks for a new link.
+            for token in [code, "spp_wrong"] {
+                let used = try await anonymous.get("/reset-password?token=\(token)")
+                #expect(used.status == .badRequest)
+                #expect(used.html.contains("This reset link is unknown, already used or expired"))
+                #expect(used.html.contains(#"<form method="post" action="/reset-password">"#))
+                #expect(!used.html.contains("New password"))
+            }
             #expect(try await browser.get("/coaches").location?.hasPrefix("/sign-in") == true)
             #expect(try await portal.browser().signIn("lena", password: "a brand new password").status == .seeOther)
         }
@@ -374,8 +383,13 @@ struct PortalSessionTests {
                 #expect(again.status == .badRequest, "\(token)")
                 #expect(again.html.contains("This link is unknown, already used or expired"), "\(token)")
             }
-            let form = try await anonymous.get("/reset-password?token=spp_x")
-            #expect(form.html.contains("At least \(CredentialRules.passwordMinLength) characters."))
+            // Opened again, a used (or unknown) link says so at once, with no button to press.
+            for token in [code, "spv_wrong"] {
+                let opened = try await anonymous.get("/verify-email?token=\(token)")
+                #expect(opened.status == .badRequest, "\(token)")
+                #expect(opened.html.contains("This link is unknown, already used or expired"), "\(token)")
+                #expect(!opened.html.contains("Confirm my e-mail address</button>"), "\(token)")
+            }
         }
     }
 
