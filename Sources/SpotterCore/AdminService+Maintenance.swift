@@ -112,7 +112,15 @@ extension AdminService {
         guard tier.isAvailable(to: account.kind) else {
             throw SpotterError.invalid("tier", "\(tier.rawValue) is not a tier for a \(account.kind.rawValue)")
         }
-        if let until, until <= now() { throw SpotterError.invalid("until", "must be in the future") }
+        if let until {
+            // Far enough for any subscription, and a typo such as year 99999 is not stored.
+            var validator = Validator()
+            validator.check(until > now(), "until", "must be in the future")
+            validator.check(
+                until < now().addingTimeInterval(100 * 365.25 * 86_400), "until", "must be within 100 years from now")
+            validator.check(tier != .free, "until", "must be left out for the free tier, which does not end")
+            try validator.validate()
+        }
         var details = ["from": account.tier.tier.rawValue, "to": tier.rawValue]
         if let until { details["until"] = until.formatted(.iso8601) }
         try await store.setTier(

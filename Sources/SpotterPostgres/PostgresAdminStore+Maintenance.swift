@@ -120,14 +120,17 @@ extension PostgresAdminStore: AdminMaintenanceStore {
     }
 
     public func erase(_ tenant: TenantID, pseudonym: String, audit: AuditRecord) async throws {
-        try await change(audit) { connection in
-            // Every tenant-owned table references tenants with ON DELETE CASCADE, directly or
-            // through accounts and sessions; a test checks each table with a tenant_id column.
-            try await connection.query("DELETE FROM tenants WHERE tenant_id = $1", [tenant.rawValue])
-            try await connection.query(
-                "SELECT spotter_pseudonymize_audit($1, $2)",
-                [tenant.rawValue, pseudonym]
-            )
+        try await translatingErrors {
+            try await pool.withTransaction { connection in
+                // The erasure's own audit row first, so the traces' pass pseudonymizes it too; the
+                // pass reads the names to replace from the tenant's rows, so it runs before they go
+                // (Migrations/0041_erasure_traces.sql).
+                try await AuditSQL.append(audit, connection)
+                try await connection.query("SELECT spotter_erase_traces($1, $2)", [tenant.rawValue, pseudonym])
+                // Every tenant-owned table references tenants with ON DELETE CASCADE, directly or
+                // through accounts and sessions; a test checks each table with a tenant_id column.
+                try await connection.query("DELETE FROM tenants WHERE tenant_id = $1", [tenant.rawValue])
+            }
         }
     }
 

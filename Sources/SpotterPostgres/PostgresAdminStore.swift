@@ -136,7 +136,7 @@ public struct PostgresAdminStore: AdminStore {
                            details::text AS details
                     FROM audit_log
                     WHERE ($1::text IS NULL OR actor = $1 OR os_user = $1)
-                      AND ($2::text IS NULL OR action = $2 OR action LIKE $2 || '.%')
+                      AND ($2::text IS NULL OR starts_with(action, $2))
                       AND ($3::uuid IS NULL OR target_tenant_id = $3)
                       AND ($4::timestamptz IS NULL OR at >= $4)
                       AND ($5::timestamptz IS NULL OR at < $5)

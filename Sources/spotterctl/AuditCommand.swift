@@ -15,10 +15,11 @@ struct AuditCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists audit entries, newest first.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Operator name or operating-system user.") var actor: String?
-        @Option(help: "Action, such as account.disable, or a prefix such as account.") var action: String?
+        @Option(help: "Action, such as account.disable, or its start, such as account. or account.dis.") var action:
+            String?
         @Option(help: "Tenant id of the target.") var target: String?
         @Option(help: "Entries at or after this ISO 8601 time.") var since: String?
-        @Option(help: "Entries before this ISO 8601 time.") var until: String?
+        @Option(help: "Entries before this ISO 8601 time, or through this day (UTC).") var until: String?
         @Option(parsing: .unconditional, help: "Most entries to show.") var limit = 100
 
         func run() async throws {
@@ -27,7 +28,7 @@ struct AuditCommand: AsyncParsableCommand {
                 let targetID = target.flatMap(TenantID.init)
                 validator.check(target == nil || targetID != nil, "target", "must be a tenant id")
                 let sinceDate = parseTime(since, field: "since", into: &validator)
-                let untilDate = parseTime(until, field: "until", into: &validator)
+                let untilDate = parseTime(until, field: "until", throughDay: true, into: &validator)
                 try validator.validate()
                 try await CommandContext.with(options) { context in
                     let entries = try await context.admin.auditLog(

@@ -14,13 +14,16 @@ struct TiersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sets an account's tier, optionally until a time.")
         @OptionGroup var change: AccountChange
         @Option(help: "free or pro for lifters; free, coach or coach_pro for coaches.") var tier: Tier
-        @Option(help: "When the tier ends (ISO 8601, such as 2027-01-31 or 2027-01-31T12:00:00Z); default: never.")
+        @Option(
+            help:
+                "When the tier ends: a day it still covers (2027-01-31: through that day, UTC) or a time (2027-01-31T12:00:00Z); default: never."
+        )
         var until: String?
 
         func run() async throws {
             try await runCommand {
                 var validator = Validator()
-                let end = parseTime(until, field: "until", into: &validator)
+                let end = parseTime(until, field: "until", throughDay: true, into: &validator)
                 try validator.validate()
                 try await CommandContext.with(change.options) { context in
                     try await context.admin.setTier(
@@ -83,12 +86,47 @@ struct TiersCommand: AsyncParsableCommand {
     }
 }
 
-/// Parses an optional time option, `2027-01-31T12:00:00Z` or `2027-01-31` (midnight UTC); a value
-/// that is not one is recorded against `field`.
-func parseTime(_ text: String?, field: String, into validator: inout Validator) -> Date? {
+/// Parses an optional time option: a day, `2027-01-31`, or a time, `2027-01-31T12:00:00Z` (seconds
+/// and the zone may be left out, as the tables print times: UTC). A day alone is its first moment
+/// in UTC, or with `throughDay` its last (the next day's midnight: `--until 2027-01-31` includes
+/// January 31). Anything else, or a day the calendar does not have, is recorded against `field`.
+func parseTime(_ text: String?, field: String, throughDay: Bool = false, into validator: inout Validator) -> Date? {
     guard let text else { return nil }
-    if let date = try? Date(text, strategy: .iso8601) { return date }
-    if let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return date }
-    validator.add(field, "must be an ISO 8601 date or time such as 2026-11-01 or 2026-11-01T00:00:00Z")
-    return nil
+    let day = String(text.prefix(10))
+    let shape = "must be an ISO 8601 date or time such as 2027-01-31 or 2027-01-31T12:00:00Z, not '\(text)'"
+    guard let number = CivilDate.dayNumber(day) else {
+        validator.add(field, day.split(separator: "-").map(\.count) == [4, 2, 2] ? CivilDate.notADate(day) : shape)
+        return nil
+    }
+    let midnight = Date(timeIntervalSince1970: Double(number) * 86_400)
+    if text.count == 10 { return throughDay ? midnight.addingTimeInterval(86_400) : midnight }
+    guard let seconds = secondsOfDay(text.dropFirst(10)) else {
+        validator.add(field, shape)
+        return nil
+    }
+    return midnight.addingTimeInterval(Double(seconds))
+}
+
+/// `THH:MM`, `THH:MM:SS`, either with `Z` or `±HH:MM` after it (none: UTC) → seconds from the
+/// day's midnight in UTC; `nil` for anything else, or an hour, minute or second out of range.
+private func secondsOfDay(_ text: Substring) -> Int? {
+    guard text.first == "T" else { return nil }
+    var rest = text.dropFirst()
+    var offset = 0
+    if rest.hasSuffix("Z") {
+        rest = rest.dropLast()
+    } else if rest.count > 6, let sign = rest.dropLast(5).last, sign == "+" || sign == "-" {
+        let zone = rest.suffix(5).split(separator: ":", omittingEmptySubsequences: false)
+        guard zone.count == 2, zone.allSatisfy({ $0.count == 2 }), let hours = Int(zone[0]), let minutes = Int(zone[1]),
+            hours <= 14, minutes < 60
+        else { return nil }
+        offset = (sign == "+" ? 1 : -1) * (hours * 3600 + minutes * 60)
+        rest = rest.dropLast(6)
+    }
+    let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+    guard (2...3).contains(parts.count), parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+        let hour = Int(parts[0]), let minute = Int(parts[1]), let second = parts.count == 3 ? Int(parts[2]) : 0,
+        (0..<24).contains(hour), (0..<60).contains(minute), (0..<60).contains(second)
+    else { return nil }
+    return hour * 3600 + minute * 60 + second - offset
 }

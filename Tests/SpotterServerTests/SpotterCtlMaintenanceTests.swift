@@ -38,6 +38,40 @@ struct SpotterCtlMaintenanceTests {
                 ["tiers", "set", "ada", "--tier", "pro", "--until", "2001-01-01", "--reason", "x"]
             )
             #expect(past.output.contains("until: must be in the future"))
+            // A typo never reaches the database, and a day the calendar does not have is named.
+            for (until, message) in [
+                (
+                    "99999-01-01",
+                    "spotterctl: until: must be an ISO 8601 date or time such as 2027-01-31 or 2027-01-31T12:00:00Z, not '99999-01-01'\n"
+                ),
+                ("2127-01-01", "spotterctl: until: must be within 100 years from now\n"),
+                ("2027-02-30", "spotterctl: until: must be a day of the calendar; Feb 2027 has 28 days\n"),
+                (
+                    "2027-01-31T25:00",
+                    "spotterctl: until: must be an ISO 8601 date or time such as 2027-01-31 or 2027-01-31T12:00:00Z, not '2027-01-31T25:00'\n"
+                ),
+            ] {
+                let refused = try await database.spotterctl(
+                    ["tiers", "set", "ada", "--tier", "pro", "--until", until, "--reason", "x"])
+                #expect(refused.status == 1 && refused.output == message, "\(until): \(refused.output)")
+            }
+            let free = try await database.spotterctl(
+                ["tiers", "set", "ada", "--tier", "free", "--until", "2090-01-01", "--reason", "x"])
+            #expect(free.output == "spotterctl: until: must be left out for the free tier, which does not end\n")
+            // A day is covered through its end (UTC); a time without a zone is UTC, as the tables print.
+            for (until, stored) in [
+                ("2090-01-31", "2090-02-01 00:00:00+00"), ("2090-01-31T12:30", "2090-01-31 12:30:00+00"),
+            ] {
+                #expect(
+                    try await database.spotterctl(
+                        ["tiers", "set", "ada", "--tier", "pro", "--until", until, "--reason", "x"]
+                    ).status == 0)
+                let owner = try await database.ownerConnection()
+                let row = try await owner.query(
+                    "SELECT tier_expires_at AT TIME ZONE 'UTC' || '+00' AS at FROM tenants WHERE tier = 'pro'")
+                await owner.close()
+                #expect(try row.single?.decode("at", as: String.self) == stored)
+            }
 
             let listed = try #require(
                 try json(try await database.spotterctl(["tiers", "list", "--json"])) as? [[String: Any]])
@@ -56,7 +90,12 @@ struct SpotterCtlMaintenanceTests {
             #expect(profile.tier.effective(at: Date()) == .free)
             let again = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "x"])
             #expect(again.output == "spotterctl: ada is already on the free tier\n")
-            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 2)
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 4)
+            // Any start of an action name finds it.
+            let started = try #require(
+                try json(try await database.spotterctl(["audit", "list", "--action", "tier.exp", "--json"]))
+                    as? [[String: Any]])
+            #expect(started.map { $0["action"] as? String } == ["tier.expire"])
         }
     }
 
@@ -223,12 +262,30 @@ struct SpotterCtlMaintenanceTests {
     func deleteErasesEverything() async throws {
         try await TestDatabase.with { database in
             let ada = try await registerAndSignIn(database, "ada")
-            _ = try await registerAndSignIn(database, "bob")
+            let bob = try await registerAndSignIn(database, "bob")
             _ = try await database.authService().refresh(refreshToken: ada.refreshToken)
             #expect(
                 try await database.spotterctl(
-                    ["accounts", "rename", "ada", "--to", "ada.l", "--reason", "x"]
+                    ["accounts", "rename", "ada", "--to", "ada.l", "--reason", "asked by ada@example.com (ADA)"]
                 ).status == 0)
+            // A comment Ada wrote on Bob's workout (as his coach would), and Bob's own: they live in
+            // Bob's tenant, so only the erasure's pass over other tenants reaches hers.
+            let setup = try await database.ownerConnection()
+            let workout = UUID()
+            try await setup.query(
+                """
+                INSERT INTO workouts (tenant_id, workout_id, name, started_at, duration_seconds, exercise_count,
+                                      set_count, rep_count, volume_kg, log_fingerprint, created_at, updated_at)
+                VALUES ($1, $2, 'Bench', now(), 0, 0, 0, 0, 0, '\\x00', now(), now())
+                """, [bob.principal.tenantID.rawValue, workout])
+            for author in [ada.principal.tenantID, bob.principal.tenantID] {
+                try await setup.query(
+                    """
+                    INSERT INTO workout_comments (tenant_id, comment_id, workout_id, author_id, body, created_at)
+                    VALUES ($1, $2, $3, $4, 'brace harder', now())
+                    """, [bob.principal.tenantID.rawValue, UUID(), workout, author.rawValue])
+            }
+            await setup.close()
 
             let dryRun = try await database.spotterctl(
                 ["accounts", "delete", "ada.l", "--reason", "gdpr", "--dry-run"])
@@ -267,15 +324,25 @@ struct SpotterCtlMaintenanceTests {
                     #expect(try table.decode("cascades", as: Bool.self), "\(name) does not cascade")
                 }
             }
+            // Her audit rows keep the pseudonym, not her id, and still group under one id.
             let audit = try await owner.query(
-                "SELECT target, details::text AS details, action FROM audit_log WHERE target_tenant_id = $1",
-                [ada.principal.tenantID.rawValue]
+                """
+                SELECT target, details::text AS details, action, reason, target_tenant_id = md5(target)::uuid AS grouped
+                FROM audit_log WHERE target = $1 OR target_tenant_id = $2 ORDER BY audit_id
+                """,
+                [pseudonym, ada.principal.tenantID.rawValue]
             )
             #expect(audit.count == 2)
             for row in audit {
                 #expect(try row.decode("target", as: String.self) == pseudonym)
                 #expect(try row.decode("details", as: String.self) == "{}")
+                #expect(try row.decode("grouped", as: Bool.self))
             }
+            #expect(try audit.first?.decode("reason", as: String.self) == "asked by \(pseudonym) (\(pseudonym))")
+            // Her comment in Bob's tenant is gone; his stays.
+            let comments = try await owner.query(
+                "SELECT author_id FROM workout_comments WHERE tenant_id = $1", [bob.principal.tenantID.rawValue])
+            #expect(try comments.map { try $0.decode("author_id", as: UUID.self) } == [bob.principal.tenantID.rawValue])
             await owner.close()
             #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
             #expect(
