@@ -83,7 +83,15 @@ enum PostgresTimestamp {
             }
             index += 1
         }
-        let year = try number(4)
+        // PostgreSQL writes years past 9999 with more digits (a timestamptz reaches 294276).
+        var year: Int64 = 0
+        var yearDigits = 0
+        while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, yearDigits < 6 {
+            year = year * 10 + Int64(bytes[index] - 48)
+            yearDigits += 1
+            index += 1
+        }
+        guard yearDigits >= 4 else { throw PostgresDecodingFailure("not a timestamp") }
         try expect("-")
         let month = try number(2)
         try expect("-")

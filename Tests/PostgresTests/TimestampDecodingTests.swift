@@ -12,6 +12,11 @@ struct TimestampDecodingTests {
             try Date.decode(postgresText: "2026-11-24 03:02:03+02") == Date(timeIntervalSince1970: 1_795_482_123))
         #expect(
             try Date.decode(postgresText: "2026-11-23 19:32:03-05:30") == Date(timeIntervalSince1970: 1_795_482_123))
+        // Years past 9999 have more digits (a tier once stored until 99999-01-01 made the account unreadable).
+        #expect(
+            try Date.decode(postgresText: "99999-01-01 00:00:00+00")
+                == Date(timeIntervalSince1970: 3_093_496_444_800))
+        #expect(throws: (any Error).self) { try Date.decode(postgresText: "999-01-01 00:00:00+00") }
     }
 
     /// Found by the `rows` fuzz target (Tests/Fuzz/corpus/rows/crash-seven-fraction-digits): seven
