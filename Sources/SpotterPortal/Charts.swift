@@ -101,18 +101,9 @@ enum Charts {
         var left: Double
 
         init(_ values: [Double], fromZero: Bool, unit: String) {
-            let range = SVG.range(fromZero ? [0] + values : values)
-            let step = SVG.roundStep((range.high - (fromZero ? 0 : range.low)) / 4)
-            let low = fromZero ? 0 : (range.low / step).rounded(.down) * step
-            let high = max(low + step, (range.high / step).rounded(.up) * step)
-            let count = Int(((high - low) / step).rounded())
-            let ticks = (0...count).map { low + Double($0) * step }
-            let whole = step.rounded() == step
-            (self.low, self.high, self.ticks) = (low, high, ticks)
-            labels = ticks.map { value in
-                (whole ? DisplayFormat.grouped(Decimal(Int(value.rounded()))) : DisplayFormat.oneDecimal(value))
-                    + " " + unit
-            }
+            let ticks = SVG.ticks(values, fromZero: fromZero)
+            (self.low, self.high, self.ticks) = (ticks.first!, ticks.last!, ticks)
+            labels = ticks.map { SVG.tickText($0, in: ticks) + " " + unit }
             // About 7 px a character of the 12 px font, and a gap before the plot.
             left = max(40, Double(labels.map(\.count).max() ?? 0) * 7 + 12)
         }

@@ -646,9 +646,9 @@ struct CoachRoutes {
         page.exerciseID = query.get("exercise") ?? ""
         page.from = query.get("from") ?? ""
         page.to = query.get("to") ?? ""
-        let formula = E1RMFormula(rawValue: query.get("formula") ?? "") ?? .epley
-        page.formulas = E1RMFormula.allCases.map {
-            .init(value: $0.rawValue, label: Self.formulaName($0), selected: $0 == formula)
+        let formula = Self.formulaForSetsWithoutRPE(query.get("formula"))
+        page.formulas = [E1RMFormula.epley, .brzycki].map {
+            .init(value: $0.rawValue, label: $0.name, selected: $0 == formula)
         }
         // A range that is not one is said under the form, which keeps what was typed and picked.
         var from: Date?
@@ -704,12 +704,10 @@ struct CoachRoutes {
         return date
     }
 
-    static func formulaName(_ formula: E1RMFormula) -> String {
-        switch formula {
-        case .epley: "Epley"
-        case .brzycki: "Brzycki"
-        case .rpe: "RPE table"
-        }
+    /// The formula a link picks for sets without an RPE: Epley unless it says Brzycki (the RPE
+    /// table, which sets with an RPE use anyway, cannot estimate the others).
+    static func formulaForSetsWithoutRPE(_ value: String?) -> E1RMFormula {
+        value == E1RMFormula.brzycki.rawValue ? .brzycki : .epley
     }
 
     static func setText(_ set: WorkoutSet, _ format: Format) -> String {
@@ -722,7 +720,7 @@ struct CoachRoutes {
                 Charts.Point(
                     day: point.date, value: format.estimateValue(best.kilograms),
                     title:
-                        "\(format.day(point.date)): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(formulaName(best.formula)))"
+                        "\(format.day(point.date)): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(best.formula.name))"
                 )
             }
         }
@@ -739,7 +737,7 @@ struct CoachRoutes {
             records.append("Most reps at \(format.setWeight(record.record.set.weight)): \(record.reps)")
         }
         return ProgressPage.Report(
-            exercise: report.exercise.name, formula: formulaName(formula),
+            exercise: report.exercise.name, formula: formula.name,
             svg: Charts.line(
                 estimated, unit: format.unit.rawValue,
                 description: "Estimated one-rep max of \(report.exercise.name) per training day"),
@@ -747,7 +745,7 @@ struct CoachRoutes {
             points: report.points.reversed().map { point in
                 ProgressPage.Report.Point(
                     date: format.day(point.date), e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
-                    how: point.best.map { "\(formulaName($0.formula)) from \(setText($0.record.set, format))" }
+                    how: point.best.map { "\($0.formula.name) from \(setText($0.record.set, format))" }
                         ?? point.noEstimateReason ?? "",
                     topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount
                 )
@@ -814,7 +812,7 @@ struct CoachRoutes {
         let link = try await activeLink(session, try context.parameters.require("client"))
         let display = Format(session.profile)
         let query = request.uri.queryParameters
-        let formula = E1RMFormula(rawValue: query.get("formula") ?? "") ?? .epley
+        let formula = Self.formulaForSetsWithoutRPE(query.get("formula"))
         let from = try (query.get("from") ?? "").isEmpty ? nil : Self.day(query.get("from")!, display, field: "From")
         let to = try (query.get("to") ?? "").isEmpty ? nil : Self.day(query.get("to")!, display, field: "To", end: true)
         let report: ProgressReport

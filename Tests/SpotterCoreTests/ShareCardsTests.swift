@@ -47,9 +47,50 @@ struct ShareCardsTests {
         #expect(svg.components(separatedBy: "<circle").count - 1 == report.points.count + 1)
         let best = report.points.compactMap(\.best?.kilograms).max()!
         #expect(svg.contains(">\(SVG.number(best / 0.45359237)) lb<"))
-        #expect(svg.contains("over \(report.points.count) days"))
+        // The change is over the calendar days of the range; the header counts the training days.
+        #expect(svg.contains(">best · +124.7 lb in 81 days<"))
+        #expect(svg.contains(">2024-03-05 – 2024-05-25 · 24 training days<"))
         #expect(svg.contains(">\(report.points.first!.date)<"))
         #expect(svg.contains(">\(report.points.last!.date)<"))
+        // Round grid values, evenly apart.
+        for tick in ["200 lb", "250 lb", "300 lb", "350 lb", "400 lb"] { #expect(svg.contains(">\(tick)<"), "\(tick)") }
+        #expect(svg.contains(">estimated by Epley<"))
+
+        // The formula named is the one that estimated the points: sets with an RPE use the table.
+        var rated = report
+        rated.points = report.points.map { point in
+            var point = point
+            point.best?.formula = .rpe
+            return point
+        }
+        let table = ShareCards.progressChart(rated, format: format, formula: .epley)
+        #expect(table.contains(">estimated by the RPE table<"))
+        rated.points[0].best?.formula = .brzycki
+        let mixed = ShareCards.progressChart(rated, format: format, formula: .brzycki)
+        #expect(mixed.contains(">estimated by the RPE table, else Brzycki<"))
+        #expect(!mixed.contains("(Epley)"))
+    }
+
+    @Test("a workout card shows timed and distance work as time and distance, and no duration when none was logged")
+    func timedCard() {
+        var workout = ShareFixtures.workout()
+        workout.content.durationSeconds = 0
+        for index in workout.content.exercises[0].sets.indices {
+            workout.content.exercises[0].sets[index].reps = 0
+            workout.content.exercises[0].sets[index].weight = nil
+            workout.content.exercises[0].sets[index].distanceMeters = 1000 * (index + 1)
+            workout.content.exercises[0].sets[index].durationSeconds = 330 * (index + 1)
+        }
+        workout.content.exercises[1].sets = [workout.content.exercises[1].sets.last!]
+        workout.content.exercises[1].sets[0].reps = 0
+        workout.content.exercises[1].sets[0].weight = nil
+        workout.content.exercises[1].sets[0].durationSeconds = 65
+        let svg = ShareCards.workoutCard(workout, format: format)
+        #expect(svg.contains(">3 sets, best 4 km in 22:00<"))  // the warm-up (1 km) is not counted
+        #expect(svg.contains(">1 set, 1:05<"))
+        #expect(!svg.contains("0 reps"))
+        #expect(svg.contains(">Tue 5 Mar 2024, 18:05<"))
+        #expect(!svg.contains("0 min"))
     }
 
     @Test("a chart with nothing to estimate says so")

@@ -99,6 +99,18 @@ struct TrainingEndToEndTests {
                 #expect(squatProgress.points[0].e1Rm.unit == .lb)
                 #expect(abs(squatProgress.points[0].e1Rm.value - 225 / 0.811) < 0.01)
                 #expect(squatProgress.records.heaviestWeight.weight.value == 225)
+                // The RPE table is no choice for the sets without an RPE: asked for, it is refused, not
+                // answered with Epley.
+                let rpe = await rpcError {
+                    _ = try await progress.getProgress(
+                        .with {
+                            $0.exerciseID = squat
+                            $0.formula = .rpe
+                        }, metadata: ada)
+                }
+                #expect(rpe?.code == .invalidArgument)
+                #expect(
+                    rpe?.message.hasPrefix("formula: E1RM_FORMULA_RPE applies to every set logged with an RPE") == true)
                 #expect(
                     await rpcCode {
                         _ = try await progress.getProgress(.with { $0.exerciseID = overheadPress }, metadata: ada)

@@ -14,9 +14,11 @@ install_system_packages() {
     [ -n "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null)" ] || missing+=(postgresql)
     command -v pkg-config >/dev/null || missing+=(pkg-config)
     command -v python3 >/dev/null || missing+=(python3)
-    # PNG share images: rsvg-convert and the font the images name.
+    # PNG share images: rsvg-convert, the font the images name, and Symbola for emoji in names
+    # (without it an emoji is drawn as a box with its code).
     command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
     [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+    [ -n "$(ls /usr/share/fonts/truetype/ancient-scripts/Symbola* 2>/dev/null)" ] || missing+=(fonts-symbola)
     if [ ${#missing[@]} -gt 0 ]; then
         local sudo; sudo=$(need_root_for_apt)
         echo "==> installing ${missing[*]}"

@@ -104,6 +104,24 @@ public enum SVG {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// Round grid values covering `values`, about four steps of `roundStep` apart, from zero when
+    /// `fromZero`; the first and last are the axis's ends.
+    public static func ticks(_ values: [Double], fromZero: Bool) -> [Double] {
+        let range = range(fromZero ? [0] + values : values)
+        let step = roundStep((range.high - (fromZero ? 0 : range.low)) / 4)
+        let low = fromZero ? 0 : (range.low / step).rounded(.down) * step
+        let high = max(low + step, (range.high / step).rounded(.up) * step)
+        let count = Int(((high - low) / step).rounded())
+        return (0...count).map { low + Double($0) * step }
+    }
+
+    /// A grid value's text: grouped whole numbers when the grid's step is whole, else one decimal.
+    public static func tickText(_ value: Double, in ticks: [Double]) -> String {
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        return step.rounded() == step
+            ? DisplayFormat.grouped(Decimal(Int(value.rounded()))) : DisplayFormat.oneDecimal(value)
+    }
+
     /// The round step of an axis at least `raw` apart: 1, 2, 2.5 or 5 times a power of ten.
     public static func roundStep(_ raw: Double) -> Double {
         guard raw.isFinite, raw > 0 else { return 1 }

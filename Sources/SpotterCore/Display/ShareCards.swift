@@ -23,9 +23,12 @@ public enum ShareCards {
         var svg = open("Workout summary: \(content.name)")
         svg += header(right: "Workout summary")
         svg += text(content.name, x: 64, y: 196, size: 56, weight: "700", fill: ink, maxWidth: 1072)
-        svg += text(
-            "\(format.moment(content.startedAt)) · \(format.duration(content.durationSeconds))", x: 64, y: 244,
-            size: 26, fill: muted, maxWidth: 1072)
+        // A workout logged without a duration shows none, not "0 min".
+        let when =
+            content.durationSeconds > 0
+            ? "\(format.moment(content.startedAt)) · \(format.duration(content.durationSeconds))"
+            : format.moment(content.startedAt)
+        svg += text(when, x: 64, y: 244, size: 26, fill: muted, maxWidth: 1072)
 
         let tiles = [
             ("Sets", "\(summary.setCount)"), ("Reps", "\(summary.repCount)"),
@@ -56,9 +59,19 @@ public enum ShareCards {
         return svg + footer() + "</svg>"
     }
 
-    /// `5 × 102.5 kg`, `12 reps` for bodyweight, of the heaviest counted set.
+    /// `5 × 102.5 kg`, `12 reps` for bodyweight, of the heaviest counted set; for time and distance
+    /// without reps (a plank, a run) the farthest set, then the longest: `2 km in 11:00`, `1:05`.
     static func topSet(_ exercise: WorkoutExercise, format: DisplayFormat) -> String {
         let counted = exercise.sets.filter(\.type.isCounted)
+        let timed = counted.filter { $0.reps == 0 && ($0.durationSeconds != nil || $0.distanceMeters != nil) }
+        if !timed.isEmpty, timed.count == counted.count,
+            let top = timed.max(by: {
+                ($0.distanceMeters ?? 0, $0.durationSeconds ?? 0) < ($1.distanceMeters ?? 0, $1.durationSeconds ?? 0)
+            })
+        {
+            let work = format.timedWork(seconds: top.durationSeconds, meters: top.distanceMeters)
+            return counted.count == 1 ? "1 set, \(work)" : "\(DisplayFormat.count(counted.count, "set")), best \(work)"
+        }
         guard
             let top = counted.max(by: {
                 ($0.weight ?? .zero, $0.reps) < ($1.weight ?? .zero, $1.reps)
@@ -81,12 +94,13 @@ public enum ShareCards {
             point.best.map { (date: point.date, value: format.estimateValue($0.kilograms)) }
         }
         var svg = open("Progress of \(name): estimated one-rep max per training day")
-        let span = points.isEmpty ? "" : "\(points.first!.date) – \(points.last!.date)"
+        let span =
+            points.isEmpty
+            ? "" : "\(points.first!.date) – \(points.last!.date) · \(DisplayFormat.count(points.count, "training day"))"
         svg += header(right: span)
-        svg += text(name, x: 64, y: 178, size: 48, weight: "700", fill: ink, maxWidth: 700)
+        svg += text(name, x: 64, y: 178, size: 48, weight: "700", fill: ink, maxWidth: 640)
         svg += text(
-            "Estimated one-rep max (\(formula == .brzycki ? "Brzycki" : "Epley")), best set of each day", x: 64,
-            y: 218, size: 22, fill: muted, maxWidth: 700)
+            "Estimated one-rep max, best set of each day", x: 64, y: 218, size: 22, fill: muted, maxWidth: 560)
         guard let first = points.first, let last = points.last,
             let best = points.max(by: { $0.value < $1.value })
         else {
@@ -100,24 +114,26 @@ public enum ShareCards {
             "\(SVG.number(best.value)) \(unit)", x: 1136, y: 170, size: 48, weight: "700", fill: accent,
             anchor: "end", maxWidth: 360)
         let change = last.value - first.value
+        // Over the calendar days from the first training day to the last: the header's range.
+        let days = SVG.daySpan(points.map(\.date)) ?? 0
         let changeText =
             points.count == 1
             ? "one training day"
-            : "\(change >= 0 ? "+" : "−")\(DisplayFormat.oneDecimal(abs(change))) \(unit) over \(points.count) days"
+            : "\(change >= 0 ? "+" : "−")\(DisplayFormat.oneDecimal(abs(change))) \(unit) in \(DisplayFormat.count(days, "day"))"
         svg += text("best · \(changeText)", x: 1136, y: 208, size: 22, fill: muted, anchor: "end", maxWidth: 420)
 
         // The plot.
         let (left, right, top, bottom) = (120.0, 1136.0, 262.0, 530.0)
-        let (low, high) = SVG.range(points.map(\.value))
+        let ticks = SVG.ticks(points.map(\.value), fromZero: false)
+        let (low, high) = (ticks.first!, ticks.last!)
         let positions = SVG.timeAxis(points.map(\.date), left: left, right: right)
         func x(_ index: Int) -> Double { positions[index] }
         func y(_ value: Double) -> Double { top + (high - value) / (high - low) * (bottom - top) }
-        for step in 0...3 {
-            let value = low + (high - low) * Double(step) / 3
+        for value in ticks {
             svg += "<line x1='\(SVG.f(left))' x2='\(SVG.f(right))' y1='\(SVG.f(y(value)))' y2='\(SVG.f(y(value)))' "
             svg += "stroke='#e2e8f0' stroke-width='2'/>"
             svg += text(
-                "\(SVG.number(value)) \(unit)", x: Int(left) - 12, y: Int(y(value)) + 7, size: 18,
+                "\(SVG.tickText(value, in: ticks)) \(unit)", x: Int(left) - 12, y: Int(y(value)) + 7, size: 18,
                 fill: muted, anchor: "end", maxWidth: 110)
         }
         let line = points.indices.map { "\($0 == 0 ? "M" : "L")\(SVG.f(x($0))) \(SVG.f(y(points[$0].value)))" }
@@ -139,6 +155,10 @@ public enum ShareCards {
         let bestIndex = points.lastIndex { $0.value == best.value }!
         svg += "<circle cx='\(SVG.f(x(bestIndex)))' cy='\(SVG.f(y(best.value)))' r='11' fill='\(accent)'/>"
         svg += text(first.date, x: Int(left), y: 562, size: 18, fill: muted, maxWidth: 200)
+        let estimatedBy = formula.describing(report.points.compactMap { $0.best?.formula })
+        svg += text(
+            "estimated by \(estimatedBy.hasPrefix("RPE") ? "the " : "")\(estimatedBy)", x: Int((left + right) / 2),
+            y: 562, size: 18, fill: muted, anchor: "middle", maxWidth: 500)
         if points.count > 1 {
             svg += text(last.date, x: Int(right), y: 562, size: 18, fill: muted, anchor: "end", maxWidth: 200)
         }

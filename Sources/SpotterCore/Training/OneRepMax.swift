@@ -11,6 +11,25 @@ public enum E1RMFormula: String, Sendable, Codable, CaseIterable {
     case rpe
 }
 
+extension E1RMFormula {
+    /// The formula's name as pages and images show it.
+    public var name: String {
+        switch self {
+        case .epley: "Epley"
+        case .brzycki: "Brzycki"
+        case .rpe: "RPE table"
+        }
+    }
+
+    /// What estimated a series of points: "RPE table", "Epley", or "RPE table, else Epley" when
+    /// both did (sets with an RPE use the table, the others `self`).
+    public func describing(_ used: some Sequence<E1RMFormula>) -> String {
+        let used = Set(used)
+        if used == [.rpe] { return E1RMFormula.rpe.name }
+        return used.contains(.rpe) ? "RPE table, else \(name)" : name
+    }
+}
+
 /// An estimated one-rep max, or why there is none.
 public enum E1RMEstimate: Sendable, Equatable {
     case estimate(kilograms: Double, formula: E1RMFormula)

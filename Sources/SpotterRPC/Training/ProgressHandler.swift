@@ -15,7 +15,7 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
         -> Spotter_V1_GetProgressResponse
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let formula: E1RMFormula = request.formula == .brzycki ? .brzycki : .epley
+        let formula = try E1RMFormula(forSetsWithoutRPE: request.formula)
         let report = try await progress.progress(
             principal,
             exerciseID: request.exerciseID,
@@ -165,6 +165,26 @@ extension Spotter_V1_StatisticsBucket {
                     $0.volume = Spotter_V1_Weight(group.volume, unit)
                 }
             }
+        }
+    }
+}
+
+extension E1RMFormula {
+    /// The formula a request picks for the sets logged without an RPE: Epley (also when unset) or
+    /// Brzycki. The RPE table, which every set with an RPE uses anyway, cannot estimate the others,
+    /// so asking for it is refused rather than answered with Epley.
+    init(forSetsWithoutRPE requested: Spotter_V1_E1rmFormula) throws(SpotterError) {
+        switch requested {
+        case .unspecified, .epley: self = .epley
+        case .brzycki: self = .brzycki
+        case .rpe:
+            throw SpotterError.invalid(
+                "formula",
+                "E1RM_FORMULA_RPE applies to every set logged with an RPE already; for the sets without one choose E1RM_FORMULA_EPLEY (the default) or E1RM_FORMULA_BRZYCKI"
+            )
+        case .UNRECOGNIZED(let value):
+            throw SpotterError.invalid(
+                "formula", "\(value) is not a formula; choose E1RM_FORMULA_EPLEY (the default) or E1RM_FORMULA_BRZYCKI")
         }
     }
 }
