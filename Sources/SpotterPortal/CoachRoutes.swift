@@ -175,6 +175,8 @@ struct CoachRoutes {
             var streak: String
             var inactive: Bool
             var newRecord: String?
+            /// Why the client's data is closed: past the tier's number of clients.
+            var paused: String?
         }
 
         struct Request {
@@ -259,15 +261,23 @@ struct CoachRoutes {
             ClientsPage.Column(
                 label: $0.0, href: $0.1.isEmpty ? nil : "/clients?sort=\($0.1)\(search)", current: $0.1 == sort)
         }
+        let tier = session.profile.tier.effective(at: at)
         let rows = clients.map { client in
-            ClientsPage.Row(
+            let paused =
+                "beyond the \(Format.count(CoachEntitlements.clientLimit(tier), "client")) the \(CoachEntitlements.tierName(tier)) tier covers"
+            return ClientsPage.Row(
                 id: client.link.lifterID.description, name: client.link.lifterName,
-                lastWorkout: client.workoutsThisWeek == nil
-                    ? "not shared" : client.lastWorkoutAt.map { format.relative($0, now: at) } ?? "none yet",
-                thisWeek: client.workoutsThisWeek.map { Self.thisWeek(done: $0, planned: client.plannedThisWeek) }
-                    ?? "not shared",
-                streak: client.streakWeeks.map { Self.streakWeeks($0) } ?? "not shared",
-                inactive: client.inactive, newRecord: client.newRecordExercise)
+                lastWorkout: client.beyondTierLimit
+                    ? "–"
+                    : client.workoutsThisWeek == nil
+                        ? "not shared" : client.lastWorkoutAt.map { format.relative($0, now: at) } ?? "none yet",
+                thisWeek: client.beyondTierLimit
+                    ? "–"
+                    : client.workoutsThisWeek.map { Self.thisWeek(done: $0, planned: client.plannedThisWeek) }
+                        ?? "not shared",
+                streak: client.beyondTierLimit ? "–" : client.streakWeeks.map { Self.streakWeeks($0) } ?? "not shared",
+                inactive: client.inactive, newRecord: client.newRecordExercise,
+                paused: client.beyondTierLimit ? paused : nil)
         }
         let open = try await links.filter { $0.status == .pending }
         let describe = { (link: CoachLink) in

@@ -291,7 +291,13 @@ struct ProfileRoutes {
         if profile.kind == .coach {
             let links = try await coaching.links(session.principal, includeClosed: false)
             let active = links.filter { $0.status == .active }.count
-            summary.allows = "\(active) of \(CoachEntitlements.clientLimit(tier)) clients in use. " + summary.allows
+            let limit = CoachEntitlements.clientLimit(tier)
+            let use =
+                active <= limit
+                ? "\(active) of \(limit) clients in use. "
+                : "\(Format.count(active, "active client")), \(active - limit) more than this tier covers: "
+                    + "the latest to join are paused until a link ends or the tier rises. "
+            summary.allows = use + summary.allows
         }
         let listing = session.isCoach ? try await discover.listing(session.principal) : (listed: false, highlights: [])
         let page = ProfilePage(

@@ -202,6 +202,7 @@ enum Templates {
         <td data-label="This week">{{thisWeek}}</td>
         <td data-label="Streak">{{streak}}</td>
         <td data-label="Flags">{{#inactive}}<span class="flag warn">inactive</span> {{/inactive}}\
+        {{#paused}}<span class="flag warn">paused: {{paused}}</span> {{/paused}}\
         {{#newRecord}}<span class="flag good">new record: {{newRecord}}</span>{{/newRecord}}</td>
         </tr>
         {{/rows}}

@@ -6592,8 +6592,9 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > A client's history (scope history). Without the details scope each entry's summary counts
-    /// > and volume are zero.
+    /// > A client's history (scope history). Without the details scope each entry's summary is
+    /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+    /// > summary is not mistaken for an empty workout.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ListClientWorkoutsRequest` message.
@@ -7171,8 +7172,9 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > A client's history (scope history). Without the details scope each entry's summary counts
-    /// > and volume are zero.
+    /// > A client's history (scope history). Without the details scope each entry's summary is
+    /// > left unset (`hasSummary` in Swift, `HasField("summary")` in Python: false), so a withheld
+    /// > summary is not mistaken for an empty workout.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -1063,6 +1063,8 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
   /// Clears the value of `lastWorkoutAt`. Subsequent reads from it will return its default value.
   public mutating func clearLastWorkoutAt() {_uniqueStorage()._lastWorkoutAt = nil}
 
+  /// Workouts this week (Monday–Sunday, client's time zone); with a program begun this week, those
+  /// since its first day, as planned_this_week counts.
   public var workoutsThisWeek: Int32 {
     get {_storage._workoutsThisWeek ?? 0}
     set {_uniqueStorage()._workoutsThisWeek = newValue}
@@ -1105,6 +1107,15 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
   public var hasStreakWeeks: Bool {_storage._streakWeeks != nil}
   /// Clears the value of `streakWeeks`. Subsequent reads from it will return its default value.
   public mutating func clearStreakWeeks() {_uniqueStorage()._streakWeeks = nil}
+
+  /// The client is past the number your tier covers: after a downgrade or an expiry the clients
+  /// who joined first stay covered, the later ones are listed with none of the fields above, and
+  /// every read of their data (or assignment to them) is PERMISSION_DENIED naming the tier, until a
+  /// link ends or the tier rises.
+  public var beyondTierLimit: Bool {
+    get {_storage._beyondTierLimit}
+    set {_uniqueStorage()._beyondTierLimit = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -3201,7 +3212,7 @@ nonisolated extension Spotter_V1_EndClientRequest: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}last_workout_at\0\u{3}workouts_this_week\0\u{3}planned_this_week\0\u{1}inactive\0\u{3}new_record_exercise\0\u{3}streak_weeks\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}last_workout_at\0\u{3}workouts_this_week\0\u{3}planned_this_week\0\u{1}inactive\0\u{3}new_record_exercise\0\u{3}streak_weeks\0\u{3}beyond_tier_limit\0")
 
   fileprivate class _StorageClass {
     var _link: Spotter_V1_CoachLink? = nil
@@ -3211,6 +3222,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
     var _inactive: Bool = false
     var _newRecordExercise: String = String()
     var _streakWeeks: Int32? = nil
+    var _beyondTierLimit: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3228,6 +3240,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
       _inactive = source._inactive
       _newRecordExercise = source._newRecordExercise
       _streakWeeks = source._streakWeeks
+      _beyondTierLimit = source._beyondTierLimit
     }
   }
 
@@ -3253,6 +3266,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
         case 5: try { try decoder.decodeSingularBoolField(value: &_storage._inactive) }()
         case 6: try { try decoder.decodeSingularStringField(value: &_storage._newRecordExercise) }()
         case 7: try { try decoder.decodeSingularInt32Field(value: &_storage._streakWeeks) }()
+        case 8: try { try decoder.decodeSingularBoolField(value: &_storage._beyondTierLimit) }()
         default: break
         }
       }
@@ -3286,6 +3300,9 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
       try { if let v = _storage._streakWeeks {
         try visitor.visitSingularInt32Field(value: v, fieldNumber: 7)
       } }()
+      if _storage._beyondTierLimit != false {
+        try visitor.visitSingularBoolField(value: _storage._beyondTierLimit, fieldNumber: 8)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3302,6 +3319,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
         if _storage._inactive != rhs_storage._inactive {return false}
         if _storage._newRecordExercise != rhs_storage._newRecordExercise {return false}
         if _storage._streakWeeks != rhs_storage._streakWeeks {return false}
+        if _storage._beyondTierLimit != rhs_storage._beyondTierLimit {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -23,7 +23,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// How a set's one-rep max is estimated. A set with a logged RPE always uses the RPE method.
+/// How a set's one-rep max is estimated. A set with a logged RPE always uses the RPE method; a
+/// request's formula picks EPLEY or BRZYCKI for the others (RPE there is INVALID_ARGUMENT).
 public nonisolated enum Spotter_V1_E1rmFormula: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
 

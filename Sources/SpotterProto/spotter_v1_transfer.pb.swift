@@ -233,8 +233,9 @@ public nonisolated struct Spotter_V1_ImportReport: Sendable {
   /// Templates stored by this call (Spotter JSON only).
   public var templatesAdded: Int32 = 0
 
-  /// Rows that were left out, each with the reason (exact repeats, timed or distance-only sets),
-  /// and Spotter-export objects that could not be created.
+  /// Rows that were left out, each with the reason and row number (exact repeats, values no set
+  /// can have), and Spotter-export objects that could not be created. Timed and distance sets are
+  /// kept, with their time and distance.
   public var notes: [String] = []
 
   /// Sets stored by this call.

@@ -38,17 +38,52 @@ struct CoachingServiceTests {
             #expect(try await coaching.links(bob, includeClosed: true).isEmpty)
 
             try await setTier(database, coach, .coach, until: start.addingTimeInterval(86_400))
+            clock.advance(by: 60)  // Bob joins after Ada
             _ = try await coaching.redeemInvite(bob, code: second.code!, scopes: ["history"])
             // A lifter's request is checked when the coach accepts it.
             _ = try await coaching.requestCoach(cy, username: "cora", scopes: ["details"])
             clock.advance(by: 2 * 86_400)  // the Coach tier has expired: free again, 2 clients already
             await #expect(
                 throws: SpotterError.failedPrecondition(
-                    "you have 2 active clients, the limit of the free tier; the Coach tier allows 20")
+                    "you have 2 active clients, more than the free tier's 1; the Coach tier allows 20")
             ) { try await coaching.respond(coach, other: cy.tenantID.description, accept: true, scopes: []) }
             // Declining is always possible.
             let declined = try await coaching.respond(coach, other: cy.tenantID.description, accept: false, scopes: [])
             #expect(declined.status == .declined)
+
+            // Past the limit the client who joined first stays covered; the later one is listed
+            // without data, and reading or assigning to her is refused naming the tier.
+            let listed = try await coaching.clients(coach, inactiveDays: 0)
+            #expect(listed.map { "\($0.link.lifterName) \($0.beyondTierLimit)" }.sorted() == ["ada false", "bob true"])
+            #expect(listed.first { $0.beyondTierLimit }?.workoutsThisWeek == nil)
+            _ = try await coaching.clientHistory(
+                coach, client: ada.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            let beyond = SpotterError.permissionDenied(
+                "bob is beyond the 1 client the free tier covers (clients count in the order they joined); "
+                    + "end a link to make room, or move up: the Coach tier allows 20")
+            await #expect(throws: beyond) {
+                try await coaching.clientHistory(
+                    coach, client: bob.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            }
+            let template = try await database.trainingServices(clock: clock).templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Day A",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 3, repsMin: 5)]))
+            await #expect(throws: beyond) {
+                try await coaching.assign(
+                    coach, client: bob.tenantID.description, templateID: template.id.description, programID: "",
+                    note: "")
+            }
+            #expect(
+                try await database.count("SELECT count(*)::int FROM coach_access_log WHERE data = 'history'") == 1,
+                "only Ada's history read is logged"
+            )
+            // Once Ada's link ends, Bob is covered again.
+            _ = try await coaching.endLink(ada, other: coach.tenantID.description)
+            #expect(try await coaching.clients(coach, inactiveDays: 0).map(\.beyondTierLimit) == [false])
+            _ = try await coaching.clientHistory(
+                coach, client: bob.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
         }
     }
 
@@ -247,6 +282,10 @@ struct CoachingServiceTests {
             #expect(clients.first?.plannedThisWeek == 2)
             #expect(clients.first?.workoutsThisWeek == 1)
             #expect(clients.first?.inactive == false)
+            // A program begun mid-week counts the week's workouts from its first day, as its plan does:
+            // Monday's workout came before it ("1 of 1 planned", not "2 of 1").
+            _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-11-24")
+            #expect(try await coaching.clients(coach, inactiveDays: 0).first?.workoutsThisWeek == 0)
 
             // Ending the link hides the assignment, the program and its templates from the lifter.
             _ = try await coaching.endLink(ada, other: coach.tenantID.description)

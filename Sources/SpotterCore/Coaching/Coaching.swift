@@ -237,9 +237,31 @@ public enum CoachEntitlements {
             case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
             }
         let who = side == .coach ? "you have" : "the coach has"
+        let limitText =
+            activeClients == limit
+            ? "the limit of the \(tierName(tier)) tier"
+            : "more than the \(tierName(tier)) tier's \(limit)"
         throw .failedPrecondition(
-            "\(who) \(DisplayFormat.count(activeClients, "active client")), the limit of the "
-                + "\(tierName(tier)) tier; \(next)")
+            "\(who) \(DisplayFormat.count(activeClients, "active client")), \(limitText); \(next)")
+    }
+
+    /// Whether a tier covers the client whose link began after `before` other active links: a
+    /// coach with more clients than the tier allows (after a downgrade or an expiry) keeps the
+    /// earliest ones; the others' data stays closed until a link ends or the tier rises.
+    public static func covers(clientsBefore before: Int, tier: Tier) -> Bool { before < clientLimit(tier) }
+
+    /// The refusal to read (or assign to) a client the tier does not cover.
+    public static func beyondLimit(_ client: String, tier: Tier) -> SpotterError {
+        let limit = clientLimit(tier)
+        let next =
+            switch tier {
+            case .coachPro: "contact support to raise it"
+            case .coach: "the Coach Pro tier allows \(clientLimit(.coachPro))"
+            case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
+            }
+        return .permissionDenied(
+            "\(client) is beyond the \(DisplayFormat.count(limit, "client")) the \(tierName(tier)) tier covers "
+                + "(clients count in the order they joined); end a link to make room, or move up: \(next)")
     }
 
     /// Which clients' exercises a coach's tier opens progress (and record flags) for.
@@ -279,7 +301,7 @@ public enum CoachEntitlements {
         }
     }
 
-    static func tierName(_ tier: Tier) -> String {
+    public static func tierName(_ tier: Tier) -> String {
         switch tier {
         case .free, .pro: "free"
         case .coach: "Coach"

@@ -58,7 +58,7 @@ extension CoachingService {
     public func assign(
         _ principal: Principal, client: String, templateID: String, programID: String, note: String
     ) async throws -> Assignment {
-        _ = try await requireKind(.coach, principal)
+        let context = try await requireKind(.coach, principal)
         let clientID = try Self.tenantID(client, field: "client_id")
         var validator = Validator()
         validator.check(
@@ -89,8 +89,12 @@ extension CoachingService {
         }
         return try await store.linking(principal) { link in
             // Held until the assignment is written: the link cannot end in between.
-            guard try await link.holdActiveLink(lifter: clientID, coach: principal.tenantID) else {
-                throw Self.clientNotFound
+            guard try await link.holdActiveLink(lifter: clientID, coach: principal.tenantID),
+                let open = try await link.openLink(lifter: clientID, coach: principal.tenantID)
+            else { throw Self.clientNotFound }
+            let tier = context.tier.effective(at: now())
+            guard CoachEntitlements.covers(clientsBefore: try await link.activeClientsBefore(open), tier: tier) else {
+                throw CoachEntitlements.beyondLimit(open.lifterName, tier: tier)
             }
             return try await store.assign(
                 principal,

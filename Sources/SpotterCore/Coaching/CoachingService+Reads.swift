@@ -18,6 +18,7 @@ extension CoachingService {
         let clientID = try Self.tenantID(client, field: "client_id")
         return try await store.inOneTransaction(principal) {
             let link = try await activeClientLink(principal, client: clientID)
+            try await requireCovered(principal, link, tier: context.tier.effective(at: now()))
             guard link.scopes.contains(scope) else {
                 throw SpotterError.permissionDenied(
                     "\(link.lifterName) has not granted you the \(scope.rawValue) scope")
@@ -40,7 +41,21 @@ extension CoachingService {
         let at = now()
         let progress = CoachEntitlements.clientProgress(context.tier.effective(at: at))
         let facts = try await store.clientFacts(principal, now: at, bigThreeOnly: progress != .every)
+        // Past the tier's limit (after a downgrade) the latest clients are listed without their data.
+        let limit = CoachEntitlements.clientLimit(context.tier.effective(at: at))
+        let covered = Set(
+            facts.map(\.link).sorted {
+                ($0.respondedAt ?? $0.createdAt, $0.id.rawValue.uuidString) < (
+                    $1.respondedAt ?? $1.createdAt, $1.id.rawValue.uuidString
+                )
+            }
+            .prefix(limit).map(\.id))
         return facts.map { fact in
+            guard covered.contains(fact.link.id) else {
+                return ClientSummary(
+                    link: fact.link, lastWorkoutAt: nil, workoutsThisWeek: nil, plannedThisWeek: nil, inactive: false,
+                    newRecordExercise: nil, beyondTierLimit: true)
+            }
             let scopes = fact.link.scopes
             let history = scopes.contains(.history) || scopes.contains(.details)
             let today = ProgramSchedule.localDay(at, timeZoneID: fact.timeZone)

@@ -235,6 +235,14 @@ public struct CoachingService: Sendable {
         return link
     }
 
+    /// Refuses a client the coach's tier does not cover (`CoachEntitlements.covers`).
+    func requireCovered(_ principal: Principal, _ link: CoachLink, tier: Tier) async throws {
+        let before = try await store.linking(principal) { try await $0.activeClientsBefore(link) }
+        guard CoachEntitlements.covers(clientsBefore: before, tier: tier) else {
+            throw CoachEntitlements.beyondLimit(link.lifterName, tier: tier)
+        }
+    }
+
     /// Which coach read which kind of data and when, newest first.
     public func accessLog(_ principal: Principal, coach: String, pageSize: Int, pageToken: String) async throws
         -> Page<AccessLogEntry>

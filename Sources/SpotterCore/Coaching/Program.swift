@@ -327,11 +327,15 @@ public struct ClientSummary: Sendable, Equatable {
     /// Weeks in the client's current weekly streak (`WeeklyStreak`), counted over the last
     /// `WeeklyStreak.clientListWeeks` weeks; history scope.
     public var streakWeeks: Int?
+    /// The client is past the number the coach's tier covers (the latest to join, after a
+    /// downgrade): listed, with none of the fields above, and their data closed until there is room.
+    public var beyondTierLimit: Bool
 
     public init(
         link: CoachLink, lastWorkoutAt: Date?, workoutsThisWeek: Int?, plannedThisWeek: Int?, inactive: Bool,
-        newRecordExercise: String?, streakWeeks: Int? = nil
+        newRecordExercise: String?, streakWeeks: Int? = nil, beyondTierLimit: Bool = false
     ) {
+        self.beyondTierLimit = beyondTierLimit
         self.streakWeeks = streakWeeks
         self.link = link
         self.lastWorkoutAt = lastWorkoutAt

@@ -66,6 +66,17 @@ struct PostgresLinkTransaction: LinkTransaction {
         ).single.map(Self.decode)
     }
 
+    func activeClientsBefore(_ link: CoachLink) async throws -> Int {
+        try await connection.query(
+            """
+            SELECT count(*)::int AS before FROM coach_links
+            WHERE coach_id = $1 AND status = 'active'
+              AND (coalesce(responded_at, created_at), link_id) < ($2::timestamptz, $3::uuid)
+            """,
+            [link.coachID.rawValue, link.respondedAt ?? link.createdAt, link.id.rawValue]
+        ).single?.decode("before") ?? 0
+    }
+
     func holdActiveLink(lifter: TenantID, coach: TenantID) async throws -> Bool {
         // FOR SHARE: an update of the link (its end) waits for this transaction; one already under
         // way is waited for, and the row is checked again against `status = 'active'`.

@@ -213,12 +213,16 @@ public struct PostgresCoachingStore: CoachingStore {
                   date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01' AS this_week
                 FROM coach_links l
                 JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
+                LEFT JOIN program_follows f ON f.tenant_id = l.tenant_id
                 -- This week's workouts and the weeks of the streak window, in one pass over the
                 -- window's workouts (each pass is checked against the grant by row-level security).
+                -- With a program begun this week, this week's count starts with the program, as
+                -- its planned days do: "3 of 1 planned" counted the days before it.
                 LEFT JOIN LATERAL (
                   SELECT count(*) FILTER (
-                           WHERE w.started_at >= date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)
-                                                 AT TIME ZONE lt.time_zone)::int AS workouts_since,
+                           WHERE w.started_at >= greatest(
+                                   date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone),
+                                   f.started_on::timestamp) AT TIME ZONE lt.time_zone)::int AS workouts_since,
                          string_agg(
                            (date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01')::text,
                            ',') AS recent_weeks
@@ -231,7 +235,6 @@ public struct PostgresCoachingStore: CoachingStore {
                     AND w.started_at < 'infinity'
                 ) recent ON true
                 JOIN spotter_linked_parties() ct ON ct.tenant_id = l.coach_id
-                LEFT JOIN program_follows f ON f.tenant_id = l.tenant_id
                 WHERE l.coach_id = $1 AND l.status = 'active'
                 ORDER BY lower(lt.display_name), l.tenant_id
                 """,

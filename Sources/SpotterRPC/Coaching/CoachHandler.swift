@@ -72,6 +72,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
                     $0.inactive = client.inactive
                     $0.newRecordExercise = client.newRecordExercise ?? ""
                     if let weeks = client.streakWeeks { $0.streakWeeks = Int32(weeks) }
+                    $0.beyondTierLimit = client.beyondTierLimit
                 }
             }
         }
