@@ -136,8 +136,12 @@ enum PostgresTimestamp {
             offsetSeconds *= sign
         }
         let days = daysFromCivil(year: year, month: month, day: day)
-        let total = (days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds) * 1_000_000 + micros
-        return Date(timeIntervalSince1970: Double(total) / 1_000_000)
+        // In seconds first: past about year 287,000 the microseconds would not fit an Int64.
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        guard abs(seconds) < 9_000_000_000_000 else {
+            return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
+        }
+        return Date(timeIntervalSince1970: Double(seconds * 1_000_000 + micros) / 1_000_000)
     }
 
     // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
