@@ -158,6 +158,14 @@ struct CoachRoutes {
         return try await coaching.activeClientLink(session.principal, client: TenantID(rawValue: id))
     }
 
+    /// Times of a client's workouts in the client's time zone (the days their progress and
+    /// statistics count them on), weights in the coach's unit.
+    private func clientFormat(_ session: PortalSession, _ link: CoachLink) async throws -> Format {
+        Format(
+            timeZone: try await coaching.clientTimeZone(session.principal, client: link.lifterID),
+            unit: session.profile.unit)
+    }
+
     // MARK: - Clients
 
     struct ClientsPage {
@@ -340,12 +348,17 @@ struct CoachRoutes {
         var name: String
         var since: String
         var scopes: String
+        /// Said when the page's times are in the client's time zone and it is not the coach's.
+        var zone: String?
 
-        init(_ link: CoachLink, _ format: Format) {
+        init(_ link: CoachLink, _ format: Format, viewer: String? = nil) {
             id = link.lifterID.description
             name = link.lifterName
             since = format.day(link.respondedAt ?? link.createdAt)
             scopes = Format.scopes(link.scopes)
+            if let viewer, (TimeZone(identifier: viewer) ?? .gmt) != format.timeZone {
+                zone = "Times are \(link.lifterName)'s, in \(format.timeZone.identifier)."
+            }
         }
     }
 
@@ -394,8 +407,8 @@ struct CoachRoutes {
     ) async throws -> Response {
         let session = try coach(context)
         let link = try await activeLink(session, try context.parameters.require("client"))
-        let format = Format(session.profile)
-        let client = ClientHeader(link, format)
+        let format = try await clientFormat(session, link)
+        let client = ClientHeader(link, format, viewer: session.profile.timeZone)
         var page = HistoryPage(client: client)
         page.query = request.uri.queryParameters.get("q") ?? ""
         do {
@@ -510,8 +523,8 @@ struct CoachRoutes {
     {
         let session = try coach(context)
         let link = try await activeLink(session, try context.parameters.require("client"))
-        let format = Format(session.profile)
-        let client = ClientHeader(link, format)
+        let format = try await clientFormat(session, link)
+        let client = ClientHeader(link, format, viewer: session.profile.timeZone)
         let thread: (workout: Workout, comments: [WorkoutComment])
         do {
             thread = try await coaching.clientWorkoutThread(
@@ -810,7 +823,8 @@ struct CoachRoutes {
                 .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))
         }
         return Self.imageResponse(
-            try await share.image(ShareCards.workoutCard(workout, format: Format(session.profile)), format),
+            try await share.image(
+                ShareCards.workoutCard(workout, format: try await clientFormat(session, link)), format),
             name: "workout-card")
     }
 

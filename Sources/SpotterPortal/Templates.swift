@@ -252,7 +252,7 @@ enum Templates {
     private static let clientHeader = """
         <p class="crumbs"><a href="/clients">Clients</a> ›</p>
         <h1>{{client.name}}</h1>
-        <p class="muted">Client since {{client.since}} · shares: {{client.scopes}}</p>
+        <p class="muted">Client since {{client.since}} · shares: {{client.scopes}}{{#client.zone}} · {{client.zone}}{{/client.zone}}</p>
         <nav class="tabs">
         <a href="/clients/{{client.id}}"{{#tab.history}} aria-current="page"{{/tab.history}}>History</a>
         <a href="/clients/{{client.id}}/progress"{{#tab.progress}} aria-current="page"{{/tab.progress}}>Progress</a>
@@ -316,7 +316,7 @@ enum Templates {
         {{<layout}}{{$body}}{{#page}}
         <p class="crumbs"><a href="/clients">Clients</a> › <a href="/clients/{{client.id}}">{{client.name}}</a> ›</p>
         <h1>{{name}}</h1>
-        <p class="muted">{{date}} · {{duration}} · {{summary}}</p>
+        <p class="muted">{{date}} · {{duration}} · {{summary}}{{#client.zone}}<br>{{client.zone}}{{/client.zone}}</p>
         <p class="small">Summary card to share: <a href="/clients/{{client.id}}/workouts/{{workoutID}}/card.png">PNG</a> · <a href="/clients/{{client.id}}/workouts/{{workoutID}}/card.svg">SVG</a></p>
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         {{#exercises}}

@@ -142,6 +142,37 @@ struct PortalCoachTests {
         }
     }
 
+    @Test(
+        "a client's workouts show at the client's local time, the day their statistics count, and the page says whose")
+    func clientTimeZone() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let owner = try await portal.database.ownerConnection()
+            try await owner.query(
+                "UPDATE tenants SET time_zone = 'America/New_York' WHERE tenant_id = $1",
+                [world.lifter.tenantID.rawValue])
+            await owner.close()
+            // Saturday 23:30 in New York is Sunday 04:30 in UTC, the coach's zone.
+            let late = try await portal.training.workouts.log(
+                world.lifter, id: "",
+                WorkoutDraft(
+                    name: "Late session", startedAt: Date(timeIntervalSince1970: 1_795_321_800), durationSeconds: 600,
+                    exercises: [
+                        WorkoutExerciseDraft(
+                            exerciseID: Catalog.squat.description,
+                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg))])
+                    ]))
+            let browser = try await portal.signedIn("carla")
+            let page = try await browser.get("/clients/\(world.client)/workouts/\(late.id)")
+            #expect(page.html.contains("Sat 21 Nov 2026, 23:30"), "\(page.html)")
+            #expect(!page.html.contains("Sun 22 Nov 2026"))
+            #expect(
+                page.html.contains("Times are Lena &lt;script&gt;alert(1)&lt;/script&gt;&#39;s, in America/New_York."))
+            let history = try await browser.get("/clients/\(world.client)")
+            #expect(history.html.contains("Sat 21 Nov 2026"))
+        }
+    }
+
     @Test("the progress chart has one point per training day, with the set and formula in each point's title")
     func progress() async throws {
         try await PortalHarness.with { portal in

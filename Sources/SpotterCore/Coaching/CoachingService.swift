@@ -235,6 +235,12 @@ public struct CoachingService: Sendable {
         return link
     }
 
+    /// An active client's time zone: a client's workouts are shown at the client's local times,
+    /// on the days their progress and statistics count them.
+    public func clientTimeZone(_ principal: Principal, client: TenantID) async throws -> String {
+        try await contexts.tenantContext(principal.clientView(of: client)).timeZone
+    }
+
     /// Refuses a client the coach's tier does not cover (`CoachEntitlements.covers`).
     func requireCovered(_ principal: Principal, _ link: CoachLink, tier: Tier) async throws {
         let before = try await store.linking(principal) { try await $0.activeClientsBefore(link) }
