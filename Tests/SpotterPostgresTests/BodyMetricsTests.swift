@@ -87,13 +87,21 @@ struct BodyMetricsTests {
                     .first?.reason == "kg is not a unit of body_fat")
             #expect(
                 await refusal(MeasurementDraft(metric: "waist", measuredOn: "2026-09-30", value: 80)).first?.reason
-                    == "must not be in the future")
+                    .hasPrefix("must not be in the future") == true)
+            // Today is the lifter's: at 14:13 UTC it is still the 21st in Los Angeles (the 22nd is
+            // tomorrow there, refused), already the 22nd in Auckland (allowed).
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "America/Los_Angeles"))
+            #expect(
+                await refusal(MeasurementDraft(metric: "waist", measuredOn: "2026-09-22", value: 80)).first?.reason
+                    == "must not be in the future (it is 2026-09-21 in America/Los_Angeles, your time zone)")
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Pacific/Auckland"))
+            #expect(await refusal(MeasurementDraft(metric: "waist", measuredOn: "2026-09-22", value: 80)).isEmpty)
             await #expect(throws: SpotterError.self) {
                 _ = try await training.body.series(ada, metrics: ["ankle"], from: "", to: "")
             }
             // Nothing stored was lost by the refusals.
             #expect(
-                try await training.body.series(ada, metrics: [], from: "", to: "").flatMap(\.measurements).count == 4)
+                try await training.body.series(ada, metrics: [], from: "", to: "").flatMap(\.measurements).count == 5)
         }
     }
 

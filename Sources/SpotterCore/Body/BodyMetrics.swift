@@ -171,16 +171,18 @@ extension Decimal {
 extension MeasurementDraft {
     /// The draft in stored units, for a lifter who logs in `unit`, measured by `now`;
     /// `invalidArgument` naming each field that is wrong, under `prefix` (the request's path to it).
-    public func validated(prefix: String = "measurement.", unit lifterUnit: WeightUnit, now: Date) throws(SpotterError)
-        -> MeasurementInput
-    {
+    public func validated(
+        prefix: String = "measurement.", unit lifterUnit: WeightUnit, timeZone: String? = nil, now: Date
+    ) throws(SpotterError) -> MeasurementInput {
         var validator = Validator()
         let metric = BodyMetric(rawValue: metric)
         let metrics = BodyMetric.allCases.map(\.rawValue).joined(separator: ", ")
         validator.check(
             metric != nil, prefix + "metric",
             self.metric.isEmpty ? "is required (one of \(metrics))" : "must be one of \(metrics), not '\(self.metric)'")
-        if let problem = CivilDate.pastDateProblem(measuredOn, now: now) {
+        if let problem = CivilDate.pastDateProblem(
+            measuredOn, now: now, timeZone: timeZone.map { TimeZone(identifier: $0) ?? .gmt })
+        {
             validator.add(prefix + "measured_on", problem)
         }
         validator.check(note.count <= 500, prefix + "note", "must be at most 500 characters")

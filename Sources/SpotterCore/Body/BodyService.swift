@@ -111,7 +111,8 @@ public struct BodyService: Sendable {
     }
 
     private func validated(_ principal: Principal, _ draft: MeasurementDraft) async throws -> MeasurementInput {
-        try draft.validated(unit: try await principal.context(from: contexts).unit, now: now())
+        let context = try await principal.context(from: contexts)
+        return try draft.validated(unit: context.unit, timeZone: context.timeZone, now: now())
     }
 
     static let notFound = SpotterError.notFound("measurement not found")
