@@ -38,6 +38,13 @@ struct ExerciseResolver {
         "legextensionmachine": "Leg Extension",
         "seatedrowcable": "Seated Cable Row",
         "pullupassisted": "Assisted Pull-Up",
+        // Strong's and Hevy's runs are Spotter's Run (cardio), where time and distance belong.
+        "running": "Run",
+        "runningtreadmill": "Run",
+        "treadmill": "Run",
+        "treadmillrun": "Run",
+        "outdoorrun": "Run",
+        "jogging": "Run",
     ]
 
     init(index: [Exercise]) {

@@ -152,8 +152,9 @@ struct CSVWorkoutReader {
     }
 
     /// A set, or the reason its row is left out: neither reps nor a time or a distance, or a value
-    /// no set can have (reps that are not a whole number, a weight over 10,000, a time over a day,
-    /// a distance over 1,000 km); the rest of the file is read on. A timed or distance set (a
+    /// no set can have (reps that are not a whole number or over 1,000, a weight over 2,000 kg, a
+    /// time over a day, a distance over 1,000 km: the API's bounds, so one row never costs its
+    /// workout); the rest of the file is read on. A timed or distance set (a
     /// plank, a run) keeps its seconds and metres, rounded, with no reps. An RPE outside 1–10 is
     /// left out of its set, with a note.
     private func importedSet(
@@ -184,18 +185,22 @@ struct CSVWorkoutReader {
         guard repsValue > 0 || duration != nil || distance != nil else {
             return leftOut("a set without reps, a time or a distance")
         }
-        guard repsValue == repsValue.rounded(), repsValue <= 10_000 else {
+        guard repsValue == repsValue.rounded() else {
             return leftOut("reps \"\(reps)\" is not a whole number of repetitions")
         }
+        guard repsValue <= 1_000 else { return leftOut("\(reps) reps is more than the 1,000 a set can have") }
         guard case .read(let weightRead) = Self.cell(weight) else {
             return leftOut("weight \"\(weight)\" is not a number of at least 0")
         }
         var mass: Mass?
         if let value = weightRead, value > 0 {
-            guard let decimal = Decimal(exactly: value), decimal <= 10_000 else {
-                return leftOut("weight \"\(weight)\" is too heavy")
+            guard let decimal = Decimal(exactly: value), decimal <= 10_000,
+                case let rounded = Mass(decimal.rounded(scale: 2), unit), rounded <= Mass.maximum
+            else {
+                return leftOut(
+                    "a weight of \(weight) \(unit.rawValue) is over the 2,000 kg (4,409.24 lb) a set can have")
             }
-            mass = Mass(decimal.rounded(scale: 2), unit)
+            mass = rounded
         }
         var rpeValue: Decimal?
         var dropped: String?
