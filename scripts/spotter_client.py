@@ -288,7 +288,8 @@ def main(argv=None):
             partial = target.with_name(f".{target.name}.partial")
             size = 0
             try:
-                with open(partial, "wb") as out:
+                # Only its owner reads an export (e-mails, sessions, every workout), as spotterctl's.
+                with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
                     for message in call(ch, "spotter.v1.TransferService/ExportAccount", request, args.token):
                         out.write(message.data)
                         size += len(message.data)

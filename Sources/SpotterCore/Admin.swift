@@ -57,6 +57,10 @@ public struct AccountDetail: Sendable, Equatable, Codable {
     /// Live (not deleted) workouts.
     public var workouts: Int
     public var lastWorkoutAt: Date?
+    /// The sources (an address, a known device) with failed sign-ins counted, and until when each
+    /// must wait: sign-in throttling is per source; `failedSignIns` and `lockedUntil` are the
+    /// account-wide count for unknown devices.
+    public var sources: [SignInSourceFailures]
 
     public init(
         profile: Profile,
@@ -65,8 +69,10 @@ public struct AccountDetail: Sendable, Equatable, Codable {
         sessions: [SessionInfo],
         lastActivity: Date?,
         workouts: Int = 0,
-        lastWorkoutAt: Date? = nil
+        lastWorkoutAt: Date? = nil,
+        sources: [SignInSourceFailures] = []
     ) {
+        self.sources = sources
         self.profile = profile
         self.failedSignIns = failedSignIns
         self.lockedUntil = lockedUntil
@@ -74,6 +80,19 @@ public struct AccountDetail: Sendable, Equatable, Codable {
         self.lastActivity = lastActivity
         self.workouts = workouts
         self.lastWorkoutAt = lastWorkoutAt
+    }
+}
+
+/// Failed sign-ins counted for one source of an account (`address:…` or `device:…`).
+public struct SignInSourceFailures: Sendable, Equatable, Codable {
+    public var source: String
+    public var failures: Int
+    public var lockedUntil: Date?
+
+    public init(source: String, failures: Int, lockedUntil: Date?) {
+        self.source = source
+        self.failures = failures
+        self.lockedUntil = lockedUntil
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// One e-mail in the outbox, as `spotterctl outbox` shows it.
 public struct OutboxEntry: Sendable, Equatable, Codable {
-    public var id: UUID
+    @LowercasedUUID public var id: UUID
     public var tenantID: TenantID
     public var kind: String
     public var recipient: String

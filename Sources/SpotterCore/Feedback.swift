@@ -8,7 +8,7 @@ public enum FeedbackKind: String, Sendable, Codable, CaseIterable {
 
 /// Feedback or a bug report filed by a tenant.
 public struct Feedback: Sendable, Equatable, Codable {
-    public var id: UUID
+    @LowercasedUUID public var id: UUID
     public var tenantID: TenantID
     public var kind: FeedbackKind
     public var subject: String

@@ -76,3 +76,25 @@ extension EntityID {
         self.init(rawValue: try container.decode(UUID.self))
     }
 }
+
+/// A plain `UUID` field written in lower case in JSON, as every typed id (`EntityID`) is:
+/// Foundation writes a `UUID` in upper case, so an export or spotterctl's `--json` mixed both.
+@propertyWrapper
+public struct LowercasedUUID: Sendable, Hashable, Codable {
+    public var wrappedValue: UUID
+
+    public init(wrappedValue: UUID) { self.wrappedValue = wrappedValue }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let uuid = UUID(hexadecimal: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a UUID"))
+        }
+        wrappedValue = uuid
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue.lowercasedString)
+    }
+}

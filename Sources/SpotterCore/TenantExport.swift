@@ -216,7 +216,7 @@ public struct ExportedPublication: Sendable, Equatable, Codable {
 
     public var id: PublicationID
     public var kind: PublicationKind
-    public var sourceID: UUID
+    @LowercasedUUID public var sourceID: UUID
     public var title: String
     public var description: String
     public var difficulty: Difficulty

@@ -72,6 +72,18 @@ public struct PostgresAdminStore: AdminStore {
                     "SELECT failed_sign_ins, locked_until FROM accounts WHERE tenant_id = $1 AND account_id = $2",
                     [tenant.rawValue, profile.accountID.rawValue]
                 )
+                let sources = try await connection.query(
+                    """
+                    SELECT source, failures, locked_until FROM sign_in_failures
+                    WHERE tenant_id = $1 AND account_id = $2 AND (failures > 0 OR locked_until > $3)
+                    ORDER BY locked_until DESC NULLS LAST, source
+                    """,
+                    [tenant.rawValue, profile.accountID.rawValue, now]
+                ).map {
+                    SignInSourceFailures(
+                        source: try $0.decode("source"), failures: try $0.decode("failures"),
+                        lockedUntil: try $0.decode("locked_until", as: Date?.self).flatMap { $0 > now ? $0 : nil })
+                }
                 let sessions = try await SessionSQL.live(tenant: tenant, now: now, connection)
                 // The sessions' last use, or of those the retention pass deleted (migration 0037).
                 let activity = try await connection.query(
@@ -96,7 +108,8 @@ public struct PostgresAdminStore: AdminStore {
                     sessions: sessions,
                     lastActivity: try activity.single?.decode("last", as: Date?.self),
                     workouts: try training.single?.decode("workouts") ?? 0,
-                    lastWorkoutAt: try training.single?.decode("last", as: Date?.self)
+                    lastWorkoutAt: try training.single?.decode("last", as: Date?.self),
+                    sources: sources
                 )
             }
         }

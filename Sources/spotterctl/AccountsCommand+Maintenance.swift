@@ -184,8 +184,11 @@ extension AccountsCommand {
                     if dryRun {
                         let summary =
                             "would erase \(target.kind.rawValue) \(target.username) <\(target.email)> (tenant \(target.tenantID))"
-                        return try report(
-                            change.options, ["tenant": target.tenantID.description, "dry_run": "true"], summary)
+                        struct DryRun: Encodable {
+                            var tenant: String
+                            var dryRun = true
+                        }
+                        return try report(change.options, DryRun(tenant: target.tenantID.description), summary)
                     }
                     try confirm("Erase \(target.username) <\(target.email)> and all of its data for good?", yes: yes)
                     let pseudonym = try await context.admin.erase(
@@ -202,6 +205,6 @@ extension AccountsCommand {
 }
 
 /// Prints a small result as JSON or as one line.
-func report(_ options: GlobalOptions, _ fields: [String: String], _ line: String) throws {
+func report(_ options: GlobalOptions, _ fields: some Encodable, _ line: String) throws {
     if options.json { try Output.json(fields) } else { print(line) }
 }

@@ -67,7 +67,8 @@ struct AccountsCommand: AsyncParsableCommand {
                     let fields: [(String, String)] = [
                         ("tenant", profile.tenantID.description), ("account", profile.accountID.description),
                         ("kind", profile.kind.rawValue), ("username", profile.username), ("email", profile.email),
-                        ("email verified", Output.date(profile.emailVerifiedAt)), ("status", profile.status.rawValue),
+                        ("email verified", profile.emailVerifiedAt.map { "yes, \(Output.date($0))" } ?? "no"),
+                        ("status", profile.status.rawValue),
                         ("display name", profile.displayName), ("time zone", profile.timeZone),
                         ("unit", profile.unit.rawValue),
                         (
@@ -75,14 +76,22 @@ struct AccountsCommand: AsyncParsableCommand {
                             "\(profile.tier.effective(at: Date()).rawValue) (stored \(profile.tier.tier.rawValue), "
                                 + "expires \(Output.date(profile.tier.expiresAt)))"
                         ),
-                        ("failed sign-ins", "\(detail.failedSignIns)"),
-                        ("locked until", Output.date(detail.lockedUntil)),
+                        ("failed sign-ins", "\(detail.failedSignIns) across unknown devices"),
+                        ("locked until", detail.lockedUntil.map { Output.date($0) } ?? "not locked"),
                         ("created", Output.date(profile.createdAt)),
                         ("last activity", Output.date(detail.lastActivity)),
                         ("workouts", "\(detail.workouts) (last \(Output.date(detail.lastWorkoutAt)))"),
                     ]
                     for (name, value) in fields {
                         print(name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+                    }
+                    if !detail.sources.isEmpty {
+                        print("\nsign-in failures by source (each waits on its own):")
+                        Output.table(
+                            ["SOURCE", "FAILURES", "WAITS UNTIL"],
+                            detail.sources.map {
+                                [$0.source, "\($0.failures)", $0.lockedUntil.map { Output.date($0) } ?? "-"]
+                            })
                     }
                     print("\nsessions:")
                     Output.table(

@@ -66,12 +66,17 @@ struct ChallengesCommand: AsyncParsableCommand {
         }
     }
 
-    static func fields(_ challenge: Challenge) -> [String: String] {
-        [
-            "id": challenge.id.lowercasedString, "name": challenge.name, "description": challenge.description,
-            "starts_on": challenge.startsOn, "ends_on": challenge.endsOn, "rule": challenge.rule.rawValue,
-            "target": String(challenge.target), "created_by": challenge.createdBy,
-            "created_at": Output.date(challenge.createdAt),
-        ]
+    /// A challenge as `--json` writes it: numbers as numbers, times in UTC with their `Z`.
+    struct Fields: Encodable {
+        var id, name, description, startsOn, endsOn, rule, createdBy: String
+        var target: Int
+        var createdAt: Date
+    }
+
+    static func fields(_ challenge: Challenge) -> Fields {
+        Fields(
+            id: challenge.id.lowercasedString, name: challenge.name, description: challenge.description,
+            startsOn: challenge.startsOn, endsOn: challenge.endsOn, rule: challenge.rule.rawValue,
+            createdBy: challenge.createdBy, target: challenge.target, createdAt: challenge.createdAt)
     }
 }

@@ -55,7 +55,9 @@ struct CommandContext {
             ),
             logger: logger,
             actor: AdminActor(
-                operatorName: options.operator ?? environment["SPOTTER_OPERATOR"] ?? osUser, osUser: osUser)
+                operatorName: options.operator ?? environment["SPOTTER_OPERATOR"].flatMap { $0.isEmpty ? nil : $0 }
+                    ?? osUser,
+                osUser: osUser)
         )
         do {
             let result = try await body(context)

@@ -10,7 +10,7 @@ struct ExportCommand: AsyncParsableCommand {
         discussion: """
             JSON: profile, sessions, e-mails sent, custom exercises, templates, every workout with its sets \
             (weights in kilograms) and coaching data: the same document a lifter's own ExportAccount call \
-            streams. CSV: one row per set, the columns of README "Export and import". No secrets are \
+            streams. CSV: one row per set, the columns of README "Export, import and share". No secrets are \
             exported: no password hash, tokens or e-mail bodies. The export is audited.
             """
     )

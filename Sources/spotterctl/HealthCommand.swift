@@ -29,8 +29,12 @@ struct HealthCommand: AsyncParsableCommand {
     var noHostnameCheck = false
     @Flag(help: "Do not verify the certificate at all (for a probe on the server's own loopback).")
     var insecure = false
-    @Option(help: "Seconds to wait for the answer.")
+    @Option(parsing: .unconditional, help: "Seconds to wait for the answer (1 to 300).")
     var timeout = 5
+
+    func validate() throws {
+        guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be from 1 to 300 seconds") }
+    }
 
     func run() async throws {
         let settings = try ServerConfiguration.fromEnvironment()
@@ -71,6 +75,10 @@ struct HealthCommand: AsyncParsableCommand {
                     .with { $0.service = service }, options: options
                 ).status
             }
+        } catch let error as RPCError where error.code == .notFound {
+            // It answered: the health service knows no such service (exit 1, as NOT_SERVING).
+            print("spotterctl: \(target) does not serve '\(service)': \(error.message)")
+            throw ExitCode(1)
         } catch let error as RPCError {
             print("spotterctl: \(target) did not answer: \(error.code): \(error.message)")
             throw ExitCode(2)

@@ -18,6 +18,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
+                guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
                 try await CommandContext.with(options) { context in
                     let messages = try await context.admin.outbox(status: status, limit: limit)
                     if options.json { return try Output.json(messages) }

@@ -23,16 +23,18 @@ struct PublicationsCommand: AsyncParsableCommand {
                 try await CommandContext.with(options) { context in
                     let items = try await context.admin.publications(author: author, all: all, limit: limit)
                     if options.json {
+                        struct Item: Encodable {
+                            var id, authorId, authorName, kind, title, status: String
+                            var version, followers: Int
+                            var updatedAt: Date
+                        }
                         return try Output.json(
                             items.map {
-                                [
-                                    "id": $0.id.description, "author_id": $0.authorID.description,
-                                    "author_name": $0.authorName,
-                                    "kind": $0.kind.rawValue, "title": $0.title, "version": String($0.version),
-                                    "followers": String($0.followers),
-                                    "status": $0.unpublishedAt == nil ? "live" : "unpublished",
-                                    "updated_at": Output.date($0.updatedAt),
-                                ]
+                                Item(
+                                    id: $0.id.description, authorId: $0.authorID.description, authorName: $0.authorName,
+                                    kind: $0.kind.rawValue, title: $0.title,
+                                    status: $0.unpublishedAt == nil ? "live" : "unpublished", version: $0.version,
+                                    followers: $0.followers, updatedAt: $0.updatedAt)
                             })
                     }
                     Output.table(

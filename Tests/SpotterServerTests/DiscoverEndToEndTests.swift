@@ -154,10 +154,13 @@ struct DiscoverEndToEndTests {
                 let listed = try await server.database.spotterctl([
                     "publications", "list", "--author", "cora", "--json",
                 ])
-                let items = try #require(try listed.json() as? [[String: String]], "\(listed.output)")
-                #expect(items.map { $0["id"] } == [published.publicationID])
-                #expect(items.first?["followers"] == "1" && items.first?["status"] == "live")
-                #expect(items.first?["author_name"] == "cora")
+                let items = try #require(try listed.json() as? [[String: Any]], "\(listed.output)")
+                #expect(items.map { $0["id"] as? String } == [published.publicationID])
+                // Numbers are JSON numbers, times UTC with their Z.
+                #expect(items.first?["followers"] as? Int == 1 && items.first?["version"] as? Int == 1)
+                #expect(items.first?["status"] as? String == "live")
+                #expect(items.first?["author_name"] as? String == "cora")
+                #expect((items.first?["updated_at"] as? String)?.hasSuffix("Z") == true)
                 let noReason = try await server.database.spotterctl([
                     "publications", "unpublish", published.publicationID,
                 ])

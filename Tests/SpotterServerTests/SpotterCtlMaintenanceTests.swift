@@ -88,6 +88,15 @@ struct SpotterCtlMaintenanceTests {
                 store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool))
             ).profile(try await principal(database, "ada"))
             #expect(profile.tier.effective(at: Date()) == .free)
+            // An export says the tier in force: free, not the expired Pro.
+            let file = NSTemporaryDirectory() + "tier-\(UUID().uuidString).json"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            #expect(try await database.spotterctl(["export", "ada", "--reason", "x", "--output", file]).status == 0)
+            let exported = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(
+                ((exported as? [String: Any])?["profile"] as? [String: Any])?["tier"] as? [String: String] == [
+                    "tier": "free"
+                ])
             let again = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "x"])
             #expect(again.output == "spotterctl: ada is already on the free tier\n")
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 4)
@@ -290,6 +299,9 @@ struct SpotterCtlMaintenanceTests {
             let dryRun = try await database.spotterctl(
                 ["accounts", "delete", "ada.l", "--reason", "gdpr", "--dry-run"])
             #expect(dryRun.output.contains("would erase"))
+            let dryJSON = try await database.spotterctl(
+                ["accounts", "delete", "ada.l", "--reason", "gdpr", "--dry-run", "--json"])
+            #expect((try json(dryJSON) as? [String: Any])?["dry_run"] as? Bool == true)
             let unconfirmed = try await database.spotterctl(
                 ["accounts", "delete", "ada.l", "--reason", "gdpr"])
             #expect(unconfirmed.status != 0)
@@ -363,6 +375,12 @@ struct SpotterCtlMaintenanceTests {
                 try json(try await database.spotterctl(["outbox", "list", "--json"])) as? [[String: Any]])
             #expect(listed.count == 1)
             let id = try #require(listed.first?["id"] as? String)
+            #expect(id == id.lowercased(), "ids are lower case, as the table shows them")
+            for limit in ["-1", "0", "1001"] {
+                let refused = try await database.spotterctl(["outbox", "list", "--limit", limit])
+                #expect(
+                    refused.status == 1 && refused.output == "spotterctl: limit: must be from 1 to 1000\n", "\(limit)")
+            }
             let shown = try await database.spotterctl(["outbox", "show", id])
             let code = try #require(try await database.emailedCode(to: "ada@example.com", kind: "verify_email"))
             #expect(shown.output.contains(code))
@@ -445,6 +463,11 @@ struct SpotterCtlMaintenanceTests {
             _ = try await coaching.clientHistory(
                 cora, client: tokens.principal.tenantID.description, from: nil, to: nil, text: "", pageSize: 0,
                 pageToken: "")
+            let commented = try await training.workouts.history(
+                tokens.principal, from: nil, to: nil, text: "", pageSize: 1, pageToken: "")
+            _ = try await coaching.comment(
+                tokens.principal, workoutID: commented.items[0].id.description, exerciseIndex: nil, setIndex: nil,
+                body: "felt strong")
             let file = NSTemporaryDirectory() + "export-\(UUID().uuidString).json"
             defer { try? FileManager.default.removeItem(atPath: file) }
             let result = try await database.spotterctl(
@@ -454,6 +477,10 @@ struct SpotterCtlMaintenanceTests {
             let text = try String(contentsOfFile: file, encoding: .utf8)
             let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             #expect(document["format"] as? String == "spotter-export")
+            // Every id is in lower case (a comment's and feedback's were written in upper case).
+            let ids = text.matches(of: /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/)
+            #expect(ids.count > 5)
+            #expect(ids.allSatisfy { $0.output == $0.output.lowercased() }, "\(ids.map(\.output))")
             #expect((document["profile"] as? [String: Any])?["username"] as? String == "ada")
             #expect((document["sessions"] as? [Any])?.count == 1)
             #expect((document["emails"] as? [[String: Any]])?.first?["kind"] as? String == "verify_email")

@@ -90,7 +90,7 @@ public struct CoachLink: Sendable, Equatable, Codable {
 
 /// A coach's single-use invite code. The code itself is shown once, when it is made.
 public struct CoachInvite: Sendable, Equatable, Codable {
-    public var id: UUID
+    @LowercasedUUID public var id: UUID
     /// Only set in the answer to creating the invite.
     public var code: String?
     public var note: String

@@ -284,7 +284,7 @@ public struct Assignment: Sendable, Equatable, Codable {
 
 /// A comment on a lifter's workout, or on one of its sets.
 public struct WorkoutComment: Sendable, Equatable, Codable {
-    public var id: UUID
+    @LowercasedUUID public var id: UUID
     public var workoutID: WorkoutID
     /// Both set, or both `nil` for a comment on the whole workout.
     public var exerciseIndex: Int?

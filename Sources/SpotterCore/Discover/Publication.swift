@@ -191,7 +191,7 @@ public struct PublicationFollow: Sendable, Equatable, Codable {
     /// The version the copy holds.
     public var version: Int
     /// The program or template in the follower's own account.
-    public var copyID: UUID
+    @LowercasedUUID public var copyID: UUID
     public var followedAt: Date
 
     public init(publicationID: PublicationID, kind: PublicationKind, version: Int, copyID: UUID, followedAt: Date) {

@@ -55,9 +55,12 @@ enum ExportSQL {
         let devices = try await PostgresSyncStore.devices(tenant, connection)
         let feedback = try await connection.query(FeedbackSQL.select + " WHERE tenant_id = $1 ORDER BY created_at", id)
             .map(FeedbackSQL.decode)
+        // The tier in force when exported: one that has expired is the free tier, as everywhere else.
+        var profile = try PostgresProfileStore.decodeProfile(profileRow)
+        if profile.tier.effective(at: now) != profile.tier.tier { profile.tier = TierGrant(tier: .free) }
         return TenantExport(
             exportedAt: now,
-            profile: try PostgresProfileStore.decodeProfile(profileRow),
+            profile: profile,
             sessions: sessions,
             devices: devices,
             emails: emails,
