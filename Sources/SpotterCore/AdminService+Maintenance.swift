@@ -61,6 +61,9 @@ extension AdminService {
     /// Marks the e-mail address verified.
     public func verifyEmail(_ reference: String, actor: AdminActor, reason: String) async throws {
         let account = try await audited(reference, reason, actor)
+        guard !account.emailVerified else {
+            throw SpotterError.failedPrecondition("\(account.username)'s e-mail address is already verified")
+        }
         try await store.markEmailVerified(
             account.tenantID,
             now: now(),
@@ -82,6 +85,9 @@ extension AdminService {
     public func rename(_ reference: String, to username: String, actor: AdminActor, reason: String) async throws {
         if let problem = CredentialRules.usernameProblem(username) { throw SpotterError.invalid("username", problem) }
         let account = try await audited(reference, reason, actor)
+        guard username != account.username else {
+            throw SpotterError.invalid("to", "is already \(account.username)'s username")
+        }
         try await store.rename(
             account.tenantID,
             to: username,

@@ -102,6 +102,10 @@ public struct AdminService: Sendable {
         try Self.requireReason(reason)
         try await checkOperator(actor)
         let account = try await account(reference)
+        // Nothing to change is said, not audited as a change.
+        guard account.status != status else {
+            throw SpotterError.failedPrecondition("\(account.username) is already \(status.rawValue)")
+        }
         return try await store.setStatus(
             account.tenantID,
             status,

@@ -473,6 +473,8 @@ struct CoachRoutes {
             /// `Warm-up`, `Circuit 2`, `Cool-down · circuit 1`; empty for the main section outside circuits.
             var place: String
             var exerciseID: String
+            /// Whether the exercise's progress opens for this coach (scope and tier): only then linked.
+            var progress: Bool
             var notes: String
             /// Whether a set has a time or a distance: only then the table has their column.
             var hasTimes: Bool
@@ -542,7 +544,11 @@ struct CoachRoutes {
             let place = [section, circuit].compactMap { $0 }.joined(separator: " · ")
             return WorkoutPage.Exercise(
                 name: names[index], place: place.sentenceCased,
-                exerciseID: exercise.exerciseID.description, notes: exercise.notes,
+                exerciseID: exercise.exerciseID.description,
+                progress: link.scopes.contains(.progress)
+                    && CoachEntitlements.opensClientProgress(
+                        for: exercise.exerciseID, tier: session.profile.tier.effective(at: Date())),
+                notes: exercise.notes,
                 hasTimes: exercise.sets.contains { $0.durationSeconds != nil || $0.distanceMeters != nil },
                 sets: zip(exercise.sets, setLabels[index]).map { set, label in
                     let timed = set.durationSeconds != nil || set.distanceMeters != nil
@@ -665,6 +671,12 @@ struct CoachRoutes {
         let format = Format(session.profile)
         let query = request.uri.queryParameters
         var page = ProgressPage(client: ClientHeader(link, format))
+        // Without the scope there is nothing to find: said at once, not after a search.
+        guard link.scopes.contains(.progress) else {
+            page.notShared = Self.notShared(link, .progress)
+            return pages.render(
+                "progress", title: "Progress of \(link.lifterName)", session: session, current: "/clients", page)
+        }
         page.find = query.get("find") ?? ""
         page.exerciseID = query.get("exercise") ?? ""
         page.from = query.get("from") ?? ""

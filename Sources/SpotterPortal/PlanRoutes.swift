@@ -279,13 +279,18 @@ struct PlanRoutes {
         }
 
         /// One circuit row for each number the rows use, up to the highest: new ones start at 3
-        /// rounds without rest; circuits no row names any more are dropped from the end.
-        mutating func matchCircuits() {
+        /// rounds without rest; circuits no row names any more are dropped from the end. Returns
+        /// the numbers of the circuits it added.
+        @discardableResult
+        mutating func matchCircuits() -> [Int] {
             let highest = rows.compactMap { Int($0.circuit) }.filter { $0 > 0 && $0 <= 50 }.max() ?? 0
             if circuits.count > highest { circuits.removeLast(circuits.count - highest) }
+            var added: [Int] = []
             while circuits.count < highest {
                 circuits.append(CircuitRow(number: circuits.count + 1, rounds: "3", rest: "0"))
+                added.append(circuits.count)
             }
+            return added
         }
 
         var draft: TemplateDraft {
@@ -359,7 +364,7 @@ struct PlanRoutes {
         let session = try coach(context)
         let form = context.form
         var editor = TemplateEditor(form)
-        editor.matchCircuits()
+        let newCircuits = editor.matchCircuits()
         // The buttons of found exercises send `add` with the exercise's id instead of an action.
         var action = form["action"] ?? (form["add"] == nil ? "" : "add")
         // Enter in any field presses the form's first button, the hidden Update: with a name typed
@@ -391,6 +396,13 @@ struct PlanRoutes {
                     index: editor.rows.count, exercise: exercise.id.description, exerciseName: exercise.name,
                     sets: "3", repsMin: "8", repsMax: "", rpe: "", rest: "", notes: ""))
             editor.find = ""
+        case "save" where !newCircuits.isEmpty:
+            // A circuit number typed just now has no rounds chosen yet: its fields are shown to
+            // check before anything is saved, instead of saving 3 rounds the coach never saw.
+            let named = newCircuits.map { "Circuit \($0)" }.joined(separator: " and ")
+            editor.circuitError =
+                "Not saved yet: \(named) \(newCircuits.count == 1 ? "is" : "are") new. Check the rounds (3 to start) and the rest, then save."
+            return self.editor(session, editor, status: .badRequest)
         case "save":
             let unreadable = editor.unreadableNumbers
             do {
@@ -481,7 +493,7 @@ struct PlanRoutes {
             PlanList.Row(
                 id: program.id.description, name: program.content.name,
                 detail:
-                    "\(program.content.weeks) weeks · \(program.content.days.count) training days · version \(program.version) · changed \(format.day(program.updatedAt))",
+                    "\(Format.count(program.content.weeks, "week")) · \(Format.count(program.content.days.count, "training day")) · version \(program.version) · changed \(format.day(program.updatedAt))",
                 holders: holders[program.id.description].map { $0.joined(separator: ", ") },
                 publicState: states[program.id.description])
         }

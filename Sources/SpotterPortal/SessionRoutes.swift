@@ -237,12 +237,24 @@ struct SessionRoutes {
     /// most 200 characters." A field the forms do not label is "This field" beside its input, and
     /// named by its own words ("The page token") on a page of its own (`besideField` false).
     static func sentence(_ violation: FieldViolation, besideField: Bool = true) -> String {
+        // A reason that is a sentence of its own ("template 'Day A' uses your custom exercise …")
+        // is said as it is, not after "This field".
+        let reason = violation.reason
+        if !predicates.contains(where: { reason.hasPrefix($0) }), let first = reason.first {
+            return first.uppercased() + reason.dropFirst() + (reason.hasSuffix(".") ? "" : ".")
+        }
         let last = String(violation.field.split(separator: ".").last.map { $0.prefix { $0 != "[" } } ?? "")
         let subject =
             fieldSubjects[last]
             ?? (besideField || last.isEmpty ? "This field" : "The " + last.replacingOccurrences(of: "_", with: " "))
         return subject + " " + violation.reason + (violation.reason.hasSuffix(".") ? "" : ".")
     }
+
+    /// How the API's reasons that finish a sentence about their field begin.
+    private static let predicates = [
+        "is ", "must ", "has ", "have ", "was ", "are ", "cannot ", "can ", "does ", "do ", "needs ", "may ",
+        "should ", "would ", "contains ", "uses ", "names ", "repeats ", "belongs ",
+    ]
 
     /// The API's field names (the last part of a violation's path) as the portal's forms call them.
     private static let fieldSubjects = [

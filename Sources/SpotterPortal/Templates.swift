@@ -321,7 +321,7 @@ enum Templates {
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         {{#exercises}}
         <section class="card exercise">
-        <h2>{{name}}{{#place}} <span class="small">{{place}}</span>{{/place}} <a class="small" href="/clients/{{client.id}}/progress?exercise={{exerciseID}}">progress</a></h2>
+        <h2>{{name}}{{#place}} <span class="small">{{place}}</span>{{/place}}{{#progress}} <a class="small" href="/clients/{{client.id}}/progress?exercise={{exerciseID}}">progress</a>{{/progress}}</h2>
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         <table class="sets">
         <thead><tr><th scope="col">Set</th><th scope="col">Weight</th><th scope="col">Reps</th>{{#hasTimes}}<th scope="col">Time / distance</th>{{/hasTimes}}<th scope="col">RPE</th><th scope="col">Note</th></tr></thead>

@@ -32,10 +32,14 @@ extension AccountsCommand {
             discussion: "Forgets the secret and the recovery codes and ends every session; audited."
         )
         @OptionGroup var change: AccountChange
+        @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(change.options) { context in
+                    try confirm(
+                        "Turn two-factor sign-in off for \(change.account) and sign out every device? "
+                            + "Only do this once you have checked who asks.", yes: yes)
                     try await context.admin.resetTwoFactor(change.account, actor: context.actor, reason: change.reason)
                     try report(
                         change.options, ["account": change.account, "mfa": "off"],
@@ -182,13 +186,23 @@ extension AccountsCommand {
                 try await CommandContext.with(change.options) { context in
                     let target = try await context.admin.account(change.account)
                     if dryRun {
+                        let detail = try await context.admin.detail(change.account)
                         let summary =
-                            "would erase \(target.kind.rawValue) \(target.username) <\(target.email)> (tenant \(target.tenantID))"
+                            "would erase \(target.kind.rawValue) \(target.username) <\(target.email)> (tenant \(target.tenantID)): "
+                            + "\(detail.workouts) workouts, \(detail.sessions.count) live sessions and every other row of "
+                            + "the tenant, and the comments it wrote on others' workouts; its audit rows keep a pseudonym"
                         struct DryRun: Encodable {
                             var tenant: String
+                            var workouts: Int
+                            var liveSessions: Int
                             var dryRun = true
                         }
-                        return try report(change.options, DryRun(tenant: target.tenantID.description), summary)
+                        return try report(
+                            change.options,
+                            DryRun(
+                                tenant: target.tenantID.description, workouts: detail.workouts,
+                                liveSessions: detail.sessions.count),
+                            summary)
                     }
                     try confirm("Erase \(target.username) <\(target.email)> and all of its data for good?", yes: yes)
                     let pseudonym = try await context.admin.erase(

@@ -156,6 +156,11 @@ struct TrainingRulesWorkoutDraftTests {
             violations { () throws(SpotterError) in
                 try draft(WeightDraft(value: .infinity, unit: .lb)).validated(now: Self.now)
             }.map(\.field) == [field])
+        // Finite but past what a Decimal holds: too heavy, not "not a finite number".
+        #expect(
+            violations { () throws(SpotterError) in
+                try draft(WeightDraft(value: 1e300, unit: .kg)).validated(now: Self.now)
+            }.map(\.reason) == ["must be at most 2000 kg (4409.24 lb)"])
     }
 }
 

@@ -160,7 +160,10 @@ struct PortalCoachTests {
                     exercises: [
                         WorkoutExerciseDraft(
                             exerciseID: Catalog.squat.description,
-                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg))])
+                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg))]),
+                        WorkoutExerciseDraft(
+                            exerciseID: Catalog.overheadPress.description,
+                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 50, unit: .kg))]),
                     ]))
             let browser = try await portal.signedIn("carla")
             let page = try await browser.get("/clients/\(world.client)/workouts/\(late.id)")
@@ -170,6 +173,16 @@ struct PortalCoachTests {
                 page.html.contains("Times are Lena &lt;script&gt;alert(1)&lt;/script&gt;&#39;s, in America/New_York."))
             let history = try await browser.get("/clients/\(world.client)")
             #expect(history.html.contains("Sat 21 Nov 2026"))
+            // Coach Pro links every exercise's progress; the Coach tier only the big three's.
+            let pressLink = "progress?exercise=\(Catalog.overheadPress)"
+            #expect(page.html.contains(pressLink) && page.html.contains("progress?exercise=\(Catalog.squat)"))
+            let downgrade = try await portal.database.ownerConnection()
+            try await downgrade.query(
+                "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [world.coach.tenantID.rawValue])
+            await downgrade.close()
+            let coachTier = try await browser.get("/clients/\(world.client)/workouts/\(late.id)")
+            #expect(
+                !coachTier.html.contains(pressLink) && coachTier.html.contains("progress?exercise=\(Catalog.squat)"))
         }
     }
 
@@ -295,6 +308,10 @@ struct PortalCoachTests {
             let progress = try await coach.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)")
             #expect(progress.html.contains("has not shared their progress with you."))
             #expect(!progress.html.contains("<circle"))
+            // The tab itself says so at once, with no exercise finder to search in vain.
+            let tab = try await coach.get("/clients/\(world.client)/progress")
+            #expect(tab.html.contains("has not shared their progress with you."))
+            #expect(!tab.html.contains(#"name="find""#))
 
             // The lifter sees every read in the access log.
             let log = try await lifter.get("/access-log")

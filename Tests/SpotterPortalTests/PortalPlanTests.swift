@@ -182,6 +182,15 @@ struct PortalPlanTests {
                 "/templates/edit", fields(["1", "1", "2"], rounds: ["4"]) + [("action", "refresh")])
             #expect(second.html.contains("Circuit 2"))
             #expect(second.count(#"name="circuit_rounds""#) == 2)
+            // Saved straight away, a new circuit number shows its rounds to check first: 3 rounds
+            // the coach never saw are not stored.
+            let unseen = try await browser.post(
+                "/templates/edit", fields(["1", "1", "2"], rounds: ["4"]) + [("action", "save")])
+            #expect(unseen.status == .badRequest)
+            #expect(
+                unseen.html.contains(
+                    "Not saved yet: Circuit 2 is new. Check the rounds (3 to start) and the rest, then save."))
+            #expect(unseen.html.contains(#"name="circuit_rounds" value="3""#))
             // A circuit across sections is refused beside the circuits, and nothing is stored.
             let refused = try await browser.post(
                 "/templates/edit", fields(["1", "1", "1"], rounds: ["4"]) + [("action", "save")])
@@ -272,6 +281,22 @@ struct PortalPlanTests {
                 "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Again")])
             #expect(twice.html.contains("That is already assigned to this client."), "\(twice.status)")
             #expect(twice.html.contains(#"id="plans""#) && twice.html.contains("Again"))
+            // A template of the coach's custom exercise: the API's reason is its own sentence.
+            let custom = try await portal.training.exercises.create(
+                world.coach, id: "",
+                ExerciseDraft(
+                    name: "Sled Drag", category: .carry, muscleGroup: .fullBody, equipment: .other, instructions: ""))
+            let sled = try await portal.training.templates.create(
+                world.coach, id: "",
+                TemplateDraft(
+                    name: "Sled day",
+                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 1)]))
+            let customRefused = try await browser.post(
+                "/clients/\(world.client)/assignments", [("item", "template:\(sled.id)"), ("note", "")])
+            #expect(
+                customRefused.html.contains("Template &#39;Sled day&#39; uses your custom exercise &#39;Sled Drag&#39;")
+            )
+            #expect(!customRefused.html.contains("This field"))
             let plans = try await browser.get("/clients/\(world.client)")
             #expect(plans.html.contains("Peaking block</strong> · program version 1"))
             #expect(try await portal.coaching.assignments(world.lifter, client: "").count == 1)

@@ -166,12 +166,12 @@ struct CoachingServiceTests {
             }
             let expiring = try await coaching.createInvite(coach, note: "gym flyer", validDays: 1)
             clock.advance(by: 86_401)
-            await #expect(throws: SpotterError.notFound("invite code not found, already used or expired")) {
+            await #expect(throws: SpotterError.notFound("invite code not found, already used, revoked or expired")) {
                 try await coaching.redeemInvite(ada, code: expiring.code!, scopes: [])
             }
             let revoked = try await coaching.createInvite(coach, note: "", validDays: 0)
             try await coaching.revokeInvite(coach, id: revoked.id.uuidString)
-            await #expect(throws: SpotterError.notFound("invite code not found, already used or expired")) {
+            await #expect(throws: SpotterError.notFound("invite code not found, already used, revoked or expired")) {
                 try await coaching.redeemInvite(ada, code: revoked.code!, scopes: [])
             }
             // Codes are stored only as hashes.
@@ -454,7 +454,7 @@ struct CoachingServiceTests {
             }
 
             let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, sets: 2))
-            await #expect(throws: SpotterError.invalid("set_index", "exercise 0 has 2 sets")) {
+            await #expect(throws: SpotterError.invalid("set_index", "must be from 0 to 1: exercise 0 has 2 sets")) {
                 try await coaching.commentAsCoach(
                     coach, client: ada.tenantID.description, workoutID: workout.id.description, exerciseIndex: 0,
                     setIndex: 2, body: "hm")

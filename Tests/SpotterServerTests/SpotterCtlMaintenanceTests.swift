@@ -171,8 +171,15 @@ struct SpotterCtlMaintenanceTests {
 
             let missing = try await database.spotterctl(["accounts", "reset-mfa", "ada"])
             #expect(missing.status != 0 && missing.output.contains("--reason"), "\(missing.output)")
+            // Not confirmed (no terminal, no --yes): nothing happens.
+            let unconfirmed = try await database.spotterctl(["accounts", "reset-mfa", "ada", "--reason", "x"])
+            #expect(unconfirmed.status != 0)
+            #expect(try await database.count("SELECT count(*)::int FROM account_mfa") == 1)
             let reset = try await database.spotterctl(
-                ["accounts", "reset-mfa", "ada", "--reason", "lost phone and codes; identity checked", "--json"])
+                [
+                    "accounts", "reset-mfa", "ada", "--reason", "lost phone and codes; identity checked", "--yes",
+                    "--json",
+                ])
             #expect((try json(reset) as? [String: String])?["mfa"] == "off", "\(reset.output)")
             #expect(try await database.count("SELECT count(*)::int FROM account_mfa") == 0)
             #expect(try await database.count("SELECT count(*)::int FROM mfa_recovery_codes") == 0)
@@ -188,7 +195,8 @@ struct SpotterCtlMaintenanceTests {
             let signedIn = try await auth.signIn(
                 login: "ada", password: "long enough ada", deviceLabel: "", address: "a"
             ).tokens
-            let again = try await database.spotterctl(["accounts", "reset-mfa", "ada", "--reason", "asked twice"])
+            let again = try await database.spotterctl(
+                ["accounts", "reset-mfa", "ada", "--reason", "asked twice", "--yes"])
             #expect(again.status == 1)
             #expect(again.output == "spotterctl: two-factor sign-in is not on for this account; nothing changed\n")
             #expect(
@@ -252,6 +260,15 @@ struct SpotterCtlMaintenanceTests {
             #expect(
                 try await database.count(
                     "SELECT count(*)::int FROM accounts WHERE username = 'ada' AND email_verified_at IS NOT NULL") == 1)
+            // Nothing left to change is said and not audited as a change.
+            let audited = try await database.count("SELECT count(*)::int FROM audit_log")
+            let twice = try await database.spotterctl(["accounts", "verify-email", "ada", "--reason", "again"])
+            #expect(twice.status == 1 && twice.output == "spotterctl: ada's e-mail address is already verified\n")
+            let same = try await database.spotterctl(["accounts", "rename", "ada", "--to", "ada", "--reason", "x"])
+            #expect(same.output == "spotterctl: to: is already ada's username\n")
+            let active = try await database.spotterctl(["accounts", "enable", "ada", "--reason", "x"])
+            #expect(active.output == "spotterctl: ada is already active\n")
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log") == audited)
 
             let before = try await database.count("SELECT count(*)::int FROM audit_log")
             let taken = try await database.spotterctl(

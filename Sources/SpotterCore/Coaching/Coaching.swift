@@ -280,6 +280,21 @@ public enum CoachEntitlements {
     }
 
     /// A client's progress: the Coach tier covers the big three, Coach Pro every exercise.
+    /// Whether the tier opens a client's progress for `exercise`, by id (the catalog's squat, bench
+    /// press and deadlift, migration 0007, are the big three), for a page's links.
+    public static func opensClientProgress(for exercise: ExerciseID, tier: Tier) -> Bool {
+        switch clientProgress(tier) {
+        case .every: true
+        case .bigThree: bigThreeIDs.contains(exercise.description)
+        case .none: false
+        }
+    }
+
+    private static let bigThreeIDs: Set<String> = [
+        "c0000000-0000-4000-8000-000000000001", "c0000000-0000-4000-8000-000000000002",
+        "c0000000-0000-4000-8000-000000000003",
+    ]
+
     public static func checkClientProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
         switch clientProgress(tier) {
         case .every:

@@ -41,11 +41,16 @@ extension CoachingService {
         if let exerciseIndex, let setIndex {
             guard workout.content.exercises.indices.contains(exerciseIndex) else {
                 throw SpotterError.invalid(
-                    "exercise_index", "the workout has \(workout.content.exercises.count) exercises")
+                    "exercise_index",
+                    "must be from 0 to \(workout.content.exercises.count - 1): the workout has \(DisplayFormat.count(workout.content.exercises.count, "exercise"))"
+                )
             }
             let sets = workout.content.exercises[exerciseIndex].sets
             guard sets.indices.contains(setIndex) else {
-                throw SpotterError.invalid("set_index", "exercise \(exerciseIndex) has \(sets.count) sets")
+                throw SpotterError.invalid(
+                    "set_index",
+                    "must be from 0 to \(sets.count - 1): exercise \(exerciseIndex) has \(DisplayFormat.count(sets.count, "set"))"
+                )
             }
         }
         return try await store.addComment(

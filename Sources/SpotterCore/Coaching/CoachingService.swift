@@ -138,7 +138,7 @@ public struct CoachingService: Sendable {
         let at = now()
         return try await store.linking(principal) { link in
             guard let coach = try await link.inviteCoach(codeHash: hash, now: at) else {
-                throw SpotterError.notFound("invite code not found, already used or expired")
+                throw SpotterError.notFound("invite code not found, already used, revoked or expired")
             }
             guard try await link.openLink(lifter: principal.tenantID, coach: coach) == nil else {
                 throw SpotterError.alreadyExists(
@@ -150,7 +150,7 @@ public struct CoachingService: Sendable {
                 try await link.redeemInvite(
                     codeHash: hash, lifter: principal.tenantID, scopes: granted, link: id, now: at) != nil,
                 let opened = try await link.openLink(lifter: principal.tenantID, coach: coach)
-            else { throw SpotterError.notFound("invite code not found, already used or expired") }
+            else { throw SpotterError.notFound("invite code not found, already used, revoked or expired") }
             return opened
         }
     }

@@ -23,6 +23,11 @@ public struct WeightDraft: Sendable, Equatable {
             }
             return mass
         }
+        // A finite number too large for a Decimal (1e300) is too heavy, not "not a number".
+        if value.isFinite, value > 10_000 {
+            validator.add(field + ".value", "must be at most 2000 kg (4409.24 lb)")
+            return nil
+        }
         guard let value = Decimal(exactly: value), value >= 0 else {
             validator.add(field + ".value", "must be a finite number of at least 0")
             return nil
