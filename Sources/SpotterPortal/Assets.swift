@@ -130,8 +130,9 @@ enum Assets {
         .inline-buttons { display: inline; }
         .default-action { position: absolute; left: -10000px; }
         .grid-scroll { overflow-x: auto; }
-        /* Seven equal day columns that fit the page; below about 640 px the grid scrolls instead. */
-        table.program { table-layout: fixed; width: 100%; min-width: 40em; }
+        /* Seven equal day columns that fit the page; narrower, the grid scrolls instead, each day wide
+           enough (about 7.5 em) to tell templates apart. */
+        table.program { table-layout: fixed; width: 100%; min-width: 56em; }
         table.program th:first-child { width: 3.5em; }
         table.program th, table.program td { padding: 6px 3px; }
         table.program select { width: 100%; min-width: 0; text-overflow: ellipsis; }

@@ -89,13 +89,11 @@ extension CoachingService {
         }
         return try await store.linking(principal) { link in
             // Held until the assignment is written: the link cannot end in between.
-            guard try await link.holdActiveLink(lifter: clientID, coach: principal.tenantID),
-                let open = try await link.openLink(lifter: clientID, coach: principal.tenantID)
-            else { throw Self.clientNotFound }
-            let tier = context.tier.effective(at: now())
-            guard CoachEntitlements.covers(clientsBefore: try await link.activeClientsBefore(open), tier: tier) else {
-                throw CoachEntitlements.beyondLimit(open.lifterName, tier: tier)
+            guard try await link.holdActiveLink(lifter: clientID, coach: principal.tenantID) else {
+                throw Self.clientNotFound
             }
+            _ = try await coveredClientLink(
+                principal, client: clientID, tier: context.tier.effective(at: now()), link)
             return try await store.assign(
                 principal,
                 Assignment(

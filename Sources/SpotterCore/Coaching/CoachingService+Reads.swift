@@ -17,8 +17,10 @@ extension CoachingService {
         let context = try await requireKind(.coach, principal)
         let clientID = try Self.tenantID(client, field: "client_id")
         return try await store.inOneTransaction(principal) {
-            let link = try await activeClientLink(principal, client: clientID)
-            try await requireCovered(principal, link, tier: context.tier.effective(at: now()))
+            let tier = context.tier.effective(at: now())
+            let link = try await store.linking(principal) {
+                try await coveredClientLink(principal, client: clientID, tier: tier, $0)
+            }
             guard link.scopes.contains(scope) else {
                 throw SpotterError.permissionDenied(
                     "\(link.lifterName) has not granted you the \(scope.rawValue) scope")

@@ -241,12 +241,18 @@ public struct CoachingService: Sendable {
         try await contexts.tenantContext(principal.clientView(of: client)).timeZone
     }
 
-    /// Refuses a client the coach's tier does not cover (`CoachEntitlements.covers`).
-    func requireCovered(_ principal: Principal, _ link: CoachLink, tier: Tier) async throws {
-        let before = try await store.linking(principal) { try await $0.activeClientsBefore(link) }
+    /// The principal's active link as the coach of `client` when the coach's tier covers that
+    /// client (`CoachEntitlements.covers`): `notFound` as `activeClientLink`, `permissionDenied`
+    /// naming the tier past its number of clients. One statement.
+    func coveredClientLink(_ principal: Principal, client: TenantID, tier: Tier, _ link: any LinkTransaction)
+        async throws -> CoachLink
+    {
+        guard let (open, before) = try await link.activeLinkAndClientsBefore(lifter: client, coach: principal.tenantID)
+        else { throw Self.clientNotFound }
         guard CoachEntitlements.covers(clientsBefore: before, tier: tier) else {
-            throw CoachEntitlements.beyondLimit(link.lifterName, tier: tier)
+            throw CoachEntitlements.beyondLimit(open.lifterName, tier: tier)
         }
+        return open
     }
 
     /// Which coach read which kind of data and when, newest first.

@@ -110,9 +110,10 @@ public protocol LinkTransaction: Sendable {
     /// Whether `lifter` and `coach` have an active link, which then cannot end (or change) before
     /// this transaction does; one ending meanwhile is waited for and counts as ended.
     func holdActiveLink(lifter: TenantID, coach: TenantID) async throws -> Bool
-    /// How many of the coach's active links began before `link` (by when they were accepted):
-    /// a tier covers a coach's clients in the order they joined.
-    func activeClientsBefore(_ link: CoachLink) async throws -> Int
+    /// The active link between `lifter` and `coach`, and how many of the coach's active links began
+    /// before it (by when they were accepted; a tier covers a coach's clients in the order they
+    /// joined), in one statement.
+    func activeLinkAndClientsBefore(lifter: TenantID, coach: TenantID) async throws -> (CoachLink, Int)?
     /// Opens a pending link asked for by the acting side.
     func requestLink(_ link: CoachLink) async throws -> CoachLink
     /// Changes a link's status (recording who ended it) or scopes, as the acting side.

@@ -66,15 +66,20 @@ struct PostgresLinkTransaction: LinkTransaction {
         ).single.map(Self.decode)
     }
 
-    func activeClientsBefore(_ link: CoachLink) async throws -> Int {
+    func activeLinkAndClientsBefore(lifter: TenantID, coach: TenantID) async throws -> (CoachLink, Int)? {
         try await connection.query(
-            """
-            SELECT count(*)::int AS before FROM coach_links
-            WHERE coach_id = $1 AND status = 'active'
-              AND (coalesce(responded_at, created_at), link_id) < ($2::timestamptz, $3::uuid)
-            """,
-            [link.coachID.rawValue, link.respondedAt ?? link.createdAt, link.id.rawValue]
-        ).single?.decode("before") ?? 0
+            Self.selectOne.replacingOccurrences(
+                of: "FROM coach_links l",
+                with: """
+                    , (SELECT count(*)::int FROM coach_links o
+                       WHERE o.coach_id = l.coach_id AND o.status = 'active'
+                         AND (coalesce(o.responded_at, o.created_at), o.link_id)
+                             < (coalesce(l.responded_at, l.created_at), l.link_id)) AS clients_before
+                    FROM coach_links l
+                    """)
+                + " WHERE l.tenant_id = $1 AND l.coach_id = $2 AND l.status = 'active'",
+            [lifter.rawValue, coach.rawValue]
+        ).single.map { (try Self.decode($0), try $0.decode("clients_before")) }
     }
 
     func holdActiveLink(lifter: TenantID, coach: TenantID) async throws -> Bool {
