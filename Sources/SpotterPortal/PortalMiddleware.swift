@@ -157,6 +157,8 @@ struct PortalMiddleware: RouterMiddleware {
             guard request.method == .post else {
                 return .redirect(to: "/sign-in?next=" + Form.encode(request.uri.description), type: .normal)
             }
+            // Signing out of a session that has already ended: done.
+            if request.uri.path == "/sign-out" { return .redirect(to: "/sign-in?signed-out=1", type: .normal) }
             // A form sent after the session ended (signed out in another tab, revoked, expired):
             // nothing was changed; sign-in leads back to the page it came from, and what was typed
             // is shown so it need not be typed again.

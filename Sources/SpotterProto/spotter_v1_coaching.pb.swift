@@ -270,7 +270,7 @@ public nonisolated struct Spotter_V1_AccessLogEntry: Sendable {
   /// The call, for example "GetClientWorkout".
   public var method: String = String()
 
-  /// The one workout the call read (GetClientWorkout, ListClientComments, CommentOnClientWorkout),
+  /// The one workout the call read (GetClientWorkout, ListClientComments, CommentOnWorkout),
   /// else empty. Its name and start are set while the workout exists, and empty once it is deleted.
   public var workoutID: String = String()
 

@@ -264,6 +264,8 @@ struct PortalSessionTests {
             #expect(bare.status == .unauthorized)
             #expect(bare.html.contains(#"name="next" value="/""#))
             #expect(bare.html.contains("<dt>Bio</dt><dd>x</dd>"))
+            // Signing out of a session that has already ended is simply done.
+            #expect(try await tab.post("/sign-out").location == "/sign-in?signed-out=1")
         }
     }
 

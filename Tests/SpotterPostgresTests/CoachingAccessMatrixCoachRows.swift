@@ -229,7 +229,7 @@ func coachMatrixRows() -> [MatrixRow] {
                     p, client: w.client, workoutID: w.workout, exerciseIndex: 1, setIndex: 0, body: "elbows in")
             },
             expected: coachCall(needs: .details),
-            logs: logged(.details, "CommentOnClientWorkout"),
+            logs: logged(.details, "CommentOnWorkout"),
             visible: coachAndOwner,
             check: { role, value, w in
                 expectValue(value, as: WorkoutComment.self, role) { comment in

@@ -200,7 +200,7 @@ struct CoachingEndToEndTests {
                 let log = try await coaching.listAccessLog(.init(), metadata: ada)
                 #expect(
                     log.entries.map(\.method) == [
-                        "CommentOnClientWorkout", "ListClientWorkouts", "GetClientWorkout", "ListClientWorkouts",
+                        "CommentOnWorkout", "ListClientWorkouts", "GetClientWorkout", "ListClientWorkouts",
                         "ListClients",
                     ])
                 #expect(log.entries.allSatisfy { $0.coachID == cora && $0.coachName == "coachcora" })

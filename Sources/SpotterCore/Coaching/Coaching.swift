@@ -230,12 +230,7 @@ public enum CoachEntitlements {
     public static func checkCapacity(activeClients: Int, tier: Tier, askedBy side: LinkSide) throws(SpotterError) {
         let limit = clientLimit(tier)
         guard activeClients >= limit else { return }
-        let next =
-            switch tier {
-            case .coachPro: "contact support to raise it"
-            case .coach: "the Coach Pro tier allows \(clientLimit(.coachPro))"
-            case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
-            }
+        let next = nextTier(after: tier)
         let who = side == .coach ? "you have" : "the coach has"
         let limitText =
             activeClients == limit
@@ -243,6 +238,15 @@ public enum CoachEntitlements {
             : "more than the \(tierName(tier)) tier's \(limit)"
         throw .failedPrecondition(
             "\(who) \(DisplayFormat.count(activeClients, "active client")), \(limitText); \(next)")
+    }
+
+    /// What to do past a tier's number of clients: the next tier and its number.
+    private static func nextTier(after tier: Tier) -> String {
+        switch tier {
+        case .coachPro: "contact support to raise it"
+        case .coach: "the Coach Pro tier allows \(clientLimit(.coachPro))"
+        case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
+        }
     }
 
     /// Whether a tier covers the client whose link began after `before` other active links: a
@@ -253,12 +257,7 @@ public enum CoachEntitlements {
     /// The refusal to read (or assign to) a client the tier does not cover.
     public static func beyondLimit(_ client: String, tier: Tier) -> SpotterError {
         let limit = clientLimit(tier)
-        let next =
-            switch tier {
-            case .coachPro: "contact support to raise it"
-            case .coach: "the Coach Pro tier allows \(clientLimit(.coachPro))"
-            case .free, .pro: "the Coach tier allows \(clientLimit(.coach))"
-            }
+        let next = nextTier(after: tier)
         return .permissionDenied(
             "\(client) is beyond the \(DisplayFormat.count(limit, "client")) the \(tierName(tier)) tier covers "
                 + "(clients count in the order they joined); end a link to make room, or move up: \(next)")
@@ -279,7 +278,6 @@ public enum CoachEntitlements {
         }
     }
 
-    /// A client's progress: the Coach tier covers the big three, Coach Pro every exercise.
     /// Whether the tier opens a client's progress for `exercise`, by id (the catalog's squat, bench
     /// press and deadlift, migration 0007, are the big three), for a page's links.
     public static func opensClientProgress(for exercise: ExerciseID, tier: Tier) -> Bool {
@@ -295,6 +293,7 @@ public enum CoachEntitlements {
         "c0000000-0000-4000-8000-000000000003",
     ]
 
+    /// A client's progress: the Coach tier covers the big three, Coach Pro every exercise.
     public static func checkClientProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
         switch clientProgress(tier) {
         case .every:

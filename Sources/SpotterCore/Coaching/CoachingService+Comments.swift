@@ -10,7 +10,7 @@ extension CoachingService {
         _ principal: Principal, client: String, workoutID: String, exerciseIndex: Int?, setIndex: Int?, body: String
     ) async throws -> WorkoutComment {
         try await reading(
-            principal, client: client, needs: .details, kind: .details, method: "CommentOnClientWorkout",
+            principal, client: client, needs: .details, kind: .details, method: "CommentOnWorkout",
             workout: workoutID
         ) { view, _, _ in
             try await comment(view, author: principal.tenantID, side: .coach, workoutID, exerciseIndex, setIndex, body)
