@@ -83,32 +83,17 @@ struct FeedbackCommand: AsyncParsableCommand {
     }
 }
 
-/// A report as `--json` shows it: ids in lower case as the table and every other command write
-/// them, and its status ("open" or "resolved") as the table shows it.
+/// A report as `--json` shows it: the report's own fields (ids in lower case, as everywhere) and
+/// its status ("open" or "resolved") as the table shows it.
 private struct FeedbackJSON: Encodable {
-    var id: String
-    var status: String
-    var tenantID: String
-    var kind: String
-    var subject: String
-    var body: String
-    var appVersion: String
-    var createdAt: Date
-    var resolvedAt: Date?
-    var resolvedBy: String?
-    var resolution: String?
+    private enum Key: String, CodingKey { case status }
+    let item: Feedback
 
-    init(_ item: Feedback) {
-        id = item.id.lowercasedString
-        status = item.resolvedAt == nil ? "open" : "resolved"
-        tenantID = item.tenantID.description
-        kind = item.kind.rawValue
-        subject = item.subject
-        body = item.body
-        appVersion = item.appVersion
-        createdAt = item.createdAt
-        resolvedAt = item.resolvedAt
-        resolvedBy = item.resolvedBy
-        resolution = item.resolution
+    init(_ item: Feedback) { self.item = item }
+
+    func encode(to encoder: any Encoder) throws {
+        try item.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(item.resolvedAt == nil ? "open" : "resolved", forKey: .status)
     }
 }

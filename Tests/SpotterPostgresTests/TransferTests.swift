@@ -132,7 +132,8 @@ struct TransferTests {
             #expect(workouts[1].content.exercises[0].sets[0].rpe == Decimal(string: "7.5"))
             // 5 km in 25 minutes: a distance set in metres, with its time.
             let run = try #require(
-                upper.exercises.first { $0.exerciseID.description == "c0000000-0000-4000-8000-000000000200" }?.sets.first)
+                upper.exercises.first { $0.exerciseID.description == "c0000000-0000-4000-8000-000000000200" }?.sets
+                    .first)
             #expect(run.distanceMeters == 5_000 && run.durationSeconds == 1_500 && run.reps == 0)
         }
     }
