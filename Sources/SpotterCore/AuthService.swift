@@ -447,6 +447,44 @@ public struct AuthService: Sendable {
         )
     }
 
+    /// Changes the signed-in account's password: the current one is checked (wrong guesses are
+    /// throttled as sign-ins are, from `address`), the new one must follow the rules and differ.
+    /// Every other session ends, and unused reset links stop working; this session goes on.
+    /// Returns how many sessions ended.
+    public func changePassword(_ principal: Principal, current: String, new: String, address: String) async throws
+        -> Int
+    {
+        var validator = Validator()
+        validator.check(!current.isEmpty, "current_password", "is required")
+        validator.check(!CredentialRules.passwordTooLong(current), "current_password", "is too long")
+        if let problem = CredentialRules.passwordProblem(new) { validator.add("new_password", problem) }
+        validator.check(current.isEmpty || new != current, "new_password", "must differ from the current password")
+        try validator.validate()
+        guard let session = principal.sessionID else { throw SpotterError.unauthenticated("sign in first") }
+        let started = now()
+        try await countAttempt(from: address, now: started)
+        let source = SignInSource.address(address)
+        if case .refuse(let locked) = try await store.countSignInAttempt(
+            principal, from: source,
+            { [policy] in policy.signInAttempt(after: $0, knownDevice: false, now: started) })
+        {
+            throw throttled(until: locked, now: started, what: "wrong passwords")
+        }
+        guard let stored = try await store.passwordHash(principal) else { throw SpotterError.notFound("account not found") }
+        let matches = try await hashing(refunding: address, account: (principal, source)) {
+            try await hasher.verify(current, against: stored)
+        }
+        guard matches else {
+            throw SpotterError.invalidArgument([FieldViolation(field: "current_password", reason: "is not your password")])
+        }
+        let hash = try await newPasswordHasher.hash(new)
+        // The account's counts are cleared with the change; the address's attempt is taken back.
+        let ended = try await store.changePassword(principal, passwordHash: hash, keeping: session, now: now())
+        try await refundAttempt(from: address)
+        logger.info("password changed", metadata: ["tenant": "\(principal.tenantID)", "sessions_ended": "\(ended)"])
+        return ended
+    }
+
     /// Whether an e-mailed link's token (a password reset or an address verification) still works,
     /// without using it: a page can say at once that a link is used or expired.
     public func accountTokenIsUsable(_ token: String, for purpose: AccountTokenPurpose) async throws -> Bool {

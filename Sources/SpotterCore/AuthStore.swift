@@ -66,6 +66,15 @@ public protocol AuthStore: Sendable {
     /// Stores a single-use token and its e-mail for an existing account.
     func issueAccountToken(_ principal: Principal, _ token: AccountToken, email: OutboxMessage) async throws
 
+    /// The account's password hash, for a signed-in change of password.
+    func passwordHash(_ principal: Principal) async throws -> String?
+
+    /// Replaces the password hash, clears sign-in throttling, revokes every session but `keeping`
+    /// and ends every unused reset token of the account, atomically; returns how many sessions
+    /// ended.
+    func changePassword(_ principal: Principal, passwordHash: String, keeping session: SessionID, now: Date)
+        async throws -> Int
+
     /// Replaces the password hash, clears sign-in throttling, revokes every session and ends every
     /// other unused reset token of the account, atomically.
     func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws

@@ -57,6 +57,7 @@ public enum Portal {
             return Response.redirect(to: session.isCoach ? "/clients" : "/coaches", type: .found)
         }
         SessionRoutes(auth: services.auth, pages: pages, sessionLifetime: sessionLifetime).add(to: router)
+        SecurityRoutes(auth: services.auth, pages: pages).add(to: router)
         CoachRoutes(
             coaching: services.coaching, training: services.training, share: services.share, pages: pages, now: now
         ).add(to: router)

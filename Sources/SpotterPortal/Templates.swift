@@ -14,7 +14,7 @@ enum Templates {
         "statistics": statistics, "body": body, "end_link": endLink, "sign_out": signOut, "coaches": coaches,
         "access_log": accessLog,
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
-        "profile": profile, "import": importWorkouts,
+        "profile": profile, "import": importWorkouts, "security": security,
     ]
 
     static let layout = """
@@ -762,7 +762,44 @@ enum Templates {
         <p>Everything Spotter holds about you, to keep or to take elsewhere: <a href="/export.json" download>everything (JSON)</a> or <a href="/export.csv" download>every set, one row each (CSV)</a>, which spreadsheets open.</p>
         <p>Coming from Strong or Hevy? <a href="/import">Import your workouts</a> from their CSV export, or a Spotter export.</p>
         </section>
+        <section class="card">
+        <h2>Password and sign-ins</h2>
+        <p><a href="/security">Change your password, or see where you are signed in</a> and sign out a lost device.</p>
+        </section>
         <p class="muted">Signed in as {{username}} ({{email}}).</p>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let security = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/profile">Profile</a> ›</p>
+        <h1>Password and sign-ins</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <section class="card">
+        <h2>Change your password</h2>
+        <form method="post" action="/security/password" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("current_password", "Current password", type: "password", extra: " autocomplete=\"current-password\" required"))
+        \(field("new_password", "New password", type: "password", extra: " autocomplete=\"new-password\" required"))
+        <p class="hint">At least \(CredentialRules.passwordMinLength) characters. Every other device is signed out; this one stays signed in.</p>
+        <button>Change the password</button>
+        </form>
+        </section>
+        <section class="card">
+        <h2>Where you are signed in</h2>
+        <table class="log">
+        <thead><tr><th scope="col">Device</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col"></th></tr></thead>
+        <tbody>
+        {{#sessions}}
+        <tr><td>{{device}}{{#current}} <strong>(this one)</strong>{{/current}}</td><td>{{signedIn}}</td><td>{{lastUsed}}</td>
+        <td><form method="post" action="/security/sessions/{{id}}/sign-out" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="link">Sign out</button></form></td></tr>
+        {{/sessions}}
+        </tbody>
+        </table>
+        {{^others}}<p class="muted">You are signed in nowhere else.</p>{{/others}}
+        </section>
         {{/page}}{{/body}}{{/layout}}
         """
 

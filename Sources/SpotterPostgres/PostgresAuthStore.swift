@@ -405,25 +405,53 @@ public struct PostgresAuthStore: AuthStore {
 
     public func resetPassword(_ principal: Principal, passwordHash: String, now: Date) async throws {
         try await database.withTenant(principal.tenantID) { connection in
-            try await connection.query(
-                """
-                UPDATE accounts SET password_hash = $2, failed_sign_ins = 0, locked_until = NULL, updated_at = $3
-                WHERE account_id = $1
-                """,
-                [principal.accountID.rawValue, passwordHash, now]
-            )
+            try await Self.replacePassword(principal, passwordHash, now: now, connection)
             try await SessionSQL.revokeAll(account: principal.accountID, reason: "password reset", now: now, connection)
-            try await connection.query(
-                "DELETE FROM sign_in_failures WHERE account_id = $1", [principal.accountID.rawValue])
-            // Every other reset link sent to the account stops working too.
-            try await connection.query(
-                """
-                UPDATE account_tokens SET used_at = $2
-                WHERE account_id = $1 AND purpose = 'reset_password' AND used_at IS NULL
-                """,
-                [principal.accountID.rawValue, now]
-            )
         }
+    }
+
+    public func passwordHash(_ principal: Principal) async throws -> String? {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                "SELECT password_hash FROM accounts WHERE account_id = $1", [principal.accountID.rawValue]
+            ).single?.decode("password_hash")
+        }
+    }
+
+    public func changePassword(_ principal: Principal, passwordHash: String, keeping session: SessionID, now: Date)
+        async throws -> Int
+    {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await Self.replacePassword(principal, passwordHash, now: now, connection)
+            return try await connection.query(
+                """
+                UPDATE sessions SET revoked_at = $2, revoked_reason = 'password changed'
+                WHERE account_id = $1 AND revoked_at IS NULL AND session_id <> $3
+                """,
+                [principal.accountID.rawValue, now, session.rawValue]
+            ).affectedRows
+        }
+    }
+
+    /// The new hash, throttling cleared, and every unused reset link sent to the account ended.
+    private static func replacePassword(
+        _ principal: Principal, _ passwordHash: String, now: Date, _ connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            UPDATE accounts SET password_hash = $2, failed_sign_ins = 0, locked_until = NULL, updated_at = $3
+            WHERE account_id = $1
+            """,
+            [principal.accountID.rawValue, passwordHash, now]
+        )
+        try await connection.query("DELETE FROM sign_in_failures WHERE account_id = $1", [principal.accountID.rawValue])
+        try await connection.query(
+            """
+            UPDATE account_tokens SET used_at = $2
+            WHERE account_id = $1 AND purpose = 'reset_password' AND used_at IS NULL
+            """,
+            [principal.accountID.rawValue, now]
+        )
     }
 
     public func countAddressAttempt(

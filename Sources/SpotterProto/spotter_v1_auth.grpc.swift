@@ -157,6 +157,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "ChangePassword" metadata.
+        public enum ChangePassword: Sendable {
+            /// Request type for "ChangePassword".
+            public typealias Input = Spotter_V1_ChangePasswordRequest
+            /// Response type for "ChangePassword".
+            public typealias Output = Spotter_V1_ChangePasswordResponse
+            /// Descriptor for "ChangePassword".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "ChangePassword",
+                type: .unary
+            )
+        }
         /// Namespace for "BeginMfaEnrollment" metadata.
         public enum BeginMfaEnrollment: Sendable {
             /// Request type for "BeginMfaEnrollment".
@@ -221,6 +234,7 @@ public enum Spotter_V1_AuthService: Sendable {
             CompletePasswordReset.descriptor,
             ListSessions.descriptor,
             RevokeSession.descriptor,
+            ChangePassword.descriptor,
             BeginMfaEnrollment.descriptor,
             ConfirmMfa.descriptor,
             DisableMfa.descriptor,
@@ -436,6 +450,27 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_RevokeSessionRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RevokeSessionResponse>
+
+        /// Handle the "ChangePassword" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+        /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+        /// > the new one follows Register's rules and must differ. Every other session ends and unused
+        /// > reset links stop working; this session goes on.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_ChangePasswordRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ChangePasswordResponse` messages.
+        func changePassword(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangePasswordRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangePasswordResponse>
 
         /// Handle the "BeginMfaEnrollment" method.
         ///
@@ -707,6 +742,27 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RevokeSessionResponse>
 
+        /// Handle the "ChangePassword" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+        /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+        /// > the new one follows Register's rules and must differ. Every other session ends and unused
+        /// > reset links stop working; this session goes on.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangePasswordRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ChangePasswordResponse` message.
+        func changePassword(
+            request: GRPCCore.ServerRequest<Spotter_V1_ChangePasswordRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangePasswordResponse>
+
         /// Handle the "BeginMfaEnrollment" method.
         ///
         /// > Source IDL Documentation:
@@ -975,6 +1031,27 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_RevokeSessionResponse
 
+        /// Handle the "ChangePassword" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+        /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+        /// > the new one follows Register's rules and must differ. Every other session ends and unused
+        /// > reset links stop working; this session goes on.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_ChangePasswordRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ChangePasswordResponse` to respond with.
+        func changePassword(
+            request: Spotter_V1_ChangePasswordRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ChangePasswordResponse
+
         /// Handle the "BeginMfaEnrollment" method.
         ///
         /// > Source IDL Documentation:
@@ -1167,6 +1244,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.ChangePassword.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangePasswordRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangePasswordResponse>(),
+            handler: { request, context in
+                try await self.changePassword(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_AuthService.Method.BeginMfaEnrollment.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_BeginMfaEnrollmentRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_MfaEnrollment>(),
@@ -1320,6 +1408,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RevokeSessionResponse> {
         let response = try await self.revokeSession(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func changePassword(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangePasswordRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangePasswordResponse> {
+        let response = try await self.changePassword(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -1497,6 +1596,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RevokeSessionResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_RevokeSessionResponse>(
             message: try await self.revokeSession(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func changePassword(
+        request: GRPCCore.ServerRequest<Spotter_V1_ChangePasswordRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangePasswordResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ChangePasswordResponse>(
+            message: try await self.changePassword(
                 request: request.message,
                 context: context
             ),
@@ -1800,6 +1912,32 @@ extension Spotter_V1_AuthService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_RevokeSessionResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RevokeSessionResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "ChangePassword" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+        /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+        /// > the new one follows Register's rules and must differ. Every other session ends and unused
+        /// > reset links stop working; this session goes on.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangePasswordRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ChangePasswordRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ChangePasswordResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func changePassword<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ChangePasswordRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ChangePasswordRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangePasswordResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangePasswordResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "BeginMfaEnrollment" method.
@@ -2260,6 +2398,43 @@ extension Spotter_V1_AuthService {
             )
         }
 
+        /// Call the "ChangePassword" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+        /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+        /// > the new one follows Register's rules and must differ. Every other session ends and unused
+        /// > reset links stop working; this session goes on.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangePasswordRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ChangePasswordRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ChangePasswordResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func changePassword<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ChangePasswordRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ChangePasswordRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangePasswordResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangePasswordResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.ChangePassword.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "BeginMfaEnrollment" method.
         ///
         /// > Source IDL Documentation:
@@ -2695,6 +2870,38 @@ extension Spotter_V1_AuthService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_RevokeSessionRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_RevokeSessionResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ChangePassword" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+    /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+    /// > the new one follows Register's rules and must differ. Every other session ends and unused
+    /// > reset links stop working; this session goes on.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_ChangePasswordRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func changePassword<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_ChangePasswordRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangePasswordResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.changePassword(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangePasswordRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangePasswordResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -3153,6 +3360,42 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.revokeSession(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ChangePassword" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Changes the signed-in account's password. The current one is checked (INVALID_ARGUMENT naming
+    /// > current_password when wrong; wrong guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED);
+    /// > the new one follows Register's rules and must differ. Every other session ends and unused
+    /// > reset links stop working; this session goes on.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func changePassword<Result>(
+        _ message: Spotter_V1_ChangePasswordRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangePasswordResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_ChangePasswordRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.changePassword(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -153,4 +153,13 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         try await auth.revokeSession(principal, session)
         return Spotter_V1_RevokeSessionResponse()
     }
+
+    public func changePassword(request: Spotter_V1_ChangePasswordRequest, context: ServerContext) async throws
+        -> Spotter_V1_ChangePasswordResponse
+    {
+        let ended = try await auth.changePassword(
+            try RequestContext.principal(), current: request.currentPassword, new: request.newPassword,
+            address: RequestContext.current?.clientAddress ?? "")
+        return .with { $0.sessionsEnded = Int32(ended) }
+    }
 }

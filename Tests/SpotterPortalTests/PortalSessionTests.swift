@@ -218,6 +218,66 @@ struct PortalSessionTests {
         }
     }
 
+    @Test("the security page changes the password (checked, throttled) and signs out other sessions, one or all")
+    func security() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("carla", kind: .coach)
+            let laptop = try await portal.signedIn("carla")
+            let phone = try await portal.signedIn("carla")
+            let page = try await laptop.get("/security")
+            #expect(page.status == .ok)
+            #expect(page.count("/sign-out\" class=\"inline-buttons\">") == 2)
+            #expect(page.count("(this one)") == 1)
+            #expect(try await laptop.get("/profile").html.contains(#"<a href="/security">"#))
+
+            let wrong = try await laptop.post(
+                "/security/password",
+                [("current_password", "not it at all"), ("new_password", "a fresh long password")])
+            #expect(wrong.status == .badRequest)
+            #expect(wrong.html.contains("The current password is not your password."))
+            #expect(!wrong.html.contains("a fresh long password"), "passwords are never sent back")
+            let same = try await laptop.post(
+                "/security/password",
+                [("current_password", "long enough carla"), ("new_password", "long enough carla")])
+            #expect(same.html.contains("The password must differ from the current password."))
+            let short = try await laptop.post(
+                "/security/password", [("current_password", "long enough carla"), ("new_password", "short")])
+            #expect(short.html.contains(#"aria-describedby="new_password-error""#))
+
+            let changed = try await laptop.post(
+                "/security/password",
+                [("current_password", "long enough carla"), ("new_password", "a fresh long password")])
+            #expect(changed.location == "/security?changed=1")
+            #expect(
+                try await laptop.get(changed.location!).html.contains(
+                    "Your password is changed. 1 other session signed out."))
+            #expect(try await phone.get("/clients").location?.hasPrefix("/sign-in") == true, "the phone is signed out")
+            #expect(try await portal.browser().signIn("carla", password: "long enough carla").status == .unauthorized)
+            let again = try await portal.browser().signIn("carla", password: "a fresh long password")
+            #expect(again.status == .seeOther)
+
+            // Another session signed out from the list; then this one, which signs this browser out.
+            let list = try await laptop.get("/security")
+            #expect(list.count("/sign-out\" class=\"inline-buttons\">") == 2)
+            let ids = list.html.matches(of: /\/security\/sessions\/([0-9a-f-]{36})\/sign-out/).map {
+                String($0.output.1)
+            }
+            #expect(ids.count == 2)
+            let this = try #require(
+                list.html.firstMatch(
+                    of:
+                        /\(this one\)<\/strong><\/td><td>[^<]*<\/td><td>[^<]*<\/td>\s*<td><form method="post" action="\/security\/sessions\/([0-9a-f-]{36})/
+                )
+            ).output.1
+            let other = try #require(ids.first { $0 != String(this) })
+            #expect(try await laptop.post("/security/sessions/\(other)/sign-out").location == "/security?revoked=1")
+            #expect(try await laptop.get("/security").html.contains("You are signed in nowhere else."))
+            let out = try await laptop.post("/security/sessions/\(this)/sign-out")
+            #expect(out.location == "/sign-in?signed-out=1")
+            #expect(try await laptop.get("/clients").location?.hasPrefix("/sign-in") == true)
+        }
+    }
+
     @Test("a form sent after the session ended changes nothing, shows what was typed and signs in back to its page")
     func formAfterSessionEnded() async throws {
         try await PortalHarness.with { portal in

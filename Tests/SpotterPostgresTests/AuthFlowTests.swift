@@ -39,6 +39,51 @@ struct AuthFlowTests {
         }
     }
 
+    @Test(
+        "a signed-in password change checks the current one (five wrong guesses and that address waits), keeps this session and ends the others"
+    )
+    func changePassword() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            let phone = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "phone", address: "a"
+            )
+            .tokens
+            let laptop = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "laptop", address: "a"
+            ).tokens
+            let signedIn = try await auth.authenticate(accessToken: laptop.accessToken)
+            let wrong = SpotterError.invalidArgument([
+                FieldViolation(field: "current_password", reason: "is not your password")
+            ])
+            for _ in 0..<5 {
+                await #expect(throws: wrong) {
+                    try await auth.changePassword(
+                        signedIn, current: "a wrong guess", new: "a new long password", address: "b")
+                }
+            }
+            // The sixth, even with the right password, waits: guessing through a stolen session is slow.
+            do {
+                _ = try await auth.changePassword(
+                    signedIn, current: "long enough ada", new: "a new long password", address: "b")
+                Issue.record("the sixth attempt was let through")
+            } catch SpotterError.tooManyRequests(let message, _) {
+                #expect(message.hasPrefix("too many wrong passwords; try again in"))
+            }
+            // From another address (the owner elsewhere) it goes through.
+            #expect(
+                try await auth.changePassword(
+                    signedIn, current: "long enough ada", new: "a new long password", address: "c") == 1)
+            _ = try await auth.authenticate(accessToken: laptop.accessToken)
+            await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: phone.accessToken) }
+            await #expect(throws: SpotterError.self) {
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "d")
+            }
+            _ = try await auth.signIn(login: "ada", password: "a new long password", deviceLabel: "", address: "d")
+        }
+    }
+
     @Test("a taken e-mail or username (in any case) is refused naming the field, and nothing is half-written")
     func duplicatesNameTheField() async throws {
         try await TestDatabase.with { database in

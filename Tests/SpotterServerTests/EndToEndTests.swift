@@ -100,6 +100,32 @@ struct EndToEndTests {
                         $0.login = "ada"
                         $0.password = "correct horse battery"
                     })
+                // A signed-in change of password: the current one named when wrong, then changed,
+                // this session kept.
+                let wrongCurrent = await rpcError {
+                    _ = try await auth.changePassword(
+                        .with {
+                            $0.currentPassword = "not the password"
+                            $0.newPassword = "a brand new battery"
+                        }, metadata: bearer(again.accessToken))
+                }
+                #expect(wrongCurrent?.code == .invalidArgument)
+                #expect(wrongCurrent?.message == "current_password: is not your password")
+                let changed = try await auth.changePassword(
+                    .with {
+                        $0.currentPassword = "correct horse battery"
+                        $0.newPassword = "a brand new battery"
+                    }, metadata: bearer(again.accessToken))
+                #expect(changed.sessionsEnded == 0)
+                _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken))
+                #expect(
+                    await rpcCode {
+                        _ = try await auth.changePassword(
+                            .with {
+                                $0.currentPassword = "a brand new battery"
+                                $0.newPassword = "another new battery"
+                            })
+                    } == .unauthenticated, "it needs a signed-in session")
                 _ = try await auth.signOut(.init(), metadata: bearer(again.accessToken))
                 #expect(
                     await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
