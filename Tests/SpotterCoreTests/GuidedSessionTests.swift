@@ -49,7 +49,7 @@ struct GuidedSessionTests {
     @Test("a done set starts its rest timer on the server's clock; a pause stops it and resuming carries on")
     func restTimer() throws {
         var session = try session().applying(
-            .recordSet(exercise: 0, set: 0, actual: squatSet(100), isRecord: false), at: at(60))
+            .recordSet(exercise: 0, set: 0, actual: squatSet(100)), at: at(60))
         var timer = try #require(session.timer)
         #expect(timer.kind == .rest && timer.durationSeconds == 120)
         #expect(timer.endsAt == at(180))
@@ -61,7 +61,7 @@ struct GuidedSessionTests {
         #expect(session.timer?.endsAt == at(290), "90 s of rest were left")
         #expect(throws: SpotterError.self) {
             try session.applying(.pause, at: at(210)).applying(
-                .recordSet(exercise: 0, set: 1, actual: squatSet(100), isRecord: false), at: at(220))
+                .recordSet(exercise: 0, set: 1, actual: squatSet(100)), at: at(220))
         }
     }
 
@@ -72,14 +72,14 @@ struct GuidedSessionTests {
         session = try session.applying(.pause, at: at(130))
         session = try session.applying(.resume, at: at(200))
         session = try session.applying(
-            .recordSet(exercise: 1, set: 0, actual: WorkoutSet(reps: 0, weight: nil), isRecord: false), at: at(245))
+            .recordSet(exercise: 1, set: 0, actual: WorkoutSet(reps: 0, weight: nil)), at: at(245))
         #expect(session.exercises[1].sets[0].actual?.durationSeconds == 75, "30 s, a pause, then 45 s")
         #expect(session.timer == nil, "no rest planned")
         // A time sent with the set wins.
         session = try session.applying(.startSet(exercise: 1, set: 1), at: at(250))
         session = try session.applying(
             .recordSet(
-                exercise: 1, set: 1, actual: WorkoutSet(reps: 0, weight: nil, durationSeconds: 58), isRecord: true),
+                exercise: 1, set: 1, actual: WorkoutSet(reps: 0, weight: nil, durationSeconds: 58)),
             at: at(320))
         #expect(session.exercises[1].sets[1].actual?.durationSeconds == 58)
     }
@@ -88,12 +88,11 @@ struct GuidedSessionTests {
     func progressAndScore() throws {
         var session = session()
         #expect(session.progress == 0 && session.score == 0)
-        session = try session.applying(
-            .recordSet(exercise: 0, set: 0, actual: squatSet(100), isRecord: true), at: at(60))
-        session = try session.applying(
-            .recordSet(exercise: 0, set: 1, actual: squatSet(105), isRecord: true), at: at(200))
-        session = try session.applying(
-            .recordSet(exercise: 0, set: 2, actual: squatSet(110), isRecord: true), at: at(340))
+        session = try session.applying(.recordSet(exercise: 0, set: 0, actual: squatSet(100)), at: at(60))
+        session = try session.applying(.recordSet(exercise: 0, set: 1, actual: squatSet(105)), at: at(200))
+        session = try session.applying(.recordSet(exercise: 0, set: 2, actual: squatSet(110)), at: at(340))
+        // Each set heavier than the history's 95 kg and the sets before it.
+        session.markRecords(of: Self.squat, beyond: SetBests(heaviest: Mass(95, .kg)))
         session = try session.applying(.skipExercise(exercise: 1), at: at(400))
         #expect(session.doneSets == 3 && session.plannedSets == 5)
         #expect(session.progress == 0.6)
@@ -103,7 +102,7 @@ struct GuidedSessionTests {
         #expect(session.plannedSets == 6 && session.exercises[1].sets[2].planned.durationSeconds == 60)
         session = try session.applying(
             .recordSet(
-                exercise: 1, set: 2, actual: WorkoutSet(reps: 0, weight: nil, durationSeconds: 60), isRecord: false),
+                exercise: 1, set: 2, actual: WorkoutSet(reps: 0, weight: nil, durationSeconds: 60)),
             at: at(480))
         #expect(session.score == Int((80.0 * 4 / 6).rounded()) + 20)
     }
@@ -115,7 +114,7 @@ struct GuidedSessionTests {
             try session.applying(.complete, at: at(10))
         }
         session = try session.applying(
-            .recordSet(exercise: 0, set: 0, actual: squatSet(100), isRecord: false), at: at(60))
+            .recordSet(exercise: 0, set: 0, actual: squatSet(100)), at: at(60))
         session = try session.applying(.pause, at: at(100))
         session = try session.applying(.resume, at: at(160))
         session = try session.applying(.complete, at: at(400))
@@ -146,7 +145,7 @@ struct GuidedSessionTests {
     @Test("indices out of range and sets already done are refused naming the field or the set")
     func refusals() throws {
         let session = try session().applying(
-            .recordSet(exercise: 0, set: 0, actual: squatSet(100), isRecord: false), at: at(60))
+            .recordSet(exercise: 0, set: 0, actual: squatSet(100)), at: at(60))
         #expect(throws: SpotterError.invalid("exercise_index", "must be between 0 and 1 (the session's exercises)")) {
             try session.applying(.startSet(exercise: 2, set: 0), at: at(70))
         }
@@ -189,12 +188,12 @@ struct GuidedSessionTests {
             ],
             circuits: [TemplateCircuit(rounds: 2, restSeconds: 120)])
         let done = WorkoutSet(reps: 10, weight: nil)
-        session = try session.applying(.recordSet(exercise: 0, set: 0, actual: done, isRecord: false), at: at(30))
+        session = try session.applying(.recordSet(exercise: 0, set: 0, actual: done), at: at(30))
         #expect(session.timer?.durationSeconds == 15, "between stations: the station's rest")
-        session = try session.applying(.recordSet(exercise: 1, set: 0, actual: done, isRecord: false), at: at(60))
+        session = try session.applying(.recordSet(exercise: 1, set: 0, actual: done), at: at(60))
         #expect(session.timer?.durationSeconds == 120, "after the round: the circuit's rest")
-        session = try session.applying(.recordSet(exercise: 0, set: 1, actual: done, isRecord: false), at: at(200))
-        session = try session.applying(.recordSet(exercise: 1, set: 1, actual: done, isRecord: false), at: at(230))
+        session = try session.applying(.recordSet(exercise: 0, set: 1, actual: done), at: at(200))
+        session = try session.applying(.recordSet(exercise: 1, set: 1, actual: done), at: at(230))
         #expect(session.timer?.durationSeconds == 15, "no round after the last: the station's own rest")
     }
 }

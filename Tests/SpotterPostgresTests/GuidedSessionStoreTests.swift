@@ -31,6 +31,35 @@ struct GuidedSessionStoreTests {
         SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg))
     }
 
+    @Test("a corrected set is judged again, and so is every set after it, in the session's order")
+    func correctedRecords() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (training, _, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            _ = try await training.workouts.log(
+                ada, id: "",
+                workoutDraft(
+                    "Old", at: now.addingTimeInterval(-7 * 86_400), exercises: [Catalog.squat], kilograms: 100))
+            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let id = try await sessions.start(ada, id: "", .template(template.id.description)).id.description
+            func flags() async throws -> [Bool] {
+                try await sessions.get(ada, id: id).exercises[0].sets.map(\.isRecord)
+            }
+            for (set, kilograms) in [(0, 100.0), (1, 110), (2, 105)] {
+                _ = try await sessions.recordSet(ada, id: id, exercise: 0, set: set, Self.set(kilograms))
+            }
+            #expect(try await flags() == [false, true, false])
+            // 110 corrected to 102: still above the history's 100, and now 105 beats it too.
+            _ = try await sessions.recordSet(ada, id: id, exercise: 0, set: 1, Self.set(102))
+            #expect(try await flags() == [false, true, true])
+            #expect(try await sessions.get(ada, id: id).records == 2)
+            // The first set corrected to 120: it is the record, and nothing after it beats it.
+            _ = try await sessions.recordSet(ada, id: id, exercise: 0, set: 0, Self.set(120))
+            #expect(try await flags() == [true, false, false])
+        }
+    }
+
     @Test("from a template: sets done with records against history, paused, completed into one workout")
     func templateSessionToWorkout() async throws {
         try await TestDatabase.with { database in

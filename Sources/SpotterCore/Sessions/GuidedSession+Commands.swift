@@ -6,8 +6,9 @@ public enum GuidedSessionCommand: Sendable, Equatable {
     case resume
     /// Starts the work timer of a set (counting down from its target time, or up).
     case startSet(exercise: Int, set: Int)
-    /// Marks a set done with what was done; `isRecord` as the store judged it against history.
-    case recordSet(exercise: Int, set: Int, actual: WorkoutSet, isRecord: Bool)
+    /// Marks a set done with what was done (whether it is a record is judged after, against the
+    /// history and the session's other sets: `GuidedSession.markRecords`).
+    case recordSet(exercise: Int, set: Int, actual: WorkoutSet)
     case skipSet(exercise: Int, set: Int)
     /// Skips every set of the exercise not done yet.
     case skipExercise(exercise: Int)
@@ -48,14 +49,14 @@ extension GuidedSession {
             next.timer = GuidedTimer(
                 kind: .work, exerciseIndex: exercise, setIndex: set, durationSeconds: planned.planned.durationSeconds,
                 accumulatedSeconds: 0, runningSince: now)
-        case .recordSet(let exercise, let set, var actual, let isRecord):
+        case .recordSet(let exercise, let set, var actual):
             try requireActive()
             let current = try existing(exercise, set)
             if actual.durationSeconds == nil, let seconds = workTimerSeconds(exercise: exercise, set: set, at: now) {
                 actual.durationSeconds = seconds
             }
             next.exercises[exercise].sets[set] = GuidedSet(
-                planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: isRecord)
+                planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: current.isRecord)
             let rest = next.roundRest(after: exercise) ?? current.planned.restSeconds ?? 0
             next.timer =
                 rest > 0

@@ -177,3 +177,18 @@ public struct GuidedSession: Sendable, Equatable {
             })
     }
 }
+
+extension GuidedSession {
+    /// Marks which done sets of `exerciseID` are records: each judged, in the session's order,
+    /// against `history` and the sets done before it in the session (`SetBests.isBeaten`).
+    public mutating func markRecords(of exerciseID: ExerciseID, beyond history: SetBests) {
+        var bests = history
+        for exercise in exercises.indices where exercises[exercise].exerciseID == exerciseID {
+            for set in exercises[exercise].sets.indices where exercises[exercise].sets[set].status == .done {
+                guard let actual = exercises[exercise].sets[set].actual else { continue }
+                exercises[exercise].sets[set].isRecord = bests.isBeaten(by: actual)
+                bests.include(actual)
+            }
+        }
+    }
+}

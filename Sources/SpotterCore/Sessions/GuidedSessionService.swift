@@ -130,23 +130,18 @@ public struct GuidedSessionService: Sendable {
             let actual = WorkoutDraft.validated(draft, "actual", into: &validator)
             try validator.validate()
             guard let actual else { throw SpotterError.invalid("actual", "is not a set") }
-            let command = { (isRecord: Bool) in
-                GuidedSessionCommand.recordSet(exercise: exercise, set: set, actual: actual, isRecord: isRecord)
-            }
+            let command = GuidedSessionCommand.recordSet(exercise: exercise, set: set, actual: actual)
             // An index out of range (or a closed session) is refused by the command itself.
             guard session.status.isOpen, session.exercises.indices.contains(exercise) else {
-                return try session.applying(command(false), at: now())
+                return try session.applying(command, at: now())
             }
-            // The history's marks, read in this transaction, and this session's earlier sets.
+            // Every done set of the exercise is judged again, in the session's order, against the
+            // history's marks (read in this transaction) and the sets before it: a corrected set
+            // changes what the sets after it beat.
             let exerciseID = session.exercises[exercise].exerciseID
-            var bests = try await store.bests(principal, exerciseID)
-            for (index, other) in session.exercises.enumerated() where other.exerciseID == exerciseID {
-                for (setIndex, done) in other.sets.enumerated()
-                where done.status == .done && !(index == exercise && setIndex == set) {
-                    if let actual = done.actual { bests.include(actual) }
-                }
-            }
-            return try session.applying(command(bests.isBeaten(by: actual)), at: now())
+            var updated = try session.applying(command, at: now())
+            updated.markRecords(of: exerciseID, beyond: try await store.bests(principal, exerciseID))
+            return updated
         }
     }
 
