@@ -112,6 +112,20 @@ struct RunAnalysisRuleTests {
         #expect(run.minutes.map(\.weaving) == [true, false, false])
     }
 
+    @Test("a compass heading on every other footstep measures turns (the window after needs one heading fewer)")
+    func sparseHeadings() throws {
+        // 120 footsteps 350 ms apart, headings only on the even ones: 0°, then 60° from 20 s.
+        let samples = (0..<120).map { index in
+            let offset = Int64(index) * 350
+            return FootstepSample(
+                offsetMilliseconds: offset, headingDegrees: index % 2 == 0 ? (offset < 20_000 ? 0 : 60) : nil)
+        }
+        let run = try RunAnalysis.analyze(samples)
+        #expect(run.directionSource == .compass)
+        #expect(run.swerves.count == 1)
+        #expect(abs((run.swerves.first?.turnDegrees ?? 0) - 60) < 1e-6)
+    }
+
     @Test("a gap of exactly 2.000 s is a pause; 1.999 s is not")
     func pauseEdge() throws {
         let run = try RunAnalysis.analyze(jog(seconds: 60, pauses: [(20, 2_000), (40, 1_999)]))
@@ -122,7 +136,7 @@ struct RunAnalysisRuleTests {
 
     @Test(
         "a turn of 30° up to (not including) 150° is a swerve; less is sway, more is a U-turn",
-        arguments: [(29.5, false), (30.5, true), (90, true), (149.5, true), (150.5, false), (180, false)])
+        arguments: [(29.5, false), (30, true), (30.5, true), (90, true), (149.5, true), (150.5, false), (180, false)])
     func turnSizes(degrees: Double, swerve: Bool) throws {
         for sign in [1.0, -1.0] {
             let run = try RunAnalysis.analyze(jog(seconds: 60, turns: [30], to: { _ in 360 + sign * degrees }))

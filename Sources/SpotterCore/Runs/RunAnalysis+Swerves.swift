@@ -13,7 +13,9 @@ extension RunAnalysis {
         }
 
         /// Turning by `degrees` or more, or in the middle of a turn.
-        func isTurning(atLeast degrees: Double) -> Bool { turn.map { abs($0) >= degrees } ?? true }
+        func isTurning(atLeast degrees: Double) -> Bool {
+            turn.map { abs($0) >= degrees - RunRules.turnTolerance } ?? true
+        }
     }
 
     /// The swerves, measured on the compass when most footsteps have a heading, otherwise on the
@@ -59,7 +61,9 @@ extension RunAnalysis {
     }
 
     /// A probe at each footstep with a heading: the mean heading over the window before it (itself
-    /// included) against the mean over the window after.
+    /// included) against the mean over the window after. The window after holds no footstep of its
+    /// own, so it needs one heading fewer: with a heading on every other footstep it holds one fewer
+    /// than the window before, and asking both for the same number left every turn unmeasured.
     static func compassProbes(_ samples: [FootstepSample]) -> [TurnProbe?] {
         let track = samples.compactMap { sample in sample.headingDegrees.map { (sample.offsetMilliseconds, $0) } }
         // Running sums of the headings' unit vectors make each window's mean O(1).
@@ -87,7 +91,8 @@ extension RunAnalysis {
             while high < track.count && track[high].0 <= offset + window { high += 1 }
             let before = low..<(index + 1)
             let after = (index + 1)..<high
-            guard before.count >= RunRules.minimumWindowHeadings, after.count >= RunRules.minimumWindowHeadings else {
+            guard before.count >= RunRules.minimumWindowHeadings, after.count >= RunRules.minimumWindowHeadings - 1
+            else {
                 probes.append(nil)
                 continue
             }
@@ -169,7 +174,7 @@ private struct Turn {
             whole = Angle.turn(from: before, to: after)
         }
         guard let degrees = [sharpest?.turn, whole].compactMap({ $0 }).max(by: { abs($0) < abs($1) }),
-            abs(degrees) >= RunRules.minimumTurnDegrees, abs(degrees) < RunRules.uTurnDegrees
+            abs(degrees) >= RunRules.minimumTurnDegrees - RunRules.turnTolerance, abs(degrees) < RunRules.uTurnDegrees
         else { return nil }
         return RunSwerve(
             offsetMilliseconds: (sharpest ?? probes[probes.count / 2]).offsetMilliseconds, turnDegrees: degrees)

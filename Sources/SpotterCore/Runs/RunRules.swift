@@ -21,6 +21,9 @@ public enum RunRules {
     /// The smallest direction change that is a swerve: below it, the sway of a stride, a compass's
     /// wobble and a bend in the pavement.
     public static let minimumTurnDegrees = 30.0
+    /// How far below `minimumTurnDegrees` a measured turn may fall and still be one: a mean of
+    /// headings (sums of sines and cosines) puts an exact 30° turn a few billionths of a degree under.
+    static let turnTolerance = 1e-6
     /// Once a turn has started, it lasts until the change falls below this (or turns the other way):
     /// a turn that wavers around `minimumTurnDegrees`, as a 45° corner seen through a wobbling fix
     /// does, is one swerve, not three.
