@@ -609,6 +609,7 @@ public nonisolated struct Spotter_V1_StatisticsBucket: Sendable {
 
   public var workouts: Int32 = 0
 
+  /// Each workout's duration to the nearest minute, added up: the days of a week add up to it.
   public var activeMinutes: Int32 = 0
 
   public var setCount: Int32 = 0

@@ -114,6 +114,21 @@ struct ProgressStoreTests {
                 .buckets
             #expect(months.map(\.startDate) == ["2026-09-01"] && months[0].workouts == 3)
 
+            // Active minutes: each workout to the nearest minute, so the days add up to their week
+            // (90 s and 90 s are 2 + 2 minutes, and the week 4, not 3).
+            for day in [14.0, 15] {
+                var short = workoutDraft("Mobility", at: monday.addingTimeInterval(day * 86_400), sets: 1)
+                short.durationSeconds = 90
+                _ = try await training.workouts.log(ada, id: "", short)
+            }
+            let later = (from: monday.addingTimeInterval(13 * 86_400), to: monday.addingTimeInterval(20 * 86_400))
+            #expect(
+                try await training.progress.statistics(ada, period: .day, from: later.from, to: later.to).buckets
+                    .map(\.activeMinutes) == [2, 2])
+            #expect(
+                try await training.progress.statistics(ada, period: .week, from: later.from, to: later.to).buckets
+                    .map(\.activeMinutes) == [4])
+
             let invalid = await #expect(throws: SpotterError.self) {
                 try await training.progress.statistics(ada, period: nil, from: range.to, to: range.from)
             }

@@ -68,10 +68,12 @@ public struct PostgresProgressStore: ProgressStore {
     }
 
     /// The workouts' totals per bucket (`bucket`: the bucket's expression, `%@` for the start).
+    /// Active minutes are each workout's duration to the nearest minute, added up, so the days of
+    /// a week add up to the week (a bucket's seconds rounded once did not).
     private static func totalsSQL(_ bucket: String) -> String {
         """
         SELECT \(bucket.replacingOccurrences(of: "%@", with: "started_at")) AS bucket, count(*) AS workouts,
-               sum(duration_seconds) / 60 AS minutes, sum(set_count) AS sets, sum(rep_count) AS reps,
+               sum((duration_seconds + 30) / 60) AS minutes, sum(set_count) AS sets, sum(rep_count) AS reps,
                sum(volume_kg) AS volume_kg
         FROM workouts
         WHERE tenant_id = $1 AND deleted_at IS NULL
