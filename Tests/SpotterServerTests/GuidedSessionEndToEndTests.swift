@@ -191,4 +191,56 @@ struct GuidedSessionEndToEndTests {
             }
         }
     }
+
+    @Test(
+        "a coach's watch ends within seconds of the client taking the details scope back, with no change to the session"
+    )
+    func coachWatchEndsWithTheScope() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { phone in
+                try await server.withClient { coachClient in
+                    let ada = try await signUpLifter(phone, "ada")
+                    let coachToken = try await signUpLifter(coachClient, "coachcora", kind: .coach)
+                    let invite = try await Spotter_V1_CoachService.Client(wrapping: coachClient).createInvite(
+                        .init(), metadata: coachToken)
+                    let coaching = Spotter_V1_CoachingService.Client(wrapping: phone)
+                    let link = try await coaching.redeemInvite(
+                        .with {
+                            $0.code = invite.code
+                            $0.scopes = ["history", "details"]
+                        }, metadata: ada)
+                    let started = try await Spotter_V1_SessionService.Client(wrapping: phone).startSession(
+                        .with { $0.emptyName = "Garage" }, metadata: ada)
+                    let seen = SessionRecorder()
+                    let stream = Self.follow(
+                        coachClient, coachToken,
+                        .with {
+                            $0.sessionID = started.sessionID
+                            $0.clientID = link.lifterID
+                        }, into: seen)
+                    defer { stream.cancel() }
+                    #expect(try await seen.first { $0.version == started.version } != nil)
+                    _ = try await coaching.setScopes(
+                        .with {
+                            $0.coachID = link.coachID
+                            $0.scopes = ["history"]
+                        }, metadata: ada)
+                    // Bounded: a stream that never ends fails the test, it does not hang it.
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while !seen.hasEnded && ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    #expect(seen.hasEnded, "the stream was still open 10 s after the scope was taken back")
+                    stream.cancel()
+                    let result = await stream.result
+                    guard case .failure(let error as RPCError) = result else {
+                        Issue.record("the stream did not end refused: \(result)")
+                        return
+                    }
+                    #expect(error.code == .permissionDenied && error.message.contains("no longer shared"))
+                }
+            }
+        }
+    }
+
 }

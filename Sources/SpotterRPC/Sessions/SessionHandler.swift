@@ -188,6 +188,16 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
                     if !session.status.isOpen { return }
                 }
             }
+            if follow.byCoach {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: Following.accessCheck)
+                        guard try await follow.read(principal) != nil else {
+                            throw SpotterError.permissionDenied("the session is no longer shared with you")
+                        }
+                    }
+                }
+            }
             if let token { group.addTask { try await tokens.run(token, stream: "WatchSession") } }
             _ = try await group.next()
             group.cancelAll()
@@ -206,7 +216,12 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
 private struct Following: Sendable {
     let first: GuidedSession
     let events: AsyncStream<SyncWatchHub.Event>
+    /// A coach's watch: access is checked again every `accessCheck` as well as at each change,
+    /// since taking the scope back (or ending the coaching) is no change of the session.
+    var byCoach = false
     let read: @Sendable (Principal) async throws -> GuidedSession?
+
+    static let accessCheck: Duration = .seconds(5)
 
     static func start(
         _ request: Spotter_V1_WatchGuidedSessionRequest, sessions: GuidedSessionService, hub: SyncWatchHub
@@ -226,7 +241,7 @@ private struct Following: Sendable {
         let first = try await sessions.clientSession(principal, client: request.clientID, id: request.sessionID)
         guard let client = TenantID(request.clientID) else { throw SpotterError.invalid("client_id", "must be a UUID") }
         let events = try hub.subscribe(client)
-        return Following(first: first, events: events) { principal in
+        return Following(first: first, events: events, byCoach: true) { principal in
             try await sessions.followClientSession(principal, client: client, id: first.id)
         }
     }
