@@ -193,7 +193,8 @@ public nonisolated struct Spotter_V1_StartGuidedSessionRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Optional client-generated UUID: starting again with it answers the session it started.
+  /// Optional client-generated UUID: starting again with it answers the session it started while
+  /// that is open; once it is completed or abandoned, ALREADY_EXISTS naming session_id.
   public var sessionID: String = String()
 
   public var from: Spotter_V1_StartGuidedSessionRequest.OneOf_From? = nil

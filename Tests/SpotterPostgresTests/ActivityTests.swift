@@ -541,6 +541,21 @@ struct ActivityTests {
             } catch SpotterError.invalidArgument(let violations) {
                 #expect(violations.map(\.field) == ["name", "ends_on", "rule"])
             }
+            // 366 days with both ends counted: 2028 (a leap year) whole, not one day more.
+            for (endsOn, allowed) in [("2028-12-31", true), ("2029-01-01", false)] {
+                do {
+                    _ = try await admin.createChallenge(
+                        name: "Year", description: "", startsOn: "2028-01-01", endsOn: endsOn, rule: "any_workout",
+                        target: nil, actor: operatorName, reason: "x")
+                    #expect(allowed, "\(endsOn)")
+                } catch SpotterError.invalidArgument(let violations) {
+                    #expect(!allowed, "\(endsOn)")
+                    #expect(
+                        violations.map(\.reason) == [
+                            "must make a challenge of at most 366 days, starts_on and ends_on included (this is 367)"
+                        ])
+                }
+            }
         }
     }
 

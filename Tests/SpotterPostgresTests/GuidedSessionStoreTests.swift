@@ -107,6 +107,12 @@ struct GuidedSessionStoreTests {
             #expect(try await sessions.get(ada, id: started.id.description) == session)
 
             let (completed, workout) = try await sessions.complete(ada, id: started.id.description)
+            // Its id starts nothing new once it is closed, and says so.
+            await #expect(
+                throws: SpotterError.alreadyExists(
+                    field: "session_id",
+                    reason: "is the id of a session already completed; send a new id (or none) to start another")
+            ) { try await sessions.start(ada, id: started.id.description, .empty(name: "Again")) }
             #expect(completed.status == .completed && workout.id.rawValue == started.id.rawValue)
             #expect(workout.content.durationSeconds == 400, "60 + 150 + 150 + 40 s, the 600 s pause left out")
             #expect(workout.content.templateID == template.id)

@@ -328,7 +328,7 @@ extension CivilDate {
 
 /// What makes a challenge valid.
 public enum ChallengeRules {
-    /// The longest range a challenge may have: a year and a day.
+    /// The longest range a challenge may have, both ends counted: a leap year.
     public static let maximumDays = 366
 
     /// A new challenge from an administrator's input, or `invalidArgument` naming each field wrong.
@@ -348,7 +348,9 @@ public enum ChallengeRules {
         if let start, let end {
             validator.check(end >= start, "ends_on", "must be on or after starts_on (\(startsOn))")
             validator.check(
-                end - start <= maximumDays, "ends_on", "must be at most \(maximumDays) days after starts_on")
+                end - start + 1 <= maximumDays, "ends_on",
+                "must make a challenge of at most \(maximumDays) days, starts_on and ends_on included "
+                    + "(this is \(end - start + 1))")
         }
         let parsed = Challenge.Rule(rawValue: rule)
         validator.check(

@@ -30,10 +30,20 @@ public struct GuidedSessionService: Sendable {
     }
 
     /// Starts a session with a client-chosen id (or a new one); starting again with the same id
-    /// returns the session already started.
+    /// returns the session already started while it is open (a retried start). The id of a session
+    /// already completed or abandoned is refused: it starts nothing new.
     public func start(_ principal: Principal, id: String, _ start: GuidedSessionStart) async throws -> GuidedSession {
         let sessionID = id.isEmpty ? GuidedSessionID.random() : try Self.id(id)
-        if let existing = try await store.session(principal, sessionID, now: now()) { return existing }
+        if let existing = try await store.session(principal, sessionID, now: now()) {
+            guard existing.status.isOpen else {
+                throw SpotterError.alreadyExists(
+                    field: "session_id",
+                    reason:
+                        "is the id of a session already \(existing.status.rawValue); send a new id (or none) to start another"
+                )
+            }
+            return existing
+        }
         let at = now()
         let plan: (name: String, source: GuidedSessionSource, template: Template?)
         switch start {
