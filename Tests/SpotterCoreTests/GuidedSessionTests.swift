@@ -159,7 +159,10 @@ struct GuidedSessionTests {
             throws: SpotterError.invalid(
                 "exercise_index", "must name one of the session's exercises, and it has none yet (AddExercise)")
         ) { try empty.applying(.startSet(exercise: 0, set: 0), at: at(70)) }
-        #expect(throws: SpotterError.failedPrecondition("set 1 of exercise 1 is already done")) {
+        #expect(
+            throws: SpotterError.failedPrecondition(
+                "set_index 0 of exercise_index 0 (set 1 of Squat) is already done")
+        ) {
             try session.applying(.startSet(exercise: 0, set: 0), at: at(70))
         }
     }

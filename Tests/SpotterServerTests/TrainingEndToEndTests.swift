@@ -125,6 +125,15 @@ struct TrainingEndToEndTests {
                         $0.to = .with { $0.unixMicros = now.unixMicros + 86_400 * 1_000_000 }
                     }, metadata: ada)
                 #expect(statistics.buckets.map(\.workouts) == [1])
+                let unknownPeriod = await rpcError {
+                    _ = try await progress.getStatistics(
+                        .with {
+                            $0.period = .UNRECOGNIZED(9)
+                            $0.from = .with { $0.unixMicros = now.unixMicros - 30 * 86_400 * 1_000_000 }
+                            $0.to = now
+                        }, metadata: ada)
+                }
+                #expect(unknownPeriod?.message == "period: must be DAY, WEEK or MONTH, not 9")
                 #expect(statistics.buckets[0].activeMinutes == 50)
                 #expect(statistics.buckets[0].muscleGroups.first?.muscleGroup == .quadriceps)
 

@@ -161,8 +161,10 @@ extension GuidedSession {
     private func pending(_ exercise: Int, _ set: Int) throws(SpotterError) -> GuidedSet {
         let current = try existing(exercise, set)
         guard current.status == .pending else {
+            // Named by the request's indexes (from 0), as the index errors are, with the names people use.
             throw .failedPrecondition(
-                "set \(set + 1) of exercise \(exercise + 1) is already \(current.status.rawValue)")
+                "set_index \(set) of exercise_index \(exercise) (set \(set + 1) of \(exercises[exercise].name)) "
+                    + "is already \(current.status.rawValue)")
         }
         return current
     }

@@ -114,7 +114,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
     {
         let (principal, tenant) = try RequestContext.tenant()
         let statistics = try await coaching.clientStatistics(
-            principal, client: request.clientID, period: StatisticsPeriod(proto: request.period),
+            principal, client: request.clientID, period: try StatisticsPeriod(requested: request.period),
             from: request.hasFrom ? request.from.date("from") : nil, to: request.hasTo ? request.to.date("to") : nil)
         return Spotter_V1_GetStatisticsResponse(statistics, unit: tenant.unit)
     }

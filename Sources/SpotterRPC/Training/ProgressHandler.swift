@@ -52,7 +52,7 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
         let (principal, tenant) = try RequestContext.tenant()
         let statistics = try await progress.statistics(
             principal,
-            period: StatisticsPeriod(proto: request.period),
+            period: try StatisticsPeriod(requested: request.period),
             from: request.hasFrom ? request.from.date("from") : nil,
             to: request.hasTo ? request.to.date("to") : nil
         )
@@ -186,5 +186,17 @@ extension E1RMFormula {
             throw SpotterError.invalid(
                 "formula", "\(value) is not a formula; choose E1RM_FORMULA_EPLEY (the default) or E1RM_FORMULA_BRZYCKI")
         }
+    }
+}
+
+extension StatisticsPeriod {
+    /// The period a request asks for: `nil` when unset (the service says it is required, beside the
+    /// request's other problems); a number this server has no period for is named as such.
+    init?(requested: Spotter_V1_StatisticsPeriod) throws(SpotterError) {
+        guard requested.rawValue != 0 else { return nil }
+        guard let period = StatisticsPeriod(proto: requested) else {
+            throw .invalid("period", "must be DAY, WEEK or MONTH, not \(requested.rawValue)")
+        }
+        self = period
     }
 }
