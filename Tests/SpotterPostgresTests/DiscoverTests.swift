@@ -431,8 +431,10 @@ struct DiscoverTests {
             #expect(try await ids { $0.muscleGroups = ["abs"] } == [pHome.id])
             #expect(
                 try await ids { $0.muscleGroups = ["chest"] } == [pBarbell.id, pHome.id, pDumbbell.id, pProgram.id])
-            // Equipment is what the lifter has: nothing else may be needed.
+            // Equipment is what the lifter has: nothing else may be needed; bodyweight needs none, so
+            // it always fits.
             #expect(try await ids { $0.equipment = ["bodyweight", "dumbbell"] } == [pHome.id, pDumbbell.id])
+            #expect(try await ids { $0.equipment = ["dumbbell"] } == [pHome.id, pDumbbell.id])
             #expect(try await ids { $0.equipment = ["bodyweight"] } == [pHome.id])
             #expect(try await ids { $0.difficulties = ["intermediate", "advanced"] } == [pDumbbell.id, pProgram.id])
             let homeMinutes = pHome.facets.estimatedMinutes
@@ -1000,12 +1002,12 @@ struct DiscoverTests {
                 recommendations.map(\.reason) == [
                     "you have not trained back in 9 days",
                     "similar to Upper A you repeat weekly",
-                    "popular this month",
+                    "popular this month", "popular this month",
                 ])
-            #expect(recommendations.map(\.publication.id) == [back.id, upper.id, legs.id])
-            #expect(recommendations.map(\.rule) == [.muscleGroupRest, .similarToRepeated, .popular])
-            // Home (bodyweight) and Pump (dumbbell) need equipment Ada has not used: not offered.
-            #expect(!recommendations.map(\.publication.id).contains(home.id))
+            #expect(recommendations.map(\.publication.id) == [back.id, upper.id, legs.id, home.id])
+            #expect(recommendations.map(\.rule) == [.muscleGroupRest, .similarToRepeated, .popular, .popular])
+            // Pump (dumbbell) needs equipment Ada has not used: not offered. Home (bodyweight)
+            // needs none: offered.
             #expect(!recommendations.map(\.publication.id).contains(pump.id))
             // Deterministic: the same answer again.
             #expect(try await world.discover.forYou(ada) == recommendations)

@@ -217,6 +217,8 @@ public struct DiscoverService: Sendable {
         filter.categories = parse(request.categories, "categories", &validator)
         filter.muscleGroups = parse(request.muscleGroups, "muscle_groups", &validator)
         filter.equipment = parse(request.equipment, "equipment", &validator)
+        // The equipment one has: bodyweight exercises need none, so they always fit.
+        if !filter.equipment.isEmpty, !filter.equipment.contains(.bodyweight) { filter.equipment.append(.bodyweight) }
         filter.difficulties = parse(request.difficulties, "difficulties", &validator)
         validator.check(request.minMinutes >= 0, "min_minutes", "must not be negative")
         validator.check(request.maxMinutes >= 0, "max_minutes", "must not be negative")

@@ -95,8 +95,8 @@ public enum Recommendations {
             added += 1
         }
 
-        // 4. Popular, for the equipment the lifter uses.
-        let equipment = Set(digest.equipment)
+        // 4. Popular, for the equipment the lifter uses (and bodyweight, which needs none).
+        let equipment = digest.equipment.isEmpty ? [] : Set(digest.equipment + [.bodyweight])
         for publication in byPopularity where chosen.count < limit {
             guard equipment.isEmpty || Set(publication.facets.equipment).isSubset(of: equipment) else { continue }
             add(publication, .popular, "popular this month")
