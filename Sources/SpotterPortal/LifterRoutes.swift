@@ -277,7 +277,9 @@ struct LifterRoutes {
 
     /// What the coach read, in the lifter's words: `your workout “Squat day” of Mon 23 Nov 2026`.
     static func what(_ entry: AccessLogEntry, _ format: Format) -> String {
-        switch (entry.kind, entry.workout) {
+        // A coach following a session as it happens reads it in detail, but no workout yet.
+        if entry.method == "WatchClientSession" { return "your guided session, as it happened" }
+        return switch (entry.kind, entry.workout) {
         case (.details, let workout?):
             if let name = workout.name, let startedAt = workout.startedAt {
                 "your workout “\(name)” of \(format.day(startedAt))"

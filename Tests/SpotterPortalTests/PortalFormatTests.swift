@@ -220,3 +220,19 @@ struct PortalChartTests {
         #expect(svg.contains(">5 Oct 2026</text>"))
     }
 }
+
+@Suite("Portal: the access log in the lifter's words")
+struct PortalAccessWordsTests {
+    @Test("a coach following a guided session live is said so, not 'a workout in detail'")
+    func watchedSession() {
+        let format = Format(timeZone: "UTC", unit: .kg)
+        func entry(_ kind: AccessKind, _ method: String) -> AccessLogEntry {
+            AccessLogEntry(
+                id: 1, coachID: TenantID.random(), coachName: "Cora", accessedAt: Date(), kind: kind, method: method)
+        }
+        #expect(
+            LifterRoutes.what(entry(.details, "WatchClientSession"), format) == "your guided session, as it happened")
+        #expect(LifterRoutes.what(entry(.details, "GetClientWorkout"), format) == "a workout in detail")
+        #expect(LifterRoutes.what(entry(.history, "ListClientWorkouts"), format) == "your workout history")
+    }
+}
