@@ -67,15 +67,16 @@ public struct PostgresRunStore: RunStore {
         }
     }
 
-    public func runs(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run] {
+    public func runs(_ principal: Principal, before: Date?, beforeID: WorkoutID?, limit: Int) async throws -> [Run] {
         try await database.withTenant(principal) { connection in
             let rows = try await connection.query(
                 Self.select + """
-                     AND ($2::timestamptz IS NULL OR w.started_at < $2)
+                     AND ($2::timestamptz IS NULL OR w.started_at < $2
+                          OR (w.started_at = $2 AND w.workout_id < $4::uuid))
                     ORDER BY w.started_at DESC, w.workout_id DESC
                     LIMIT $3
                     """,
-                [principal.tenantID.rawValue, before, limit])
+                [principal.tenantID.rawValue, before, limit, beforeID?.rawValue])
             let analyses = try Self.decode(rows)
             let ids = try rows.map { row in WorkoutID(rawValue: try row.decode("workout_id")) }
             let loaded = try await WorkoutSQL.load(principal.tenantID, only: ids, connection)

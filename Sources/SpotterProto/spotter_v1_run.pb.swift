@@ -182,6 +182,10 @@ public nonisolated struct Spotter_V1_ListRunsRequest: Sendable {
   /// Clears the value of `before`. Subsequent reads from it will return its default value.
   public mutating func clearBefore() {self._before = nil}
 
+  /// Optional, with before: the last run's id, so runs that started at that same moment with a
+  /// lower id come next instead of being skipped (runs are ordered by start, then id, descending).
+  public var beforeRunID: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -493,7 +497,7 @@ nonisolated extension Spotter_V1_GetRunRequest: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Spotter_V1_ListRunsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListRunsRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}limit\0\u{1}before\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}limit\0\u{1}before\0\u{3}before_run_id\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -503,6 +507,7 @@ nonisolated extension Spotter_V1_ListRunsRequest: SwiftProtobuf.Message, SwiftPr
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularInt32Field(value: &self.limit) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._before) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.beforeRunID) }()
       default: break
       }
     }
@@ -519,12 +524,16 @@ nonisolated extension Spotter_V1_ListRunsRequest: SwiftProtobuf.Message, SwiftPr
     try { if let v = self._before {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.beforeRunID.isEmpty {
+      try visitor.visitSingularStringField(value: self.beforeRunID, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_ListRunsRequest, rhs: Spotter_V1_ListRunsRequest) -> Bool {
     if lhs.limit != rhs.limit {return false}
     if lhs._before != rhs._before {return false}
+    if lhs.beforeRunID != rhs.beforeRunID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

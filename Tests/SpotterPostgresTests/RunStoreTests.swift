@@ -29,6 +29,33 @@ struct RunStoreTests {
         return samples
     }
 
+    @Test("runs that share a start are paged by start and id: none is lost between pages")
+    func pagingTies() async throws {
+        try await TestDatabase.with { database in
+            let runs = database.runService(clock: TestClock(now))
+            let ada = try await database.lifter("ada")
+            let start = now.addingTimeInterval(-3600)
+            var logged: [WorkoutID] = []
+            for _ in 0..<5 {
+                logged.append(
+                    try await runs.log(ada, id: "", RunDraft(startedAt: start, samples: Self.samples(minutes: 1)))
+                        .workout.id)
+            }
+            var seen: [WorkoutID] = []
+            var page = try await runs.list(ada, before: nil, limit: 2)
+            while !page.isEmpty {
+                seen += page.map(\.workout.id)
+                let last = page[page.count - 1].workout
+                page = try await runs.list(
+                    ada, before: last.content.startedAt, beforeRunID: last.id.description, limit: 2)
+            }
+            #expect(seen.count == 5 && Set(seen) == Set(logged))
+            await #expect(throws: SpotterError.invalid("before_run_id", "goes with before, the run's start")) {
+                try await runs.list(ada, before: nil, beforeRunID: logged[0].description, limit: 2)
+            }
+        }
+    }
+
     @Test("a run is analysed and logged as a workout of Run: in history, statistics and achievements as minutes")
     func runIsAWorkout() async throws {
         try await TestDatabase.with { database in

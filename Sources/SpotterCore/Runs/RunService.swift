@@ -38,7 +38,9 @@ public protocol RunStore: Sendable {
     /// The live run `id`, or `nil` (also for a workout that is no run).
     func run(_ principal: Principal, _ id: WorkoutID) async throws -> Run?
     /// Live runs started before `before` (all when `nil`), newest first.
-    func runs(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run]
+    /// The live runs newest first, started before `before`, or at `before` with an id below
+    /// `beforeID` (the previous page's last run: runs that share a start are not lost between pages).
+    func runs(_ principal: Principal, before: Date?, beforeID: WorkoutID?, limit: Int) async throws -> [Run]
 }
 
 /// Runs (the CityJogger document): logged with their footsteps, analysed by the server, kept as
@@ -89,11 +91,18 @@ public struct RunService: Sendable {
     }
 
     /// Newest first, `limit` 1–50 (0 means 20), started before `before` when set.
-    public func list(_ principal: Principal, before: Date?, limit: Int) async throws -> [Run] {
-        guard (0...50).contains(limit) else {
-            throw SpotterError.invalid("limit", "must be between 1 and 50 (0 means 20)")
-        }
-        return try await store.runs(principal, before: before, limit: limit == 0 ? 20 : limit)
+    /// The runs newest first, a page of `limit`; the next page starts after the last run's start
+    /// (`before`) and id (`beforeRunID`).
+    public func list(_ principal: Principal, before: Date?, beforeRunID: String = "", limit: Int) async throws
+        -> [Run]
+    {
+        var validator = Validator()
+        validator.check((0...50).contains(limit), "limit", "must be between 1 and 50 (0 means 20)")
+        let beforeID = beforeRunID.isEmpty ? nil : WorkoutID(beforeRunID)
+        validator.check(beforeRunID.isEmpty || beforeID != nil, "before_run_id", "must be a run id")
+        validator.check(beforeRunID.isEmpty || before != nil, "before_run_id", "goes with before, the run's start")
+        try validator.validate()
+        return try await store.runs(principal, before: before, beforeID: beforeID, limit: limit == 0 ? 20 : limit)
     }
 
     /// A client's run with its footstep analysis, for a coach with the details scope (access-logged).

@@ -31,7 +31,8 @@ public struct RunHandler: Spotter_V1_RunService.SimpleServiceProtocol {
     {
         let (principal, tenant) = try RequestContext.tenant()
         let before = request.hasBefore ? try request.before.date("before") : nil
-        let list = try await runs.list(principal, before: before, limit: Int(request.limit))
+        let list = try await runs.list(
+            principal, before: before, beforeRunID: request.beforeRunID, limit: Int(request.limit))
         return .with { $0.runs = list.map { Spotter_V1_Run($0, unit: tenant.unit) } }
     }
 }
