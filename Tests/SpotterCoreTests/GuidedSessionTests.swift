@@ -196,7 +196,22 @@ struct GuidedSessionTests {
         session = try session.applying(.recordSet(exercise: 1, set: 0, actual: done), at: at(60))
         #expect(session.timer?.durationSeconds == 120, "after the round: the circuit's rest")
         session = try session.applying(.recordSet(exercise: 0, set: 1, actual: done), at: at(200))
+        #expect(session.timer?.durationSeconds == 15)
         session = try session.applying(.recordSet(exercise: 1, set: 1, actual: done), at: at(230))
-        #expect(session.timer?.durationSeconds == 15, "no round after the last: the station's own rest")
+        #expect(session.timer == nil, "the last round's last station ends the session: no rest")
+    }
+
+    @Test("the session's last set starts no rest timer: nothing is left to rest for")
+    func noRestAfterTheLastSet() throws {
+        var session = session()
+        for set in 0..<3 {
+            session = try session.applying(.recordSet(exercise: 0, set: set, actual: squatSet(100)), at: at(60))
+        }
+        #expect(session.timer?.kind == .rest, "the plank is still to come")
+        session = try session.applying(.skipSet(exercise: 1, set: 0), at: at(200))
+        session = try session.applying(
+            .recordSet(exercise: 1, set: 1, actual: WorkoutSet(reps: 0, weight: nil, durationSeconds: 60)),
+            at: at(300))
+        #expect(session.timer == nil)
     }
 }

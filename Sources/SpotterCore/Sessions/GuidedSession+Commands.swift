@@ -58,8 +58,10 @@ extension GuidedSession {
             next.exercises[exercise].sets[set] = GuidedSet(
                 planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: current.isRecord)
             let rest = next.roundRest(after: exercise) ?? current.planned.restSeconds ?? 0
+            // No rest after the session's last set: nothing is left to rest for.
+            let setsLeft = next.exercises.contains { $0.sets.contains { $0.status == .pending } }
             next.timer =
-                rest > 0
+                rest > 0 && setsLeft
                 ? GuidedTimer(
                     kind: .rest, exerciseIndex: exercise, setIndex: set, durationSeconds: rest, accumulatedSeconds: 0,
                     runningSince: now)
