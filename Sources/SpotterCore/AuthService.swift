@@ -470,12 +470,16 @@ public struct AuthService: Sendable {
         {
             throw throttled(until: locked, now: started, what: "wrong passwords")
         }
-        guard let stored = try await store.passwordHash(principal) else { throw SpotterError.notFound("account not found") }
+        guard let stored = try await store.passwordHash(principal) else {
+            throw SpotterError.notFound("account not found")
+        }
         let matches = try await hashing(refunding: address, account: (principal, source)) {
             try await hasher.verify(current, against: stored)
         }
         guard matches else {
-            throw SpotterError.invalidArgument([FieldViolation(field: "current_password", reason: "is not your password")])
+            throw SpotterError.invalidArgument([
+                FieldViolation(field: "current_password", reason: "is not your password")
+            ])
         }
         let hash = try await newPasswordHasher.hash(new)
         // The account's counts are cleared with the change; the address's attempt is taken back.
