@@ -91,7 +91,7 @@ func describe(_ error: any Error) -> String {
             .unauthenticated(let message), .unavailable(let message), .syncReset(let message):
             return message
         case .alreadyExists(let field, let reason):
-            return "\(field) \(reason)"
+            return "\(field): \(reason)"
         case .invalidArgument(let violations):
             return violations.listed
         case .tooManyRequests(let message, _):

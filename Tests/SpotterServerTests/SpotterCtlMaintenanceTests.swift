@@ -274,7 +274,7 @@ struct SpotterCtlMaintenanceTests {
             let taken = try await database.spotterctl(
                 ["accounts", "rename", "ada", "--to", "BOB", "--reason", "x"])
             #expect(taken.status == 1)
-            #expect(taken.output == "spotterctl: username is already taken\n")
+            #expect(taken.output == "spotterctl: username: is already taken\n")
             #expect(try await database.count("SELECT count(*)::int FROM audit_log") == before)
             #expect(
                 try await database.spotterctl(
@@ -602,7 +602,7 @@ struct SpotterCtlMaintenanceTests {
                     "--reason", "x", "--operator", "alice",
                 ]
             )
-            #expect(duplicate.output == "spotterctl: username is already taken\n")
+            #expect(duplicate.output == "spotterctl: username: is already taken\n")
         }
     }
 

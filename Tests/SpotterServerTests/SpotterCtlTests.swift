@@ -72,7 +72,7 @@ struct SpotterCtlTests {
                 input: "long enough password\n"
             )
             #expect(duplicate.status == 1)
-            #expect(duplicate.output == "spotterctl: username is already taken\n")
+            #expect(duplicate.output == "spotterctl: username: is already taken\n")
             #expect(try await auditCount(database) == before)
             #expect(try await database.count("SELECT count(*)::int FROM tenants") == 1)
 
