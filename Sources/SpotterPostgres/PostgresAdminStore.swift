@@ -126,8 +126,9 @@ public struct PostgresAdminStore: AdminStore {
     {
         try await change(
             auditing: { revoked in
+                // Disabling revokes the sessions; enabling revokes none and says nothing of them.
                 var record = audit
-                record.details = #"{"sessions_revoked": \#(revoked)}"#
+                if status == .disabled { record.details = #"{"sessions_revoked": \#(revoked)}"# }
                 return record
             }
         ) { connection in

@@ -152,6 +152,10 @@ struct SpotterCtlTests {
                     "SELECT count(*)::int FROM audit_log WHERE action IN ('account.disable', 'account.enable')"
                 )
                 #expect(actions == 2)
+                // Enabling revokes nothing, and its audit row does not speak of sessions.
+                #expect(
+                    try await server.database.count(
+                        "SELECT count(*)::int FROM audit_log WHERE action = 'account.enable' AND details = '{}'") == 1)
             }
         }
     }

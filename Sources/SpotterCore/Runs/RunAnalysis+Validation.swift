@@ -69,6 +69,8 @@ extension RunAnalysis {
 
     /// Flags each position farther from one `RunRules.speedWindowMilliseconds` or more before it (or
     /// from the first) than a jogger could go, beyond the error two fixes may have between them.
+    /// A flagged position is where the track jumped: the positions after it are measured from it, so
+    /// one jump is one problem, not one for every sample within the window after it.
     private static func checkSpeeds(
         _ samples: [FootstepSample], _ positioned: [Int], field: String, into problems: inout CappedViolations
     ) {
@@ -92,6 +94,7 @@ extension RunAnalysis {
                         + "\(DisplayFormat.oneDecimal(speed)) m/s even allowing "
                         + "\(Int(RunRules.positionErrorMeters)) m of GPS error (at most "
                         + "\(DisplayFormat.oneDecimal(RunRules.maximumSpeed)) m/s)")
+                anchor = next
             }
         }
     }
