@@ -50,7 +50,11 @@ extension AdminService {
             report.resealed += 1
             return try keyring.seal(secret, for: account)
         } audit: {
-            let details = (try? JSONEncoder().encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            // snake_case, as every other audit row's details (and spotterctl's JSON) are.
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = .sortedKeys
+            let details = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return AuditRecord(
                 actor: actor, action: "mfa.reseal", targetTenantID: nil, target: "every account", reason: reason,
                 details: details)

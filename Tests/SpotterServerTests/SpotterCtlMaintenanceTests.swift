@@ -239,6 +239,11 @@ struct SpotterCtlMaintenanceTests {
             let kept = try #require(try await store.twoFactor(tokens.principal))
             #expect(try ring.open(kept.secret, for: tokens.principal.accountID) == secret)
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'mfa.reseal'") == 3)
+            // The audit rows' details in snake_case, as every other row's.
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE action = 'mfa.reseal' AND details ? 'already_current'")
+                    == 3)
         }
     }
 
