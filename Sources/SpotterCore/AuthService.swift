@@ -165,12 +165,7 @@ public struct AuthService: Sendable {
             try await hashing(refunding: address) { try await hasher.verifyDummy(password) }
             throw SpotterError.unauthenticated("invalid login or password")
         }
-        if case .refuse(let locked) = try await store.countSignInAttempt(
-            candidate.principal, from: source,
-            { [policy, source] in policy.signInAttempt(after: $0, knownDevice: source.isKnownDevice, now: started) })
-        {
-            throw throttled(until: locked, now: started)
-        }
+        try await countAccountAttempt(candidate.principal, from: source, now: started)
         let matches = try await hashing(refunding: address, account: (candidate.principal, source)) {
             try await hasher.verify(password, against: candidate.passwordHash)
         }
@@ -464,12 +459,7 @@ public struct AuthService: Sendable {
         let started = now()
         try await countAttempt(from: address, now: started)
         let source = SignInSource.address(address)
-        if case .refuse(let locked) = try await store.countSignInAttempt(
-            principal, from: source,
-            { [policy] in policy.signInAttempt(after: $0, knownDevice: false, now: started) })
-        {
-            throw throttled(until: locked, now: started, what: "wrong passwords")
-        }
+        try await countAccountAttempt(principal, from: source, now: started, what: "wrong passwords")
         guard let stored = try await store.passwordHash(principal) else {
             throw SpotterError.notFound("account not found")
         }
@@ -547,6 +537,19 @@ public struct AuthService: Sendable {
             address, { [policy] in policy.addressAttempt(after: $0, now: now) })
         {
             throw throttled(until: blocked, now: now)
+        }
+    }
+
+    /// Counts a password guess against the account from `source` before the password is checked
+    /// (taken back once it is right); refused, naming `what`, while that source waits.
+    private func countAccountAttempt(
+        _ account: Principal, from source: SignInSource, now: Date, what: String = "failed sign-ins"
+    ) async throws {
+        if case .refuse(let locked) = try await store.countSignInAttempt(
+            account, from: source,
+            { [policy] in policy.signInAttempt(after: $0, knownDevice: source.isKnownDevice, now: now) })
+        {
+            throw throttled(until: locked, now: now, what: what)
         }
     }
 

@@ -31,17 +31,23 @@ struct GuidedSessionStoreTests {
         SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg))
     }
 
+    /// Ada, who squatted 100 kg × 5 a week ago, and her `legs` template.
+    private func lifterWithSquatHistory(_ database: TestDatabase, _ training: TrainingServices) async throws
+        -> (Principal, Template)
+    {
+        let ada = try await database.lifter("ada")
+        _ = try await training.workouts.log(
+            ada, id: "",
+            workoutDraft("Old", at: now.addingTimeInterval(-7 * 86_400), exercises: [Catalog.squat], kilograms: 100))
+        return (ada, try await training.templates.create(ada, id: "", Self.legs))
+    }
+
     @Test("a corrected set is judged again, and so is every set after it, in the session's order")
     func correctedRecords() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
             let (training, _, sessions) = services(database, clock)
-            let ada = try await database.lifter("ada")
-            _ = try await training.workouts.log(
-                ada, id: "",
-                workoutDraft(
-                    "Old", at: now.addingTimeInterval(-7 * 86_400), exercises: [Catalog.squat], kilograms: 100))
-            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let (ada, template) = try await lifterWithSquatHistory(database, training)
             let id = try await sessions.start(ada, id: "", .template(template.id.description)).id.description
             func flags() async throws -> [Bool] {
                 try await sessions.get(ada, id: id).exercises[0].sets.map(\.isRecord)
@@ -65,13 +71,7 @@ struct GuidedSessionStoreTests {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
             let (training, _, sessions) = services(database, clock)
-            let ada = try await database.lifter("ada")
-            _ = try await training.workouts.log(
-                ada, id: "",
-                workoutDraft(
-                    "Old", at: now.addingTimeInterval(-7 * 86_400), exercises: [Catalog.squat],
-                    kilograms: 100))
-            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let (ada, template) = try await lifterWithSquatHistory(database, training)
             let started = try await sessions.start(ada, id: "", .template(template.id.description))
             #expect(started.exercises.map(\.name) == ["Barbell Back Squat", "Barbell Deadlift"])
             #expect(started.plannedSets == 4 && started.source == .template && started.templateID == template.id)

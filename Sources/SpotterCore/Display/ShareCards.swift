@@ -157,8 +157,8 @@ public enum ShareCards {
         svg += text(first.date, x: Int(left), y: 562, size: 18, fill: muted, maxWidth: 200)
         let estimatedBy = formula.describing(report.points.compactMap { $0.best?.formula })
         svg += text(
-            "estimated by \(estimatedBy.hasPrefix("RPE") ? "the " : "")\(estimatedBy)", x: Int((left + right) / 2),
-            y: 562, size: 18, fill: muted, anchor: "middle", maxWidth: 500)
+            "estimated by \(estimatedBy)", x: Int((left + right) / 2), y: 562, size: 18, fill: muted,
+            anchor: "middle", maxWidth: 500)
         if points.count > 1 {
             svg += text(last.date, x: Int(right), y: 562, size: 18, fill: muted, anchor: "end", maxWidth: 200)
         }

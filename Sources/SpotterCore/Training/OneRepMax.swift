@@ -21,12 +21,12 @@ extension E1RMFormula {
         }
     }
 
-    /// What estimated a series of points: "RPE table", "Epley", or "RPE table, else Epley" when
-    /// both did (sets with an RPE use the table, the others `self`).
+    /// What estimated a series of points, as "estimated by …" ends: "the RPE table", "Epley", or
+    /// "the RPE table, else Epley" when both did (sets with an RPE use the table, the others `self`).
     public func describing(_ used: some Sequence<E1RMFormula>) -> String {
         let used = Set(used)
-        if used == [.rpe] { return E1RMFormula.rpe.name }
-        return used.contains(.rpe) ? "RPE table, else \(name)" : name
+        if used == [.rpe] { return "the \(E1RMFormula.rpe.name)" }
+        return used.contains(.rpe) ? "the \(E1RMFormula.rpe.name), else \(name)" : name
     }
 }
 

@@ -32,11 +32,13 @@ struct PostgresLinkTransaction: LinkTransaction {
     /// One link (found by its key) with its parties' names, each from `spotter_linked_name()`,
     /// which looks at that party alone: a coach's link check before every read of a client costs
     /// the same with 200 clients as with one.
-    static let selectOne = """
-        SELECT \(linkColumns),
-               coalesce(spotter_linked_name(l.tenant_id), '') AS lifter_name,
-               coalesce(spotter_linked_name(l.coach_id), '') AS coach_name
-        FROM coach_links l
+    static let selectOne = "SELECT \(oneLinkColumns) FROM coach_links l"
+
+    /// A link's columns with each party's name from `spotter_linked_name()`.
+    private static let oneLinkColumns = """
+        \(linkColumns),
+        coalesce(spotter_linked_name(l.tenant_id), '') AS lifter_name,
+        coalesce(spotter_linked_name(l.coach_id), '') AS coach_name
         """
 
     static func decode(_ row: PostgresRow) throws -> CoachLink {
@@ -68,16 +70,15 @@ struct PostgresLinkTransaction: LinkTransaction {
 
     func activeLinkAndClientsBefore(lifter: TenantID, coach: TenantID) async throws -> (CoachLink, Int)? {
         try await connection.query(
-            Self.selectOne.replacingOccurrences(
-                of: "FROM coach_links l",
-                with: """
-                    , (SELECT count(*)::int FROM coach_links o
-                       WHERE o.coach_id = l.coach_id AND o.status = 'active'
-                         AND (coalesce(o.responded_at, o.created_at), o.link_id)
-                             < (coalesce(l.responded_at, l.created_at), l.link_id)) AS clients_before
-                    FROM coach_links l
-                    """)
-                + " WHERE l.tenant_id = $1 AND l.coach_id = $2 AND l.status = 'active'",
+            """
+            SELECT \(Self.oneLinkColumns),
+              (SELECT count(*)::int FROM coach_links o
+               WHERE o.coach_id = l.coach_id AND o.status = 'active'
+                 AND (coalesce(o.responded_at, o.created_at), o.link_id)
+                     < (coalesce(l.responded_at, l.created_at), l.link_id)) AS clients_before
+            FROM coach_links l
+            WHERE l.tenant_id = $1 AND l.coach_id = $2 AND l.status = 'active'
+            """,
             [lifter.rawValue, coach.rawValue]
         ).single.map { (try Self.decode($0), try $0.decode("clients_before")) }
     }
