@@ -270,6 +270,25 @@ public struct AuthService: Sendable {
         let secret = SecureRandom.bytes(20)
         guard try await store.beginTwoFactor(principal, secret: try keyring.seal(secret, for: principal.accountID))
         else { throw SpotterError.failedPrecondition("two-factor sign-in is already on; turn it off first") }
+        return try await enrollment(principal, secret)
+    }
+
+    /// Whether two-factor sign-in is off, begun and waiting for its first code, or on.
+    public enum TwoFactorState: Sendable, Equatable {
+        case off
+        /// The enrolment `beginTwoFactor` started, with the same secret, to show it again.
+        case waiting(TwoFactorEnrollment)
+        case on(since: Date)
+    }
+
+    /// The account's two-factor sign-in as the portal's security page shows it.
+    public func twoFactorState(_ principal: Principal) async throws -> TwoFactorState {
+        guard let record = try await store.twoFactor(principal) else { return .off }
+        if let since = record.enabledAt { return .on(since: since) }
+        return .waiting(try await enrollment(principal, try keyring.open(record.secret, for: principal.accountID)))
+    }
+
+    private func enrollment(_ principal: Principal, _ secret: [UInt8]) async throws -> TwoFactorEnrollment {
         let name = try await store.username(principal)
         return TwoFactorEnrollment(
             secret: Base32.encode(secret), provisioningURI: TOTP.provisioningURI(secret: secret, account: name))

@@ -80,6 +80,12 @@ enum Assets {
         .card.row form button { margin: 0 0 0 6px; }
         .card.highlight { border-color: var(--accent); }
         .code { font: 600 1.6rem ui-monospace, monospace; letter-spacing: .08em; }
+        .qr { margin: 8px 0; }
+        .qr svg { display: block; width: 232px; max-width: 100%; height: auto; }
+        code.key { font: 600 1.05rem ui-monospace, monospace; word-spacing: .2em; overflow-wrap: anywhere; }
+        ol.steps > li { margin-bottom: 16px; }
+        ol.recovery { columns: 2; font: 1.1rem ui-monospace, monospace; }
+        h3 { font-size: 1rem; margin: 16px 0 4px; }
         .share { white-space: pre-wrap; background: var(--bg); padding: 8px; border-radius: 6px; }
         .workout { color: var(--ink); text-decoration: none; display: grid; grid-template-columns: 10em 1fr;
           gap: 2px 12px; }

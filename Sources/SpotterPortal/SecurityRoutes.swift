@@ -3,9 +3,11 @@ import Hummingbird
 import SpotterCore
 
 /// The signed-in account's security page, `/security`: change the password (the current one
-/// checked, wrong guesses throttled as sign-ins are; every other session ends), and the sessions
-/// signed in, each with a button to sign it out. The API's `AuthService.ChangePassword`,
-/// `ListSessions` and `RevokeSession`, through the same `AuthService`.
+/// checked, wrong guesses throttled as sign-ins are; every other session ends), two-factor sign-in
+/// (set up with a QR code or the key, new recovery codes, turned off), and the sessions signed in,
+/// each with a button to sign it out. The API's `AuthService.ChangePassword`, `BeginMfaEnrollment`,
+/// `ConfirmMfa`, `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions` and `RevokeSession`,
+/// through the same `AuthService`.
 struct SecurityRoutes {
     let auth: AuthService
     let pages: Pages
@@ -25,6 +27,24 @@ struct SecurityRoutes {
         var notice: String?
         var sessions: [Session] = []
         var others = false
+        /// "on since 3 Mar 2026", or nil when two-factor sign-in is off.
+        var twoFactorSince: String?
+        var twoFactorWaiting = false
+    }
+
+    /// Setting up two-factor sign-in: the QR code and key for the app, and the first code.
+    struct TwoFactorSetupPage {
+        var qr: String
+        var key: String
+        var uri: String
+        var values: [String: String] = [:]
+        var errors: [String: String] = [:]
+    }
+
+    /// Recovery codes, just made: shown this once.
+    struct RecoveryCodesPage {
+        var turnedOn: Bool
+        var codes: [String]
     }
 
     func add(to router: Router<PortalContext>) {
@@ -38,6 +58,7 @@ struct SecurityRoutes {
                     + (ended == 0 ? "" : " \(Format.count(ended, "other session")) signed out.")
             }
             if query.get("revoked") != nil { page.notice = "That session is signed out." }
+            if query.get("two-factor") == "off" { page.notice = "Two-factor sign-in is off." }
             return try await render(session, page)
         }
         router.post("/security/password") { _, context in
@@ -53,6 +74,73 @@ struct SecurityRoutes {
                     violations, ["current_password": "current_password", "new_password": "new_password"])
             } catch SpotterError.tooManyRequests(_, let seconds) {
                 page.error = "Too many wrong passwords. Try again in \(SessionRoutes.wait(seconds))."
+            }
+            return try await render(session, page, status: .badRequest)
+        }
+        router.post("/security/two-factor/begin") { _, context in
+            let session = try context.signedIn()
+            do {
+                _ = try await auth.beginTwoFactor(session.principal)
+            } catch SpotterError.failedPrecondition {
+                return Response.redirect(to: "/security", type: .normal)
+            }
+            return Response.redirect(to: "/security/two-factor", type: .normal)
+        }
+        router.get("/security/two-factor") { _, context in
+            let session = try context.signedIn()
+            guard case .waiting(let enrollment) = try await auth.twoFactorState(session.principal) else {
+                return Response.redirect(to: "/security", type: .normal)
+            }
+            return try renderSetup(session, enrollment)
+        }
+        router.post("/security/two-factor/confirm") { _, context in
+            let session = try context.signedIn()
+            let code = context.form.text("code")
+            do {
+                let codes = try await auth.confirmTwoFactor(session.principal, code: code)
+                return pages.render(
+                    "recovery_codes", title: "Recovery codes", session: session, current: "/profile",
+                    RecoveryCodesPage(turnedOn: true, codes: codes))
+            } catch SpotterError.invalidArgument(let violations) {
+                guard case .waiting(let enrollment) = try await auth.twoFactorState(session.principal) else {
+                    return Response.redirect(to: "/security", type: .normal)
+                }
+                return try renderSetup(
+                    session, enrollment, errors: SessionRoutes.fieldErrors(violations, ["code": "code"]))
+            } catch SpotterError.failedPrecondition {
+                return Response.redirect(to: "/security", type: .normal)
+            }
+        }
+        router.post("/security/two-factor/recovery-codes") { _, context in
+            let session = try context.signedIn()
+            var page = SecurityPage()
+            do {
+                let codes = try await auth.regenerateRecoveryCodes(
+                    session.principal, code: context.form.text("codes_code"))
+                return pages.render(
+                    "recovery_codes", title: "Recovery codes", session: session, current: "/profile",
+                    RecoveryCodesPage(turnedOn: false, codes: codes))
+            } catch SpotterError.invalidArgument(let violations) {
+                page.errors = SessionRoutes.fieldErrors(violations, ["code": "codes_code"])
+            } catch SpotterError.tooManyRequests(_, let seconds) {
+                page.error = "Too many wrong codes. Try again in \(SessionRoutes.wait(seconds))."
+            } catch SpotterError.failedPrecondition {
+                return Response.redirect(to: "/security", type: .normal)
+            }
+            return try await render(session, page, status: .badRequest)
+        }
+        router.post("/security/two-factor/off") { _, context in
+            let session = try context.signedIn()
+            var page = SecurityPage()
+            do {
+                try await auth.disableTwoFactor(session.principal, code: context.form.text("off_code"))
+                return Response.redirect(to: "/security?two-factor=off", type: .normal)
+            } catch SpotterError.invalidArgument(let violations) {
+                page.errors = SessionRoutes.fieldErrors(violations, ["code": "off_code"])
+            } catch SpotterError.tooManyRequests(_, let seconds) {
+                page.error = "Too many wrong codes. Try again in \(SessionRoutes.wait(seconds))."
+            } catch SpotterError.failedPrecondition {
+                return Response.redirect(to: "/security", type: .normal)
             }
             return try await render(session, page, status: .badRequest)
         }
@@ -83,7 +171,27 @@ struct SecurityRoutes {
                 current: signedIn.id == session.principal.sessionID)
         }
         page.others = page.sessions.contains { !$0.current }
+        switch try await auth.twoFactorState(session.principal) {
+        case .off: break
+        case .waiting: page.twoFactorWaiting = true
+        case .on(let since): page.twoFactorSince = format.day(since)
+        }
         return pages.render(
             "security", title: "Password and sign-ins", session: session, status: status, current: "/profile", page)
+    }
+
+    private func renderSetup(
+        _ session: PortalSession, _ enrollment: AuthService.TwoFactorEnrollment, errors: [String: String] = [:]
+    ) throws -> Response {
+        // Four letters at a time, as authenticator apps show keys; spaces are ignored when typed.
+        let key = stride(from: 0, to: enrollment.secret.count, by: 4).map { start in
+            let from = enrollment.secret.index(enrollment.secret.startIndex, offsetBy: start)
+            return String(enrollment.secret[from...].prefix(4))
+        }.joined(separator: " ")
+        let qr = try QRCode(enrollment.provisioningURI).svg(pixels: 232, title: "QR code for your authenticator app")
+        return pages.render(
+            "two_factor_setup", title: "Set up two-factor sign-in", session: session,
+            status: errors.isEmpty ? .ok : .badRequest, current: "/profile",
+            TwoFactorSetupPage(qr: qr, key: key, uri: enrollment.provisioningURI, errors: errors))
     }
 }

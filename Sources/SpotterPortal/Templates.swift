@@ -2,8 +2,9 @@ import SpotterCore
 
 /// The portal's Mustache templates, compiled into the binary so `spotterd` ships as one file.
 ///
-/// `{{value}}` is HTML-escaped; the only unescaped output (`{{{svg}}}`) is a chart `Charts`
-/// built with every text in it escaped. Each page fills the `body` block of `layout`; its own
+/// `{{value}}` is HTML-escaped; the only unescaped outputs are a chart `Charts` built with every
+/// text in it escaped (`{{{svg}}}`) and a `QRCode`'s SVG, which holds no text but its title
+/// (`{{{qr}}}`). Each page fills the `body` block of `layout`; its own
 /// values are under `page`, and `csrf` (the session's form token) is visible everywhere.
 enum Templates {
     static let all: [String: String] = [
@@ -14,7 +15,8 @@ enum Templates {
         "statistics": statistics, "body": body, "end_link": endLink, "sign_out": signOut, "coaches": coaches,
         "access_log": accessLog,
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
-        "profile": profile, "import": importWorkouts, "security": security,
+        "profile": profile, "import": importWorkouts, "security": security, "two_factor_setup": twoFactorSetup,
+        "recovery_codes": recoveryCodes,
     ]
 
     static let layout = """
@@ -786,6 +788,34 @@ enum Templates {
         <button>Change the password</button>
         </form>
         </section>
+        <section class="card" id="two-factor">
+        <h2>Two-factor sign-in</h2>
+        {{#twoFactorSince}}
+        <p><strong>On</strong> since {{twoFactorSince}}: signing in asks for a code from your authenticator app (or one of your recovery codes) after the password.</p>
+        <form method="post" action="/security/two-factor/recovery-codes" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <h3>New recovery codes</h3>
+        <p class="hint">Ten new codes replace the ones you have. Used up or lost them? Make new ones with a code from the app.</p>
+        \(field("codes_code", "Code from your authenticator app", extra: " autocomplete=\"one-time-code\" inputmode=\"numeric\" required"))
+        <button class="secondary">Make new recovery codes</button>
+        </form>
+        <form method="post" action="/security/two-factor/off" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <h3>Turn it off</h3>
+        <p class="hint">Signing in will ask for your password only. Lost your phone? A recovery code works here too.</p>
+        \(field("off_code", "Code from your authenticator app, or a recovery code", extra: " autocomplete=\"one-time-code\" required"))
+        <button class="danger">Turn off two-factor sign-in</button>
+        </form>
+        {{/twoFactorSince}}
+        {{^twoFactorSince}}
+        <p><strong>Off.</strong> With it on, signing in also asks for a six-digit code from an authenticator app on your phone, so a stolen password alone does not open your account.</p>
+        {{#twoFactorWaiting}}<p class="hint">You began setting it up and have not entered a code yet.</p>{{/twoFactorWaiting}}
+        <form method="post" action="/security/two-factor/begin">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <button>{{#twoFactorWaiting}}Finish setting it up{{/twoFactorWaiting}}{{^twoFactorWaiting}}Set up two-factor sign-in{{/twoFactorWaiting}}</button>
+        </form>
+        {{/twoFactorSince}}
+        </section>
         <section class="card">
         <h2>Where you are signed in</h2>
         <table class="log">
@@ -800,6 +830,40 @@ enum Templates {
         </table>
         {{^others}}<p class="muted">You are signed in nowhere else.</p>{{/others}}
         </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let twoFactorSetup = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/profile">Profile</a> › <a href="/security">Password and sign-ins</a> ›</p>
+        <h1>Set up two-factor sign-in</h1>
+        <ol class="steps">
+        <li><p>In an authenticator app on your phone (Google Authenticator, Microsoft Authenticator, 1Password, Aegis and others), add an account and scan this code:</p>
+        <figure class="qr">{{{qr}}}</figure>
+        <p class="hint">Cannot scan it? Type this key into the app instead, as a time-based key: <code class="key">{{key}}</code><br>
+        On the phone itself, <a href="{{uri}}">open it in your authenticator app</a>.</p></li>
+        <li><p>Enter the six-digit code the app now shows for Spotter.</p>
+        <form method="post" action="/security/two-factor/confirm" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("code", "Code", extra: " autocomplete=\"one-time-code\" inputmode=\"numeric\" required autofocus"))
+        <button>Turn on two-factor sign-in</button>
+        </form></li>
+        </ol>
+        <p class="muted">Nothing changes until the code is accepted. <a href="/security">Back to Password and sign-ins</a></p>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let recoveryCodes = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/profile">Profile</a> › <a href="/security">Password and sign-ins</a> ›</p>
+        <h1>{{#turnedOn}}Two-factor sign-in is on{{/turnedOn}}{{^turnedOn}}New recovery codes{{/turnedOn}}</h1>
+        <p class="notice" role="status">{{#turnedOn}}From now on, signing in asks for a code from your authenticator app after the password.{{/turnedOn}}{{^turnedOn}}Your earlier recovery codes no longer work.{{/turnedOn}}</p>
+        <section class="card">
+        <h2>Your recovery codes</h2>
+        <p>If you lose your phone, each of these signs you in once instead of a code from the app. Keep them somewhere safe, apart from your phone: copy them into a password manager or print this page. <strong>They are shown only now.</strong></p>
+        <ol class="recovery">{{#codes}}<li><code>{{.}}</code></li>{{/codes}}</ol>
+        </section>
+        <p><a class="button" href="/security">Done</a></p>
         {{/page}}{{/body}}{{/layout}}
         """
 

@@ -278,6 +278,75 @@ struct PortalSessionTests {
         }
     }
 
+    @Test("two-factor sign-in is set up with a QR code, asked for at sign-in, given new recovery codes and turned off")
+    func twoFactor() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("carla", kind: .coach)
+            let laptop = try await portal.signedIn("carla")
+            let off = try await laptop.get("/security")
+            #expect(off.html.contains("<strong>Off.</strong>"))
+            #expect(off.html.contains("Set up two-factor sign-in"))
+
+            let begun = try await laptop.post("/security/two-factor/begin")
+            #expect(begun.location == "/security/two-factor")
+            let setup = try await laptop.get("/security/two-factor")
+            #expect(setup.status == .ok)
+            #expect(setup.html.contains(#"aria-label="QR code for your authenticator app""#))
+            let key = try #require(setup.html.firstMatch(of: /<code class="key">([A-Z2-7 ]+)<\/code>/)).output.1
+            let secret = try #require(Base32.decode(String(key).replacing(" ", with: "")))
+            #expect(setup.html.contains("secret=\(Base32.encode(secret))&amp;issuer=Spotter"))
+            // Leaving and coming back shows the same key; nothing is on yet.
+            #expect(try await laptop.get("/security").html.contains("Finish setting it up"))
+            #expect(try await laptop.get("/security/two-factor").html.contains(String(key)))
+
+            func code(_ offset: Int64 = 0) -> String {
+                TOTP.code(secret: secret, step: TOTP.step(at: portal.clock.now) + offset)
+            }
+            let wrong = try await laptop.post("/security/two-factor/confirm", [("code", code(5))])
+            #expect(wrong.status == .badRequest)
+            #expect(
+                wrong.html.contains("The code does not match the new secret; check the app&#39;s clock and try again."))
+            #expect(wrong.html.contains(String(key)), "the same key, to try again")
+            let on = try await laptop.post("/security/two-factor/confirm", [("code", code())])
+            #expect(on.status == .ok)
+            #expect(on.html.contains("<h1>Two-factor sign-in is on</h1>"))
+            let recovery = on.html.matches(of: /<li><code>([^<]+)<\/code><\/li>/).map { String($0.output.1) }
+            #expect(recovery.count == 10)
+            #expect(try await laptop.get("/security").html.contains("<strong>On</strong> since"))
+            #expect(try await laptop.get("/security/two-factor").location == "/security")
+            #expect(
+                try await portal.browser().get("/security/two-factor").location
+                    == "/sign-in?next=%2Fsecurity%2Ftwo-factor")
+
+            // Signing in now asks for a code; a recovery code does.
+            let phone = portal.browser()
+            let asked = try await phone.signIn("carla", password: "long enough carla")
+            #expect(asked.html.contains("Enter the 6-digit code from your authenticator app"))
+            let challenge = try #require(asked.html.firstMatch(of: /name="challenge" value="([^"]+)"/)).output.1
+            let signedIn = try await phone.post(
+                "/sign-in/code", [("challenge", String(challenge)), ("code", recovery[0]), ("next", "/")])
+            #expect(signedIn.status == .seeOther)
+
+            // New recovery codes need a code from the app; the old ones stop working.
+            let refused = try await laptop.post("/security/two-factor/recovery-codes", [("codes_code", "000000x")])
+            #expect(refused.status == .badRequest)
+            #expect(refused.html.contains(#"aria-describedby="codes_code-error""#))
+            portal.clock.advance(by: 30)
+            let fresh = try await laptop.post("/security/two-factor/recovery-codes", [("codes_code", code())])
+            #expect(fresh.html.contains("<h1>New recovery codes</h1>"))
+            let newCodes = fresh.html.matches(of: /<li><code>([^<]+)<\/code><\/li>/).map { String($0.output.1) }
+            #expect(newCodes.count == 10 && Set(newCodes).isDisjoint(with: recovery))
+
+            let stale = try await laptop.post("/security/two-factor/off", [("off_code", recovery[1])])
+            #expect(stale.status == .badRequest)
+            #expect(stale.html.contains("The code is wrong or was already used."))
+            let turnedOff = try await laptop.post("/security/two-factor/off", [("off_code", newCodes[0])])
+            #expect(turnedOff.location == "/security?two-factor=off")
+            #expect(try await laptop.get(turnedOff.location!).html.contains("Two-factor sign-in is off."))
+            #expect(try await portal.browser().signIn("carla", password: "long enough carla").status == .seeOther)
+        }
+    }
+
     @Test("a form sent after the session ended changes nothing, shows what was typed and signs in back to its page")
     func formAfterSessionEnded() async throws {
         try await PortalHarness.with { portal in

@@ -31,12 +31,14 @@ install_system_packages() {
     fi
 }
 
-# Headless Chromium and its WebDriver, for the portal's real-browser test (Tests/Interop/portal_browser.py).
+# Headless Chromium and its WebDriver, for the portal's real-browser test (Tests/Interop/portal_browser.py),
+# and zbarimg, which reads back the QR codes the portal draws (Tests/SpotterCoreTests/QRCodeTests.swift).
 install_browser_packages() {
     local missing=()
     command -v chromium >/dev/null || missing+=(chromium)
     command -v chromedriver >/dev/null || missing+=(chromium-driver)
     command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+    command -v zbarimg >/dev/null || missing+=(zbar-tools)
     if [ ${#missing[@]} -gt 0 ]; then
         local sudo; sudo=$(need_root_for_apt)
         echo "==> installing ${missing[*]}"
