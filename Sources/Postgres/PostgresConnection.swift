@@ -414,7 +414,7 @@ public final class PostgresConnection: @unchecked Sendable {
             return String(cString: pointer)
         }
         // Field codes from postgres_ext.h: S severity, C sqlstate, M message, D detail, H hint,
-        // n constraint name, c column name.
+        // n constraint name, c column name, t table name.
         let sqlState = field("C")
         if sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" {
             broken.store(true, ordering: .releasing)  // admin shutdown / crash shutdown / cannot connect now
@@ -426,7 +426,8 @@ public final class PostgresConnection: @unchecked Sendable {
             detail: field("D"),
             hint: field("H"),
             constraint: field("n"),
-            column: field("c")
+            column: field("c"),
+            table: field("t")
         )
     }
 

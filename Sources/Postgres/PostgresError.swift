@@ -30,6 +30,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     public var constraint: String?
     public var column: String?
+    public var table: String?
 
     public init(
         kind: Kind,
@@ -38,7 +39,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         detail: String? = nil,
         hint: String? = nil,
         constraint: String? = nil,
-        column: String? = nil
+        column: String? = nil,
+        table: String? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -47,6 +49,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         self.hint = hint
         self.constraint = constraint
         self.column = column
+        self.table = table
     }
 
     /// What logs show: never `detail` or `hint`, which can quote a row's values (user input).

@@ -57,7 +57,7 @@ public struct AccountService: Sendable {
     /// characters are not.
     static func bioProblem(_ bio: String) -> String? {
         let trimmed = bio.trimmingWhitespacesAndNewlines()
-        if trimmed.count > maximumBioLength { return "must be at most \(maximumBioLength) characters" }
+        if trimmed.storedLength > maximumBioLength { return "must be at most \(maximumBioLength) characters" }
         if trimmed.unicodeScalars.contains(where: {
             $0.properties.generalCategory == .control && !["\n", "\r", "\t"].contains($0)
         }) {
@@ -79,7 +79,7 @@ public struct AccountService: Sendable {
             let field = "specialities[\(index)]"
             if trimmed.isEmpty {
                 problems.append((field, "must not be empty"))
-            } else if trimmed.count > maximumSpecialityLength {
+            } else if trimmed.storedLength > maximumSpecialityLength {
                 problems.append((field, "must be at most \(maximumSpecialityLength) characters"))
             } else if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 problems.append((field, "must not contain control characters"))

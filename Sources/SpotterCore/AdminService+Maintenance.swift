@@ -293,7 +293,7 @@ extension AdminService {
         try Self.requireReason(reason)
         try await checkOperator(actor)
         let answer = resolution.trimmingWhitespacesAndNewlines()
-        guard !answer.isEmpty, answer.count <= 2000 else {
+        guard !answer.isEmpty, answer.storedLength <= 2000 else {
             throw SpotterError.invalid("resolution", "must be 1 to 2000 characters")
         }
         let item = try await feedbackItem(id)

@@ -143,7 +143,7 @@ public struct AuthService: Sendable {
         validator.check(!login.isEmpty, "login", "is required")
         validator.check(!password.isEmpty, "password", "is required")
         validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
-        validator.check(deviceLabel.count <= 100, "device_label", "must be at most 100 characters")
+        validator.check(deviceLabel.storedLength <= 100, "device_label", "must be at most 100 characters")
         validator.check(deviceToken.utf8.count <= 200, "device_token", "is not a device token")
         try validator.validate()
 

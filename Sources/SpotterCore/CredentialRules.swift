@@ -52,7 +52,7 @@ public enum CredentialRules {
     public static func displayNameProblem(_ name: String) -> String? {
         let trimmed = name.trimmingWhitespaces()
         if trimmed.isEmpty { return "must not be empty" }
-        if trimmed.count > 80 { return "must be at most 80 characters" }
+        if trimmed.storedLength > 80 { return "must be at most 80 characters" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "must not contain control characters"
         }

@@ -74,10 +74,10 @@ public struct FeedbackService: Sendable {
         var validator = Validator()
         validator.check(kind != nil, "kind", "must be FEEDBACK or BUG")
         validator.check(!subject.isEmpty, "subject", "is required")
-        validator.check(subject.count <= 200, "subject", "must be at most 200 characters")
+        validator.check(subject.storedLength <= 200, "subject", "must be at most 200 characters")
         validator.check(!body.isEmpty, "body", "is required")
-        validator.check(body.count <= 10_000, "body", "must be at most 10000 characters")
-        validator.check(appVersion.count <= 100, "app_version", "must be at most 100 characters")
+        validator.check(body.storedLength <= 10_000, "body", "must be at most 10000 characters")
+        validator.check(appVersion.storedLength <= 100, "app_version", "must be at most 100 characters")
         try validator.validate()
         let feedback = Feedback(
             id: UUID(),

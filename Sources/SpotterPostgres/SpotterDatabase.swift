@@ -142,10 +142,25 @@ func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         case .server where error.sqlState == PostgresError.Code.uniqueViolation:
             let field = uniqueField(constraint: error.constraint)
             throw SpotterError.alreadyExists(field: field, reason: "is already taken")
+        case .server where error.sqlState == PostgresError.Code.checkViolation:
+            // Every rule of a CHECK constraint is checked before the write, with the field's name;
+            // one that is missed still refuses the request, not INTERNAL, and in a sync push only
+            // its mutation.
+            throw SpotterError.invalid(
+                checkField(error), "breaks a rule of the stored data (\(error.constraint ?? "a CHECK constraint"))")
         case .server, .decoding, .parameter:
             throw error
         }
     }
+}
+
+/// The column a CHECK constraint named `<table>_<column>_check` (PostgreSQL's default names)
+/// guards; the table's name for any other.
+private func checkField(_ error: PostgresError) -> String {
+    guard let constraint = error.constraint, let table = error.table, constraint.hasPrefix(table + "_"),
+        constraint.hasSuffix("_check"), constraint.count > table.count + 7
+    else { return error.table ?? "request" }
+    return String(constraint.dropFirst(table.count + 1).dropLast(6))
 }
 
 private func uniqueField(constraint: String?) -> String {

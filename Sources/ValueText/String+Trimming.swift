@@ -42,3 +42,12 @@ extension Substring {
         return String(Substring(scalars[first...last]))
     }
 }
+
+extension StringProtocol {
+    /// The length PostgreSQL's `length()` gives, and so what the tables' CHECK constraints limit:
+    /// Unicode scalars, not the characters Swift's `count` sees. "é" typed as an "e" and a combining
+    /// accent is 2; a family emoji 7. Text limits are checked with this, so text that passes them
+    /// is never refused by the database instead (an INTERNAL error, which in a sync push held up
+    /// every later change of the device).
+    public var storedLength: Int { unicodeScalars.count }
+}

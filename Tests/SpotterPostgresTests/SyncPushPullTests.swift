@@ -179,6 +179,63 @@ struct SyncPushPullTests {
         }
     }
 
+    @Test(
+        "text long only in Unicode scalars (combining accents, joined emoji) is one rejected mutation, not a stuck push"
+    )
+    func scalarLengths() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let day = clock.now.addingTimeInterval(-3600)
+            // 60 characters to Swift's count, 120 to PostgreSQL's length(): over the limit of 100.
+            let accented = String(repeating: "e\u{301}", count: 60)
+            let families = String(repeating: "👨‍👩‍👧‍👦", count: 20)
+            #expect(accented.count == 60 && accented.storedLength == 120 && families.storedLength == 140)
+            let (w1, w2, w3, t, e) = (UUID(), UUID(), UUID(), UUID(), UUID())
+            let results = try await sync.push(
+                ada, deviceID: phone,
+                [
+                    put(1, .workout(workoutDraft("Mon", at: day)), w1),
+                    put(2, .workout(workoutDraft(accented, at: day)), w2),
+                    put(3, .template(templateDraft(families)), t),
+                    put(4, .exercise(exerciseDraft(accented)), e),
+                    put(5, .workout(workoutDraft(String(repeating: "e\u{301}", count: 50), at: day)), w3),
+                ])
+            #expect(results.map(\.status) == [.applied, .rejected, .rejected, .rejected, .applied])
+            #expect(
+                results[1].violations.map(\.description) == [
+                    "mutations[1].workout.name: must be at most 100 characters"
+                ])
+            #expect(results[2].violations.map(\.field) == ["mutations[2].template.name"])
+            #expect(results[3].violations.map(\.field) == ["mutations[3].exercise.name"])
+            let next = try await sync.push(
+                ada, deviceID: phone, [put(6, .workout(workoutDraft("Tue", at: day)), UUID())])
+            #expect(next.map(\.status) == [.applied], "the device's later changes go on")
+        }
+    }
+
+    @Test("a CHECK constraint the validation missed refuses the request naming the column, not INTERNAL")
+    func checkViolationNamesItsColumn() async throws {
+        try await TestDatabase.with { database in
+            let ada = try await database.lifter("ada")
+            await #expect(
+                throws: SpotterError.invalid("name", "breaks a rule of the stored data (exercises_name_check)")
+            ) {
+                try await SpotterDatabase(pool: database.appPool).withTenant(ada) { connection in
+                    try await connection.query(
+                        """
+                        INSERT INTO exercises (tenant_id, exercise_id, name, category, muscle_group, equipment,
+                                               created_at, updated_at)
+                        VALUES ($1, $2, $3, 'squat', 'quadriceps', 'barbell', now(), now())
+                        """,
+                        [ada.tenantID.rawValue, UUID(), String(repeating: "x", count: 101)])
+                }
+            }
+        }
+    }
+
     // MARK: 2. Idempotence
 
     @Test("a replayed push answers the same results and changes nothing, also when replays race")

@@ -339,8 +339,8 @@ public enum ChallengeRules {
         var validator = Validator()
         let name = name.trimmingWhitespacesAndNewlines()
         let description = description.trimmingWhitespacesAndNewlines()
-        validator.check((1...80).contains(name.count), "name", "must be 1 to 80 characters")
-        validator.check(description.count <= 500, "description", "must be at most 500 characters")
+        validator.check((1...80).contains(name.storedLength), "name", "must be 1 to 80 characters")
+        validator.check(description.storedLength <= 500, "description", "must be at most 500 characters")
         let start = CivilDate.dayNumber(startsOn)
         let end = CivilDate.dayNumber(endsOn)
         if start == nil { validator.add("starts_on", CivilDate.notADate(startsOn)) }

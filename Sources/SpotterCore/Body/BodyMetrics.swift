@@ -185,7 +185,7 @@ extension MeasurementDraft {
         {
             validator.add(prefix + "measured_on", problem)
         }
-        validator.check(note.count <= 500, prefix + "note", "must be at most 500 characters")
+        validator.check(note.storedLength <= 500, prefix + "note", "must be at most 500 characters")
         var stored: Decimal = 0
         if let metric {
             let unit = self.unit ?? BodyUnit.shown(metric, for: lifterUnit)

@@ -33,7 +33,7 @@ extension CoachingService {
         let body = body.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(!body.isEmpty, "body", "is required")
-        validator.check(body.count <= 2000, "body", "must be at most 2000 characters")
+        validator.check(body.storedLength <= 2000, "body", "must be at most 2000 characters")
         validator.check(
             (exerciseIndex == nil) == (setIndex == nil), "set_index", "exercise_index and set_index go together")
         try validator.validate()

@@ -64,7 +64,7 @@ extension CoachingService {
         validator.check(
             templateID.isEmpty != programID.isEmpty, "template_id",
             "exactly one of template_id and program_id is needed")
-        validator.check(note.count <= 1000, "note", "must be at most 1000 characters")
+        validator.check(note.storedLength <= 1000, "note", "must be at most 1000 characters")
         try validator.validate()
         let item: Assignment.Item
         let used: [Template]

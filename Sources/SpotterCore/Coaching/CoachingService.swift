@@ -102,7 +102,7 @@ public struct CoachingService: Sendable {
     public func createInvite(_ principal: Principal, note: String, validDays: Int) async throws -> CoachInvite {
         _ = try await requireKind(.coach, principal)
         var validator = Validator()
-        validator.check(note.count <= 200, "note", "must be at most 200 characters")
+        validator.check(note.storedLength <= 200, "note", "must be at most 200 characters")
         validator.check((0...30).contains(validDays), "valid_days", "must be between 1 and 30 (0 means 7)")
         try validator.validate()
         let code = InviteCode.generate()

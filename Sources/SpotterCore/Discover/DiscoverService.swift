@@ -61,7 +61,7 @@ public struct DiscoverService: Sendable {
         let description = draft.description.trimmingWhitespacesAndNewlines()
         // Counted as PostgreSQL counts (code points), so the database's own check never fires first.
         validator.check(
-            description.unicodeScalars.count <= Self.maximumDescriptionLength, "description",
+            description.storedLength <= Self.maximumDescriptionLength, "description",
             "must be at most \(Self.maximumDescriptionLength) characters")
         var categories: [PublicationCategory] = []
         for (index, text) in draft.categories.enumerated() {
@@ -265,7 +265,7 @@ public struct DiscoverService: Sendable {
     {
         var validator = Validator()
         let speciality = speciality.trimmingWhitespaces()
-        validator.check(speciality.count <= 40, "speciality", "must be at most 40 characters")
+        validator.check(speciality.storedLength <= 40, "speciality", "must be at most 40 characters")
         let words = Self.words(text, &validator)
         try validator.validate()
         let limit = try PageToken.size(pageSize)
@@ -318,7 +318,7 @@ public struct DiscoverService: Sendable {
         for (index, line) in cleaned.enumerated() {
             if line.isEmpty {
                 validator.add("highlights[\(index)]", "must not be empty")
-            } else if line.count > Self.maximumHighlightLength {
+            } else if line.storedLength > Self.maximumHighlightLength {
                 validator.add("highlights[\(index)]", "must be at most \(Self.maximumHighlightLength) characters")
             } else if line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 validator.add("highlights[\(index)]", "must be one line without control characters")

@@ -75,7 +75,7 @@ public struct GuidedSessionService: Sendable {
         case .empty(let name):
             var validator = Validator()
             let trimmed = name.trimmingWhitespacesAndNewlines()
-            validator.check(trimmed.count <= 100, "name", "must be at most 100 characters")
+            validator.check(trimmed.storedLength <= 100, "name", "must be at most 100 characters")
             try validator.validate()
             plan = (trimmed.isEmpty ? "Workout" : trimmed, .empty, nil)
         }

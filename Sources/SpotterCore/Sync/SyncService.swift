@@ -73,7 +73,7 @@ public struct SyncService: Sendable {
 
     public func registerDevice(_ principal: Principal, label: String) async throws -> Device {
         let label = label.trimmingWhitespacesAndNewlines()
-        guard label.count <= 100 else { throw SpotterError.invalid("label", "must be at most 100 characters") }
+        guard label.storedLength <= 100 else { throw SpotterError.invalid("label", "must be at most 100 characters") }
         return try await store.registerDevice(principal, DeviceID.random(), label: label, now: now())
     }
 

@@ -148,11 +148,11 @@ public struct ExerciseDraft: Sendable, Equatable {
         let instructions = instructions.trimmingWhitespacesAndNewlines()
         var validator = Validator()
         validator.check(!name.isEmpty, prefix + "name", "is required")
-        validator.check(name.count <= 100, prefix + "name", "must be at most 100 characters")
+        validator.check(name.storedLength <= 100, prefix + "name", "must be at most 100 characters")
         validator.check(category != nil, prefix + "category", "is required")
         validator.check(muscleGroup != nil, prefix + "muscle_group", "is required")
         validator.check(equipment != nil, prefix + "equipment", "is required")
-        validator.check(instructions.count <= 300, prefix + "instructions", "must be at most 300 characters")
+        validator.check(instructions.storedLength <= 300, prefix + "instructions", "must be at most 300 characters")
         try validator.validate()
         return ExerciseInput(
             name: name,

@@ -282,7 +282,7 @@ public struct TemplateDraft: Sendable, Equatable {
             if let rest = item.restSeconds {
                 validator.check((0...3600).contains(rest), path + ".rest_seconds", "must be between 0 and 3600")
             }
-            validator.check(item.notes.count <= 1000, path + ".notes", "must be at most 1000 characters")
+            validator.check(item.notes.storedLength <= 1000, path + ".notes", "must be at most 1000 characters")
             if validator.violations.count == before, let id {
                 validItems.append(
                     TemplateItem(

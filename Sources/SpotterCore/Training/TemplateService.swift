@@ -37,7 +37,9 @@ public struct TemplateService: Sendable {
         var content = source.content
         let name = name.trimmingWhitespacesAndNewlines()
         content.name = name.isEmpty ? String((source.content.name + " (copy)").prefix(100)) : name
-        guard content.name.count <= 100 else { throw SpotterError.invalid("name", "must be at most 100 characters") }
+        guard content.name.storedLength <= 100 else {
+            throw SpotterError.invalid("name", "must be at most 100 characters")
+        }
         return try await store.createTemplate(principal, copyID, content, now: now())
     }
 

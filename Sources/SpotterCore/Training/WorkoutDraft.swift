@@ -178,7 +178,7 @@ public struct WorkoutDraft: Sendable, Equatable {
             } else if id == nil {
                 validator.add(path + ".exercise_id", "must be a UUID")
             }
-            validator.check(exercise.notes.count <= 1000, path + ".notes", "must be at most 1000 characters")
+            validator.check(exercise.notes.storedLength <= 1000, path + ".notes", "must be at most 1000 characters")
             validator.check(!exercise.sets.isEmpty, path + ".sets", "must contain at least one set")
             validator.check(exercise.sets.count <= 100, path + ".sets", "must contain at most 100 sets")
             validator.check(
@@ -226,7 +226,7 @@ public struct WorkoutDraft: Sendable, Equatable {
         if let rest = set.restSeconds {
             validator.check((0...3600).contains(rest), path + ".rest_seconds", "must be between 0 and 3600")
         }
-        validator.check(set.note.count <= 1000, path + ".note", "must be at most 1000 characters")
+        validator.check(set.note.storedLength <= 1000, path + ".note", "must be at most 1000 characters")
         guard validator.violations.count == before else { return nil }
         return WorkoutSet(
             reps: set.reps ?? 0,
@@ -249,7 +249,7 @@ enum WorkoutRules {
     static func name(_ name: String, _ field: String, into validator: inout Validator) -> String {
         let name = name.trimmingWhitespacesAndNewlines()
         validator.check(!name.isEmpty, field, "is required")
-        validator.check(name.count <= 100, field, "must be at most 100 characters")
+        validator.check(name.storedLength <= 100, field, "must be at most 100 characters")
         return name
     }
 
@@ -271,7 +271,7 @@ enum WorkoutRules {
 
     static func notes(_ notes: String, _ field: String, into validator: inout Validator) -> String {
         let notes = notes.trimmingWhitespacesAndNewlines()
-        validator.check(notes.count <= 5000, field, "must be at most 5000 characters")
+        validator.check(notes.storedLength <= 5000, field, "must be at most 5000 characters")
         return notes
     }
 }
