@@ -75,6 +75,20 @@ struct SyncCoachFeedTests {
             changes = try await phone.pullAll(sync)
             #expect(changes.map(\.key) == [SyncObjectKey(.comment, comment.id)] && changes.first?.object == nil)
 
+            // The lifter deletes a commented workout: its comments go with it, in the pull as deletions.
+            let second = try await coaching.commentAsCoach(
+                coach, client: client, workoutID: w.uuidString, exerciseIndex: 0, setIndex: 0, body: "Watch me")
+            try await phone.pullAll(sync)
+            _ = try await phone.push(sync, [phone.delete(.workout, w, base: 1)])
+            changes = try await phone.pullAll(sync)
+            #expect(Set(changes.map(\.key)) == [SyncObjectKey(.workout, w), SyncObjectKey(.comment, second.id)])
+            #expect(changes.allSatisfy { $0.object == nil })
+            var tablet = try await SimulatedDevice.register(sync, ada, label: "tablet")
+            try await tablet.pullAll(sync)
+            #expect(
+                !tablet.objects.keys.contains { $0.kind == .comment },
+                "a new device gets no comment of a deleted workout")
+
             // The coach takes the program back: a tombstone.
             try await coaching.unassign(coach, id: assignedProgram.id.uuidString)
             changes = try await phone.pullAll(sync)

@@ -174,11 +174,18 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 [tenant.rawValue, id.rawValue, now]
             )
             guard deleted.affectedRows == 1 else { return false }
-            // The tombstone is the workout row; its sets leave progress and statistics at once.
-            try await connection.query(
-                "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
-                [tenant.rawValue, id.rawValue]
-            )
+            // The tombstone is the workout row; its sets leave progress and statistics at once, and
+            // its comments go with it (each a deletion in the feeds of the lifter and the coach).
+            try await connection.pipeline([
+                (
+                    "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
+                    [tenant.rawValue, id.rawValue]
+                ),
+                (
+                    "DELETE FROM workout_comments WHERE tenant_id = $1 AND workout_id = $2",
+                    [tenant.rawValue, id.rawValue]
+                ),
+            ])
             return true
         }
     }
