@@ -416,7 +416,7 @@ struct ActivityTests {
             let spotter = SpotterDatabase(pool: database.appPool)
             let training = TrainingServices(database: spotter, now: { clock.now })
             let accounts = AccountService(store: PostgresProfileStore(database: spotter), now: { clock.now })
-            let ada = try await database.lifter("ada")
+            let ada = try await database.proLifter("ada")
             let bea = try await database.lifter("bea")
             func id(_ lifter: Principal) -> String { lifter.tenantID.rawValue.uuidString.lowercased() }
             let handed = Handed()

@@ -10,13 +10,48 @@ struct BodyMetricsTests {
     /// 2026-09-21 12:00 UTC.
     private let now = Date(timeIntervalSince1970: 1_790_000_000)
 
+    @Test("body tracking is the Pro tier's: free records and reads none, a lapsed Pro keeps the data and may delete it")
+    func proTier() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let sync = database.syncService(clock: clock)
+            let needsPro = SpotterError.permissionDenied("body weight and measurement tracking needs the Pro tier")
+            let free = try await database.lifter("fay")
+            let weighIn = MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80)
+            await #expect(throws: needsPro) { try await training.body.record(free, id: "", weighIn) }
+            await #expect(throws: needsPro) { try await training.body.series(free, metrics: [], from: "", to: "") }
+            var phone = try await SimulatedDevice.register(sync, free, label: "phone")
+            let pushed = try await phone.push(
+                sync, [phone.put(.measurement(weighIn), UUID(), base: 0)])
+            #expect(pushed.map(\.status) == [.rejected])
+            #expect(
+                pushed.first?.message == "body weight and measurement tracking needs the Pro tier")
+
+            // A Pro whose tier lapsed: nothing is lost, and what was recorded can still be deleted.
+            let ada = try await database.proLifter("ada")
+            let kept = try await training.body.record(ada, id: "", weighIn)
+            try await database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'pro', tier_expires_at = $2 WHERE tenant_id = $1",
+                    [ada.tenantID.rawValue, clock.now.addingTimeInterval(-1)])
+            }
+            await #expect(throws: needsPro) { try await training.body.series(ada, metrics: [], from: "", to: "") }
+            try await training.body.delete(ada, id: kept.id.description)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM body_measurements WHERE tenant_id = $1 AND deleted_at IS NULL",
+                    [ada.tenantID.rawValue]) == 0)
+        }
+    }
+
     @Test("a value per metric and day, in the lifter's units; refusals name the field and the reason")
     func recordSeriesAndRefusals() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
             let training = database.trainingServices(clock: clock)
             let accounts = database.accountService(clock: clock)
-            let ada = try await database.lifter("ada")
+            let ada = try await database.proLifter("ada")
             let first = try await training.body.record(
                 ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80.4))
             #expect(first.value == Decimal(string: "80.4") && first.version == 1)
@@ -109,7 +144,7 @@ struct BodyMetricsTests {
     func updateAndDelete() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
-            let ada = try await database.lifter("ada")
+            let ada = try await database.proLifter("ada")
             let monday = try await training.body.record(
                 ada, id: "", MeasurementDraft(metric: "chest", measuredOn: "2026-09-14", value: 100))
             let tuesday = try await training.body.record(
@@ -165,7 +200,7 @@ struct BodyMetricsTests {
     func concurrentNewValuesForOneDay() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
-            let ada = try await database.lifter("ada")
+            let ada = try await database.proLifter("ada")
             let ids = (0..<8).map { _ in UUID().uuidString }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, id) in ids.enumerated() {
@@ -205,7 +240,7 @@ struct BodyMetricsTests {
             let training = database.trainingServices(clock: clock)
             let sync = database.syncService(clock: clock)
             let coaching = database.coachingService(clock: clock)
-            let ada = try await database.lifter("ada")
+            let ada = try await database.proLifter("ada")
             let coach = try await database.lifter("cora", kind: .coach)
             let other = try await database.lifter("otto", kind: .coach)
             var phone = try await SimulatedDevice.register(sync, ada, label: "phone")

@@ -106,7 +106,7 @@ func lifterMatrixRows() -> [MatrixRow] {
         MatrixRow(
             name: "training.body.series (one's own)",
             call: { _, training, p, _ in try await training.body.series(p, metrics: [], from: "", to: "") },
-            expected: lifterCall(owner: .success, lifters: .success, coaches: .success),
+            expected: bodyTracking(lifterCall(owner: .success, lifters: .success, coaches: .success)),
             check: { role, value, w in
                 expectValue(value, as: [MeasurementSeries].self, role) { series in
                     let ids = series.flatMap(\.measurements).map(\.id.description)
@@ -162,7 +162,8 @@ func lifterMatrixRows() -> [MatrixRow] {
                         metric: "body_weight", measuredOn: "2026-09-01", value: 81, note: "Owner morning weigh-in"),
                     expectedVersion: nil)
             },
-            expected: lifterCall(owner: .success, lifters: measurementNotFound, coaches: measurementNotFound)
+            expected: bodyTracking(
+                lifterCall(owner: .success, lifters: measurementNotFound, coaches: measurementNotFound))
         ),
         MatrixRow(
             name: "training.activity.achievements (one's own; the owner's earned by the owner's workouts)",

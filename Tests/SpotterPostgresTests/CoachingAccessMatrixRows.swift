@@ -96,6 +96,16 @@ let templateNotFound = MatrixOutcome.failure(.notFound("template not found"))
 let programNotFound = MatrixOutcome.failure(.notFound("program not found"))
 let commentNotFound = MatrixOutcome.failure(.notFound("comment not found"))
 let measurementNotFound = MatrixOutcome.failure(.notFound("measurement not found"))
+
+/// A body-measurement call of one's own: the tier decides first (Pro, or Coach Pro for a coach),
+/// then `outcome`.
+func bodyTracking(_ outcome: @escaping (Role) -> MatrixOutcome?) -> (Role) -> MatrixOutcome? {
+    { role in
+        ["pro", "coach_pro"].contains(role.tier)
+            ? outcome(role)
+            : .failure(.permissionDenied("body weight and measurement tracking needs the Pro tier"))
+    }
+}
 let sessionNotFound = MatrixOutcome.failure(.notFound("session not found"))
 let runNotFound = MatrixOutcome.failure(.notFound("run not found"))
 let coachNotFound = MatrixOutcome.failure(.notFound("coach not found"))

@@ -188,10 +188,19 @@ struct World {
             comments[role] = try await coaching.comment(
                 p(role), workoutID: heavy[role]!.id.description, exerciseIndex: 0, setIndex: 1,
                 body: "\(name) felt strong")
+            // Recorded on Pro, which body tracking needs; the role's own tier is put back after.
+            try await database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'pro' WHERE tenant_id = $1", [p(role).tenantID.rawValue])
+            }
             measurements[role] = try await training.body.record(
                 p(role), id: "",
                 MeasurementDraft(
                     metric: "body_weight", measuredOn: "2026-09-01", value: 80, note: "\(name) morning weigh-in"))
+            try await database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = $2 WHERE tenant_id = $1", [p(role).tenantID.rawValue, role.tier])
+            }
             mark(role, measurements[role]!.id.description, "\(name) morning weigh-in")
             let session = try await sessions.start(p(role), id: "", .empty(name: "\(name) garage session"))
             guidedSessions[role] = session.id.description

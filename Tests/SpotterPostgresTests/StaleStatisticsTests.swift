@@ -204,7 +204,7 @@ struct StaleStatisticsTests {
             try await database.asOwner { try await $0.execute("ANALYZE") }
 
             // Her everyday calls and her coach's, each statement recorded with its parameters.
-            let ada = try await database.lifter("ada")
+            let ada = try await database.proLifter("ada")
             let coaching = database.coachingService(clock: clock)
             let sessions = database.guidedSessionService(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
@@ -277,7 +277,7 @@ struct StaleStatisticsTests {
     static func analyseWhales(_ database: TestDatabase, _ clock: TestClock) async throws {
         let training = database.trainingServices(clock: clock)
         let coaching = database.coachingService(clock: clock)
-        let whale = try await database.lifter("whale")
+        let whale = try await database.proLifter("whale")
         let coach = try await database.lifter("whalecoach", kind: .coach)
         try await database.asOwner { connection in
             try await connection.query(

@@ -9,10 +9,10 @@ struct TransferTests {
     private let now = Date(timeIntervalSince1970: 1_790_000_000)
 
     /// A lifter in `timeZone`, with a principal that reads the setting afresh.
-    private func lifter(_ database: TestDatabase, _ name: String, timeZone: String = "Europe/Berlin") async throws
-        -> Principal
-    {
-        var principal = try await database.lifter(name)
+    private func lifter(
+        _ database: TestDatabase, _ name: String, timeZone: String = "Europe/Berlin", pro: Bool = false
+    ) async throws -> Principal {
+        var principal = try await pro ? database.proLifter(name) : database.lifter(name)
         _ = try await database.accountService().updateProfile(principal, ProfileUpdate(timeZone: timeZone))
         principal.tenant = nil
         return principal
@@ -336,8 +336,8 @@ struct TransferTests {
     func measurementsRoundTrip() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(now))
-            let ada = try await lifter(database, "ada", timeZone: "UTC")
-            let bea = try await lifter(database, "bea", timeZone: "UTC")
+            let ada = try await lifter(database, "ada", timeZone: "UTC", pro: true)
+            let bea = try await lifter(database, "bea", timeZone: "UTC", pro: true)
             for (metric, day, value) in [
                 ("body_weight", "2026-09-01", 80.25), ("body_weight", "2026-09-08", 79.5),
                 ("waist", "2026-09-01", 84.2),
@@ -365,6 +365,16 @@ struct TransferTests {
             #expect(again.measurementsAdded == 0 && again.measurementsUnchanged == 2)
             #expect(
                 try await training.body.series(bea, metrics: [], from: "", to: "").flatMap(\.measurements).count == 3)
+
+            // On the free tier, which has no body tracking, the workouts come in and the measurements
+            // are said to be left out.
+            let cal = try await lifter(database, "cal", timeZone: "UTC")
+            let free = try await training.transfer.importWorkouts(cal, format: .spotterJSON, unit: nil, data: file)
+            #expect(free.measurementsAdded == 0)
+            #expect(
+                free.notes == [
+                    "3 body measurements were not imported: body weight and measurement tracking needs the Pro tier"
+                ])
         }
     }
 

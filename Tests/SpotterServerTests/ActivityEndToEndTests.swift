@@ -111,6 +111,15 @@ struct ActivityEndToEndTests {
                             }
                         }, metadata: ada)
                 }
+                // Body tracking is the Pro tier's.
+                let free = await rpcError { _ = try await record("2026-01-05", 180) }
+                #expect(free?.code == .permissionDenied)
+                #expect(free?.message == "body weight and measurement tracking needs the Pro tier")
+                try await server.database.asOwner { connection in
+                    try await connection.query(
+                        "UPDATE tenants SET tier = 'pro' WHERE tenant_id = (SELECT tenant_id FROM accounts WHERE username = 'ada')"
+                    )
+                }
                 let first = try await record("2026-01-05", 180)
                 #expect(first.unit == .lb && first.value == 180)
                 _ = try await record("2026-01-12", 176.5)

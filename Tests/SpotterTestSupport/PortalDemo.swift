@@ -29,7 +29,8 @@ public struct PortalDemo: Sendable {
                 """,
                 [coach.tenantID.rawValue])
             try await connection.query(
-                "UPDATE tenants SET display_name = $2 WHERE tenant_id = $1", [lifter.tenantID.rawValue, lifterName])
+                "UPDATE tenants SET display_name = $2, tier = 'pro' WHERE tenant_id = $1",
+                [lifter.tenantID.rawValue, lifterName])
         }
         try await coaching.link(coach, lifter, scopes: Scope.allCases.map(\.rawValue))
         var workouts: [Workout] = []

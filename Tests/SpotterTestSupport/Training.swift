@@ -17,6 +17,15 @@ extension TestDatabase {
         TrainingServices(database: SpotterDatabase(pool: appPool), now: { clock?.now ?? Date() })
     }
 
+    /// Registers a lifter named `name` on the Pro tier, which body measurements need.
+    public func proLifter(_ name: String) async throws -> Principal {
+        let lifter = try await lifter(name)
+        let owner = try await ownerConnection()
+        try await owner.query("UPDATE tenants SET tier = 'pro' WHERE tenant_id = $1", [lifter.tenantID.rawValue])
+        await owner.close()
+        return lifter
+    }
+
     /// Registers a lifter named `name` and returns their principal.
     public func lifter(_ name: String, kind: TenantKind = .lifter) async throws -> Principal {
         try await authService().register(

@@ -83,6 +83,16 @@ public struct BodyService: Sendable {
     public func series(_ principal: Principal, metrics: [String], from: String, to: String) async throws
         -> [MeasurementSeries]
     {
+        let context = try await principal.context(from: contexts)
+        try Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()))
+        return try await storedSeries(principal, metrics: metrics, from: from, to: to)
+    }
+
+    /// `series` without the owner's tier: a coach's read of a client (`CoachingService`), which the
+    /// body scope and the coach's own tier decide.
+    func storedSeries(_ principal: Principal, metrics: [String], from: String, to: String) async throws
+        -> [MeasurementSeries]
+    {
         var validator = Validator()
         var wanted: [BodyMetric] = []
         for (index, name) in metrics.enumerated() {
@@ -112,7 +122,14 @@ public struct BodyService: Sendable {
 
     private func validated(_ principal: Principal, _ draft: MeasurementDraft) async throws -> MeasurementInput {
         let context = try await principal.context(from: contexts)
+        try Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()))
         return try draft.validated(unit: context.unit, timeZone: context.timeZone, now: now())
+    }
+
+    /// Whether the principal's tier records and reads body measurements.
+    public func isTracked(_ principal: Principal) async throws -> Bool {
+        let context = try await principal.context(from: contexts)
+        return (try? Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()))) != nil
     }
 
     static let notFound = SpotterError.notFound("measurement not found")

@@ -143,7 +143,7 @@ extension CoachingService {
     {
         try await reading(principal, client: client, needs: .body, kind: .body, method: "GetClientMeasurements") {
             view, _, _ in
-            try await training.body.series(view, metrics: metrics, from: from, to: to)
+            try await training.body.storedSeries(view, metrics: metrics, from: from, to: to)
         }
     }
 

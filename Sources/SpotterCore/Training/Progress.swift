@@ -212,6 +212,16 @@ public enum ProgressCalculator {
 
 /// What each tier may see.
 public enum Entitlements {
+    /// Body weight, body fat and tape measurements: recording them and reading their series are
+    /// the Pro tier's (deleting one's own, and the export, are not gated).
+    public static func checkBodyTracking(tier: Tier) throws(SpotterError) {
+        switch tier {
+        case .pro, .coachPro: return
+        case .free, .coach:
+            throw .permissionDenied("body weight and measurement tracking needs the Pro tier")
+        }
+    }
+
     /// Progress for an exercise: the free tier covers the big three only.
     public static func checkProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
         switch tier {

@@ -251,6 +251,12 @@ public struct TransferService: Sendable {
         _ principal: Principal, _ measurements: [BodyMeasurement], into report: inout ImportReport
     ) async throws {
         guard !measurements.isEmpty else { return }
+        guard try await body.isTracked(principal) else {
+            report.notes.append(
+                "\(measurements.count == 1 ? "1 body measurement was" : "\(measurements.count) body measurements were") "
+                    + "not imported: body weight and measurement tracking needs the Pro tier")
+            return
+        }
         struct Day: Hashable {
             var metric: BodyMetric
             var date: String
