@@ -35,10 +35,13 @@ public struct AccountService: Sendable {
         if let specialities = update.specialities {
             for (field, problem) in Self.specialitiesProblems(specialities) { validator.add(field, problem) }
         }
-        if let birthday = update.birthday, !birthday.isEmpty,
-            let problem = CivilDate.pastDateProblem(birthday, now: now())
-        {
-            validator.add("birthday", problem)
+        if let birthday = update.birthday, !birthday.isEmpty {
+            // Not after today where the person is: in the zone this change sets, else their own.
+            var zone = update.timeZone.flatMap { CredentialRules.timeZoneProblem($0) == nil ? $0 : nil }
+            if zone == nil { zone = try await store.profile(principal).timeZone }
+            if let problem = CivilDate.pastDateProblem(birthday, now: now(), timeZone: zone) {
+                validator.add("birthday", problem)
+            }
         }
         try validator.validate()
         var cleaned = update

@@ -12,6 +12,9 @@ public struct AuthService: Sendable {
         public var displayName: String?
         public var timeZone: String?
         public var unit: WeightUnit?
+        /// The request named a unit that is none (an enum value out of range): refused, not taken
+        /// as the default.
+        public var unreadUnit: Bool
         /// The client's address: failed registrations count against it like failed sign-ins.
         public var address: String
 
@@ -23,9 +26,11 @@ public struct AuthService: Sendable {
             displayName: String? = nil,
             timeZone: String? = nil,
             unit: WeightUnit? = nil,
+            unreadUnit: Bool = false,
             address: String = ""
         ) {
             self.address = address
+            self.unreadUnit = unreadUnit
             self.email = email
             self.username = username
             self.password = password
@@ -75,6 +80,7 @@ public struct AuthService: Sendable {
         if let problem = CredentialRules.usernameProblem(username) { validator.add("username", problem) }
         if let problem = CredentialRules.passwordProblem(registration.password) { validator.add("password", problem) }
         validator.check(registration.kind != nil, "kind", "must be LIFTER or COACH")
+        validator.check(!registration.unreadUnit, "unit", "must be KG or LB")
         if let name = registration.displayName, let problem = CredentialRules.displayNameProblem(name) {
             validator.add("display_name", problem)
         }

@@ -21,7 +21,14 @@ public enum CredentialRules {
     public static func passwordProblem(_ password: String) -> String? {
         if passwordTooLong(password) { return "must be at most \(passwordMaxLength) characters" }
         if password.count < passwordMinLength { return "must be at least \(passwordMinLength) characters" }
-        if CommonPasswords.contains(password.lowercased()) { return "is one of the most commonly used passwords" }
+        if password.allSatisfy(\.isWhitespace) { return "must not be only spaces" }
+        let lowercased = password.lowercased()
+        if CommonPasswords.contains(lowercased) { return "is one of the most commonly used passwords" }
+        // "password1234", "iloveyou2026!": a common password with digits or symbols added.
+        let stem = String(lowercased.reversed().drop { $0.isNumber || $0.isPunctuation || $0.isSymbol }.reversed())
+        if stem != lowercased, CommonPasswords.contains(stem) {
+            return "is one of the most commonly used passwords with digits or symbols added"
+        }
         return nil
     }
 
@@ -56,7 +63,24 @@ public enum CredentialRules {
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "must not contain control characters"
         }
-        return nil
+        return visibleTextProblem(trimmed)
+    }
+
+    /// Why a name others read (a display name, a template's, a program's) could pass for another:
+    /// it reverses the text's direction (U+202A–U+202E, U+2066–U+2069, which can make "evil" read as
+    /// "live"), or nothing in it is visible (only zero-width and format characters). `nil` when
+    /// neither; emoji joiners and right-to-left scripts themselves are fine.
+    public static func visibleTextProblem(_ text: String) -> String? {
+        if text.unicodeScalars.contains(where: {
+            (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+        }) {
+            return "must not contain characters that reverse the text's direction"
+        }
+        let visible = text.unicodeScalars.contains { scalar in
+            !scalar.properties.isWhitespace && !scalar.properties.isDefaultIgnorableCodePoint
+                && ![.format, .control, .nonspacingMark, .enclosingMark].contains(scalar.properties.generalCategory)
+        }
+        return visible || text.isEmpty ? nil : "must contain a visible character"
     }
 
     /// Why `identifier` is not an IANA time zone, or `nil`.

@@ -196,7 +196,9 @@ struct SessionRoutes {
                 restart.error = "The sign-in took too long or the code was wrong too often. Sign in again."
                 return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, restart)
             }
-            page.errors = ["code": "This code is not right. Codes change every 30 seconds."]
+            page.errors = [
+                "code": "This code is wrong or was already used. The app shows a new one every 30 seconds: wait for it."
+            ]
         }
         return pages.render("sign_in_code", title: "Two-factor sign-in", session: nil, status: .unauthorized, page)
     }

@@ -23,6 +23,7 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
                 displayName: request.displayName.isEmpty ? nil : request.displayName,
                 timeZone: request.timeZone.isEmpty ? nil : request.timeZone,
                 unit: WeightUnit(request.unit),
+                unreadUnit: request.unit != .unspecified && WeightUnit(request.unit) == nil,
                 address: RequestContext.current?.clientAddress ?? ""
             )
         )

@@ -118,7 +118,7 @@ struct ProgramScheduleTests {
         }
         #expect(
             throws: SpotterError.failedPrecondition(
-                "the coach has 1 active client, the limit of the free tier; the Coach tier allows 20")
+                "the coach cannot take new clients at the moment; ask them, or try again later")
         ) { try CoachEntitlements.checkCapacity(activeClients: 1, tier: .free, askedBy: .lifter) }
         #expect(
             throws: SpotterError.failedPrecondition(

@@ -13,12 +13,44 @@ struct CredentialRulesTests {
         #expect(CredentialRules.passwordProblem(password) == nil)
     }
 
-    @Test("short, overlong and common passwords are refused with the reason")
+    @Test("names others read: no direction overrides, something visible; emoji, accents and Arabic are fine")
+    func visibleNames() {
+        #expect(
+            CredentialRules.displayNameProblem("a\u{202E}b\u{200B}")
+                == "must not contain characters that reverse the text's direction")
+        #expect(
+            CredentialRules.visibleTextProblem("\u{2067}Squat")
+                == "must not contain characters that reverse the text's direction")
+        #expect(CredentialRules.visibleTextProblem("\u{200D}\u{2060}\u{FE0F}") == "must contain a visible character")
+        #expect(CredentialRules.displayNameProblem("a\u{7}b") == "must not contain control characters")
+        for fine in ["Zoë", "e\u{301}", "👨‍👩‍👧‍👦 day", "يوم الساق", "Leg day ✅", ""] {
+            #expect(CredentialRules.visibleTextProblem(fine) == nil, "\(fine.debugDescription)")
+        }
+        do {
+            _ = try TemplateDraft(name: "\u{202E}yad gel", items: []).validated()
+            Issue.record("a template name that reverses its text was taken")
+        } catch .invalidArgument(let violations) {
+            #expect(
+                violations.contains(
+                    FieldViolation(
+                        field: "template.name", reason: "must not contain characters that reverse the text's direction")
+                ))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test("short, overlong, blank and common passwords (also with digits added) are refused with the reason")
     func refusesPasswords() {
         #expect(CredentialRules.passwordProblem("short") == "must be at least 8 characters")
         #expect(CredentialRules.passwordProblem(String(repeating: "x", count: 129)) == "must be at most 128 characters")
         #expect(CredentialRules.passwordProblem("Password1") == "is one of the most commonly used passwords")
         #expect(CredentialRules.passwordProblem("12345678") == "is one of the most commonly used passwords")
+        #expect(CredentialRules.passwordProblem("        ") == "must not be only spaces")
+        #expect(
+            CredentialRules.passwordProblem("password1234")
+                == "is one of the most commonly used passwords with digits or symbols added")
+        #expect(CredentialRules.passwordProblem("correct horse 2026!") == nil)
         // Bytes first: 4 MB is refused without counting its characters; 128 characters of 5 bytes
         // each are over the 512-byte limit.
         #expect(

@@ -506,7 +506,17 @@ struct ActivityTests {
                 Issue.record("a birthday in the future was taken")
             } catch SpotterError.invalidArgument(let violations) {
                 #expect(violations.map(\.field) == ["birthday"])
-                #expect(violations.first?.reason == "must not be in the future")
+                #expect(violations.first?.reason.hasPrefix("must not be in the future (it is ") == true)
+            }
+            // Tomorrow where she is, though it is already that day in Kiribati.
+            let tomorrow = CivilDate(day: Int((clock.now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1).text
+            await #expect(
+                throws: SpotterError.invalid(
+                    "birthday",
+                    "must not be in the future (it is \(CivilDate(day: Int((clock.now.timeIntervalSince1970 / 86_400).rounded(.down))).text) in UTC, your time zone)"
+                )
+            ) {
+                _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "UTC", birthday: tomorrow))
             }
             let profile = try await accounts.updateProfile(ada, ProfileUpdate(birthday: "1990-09-08"))
             #expect(profile.birthday == "1990-09-08")

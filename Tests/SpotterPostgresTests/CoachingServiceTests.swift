@@ -32,7 +32,7 @@ struct CoachingServiceTests {
             let second = try await coaching.createInvite(coach, note: "", validDays: 0)
             await #expect(
                 throws: SpotterError.failedPrecondition(
-                    "the coach has 1 active client, the limit of the free tier; the Coach tier allows 20")
+                    "the coach cannot take new clients at the moment; ask them, or try again later")
             ) { try await coaching.redeemInvite(bob, code: second.code!, scopes: ["history"]) }
             // The refused redemption left the code unused and no link behind.
             #expect(try await coaching.links(bob, includeClosed: true).isEmpty)

@@ -156,6 +156,7 @@ struct EndToEndTests {
                             $0.email = "not-an-address"
                             $0.username = "x"
                             $0.password = "short"
+                            $0.unit = .UNRECOGNIZED(42)
                         })
                     Issue.record("invalid registration accepted")
                 } catch let error as RPCError {
@@ -164,9 +165,10 @@ struct EndToEndTests {
                     #expect(error.message.contains("username: must be 3 to 32 characters"))
                     #expect(error.message.contains("password: must be at least 8 characters"))
                     #expect(error.message.contains("kind: must be LIFTER or COACH"))
+                    #expect(error.message.contains("unit: must be KG or LB"))
                     let status = try #require(try error.unpackGoogleRPCStatus())
                     let fields = status.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field)
-                    #expect(fields == ["email", "username", "password", "kind"])
+                    #expect(fields == ["email", "username", "password", "kind", "unit"])
                 }
                 #expect(
                     await rpcCode {

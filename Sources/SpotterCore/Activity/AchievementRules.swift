@@ -290,17 +290,18 @@ public struct CivilDate: Sendable, Equatable {
     /// Why `text` cannot be a date that has been (a birthday, a measurement's day): not a real date
     /// as YYYY-MM-DD, before 1900, or after today in `timeZone` (without one, after tomorrow in
     /// UTC: today somewhere); `nil` when it can.
-    public static func pastDateProblem(_ text: String, now: Date, timeZone: TimeZone? = nil) -> String? {
+    /// The zone is named as the person set it (`UTC` stays `UTC`, which Foundation calls `GMT`).
+    public static func pastDateProblem(_ text: String, now: Date, timeZone name: String? = nil) -> String? {
         guard let day = dayNumber(text) else { return notADate(text) }
         if day < CivilDate(year: 1900, month: 1, day: 1).dayNumber { return "must be 1900-01-01 or later" }
-        guard let timeZone else {
+        guard let name, let timeZone = TimeZone(identifier: name) else {
             if day > Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1 { return "must not be in the future" }
             return nil
         }
         let local = now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))
         let today = CivilDate(day: Int((local / 86_400).rounded(.down)))
         if day > today.dayNumber {
-            return "must not be in the future (it is \(today.text) in \(timeZone.identifier), your time zone)"
+            return "must not be in the future (it is \(today.text) in \(name), your time zone)"
         }
         return nil
     }

@@ -181,7 +181,7 @@ extension MeasurementDraft {
             metric != nil, prefix + "metric",
             self.metric.isEmpty ? "is required (one of \(metrics))" : "must be one of \(metrics), not '\(self.metric)'")
         if let problem = CivilDate.pastDateProblem(
-            measuredOn, now: now, timeZone: timeZone.map { TimeZone(identifier: $0) ?? .gmt })
+            measuredOn, now: now, timeZone: timeZone)
         {
             validator.add(prefix + "measured_on", problem)
         }

@@ -226,18 +226,22 @@ public enum CoachEntitlements {
     }
 
     /// Refuses a new active link when the coach is at the tier's limit, in words for whoever asked:
-    /// the coach ("you have …") or the lifter ("the coach has …").
+    /// the coach ("you have …", with the tier and the next one), or the lifter, who learns only that
+    /// the coach cannot take new clients (a coach's tier is never readable across tenants).
     public static func checkCapacity(activeClients: Int, tier: Tier, askedBy side: LinkSide) throws(SpotterError) {
         let limit = clientLimit(tier)
         guard activeClients >= limit else { return }
-        let next = nextTier(after: tier)
-        let who = side == .coach ? "you have" : "the coach has"
+        // A coach's tier and number of clients are the coach's business: a lifter is told only
+        // that the coach cannot take more clients.
+        guard side == .coach else {
+            throw .failedPrecondition("the coach cannot take new clients at the moment; ask them, or try again later")
+        }
         let limitText =
             activeClients == limit
             ? "the limit of the \(tierName(tier)) tier"
             : "more than the \(tierName(tier)) tier's \(limit)"
         throw .failedPrecondition(
-            "\(who) \(DisplayFormat.count(activeClients, "active client")), \(limitText); \(next)")
+            "you have \(DisplayFormat.count(activeClients, "active client")), \(limitText); \(nextTier(after: tier))")
     }
 
     /// What to do past a tier's number of clients: the next tier and its number.

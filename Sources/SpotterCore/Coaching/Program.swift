@@ -92,6 +92,7 @@ public struct ProgramDraft: Sendable {
         let name = name.trimmingWhitespacesAndNewlines()
         validator.check(!name.isEmpty, "program.name", "is required")
         validator.check(name.storedLength <= 100, "program.name", "must be at most 100 characters")
+        if let problem = CredentialRules.visibleTextProblem(name) { validator.add("program.name", problem) }
         validator.check(notes.storedLength <= 5000, "program.notes", "must be at most 5000 characters")
         validator.check((1...52).contains(weeks), "program.weeks", "must be between 1 and 52")
         validator.check(!days.isEmpty, "program.days", "must name at least one training day")

@@ -149,6 +149,7 @@ public struct ExerciseDraft: Sendable, Equatable {
         var validator = Validator()
         validator.check(!name.isEmpty, prefix + "name", "is required")
         validator.check(name.storedLength <= 100, prefix + "name", "must be at most 100 characters")
+        if let problem = CredentialRules.visibleTextProblem(name) { validator.add(prefix + "name", problem) }
         validator.check(category != nil, prefix + "category", "is required")
         validator.check(muscleGroup != nil, prefix + "muscle_group", "is required")
         validator.check(equipment != nil, prefix + "equipment", "is required")

@@ -250,6 +250,7 @@ enum WorkoutRules {
         let name = name.trimmingWhitespacesAndNewlines()
         validator.check(!name.isEmpty, field, "is required")
         validator.check(name.storedLength <= 100, field, "must be at most 100 characters")
+        if let problem = CredentialRules.visibleTextProblem(name) { validator.add(field, problem) }
         return name
     }
 
