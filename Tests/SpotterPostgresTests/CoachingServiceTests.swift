@@ -287,6 +287,18 @@ struct CoachingServiceTests {
             _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-11-24")
             #expect(try await coaching.clients(coach, inactiveDays: 0).first?.workoutsThisWeek == 0)
 
+            // Taking the program back ends the following too: no plan for the lifter or in the coach's
+            // list, and a new assignment starts without one until the lifter follows it again.
+            try await coaching.unassign(coach, id: assignment.id.uuidString)
+            #expect(try await coaching.today(ada).follow == nil)
+            #expect(try await coaching.clients(coach, inactiveDays: 0).first?.plannedThisWeek == nil)
+            let again = try await coaching.assign(
+                coach, client: ada.tenantID.description, templateID: "", programID: program.id.description, note: "")
+            #expect(try await coaching.today(ada).follow == nil)
+            _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-11-24")
+            #expect(try await coaching.today(ada).follow?.startedOn == "2026-11-24")
+            #expect(again.id != assignment.id)
+
             // Ending the link hides the assignment, the program and its templates from the lifter.
             _ = try await coaching.endLink(ada, other: coach.tenantID.description)
             #expect(try await coaching.assignments(ada, client: "").isEmpty)
