@@ -762,7 +762,9 @@ public nonisolated struct Spotter_V1_Comment: Sendable {
 
   public var workoutID: String = String()
 
-  /// Both set for a comment on one set (0-based positions).
+  /// Both set for a comment on one set (0-based positions). When the workout is replaced, the
+  /// comment follows its exercise to its new position (the nearest, if it appears twice); if that set
+  /// is gone, both are cleared and the comment stays on the workout. Devices pull the change.
   public var exerciseIndex: Int32 {
     get {_exerciseIndex ?? 0}
     set {_exerciseIndex = newValue}

@@ -75,11 +75,31 @@ struct SyncCoachFeedTests {
             changes = try await phone.pullAll(sync)
             #expect(changes.map(\.key) == [SyncObjectKey(.comment, comment.id)] && changes.first?.object == nil)
 
+            // The lifter replaces the workout: a comment on a set follows its exercise to its new
+            // place, one whose set is gone stays on the workout, and devices pull both changes.
+            let benchSet = try await coaching.commentAsCoach(
+                coach, client: client, workoutID: w.uuidString, exerciseIndex: 0, setIndex: 2, body: "Bar path")
+            try await phone.pullAll(sync)
+            // The workout was three sets of bench press; squats now come first.
+            let replaced = workoutDraft(
+                "Squats", at: clock.now.addingTimeInterval(-600), exercises: [Catalog.squat, Catalog.benchPress])
+            _ = try await phone.push(sync, [phone.put(.workout(replaced), w, base: 1)])
+            var moved = try await coaching.comments(ada, workoutID: w.uuidString)
+            #expect(moved.first { $0.id == benchSet.id }.map { [$0.exerciseIndex, $0.setIndex] } == [1, 2])
+            changes = try await phone.pullAll(sync)
+            #expect(changes.contains { $0.key == SyncObjectKey(.comment, benchSet.id) })
+            var shorter = replaced
+            shorter.exercises[1].sets = Array(shorter.exercises[1].sets.prefix(2))  // bench's third set gone
+            _ = try await phone.push(sync, [phone.put(.workout(shorter), w, base: 2)])
+            moved = try await coaching.comments(ada, workoutID: w.uuidString)
+            #expect(moved.first { $0.id == benchSet.id }.map { [$0.exerciseIndex, $0.setIndex] } == [nil, nil])
+            try await coaching.deleteCommentAsCoach(coach, client: client, id: benchSet.id.uuidString)
+
             // The lifter deletes a commented workout: its comments go with it, in the pull as deletions.
             let second = try await coaching.commentAsCoach(
                 coach, client: client, workoutID: w.uuidString, exerciseIndex: 0, setIndex: 0, body: "Watch me")
             try await phone.pullAll(sync)
-            _ = try await phone.push(sync, [phone.delete(.workout, w, base: 1)])
+            _ = try await phone.push(sync, [phone.delete(.workout, w, base: 3)])
             changes = try await phone.pullAll(sync)
             #expect(Set(changes.map(\.key)) == [SyncObjectKey(.workout, w), SyncObjectKey(.comment, second.id)])
             #expect(changes.allSatisfy { $0.object == nil })

@@ -104,6 +104,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
             guard let row = updated.single else {
                 throw VersionCheck.failure("workout", expected: expectedVersion, current: current?.version)
             }
+            try await Self.moveComments(tenant, id, to: content, connection)
             try await connection.query(
                 "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
                 [tenant.rawValue, id.rawValue]
@@ -121,6 +122,37 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 updatedAt: now
             )
         }
+    }
+
+    /// Comments on a set follow their exercise when the workout is replaced: to the new position of
+    /// the same exercise (the nearest, when it appears more than once) that still has the set; with
+    /// none, the comment stays on the workout, no longer on a set (a coach's "great depth on set 3"
+    /// must not come to stand beside another exercise). Run before the old exercises are deleted.
+    static func moveComments(
+        _ tenant: TenantID, _ id: WorkoutID, to content: WorkoutContent, _ connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            UPDATE workout_comments c
+            SET exercise_position = m.position, set_position = CASE WHEN m.position IS NOT NULL THEN c.set_position END
+            FROM (
+              SELECT o.comment_id,
+                (SELECT n.ord::int - 1
+                 FROM unnest($3::uuid[], $4::int[]) WITH ORDINALITY AS n(exercise_id, sets, ord)
+                 WHERE n.exercise_id = e.exercise_id AND o.set_position < n.sets
+                 ORDER BY abs(n.ord - 1 - o.exercise_position), n.ord LIMIT 1) AS position
+              FROM workout_comments o
+              JOIN workout_exercises e ON e.tenant_id = o.tenant_id AND e.workout_id = o.workout_id
+                                      AND e.position = o.exercise_position
+              WHERE o.tenant_id = $1 AND o.workout_id = $2
+            ) m
+            WHERE c.tenant_id = $1 AND c.comment_id = m.comment_id AND c.exercise_position IS DISTINCT FROM m.position
+            """,
+            [
+                tenant.rawValue, id.rawValue, content.exercises.map(\.exerciseID.rawValue),
+                content.exercises.map(\.sets.count),
+            ]
+        )
     }
 
     public func updateWorkout(
