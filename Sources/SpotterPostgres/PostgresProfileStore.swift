@@ -31,6 +31,11 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
                     updated_at = $5,
                     version = version + 1
                 WHERE tenant_id = $1
+                  -- A save that changes nothing makes no new version: no device pulls it again.
+                  AND (display_name, time_zone, unit, bio, specialities, birthday) IS DISTINCT FROM
+                      (coalesce($2, display_name), coalesce($3, time_zone), coalesce($4, unit), coalesce($6, bio),
+                       coalesce($7, specialities),
+                       CASE WHEN $8::text IS NULL THEN birthday ELSE nullif($8, '')::date END)
                 """,
                 [
                     principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now,

@@ -471,7 +471,11 @@ struct ActivityTests {
             let accounts = database.accountService(clock: clock)
             let ada = try await database.lifter("ada")
             // Monday 06:00 and Tuesday 06:00 in Berlin (04:00 UTC): two Early Birds' workouts.
-            _ = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Europe/Berlin"))
+            let berlin = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Europe/Berlin"))
+            // Saving the same again makes no new version, so no device pulls the profile for nothing.
+            #expect(
+                try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Europe/Berlin")).version
+                    == berlin.version)
             for day in 0..<2 {
                 _ = try await training.workouts.log(
                     ada, id: "", workoutDraft(at: monday.addingTimeInterval(Double(day) * 86_400 - 8 * 3600)))
