@@ -311,7 +311,11 @@ struct ProfileRoutes {
             },
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,
-            expires: profile.tier.expiresAt.flatMap { tier == .free ? nil : "until \(format.day($0))" },
+            // The last day covered, where the viewer is: a tier set "until 2027-01-31" ends at the
+            // next midnight, which "until Mon 1 Feb" would read as one day more.
+            expires: profile.tier.expiresAt.flatMap {
+                tier == .free ? nil : "through \(format.day($0.addingTimeInterval(-1)))"
+            },
             listed: refused?.listed ?? listing.listed,
             highlights: refused?.highlights ?? listing.highlights.joined(separator: "\n"), listedSaved: listedSaved,
             listingError: refused?.error)

@@ -30,9 +30,20 @@ enum Output {
         if rows.isEmpty { print("(none)") }
     }
 
+    /// An instant in UTC, with its `Z`: a time without a zone could be read as the reader's own.
     static func date(_ date: Date?) -> String {
         guard let date else { return "-" }
         return date.formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon)
+                .timeZone(separator: .omitted))
+    }
+
+    /// A tier's end for people: the instant, and the last day it covers when it ends at midnight UTC
+    /// (`--until 2027-01-31` ends at 2027-02-01T00:00:00Z, "through 2027-01-31").
+    static func tierEnd(_ end: Date) -> String {
+        let seconds = Int(end.timeIntervalSince1970)
+        guard seconds % 86_400 == 0 else { return date(end) }
+        let lastDay = Date(timeIntervalSince1970: Double(seconds - 86_400))
+        return date(end) + " (through " + String(date(lastDay).prefix(10)) + ")"
     }
 }

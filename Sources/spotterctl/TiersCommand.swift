@@ -34,7 +34,7 @@ struct TiersCommand: AsyncParsableCommand {
                             "account": change.account, "tier": tier.rawValue,
                             "until": end.map { Output.date($0) } ?? "never",
                         ],
-                        "\(change.account) is on \(tier.rawValue) until \(end.map { Output.date($0) } ?? "further notice")"
+                        "\(change.account) is on \(tier.rawValue) until \(end.map(Output.tierEnd) ?? "further notice")"
                     )
                 }
             }

@@ -109,11 +109,14 @@ struct PortalProfileTests {
             let coach = try await portal.account("carla", kind: .coach)
             try await portal.database.asOwner { connection in
                 try await connection.query(
-                    "UPDATE tenants SET tier = 'coach_pro' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+                    "UPDATE tenants SET tier = 'coach_pro', tier_expires_at = '2099-02-01T00:00:00Z' WHERE tenant_id = $1",
+                    [coach.tenantID.rawValue])
             }
             try await portal.coaching.link(coach, try await portal.account("otto"), scopes: ["history"])
             let coachPage = try await portal.signedIn("carla").get("/profile")
-            #expect(coachPage.html.contains("Your tier: Coach Pro"))
+            // Set "until 2099-01-31": the last day it covers, not the midnight it ends at.
+            #expect(
+                coachPage.html.contains("Your tier: Coach Pro <span class=\"muted\">through Sat 31 Jan 2099</span>"))
             #expect(coachPage.html.contains("1 of 200 clients in use."))
             #expect(coachPage.html.contains("This is the top tier."))
         }

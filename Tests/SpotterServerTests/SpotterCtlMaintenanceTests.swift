@@ -30,6 +30,10 @@ struct SpotterCtlMaintenanceTests {
                 ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-01", "--reason", "paid", "--json"]
             )
             #expect(set.status == 0, "\(set.output)")
+            // A day is covered through its end, and the line says so, the instant with its zone.
+            let through = try await database.spotterctl(
+                ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-31", "--reason", "paid"])
+            #expect(through.output == "ada is on pro until 2099-02-01T00:00:00Z (through 2099-01-31)\n")
             let wrong = try await database.spotterctl(
                 ["tiers", "set", "coach", "--tier", "pro", "--reason", "x"])
             #expect(wrong.status == 1)
@@ -99,7 +103,7 @@ struct SpotterCtlMaintenanceTests {
                 ])
             let again = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "x"])
             #expect(again.output == "spotterctl: ada is already on the free tier\n")
-            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 4)
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 5)
             // Any start of an action name finds it.
             let started = try #require(
                 try json(try await database.spotterctl(["audit", "list", "--action", "tier.exp", "--json"]))
