@@ -252,7 +252,7 @@ extension Spotter_V1_DiscoverService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Hides a publication of yours; Publish brings it back.
+        /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_UnpublishRequest` messages.
@@ -482,7 +482,7 @@ extension Spotter_V1_DiscoverService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Hides a publication of yours; Publish brings it back.
+        /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UnpublishRequest` message.
@@ -710,7 +710,7 @@ extension Spotter_V1_DiscoverService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Hides a publication of yours; Publish brings it back.
+        /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_UnpublishRequest` message.
@@ -1382,7 +1382,7 @@ extension Spotter_V1_DiscoverService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Hides a publication of yours; Publish brings it back.
+        /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UnpublishRequest` message.
@@ -1691,7 +1691,7 @@ extension Spotter_V1_DiscoverService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Hides a publication of yours; Publish brings it back.
+        /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UnpublishRequest` message.
@@ -2104,7 +2104,7 @@ extension Spotter_V1_DiscoverService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Hides a publication of yours; Publish brings it back.
+    /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_UnpublishRequest` message.
@@ -2465,7 +2465,7 @@ extension Spotter_V1_DiscoverService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Hides a publication of yours; Publish brings it back.
+    /// > Hides a publication of yours; Publish brings it back. One already hidden is answered the same.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -26,7 +26,7 @@ struct BodyMetricsTests {
                 sync, [phone.put(.measurement(weighIn), UUID(), base: 0)])
             #expect(pushed.map(\.status) == [.rejected])
             #expect(
-                pushed.first?.message == "body weight and measurement tracking needs the Pro tier")
+                pushed.first?.message == "mutations[0]: body weight and measurement tracking needs the Pro tier")
 
             // A Pro whose tier lapsed: nothing is lost, and what was recorded can still be deleted.
             let ada = try await database.proLifter("ada")

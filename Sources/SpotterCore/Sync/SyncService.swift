@@ -320,6 +320,9 @@ extension MutationResult {
             located.message = located.violations.listed
         } else if message.hasPrefix("object_id:") {
             located.message = path + message
+        } else if !message.isEmpty {
+            // "mutations[1]: this template is a training day of program …"
+            located.message = path.dropLast() + ": " + message
         }
         return located
     }

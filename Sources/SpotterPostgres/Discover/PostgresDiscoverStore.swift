@@ -113,13 +113,19 @@ public struct PostgresDiscoverStore: DiscoverStore {
 
     public func unpublish(_ principal: Principal, _ id: PublicationID, now: Date) async throws -> Bool {
         try await database.withTenant(principal) { connection in
+            // Already hidden is done: the author's own publication is found either way.
             try await connection.query(
                 """
-                UPDATE publications SET unpublished_at = $3
-                WHERE author_id = $1 AND publication_id = $2 AND unpublished_at IS NULL
+                WITH hidden AS (
+                  UPDATE publications SET unpublished_at = $3
+                  WHERE author_id = $1 AND publication_id = $2 AND unpublished_at IS NULL
+                  RETURNING publication_id
+                )
+                SELECT EXISTS (SELECT FROM hidden)
+                    OR EXISTS (SELECT FROM publications WHERE author_id = $1 AND publication_id = $2) AS found
                 """,
                 [principal.tenantID.rawValue, id.rawValue, now]
-            ).affectedRows == 1
+            ).single?.decode("found") ?? false
         }
     }
 
