@@ -607,7 +607,8 @@ public nonisolated struct Spotter_V1_FollowProgramRequest: Sendable {
 
   public var programID: String = String()
 
-  /// Optional YYYY-MM-DD; default today in your time zone. Week 1 is the seven days from it.
+  /// Optional YYYY-MM-DD within a year of today either way; default today in your time zone. Week 1
+  /// is the seven days from it.
   public var startOn: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

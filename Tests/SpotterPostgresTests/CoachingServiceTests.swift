@@ -238,6 +238,11 @@ struct CoachingServiceTests {
                     note: "")
             }
             #expect(try await coaching.assignments(ada, client: "").map(\.id) == [assignment.id])
+            for typo in ["9999-01-01", "1900-01-01"] {
+                await #expect(throws: SpotterError.invalid("start_on", "must be within a year of today (2026-11-23)")) {
+                    try await coaching.follow(ada, programID: program.id.description, startOn: typo)
+                }
+            }
             let follow = try await coaching.follow(ada, programID: program.id.description, startOn: "")
             #expect(follow.startedOn == "2026-11-23")
             var today = try await coaching.today(ada)

@@ -126,11 +126,18 @@ extension CoachingService {
     public func follow(_ principal: Principal, programID: String, startOn: String) async throws -> ProgramFollow {
         let context = try await requireKind(.lifter, principal)
         let program = try await program(principal, id: programID)
+        let today = ProgramSchedule.localDay(now(), timeZoneID: context.timeZone)
         let start: String
         if startOn.isEmpty {
-            start = ProgramSchedule.format(ProgramSchedule.localDay(now(), timeZoneID: context.timeZone))
+            start = ProgramSchedule.format(today)
         } else {
-            _ = try ProgramSchedule.date(startOn, field: "start_on")
+            // Within a year of today either way: a start in 1900 reads as long finished, one in 9999
+            // as never begun, and either is a typo rather than a plan.
+            let date = try ProgramSchedule.date(startOn, field: "start_on")
+            guard abs(date.timeIntervalSince(today)) <= 366 * 86_400 else {
+                throw SpotterError.invalid(
+                    "start_on", "must be within a year of today (\(ProgramSchedule.format(today)))")
+            }
             start = startOn
         }
         try await store.follow(principal, program, startedOn: start, now: now())
