@@ -126,6 +126,30 @@ public struct AuthService: Sendable {
         return principal
     }
 
+    /// E-mails a new verification link to the signed-in account's address (the earlier links keep
+    /// working until they expire). `failedPrecondition` when the address is verified already;
+    /// `tooManyRequests` past three links an hour, as password resets are limited.
+    public func resendVerification(_ principal: Principal) async throws {
+        let account = try await store.address(principal)
+        guard !account.verified else { throw SpotterError.failedPrecondition("your address is verified already") }
+        let started = now()
+        let issued = try await store.tokensIssued(
+            principal, purpose: .verifyEmail, since: started.addingTimeInterval(-policy.resetWindow))
+        guard issued < policy.resetMaxPerWindow else {
+            throw SpotterError.tooManyRequests(
+                "\(policy.resetMaxPerWindow) verification e-mails were sent in the last hour; check your inbox and spam folder, or try again later",
+                retryAfterSeconds: Int(policy.resetWindow))
+        }
+        let token = Token.generate(prefix: "spv")
+        try await store.issueAccountToken(
+            principal,
+            AccountToken(
+                hash: Token.hash(token), purpose: .verifyEmail,
+                expiresAt: started.addingTimeInterval(policy.verificationTokenLifetime)),
+            email: Mail.verification(
+                to: account.email, username: account.username, token: token, publicURL: policy.publicURL))
+    }
+
     /// Consumes a verification token and marks the address verified.
     public func verifyEmail(token: String) async throws {
         guard !token.isEmpty else { throw SpotterError.invalid("token", "is required") }

@@ -69,7 +69,7 @@ public enum Portal {
         ).add(to: router)
         LifterRoutes(coaching: services.coaching, discover: services.discover, pages: pages).add(to: router)
         ProfileRoutes(
-            accounts: services.accounts, coaching: services.coaching, discover: services.discover,
+            accounts: services.accounts, auth: services.auth, coaching: services.coaching, discover: services.discover,
             transfer: services.training.transfer, pages: pages
         ).add(to: router)
         return router

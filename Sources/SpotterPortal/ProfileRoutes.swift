@@ -6,6 +6,7 @@ import SpotterCore
 /// shows), time zone and unit; and the tier, with what it allows and what the next one unlocks.
 struct ProfileRoutes {
     let accounts: AccountService
+    let auth: AuthService
     let coaching: CoachingService
     let discover: DiscoverService
     let transfer: TransferService
@@ -89,7 +90,24 @@ struct ProfileRoutes {
             let session = try context.signedIn()
             let saved = request.uri.queryParameters.get("saved") != nil
             let listed = request.uri.queryParameters.get("listed") != nil
-            return try await page(session, ProfileForm(session.profile), saved: saved, listedSaved: listed)
+            let sent = request.uri.queryParameters.get("verification") == "sent"
+            return try await page(
+                session, ProfileForm(session.profile), saved: saved, listedSaved: listed,
+                verification: sent ? "A new link is on its way to \(session.profile.email)." : nil)
+        }
+        // A new verification link for an address not yet verified (AuthService/ResendVerificationEmail).
+        router.post("/profile/verify-email") { _, context in
+            let session = try context.signedIn()
+            do {
+                try await auth.resendVerification(session.principal)
+            } catch SpotterError.failedPrecondition {
+                return Response.redirect(to: "/profile", type: .normal)
+            } catch SpotterError.tooManyRequests(let message, _) {
+                return try await page(
+                    session, ProfileForm(session.profile), verification: message.sentenceCased + ".",
+                    status: .tooManyRequests)
+            }
+            return Response.redirect(to: "/profile?verification=sent#verify", type: .normal)
         }
         router.post("/profile") { _, context in
             let session = try context.signedIn()
@@ -267,6 +285,9 @@ struct ProfileRoutes {
         var highlights: String
         var listedSaved: Bool
         var listingError: String?
+        /// The address is not verified yet: offer a new link.
+        var unverified: Bool
+        var verification: String?
     }
 
     private static func highlightProblem(_ violation: FieldViolation, _ highlights: [String]) -> String {
@@ -282,7 +303,7 @@ struct ProfileRoutes {
     private func page(
         _ session: PortalSession, _ form: ProfileForm, saved: Bool = false, listedSaved: Bool = false,
         errors: [String: String] = [:], listing refused: (listed: Bool, highlights: String, error: String)? = nil,
-        status: HTTPResponse.Status = .ok
+        verification: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let profile = session.profile
         let format = Format(profile)
@@ -318,7 +339,7 @@ struct ProfileRoutes {
             },
             listed: refused?.listed ?? listing.listed,
             highlights: refused?.highlights ?? listing.highlights.joined(separator: "\n"), listedSaved: listedSaved,
-            listingError: refused?.error)
+            listingError: refused?.error, unverified: profile.emailVerifiedAt == nil, verification: verification)
         return pages.render(
             "profile", title: "Your profile", session: session, status: status, current: "/profile", page)
     }

@@ -717,6 +717,15 @@ enum Templates {
         {{<layout}}{{$body}}{{#page}}
         <h1>Your profile</h1>
         {{#saved}}<p class="notice">Saved.</p>{{/saved}}
+        {{#unverified}}
+        <section class="card highlight" id="verify">
+        {{#verification}}<p class="notice" role="status">{{verification}}</p>{{/verification}}
+        <p>Your address <strong>{{email}}</strong> is not verified yet. Open the link we e-mailed you; it works for 48 hours.</p>
+        <form method="post" action="/profile/verify-email" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Send the link again</button>
+        </form>
+        </section>
+        {{/unverified}}
         <form method="post" action="/profile" class="editor narrow-form">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("display_name", "Name", extra: " maxlength=\"80\" required autocomplete=\"name\""))

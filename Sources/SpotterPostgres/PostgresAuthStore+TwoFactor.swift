@@ -16,6 +16,18 @@ extension PostgresAuthStore {
         }
     }
 
+    public func address(_ principal: Principal) async throws -> (email: String, username: String, verified: Bool) {
+        try await database.withTenant(principal.tenantID) { connection in
+            guard
+                let row = try await connection.query(
+                    "SELECT email, username, email_verified_at IS NOT NULL AS verified FROM accounts WHERE account_id = $1",
+                    [principal.accountID.rawValue]
+                ).single
+            else { throw SpotterError.notFound("the account is gone") }
+            return (try row.decode("email"), try row.decode("username"), try row.decode("verified"))
+        }
+    }
+
     public func twoFactor(_ principal: Principal) async throws -> TwoFactorRecord? {
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(

@@ -170,6 +170,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "ResendVerificationEmail" metadata.
+        public enum ResendVerificationEmail: Sendable {
+            /// Request type for "ResendVerificationEmail".
+            public typealias Input = Spotter_V1_ResendVerificationEmailRequest
+            /// Response type for "ResendVerificationEmail".
+            public typealias Output = Spotter_V1_ResendVerificationEmailResponse
+            /// Descriptor for "ResendVerificationEmail".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "ResendVerificationEmail",
+                type: .unary
+            )
+        }
         /// Namespace for "BeginMfaEnrollment" metadata.
         public enum BeginMfaEnrollment: Sendable {
             /// Request type for "BeginMfaEnrollment".
@@ -235,6 +248,7 @@ public enum Spotter_V1_AuthService: Sendable {
             ListSessions.descriptor,
             RevokeSession.descriptor,
             ChangePassword.descriptor,
+            ResendVerificationEmail.descriptor,
             BeginMfaEnrollment.descriptor,
             ConfirmMfa.descriptor,
             DisableMfa.descriptor,
@@ -471,6 +485,26 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangePasswordRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangePasswordResponse>
+
+        /// Handle the "ResendVerificationEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+        /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+        /// > links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_ResendVerificationEmailRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ResendVerificationEmailResponse` messages.
+        func resendVerificationEmail(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_ResendVerificationEmailRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ResendVerificationEmailResponse>
 
         /// Handle the "BeginMfaEnrollment" method.
         ///
@@ -763,6 +797,26 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangePasswordResponse>
 
+        /// Handle the "ResendVerificationEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+        /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+        /// > links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ResendVerificationEmailRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ResendVerificationEmailResponse` message.
+        func resendVerificationEmail(
+            request: GRPCCore.ServerRequest<Spotter_V1_ResendVerificationEmailRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ResendVerificationEmailResponse>
+
         /// Handle the "BeginMfaEnrollment" method.
         ///
         /// > Source IDL Documentation:
@@ -1052,6 +1106,26 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_ChangePasswordResponse
 
+        /// Handle the "ResendVerificationEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+        /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+        /// > links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_ResendVerificationEmailRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ResendVerificationEmailResponse` to respond with.
+        func resendVerificationEmail(
+            request: Spotter_V1_ResendVerificationEmailRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ResendVerificationEmailResponse
+
         /// Handle the "BeginMfaEnrollment" method.
         ///
         /// > Source IDL Documentation:
@@ -1255,6 +1329,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.ResendVerificationEmail.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ResendVerificationEmailRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ResendVerificationEmailResponse>(),
+            handler: { request, context in
+                try await self.resendVerificationEmail(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_AuthService.Method.BeginMfaEnrollment.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_BeginMfaEnrollmentRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_MfaEnrollment>(),
@@ -1419,6 +1504,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangePasswordResponse> {
         let response = try await self.changePassword(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func resendVerificationEmail(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_ResendVerificationEmailRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ResendVerificationEmailResponse> {
+        let response = try await self.resendVerificationEmail(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -1609,6 +1705,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangePasswordResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_ChangePasswordResponse>(
             message: try await self.changePassword(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func resendVerificationEmail(
+        request: GRPCCore.ServerRequest<Spotter_V1_ResendVerificationEmailRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ResendVerificationEmailResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ResendVerificationEmailResponse>(
+            message: try await self.resendVerificationEmail(
                 request: request.message,
                 context: context
             ),
@@ -1938,6 +2047,31 @@ extension Spotter_V1_AuthService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangePasswordResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangePasswordResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "ResendVerificationEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+        /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+        /// > links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ResendVerificationEmailRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ResendVerificationEmailRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ResendVerificationEmailResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func resendVerificationEmail<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ResendVerificationEmailRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ResendVerificationEmailRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ResendVerificationEmailResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ResendVerificationEmailResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "BeginMfaEnrollment" method.
@@ -2435,6 +2569,42 @@ extension Spotter_V1_AuthService {
             )
         }
 
+        /// Call the "ResendVerificationEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+        /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+        /// > links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ResendVerificationEmailRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ResendVerificationEmailRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ResendVerificationEmailResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func resendVerificationEmail<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ResendVerificationEmailRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ResendVerificationEmailRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ResendVerificationEmailResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ResendVerificationEmailResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.ResendVerificationEmail.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "BeginMfaEnrollment" method.
         ///
         /// > Source IDL Documentation:
@@ -2902,6 +3072,37 @@ extension Spotter_V1_AuthService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangePasswordRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangePasswordResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ResendVerificationEmail" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+    /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+    /// > links an hour.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_ResendVerificationEmailRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func resendVerificationEmail<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_ResendVerificationEmailRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ResendVerificationEmailResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.resendVerificationEmail(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ResendVerificationEmailRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ResendVerificationEmailResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -3396,6 +3597,41 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.changePassword(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ResendVerificationEmail" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > E-mails the signed-in account a new verification link (earlier ones keep working until they
+    /// > expire). FAILED_PRECONDITION when the address is verified already; RESOURCE_EXHAUSTED past three
+    /// > links an hour.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func resendVerificationEmail<Result>(
+        _ message: Spotter_V1_ResendVerificationEmailRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ResendVerificationEmailResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_ResendVerificationEmailRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.resendVerificationEmail(
             request: request,
             options: options,
             onResponse: handleResponse

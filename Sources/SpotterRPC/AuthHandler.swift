@@ -155,6 +155,13 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         return Spotter_V1_RevokeSessionResponse()
     }
 
+    public func resendVerificationEmail(
+        request: Spotter_V1_ResendVerificationEmailRequest, context: ServerContext
+    ) async throws -> Spotter_V1_ResendVerificationEmailResponse {
+        try await auth.resendVerification(try RequestContext.principal())
+        return Spotter_V1_ResendVerificationEmailResponse()
+    }
+
     public func changePassword(request: Spotter_V1_ChangePasswordRequest, context: ServerContext) async throws
         -> Spotter_V1_ChangePasswordResponse
     {

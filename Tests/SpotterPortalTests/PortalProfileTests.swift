@@ -5,6 +5,43 @@ import Testing
 
 @Suite("Portal profile page")
 struct PortalProfileTests {
+    @Test("an address not verified yet is said on the profile, with a new link on request, three an hour")
+    func resendVerification() async throws {
+        try await PortalHarness.with { portal in
+            let lena = try await portal.account("lena")
+            let browser = try await portal.signedIn("lena")
+            let page = try await browser.get("/profile")
+            #expect(page.html.contains("Your address <strong>lena@example.com</strong> is not verified yet."))
+            func links() async throws -> Int {
+                try await portal.database.count(
+                    "SELECT count(*)::int FROM email_outbox WHERE tenant_id = $1 AND kind = 'verify_email'",
+                    [lena.tenantID.rawValue])
+            }
+            #expect(try await links() == 1, "the one sent at registration")
+            let sent = try await browser.post("/profile/verify-email")
+            #expect(sent.location == "/profile?verification=sent#verify")
+            #expect(
+                try await browser.get("/profile?verification=sent").html.contains(
+                    "A new link is on its way to lena@example.com."))
+            _ = try await browser.post("/profile/verify-email")
+            #expect(try await links() == 3)
+            let refused = try await browser.post("/profile/verify-email")
+            #expect(refused.status == .tooManyRequests)
+            #expect(
+                refused.html.contains(
+                    "3 verification e-mails were sent in the last hour; check your inbox and spam folder, or try again later."
+                ))
+            #expect(try await links() == 3)
+
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE accounts SET email_verified_at = now() WHERE tenant_id = $1", [lena.tenantID.rawValue])
+            }
+            #expect(!(try await browser.get("/profile").html.contains("is not verified yet")))
+            #expect(try await browser.post("/profile/verify-email").location == "/profile")
+        }
+    }
+
     @Test("a coach saves name, bio, specialities, time zone and unit; the page shows them escaped")
     func coachSaves() async throws {
         try await PortalHarness.with { portal in

@@ -100,6 +100,12 @@ struct EndToEndTests {
                         $0.login = "ada"
                         $0.password = "correct horse battery"
                     })
+                // A new verification link: Ada's address is verified already; none without a token.
+                let resent = await rpcError {
+                    _ = try await auth.resendVerificationEmail(.init(), metadata: bearer(again.accessToken))
+                }
+                #expect(resent?.code == .failedPrecondition && resent?.message == "your address is verified already")
+                #expect(await rpcCode { _ = try await auth.resendVerificationEmail(.init()) } == .unauthenticated)
                 // A signed-in change of password: the current one named when wrong, then changed,
                 // this session kept.
                 let wrongCurrent = await rpcError {
