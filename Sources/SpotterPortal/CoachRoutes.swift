@@ -281,7 +281,10 @@ struct CoachRoutes {
                         ? "not shared" : client.lastWorkoutAt.map { format.relative($0, now: at) } ?? "none yet",
                 thisWeek: client.beyondTierLimit
                     ? "–"
-                    : client.workoutsThisWeek.map { Self.thisWeek(done: $0, planned: client.plannedThisWeek) }
+                    : client.workoutsThisWeek.map {
+                        Self.thisWeek(
+                            workouts: $0, planned: client.plannedThisWeek, plannedDone: client.plannedDoneThisWeek)
+                    }
                         ?? "not shared",
                 streak: client.beyondTierLimit ? "–" : client.streakWeeks.map { Self.streakWeeks($0) } ?? "not shared",
                 inactive: client.inactive, newRecord: client.newRecordExercise,
@@ -788,14 +791,17 @@ struct CoachRoutes {
             records: records)
     }
 
-    /// A client-list cell: `–`, `1 week`, `5 weeks`, `104+ weeks`.
-    /// The client list's "This week": workouts done, and of how many planned when the week has a
-    /// plan ("of 0 planned" says nothing: a program that has ended, or a week of rest days).
-    static func thisWeek(done: Int, planned: Int?) -> String {
-        guard let planned, planned > 0 else { return String(done) }
-        return "\(done) of \(planned) planned"
+    /// The client list's "This week": the planned sessions done of those planned when the week has a
+    /// plan, and the other workouts ("2 of 3 planned · 1 more"); else the workouts ("of 0 planned"
+    /// says nothing: a program that has ended, or a week of rest days).
+    static func thisWeek(workouts: Int, planned: Int?, plannedDone: Int?) -> String {
+        guard let planned, planned > 0 else { return String(workouts) }
+        let done = plannedDone ?? 0
+        let others = workouts - done
+        return "\(done) of \(planned) planned" + (others > 0 ? " · \(others) more" : "")
     }
 
+    /// A client-list cell: `–`, `1 week`, `5 weeks`, `104+ weeks`.
     static func streakWeeks(_ weeks: Int) -> String {
         switch weeks {
         case 0: "–"

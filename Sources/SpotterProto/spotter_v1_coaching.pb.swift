@@ -1120,6 +1120,18 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
     set {_uniqueStorage()._beyondTierLimit = newValue}
   }
 
+  /// Adherence, with planned_this_week: of workouts_this_week, those logged from a template of the
+  /// followed program (at most planned_this_week). An extra workout counts in workouts_this_week
+  /// only, so "2 of 3 planned" stays 2 when the client trains arms on a rest day.
+  public var plannedDoneThisWeek: Int32 {
+    get {_storage._plannedDoneThisWeek ?? 0}
+    set {_uniqueStorage()._plannedDoneThisWeek = newValue}
+  }
+  /// Returns true if `plannedDoneThisWeek` has been explicitly set.
+  public var hasPlannedDoneThisWeek: Bool {_storage._plannedDoneThisWeek != nil}
+  /// Clears the value of `plannedDoneThisWeek`. Subsequent reads from it will return its default value.
+  public mutating func clearPlannedDoneThisWeek() {_uniqueStorage()._plannedDoneThisWeek = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -3215,7 +3227,7 @@ nonisolated extension Spotter_V1_EndClientRequest: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ClientSummary"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}last_workout_at\0\u{3}workouts_this_week\0\u{3}planned_this_week\0\u{1}inactive\0\u{3}new_record_exercise\0\u{3}streak_weeks\0\u{3}beyond_tier_limit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}last_workout_at\0\u{3}workouts_this_week\0\u{3}planned_this_week\0\u{1}inactive\0\u{3}new_record_exercise\0\u{3}streak_weeks\0\u{3}beyond_tier_limit\0\u{3}planned_done_this_week\0")
 
   fileprivate class _StorageClass {
     var _link: Spotter_V1_CoachLink? = nil
@@ -3226,6 +3238,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
     var _newRecordExercise: String = String()
     var _streakWeeks: Int32? = nil
     var _beyondTierLimit: Bool = false
+    var _plannedDoneThisWeek: Int32? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3244,6 +3257,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
       _newRecordExercise = source._newRecordExercise
       _streakWeeks = source._streakWeeks
       _beyondTierLimit = source._beyondTierLimit
+      _plannedDoneThisWeek = source._plannedDoneThisWeek
     }
   }
 
@@ -3270,6 +3284,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
         case 6: try { try decoder.decodeSingularStringField(value: &_storage._newRecordExercise) }()
         case 7: try { try decoder.decodeSingularInt32Field(value: &_storage._streakWeeks) }()
         case 8: try { try decoder.decodeSingularBoolField(value: &_storage._beyondTierLimit) }()
+        case 9: try { try decoder.decodeSingularInt32Field(value: &_storage._plannedDoneThisWeek) }()
         default: break
         }
       }
@@ -3306,6 +3321,9 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
       if _storage._beyondTierLimit != false {
         try visitor.visitSingularBoolField(value: _storage._beyondTierLimit, fieldNumber: 8)
       }
+      try { if let v = _storage._plannedDoneThisWeek {
+        try visitor.visitSingularInt32Field(value: v, fieldNumber: 9)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3323,6 +3341,7 @@ nonisolated extension Spotter_V1_ClientSummary: SwiftProtobuf.Message, SwiftProt
         if _storage._newRecordExercise != rhs_storage._newRecordExercise {return false}
         if _storage._streakWeeks != rhs_storage._streakWeeks {return false}
         if _storage._beyondTierLimit != rhs_storage._beyondTierLimit {return false}
+        if _storage._plannedDoneThisWeek != rhs_storage._plannedDoneThisWeek {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -128,9 +128,13 @@ struct PortalStreakTests {
             CoachRoutes.streak(WeeklyStreak(current: 0, longest: 3, currentSince: nil, lastWeek: "2026-09-07"), format)
                 == "No workout in the last two weeks; the last was in the week of Mon 7 Sep 2026 (longest: 3 weeks).")
         #expect(CoachRoutes.streak(.none, format) == nil)
-        #expect(CoachRoutes.thisWeek(done: 2, planned: 3) == "2 of 3 planned")
-        #expect(CoachRoutes.thisWeek(done: 7, planned: 0) == "7", "a program that has ended plans nothing")
-        #expect(CoachRoutes.thisWeek(done: 1, planned: nil) == "1")
+        #expect(CoachRoutes.thisWeek(workouts: 2, planned: 3, plannedDone: 2) == "2 of 3 planned")
+        // Monday's and Friday's planned sessions and arms on Thursday; Wednesday's was missed.
+        #expect(CoachRoutes.thisWeek(workouts: 3, planned: 3, plannedDone: 2) == "2 of 3 planned · 1 more")
+        #expect(
+            CoachRoutes.thisWeek(workouts: 7, planned: 0, plannedDone: 0) == "7",
+            "a program that has ended plans nothing")
+        #expect(CoachRoutes.thisWeek(workouts: 1, planned: nil, plannedDone: nil) == "1")
     }
 }
 

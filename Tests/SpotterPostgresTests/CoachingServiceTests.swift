@@ -286,11 +286,17 @@ struct CoachingServiceTests {
             let clients = try await coaching.clients(coach, inactiveDays: 0)
             #expect(clients.first?.plannedThisWeek == 2)
             #expect(clients.first?.workoutsThisWeek == 1)
+            #expect(clients.first?.plannedDoneThisWeek == 1, "Monday's workout was logged from the program's day")
+            // An extra workout off the plan counts as a workout, not as a planned session done.
+            _ = try await training.workouts.log(ada, id: "", workoutDraft("Arms", at: clock.now))
+            let withArms = try await coaching.clients(coach, inactiveDays: 0).first
+            #expect(withArms?.workoutsThisWeek == 2 && withArms?.plannedDoneThisWeek == 1)
             #expect(clients.first?.inactive == false)
             // A program begun mid-week counts the week's workouts from its first day, as its plan does:
             // Monday's workout came before it ("1 of 1 planned", not "2 of 1").
             _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-11-24")
-            #expect(try await coaching.clients(coach, inactiveDays: 0).first?.workoutsThisWeek == 0)
+            let fromTuesday = try await coaching.clients(coach, inactiveDays: 0).first
+            #expect(fromTuesday?.workoutsThisWeek == 1 && fromTuesday?.plannedDoneThisWeek == 0, "Tuesday's arms only")
 
             // Taking the program back ends the following too: no plan for the lifter or in the coach's
             // list, and a new assignment starts without one until the lifter follows it again.

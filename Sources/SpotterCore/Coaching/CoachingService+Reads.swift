@@ -61,15 +61,16 @@ extension CoachingService {
             let scopes = fact.link.scopes
             let history = scopes.contains(.history) || scopes.contains(.details)
             let today = ProgramSchedule.localDay(at, timeZoneID: fact.timeZone)
+            let planned =
+                history
+                ? fact.follow.map { ProgramSchedule.plannedInWeek($0.content, startedOn: $0.startedOn, holding: today) }
+                : nil
             return ClientSummary(
                 link: fact.link,
                 lastWorkoutAt: history ? fact.lastWorkoutAt : nil,
                 workoutsThisWeek: history ? fact.workoutsSince : nil,
-                plannedThisWeek: history
-                    ? fact.follow.map {
-                        ProgramSchedule.plannedInWeek($0.content, startedOn: $0.startedOn, holding: today)
-                    }
-                    : nil,
+                plannedThisWeek: planned,
+                plannedDoneThisWeek: planned.map { min($0, fact.plannedDone) },
                 inactive: history
                     && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
                 newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil,

@@ -320,6 +320,9 @@ public struct ClientSummary: Sendable, Equatable {
     public var workoutsThisWeek: Int?
     /// Planned training days this week in the followed program, with the history scope.
     public var plannedThisWeek: Int?
+    /// Adherence: of `workoutsThisWeek`, those logged from the followed program's templates, at most
+    /// `plannedThisWeek`; set with it.
+    public var plannedDoneThisWeek: Int?
     /// No workout for at least the asked number of days (history scope).
     public var inactive: Bool
     /// The exercise of a new heaviest working set since the coach last opened the client
@@ -333,9 +336,11 @@ public struct ClientSummary: Sendable, Equatable {
     public var beyondTierLimit: Bool
 
     public init(
-        link: CoachLink, lastWorkoutAt: Date?, workoutsThisWeek: Int?, plannedThisWeek: Int?, inactive: Bool,
-        newRecordExercise: String?, streakWeeks: Int? = nil, beyondTierLimit: Bool = false
+        link: CoachLink, lastWorkoutAt: Date?, workoutsThisWeek: Int?, plannedThisWeek: Int?,
+        plannedDoneThisWeek: Int? = nil, inactive: Bool, newRecordExercise: String?, streakWeeks: Int? = nil,
+        beyondTierLimit: Bool = false
     ) {
+        self.plannedDoneThisWeek = plannedDoneThisWeek
         self.beyondTierLimit = beyondTierLimit
         self.streakWeeks = streakWeeks
         self.link = link

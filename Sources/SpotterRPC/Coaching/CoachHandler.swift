@@ -69,6 +69,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
                     if let last = client.lastWorkoutAt { $0.lastWorkoutAt = Spotter_V1_Timestamp(last) }
                     if let count = client.workoutsThisWeek { $0.workoutsThisWeek = Int32(count) }
                     if let planned = client.plannedThisWeek { $0.plannedThisWeek = Int32(planned) }
+                    if let done = client.plannedDoneThisWeek { $0.plannedDoneThisWeek = Int32(done) }
                     $0.inactive = client.inactive
                     $0.newRecordExercise = client.newRecordExercise ?? ""
                     if let weeks = client.streakWeeks { $0.streakWeeks = Int32(weeks) }
