@@ -775,7 +775,7 @@ enum Templates {
         </section>
         <section class="card">
         <h2>Password and sign-ins</h2>
-        <p><a href="/security">Change your password, or see where you are signed in</a> and sign out a lost device.</p>
+        <p><a href="/security">Change your password, set up two-factor sign-in, or see where you are signed in</a> and sign out a lost device.</p>
         </section>
         <p class="muted">Signed in as {{username}} ({{email}}).</p>
         {{/page}}{{/body}}{{/layout}}

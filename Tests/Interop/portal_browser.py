@@ -194,6 +194,12 @@ def main():
         check("the directory listing is saved", "Saved." in coach.find_element(By.ID, "directory").text and
               coach.find_element(By.CSS_SELECTOR, "#directory input[name='listed']").is_selected())
         snap(coach, "profile")
+        coach.get(portal + "/security")
+        navigate(coach, coach.find_element(By.CSS_SELECTOR, "form[action='/security/two-factor/begin'] button").click)
+        check("two-factor set-up shows a QR code and its key",
+              coach.find_elements(By.CSS_SELECTOR, "figure.qr svg") and
+              len(coach.find_element(By.CSS_SELECTOR, "code.key").text.replace(" ", "")) == 32)
+        snap(coach, "two-factor")
 
         sign_in(lifter, args.lifter)
         check("the lifter signs in and lands on their coaches", lifter.current_url == portal + "/coaches",

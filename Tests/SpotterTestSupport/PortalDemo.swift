@@ -31,6 +31,9 @@ public struct PortalDemo: Sendable {
             try await connection.query(
                 "UPDATE tenants SET display_name = $2, tier = 'pro' WHERE tenant_id = $1",
                 [lifter.tenantID.rawValue, lifterName])
+            try await connection.query(
+                "UPDATE accounts SET email_verified_at = now() WHERE tenant_id = ANY($1::uuid[])",
+                [[coach.tenantID.rawValue, lifter.tenantID.rawValue]])
         }
         try await coaching.link(coach, lifter, scopes: Scope.allCases.map(\.rawValue))
         var workouts: [Workout] = []
