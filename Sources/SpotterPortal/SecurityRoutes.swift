@@ -64,6 +64,10 @@ struct SecurityRoutes {
         router.post("/security/password") { _, context in
             let session = try context.signedIn()
             var page = SecurityPage()
+            guard context.form["new_password"] == context.form["new_password_again"] else {
+                page.errors = ["new_password_again": SessionRoutes.passwordsDiffer]
+                return try await render(session, page, status: .badRequest)
+            }
             do {
                 let ended = try await auth.changePassword(
                     session.principal, current: context.form["current_password"] ?? "",

@@ -38,7 +38,10 @@ struct SessionRoutes {
         var page = FormPage(next: safeNext(back))
         page.error =
             "Your session ended before the form was sent, so nothing was changed. Sign in to go back to the page."
-        let left = ["_csrf", "next", "action", "token", "challenge", "code", "password", "new_password", "answer"]
+        let left = [
+            "_csrf", "next", "action", "token", "challenge", "code", "password", "password_again", "new_password",
+            "new_password_again", "current_password", "codes_code", "off_code", "answer",
+        ]
         page.typed = form.fields.compactMap { field in
             let value = field.value.trimmingWhitespacesAndNewlines()
             guard !left.contains(field.name), !value.isEmpty, UUID(uuidString: value) == nil,
@@ -132,6 +135,12 @@ struct SessionRoutes {
         }
         router.post("/reset-password/complete") { _, context in
             let token = context.form.text("token")
+            // A typo in a password nobody sees would lock the account out until the next reset.
+            guard context.form["password"] == context.form["password_again"] else {
+                return pages.render(
+                    "reset_complete", title: "Choose a new password", session: context.session, status: .badRequest,
+                    FormPage(values: ["token": token], errors: ["password_again": Self.passwordsDiffer]))
+            }
             do {
                 try await auth.completePasswordReset(token: token, newPassword: context.form["password"] ?? "")
             } catch SpotterError.invalidArgument(let violations) {
@@ -269,6 +278,8 @@ struct SessionRoutes {
         "time_zone": "The time zone", "from": "The first day", "to": "The last day", "weeks": "Weeks",
         "days": "The program", "query": "The search",
     ]
+
+    static let passwordsDiffer = "The two new passwords differ; type the same one twice."
 
     static func wait(_ seconds: Int) -> String {
         seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"

@@ -163,6 +163,7 @@ enum Templates {
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("token", "Code from the e-mail", extra: " autocomplete=\"off\" required"))
         \(field("password", "New password", type: "password", extra: " autocomplete=\"new-password\" required"))
+        \(field("password_again", "The new password again", type: "password", extra: " autocomplete=\"new-password\" required"))
         <button>Set the password</button>
         </form>
         <p class="hint">At least \(CredentialRules.passwordMinLength) characters. Every session of the account is signed out.</p>
@@ -793,6 +794,7 @@ enum Templates {
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("current_password", "Current password", type: "password", extra: " autocomplete=\"current-password\" required"))
         \(field("new_password", "New password", type: "password", extra: " autocomplete=\"new-password\" required"))
+        \(field("new_password_again", "The new password again", type: "password", extra: " autocomplete=\"new-password\" required"))
         <p class="hint">At least \(CredentialRules.passwordMinLength) characters. Every other device is signed out; this one stays signed in.</p>
         <button>Change the password</button>
         </form>

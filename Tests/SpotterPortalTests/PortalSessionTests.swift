@@ -232,21 +232,40 @@ struct PortalSessionTests {
 
             let wrong = try await laptop.post(
                 "/security/password",
-                [("current_password", "not it at all"), ("new_password", "a fresh long password")])
+                [
+                    ("current_password", "not it at all"), ("new_password", "a fresh long password"),
+                    ("new_password_again", "a fresh long password"),
+                ])
             #expect(wrong.status == .badRequest)
             #expect(wrong.html.contains("The current password is not your password."))
             #expect(!wrong.html.contains("a fresh long password"), "passwords are never sent back")
             let same = try await laptop.post(
                 "/security/password",
-                [("current_password", "long enough carla"), ("new_password", "long enough carla")])
+                [
+                    ("current_password", "long enough carla"), ("new_password", "long enough carla"),
+                    ("new_password_again", "long enough carla"),
+                ])
             #expect(same.html.contains("The password must differ from the current password."))
             let short = try await laptop.post(
-                "/security/password", [("current_password", "long enough carla"), ("new_password", "short")])
+                "/security/password",
+                [("current_password", "long enough carla"), ("new_password", "short"), ("new_password_again", "short")])
             #expect(short.html.contains(#"aria-describedby="new_password-error""#))
 
+            // A typo in the repeat changes nothing and says so.
+            let typo = try await laptop.post(
+                "/security/password",
+                [
+                    ("current_password", "long enough carla"), ("new_password", "a fresh long password"),
+                    ("new_password_again", "a fresh long pasword"),
+                ])
+            #expect(typo.status == .badRequest)
+            #expect(typo.html.contains("The two new passwords differ; type the same one twice."))
             let changed = try await laptop.post(
                 "/security/password",
-                [("current_password", "long enough carla"), ("new_password", "a fresh long password")])
+                [
+                    ("current_password", "long enough carla"), ("new_password", "a fresh long password"),
+                    ("new_password_again", "a fresh long password"),
+                ])
             #expect(changed.location == "/security?changed=1")
             #expect(
                 try await laptop.get(changed.location!).html.contains(
@@ -380,6 +399,16 @@ struct PortalSessionTests {
             #expect(!sent.html.contains(script))
             #expect(try await portal.database.accountService().profile(coach).bio == "", "nothing was saved")
 
+            // A password form sent after the session ended never shows a password back.
+            let security = try await tab.post(
+                "/security/password",
+                [
+                    ("current_password", "long enough carla"), ("new_password", "Typed New Secret"),
+                    ("new_password_again", "Typed New Secret"),
+                ], csrf: csrf)
+            #expect(security.status == .unauthorized)
+            #expect(!security.html.contains("long enough carla") && !security.html.contains("Typed New Secret"))
+
             // Signing in from that page goes back to the form's page.
             let again = try await tab.post(
                 "/sign-in", [("login", "carla"), ("password", "long enough carla"), ("next", "/profile?tab=public")])
@@ -465,14 +494,20 @@ struct PortalSessionTests {
             #expect(form.html.contains(#"value="\#(code)""#))
             #expect(form.html.contains("At least \(CredentialRules.passwordMinLength) characters."))
             let wrong = try await anonymous.post(
-                "/reset-password/complete", [("token", "spp_wrong"), ("password", "a brand new password")])
+                "/reset-password/complete",
+                [
+                    ("token", "spp_wrong"), ("password", "a brand new password"),
+                    ("password_again", "a brand new password"),
+                ])
             #expect(wrong.status == .badRequest)
             #expect(wrong.html.contains("unknown, already used or expired"))
-            let short = try await anonymous.post("/reset-password/complete", [("token", code), ("password", "short")])
+            let short = try await anonymous.post(
+                "/reset-password/complete", [("token", code), ("password", "short"), ("password_again", "short")])
             #expect(short.status == .badRequest)
             #expect(short.html.contains(#"aria-describedby="password-error""#))
             let done = try await anonymous.post(
-                "/reset-password/complete", [("token", code), ("password", "a brand new password")])
+                "/reset-password/complete",
+                [("token", code), ("password", "a brand new password"), ("password_again", "a brand new password")])
             #expect(done.location == "/sign-in?reset=1")
             // The used link, opened again, says so before a new password is typed, and asks for a new link.
             for token in [code, "spp_wrong"] {
