@@ -36,7 +36,7 @@ struct AuditCommand: AsyncParsableCommand {
                             actor: actor, action: action, targetTenantID: targetID, since: sinceDate,
                             until: untilDate, limit: limit)
                     )
-                    if options.json { return try Output.json(entries) }
+                    if options.json { return try Output.json(entries.map(AuditJSON.init)) }
                     Output.table(
                         ["ID", "AT", "ACTOR", "OS USER", "ACTION", "TARGET", "REASON"],
                         entries.map {
@@ -49,5 +49,32 @@ struct AuditCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+}
+
+/// An audit row as `--json` prints it: its details as the JSON object they are, not a string.
+private struct AuditJSON: Encodable {
+    var id: Int64
+    var at: Date
+    var actorKind: String
+    var actor: String
+    var osUser: String?
+    var action: String
+    var targetTenantID: TenantID?
+    var target: String?
+    var reason: String?
+    var details: Output.Embedded
+
+    init(_ entry: AuditEntry) {
+        id = entry.id
+        at = entry.at
+        actorKind = entry.actorKind
+        actor = entry.actor
+        osUser = entry.osUser
+        action = entry.action
+        targetTenantID = entry.targetTenantID
+        target = entry.target
+        reason = entry.reason
+        details = Output.Embedded(json: entry.details)
     }
 }

@@ -15,6 +15,56 @@ enum Output {
         return try encoder.encode(value)
     }
 
+    /// A JSON document kept as JSON in an encoded value (an audit row's `details`), not as a string
+    /// of JSON inside it.
+    enum Embedded: Codable {
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([Embedded])
+        case object([String: Embedded])
+
+        /// The JSON `text` holds; a text that is not JSON stays a string.
+        init(json text: String) {
+            self = (try? JSONDecoder().decode(Embedded.self, from: Data(text.utf8))) ?? .string(text)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else if let value = try? container.decode(String.self) {
+                self = .string(value)
+            } else if let value = try? container.decode([Embedded].self) {
+                self = .array(value)
+            } else {
+                self = .object(try container.decode([String: Embedded].self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .number(let value):
+                if value == value.rounded(), abs(value) < 1e15 {
+                    try container.encode(Int64(value))
+                } else {
+                    try container.encode(value)
+                }
+            case .string(let value): try container.encode(value)
+            case .array(let values): try container.encode(values)
+            case .object(let fields): try container.encode(fields)
+            }
+        }
+    }
+
     static func table(_ header: [String], _ rows: [[String]]) {
         var widths = header.map(\.count)
         for row in rows {

@@ -109,6 +109,12 @@ struct SpotterCtlMaintenanceTests {
                 try json(try await database.spotterctl(["audit", "list", "--action", "tier.exp", "--json"]))
                     as? [[String: Any]])
             #expect(started.map { $0["action"] as? String } == ["tier.expire"])
+            // The details are a JSON object of their own, not a string holding JSON.
+            let sets = try #require(
+                try json(try await database.spotterctl(["audit", "list", "--action", "tier.set", "--json"]))
+                    as? [[String: Any]])
+            let details = sets.first?["details"]
+            #expect(details is [String: Any], "\(String(describing: details))")
         }
     }
 
