@@ -116,37 +116,18 @@ struct SecurityRoutes {
             }
         }
         router.post("/security/two-factor/recovery-codes") { _, context in
-            let session = try context.signedIn()
-            var page = SecurityPage()
-            do {
-                let codes = try await auth.regenerateRecoveryCodes(
-                    session.principal, code: context.form.text("codes_code"))
+            try await withCode(context, field: "codes_code") { session, code in
+                let codes = try await auth.regenerateRecoveryCodes(session.principal, code: code)
                 return pages.render(
                     "recovery_codes", title: "Recovery codes", session: session, current: "/profile",
                     RecoveryCodesPage(turnedOn: false, codes: codes))
-            } catch SpotterError.invalidArgument(let violations) {
-                page.errors = SessionRoutes.fieldErrors(violations, ["code": "codes_code"])
-            } catch SpotterError.tooManyRequests(_, let seconds) {
-                page.error = "Too many wrong codes. Try again in \(SessionRoutes.wait(seconds))."
-            } catch SpotterError.failedPrecondition {
-                return Response.redirect(to: "/security", type: .normal)
             }
-            return try await render(session, page, status: .badRequest)
         }
         router.post("/security/two-factor/off") { _, context in
-            let session = try context.signedIn()
-            var page = SecurityPage()
-            do {
-                try await auth.disableTwoFactor(session.principal, code: context.form.text("off_code"))
+            try await withCode(context, field: "off_code") { session, code in
+                try await auth.disableTwoFactor(session.principal, code: code)
                 return Response.redirect(to: "/security?two-factor=off", type: .normal)
-            } catch SpotterError.invalidArgument(let violations) {
-                page.errors = SessionRoutes.fieldErrors(violations, ["code": "off_code"])
-            } catch SpotterError.tooManyRequests(_, let seconds) {
-                page.error = "Too many wrong codes. Try again in \(SessionRoutes.wait(seconds))."
-            } catch SpotterError.failedPrecondition {
-                return Response.redirect(to: "/security", type: .normal)
             }
-            return try await render(session, page, status: .badRequest)
         }
         router.post("/security/sessions/:id/sign-out") { _, context in
             let session = try context.signedIn()
@@ -182,6 +163,26 @@ struct SecurityRoutes {
         }
         return pages.render(
             "security", title: "Password and sign-ins", session: session, status: status, current: "/profile", page)
+    }
+
+    /// A form of the two-factor card that sends a code typed in `field`: a wrong code is said beside
+    /// it, too many say how long to wait, and two-factor sign-in turned off meanwhile goes back to
+    /// the page.
+    private func withCode(
+        _ context: PortalContext, field: String, _ action: (PortalSession, String) async throws -> Response
+    ) async throws -> Response {
+        let session = try context.signedIn()
+        var page = SecurityPage()
+        do {
+            return try await action(session, context.form.text(field))
+        } catch SpotterError.invalidArgument(let violations) {
+            page.errors = SessionRoutes.fieldErrors(violations, ["code": field])
+        } catch SpotterError.tooManyRequests(_, let seconds) {
+            page.error = "Too many wrong codes. Try again in \(SessionRoutes.wait(seconds))."
+        } catch SpotterError.failedPrecondition {
+            return Response.redirect(to: "/security", type: .normal)
+        }
+        return try await render(session, page, status: .badRequest)
     }
 
     private func renderSetup(

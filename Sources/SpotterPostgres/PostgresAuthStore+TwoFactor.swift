@@ -6,14 +6,7 @@ import SpotterCore
 /// all under row-level security (a challenge's tenant is found through a SECURITY DEFINER lookup).
 extension PostgresAuthStore {
     public func username(_ principal: Principal) async throws -> String {
-        try await database.withTenant(principal.tenantID) { connection in
-            guard
-                let row = try await connection.query(
-                    "SELECT username FROM accounts WHERE account_id = $1", [principal.accountID.rawValue]
-                ).single
-            else { throw SpotterError.notFound("the account is gone") }
-            return try row.decode("username")
-        }
+        try await address(principal).username
     }
 
     public func address(_ principal: Principal) async throws -> (email: String, username: String, verified: Bool) {
