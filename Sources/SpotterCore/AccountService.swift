@@ -66,7 +66,7 @@ public struct AccountService: Sendable {
         }) {
             return "must not contain control characters"
         }
-        return nil
+        return CredentialRules.directionProblem(trimmed)
     }
 
     /// The problems of a list of specialities, by field: `specialities` for the list,

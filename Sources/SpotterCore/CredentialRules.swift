@@ -66,21 +66,28 @@ public enum CredentialRules {
         return visibleTextProblem(trimmed)
     }
 
-    /// Why a name others read (a display name, a template's, a program's) could pass for another:
-    /// it reverses the text's direction (U+202A–U+202E, U+2066–U+2069, which can make "evil" read as
-    /// "live"), or nothing in it is visible (only zero-width and format characters). `nil` when
-    /// neither; emoji joiners and right-to-left scripts themselves are fine.
+    /// Why a name others read (a display name, a template's, a program's) is not one: it is not one
+    /// line (a control character: a line break, a tab), it reverses the text's direction
+    /// (`directionProblem`), or nothing in it is visible (only zero-width and format characters).
+    /// `nil` when none; emoji joiners and right-to-left scripts themselves are fine.
     public static func visibleTextProblem(_ text: String) -> String? {
-        if text.unicodeScalars.contains(where: {
-            (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
-        }) {
-            return "must not contain characters that reverse the text's direction"
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "must be one line, without control characters"
         }
+        if let problem = directionProblem(text) { return problem }
         let visible = text.unicodeScalars.contains { scalar in
             !scalar.properties.isWhitespace && !scalar.properties.isDefaultIgnorableCodePoint
                 && ![.format, .control, .nonspacingMark, .enclosingMark].contains(scalar.properties.generalCategory)
         }
         return visible || text.isEmpty ? nil : "must contain a visible character"
+    }
+
+    /// Why text others read (a name, a bio, a comment) could be made to read otherwise: it holds a
+    /// direction override or isolate (U+202A–U+202E, U+2066–U+2069), which can show "evil" as "live".
+    public static func directionProblem(_ text: String) -> String? {
+        text.unicodeScalars.contains(where: {
+            (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+        }) ? "must not contain characters that reverse the text's direction" : nil
     }
 
     /// Why `identifier` is not an IANA time zone, or `nil`.

@@ -84,7 +84,8 @@ enum Assets {
         .qr svg { display: block; width: 232px; max-width: 100%; height: auto; }
         code.key { font: 600 1.05rem ui-monospace, monospace; word-spacing: .2em; overflow-wrap: anywhere; }
         ol.steps > li { margin-bottom: 16px; }
-        ol.recovery { columns: 2; font: 1.1rem ui-monospace, monospace; }
+        ol.recovery { columns: 2; column-gap: 3em; padding-left: 2.5em; font: 1.1rem ui-monospace, monospace; }
+        ol.recovery li { break-inside: avoid; }
         h3 { font-size: 1rem; margin: 16px 0 4px; }
         .share { white-space: pre-wrap; background: var(--bg); padding: 8px; border-radius: 6px; }
         .workout { color: var(--ink); text-decoration: none; display: grid; grid-template-columns: 10em 1fr;
@@ -168,6 +169,7 @@ enum Assets {
           .workout { grid-template-columns: 1fr; }
           .workout .muted { grid-column: 1; }
           .choices { columns: 1; }
+          ol.recovery { columns: 1; }
         }
         """
 }

@@ -66,7 +66,7 @@ struct PlanRoutes {
             let copy = try await coaching.createProgram(
                 session.principal, id: "",
                 ProgramDraft(
-                    name: String((program.content.name + " (copy)").prefix(100)), notes: program.content.notes,
+                    name: (program.content.name + " (copy)").prefix(storedLength: 100), notes: program.content.notes,
                     weeks: program.content.weeks,
                     days: program.content.days.map {
                         .init(week: $0.week, weekday: $0.weekday, templateID: $0.templateID.description)

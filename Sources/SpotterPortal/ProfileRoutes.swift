@@ -104,7 +104,7 @@ struct ProfileRoutes {
                 return Response.redirect(to: "/profile", type: .normal)
             } catch SpotterError.tooManyRequests(let message, _) {
                 return try await page(
-                    session, ProfileForm(session.profile), verification: message.sentenceCased + ".",
+                    session, ProfileForm(session.profile), verificationRefused: message.sentenceCased + ".",
                     status: .tooManyRequests)
             }
             return Response.redirect(to: "/profile?verification=sent#verify", type: .normal)
@@ -288,6 +288,7 @@ struct ProfileRoutes {
         /// The address is not verified yet: offer a new link.
         var unverified: Bool
         var verification: String?
+        var verificationRefused: String?
     }
 
     private static func highlightProblem(_ violation: FieldViolation, _ highlights: [String]) -> String {
@@ -303,7 +304,7 @@ struct ProfileRoutes {
     private func page(
         _ session: PortalSession, _ form: ProfileForm, saved: Bool = false, listedSaved: Bool = false,
         errors: [String: String] = [:], listing refused: (listed: Bool, highlights: String, error: String)? = nil,
-        verification: String? = nil, status: HTTPResponse.Status = .ok
+        verification: String? = nil, verificationRefused: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let profile = session.profile
         let format = Format(profile)
@@ -339,7 +340,8 @@ struct ProfileRoutes {
             },
             listed: refused?.listed ?? listing.listed,
             highlights: refused?.highlights ?? listing.highlights.joined(separator: "\n"), listedSaved: listedSaved,
-            listingError: refused?.error, unverified: profile.emailVerifiedAt == nil, verification: verification)
+            listingError: refused?.error, unverified: profile.emailVerifiedAt == nil, verification: verification,
+            verificationRefused: verificationRefused)
         return pages.render(
             "profile", title: "Your profile", session: session, status: status, current: "/profile", page)
     }

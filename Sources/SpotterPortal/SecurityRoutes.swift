@@ -27,7 +27,7 @@ struct SecurityRoutes {
         var notice: String?
         var sessions: [Session] = []
         var others = false
-        /// "on since 3 Mar 2026", or nil when two-factor sign-in is off.
+        /// The day two-factor sign-in was turned on ("Tue 3 Mar 2026"); nil while it is off.
         var twoFactorSince: String?
         var twoFactorWaiting = false
     }
@@ -83,10 +83,14 @@ struct SecurityRoutes {
         }
         router.post("/security/two-factor/begin") { _, context in
             let session = try context.signedIn()
-            do {
-                _ = try await auth.beginTwoFactor(session.principal)
-            } catch SpotterError.failedPrecondition {
-                return Response.redirect(to: "/security", type: .normal)
+            // A set-up already waiting keeps its key: the app may hold it already (a second tab, the
+            // back button); a new key would make its codes fail.
+            if case .off = try await auth.twoFactorState(session.principal) {
+                do {
+                    _ = try await auth.beginTwoFactor(session.principal)
+                } catch SpotterError.failedPrecondition {
+                    return Response.redirect(to: "/security", type: .normal)
+                }
             }
             return Response.redirect(to: "/security/two-factor", type: .normal)
         }

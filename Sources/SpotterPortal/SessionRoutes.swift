@@ -206,8 +206,15 @@ struct SessionRoutes {
                 return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, restart)
             }
             page.errors = [
-                "code": "This code is wrong or was already used. The app shows a new one every 30 seconds: wait for it."
+                "code":
+                    "This code is wrong or was already used. The app shows a new one every 30 seconds; "
+                    + "a recovery code works once."
             ]
+        } catch SpotterError.tooManyRequests(_, let seconds) {
+            // The sign-in stays where it is: the same challenge takes a code once the wait is over.
+            page.error = "Too many wrong codes. Try again in \(Self.wait(seconds))."
+            return pages.render(
+                "sign_in_code", title: "Two-factor sign-in", session: nil, status: .tooManyRequests, page)
         }
         return pages.render("sign_in_code", title: "Two-factor sign-in", session: nil, status: .unauthorized, page)
     }

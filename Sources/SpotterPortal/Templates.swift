@@ -721,6 +721,7 @@ enum Templates {
         {{#unverified}}
         <section class="card highlight" id="verify">
         {{#verification}}<p class="notice" role="status">{{verification}}</p>{{/verification}}
+        {{#verificationRefused}}<p class="error" role="alert">{{verificationRefused}}</p>{{/verificationRefused}}
         <p>Your address <strong>{{email}}</strong> is not verified yet. Open the link we e-mailed you; it works for 48 hours.</p>
         <form method="post" action="/profile/verify-email" class="inline-buttons">
         <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Send the link again</button>
@@ -820,11 +821,16 @@ enum Templates {
         {{/twoFactorSince}}
         {{^twoFactorSince}}
         <p><strong>Off.</strong> With it on, signing in also asks for a six-digit code from an authenticator app on your phone, so a stolen password alone does not open your account.</p>
-        {{#twoFactorWaiting}}<p class="hint">You began setting it up and have not entered a code yet.</p>{{/twoFactorWaiting}}
+        {{#twoFactorWaiting}}
+        <p class="hint">You began setting it up and have not entered a code yet.</p>
+        <p><a class="button" href="/security/two-factor">Finish setting it up</a></p>
+        {{/twoFactorWaiting}}
+        {{^twoFactorWaiting}}
         <form method="post" action="/security/two-factor/begin">
         <input type="hidden" name="_csrf" value="{{csrf}}">
-        <button>{{#twoFactorWaiting}}Finish setting it up{{/twoFactorWaiting}}{{^twoFactorWaiting}}Set up two-factor sign-in{{/twoFactorWaiting}}</button>
+        <button>Set up two-factor sign-in</button>
         </form>
+        {{/twoFactorWaiting}}
         {{/twoFactorSince}}
         </section>
         <section class="card">

@@ -126,7 +126,9 @@ extension SpotterDatabase {
 }
 
 /// Turns database failures into domain errors: unique violations into `alreadyExists` naming the
-/// field (from the constraint or index name), an unreachable database into `unavailable`.
+/// field (from the constraint or index name), CHECK violations into `invalidArgument` naming the
+/// column (logged, since every rule should have been checked first), deadlocks and serialization
+/// failures and an unreachable database into `unavailable`.
 @discardableResult
 func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
@@ -143,16 +145,20 @@ func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
             let field = uniqueField(constraint: error.constraint)
             throw SpotterError.alreadyExists(field: field, reason: "is already taken")
         case .server where error.sqlState == PostgresError.Code.checkViolation:
-            // Every rule of a CHECK constraint is checked before the write, with the field's name;
+            // Every rule of a CHECK constraint is checked before the write, with the field's path;
             // one that is missed still refuses the request, not INTERNAL, and in a sync push only
-            // its mutation.
-            throw SpotterError.invalid(
-                checkField(error), "breaks a rule of the stored data (\(error.constraint ?? "a CHECK constraint"))")
+            // its mutation. The constraint's name is for the log, where the missed check shows.
+            checkLogger.error(
+                "a CHECK constraint refused a write that validation let through",
+                metadata: ["constraint": "\(error.constraint ?? "-")", "table": "\(error.table ?? "-")"])
+            throw SpotterError.invalid(checkField(error), "is too long or not allowed")
         case .server, .decoding, .parameter:
             throw error
         }
     }
 }
+
+private let checkLogger = Logger(label: "SpotterPostgres")
 
 /// The column a CHECK constraint named `<table>_<column>_check` (PostgreSQL's default names)
 /// guards; the table's name for any other.

@@ -1120,9 +1120,10 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
     set {_uniqueStorage()._beyondTierLimit = newValue}
   }
 
-  /// Adherence, with planned_this_week: of workouts_this_week, those logged from a template of the
-  /// followed program (at most planned_this_week). An extra workout counts in workouts_this_week
-  /// only, so "2 of 3 planned" stays 2 when the client trains arms on a rest day.
+  /// Adherence, with planned_this_week: the week's planned training days done, each workout logged
+  /// from a template answering one planned day of that template (Day A done twice answers Monday's
+  /// and Friday's Day A, never Wednesday's Day B). Other workouts count in workouts_this_week only,
+  /// so "2 of 3 planned" stays 2 when the client trains arms on a rest day.
   public var plannedDoneThisWeek: Int32 {
     get {_storage._plannedDoneThisWeek ?? 0}
     set {_uniqueStorage()._plannedDoneThisWeek = newValue}

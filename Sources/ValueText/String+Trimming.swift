@@ -50,4 +50,19 @@ extension StringProtocol {
     /// is never refused by the database instead (an INTERNAL error, which in a sync push held up
     /// every later change of the device).
     public var storedLength: Int { unicodeScalars.count }
+
+    /// The longest start of the text whose `storedLength` is at most `limit`, cut between
+    /// characters (an accent is never parted from its letter): for names a copy makes longer
+    /// ("… (copy)"), which must still fit the column.
+    public func prefix(storedLength limit: Int) -> String {
+        var kept = 0
+        var end = startIndex
+        for index in indices {
+            let length = self[index].unicodeScalars.count
+            guard kept + length <= limit else { break }
+            kept += length
+            end = self.index(after: index)
+        }
+        return String(self[startIndex..<end])
+    }
 }

@@ -111,6 +111,17 @@ struct ProgramScheduleTests {
         #expect(InviteCode.normalize("ABCDEFGHI0") == nil)
     }
 
+    @Test("adherence: each workout answers one planned day of its template, never another template's")
+    func plannedDone() {
+        let (a, b, c) = (TemplateID.random(), TemplateID.random(), TemplateID.random())
+        // Mon A, Wed B, Fri C planned; A on Monday, arms (no template) on Thursday, C on Friday and
+        // A again on Saturday: Wednesday's B is still missing.
+        #expect(ProgramSchedule.plannedDone(planned: [a, b, c], logged: [a, c, a]) == 2)
+        // A planned twice (Mon and Fri) and done twice.
+        #expect(ProgramSchedule.plannedDone(planned: [a, b, a], logged: [a, a]) == 2)
+        #expect(ProgramSchedule.plannedDone(planned: [], logged: [a]) == 0)
+    }
+
     @Test("coach tiers: client limits and progress gates name the tier that unlocks them")
     func coachTiers() throws {
         #expect(throws: Never.self) {

@@ -23,6 +23,10 @@ struct CredentialRulesTests {
                 == "must not contain characters that reverse the text's direction")
         #expect(CredentialRules.visibleTextProblem("\u{200D}\u{2060}\u{FE0F}") == "must contain a visible character")
         #expect(CredentialRules.displayNameProblem("a\u{7}b") == "must not contain control characters")
+        #expect(CredentialRules.visibleTextProblem("Leg\nday") == "must be one line, without control characters")
+        #expect(
+            CredentialRules.directionProblem("great\u{202E}job")
+                == "must not contain characters that reverse the text's direction")
         for fine in ["Zoë", "e\u{301}", "👨‍👩‍👧‍👦 day", "يوم الساق", "Leg day ✅", ""] {
             #expect(CredentialRules.visibleTextProblem(fine) == nil, "\(fine.debugDescription)")
         }

@@ -315,7 +315,12 @@ struct PortalSessionTests {
             let secret = try #require(Base32.decode(String(key).replacing(" ", with: "")))
             #expect(setup.html.contains("secret=\(Base32.encode(secret))&amp;issuer=Spotter"))
             // Leaving and coming back shows the same key; nothing is on yet.
-            #expect(try await laptop.get("/security").html.contains("Finish setting it up"))
+            #expect(
+                try await laptop.get("/security").html.contains(
+                    #"<a class="button" href="/security/two-factor">Finish setting it up</a>"#))
+            #expect(try await laptop.get("/security/two-factor").html.contains(String(key)))
+            // Set-up begun again (a second tab, the back button) keeps the key the app may hold.
+            #expect(try await laptop.post("/security/two-factor/begin").location == "/security/two-factor")
             #expect(try await laptop.get("/security/two-factor").html.contains(String(key)))
 
             func code(_ offset: Int64 = 0) -> String {

@@ -221,7 +221,7 @@ struct SyncPushPullTests {
         try await TestDatabase.with { database in
             let ada = try await database.lifter("ada")
             await #expect(
-                throws: SpotterError.invalid("name", "breaks a rule of the stored data (exercises_name_check)")
+                throws: SpotterError.invalid("name", "is too long or not allowed")
             ) {
                 try await SpotterDatabase(pool: database.appPool).withTenant(ada) { connection in
                     try await connection.query(

@@ -34,6 +34,7 @@ extension CoachingService {
         var validator = Validator()
         validator.check(!body.isEmpty, "body", "is required")
         validator.check(body.storedLength <= 2000, "body", "must be at most 2000 characters")
+        if let problem = CredentialRules.directionProblem(body) { validator.add("body", problem) }
         validator.check(
             (exerciseIndex == nil) == (setIndex == nil), "set_index", "exercise_index and set_index go together")
         try validator.validate()

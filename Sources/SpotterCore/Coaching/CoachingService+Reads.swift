@@ -63,14 +63,18 @@ extension CoachingService {
             let today = ProgramSchedule.localDay(at, timeZoneID: fact.timeZone)
             let planned =
                 history
-                ? fact.follow.map { ProgramSchedule.plannedInWeek($0.content, startedOn: $0.startedOn, holding: today) }
+                ? fact.follow.map {
+                    ProgramSchedule.plannedTemplates($0.content, startedOn: $0.startedOn, holding: today)
+                }
                 : nil
             return ClientSummary(
                 link: fact.link,
                 lastWorkoutAt: history ? fact.lastWorkoutAt : nil,
                 workoutsThisWeek: history ? fact.workoutsSince : nil,
-                plannedThisWeek: planned,
-                plannedDoneThisWeek: planned.map { min($0, fact.plannedDone) },
+                plannedThisWeek: planned?.count,
+                plannedDoneThisWeek: planned.map {
+                    ProgramSchedule.plannedDone(planned: $0, logged: fact.templatesLogged)
+                },
                 inactive: history
                     && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
                 newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil,

@@ -7,8 +7,8 @@ public struct ClientFacts: Sendable {
     public var timeZone: String
     public var lastWorkoutAt: Date?
     public var workoutsSince: Int
-    /// Of `workoutsSince`, those logged from a template of the followed program.
-    public var plannedDone: Int
+    /// The templates `workoutsSince`'s workouts were logged from (one entry per workout).
+    public var templatesLogged: [TemplateID]
     public var follow: (content: ProgramContent, startedOn: Date)?
     public var newRecordExercise: String?
     /// The Mondays (days since 1970-01-01, the client's time zone) of the weeks with a workout in
@@ -18,11 +18,11 @@ public struct ClientFacts: Sendable {
     public var thisWeek: Int
 
     public init(
-        link: CoachLink, timeZone: String, lastWorkoutAt: Date?, workoutsSince: Int, plannedDone: Int = 0,
+        link: CoachLink, timeZone: String, lastWorkoutAt: Date?, workoutsSince: Int, templatesLogged: [TemplateID] = [],
         follow: (content: ProgramContent, startedOn: Date)?, newRecordExercise: String?, recentWeeks: [Int] = [],
         thisWeek: Int = 0
     ) {
-        self.plannedDone = plannedDone
+        self.templatesLogged = templatesLogged
         self.recentWeeks = recentWeeks
         self.thisWeek = thisWeek
         self.link = link

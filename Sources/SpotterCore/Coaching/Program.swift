@@ -186,10 +186,27 @@ public enum ProgramSchedule {
 
     /// How many training days the program plans in the Monday–Sunday week holding `day`.
     public static func plannedInWeek(_ content: ProgramContent, startedOn start: Date, holding day: Date) -> Int {
+        plannedTemplates(content, startedOn: start, holding: day).count
+    }
+
+    /// The template of each training day of the week holding `day` (a template twice for two days).
+    public static func plannedTemplates(_ content: ProgramContent, startedOn start: Date, holding day: Date)
+        -> [TemplateID]
+    {
         let monday = monday(of: day)
-        return (0..<7).count { offset in
-            plan(content, startedOn: start, on: calendar.date(byAdding: .day, value: offset, to: monday)!).state
-                == .training
+        return (0..<7).compactMap { offset in
+            let planned = plan(content, startedOn: start, on: calendar.date(byAdding: .day, value: offset, to: monday)!)
+            return planned.state == .training ? planned.templateID : nil
+        }
+    }
+
+    /// Adherence: how many of the week's planned sessions the workouts logged from templates did,
+    /// each workout answering one planned day of its template (Day A done twice answers two days of
+    /// Day A, not Wednesday's Day B).
+    public static func plannedDone(planned: [TemplateID], logged: [TemplateID]) -> Int {
+        let done = Dictionary(logged.map { ($0, 1) }, uniquingKeysWith: +)
+        return Dictionary(planned.map { ($0, 1) }, uniquingKeysWith: +).reduce(0) { sum, entry in
+            sum + min(entry.value, done[entry.key] ?? 0)
         }
     }
 }
@@ -320,8 +337,7 @@ public struct ClientSummary: Sendable, Equatable {
     public var workoutsThisWeek: Int?
     /// Planned training days this week in the followed program, with the history scope.
     public var plannedThisWeek: Int?
-    /// Adherence: of `workoutsThisWeek`, those logged from the followed program's templates, at most
-    /// `plannedThisWeek`; set with it.
+    /// Adherence: the planned days done (`ProgramSchedule.plannedDone`), set with `plannedThisWeek`.
     public var plannedDoneThisWeek: Int?
     /// No workout for at least the asked number of days (history scope).
     public var inactive: Bool

@@ -91,7 +91,7 @@ public struct DiscoverService: Sendable {
             let notes = (snapshot.program?.notes ?? snapshot.templates.first?.content.notes ?? "")
             let text =
                 description.isEmpty
-                ? String(String.UnicodeScalarView(notes.unicodeScalars.prefix(Self.maximumDescriptionLength)))
+                ? notes.prefix(storedLength: Self.maximumDescriptionLength)
                 : description
             let names = snapshot.templates.flatMap(\.exerciseNames).uniqued()
             let version = PublicationVersion(

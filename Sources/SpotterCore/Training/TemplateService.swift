@@ -36,7 +36,7 @@ public struct TemplateService: Sendable {
         let copyID = newID.isEmpty ? TemplateID.random() : try Self.id(newID, field: "new_template_id")
         var content = source.content
         let name = name.trimmingWhitespacesAndNewlines()
-        content.name = name.isEmpty ? String((source.content.name + " (copy)").prefix(100)) : name
+        content.name = name.isEmpty ? (source.content.name + " (copy)").prefix(storedLength: 100) : name
         guard content.name.storedLength <= 100 else {
             throw SpotterError.invalid("name", "must be at most 100 characters")
         }

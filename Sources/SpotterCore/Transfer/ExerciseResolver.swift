@@ -80,7 +80,7 @@ struct ExerciseResolver {
         let name = entry.name.trimmingWhitespacesAndNewlines()
         let id: ExerciseID = .derived(principal, "exercise", Self.key(name), namespace: "spotter-import")
         let draft = ExerciseDraft(
-            name: name.isEmpty ? "Imported exercise" : String(name.prefix(100)), category: .isolation,
+            name: name.isEmpty ? "Imported exercise" : name.prefix(storedLength: 100), category: .isolation,
             muscleGroup: .fullBody, equipment: Self.equipment(in: name) ?? .other,
             instructions: "Created by an import.")
         let exercise: Exercise

@@ -324,7 +324,11 @@ public struct TransferService: Sendable {
 extension ImportedWorkout {
     /// The workout as a client would send it, for the API's own validation.
     func draft(exerciseIDs: [ExerciseID]) -> WorkoutDraft {
-        WorkoutDraft(
+        // A name is one line: another app's tab or line break in one becomes a space, not a refusal.
+        let name = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        return WorkoutDraft(
             name: name, startedAt: startedAt, durationSeconds: durationSeconds, notes: notes, templateID: "",
             exercises: zip(entries, exerciseIDs).map { entry, id in
                 WorkoutExerciseDraft(

@@ -189,7 +189,7 @@ public struct PostgresCoachingStore: CoachingStore {
                 SELECT \(PostgresLinkTransaction.columns), lt.time_zone,
                   (SELECT max(w.started_at) FROM workouts w
                    WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL) AS last_workout_at,
-                  recent.workouts_since, recent.planned_done, recent.recent_weeks,
+                  recent.workouts_since, recent.templates_logged, recent.recent_weeks,
                   f.program_tenant_id, f.program_id, f.started_on::text AS started_on,
                   (SELECT coalesce(c.name, x.name)
                    FROM workouts w
@@ -223,14 +223,13 @@ public struct PostgresCoachingStore: CoachingStore {
                            WHERE w.started_at >= greatest(
                                    date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone),
                                    f.started_on::timestamp) AT TIME ZONE lt.time_zone)::int AS workouts_since,
-                         -- Of those, the ones logged from a training day of the program: adherence.
-                         count(*) FILTER (
+                         -- The templates those were logged from, for adherence (matched to the
+                         -- week's planned days in Swift).
+                         string_agg(w.template_id::text, ',') FILTER (
                            WHERE w.started_at >= greatest(
                                    date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone),
                                    f.started_on::timestamp) AT TIME ZONE lt.time_zone
-                             AND w.template_id IN (SELECT pd.template_id FROM program_days pd
-                                                   WHERE pd.tenant_id = f.program_tenant_id
-                                                     AND pd.program_id = f.program_id))::int AS planned_done,
+                             AND w.template_id IS NOT NULL) AS templates_logged,
                          string_agg(
                            (date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01')::text,
                            ',') AS recent_weeks
@@ -269,7 +268,8 @@ public struct PostgresCoachingStore: CoachingStore {
                     timeZone: try row.decode("time_zone"),
                     lastWorkoutAt: try row.decode("last_workout_at"),
                     workoutsSince: try row.decode("workouts_since"),
-                    plannedDone: try row.decode("planned_done"),
+                    templatesLogged: (try row.decode("templates_logged", as: String?.self) ?? "").split(separator: ",")
+                        .compactMap { UUID(uuidString: String($0)).map(TemplateID.init) },
                     follow: follow,
                     newRecordExercise: try row.decode("new_record"),
                     recentWeeks: (try row.decode("recent_weeks", as: String?.self) ?? "").split(separator: ",")
