@@ -318,3 +318,16 @@ public struct SignInChallenge: Sendable, Equatable {
         self.expiresAt = expiresAt
     }
 }
+
+/// An account's e-mail address as a verification e-mail needs it.
+public struct EmailStatus: Sendable, Equatable {
+    public var email: String
+    public var verified: Bool
+    public var username: String
+
+    public init(email: String, verified: Bool, username: String) {
+        self.email = email
+        self.verified = verified
+        self.username = username
+    }
+}

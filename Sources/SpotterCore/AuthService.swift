@@ -130,7 +130,7 @@ public struct AuthService: Sendable {
     /// working until they expire). `failedPrecondition` when the address is verified already;
     /// `tooManyRequests` past three links an hour, as password resets are limited.
     public func resendVerification(_ principal: Principal) async throws {
-        let account = try await store.address(principal)
+        let account = try await store.emailStatus(principal)
         guard !account.verified else { throw SpotterError.failedPrecondition("your address is verified already") }
         let started = now()
         let issued = try await store.tokensIssued(

@@ -92,8 +92,8 @@ public protocol AuthStore: Sendable {
     /// The account's username, for the label authenticator apps show.
     func username(_ principal: Principal) async throws -> String
 
-    /// The account's e-mail address and username, and whether the address is verified.
-    func address(_ principal: Principal) async throws -> (email: String, username: String, verified: Bool)
+    /// The account's e-mail address, whether it is verified, and the username.
+    func emailStatus(_ principal: Principal) async throws -> EmailStatus
 
     /// The account's two-factor record (an enrolment begun, or two-factor sign-in on).
     func twoFactor(_ principal: Principal) async throws -> TwoFactorRecord?

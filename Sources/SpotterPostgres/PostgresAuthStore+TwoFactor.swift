@@ -6,10 +6,10 @@ import SpotterCore
 /// all under row-level security (a challenge's tenant is found through a SECURITY DEFINER lookup).
 extension PostgresAuthStore {
     public func username(_ principal: Principal) async throws -> String {
-        try await address(principal).username
+        try await emailStatus(principal).username
     }
 
-    public func address(_ principal: Principal) async throws -> (email: String, username: String, verified: Bool) {
+    public func emailStatus(_ principal: Principal) async throws -> EmailStatus {
         try await database.withTenant(principal.tenantID) { connection in
             guard
                 let row = try await connection.query(
@@ -17,7 +17,9 @@ extension PostgresAuthStore {
                     [principal.accountID.rawValue]
                 ).single
             else { throw SpotterError.notFound("the account is gone") }
-            return (try row.decode("email"), try row.decode("username"), try row.decode("verified"))
+            return EmailStatus(
+                email: try row.decode("email"), verified: try row.decode("verified"),
+                username: try row.decode("username"))
         }
     }
 

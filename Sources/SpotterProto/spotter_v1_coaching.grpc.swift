@@ -3804,6 +3804,11 @@ extension Spotter_V1_CoachService {
 
         /// Handle the "Unassign" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+        /// > followed again after a new assignment).
+        ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_UnassignRequest` messages.
         ///   - context: Context providing information about the RPC.
@@ -4156,6 +4161,11 @@ extension Spotter_V1_CoachService {
 
         /// Handle the "Unassign" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+        /// > followed again after a new assignment).
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UnassignRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -4505,6 +4515,11 @@ extension Spotter_V1_CoachService {
         ) async throws -> Spotter_V1_Assignment
 
         /// Handle the "Unassign" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+        /// > followed again after a new assignment).
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_UnassignRequest` message.
@@ -5610,6 +5625,11 @@ extension Spotter_V1_CoachService {
 
         /// Call the "Unassign" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+        /// > followed again after a new assignment).
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UnassignRequest` message.
         ///   - serializer: A serializer for `Spotter_V1_UnassignRequest` messages.
@@ -6219,6 +6239,11 @@ extension Spotter_V1_CoachService {
 
         /// Call the "Unassign" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+        /// > followed again after a new assignment).
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UnassignRequest` message.
         ///   - serializer: A serializer for `Spotter_V1_UnassignRequest` messages.
@@ -6796,6 +6821,11 @@ extension Spotter_V1_CoachService.ClientProtocol {
     }
 
     /// Call the "Unassign" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+    /// > followed again after a new assignment).
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_UnassignRequest` message.
@@ -7405,6 +7435,11 @@ extension Spotter_V1_CoachService.ClientProtocol {
 
     /// Call the "Unassign" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Takes an assignment back. A program taken back also ends the client's following of it (to be
+    /// > followed again after a new assignment).
+    ///
     /// - Parameters:
     ///   - message: request message to send.
     ///   - metadata: Additional metadata to send, defaults to empty.
@@ -7731,7 +7766,7 @@ extension Spotter_V1_ProgramService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a program and removes its assignments.
+        /// > Deletes a program and removes its assignments; clients following it stop following it.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_DeleteProgramRequest` messages.
@@ -7827,7 +7862,7 @@ extension Spotter_V1_ProgramService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a program and removes its assignments.
+        /// > Deletes a program and removes its assignments; clients following it stop following it.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteProgramRequest` message.
@@ -7921,7 +7956,7 @@ extension Spotter_V1_ProgramService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a program and removes its assignments.
+        /// > Deletes a program and removes its assignments; clients following it stop following it.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_DeleteProgramRequest` message.
@@ -8224,7 +8259,7 @@ extension Spotter_V1_ProgramService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a program and removes its assignments.
+        /// > Deletes a program and removes its assignments; clients following it stop following it.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteProgramRequest` message.
@@ -8386,7 +8421,7 @@ extension Spotter_V1_ProgramService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a program and removes its assignments.
+        /// > Deletes a program and removes its assignments; clients following it stop following it.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteProgramRequest` message.
@@ -8538,7 +8573,7 @@ extension Spotter_V1_ProgramService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Deletes a program and removes its assignments.
+    /// > Deletes a program and removes its assignments; clients following it stop following it.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_DeleteProgramRequest` message.
@@ -8691,7 +8726,7 @@ extension Spotter_V1_ProgramService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Deletes a program and removes its assignments.
+    /// > Deletes a program and removes its assignments; clients following it stop following it.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -252,8 +252,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-        /// > syncing devices.
+        /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+        /// > at once; tombstones are kept for syncing devices.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_DeleteWorkoutRequest` messages.
@@ -394,8 +394,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-        /// > syncing devices.
+        /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+        /// > at once; tombstones are kept for syncing devices.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteWorkoutRequest` message.
@@ -534,8 +534,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-        /// > syncing devices.
+        /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+        /// > at once; tombstones are kept for syncing devices.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_DeleteWorkoutRequest` message.
@@ -963,8 +963,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-        /// > syncing devices.
+        /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+        /// > at once; tombstones are kept for syncing devices.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteWorkoutRequest` message.
@@ -1203,8 +1203,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-        /// > syncing devices.
+        /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+        /// > at once; tombstones are kept for syncing devices.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteWorkoutRequest` message.
@@ -1428,8 +1428,8 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-    /// > syncing devices.
+    /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+    /// > at once; tombstones are kept for syncing devices.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_DeleteWorkoutRequest` message.
@@ -1662,8 +1662,8 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Deletes a workout. It leaves history, progress and statistics at once; a tombstone is kept for
-    /// > syncing devices.
+    /// > Deletes a workout and its comments (a coach's too). It leaves history, progress and statistics
+    /// > at once; tombstones are kept for syncing devices.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -290,7 +290,8 @@ public struct CivilDate: Sendable, Equatable {
     /// Why `text` cannot be a date that has been (a birthday, a measurement's day): not a real date
     /// as YYYY-MM-DD, before 1900, or after today in `timeZone` (without one, after tomorrow in
     /// UTC: today somewhere); `nil` when it can.
-    /// The zone is named as the person set it (`UTC` stays `UTC`, which Foundation calls `GMT`).
+    /// The zone is named as the person set it (`UTC` stays `UTC`, which Foundation calls `GMT`); an
+    /// unknown name is judged as no zone.
     public static func pastDateProblem(_ text: String, now: Date, timeZone name: String? = nil) -> String? {
         guard let day = dayNumber(text) else { return notADate(text) }
         if day < CivilDate(year: 1900, month: 1, day: 1).dayNumber { return "must be 1900-01-01 or later" }

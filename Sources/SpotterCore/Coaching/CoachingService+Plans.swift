@@ -122,7 +122,8 @@ extension CoachingService {
 
     // MARK: Following
 
-    /// A lifter follows one of their programs or an assigned one from `startOn` (default today).
+    /// A lifter follows one of their programs or an assigned one from `startOn` (default today;
+    /// within a year of today either way).
     public func follow(_ principal: Principal, programID: String, startOn: String) async throws -> ProgramFollow {
         let context = try await requireKind(.lifter, principal)
         let program = try await program(principal, id: programID)

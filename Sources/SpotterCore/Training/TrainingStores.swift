@@ -64,13 +64,16 @@ public protocol WorkoutStore: Sendable {
     func logWorkout(_ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, now: Date) async throws
         -> Workout
     func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout?
+    /// Replaces the workout's content; comments on a set follow their exercise to its new position,
+    /// or stay on the workout when the set is gone.
     func replaceWorkout(
         _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, expectedVersion: Int64?, now: Date
     ) async throws -> Workout
     func updateWorkout(
         _ principal: Principal, _ id: WorkoutID, _ patch: WorkoutPatch, expectedVersion: Int64?, now: Date
     ) async throws -> Workout
-    /// Marks the workout deleted and removes its sets; `false` when there was no live workout.
+    /// Marks the workout deleted and removes its sets and its comments (a coach's too); `false` when
+    /// there was no live workout.
     func deleteWorkout(_ principal: Principal, _ id: WorkoutID, now: Date) async throws -> Bool
     /// Newest first.
     func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry]

@@ -207,7 +207,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
             )
             guard deleted.affectedRows == 1 else { return false }
             // The tombstone is the workout row; its sets leave progress and statistics at once, and
-            // its comments go with it (each a deletion in the feeds of the lifter and the coach).
+            // its comments go with it (each a deletion in the lifter's feed).
             try await connection.pipeline([
                 (
                     "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
