@@ -163,6 +163,9 @@ enum Assets {
           table.log td { display: inline; border: 0; padding: 2px 8px 2px 0; }
           table.log td:first-child { color: var(--muted); }
           table.log td:last-child { display: block; padding: 2px 0; }
+          /* Cells that need their column's name once the header is hidden (the sessions signed in). */
+          table.log td[data-label] { display: block; padding: 2px 0; }
+          table.log td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
           table.sets th:nth-child(5), table.sets td:nth-child(5) { display: none; }
           /* Wide tables (statistics, records, body) scroll sideways on their own, not the page. */
           table.points { display: block; overflow-x: auto; white-space: nowrap; }

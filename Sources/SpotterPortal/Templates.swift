@@ -839,7 +839,7 @@ enum Templates {
         <thead><tr><th scope="col">Device</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col"></th></tr></thead>
         <tbody>
         {{#sessions}}
-        <tr><td>{{device}}{{#current}} <strong>(this one)</strong>{{/current}}</td><td>{{signedIn}}</td><td>{{lastUsed}}</td>
+        <tr><td>{{device}}{{#current}} <strong>(this one)</strong>{{/current}}</td><td data-label="Signed in">{{signedIn}}</td><td data-label="Last used">{{lastUsed}}</td>
         <td><form method="post" action="/security/sessions/{{id}}/sign-out" class="inline-buttons">
         <input type="hidden" name="_csrf" value="{{csrf}}"><button class="link">Sign out</button></form></td></tr>
         {{/sessions}}

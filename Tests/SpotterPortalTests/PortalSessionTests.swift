@@ -285,7 +285,7 @@ struct PortalSessionTests {
             let this = try #require(
                 list.html.firstMatch(
                     of:
-                        /\(this one\)<\/strong><\/td><td>[^<]*<\/td><td>[^<]*<\/td>\s*<td><form method="post" action="\/security\/sessions\/([0-9a-f-]{36})/
+                        /\(this one\)<\/strong><\/td><td[^>]*>[^<]*<\/td><td[^>]*>[^<]*<\/td>\s*<td><form method="post" action="\/security\/sessions\/([0-9a-f-]{36})/
                 )
             ).output.1
             let other = try #require(ids.first { $0 != String(this) })
