@@ -35,6 +35,16 @@ public struct AccountService: Sendable {
         if let specialities = update.specialities {
             for (field, problem) in Self.specialitiesProblems(specialities) { validator.add(field, problem) }
         }
+        // The bio and specialities are what the coach directory shows: a lifter has none to set
+        // (clearing them stays possible).
+        if !(update.bio ?? "").isEmpty || !(update.specialities ?? []).isEmpty,
+            try await store.profile(principal).kind != .coach
+        {
+            if !(update.bio ?? "").isEmpty { validator.add("bio", "is for coaches, whom the coach directory lists") }
+            if !(update.specialities ?? []).isEmpty {
+                validator.add("specialities", "are for coaches, whom the coach directory lists")
+            }
+        }
         if let birthday = update.birthday, !birthday.isEmpty {
             // Not after today where the person is: in the zone this change sets, else their own.
             var zone = update.timeZone.flatMap { CredentialRules.timeZoneProblem($0) == nil ? $0 : nil }

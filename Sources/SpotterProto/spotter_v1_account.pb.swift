@@ -147,7 +147,7 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   /// Clears the value of `unit`. Subsequent reads from it will return its default value.
   public mutating func clearUnit() {self._unit = nil}
 
-  /// At most 1,000 characters; "" clears it.
+  /// Coaches: at most 1,000 characters; "" clears it. A lifter may only clear it.
   public var bio: String {
     get {_bio ?? String()}
     set {_bio = newValue}
@@ -157,7 +157,7 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   /// Clears the value of `bio`. Subsequent reads from it will return its default value.
   public mutating func clearBio() {self._bio = nil}
 
-  /// Replaces the list when set.
+  /// Coaches: replaces the list when set. A lifter may only clear it.
   public var specialities: Spotter_V1_Specialities {
     get {_specialities ?? Spotter_V1_Specialities()}
     set {_specialities = newValue}

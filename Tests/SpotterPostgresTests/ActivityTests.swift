@@ -472,6 +472,14 @@ struct ActivityTests {
             let ada = try await database.lifter("ada")
             // Monday 06:00 and Tuesday 06:00 in Berlin (04:00 UTC): two Early Birds' workouts.
             let berlin = try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Europe/Berlin"))
+            // A lifter has no directory entry: a bio or specialities are refused, clearing them is not.
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(field: "bio", reason: "is for coaches, whom the coach directory lists"),
+                    FieldViolation(field: "specialities", reason: "are for coaches, whom the coach directory lists"),
+                ])
+            ) { _ = try await accounts.updateProfile(ada, ProfileUpdate(bio: "I lift", specialities: ["squats"])) }
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(bio: "", specialities: []))
             // Saving the same again makes no new version, so no device pulls the profile for nothing.
             #expect(
                 try await accounts.updateProfile(ada, ProfileUpdate(timeZone: "Europe/Berlin")).version
