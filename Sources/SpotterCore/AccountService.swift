@@ -35,14 +35,20 @@ public struct AccountService: Sendable {
         if let specialities = update.specialities {
             for (field, problem) in Self.specialitiesProblems(specialities) { validator.add(field, problem) }
         }
-        // The bio and specialities are what the coach directory shows: a lifter has none to set
-        // (clearing them stays possible).
-        if !(update.bio ?? "").isEmpty || !(update.specialities ?? []).isEmpty,
-            try await store.profile(principal).kind != .coach
-        {
-            if !(update.bio ?? "").isEmpty { validator.add("bio", "is for coaches, whom the coach directory lists") }
-            if !(update.specialities ?? []).isEmpty {
-                validator.add("specialities", "are for coaches, whom the coach directory lists")
+        // The bio and specialities are what the coach directory shows: a lifter has none to set.
+        // Clearing them, or sending back what is stored (a device pushing the whole profile it
+        // pulled), stays possible.
+        let bio = update.bio.map { $0.trimmingWhitespacesAndNewlines() } ?? ""
+        let specialities = update.specialities?.map { $0.trimmingWhitespaces() } ?? []
+        if !bio.isEmpty || !specialities.isEmpty {
+            let current = try await store.profile(principal)
+            if current.kind != .coach {
+                if !bio.isEmpty, bio != current.bio {
+                    validator.add("bio", "is for coaches, whom the coach directory lists")
+                }
+                if !specialities.isEmpty, specialities != current.specialities {
+                    validator.add("specialities", "are for coaches, whom the coach directory lists")
+                }
             }
         }
         if let birthday = update.birthday, !birthday.isEmpty {
