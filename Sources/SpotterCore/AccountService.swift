@@ -38,15 +38,23 @@ public struct AccountService: Sendable {
         // The bio and specialities are what the coach directory shows: a lifter has none to set.
         // Clearing them, or sending back what is stored (a device pushing the whole profile it
         // pulled), stays possible.
+        // The stored profile, read once and only when a rule needs it.
+        var stored: Profile?
+        func current() async throws -> Profile {
+            if let stored { return stored }
+            let profile = try await store.profile(principal)
+            stored = profile
+            return profile
+        }
         let bio = update.bio.map { $0.trimmingWhitespacesAndNewlines() } ?? ""
         let specialities = update.specialities?.map { $0.trimmingWhitespaces() } ?? []
         if !bio.isEmpty || !specialities.isEmpty {
-            let current = try await store.profile(principal)
-            if current.kind != .coach {
-                if !bio.isEmpty, bio != current.bio {
+            let profile = try await current()
+            if profile.kind != .coach {
+                if !bio.isEmpty, bio != profile.bio {
                     validator.add("bio", "is for coaches, whom the coach directory lists")
                 }
-                if !specialities.isEmpty, specialities != current.specialities {
+                if !specialities.isEmpty, specialities != profile.specialities {
                     validator.add("specialities", "are for coaches, whom the coach directory lists")
                 }
             }
@@ -54,7 +62,7 @@ public struct AccountService: Sendable {
         if let birthday = update.birthday, !birthday.isEmpty {
             // Not after today where the person is: in the zone this change sets, else their own.
             var zone = update.timeZone.flatMap { CredentialRules.timeZoneProblem($0) == nil ? $0 : nil }
-            if zone == nil { zone = try await store.profile(principal).timeZone }
+            if zone == nil { zone = try await current().timeZone }
             if let problem = CivilDate.pastDateProblem(birthday, now: now(), timeZone: zone) {
                 validator.add("birthday", problem)
             }
