@@ -66,6 +66,19 @@ public enum Spotter_V1_SyncService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "RemoveDevice" metadata.
+        public enum RemoveDevice: Sendable {
+            /// Request type for "RemoveDevice".
+            public typealias Input = Spotter_V1_RemoveDeviceRequest
+            /// Response type for "RemoveDevice".
+            public typealias Output = Spotter_V1_RemoveDeviceResponse
+            /// Descriptor for "RemoveDevice".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.SyncService"),
+                method: "RemoveDevice",
+                type: .unary
+            )
+        }
         /// Namespace for "Push" metadata.
         public enum Push: Sendable {
             /// Request type for "Push".
@@ -109,6 +122,7 @@ public enum Spotter_V1_SyncService: Sendable {
         public static let descriptors: [GRPCCore.MethodDescriptor] = [
             RegisterDevice.descriptor,
             ListDevices.descriptor,
+            RemoveDevice.descriptor,
             Push.descriptor,
             Pull.descriptor,
             Watch.descriptor
@@ -173,6 +187,26 @@ extension Spotter_V1_SyncService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_ListDevicesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListDevicesResponse>
+
+        /// Handle the "RemoveDevice" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+        /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+        /// > yours (or already forgotten).
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_RemoveDeviceRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_RemoveDeviceResponse` messages.
+        func removeDevice(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_RemoveDeviceRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RemoveDeviceResponse>
 
         /// Handle the "Push" method.
         ///
@@ -278,6 +312,26 @@ extension Spotter_V1_SyncService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListDevicesResponse>
 
+        /// Handle the "RemoveDevice" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+        /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+        /// > yours (or already forgotten).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_RemoveDeviceRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_RemoveDeviceResponse` message.
+        func removeDevice(
+            request: GRPCCore.ServerRequest<Spotter_V1_RemoveDeviceRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RemoveDeviceResponse>
+
         /// Handle the "Push" method.
         ///
         /// > Source IDL Documentation:
@@ -380,6 +434,26 @@ extension Spotter_V1_SyncService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_ListDevicesResponse
 
+        /// Handle the "RemoveDevice" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+        /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+        /// > yours (or already forgotten).
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_RemoveDeviceRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_RemoveDeviceResponse` to respond with.
+        func removeDevice(
+            request: Spotter_V1_RemoveDeviceRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_RemoveDeviceResponse
+
         /// Handle the "Push" method.
         ///
         /// > Source IDL Documentation:
@@ -469,6 +543,17 @@ extension Spotter_V1_SyncService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_SyncService.Method.RemoveDevice.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_RemoveDeviceRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_RemoveDeviceResponse>(),
+            handler: { request, context in
+                try await self.removeDevice(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_SyncService.Method.Push.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_PushRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_PushResponse>(),
@@ -523,6 +608,17 @@ extension Spotter_V1_SyncService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ListDevicesResponse> {
         let response = try await self.listDevices(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func removeDevice(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_RemoveDeviceRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RemoveDeviceResponse> {
+        let response = try await self.removeDevice(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -585,6 +681,19 @@ extension Spotter_V1_SyncService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ListDevicesResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_ListDevicesResponse>(
             message: try await self.listDevices(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func removeDevice(
+        request: GRPCCore.ServerRequest<Spotter_V1_RemoveDeviceRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RemoveDeviceResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_RemoveDeviceResponse>(
+            message: try await self.removeDevice(
                 request: request.message,
                 context: context
             ),
@@ -689,6 +798,31 @@ extension Spotter_V1_SyncService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ListDevicesResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ListDevicesResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "RemoveDevice" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+        /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+        /// > yours (or already forgotten).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_RemoveDeviceRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_RemoveDeviceRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_RemoveDeviceResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func removeDevice<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_RemoveDeviceRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_RemoveDeviceRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_RemoveDeviceResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RemoveDeviceResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "Push" method.
@@ -843,6 +977,42 @@ extension Spotter_V1_SyncService {
             try await self.client.unary(
                 request: request,
                 descriptor: Spotter_V1_SyncService.Method.ListDevices.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
+        /// Call the "RemoveDevice" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+        /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+        /// > yours (or already forgotten).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_RemoveDeviceRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_RemoveDeviceRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_RemoveDeviceResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func removeDevice<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_RemoveDeviceRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_RemoveDeviceRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_RemoveDeviceResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RemoveDeviceResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_SyncService.Method.RemoveDevice.descriptor,
                 serializer: serializer,
                 deserializer: deserializer,
                 options: options,
@@ -1018,6 +1188,37 @@ extension Spotter_V1_SyncService.ClientProtocol {
         )
     }
 
+    /// Call the "RemoveDevice" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+    /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+    /// > yours (or already forgotten).
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_RemoveDeviceRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func removeDevice<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_RemoveDeviceRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RemoveDeviceResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.removeDevice(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_RemoveDeviceRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_RemoveDeviceResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
     /// Call the "Push" method.
     ///
     /// > Source IDL Documentation:
@@ -1172,6 +1373,41 @@ extension Spotter_V1_SyncService.ClientProtocol {
             metadata: metadata
         )
         return try await self.listDevices(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "RemoveDevice" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Forgets one of your devices (a lost or replaced phone): its pushes are NOT_FOUND afterwards,
+    /// > and the app on it registers anew. The data it pushed stays. NOT_FOUND for a device that is not
+    /// > yours (or already forgotten).
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func removeDevice<Result>(
+        _ message: Spotter_V1_RemoveDeviceRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RemoveDeviceResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_RemoveDeviceRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.removeDevice(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -236,6 +236,34 @@ struct SyncPushPullTests {
         }
     }
 
+    @Test("a removed device's pushes are refused, its data stays, and no one removes another's device")
+    func removeDevice() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            let bea = try await database.lifter("bea")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let lost = try await sync.registerDevice(ada, label: "old phone").id.description
+            let beas = try await sync.registerDevice(bea, label: "phone").id.description
+            let w = UUID()
+            _ = try await sync.push(
+                ada, deviceID: lost, [put(1, .workout(workoutDraft("Mon", at: clock.now.addingTimeInterval(-60))), w)])
+
+            let noSuchDevice = SpotterError.notFound("device_id: no such device")
+            await #expect(throws: noSuchDevice) { try await sync.removeDevice(ada, deviceID: beas) }
+            #expect(try await sync.devices(bea).map(\.id.description) == [beas], "another's device stays")
+            try await sync.removeDevice(ada, deviceID: lost)
+            #expect(try await sync.devices(ada).map(\.id.description) == [phone])
+            await #expect(throws: SpotterError.notFound("device_id: no such device; register it first")) {
+                try await sync.push(ada, deviceID: lost, [put(2, .workout(workoutDraft("Tue", at: clock.now)), UUID())])
+            }
+            await #expect(throws: noSuchDevice) { try await sync.removeDevice(ada, deviceID: lost) }
+            #expect(try await training.workouts.get(ada, id: w.uuidString).content.name == "Mon", "its data stays")
+        }
+    }
+
     // MARK: 2. Idempotence
 
     @Test("a replayed push answers the same results and changes nothing, also when replays race")

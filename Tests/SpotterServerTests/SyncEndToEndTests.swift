@@ -251,6 +251,28 @@ struct SyncEndToEndTests {
         }
     }
 
+    @Test("RemoveDevice over TLS: the device leaves the list, and its next push is NOT_FOUND")
+    func removeDevice() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada")
+                let sync = Spotter_V1_SyncService.Client(wrapping: client)
+                let phone = try await sync.registerDevice(.with { $0.label = "old phone" }, metadata: ada)
+                _ = try await sync.removeDevice(.with { $0.deviceID = phone.deviceID }, metadata: ada)
+                #expect(try await sync.listDevices(.init(), metadata: ada).devices.isEmpty)
+                let refused = await rpcError {
+                    _ = try await sync.push(
+                        batch(phone.deviceID, createWorkout(1, id: UUID().uuidString, name: "Lost")), metadata: ada)
+                }
+                #expect(refused?.code == .notFound)
+                let again = await rpcError {
+                    _ = try await sync.removeDevice(.with { $0.deviceID = phone.deviceID }, metadata: ada)
+                }
+                #expect(again?.code == .notFound && again?.message == "device_id: no such device")
+            }
+        }
+    }
+
     @Test("a pull from a cursor older than the purged deletions is FAILED_PRECONDITION with SYNC_RESET_REQUIRED")
     func resetRequired() async throws {
         try await TestServer.with { server in

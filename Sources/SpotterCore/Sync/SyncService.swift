@@ -4,6 +4,9 @@ import Foundation
 public protocol SyncStore: Sendable {
     func registerDevice(_ principal: Principal, _ id: DeviceID, label: String, now: Date) async throws -> Device
     func devices(_ principal: Principal) async throws -> [Device]
+    /// Forgets one of the tenant's devices with the results stored for its pushes; `false` when
+    /// there was none.
+    func removeDevice(_ principal: Principal, _ id: DeviceID) async throws -> Bool
 
     /// In a transaction that holds the device's row lock: answers mutations the device already
     /// pushed with their stored results, and runs `apply` for each new one in order, each inside
@@ -79,6 +82,14 @@ public struct SyncService: Sendable {
 
     public func devices(_ principal: Principal) async throws -> [Device] {
         try await store.devices(principal)
+    }
+
+    /// Forgets a device (a lost or replaced phone): its pushes are refused afterwards, and the app
+    /// on it registers anew. The data it pushed stays.
+    public func removeDevice(_ principal: Principal, deviceID: String) async throws {
+        guard try await store.removeDevice(principal, try Self.deviceID(deviceID)) else {
+            throw SpotterError.notFound("device_id: no such device")
+        }
     }
 
     /// Applies each new mutation exactly once, in order; answers already applied ones as before.

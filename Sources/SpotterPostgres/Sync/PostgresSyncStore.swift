@@ -31,6 +31,15 @@ public struct PostgresSyncStore: SyncStore {
         }
     }
 
+    public func removeDevice(_ principal: Principal, _ id: DeviceID) async throws -> Bool {
+        try await database.withTenant(principal) { connection in
+            try await connection.query(
+                "DELETE FROM sync_devices WHERE tenant_id = $1 AND device_id = $2",
+                [principal.tenantID.rawValue, id.rawValue]
+            ).affectedRows == 1
+        }
+    }
+
     /// The tenant's devices, oldest first.
     static func devices(_ tenant: TenantID, _ connection: PostgresConnection) async throws -> [Device] {
         try await connection.query(

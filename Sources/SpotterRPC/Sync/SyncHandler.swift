@@ -46,6 +46,13 @@ public struct SyncHandler: Spotter_V1_SyncService.ServiceProtocol {
         return ServerResponse(message: .with { $0.devices = devices.map(Spotter_V1_Device.init) })
     }
 
+    public func removeDevice(request: ServerRequest<Spotter_V1_RemoveDeviceRequest>, context: ServerContext)
+        async throws -> ServerResponse<Spotter_V1_RemoveDeviceResponse>
+    {
+        try await sync.removeDevice(try RequestContext.principal(), deviceID: request.message.deviceID)
+        return ServerResponse(message: Spotter_V1_RemoveDeviceResponse())
+    }
+
     public func push(request: ServerRequest<Spotter_V1_PushRequest>, context: ServerContext) async throws
         -> ServerResponse<Spotter_V1_PushResponse>
     {
