@@ -37,7 +37,6 @@ struct SecurityRoutes {
         var qr: String
         var key: String
         var uri: String
-        var values: [String: String] = [:]
         var errors: [String: String] = [:]
     }
 
@@ -182,7 +181,7 @@ struct SecurityRoutes {
         } catch SpotterError.invalidArgument(let violations) {
             page.errors = SessionRoutes.fieldErrors(violations, ["code": field])
         } catch SpotterError.tooManyRequests(_, let seconds) {
-            page.error = "Too many wrong codes. Try again in \(SessionRoutes.wait(seconds))."
+            page.error = SessionRoutes.tooManyCodes(seconds)
         } catch SpotterError.failedPrecondition {
             return Response.redirect(to: "/security", type: .normal)
         }

@@ -212,7 +212,7 @@ struct SessionRoutes {
             ]
         } catch SpotterError.tooManyRequests(_, let seconds) {
             // The sign-in stays where it is: the same challenge takes a code once the wait is over.
-            page.error = "Too many wrong codes. Try again in \(Self.wait(seconds))."
+            page.error = Self.tooManyCodes(seconds)
             return pages.render(
                 "sign_in_code", title: "Two-factor sign-in", session: nil, status: .tooManyRequests, page)
         }
@@ -287,6 +287,9 @@ struct SessionRoutes {
     ]
 
     static let passwordsDiffer = "The two new passwords differ; type the same one twice."
+
+    /// A second-factor code refused for too many wrong ones, at sign-in or on the security page.
+    static func tooManyCodes(_ seconds: Int) -> String { "Too many wrong codes. Try again in \(wait(seconds))." }
 
     static func wait(_ seconds: Int) -> String {
         seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"

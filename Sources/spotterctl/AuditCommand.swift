@@ -52,29 +52,18 @@ struct AuditCommand: AsyncParsableCommand {
     }
 }
 
-/// An audit row as `--json` prints it: its details as the JSON object they are, not a string.
+/// An audit row as `--json` prints it: `AuditEntry`'s own encoding, with its details as the JSON
+/// object they are in place of the string holding them.
 private struct AuditJSON: Encodable {
-    var id: Int64
-    var at: Date
-    var actorKind: String
-    var actor: String
-    var osUser: String?
-    var action: String
-    var targetTenantID: TenantID?
-    var target: String?
-    var reason: String?
-    var details: Output.Embedded
+    let entry: AuditEntry
 
-    init(_ entry: AuditEntry) {
-        id = entry.id
-        at = entry.at
-        actorKind = entry.actorKind
-        actor = entry.actor
-        osUser = entry.osUser
-        action = entry.action
-        targetTenantID = entry.targetTenantID
-        target = entry.target
-        reason = entry.reason
-        details = Output.Embedded(json: entry.details)
+    init(_ entry: AuditEntry) { self.entry = entry }
+
+    private enum Key: String, CodingKey { case details }
+
+    func encode(to encoder: any Encoder) throws {
+        try entry.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(Output.Embedded(json: entry.details), forKey: .details)
     }
 }

@@ -50,12 +50,13 @@ struct ProgramScheduleTests {
     @Test("planned days in a Monday–Sunday week count only training days inside the program")
     func plannedInWeek() throws {
         let start = try day("2026-11-23")
-        #expect(ProgramSchedule.plannedInWeek(program, startedOn: start, holding: try day("2026-11-25")) == 2)
-        #expect(ProgramSchedule.plannedInWeek(program, startedOn: start, holding: try day("2026-12-06")) == 1)
-        #expect(ProgramSchedule.plannedInWeek(program, startedOn: start, holding: try day("2026-12-09")) == 0)
+        #expect(ProgramSchedule.plannedTemplates(program, startedOn: start, holding: try day("2026-11-25")).count == 2)
+        #expect(ProgramSchedule.plannedTemplates(program, startedOn: start, holding: try day("2026-12-06")).count == 1)
+        #expect(ProgramSchedule.plannedTemplates(program, startedOn: start, holding: try day("2026-12-09")).count == 0)
         // Started on Thursday: that week has only Thursday's session left.
         #expect(
-            ProgramSchedule.plannedInWeek(program, startedOn: try day("2026-11-26"), holding: try day("2026-11-23"))
+            ProgramSchedule.plannedTemplates(program, startedOn: try day("2026-11-26"), holding: try day("2026-11-23"))
+                .count
                 == 1)
     }
 

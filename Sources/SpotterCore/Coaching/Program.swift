@@ -185,10 +185,6 @@ public enum ProgramSchedule {
     }
 
     /// How many training days the program plans in the Monday–Sunday week holding `day`.
-    public static func plannedInWeek(_ content: ProgramContent, startedOn start: Date, holding day: Date) -> Int {
-        plannedTemplates(content, startedOn: start, holding: day).count
-    }
-
     /// The template of each training day of the week holding `day` (a template twice for two days).
     public static func plannedTemplates(_ content: ProgramContent, startedOn start: Date, holding day: Date)
         -> [TemplateID]
