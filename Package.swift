@@ -158,6 +158,7 @@ let package = Package(
         .executableTarget(
             name: "spotterd",
             dependencies: [
+                "SpotterPostgres",
                 "SpotterServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -119,18 +119,7 @@ extension AdminService {
     public func setTier(_ reference: String, _ tier: Tier, until: Date?, actor: AdminActor, reason: String) async throws
     {
         let account = try await audited(reference, reason, actor)
-        guard tier.isAvailable(to: account.kind) else {
-            throw SpotterError.invalid("tier", "\(tier.rawValue) is not a tier for a \(account.kind.rawValue)")
-        }
-        if let until {
-            // Far enough for any subscription, and a typo such as year 99999 is not stored.
-            var validator = Validator()
-            validator.check(until > now(), "until", "must be in the future")
-            validator.check(
-                until < now().addingTimeInterval(100 * 365.25 * 86_400), "until", "must be within 100 years from now")
-            validator.check(tier != .free, "until", "must be left out for the free tier, which does not end")
-            try validator.validate()
-        }
+        try checkTierChange(account, tier, until: until)
         var details = ["from": account.tier.tier.rawValue, "to": tier.rawValue]
         if let until { details["until"] = until.formatted(.iso8601) }
         try await store.setTier(
@@ -139,6 +128,23 @@ extension AdminService {
             now: now(),
             audit: record(actor, "tier.set", account, reason, details: details)
         )
+    }
+
+    /// Refuses a tier the account's kind cannot have, or an end that is past, too far, or given
+    /// for the free tier (which does not end). `setTier` checks it too; spotterctl checks first,
+    /// to ask for confirmation only of a change that would be made.
+    public func checkTierChange(_ account: AccountSummary, _ tier: Tier, until: Date?) throws {
+        guard tier.isAvailable(to: account.kind) else {
+            throw SpotterError.invalid("tier", "\(tier.rawValue) is not a tier for a \(account.kind.rawValue)")
+        }
+        guard let until else { return }
+        // Far enough for any subscription, and a typo such as year 99999 is not stored.
+        var validator = Validator()
+        validator.check(until > now(), "until", "must be in the future")
+        validator.check(
+            until < now().addingTimeInterval(100 * 365.25 * 86_400), "until", "must be within 100 years from now")
+        validator.check(tier != .free, "until", "must be left out for the free tier, which does not end")
+        try validator.validate()
     }
 
     /// Ends the tenant's tier now, so it falls back to free.

@@ -342,8 +342,17 @@ public struct AuthService: Sendable {
         let codes = RecoveryCodes.generate()
         guard
             try await store.enableTwoFactor(
-                principal, step: step, recoveryCodeHashes: codes.map(RecoveryCodes.hash), now: started)
-        else { throw SpotterError.failedPrecondition("two-factor sign-in is already on") }
+                principal, secret: record.secret, step: step, recoveryCodeHashes: codes.map(RecoveryCodes.hash),
+                now: started)
+        else {
+            // Another call got there first: turned it on, or began again with a new key, which the
+            // app that made this code does not have.
+            if try await store.twoFactor(principal)?.enabledAt != nil {
+                throw SpotterError.failedPrecondition("two-factor sign-in is already on")
+            }
+            throw SpotterError.failedPrecondition(
+                "two-factor set-up was started again meanwhile with a new key; add the newest one to your app")
+        }
         logger.notice("two-factor sign-in turned on", metadata: ["tenant": "\(principal.tenantID)"])
         return codes
     }

@@ -102,9 +102,11 @@ public protocol AuthStore: Sendable {
     func beginTwoFactor(_ principal: Principal, secret: MfaKeyring.Sealed) async throws -> Bool
 
     /// Turns two-factor sign-in on with the step of its first accepted code and the hashes of new
-    /// recovery codes; `false` when there was no enrolment waiting (or it was already on).
-    func enableTwoFactor(_ principal: Principal, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date)
-        async throws -> Bool
+    /// recovery codes, if the enrolment waiting is still the one with `secret` (the code was
+    /// checked against it); `false` when it is not (begun again meanwhile, or already on).
+    func enableTwoFactor(
+        _ principal: Principal, secret: MfaKeyring.Sealed, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date
+    ) async throws -> Bool
 
     /// Turns it off: forgets the secret, the recovery codes and open sign-in challenges.
     func disableTwoFactor(_ principal: Principal) async throws

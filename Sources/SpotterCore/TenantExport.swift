@@ -285,7 +285,8 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
 
     public struct ExportedSet: Sendable, Equatable, Codable {
         public var type: SetType
-        public var reps: Int
+        /// Absent for a timed or distance set without reps (a plank, a run), as in the CSV.
+        public var reps: Int?
         public var weightKg: Decimal?
         public var rpe: Decimal?
         public var restSeconds: Int?
@@ -321,7 +322,10 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
                 notes: exercise.notes,
                 sets: exercise.sets.map { set in
                     ExportedSet(
-                        type: set.type, reps: set.reps, weightKg: set.weight?.kilograms, rpe: set.rpe,
+                        type: set.type,
+                        reps: set.reps == 0 && (set.durationSeconds != nil || set.distanceMeters != nil)
+                            ? nil : set.reps,
+                        weightKg: set.weight?.kilograms, rpe: set.rpe,
                         restSeconds: set.restSeconds, note: set.note, durationSeconds: set.durationSeconds,
                         distanceMeters: set.distanceMeters)
                 },

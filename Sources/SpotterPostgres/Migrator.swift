@@ -55,6 +55,27 @@ public struct MigrationState: Sendable, Equatable, Codable {
     public var appliedAt: Date?
 }
 
+/// Who applies migrations, for the audit row each one writes in its own transaction: an operator
+/// with `spotterctl` (`admin`) or spotterd on start-up (`system`).
+public struct MigrationAudit: Sendable, Equatable {
+    public enum ActorKind: String, Sendable {
+        case admin
+        case system
+    }
+
+    public var actorKind: ActorKind
+    public var actor: String
+    public var osUser: String?
+    public var reason: String
+
+    public init(actorKind: ActorKind, actor: String, osUser: String?, reason: String) {
+        self.actorKind = actorKind
+        self.actor = actor
+        self.osUser = osUser
+        self.reason = reason
+    }
+}
+
 /// Applies migrations in order, each in its own transaction, under an advisory lock so that two
 /// processes never migrate one database at once.
 public struct Migrator: Sendable {
@@ -86,14 +107,15 @@ public struct Migrator: Sendable {
     }
 
     /// Applies every pending migration; returns those it applied. Runs as the connection's role,
-    /// which must own the schema.
+    /// which must own the schema. With `audit`, each migration appends a `db.migrate` row to the
+    /// audit log in its own transaction (a migration that fails leaves neither).
     @discardableResult
-    public func migrate(_ connection: PostgresConnection) async throws -> [Migration] {
+    public func migrate(_ connection: PostgresConnection, audit: MigrationAudit? = nil) async throws -> [Migration] {
         // Lock first: even CREATE TABLE IF NOT EXISTS races with itself.
         try await connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
         do {
             try await connection.execute(Self.createTable)
-            let applied = try await apply(connection)
+            let applied = try await apply(connection, audit: audit)
             try await connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey])
             return applied
         } catch {
@@ -125,7 +147,7 @@ public struct Migrator: Sendable {
     }
 
     /// Runs with the lock held and the migrations table in place.
-    private func apply(_ connection: PostgresConnection) async throws -> [Migration] {
+    private func apply(_ connection: PostgresConnection, audit: MigrationAudit?) async throws -> [Migration] {
         let done = try await appliedRows(connection)
         for state in states(recorded: done) {
             switch state.status {
@@ -144,6 +166,21 @@ public struct Migrator: Sendable {
                     "INSERT INTO spotter_migrations (version, name, checksum) VALUES ($1, $2, $3)",
                     [migration.version, migration.name, migration.checksum]
                 )
+                if let audit {
+                    // The first migration creates the audit log, so it is there for every one.
+                    try await connection.query(
+                        """
+                        INSERT INTO audit_log (actor_kind, actor, os_user, action, target, reason, details)
+                        VALUES ($1, $2, $3, 'db.migrate', $4, $5,
+                                jsonb_build_object('version', $6::int, 'checksum', $7::text))
+                        """,
+                        [
+                            audit.actorKind.rawValue, audit.actor, audit.osUser,
+                            String(format: "%04d", migration.version) + "_" + migration.name, audit.reason,
+                            migration.version, migration.checksum,
+                        ]
+                    )
+                }
                 try await connection.execute("COMMIT")
             } catch {
                 _ = try? await connection.execute("ROLLBACK")

@@ -54,18 +54,18 @@ extension PostgresAuthStore {
         }
     }
 
-    public func enableTwoFactor(_ principal: Principal, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date)
-        async throws -> Bool
-    {
+    public func enableTwoFactor(
+        _ principal: Principal, secret: MfaKeyring.Sealed, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date
+    ) async throws -> Bool {
         try await database.withTenant(principal.tenantID) { connection in
             guard
                 try await connection.query(
                     """
                     UPDATE account_mfa SET enabled_at = $2, last_step = $3, failures = 0, locked_until = NULL
-                    WHERE account_id = $1 AND enabled_at IS NULL
+                    WHERE account_id = $1 AND enabled_at IS NULL AND key_id = $4 AND sealed_secret = $5
                     RETURNING account_id
                     """,
-                    [principal.accountID.rawValue, now, step]
+                    [principal.accountID.rawValue, now, step, secret.keyID, PostgresBytes(secret.bytes)]
                 ).single != nil
             else { return false }
             try await TwoFactorSQL.replaceRecoveryCodes(principal, hashes: recoveryCodeHashes, connection)

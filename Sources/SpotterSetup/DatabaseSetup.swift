@@ -43,11 +43,11 @@ public struct DatabaseSetup: Sendable {
 
     /// Applies pending migrations as the login role.
     @discardableResult
-    public func migrate(_ directory: URL, logger: Logger) async throws -> [Migration] {
+    public func migrate(_ directory: URL, logger: Logger, audit: MigrationAudit? = nil) async throws -> [Migration] {
         let migrator = Migrator(migrations: try Migrator.load(from: directory), logger: logger)
         let connection = try await PostgresConnection.connect(configuration.with(role: nil))
         do {
-            let applied = try await migrator.migrate(connection)
+            let applied = try await migrator.migrate(connection, audit: audit)
             await connection.close()
             return applied
         } catch {

@@ -114,10 +114,13 @@ extension AccountsCommand {
             abstract: "Signs an account out of every device."
         )
         @OptionGroup var change: AccountChange
+        @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(change.options) { context in
+                    let target = try await context.admin.account(change.account)
+                    try confirm("Sign \(target.username) <\(target.email)> out of every device?", yes: yes)
                     let revoked = try await context.admin.revokeSessions(
                         change.account,
                         actor: context.actor,

@@ -15,9 +15,10 @@ struct DbCommand: AsyncParsableCommand {
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Applies every pending migration.")
         @OptionGroup var options: GlobalOptions
+        @Option(help: "Why, for each migration's audit row.") var reason = defaultMigrationReason
 
         func run() async throws {
-            try await applyMigrations(options)
+            try await applyMigrations(options, reason: reason)
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Postgres
+import SpotterCore
 import SpotterPostgres
 import SpotterSetup
 
@@ -16,9 +17,10 @@ struct MigrateCommand: AsyncParsableCommand {
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Applies every pending migration.")
         @OptionGroup var options: GlobalOptions
+        @Option(help: "Why, for each migration's audit row.") var reason = defaultMigrationReason
 
         func run() async throws {
-            try await applyMigrations(options)
+            try await applyMigrations(options, reason: reason)
         }
     }
 
@@ -53,12 +55,22 @@ struct MigrateCommand: AsyncParsableCommand {
     }
 }
 
-/// Applies pending migrations and says which (shared by `migrate apply` and `db migrate`).
-func applyMigrations(_ options: GlobalOptions) async throws {
+/// What a migration's audit row gives as its reason when `--reason` is not given: a deployment
+/// applies what the release brings.
+let defaultMigrationReason = "upgrade to the migrations of this release"
+
+/// Applies pending migrations and says which (shared by `migrate apply` and `db migrate`). Each
+/// one writes an audit row in its own transaction, naming the operator; the operator need not be
+/// registered (a deployment job migrates; whoever can migrate owns the schema anyway).
+func applyMigrations(_ options: GlobalOptions, reason: String) async throws {
     try await runCommand {
+        if reason.trimmingWhitespaces().isEmpty { throw SpotterError.invalid("reason", "must not be blank") }
         try await CommandContext.with(options) { context in
             let applied = try await context.database.migrate(
-                context.settings.migrationsDirectory, logger: context.logger)
+                context.settings.migrationsDirectory, logger: context.logger,
+                audit: MigrationAudit(
+                    actorKind: .admin, actor: context.actor.operatorName, osUser: context.actor.osUser,
+                    reason: reason))
             if options.json {
                 try Output.json(applied.map { ["version": "\($0.version)", "name": $0.name] })
             } else if applied.isEmpty {

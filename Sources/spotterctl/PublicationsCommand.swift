@@ -58,10 +58,12 @@ struct PublicationsCommand: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The publication id from publications list.") var id: String
         @Option(help: "Why (written to the audit log).") var reason: String
+        @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
+                    try confirm("Take publication \(id) out of Discover? Its followers keep their copies.", yes: yes)
                     try await context.admin.unpublish(id, actor: context.actor, reason: reason)
                     try report(options, ["id": id, "status": "unpublished"], "unpublished \(id)")
                 }

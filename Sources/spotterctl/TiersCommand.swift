@@ -19,6 +19,7 @@ struct TiersCommand: AsyncParsableCommand {
                 "When the tier ends: a day it still covers (2027-01-31: through that day, UTC) or a time (2027-01-31T12:00:00Z); default: never."
         )
         var until: String?
+        @Flag(help: "Do not ask for confirmation (asked only when a paid tier in force would change).") var yes = false
 
         func run() async throws {
             try await runCommand {
@@ -26,6 +27,14 @@ struct TiersCommand: AsyncParsableCommand {
                 let end = parseTime(until, field: "until", throughDay: true, into: &validator)
                 try validator.validate()
                 try await CommandContext.with(change.options) { context in
+                    let target = try await context.admin.account(change.account)
+                    try context.admin.checkTierChange(target, tier, until: end)
+                    let current = target.tier.effective(at: Date())
+                    if current != .free, current != tier {
+                        try confirm(
+                            "Move \(target.username) <\(target.email)> from \(current.rawValue) to \(tier.rawValue) now?",
+                            yes: yes)
+                    }
                     try await context.admin.setTier(
                         change.account, tier, until: end, actor: context.actor, reason: change.reason)
                     try report(
@@ -44,10 +53,19 @@ struct TiersCommand: AsyncParsableCommand {
     struct Expire: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Ends an account's tier now (it falls back to free).")
         @OptionGroup var change: AccountChange
+        @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(change.options) { context in
+                    let target = try await context.admin.account(change.account)
+                    let current = target.tier.effective(at: Date())
+                    // Nothing to end is said by the service, without a question first.
+                    if current != .free {
+                        try confirm(
+                            "End \(target.username)'s \(current.rawValue) tier now? <\(target.email)> falls back to free.",
+                            yes: yes)
+                    }
                     try await context.admin.expireTier(change.account, actor: context.actor, reason: change.reason)
                     try report(
                         change.options, ["account": change.account, "tier": "free"], "\(change.account) is back on free"

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SpotterCore
+import SpotterPostgres
 import SpotterServer
 
 /// `spotterd`: the Spotter server. Flags override the `SPOTTER_*` environment variables.
@@ -46,7 +47,12 @@ struct Spotterd: AsyncParsableCommand {
         let database = try DatabaseSetup.open(settings, applicationName: "spotterd", logger: logger)
         defer { database.close() }
         if settings.migrateOnStart {
-            try await database.migrate(settings.migrationsDirectory, logger: logger)
+            try await database.migrate(
+                settings.migrationsDirectory, logger: logger,
+                audit: MigrationAudit(
+                    actorKind: .system, actor: "spotterd",
+                    osUser: getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) },
+                    reason: "applied on start (SPOTTER_MIGRATE_ON_START)"))
         }
         let application = try SpotterApplication.build(
             settings: settings,

@@ -337,6 +337,25 @@ struct AuthFlowTests {
         return TOTP.code(secret: try #require(Base32.decode(secret)), step: TOTP.step(at: date))
     }
 
+    @Test("a set-up begun again while a code is checked is not turned on with the newer key the code was not for")
+    func twoFactorBegunAgain() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .principal
+            let store = PostgresAuthStore(database: SpotterDatabase(pool: database.appPool))
+            _ = try await auth.beginTwoFactor(ada)
+            // What a confirmation read and checked its code against, before another tab began again.
+            let checked = try #require(try await store.twoFactor(ada)).secret
+            let newer = try await auth.beginTwoFactor(ada)
+            #expect(!(try await store.enableTwoFactor(ada, secret: checked, step: 1, recoveryCodeHashes: [], now: Date())))
+            #expect(try await store.twoFactor(ada)?.enabledAt == nil)
+            // The newest key's code turns it on.
+            #expect(try await auth.confirmTwoFactor(ada, code: try appCode(newer, at: Date())).count == 10)
+        }
+    }
+
     @Test("two-factor sign-in: enrol, confirm, sign in with a code once, a recovery code once, disable with a code")
     func twoFactor() async throws {
         try await TestDatabase.with { database in

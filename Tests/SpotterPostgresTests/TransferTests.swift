@@ -293,6 +293,32 @@ struct TransferTests {
         }
     }
 
+    @Test("the JSON export leaves reps out of a timed set, as the CSV leaves them empty, and reads it back")
+    func jsonTimedSet() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            var draft = workoutDraft("Core", at: Date(timeIntervalSince1970: 1_709_658_300), sets: 1)
+            draft.exercises[0].sets.append(SetDraft(reps: nil, durationSeconds: 60))
+            _ = try await training.workouts.log(ada, id: "", draft)
+            let data = try await export(training, ada, .json)
+            let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let workouts = try #require(document["workouts"] as? [[String: Any]])
+            let exercises = try #require(workouts.first?["exercises"] as? [[String: Any]])
+            let sets = try #require(exercises.first?["sets"] as? [[String: Any]])
+            #expect(sets.count == 2)
+            #expect(sets[0]["reps"] as? Int == 5)
+            #expect(sets[1]["reps"] == nil && sets[1]["duration_seconds"] as? Int == 60, "\(sets[1])")
+
+            let bob = try await lifter(database, "bob")
+            let report = try await training.transfer.importWorkouts(bob, format: .spotterJSON, unit: nil, data: data)
+            #expect(report.workoutsAdded == 1 && report.skipped.isEmpty)
+            let copied = try #require(try await history(training, bob).first).content.exercises[0].sets
+            #expect(copied.map(\.reps) == [5, 0])
+            #expect(copied.map(\.durationSeconds) == [nil, 60])
+        }
+    }
+
     @Test(
         "CSV export: one row per set, in the lifter's wall-clock time and both units, read back by any CSV reader; pages past 200 workouts"
     )

@@ -165,12 +165,16 @@ struct DiscoverEndToEndTests {
                     "publications", "unpublish", published.publicationID,
                 ])
                 #expect(noReason.status != 0)
-                let down = try await server.database.spotterctl(
+                let unconfirmed = try await server.database.spotterctl(
                     ["publications", "unpublish", published.publicationID, "--reason", "spam report #12"])
+                #expect(unconfirmed.status == 1)
+                #expect(unconfirmed.output.contains("out of Discover?"), "\(unconfirmed.output)")
+                let down = try await server.database.spotterctl(
+                    ["publications", "unpublish", published.publicationID, "--reason", "spam report #12", "--yes"])
                 #expect(down.status == 0, "\(down.output)")
                 #expect(down.output == "unpublished \(published.publicationID)\n")
                 let again = try await server.database.spotterctl(
-                    ["publications", "unpublish", published.publicationID, "--reason", "again"])
+                    ["publications", "unpublish", published.publicationID, "--reason", "again", "--yes"])
                 #expect(again.output == "spotterctl: no live publication \(published.publicationID)\n")
                 #expect(
                     try await server.database.count(

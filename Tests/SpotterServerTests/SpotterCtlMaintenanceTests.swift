@@ -86,8 +86,14 @@ struct SpotterCtlMaintenanceTests {
             let negative = try await database.spotterctl(["tiers", "list", "--expiring-within", "-3"])
             #expect(negative.status != 0 && negative.output.contains("expiring-within: must not be negative"))
 
+            // Ending a paid tier asks first; without a terminal it needs --yes, and nothing changes.
+            let unconfirmed = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "refund"])
+            #expect(unconfirmed.status == 1)
+            #expect(unconfirmed.output.contains("End ada's pro tier now?"), "\(unconfirmed.output)")
+            #expect(unconfirmed.output.contains("pass --yes to confirm"))
+            #expect(try await database.count("SELECT count(*)::int FROM tenants WHERE tier = 'pro'") == 1)
             #expect(
-                try await database.spotterctl(["tiers", "expire", "ada", "--reason", "refund"]).status == 0)
+                try await database.spotterctl(["tiers", "expire", "ada", "--reason", "refund", "--yes"]).status == 0)
             let profile = try await AccountService(
                 store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool))
             ).profile(try await principal(database, "ada"))
@@ -115,6 +121,18 @@ struct SpotterCtlMaintenanceTests {
                     as? [[String: Any]])
             let details = sets.first?["details"]
             #expect(details is [String: Any], "\(String(describing: details))")
+            // Changing a paid tier in force asks first (a roster of 30 becomes one of 5).
+            #expect(
+                try await database.spotterctl(["tiers", "set", "coach", "--tier", "coach_pro", "--reason", "paid"])
+                    .status == 0)
+            let lower = try await database.spotterctl(["tiers", "set", "coach", "--tier", "coach", "--reason", "x"])
+            #expect(lower.status == 1)
+            #expect(lower.output.contains("from coach_pro to coach now?"), "\(lower.output)")
+            #expect(try await database.count("SELECT count(*)::int FROM tenants WHERE tier = 'coach_pro'") == 1)
+            #expect(
+                try await database.spotterctl(
+                    ["tiers", "set", "coach", "--tier", "coach", "--reason", "downgrade", "--yes"]
+                ).status == 0)
         }
     }
 
@@ -262,8 +280,13 @@ struct SpotterCtlMaintenanceTests {
         try await TestDatabase.with { database in
             let tokens = try await registerAndSignIn(database, "ada")
             _ = try await registerAndSignIn(database, "bob")
+            let unconfirmed = try await database.spotterctl(
+                ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone"])
+            #expect(unconfirmed.status == 1)
+            #expect(unconfirmed.output.hasPrefix("spotterctl: Sign ada <"), "\(unconfirmed.output)")
+            _ = try await database.authService().authenticate(accessToken: tokens.accessToken)
             let revoked = try await database.spotterctl(
-                ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json"])
+                ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json", "--yes"])
             #expect((try json(revoked) as? [String: String])?["sessions_revoked"] == "1")
             await #expect(throws: SpotterError.self) {
                 try await database.authService().authenticate(accessToken: tokens.accessToken)

@@ -160,6 +160,53 @@ struct SpotterCtlTests {
         }
     }
 
+    @Test("each migration applied writes an audit row naming the operator; a failing one leaves neither")
+    func migrateAudited() async throws {
+        try await TestDatabase.with { database in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID())")
+            try FileManager.default.copyItem(at: TestDatabase.migrationsDirectory, to: directory)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try "CREATE TABLE migrate_marker (id int);".write(
+                to: directory.appendingPathComponent("9998_marker.sql"), atomically: true, encoding: .utf8)
+            try "CREATE TABLE half (id int); SELECT * FROM nowhere;".write(
+                to: directory.appendingPathComponent("9999_broken.sql"), atomically: true, encoding: .utf8)
+            let environment = ["SPOTTER_MIGRATIONS_DIR": directory.path]
+            let blank = try await database.spotterctl(["db", "migrate", "--reason", " "], environment: environment)
+            #expect(blank.status == 1 && blank.output == "spotterctl: reason: must not be blank\n")
+            let failed = try await database.spotterctl(
+                ["db", "migrate", "--reason", "release 1.5"], environment: environment)
+            #expect(failed.status == 1, "\(failed.output)")
+            let rows = try await database.ownerConnection()
+            let audited = try await rows.query(
+                """
+                SELECT actor_kind, actor, reason, target, details ->> 'version' AS version FROM audit_log
+                WHERE action = 'db.migrate'
+                """)
+            #expect(audited.count == 1)
+            let row = try #require(audited.single)
+            #expect(try row.decode("actor_kind", as: String.self) == "admin")
+            #expect(try row.decode("actor", as: String.self) == "test-operator")
+            #expect(try row.decode("reason", as: String.self) == "release 1.5")
+            #expect(try row.decode("target", as: String.self) == "9998_marker")
+            #expect(try row.decode("version", as: String.self) == "9998")
+            let half = try await rows.query("SELECT to_regclass('half') IS NULL AS gone")
+            #expect(try half.single?.decode("gone", as: Bool.self) == true)
+            await rows.close()
+            // Without --reason the row says the release's migrations were applied.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("9999_broken.sql"))
+            try "CREATE TABLE second_marker (id int);".write(
+                to: directory.appendingPathComponent("9999_second.sql"), atomically: true, encoding: .utf8)
+            let applied = try await database.spotterctl(["migrate", "apply"], environment: environment)
+            #expect(applied.output == "applied 9999_second\n", "\(applied.output)")
+            #expect(
+                try await database.count(
+                    """
+                    SELECT count(*)::int FROM audit_log WHERE action = 'db.migrate' AND target = '9999_second'
+                    AND reason = 'upgrade to the migrations of this release'
+                    """) == 1)
+        }
+    }
+
     @Test("migrate reports the schema up to date and lists every migration as applied")
     func migrateStatus() async throws {
         try await TestDatabase.with { database in

@@ -30,8 +30,7 @@ public struct ExportCSV: Sendable {
                     date, started, workout.id.description, workout.name, String(workout.durationSeconds), workout.notes,
                     String(exerciseIndex + 1), exercise.exerciseID.description, exercise.exerciseName, exercise.notes,
                     // A timed or distance set without reps (a plank, a run) has none, not 0.
-                    String(setIndex + 1), set.type.rawValue,
-                    set.reps == 0 && (set.durationSeconds != nil || set.distanceMeters != nil) ? "" : String(set.reps),
+                    String(setIndex + 1), set.type.rawValue, set.reps.map(String.init) ?? "",
                     mass.map { "\($0.value(in: .kg))" } ?? "", mass.map { "\($0.value(in: .lb))" } ?? "",
                     set.rpe.map { "\($0)" } ?? "", set.restSeconds.map(String.init) ?? "", set.note,
                     set.durationSeconds.map(String.init) ?? "", set.distanceMeters.map(String.init) ?? "",

@@ -55,7 +55,7 @@ enum SpotterJSONReader {
                         name: entry.exerciseName, exerciseID: entry.exerciseID, notes: entry.notes,
                         sets: entry.sets.map { set in
                             ImportedSet(
-                                reps: set.reps, weight: set.weightKg.map { Mass(kilograms: $0) },
+                                reps: set.reps ?? 0, weight: set.weightKg.map { Mass(kilograms: $0) },
                                 rpe: set.rpe, restSeconds: set.restSeconds, note: set.note, type: set.type,
                                 durationSeconds: set.durationSeconds, distanceMeters: set.distanceMeters)
                         },
