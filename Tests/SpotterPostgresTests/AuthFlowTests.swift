@@ -349,7 +349,8 @@ struct AuthFlowTests {
             // What a confirmation read and checked its code against, before another tab began again.
             let checked = try #require(try await store.twoFactor(ada)).secret
             let newer = try await auth.beginTwoFactor(ada)
-            #expect(!(try await store.enableTwoFactor(ada, secret: checked, step: 1, recoveryCodeHashes: [], now: Date())))
+            #expect(
+                !(try await store.enableTwoFactor(ada, secret: checked, step: 1, recoveryCodeHashes: [], now: Date())))
             #expect(try await store.twoFactor(ada)?.enabledAt == nil)
             // The newest key's code turns it on.
             #expect(try await auth.confirmTwoFactor(ada, code: try appCode(newer, at: Date())).count == 10)
