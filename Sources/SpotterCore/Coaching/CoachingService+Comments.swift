@@ -54,11 +54,17 @@ extension CoachingService {
                 )
             }
         }
-        return try await store.addComment(
+        let added = try await store.addComment(
             principal,
             WorkoutComment(
                 id: UUID(), workoutID: workout.id, exerciseIndex: exerciseIndex, setIndex: setIndex, authorID: author,
-                authorSide: side, authorName: "", body: body, createdAt: now()))
+                authorSide: side, authorName: "", body: body, createdAt: now()),
+            workoutVersion: exerciseIndex == nil ? nil : workout.version)
+        if let added { return added }
+        // Deleted meanwhile (this says so), or replaced, which may have moved the set.
+        _ = try await training.workouts.get(principal, id: workoutID)
+        throw SpotterError.failedPrecondition(
+            "the workout was changed while the comment was sent; look at it again and comment on the set as it is now")
     }
 
     /// The thread on a client's workout (details scope).

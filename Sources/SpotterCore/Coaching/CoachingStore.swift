@@ -100,8 +100,12 @@ public protocol CoachingStore: Sendable {
 
     // MARK: Comments
 
-    /// Adds a comment to a live workout of the principal's tenant (for a coach: a client view).
-    func addComment(_ principal: Principal, _ comment: WorkoutComment) async throws -> WorkoutComment
+    /// Adds a comment to a live workout of the principal's tenant (for a coach: a client view),
+    /// if the workout is still there and, when `version` is given (a comment on a set, whose
+    /// position was checked against that version), still at it; `nil` otherwise. A delete or
+    /// replace of the workout at the same time waits for it, or it for them.
+    func addComment(_ principal: Principal, _ comment: WorkoutComment, workoutVersion version: Int64?)
+        async throws -> WorkoutComment?
     func comments(_ principal: Principal, _ workout: WorkoutID) async throws -> [WorkoutComment]
     func deleteComment(_ principal: Principal, _ id: UUID) async throws -> Bool
 }

@@ -579,19 +579,29 @@ public struct PostgresCoachingStore: CoachingStore {
         )
     }
 
-    public func addComment(_ principal: Principal, _ comment: WorkoutComment) async throws -> WorkoutComment {
+    public func addComment(_ principal: Principal, _ comment: WorkoutComment, workoutVersion version: Int64?)
+        async throws -> WorkoutComment?
+    {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
+            // A workout's delete or replace holds the tenant's feed counter from its UPDATE to its
+            // end, and reads the comments after it: with the counter taken first, this insert sees
+            // one that committed while it waited, and one that comes later sees this comment.
+            try await FeedLocks.take(connection)
+            let inserted = try await connection.query(
                 """
                 INSERT INTO workout_comments (tenant_id, comment_id, workout_id, exercise_position, set_position,
                                               author_id, body, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                SELECT $1, $2, $3, $4, $5, $6, $7, $8
+                WHERE EXISTS (SELECT FROM workouts
+                              WHERE tenant_id = $1 AND workout_id = $3 AND deleted_at IS NULL
+                                AND ($9::bigint IS NULL OR version = $9))
                 """,
                 [
                     principal.tenantID.rawValue, comment.id, comment.workoutID.rawValue, comment.exerciseIndex,
-                    comment.setIndex, comment.authorID.rawValue, comment.body, comment.createdAt,
+                    comment.setIndex, comment.authorID.rawValue, comment.body, comment.createdAt, version,
                 ]
             )
+            guard inserted.affectedRows == 1 else { return nil }
             return try Self.decodeComment(
                 try await connection.query(
                     Self.commentSelect + " WHERE c.tenant_id = $1 AND c.comment_id = $2",
