@@ -229,3 +229,12 @@ public protocol AdminStore: Sendable {
     func setStatus(_ tenant: TenantID, _ status: AccountStatus, now: Date, audit: AuditRecord) async throws -> Int
     func auditLog(_ filter: AuditFilter) async throws -> [AuditEntry]
 }
+
+/// How an erased account is called from then on (in the audit log, by spotterctl): the same name
+/// whether an operator erased it (`spotterctl accounts delete`) or its owner (`DeleteAccount`).
+public enum Erasure {
+    /// `erased-` and 12 hex digits of the tenant id's hash.
+    public static func pseudonym(_ tenant: TenantID) -> String {
+        "erased-" + Token.hash(tenant.description).prefix(6).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -170,12 +170,7 @@ extension AdminService {
     /// keep a pseudonymous record. Returns the pseudonym.
     public func erase(_ reference: String, actor: AdminActor, reason: String) async throws -> String {
         let account = try await audited(reference, reason, actor)
-        let pseudonym =
-            "erased-"
-            + String(
-                Token.hash(account.tenantID.description).prefix(6).map {
-                    String(format: "%02x", $0)
-                }.joined())
+        let pseudonym = Erasure.pseudonym(account.tenantID)
         try await store.erase(
             account.tenantID,
             pseudonym: pseudonym,

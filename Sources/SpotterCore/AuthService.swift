@@ -514,6 +514,22 @@ public struct AuthService: Sendable {
         validator.check(current.isEmpty || new != current, "new_password", "must differ from the current password")
         try validator.validate()
         guard let session = principal.sessionID else { throw SpotterError.unauthenticated("sign in first") }
+        try await checkPassword(
+            principal, current, wrong: .invalid("current_password", "is not your password"), address: address)
+        let hash = try await newPasswordHasher.hash(new)
+        // The account's counts are cleared with the change; the address's attempt is taken back.
+        let ended = try await store.changePassword(principal, passwordHash: hash, keeping: session, now: now())
+        try await refundAttempt(from: address)
+        logger.info("password changed", metadata: ["tenant": "\(principal.tenantID)", "sessions_ended": "\(ended)"])
+        return ended
+    }
+
+    /// Checks the signed-in account's password typed again, counted as a sign-in attempt from
+    /// `address` and against the account (wrong guesses are throttled as sign-ins are). A wrong
+    /// one is `wrong`.
+    private func checkPassword(_ principal: Principal, _ password: String, wrong: SpotterError, address: String)
+        async throws
+    {
         let started = now()
         try await countAttempt(from: address, now: started)
         let source = SignInSource.address(address)
@@ -522,19 +538,35 @@ public struct AuthService: Sendable {
             throw SpotterError.notFound("account not found")
         }
         let matches = try await hashing(refunding: address, account: (principal, source)) {
-            try await hasher.verify(current, against: stored)
+            try await hasher.verify(password, against: stored)
         }
-        guard matches else {
-            throw SpotterError.invalidArgument([
-                FieldViolation(field: "current_password", reason: "is not your password")
-            ])
+        guard matches else { throw wrong }
+    }
+
+    /// Deletes the signed-in account for good, as `spotterctl accounts delete` erases one: the
+    /// tenant and every row of it, the comments it wrote on others' workouts, every session; its
+    /// audit rows keep a pseudonym. Needs the password again and, while two-factor sign-in is on, a
+    /// code from the app or a recovery code. Returns the pseudonym the audit log now uses.
+    public func deleteAccount(_ principal: Principal, password: String, code: String, address: String)
+        async throws -> String
+    {
+        var validator = Validator()
+        validator.check(!password.isEmpty, "password", "is required")
+        validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
+        let twoFactor = try await store.twoFactor(principal).flatMap { $0.enabledAt == nil ? nil : $0 }
+        validator.check(
+            twoFactor == nil || !code.trimmingWhitespaces().isEmpty, "code",
+            "is required while two-factor sign-in is on: a code from your authenticator app, or a recovery code")
+        try validator.validate()
+        try await checkPassword(principal, password, wrong: .invalid("password", "is wrong"), address: address)
+        if let twoFactor {
+            try await checkSecondFactor(principal, code: code, record: twoFactor, wrongCode: Self.wrongCodeSignedIn)
         }
-        let hash = try await newPasswordHasher.hash(new)
-        // The account's counts are cleared with the change; the address's attempt is taken back.
-        let ended = try await store.changePassword(principal, passwordHash: hash, keeping: session, now: now())
+        let pseudonym = Erasure.pseudonym(principal.tenantID)
+        try await store.eraseOwnAccount(principal, pseudonym: pseudonym)
         try await refundAttempt(from: address)
-        logger.info("password changed", metadata: ["tenant": "\(principal.tenantID)", "sessions_ended": "\(ended)"])
-        return ended
+        logger.notice("account deleted by its owner", metadata: ["pseudonym": "\(pseudonym)"])
+        return pseudonym
     }
 
     /// Whether an e-mailed link's token (a password reset or an address verification) still works,

@@ -108,6 +108,10 @@ public protocol AuthStore: Sendable {
         _ principal: Principal, secret: MfaKeyring.Sealed, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date
     ) async throws -> Bool
 
+    /// Erases the principal's own tenant and every row of it, the comments it wrote in other
+    /// tenants, and every name in its audit rows (`pseudonym` instead), with an audit row of its own.
+    func eraseOwnAccount(_ principal: Principal, pseudonym: String) async throws
+
     /// Turns it off: forgets the secret, the recovery codes and open sign-in challenges.
     func disableTwoFactor(_ principal: Principal) async throws
     /// Replaces the account's recovery codes with these (hashes); `false` when two-factor sign-in is off.

@@ -66,7 +66,7 @@ enum Assets {
           border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer;
           text-decoration: none; }
         button.secondary, .button.secondary { background: #e5e7eb; color: var(--ink); }
-        button.danger { background: var(--bad); }
+        button.danger, .button.danger { background: var(--bad); }
         button.link { background: none; color: var(--accent); padding: 0; margin: 0; text-decoration: underline; }
         .error, .field-error { color: var(--bad); }
         .field-error { margin: 4px 0 0; font-size: .9rem; }

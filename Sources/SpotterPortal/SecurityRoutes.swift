@@ -5,8 +5,9 @@ import SpotterCore
 /// The signed-in account's security page, `/security`: change the password (the current one
 /// checked, wrong guesses throttled as sign-ins are; every other session ends), two-factor sign-in
 /// (set up with a QR code or the key, new recovery codes, turned off), and the sessions signed in,
-/// each with a button to sign it out. The API's `AuthService.ChangePassword`, `BeginMfaEnrollment`,
-/// `ConfirmMfa`, `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions` and `RevokeSession`,
+/// each with a button to sign it out; and deleting the account (`/security/delete`, the password
+/// again). The API's `AuthService.ChangePassword`, `BeginMfaEnrollment`, `ConfirmMfa`,
+/// `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions`, `RevokeSession` and `DeleteAccount`,
 /// through the same `AuthService`.
 struct SecurityRoutes {
     let auth: AuthService
@@ -38,6 +39,15 @@ struct SecurityRoutes {
         var key: String
         var uri: String
         var errors: [String: String] = [:]
+    }
+
+    /// Deleting the account: what goes, and the password (and a code) to do it.
+    struct DeleteAccountPage {
+        var username: String
+        var coach: Bool
+        var twoFactor: Bool
+        var errors: [String: String] = [:]
+        var error: String?
     }
 
     /// Recovery codes, just made: shown this once.
@@ -132,6 +142,29 @@ struct SecurityRoutes {
                 return Response.redirect(to: "/security?two-factor=off", type: .normal)
             }
         }
+        router.get("/security/delete") { _, context in
+            let session = try context.signedIn()
+            return try await renderDelete(session, DeleteAccountPage(username: "", coach: false, twoFactor: false))
+        }
+        router.post("/security/delete") { _, context in
+            let session = try context.signedIn()
+            var page = DeleteAccountPage(username: "", coach: false, twoFactor: false)
+            do {
+                _ = try await auth.deleteAccount(
+                    session.principal, password: context.form["password"] ?? "", code: context.form.text("code"),
+                    address: context.address)
+            } catch SpotterError.invalidArgument(let violations) {
+                page.errors = SessionRoutes.fieldErrors(violations, ["password": "password", "code": "code"])
+                return try await renderDelete(session, page, status: .badRequest)
+            } catch SpotterError.tooManyRequests(_, let seconds) {
+                page.error = "Too many wrong tries. Try again in \(SessionRoutes.wait(seconds))."
+                return try await renderDelete(session, page, status: .badRequest)
+            }
+            // Signed out: the session went with the account.
+            var response = pages.render("account_deleted", title: "Account deleted", session: nil, ())
+            response.setCookie(SessionCookie.cleared)
+            return response
+        }
         router.post("/security/sessions/:id/sign-out") { _, context in
             let session = try context.signedIn()
             guard let id = SessionID(try context.parameters.require("id")) else {
@@ -166,6 +199,17 @@ struct SecurityRoutes {
         }
         return pages.render(
             "security", title: "Password and sign-ins", session: session, status: status, current: "/profile", page)
+    }
+
+    private func renderDelete(_ session: PortalSession, _ page: DeleteAccountPage, status: HTTPResponse.Status = .ok)
+        async throws -> Response
+    {
+        var page = page
+        page.username = session.profile.username
+        page.coach = session.isCoach
+        if case .on = try await auth.twoFactorState(session.principal) { page.twoFactor = true }
+        return pages.render(
+            "delete_account", title: "Delete your account", session: session, status: status, current: "/profile", page)
     }
 
     /// A form of the two-factor card that sends a code typed in `field`: a wrong code is said beside

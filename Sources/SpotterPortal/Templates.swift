@@ -16,7 +16,7 @@ enum Templates {
         "access_log": accessLog,
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
         "profile": profile, "import": importWorkouts, "security": security, "two_factor_setup": twoFactorSetup,
-        "recovery_codes": recoveryCodes,
+        "recovery_codes": recoveryCodes, "delete_account": deleteAccount, "account_deleted": accountDeleted,
     ]
 
     static let layout = """
@@ -847,7 +847,42 @@ enum Templates {
         </table>
         {{^others}}<p class="muted">You are signed in nowhere else.</p>{{/others}}
         </section>
+        <section class="card">
+        <h2>Delete your account</h2>
+        <p>Deletes your account and everything in it, for good. You can download a copy first.</p>
+        <p><a class="button danger" href="/security/delete">Delete your account…</a></p>
+        </section>
         {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let deleteAccount = """
+        {{<layout}}{{$body}}{{#page}}
+        <p class="crumbs"><a href="/profile">Profile</a> › <a href="/security">Password and sign-ins</a> ›</p>
+        <h1>Delete your account?</h1>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <section class="card">
+        <p>This deletes the account <strong>{{username}}</strong> at once and for good, with everything in it:         {{#coach}}your templates, programs and publications, your links to your clients (they keep their own workouts;         what you assigned them and your comments on their workouts go with your account),         {{/coach}}{{^coach}}your workouts, templates, programs, measurements and runs, your links to coaches,         {{/coach}}your sessions and devices. It cannot be undone, and no one can restore it.</p>
+        <p>To keep a copy, <a href="/export.json" download>download everything (JSON)</a> first.</p>
+        <form method="post" action="/security/delete" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("password", "Your password", type: "password", extra: " autocomplete=\"current-password\" required"))
+        {{#twoFactor}}
+        \(field("code", "Code from your authenticator app, or a recovery code", extra: " autocomplete=\"one-time-code\" required"))
+        {{/twoFactor}}
+        <button class="danger">Delete my account for good</button> <a href="/security">Keep it</a>
+        </form>
+        </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    static let accountDeleted = """
+        {{<layout}}{{$body}}
+        <section class="narrow">
+        <h1>Your account is deleted</h1>
+        <p class="notice" role="status">Everything it held is gone, and every device it was signed in on is signed out.</p>
+        <p><a href="/sign-in">Back to sign in</a></p>
+        </section>
+        {{/body}}{{/layout}}
         """
 
     static let twoFactorSetup = """

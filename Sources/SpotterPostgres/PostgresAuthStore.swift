@@ -370,6 +370,15 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    public func eraseOwnAccount(_ principal: Principal, pseudonym: String) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            // The erasure writes the feeds of the clients it commented for: their counters first,
+            // in the one order (0017_feed_lock_order.sql).
+            try await FeedLocks.take(connection)
+            try await connection.query("SELECT spotter_erase_own_account($1)", [pseudonym])
+        }
+    }
+
     public func principal(forEmail email: String) async throws -> Principal? {
         guard let tenant = try await lookupTenant("SELECT spotter_tenant_for_email($1) AS tenant_id", email) else {
             return nil

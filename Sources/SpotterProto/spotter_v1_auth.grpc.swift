@@ -235,6 +235,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "DeleteAccount" metadata.
+        public enum DeleteAccount: Sendable {
+            /// Request type for "DeleteAccount".
+            public typealias Input = Spotter_V1_DeleteAccountRequest
+            /// Response type for "DeleteAccount".
+            public typealias Output = Spotter_V1_DeleteAccountResponse
+            /// Descriptor for "DeleteAccount".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "DeleteAccount",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "spotter.v1.AuthService" service.
         public static let descriptors: [GRPCCore.MethodDescriptor] = [
             Register.descriptor,
@@ -252,7 +265,8 @@ public enum Spotter_V1_AuthService: Sendable {
             BeginMfaEnrollment.descriptor,
             ConfirmMfa.descriptor,
             DisableMfa.descriptor,
-            RegenerateRecoveryCodes.descriptor
+            RegenerateRecoveryCodes.descriptor,
+            DeleteAccount.descriptor
         ]
     }
 }
@@ -580,6 +594,30 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>
+
+        /// Handle the "DeleteAccount" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+        /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+        /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+        /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+        /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+        /// > a code. Every token of the account stops working at once. To keep the data, export it first
+        /// > (TransferService/ExportAccount).
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_DeleteAccountRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_DeleteAccountResponse` messages.
+        func deleteAccount(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_DeleteAccountRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DeleteAccountResponse>
     }
 
     /// Service protocol for the "spotter.v1.AuthService" service.
@@ -891,6 +929,30 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.ServerRequest<Spotter_V1_RegenerateRecoveryCodesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>
+
+        /// Handle the "DeleteAccount" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+        /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+        /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+        /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+        /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+        /// > a code. Every token of the account stops working at once. To keep the data, export it first
+        /// > (TransferService/ExportAccount).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DeleteAccountRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_DeleteAccountResponse` message.
+        func deleteAccount(
+            request: GRPCCore.ServerRequest<Spotter_V1_DeleteAccountRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DeleteAccountResponse>
     }
 
     /// Simple service protocol for the "spotter.v1.AuthService" service.
@@ -1200,6 +1262,30 @@ extension Spotter_V1_AuthService {
             request: Spotter_V1_RegenerateRecoveryCodesRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_RegenerateRecoveryCodesResponse
+
+        /// Handle the "DeleteAccount" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+        /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+        /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+        /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+        /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+        /// > a code. Every token of the account stops working at once. To keep the data, export it first
+        /// > (TransferService/ExportAccount).
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_DeleteAccountRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_DeleteAccountResponse` to respond with.
+        func deleteAccount(
+            request: Spotter_V1_DeleteAccountRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_DeleteAccountResponse
     }
 }
 
@@ -1383,6 +1469,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
                 )
             }
         )
+        router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.DeleteAccount.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DeleteAccountRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DeleteAccountResponse>(),
+            handler: { request, context in
+                try await self.deleteAccount(
+                    request: request,
+                    context: context
+                )
+            }
+        )
     }
 }
 
@@ -1559,6 +1656,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse> {
         let response = try await self.regenerateRecoveryCodes(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func deleteAccount(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_DeleteAccountRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_DeleteAccountResponse> {
+        let response = try await self.deleteAccount(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -1770,6 +1878,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>(
             message: try await self.regenerateRecoveryCodes(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func deleteAccount(
+        request: GRPCCore.ServerRequest<Spotter_V1_DeleteAccountRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_DeleteAccountResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_DeleteAccountResponse>(
+            message: try await self.deleteAccount(
                 request: request.message,
                 context: context
             ),
@@ -2167,6 +2288,35 @@ extension Spotter_V1_AuthService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_RegenerateRecoveryCodesResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RegenerateRecoveryCodesResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "DeleteAccount" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+        /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+        /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+        /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+        /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+        /// > a code. Every token of the account stops working at once. To keep the data, export it first
+        /// > (TransferService/ExportAccount).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DeleteAccountRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_DeleteAccountRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_DeleteAccountResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func deleteAccount<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_DeleteAccountRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_DeleteAccountRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DeleteAccountResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteAccountResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
     }
 
@@ -2743,6 +2893,46 @@ extension Spotter_V1_AuthService {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "DeleteAccount" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+        /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+        /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+        /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+        /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+        /// > a code. Every token of the account stops working at once. To keep the data, export it first
+        /// > (TransferService/ExportAccount).
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_DeleteAccountRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_DeleteAccountRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_DeleteAccountResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func deleteAccount<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_DeleteAccountRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_DeleteAccountRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_DeleteAccountResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteAccountResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.DeleteAccount.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -3222,6 +3412,41 @@ extension Spotter_V1_AuthService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_RegenerateRecoveryCodesRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_RegenerateRecoveryCodesResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "DeleteAccount" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+    /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+    /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+    /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+    /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+    /// > a code. Every token of the account stops working at once. To keep the data, export it first
+    /// > (TransferService/ExportAccount).
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_DeleteAccountRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func deleteAccount<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_DeleteAccountRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteAccountResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.deleteAccount(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DeleteAccountRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DeleteAccountResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -3767,6 +3992,45 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.regenerateRecoveryCodes(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "DeleteAccount" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Deletes the signed-in account for good, as an operator's erasure does: the tenant and
+    /// > everything in it (workouts, templates, programs, measurements, sessions, sync devices), a
+    /// > coach's links to clients and the comments it wrote on their workouts; the audit log keeps a
+    /// > pseudonym. Needs the password again (INVALID_ARGUMENT naming `password` when wrong; wrong
+    /// > guesses are throttled as sign-ins are, RESOURCE_EXHAUSTED) and, while two-factor sign-in is on,
+    /// > a code. Every token of the account stops working at once. To keep the data, export it first
+    /// > (TransferService/ExportAccount).
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func deleteAccount<Result>(
+        _ message: Spotter_V1_DeleteAccountRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_DeleteAccountResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_DeleteAccountRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.deleteAccount(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -170,4 +170,13 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
             address: RequestContext.current?.clientAddress ?? "")
         return .with { $0.sessionsEnded = Int32(ended) }
     }
+
+    public func deleteAccount(request: Spotter_V1_DeleteAccountRequest, context: ServerContext) async throws
+        -> Spotter_V1_DeleteAccountResponse
+    {
+        _ = try await auth.deleteAccount(
+            try RequestContext.principal(), password: request.password, code: request.code,
+            address: RequestContext.current?.clientAddress ?? "")
+        return Spotter_V1_DeleteAccountResponse()
+    }
 }

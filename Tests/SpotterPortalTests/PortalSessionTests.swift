@@ -371,6 +371,39 @@ struct PortalSessionTests {
         }
     }
 
+    @Test("deleting the account: the page says what goes, a wrong password keeps everything, the right one erases it")
+    func deleteAccount() async throws {
+        try await PortalHarness.with { portal in
+            let carla = try await portal.account("carla", kind: .coach)
+            _ = try await portal.account("bea")
+            let laptop = try await portal.signedIn("carla")
+            #expect(
+                try await laptop.get("/security").html.contains(
+                    #"<a class="button danger" href="/security/delete">Delete your account…</a>"#))
+            let page = try await laptop.get("/security/delete")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("<h1>Delete your account?</h1>"))
+            #expect(page.html.contains("your links to your clients"))
+            #expect(page.html.contains(#"<a href="/export.json" download>download everything (JSON)</a>"#))
+            #expect(!page.html.contains(#"name="code""#), "no code asked while two-factor sign-in is off")
+
+            let wrong = try await laptop.post("/security/delete", [("password", "long enough bea")])
+            #expect(wrong.status == .badRequest)
+            #expect(wrong.html.contains("The password is wrong."))
+            #expect(try await portal.database.count("SELECT count(*)::int FROM tenants") == 2)
+
+            let gone = try await laptop.post("/security/delete", [("password", "long enough carla")])
+            #expect(gone.status == .ok)
+            #expect(gone.html.contains("<h1>Your account is deleted</h1>"))
+            #expect(gone.sessionCookie?.contains("Max-Age=0") == true)
+            #expect(try await portal.database.tablesHoldingRows(of: carla.tenantID) == [])
+            #expect(try await portal.database.count("SELECT count(*)::int FROM tenants") == 1)
+            #expect(try await laptop.get("/clients").location?.hasPrefix("/sign-in") == true)
+            #expect(
+                try await portal.browser().signIn("carla", password: "long enough carla").status == .unauthorized)
+        }
+    }
+
     @Test("a form sent after the session ended changes nothing, shows what was typed and signs in back to its page")
     func formAfterSessionEnded() async throws {
         try await PortalHarness.with { portal in

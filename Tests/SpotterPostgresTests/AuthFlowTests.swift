@@ -337,6 +337,85 @@ struct AuthFlowTests {
         return TOTP.code(secret: try #require(Base32.decode(secret)), step: TOTP.step(at: date))
     }
 
+    @Test(
+        "DeleteAccount: the password again (and a code while two-factor is on), then every row of the tenant goes, its comments elsewhere too, and its tokens stop working"
+    )
+    func deleteOwnAccount() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "cora", kind: .coach)
+            let cora = try await auth.signIn(login: "cora", password: "long enough cora", deviceLabel: "", address: "a")
+            _ = try await register(auth, "ada")
+            let adaSignedIn = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            let ada = adaSignedIn.principal
+            // Cora coaches Ada and comments on her workout.
+            let coaching = database.coachingService()
+            try await coaching.link(cora.principal, ada, scopes: ["details"])
+            let workout = try await database.trainingServices().workouts.log(
+                ada, id: "", workoutDraft(at: Date(timeIntervalSince1970: 1_795_392_000)))
+            _ = try await coaching.commentAsCoach(
+                cora.principal, client: ada.tenantID.description, workoutID: workout.id.description,
+                exerciseIndex: nil, setIndex: nil, body: "Strong")
+            let enrollment = try await auth.beginTwoFactor(cora.principal)
+            _ = try await auth.confirmTwoFactor(cora.principal, code: try appCode(enrollment, at: Date()))
+            #expect(try await database.tablesHoldingRows(of: cora.principal.tenantID).count >= 4)
+
+            await #expect(throws: SpotterError.invalid("password", "is wrong")) {
+                try await auth.deleteAccount(cora.principal, password: "long enough ada", code: "123456", address: "b")
+            }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(field: "password", reason: "is required"),
+                    FieldViolation(
+                        field: "code",
+                        reason:
+                            "is required while two-factor sign-in is on: a code from your authenticator app, or a recovery code"
+                    ),
+                ])
+            ) {
+                try await auth.deleteAccount(cora.principal, password: "", code: " ", address: "b")
+            }
+            await #expect(throws: SpotterError.invalid("code", "is wrong or was already used")) {
+                try await auth.deleteAccount(
+                    cora.principal, password: "long enough cora", code: "000000", address: "b")
+            }
+            #expect(try await database.count("SELECT count(*)::int FROM tenants") == 2)
+
+            let pseudonym = try await auth.deleteAccount(
+                cora.principal, password: "long enough cora",
+                code: TOTP.code(
+                    secret: try #require(Base32.decode(enrollment.secret)), step: TOTP.step(at: Date()) + 1),
+                address: "b")
+            #expect(pseudonym == Erasure.pseudonym(cora.principal.tenantID))
+            #expect(try await database.tablesHoldingRows(of: cora.principal.tenantID) == [])
+            await #expect(throws: SpotterError.self) {
+                try await auth.authenticate(accessToken: cora.tokens.accessToken)
+            }
+            await #expect(throws: SpotterError.self) { try await auth.refresh(refreshToken: cora.tokens.refreshToken) }
+            // Ada keeps her account and workout; Cora's comment on it and the link are gone.
+            #expect(try await database.count("SELECT count(*)::int FROM workouts") == 1)
+            #expect(try await database.count("SELECT count(*)::int FROM workout_comments") == 0)
+            #expect(try await database.count("SELECT count(*)::int FROM coach_links") == 0)
+            _ = try await auth.authenticate(accessToken: adaSignedIn.tokens.accessToken)
+            // One audit row says so, under the pseudonym; nothing in the log names Cora.
+            let audit = try await database.asOwner { owner in
+                try await owner.query(
+                    "SELECT actor_kind, actor, action, target, reason FROM audit_log WHERE action = 'account.delete'")
+            }
+            let row = try #require(audit.single)
+            #expect(try row.decode("actor_kind", as: String.self) == "tenant")
+            #expect(try row.decode("actor", as: String.self) == pseudonym)
+            #expect(try row.decode("target", as: String.self) == pseudonym)
+            #expect(try row.decode("reason", as: String.self) == "deleted by its owner")
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE target_tenant_id = $1",
+                    [cora.principal.tenantID.rawValue])
+                    == 0)
+        }
+    }
+
     @Test("a set-up begun again while a code is checked is not turned on with the newer key the code was not for")
     func twoFactorBegunAgain() async throws {
         try await TestDatabase.with { database in

@@ -138,6 +138,35 @@ struct EndToEndTests {
                 #expect(
                     await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
                         == .unauthenticated)
+
+                // Deleting the account: the password again, then nothing of it answers.
+                let last = try await auth.signIn(
+                    .with {
+                        $0.login = "ada"
+                        $0.password = "a brand new battery"
+                    })
+                let wrongPassword = await rpcError {
+                    _ = try await auth.deleteAccount(
+                        .with { $0.password = "correct horse battery" }, metadata: bearer(last.accessToken))
+                }
+                #expect(wrongPassword?.code == .invalidArgument && wrongPassword?.message == "password: is wrong")
+                #expect(
+                    await rpcCode { _ = try await auth.deleteAccount(.with { $0.password = "a brand new battery" }) }
+                        == .unauthenticated)
+                _ = try await auth.deleteAccount(
+                    .with { $0.password = "a brand new battery" }, metadata: bearer(last.accessToken))
+                #expect(
+                    await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)) }
+                        == .unauthenticated)
+                #expect(
+                    await rpcCode {
+                        _ = try await auth.signIn(
+                            .with {
+                                $0.login = "ada"
+                                $0.password = "a brand new battery"
+                            })
+                    } == .unauthenticated)
+                #expect(try await server.database.count("SELECT count(*)::int FROM tenants") == 0)
             }
         }
     }

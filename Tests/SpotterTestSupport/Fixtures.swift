@@ -59,6 +59,28 @@ extension TestDatabase {
         try await asOwner { try await $0.query(sql, parameters).single!.decode(0) }
     }
 
+    /// The tables with a `tenant_id` column (from the catalog, so a new table is never forgotten)
+    /// that still hold rows of `tenant`, past row-level security.
+    public func tablesHoldingRows(of tenant: TenantID) async throws -> [String] {
+        try await asOwner { owner in
+            let tables = try await owner.query(
+                """
+                SELECT c.relname FROM pg_class c
+                JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id'
+                WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace
+                """
+            ).map { try $0.decode("relname", as: String.self) }
+            var holding: [String] = []
+            for table in tables {
+                let left: Int = try await owner.query(
+                    "SELECT count(*)::int FROM \(table) WHERE tenant_id = $1", [tenant.rawValue]
+                ).single!.decode(0)
+                if left > 0 { holding.append(table) }
+            }
+            return holding
+        }
+    }
+
     /// Runs `body` on a new connection as the owner, past row-level security, and closes it.
     @discardableResult
     public func asOwner<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
