@@ -42,6 +42,8 @@ public struct NewAccount: Sendable, Equatable {
 public enum AccountTokenPurpose: String, Sendable {
     case verifyEmail = "verify_email"
     case resetPassword = "reset_password"
+    /// A link to a new address, which becomes the account's when the link is used.
+    case changeEmail = "change_email"
 }
 
 /// A single-use token as stored: only its hash.
@@ -49,11 +51,14 @@ public struct AccountToken: Sendable, Equatable {
     public var hash: [UInt8]
     public var purpose: AccountTokenPurpose
     public var expiresAt: Date
+    /// The address a `changeEmail` token is for.
+    public var newEmail: String?
 
-    public init(hash: [UInt8], purpose: AccountTokenPurpose, expiresAt: Date) {
+    public init(hash: [UInt8], purpose: AccountTokenPurpose, expiresAt: Date, newEmail: String? = nil) {
         self.hash = hash
         self.purpose = purpose
         self.expiresAt = expiresAt
+        self.newEmail = newEmail
     }
 }
 

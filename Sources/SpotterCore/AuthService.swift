@@ -146,18 +146,67 @@ public struct AuthService: Sendable {
             AccountToken(
                 hash: Token.hash(token), purpose: .verifyEmail,
                 expiresAt: started.addingTimeInterval(policy.verificationTokenLifetime)),
-            email: Mail.verification(
-                to: account.email, username: account.username, token: token, publicURL: policy.publicURL))
+            emails: [
+                Mail.verification(
+                    to: account.email, username: account.username, token: token, publicURL: policy.publicURL)
+            ])
     }
 
-    /// Consumes a verification token and marks the address verified.
+    /// Consumes a verification token and marks the address verified; or a link sent to a new
+    /// address (`changeEmail`), which makes that address the account's, verified.
     public func verifyEmail(token: String) async throws {
         guard !token.isEmpty else { throw SpotterError.invalid("token", "is required") }
-        guard
-            let principal = try await store.consumeAccountToken(
-                hash: Token.hash(token), purpose: .verifyEmail, now: now())
-        else { throw SpotterError.notFound("the verification token is unknown, used or expired") }
-        try await store.markEmailVerified(principal, at: now())
+        let hash = Token.hash(token)
+        if let principal = try await store.consumeAccountToken(hash: hash, purpose: .verifyEmail, now: now()) {
+            return try await store.markEmailVerified(principal, at: now())
+        }
+        guard let principal = try await store.confirmEmailChange(hash: hash, now: now()) else {
+            throw SpotterError.notFound("the verification token is unknown, used or expired")
+        }
+        logger.notice("e-mail address changed", metadata: ["tenant": "\(principal.tenantID)"])
+    }
+
+    /// Starts changing the signed-in account's e-mail address: with the password typed again, a
+    /// link goes to `newEmail`, and the address changes when it is used (`verifyEmail`); until then
+    /// the current address stays, and it is told of the change. A password change or reset ends
+    /// the link. At most three links an hour.
+    public func changeEmail(_ principal: Principal, password: String, newEmail: String, address: String)
+        async throws
+    {
+        let normalized = CredentialRules.normalize(newEmail)
+        let current = try await store.emailStatus(principal)
+        var validator = Validator()
+        validator.check(!password.isEmpty, "password", "is required")
+        validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
+        if let problem = CredentialRules.emailProblem(normalized) {
+            validator.add("new_email", problem)
+        } else if normalized == current.email {
+            validator.add("new_email", "is your address already")
+        }
+        try validator.validate()
+        try await checkPassword(principal, password, wrong: .invalid("password", "is wrong"), address: address)
+        if try await store.takenFields(email: normalized, username: "").contains("email") {
+            throw SpotterError.alreadyExists(field: "new_email", reason: "is already taken")
+        }
+        let started = now()
+        let issued = try await store.tokensIssued(
+            principal, purpose: .changeEmail, since: started.addingTimeInterval(-policy.resetWindow))
+        guard issued < policy.resetMaxPerWindow else {
+            throw SpotterError.tooManyRequests(
+                "\(policy.resetMaxPerWindow) address changes were asked for in the last hour; use a link already sent, or try again later",
+                retryAfterSeconds: Int(policy.resetWindow))
+        }
+        let token = Token.generate(prefix: "spe")
+        try await store.issueAccountToken(
+            principal,
+            AccountToken(
+                hash: Token.hash(token), purpose: .changeEmail,
+                expiresAt: started.addingTimeInterval(policy.verificationTokenLifetime), newEmail: normalized),
+            emails: [
+                Mail.emailChange(
+                    to: normalized, username: current.username, token: token, publicURL: policy.publicURL),
+                Mail.emailChangeNotice(to: current.email, username: current.username, newEmail: normalized),
+            ])
     }
 
     /// How long a known device is remembered after its last sign-in.
@@ -496,7 +545,7 @@ public struct AuthService: Sendable {
                 purpose: .resetPassword,
                 expiresAt: now().addingTimeInterval(policy.resetTokenLifetime)
             ),
-            email: Mail.passwordReset(to: normalized, token: token, publicURL: policy.publicURL)
+            emails: [Mail.passwordReset(to: normalized, token: token, publicURL: policy.publicURL)]
         )
     }
 

@@ -63,8 +63,13 @@ public protocol AuthStore: Sendable {
     /// How many tokens for `purpose` were issued to the account since `since` (used or not).
     func tokensIssued(_ principal: Principal, purpose: AccountTokenPurpose, since: Date) async throws -> Int
 
-    /// Stores a single-use token and its e-mail for an existing account.
-    func issueAccountToken(_ principal: Principal, _ token: AccountToken, email: OutboxMessage) async throws
+    /// Stores a single-use token and its e-mails for an existing account.
+    func issueAccountToken(_ principal: Principal, _ token: AccountToken, emails: [OutboxMessage]) async throws
+
+    /// Uses a `changeEmail` token: its address becomes the account's, verified, and the account's
+    /// other unused address links are spent. `nil` when the token is unknown, used or expired;
+    /// `alreadyExists` on `email` when another account took the address meanwhile.
+    func confirmEmailChange(hash: [UInt8], now: Date) async throws -> Principal?
 
     /// The account's password hash, for a signed-in change of password.
     func passwordHash(_ principal: Principal) async throws -> String?

@@ -22,6 +22,46 @@ public enum Mail {
         )
     }
 
+    /// The link that makes a new address the account's (`AuthService.changeEmail`).
+    public static func emailChange(to recipient: String, username: String, token: String, publicURL: String)
+        -> OutboxMessage
+    {
+        OutboxMessage(
+            kind: "change_email",
+            recipient: recipient,
+            subject: "Confirm your new Spotter e-mail address",
+            body: """
+                Hi \(username),
+
+                to make this your Spotter account's e-mail address, open this link:
+                \(publicURL)/verify-email?token=\(token)
+
+                or enter this code in the app: \(token)
+
+                Until then your account keeps its old address. The link works once and expires in
+                48 hours. If you did not ask for this, ignore this message.
+                """
+        )
+    }
+
+    /// Tells the current address that a change to `newEmail` was asked for.
+    public static func emailChangeNotice(to recipient: String, username: String, newEmail: String) -> OutboxMessage {
+        OutboxMessage(
+            kind: "change_email_notice",
+            recipient: recipient,
+            subject: "Your Spotter e-mail address is being changed",
+            body: """
+                Hi \(username),
+
+                someone signed in to your Spotter account asked to change its e-mail address to
+                \(newEmail). It changes when the link sent there is opened.
+
+                If that was you, there is nothing to do. If not, change your password now: a new
+                password cancels the change and signs out every other device.
+                """
+        )
+    }
+
     /// The message with the password reset link.
     public static func passwordReset(to recipient: String, token: String, publicURL: String) -> OutboxMessage {
         OutboxMessage(

@@ -5,8 +5,9 @@ import SpotterCore
 /// The signed-in account's security page, `/security`: change the password (the current one
 /// checked, wrong guesses throttled as sign-ins are; every other session ends), two-factor sign-in
 /// (set up with a QR code or the key, new recovery codes, turned off), and the sessions signed in,
-/// each with a button to sign it out; and deleting the account (`/security/delete`, the password
-/// again). The API's `AuthService.ChangePassword`, `BeginMfaEnrollment`, `ConfirmMfa`,
+/// each with a button to sign it out; a new e-mail address (a link to it, the password again); and
+/// deleting the account (`/security/delete`, the password again). The API's
+/// `AuthService.ChangePassword`, `ChangeEmail`, `BeginMfaEnrollment`, `ConfirmMfa`,
 /// `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions`, `RevokeSession` and `DeleteAccount`,
 /// through the same `AuthService`.
 struct SecurityRoutes {
@@ -31,6 +32,9 @@ struct SecurityRoutes {
         /// The day two-factor sign-in was turned on ("Tue 3 Mar 2026"); nil while it is off.
         var twoFactorSince: String?
         var twoFactorWaiting = false
+        /// The account's address, and whether it is verified.
+        var email = ""
+        var emailVerified = false
     }
 
     /// Setting up two-factor sign-in: the QR code and key for the app, and the first code.
@@ -68,6 +72,10 @@ struct SecurityRoutes {
             }
             if query.get("revoked") != nil { page.notice = "That session is signed out." }
             if query.get("two-factor") == "off" { page.notice = "Two-factor sign-in is off." }
+            if query.get("email-sent") != nil {
+                page.notice =
+                    "We sent a link to the new address. Your address changes when you open it; until then, sign in with this one."
+            }
             return try await render(session, page)
         }
         router.post("/security/password") { _, context in
@@ -88,6 +96,25 @@ struct SecurityRoutes {
             } catch SpotterError.tooManyRequests(_, let seconds) {
                 page.error = "Too many wrong passwords. Try again in \(SessionRoutes.wait(seconds))."
             }
+            return try await render(session, page, status: .badRequest)
+        }
+        router.post("/security/email") { _, context in
+            let session = try context.signedIn()
+            var page = SecurityPage()
+            do {
+                try await auth.changeEmail(
+                    session.principal, password: context.form["email_password"] ?? "",
+                    newEmail: context.form.text("new_email"), address: context.address)
+                return Response.redirect(to: "/security?email-sent=1", type: .normal)
+            } catch SpotterError.invalidArgument(let violations) {
+                page.errors = SessionRoutes.fieldErrors(
+                    violations, ["password": "email_password", "new_email": "new_email"])
+            } catch SpotterError.alreadyExists(_, let reason) {
+                page.errors = ["new_email": "The address \(reason)."]
+            } catch SpotterError.tooManyRequests(let message, _) {
+                page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
+            }
+            page.values = ["new_email": context.form.text("new_email")]
             return try await render(session, page, status: .badRequest)
         }
         router.post("/security/two-factor/begin") { _, context in
@@ -192,6 +219,8 @@ struct SecurityRoutes {
                 current: signedIn.id == session.principal.sessionID)
         }
         page.others = page.sessions.contains { !$0.current }
+        page.email = session.profile.email
+        page.emailVerified = session.profile.emailVerifiedAt != nil
         switch try await auth.twoFactorState(session.principal) {
         case .off: break
         case .waiting: page.twoFactorWaiting = true

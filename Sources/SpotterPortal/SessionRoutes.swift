@@ -110,7 +110,12 @@ struct SessionRoutes {
         }
         router.get("/verify-email") { request, context in
             var page = FormPage(values: ["token": request.uri.queryParameters.get("token") ?? ""])
-            guard try await auth.accountTokenIsUsable(page.values["token"] ?? "", for: .verifyEmail) else {
+            let token = page.values["token"] ?? ""
+            // The link of a new address (a change of address) opens the same page.
+            let usable =
+                try await auth.accountTokenIsUsable(token, for: .verifyEmail)
+            let usableForChange = try await auth.accountTokenIsUsable(token, for: .changeEmail)
+            guard usable || usableForChange else {
                 page.error = Self.spentVerificationLink
                 return pages.render(
                     "verify_email", title: "Confirm your e-mail address", session: context.session,
@@ -128,10 +133,12 @@ struct SessionRoutes {
                     "verify_email", title: "Confirm your e-mail address", session: context.session, page)
             } catch SpotterError.invalidArgument, SpotterError.notFound {
                 page.error = Self.spentVerificationLink
-                return pages.render(
-                    "verify_email", title: "Confirm your e-mail address", session: context.session,
-                    status: .badRequest, page)
+            } catch SpotterError.alreadyExists {
+                page.error = "Another account has this address now, so your address was not changed."
             }
+            return pages.render(
+                "verify_email", title: "Confirm your e-mail address", session: context.session,
+                status: .badRequest, page)
         }
         router.post("/reset-password/complete") { _, context in
             let token = context.form.text("token")

@@ -800,6 +800,17 @@ enum Templates {
         <button>Change the password</button>
         </form>
         </section>
+        <section class="card" id="email">
+        <h2>E-mail address</h2>
+        <p>Your address is <strong>{{email}}</strong>{{#emailVerified}} (confirmed){{/emailVerified}}{{^emailVerified}} (not confirmed yet){{/emailVerified}}. Password resets and notices go there, and you can sign in with it.</p>
+        <form method="post" action="/security/email" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("new_email", "New address", type: "email", extra: " autocomplete=\"email\" required"))
+        \(field("email_password", "Your password", type: "password", extra: " autocomplete=\"current-password\" required"))
+        <p class="hint">We send a link to the new address; it becomes your address when you open it. This one is told of the change.</p>
+        <button class="secondary">Change the address</button>
+        </form>
+        </section>
         <section class="card" id="two-factor">
         <h2>Two-factor sign-in</h2>
         {{#twoFactorSince}}

@@ -358,6 +358,48 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    public func issueAccountToken(
+        _ principal: Principal, _ token: AccountToken, emails: [OutboxMessage]
+    ) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await Self.insertToken(principal, token, connection)
+            for email in emails { try await OutboxSQL.enqueue(email, tenant: principal.tenantID, connection) }
+        }
+    }
+
+    public func confirmEmailChange(hash: [UInt8], now: Date) async throws -> Principal? {
+        guard
+            let tenant = try await lookupTenant(
+                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+        else { return nil }
+        return try await database.withTenant(tenant) { connection in
+            guard
+                let row = try await connection.query(
+                    """
+                    UPDATE account_tokens SET used_at = $2
+                    WHERE token_hash = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
+                    RETURNING tenant_id, account_id, new_email
+                    """,
+                    [PostgresBytes(hash), now]
+                ).single
+            else { return nil }
+            let account: UUID = try row.decode("account_id")
+            // A taken address is the unique key's error (`email: is already taken`), and nothing changes.
+            try await connection.query(
+                "UPDATE accounts SET email = $2, email_verified_at = $3, updated_at = $3 WHERE account_id = $1",
+                [account, try row.decode("new_email", as: String.self), now])
+            // The other links (to this address or another, and to verify the old one) are spent.
+            try await connection.query(
+                """
+                UPDATE account_tokens SET used_at = $2
+                WHERE account_id = $1 AND purpose IN ('change_email', 'verify_email') AND used_at IS NULL
+                """,
+                [account, now])
+            return Principal(
+                tenantID: TenantID(rawValue: try row.decode("tenant_id")), accountID: AccountID(rawValue: account))
+        }
+    }
+
     public func markEmailVerified(_ principal: Principal, at: Date) async throws {
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(
@@ -390,13 +432,6 @@ public struct PostgresAuthStore: AuthStore {
             )
             guard let row = rows.single else { return nil }
             return Principal(tenantID: tenant, accountID: AccountID(rawValue: try row.decode("account_id")))
-        }
-    }
-
-    public func issueAccountToken(_ principal: Principal, _ token: AccountToken, email: OutboxMessage) async throws {
-        try await database.withTenant(principal.tenantID) { connection in
-            try await Self.insertToken(principal, token, connection)
-            try await OutboxSQL.enqueue(email, tenant: principal.tenantID, connection)
         }
     }
 
@@ -457,7 +492,7 @@ public struct PostgresAuthStore: AuthStore {
         try await connection.query(
             """
             UPDATE account_tokens SET used_at = $2
-            WHERE account_id = $1 AND purpose = 'reset_password' AND used_at IS NULL
+            WHERE account_id = $1 AND purpose IN ('reset_password', 'change_email') AND used_at IS NULL
             """,
             [principal.accountID.rawValue, now]
         )
@@ -531,12 +566,12 @@ public struct PostgresAuthStore: AuthStore {
     {
         try await connection.query(
             """
-            INSERT INTO account_tokens (tenant_id, token_hash, account_id, purpose, expires_at)
-            VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO account_tokens (tenant_id, token_hash, account_id, purpose, expires_at, new_email)
+            VALUES ($1, $2, $3, $4, $5, $6)
             """,
             [
                 principal.tenantID.rawValue, PostgresBytes(token.hash), principal.accountID.rawValue,
-                token.purpose.rawValue, token.expiresAt,
+                token.purpose.rawValue, token.expiresAt, token.newEmail,
             ]
         )
     }

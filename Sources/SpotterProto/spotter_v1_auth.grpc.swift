@@ -235,6 +235,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "ChangeEmail" metadata.
+        public enum ChangeEmail: Sendable {
+            /// Request type for "ChangeEmail".
+            public typealias Input = Spotter_V1_ChangeEmailRequest
+            /// Response type for "ChangeEmail".
+            public typealias Output = Spotter_V1_ChangeEmailResponse
+            /// Descriptor for "ChangeEmail".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "ChangeEmail",
+                type: .unary
+            )
+        }
         /// Namespace for "DeleteAccount" metadata.
         public enum DeleteAccount: Sendable {
             /// Request type for "DeleteAccount".
@@ -266,6 +279,7 @@ public enum Spotter_V1_AuthService: Sendable {
             ConfirmMfa.descriptor,
             DisableMfa.descriptor,
             RegenerateRecoveryCodes.descriptor,
+            ChangeEmail.descriptor,
             DeleteAccount.descriptor
         ]
     }
@@ -315,7 +329,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+        /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+        /// > sent by ChangeEmail makes its new address the account's, verified.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_VerifyEmailRequest` messages.
@@ -595,6 +610,28 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>
 
+        /// Handle the "ChangeEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+        /// > with its token; until then the current address stays and is told of the change. A password
+        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_ChangeEmailRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ChangeEmailResponse` messages.
+        func changeEmail(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangeEmailRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeEmailResponse>
+
         /// Handle the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -650,7 +687,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+        /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+        /// > sent by ChangeEmail makes its new address the account's, verified.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_VerifyEmailRequest` message.
@@ -930,6 +968,28 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse>
 
+        /// Handle the "ChangeEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+        /// > with its token; until then the current address stays and is told of the change. A password
+        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ChangeEmailResponse` message.
+        func changeEmail(
+            request: GRPCCore.ServerRequest<Spotter_V1_ChangeEmailRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse>
+
         /// Handle the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -983,7 +1043,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+        /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+        /// > sent by ChangeEmail makes its new address the account's, verified.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_VerifyEmailRequest` message.
@@ -1263,6 +1324,28 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_RegenerateRecoveryCodesResponse
 
+        /// Handle the "ChangeEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+        /// > with its token; until then the current address stays and is told of the change. A password
+        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_ChangeEmailRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ChangeEmailResponse` to respond with.
+        func changeEmail(
+            request: Spotter_V1_ChangeEmailRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ChangeEmailResponse
+
         /// Handle the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -1470,6 +1553,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.ChangeEmail.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeEmailRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeEmailResponse>(),
+            handler: { request, context in
+                try await self.changeEmail(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_AuthService.Method.DeleteAccount.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DeleteAccountRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DeleteAccountResponse>(),
@@ -1656,6 +1750,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_RegenerateRecoveryCodesResponse> {
         let response = try await self.regenerateRecoveryCodes(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func changeEmail(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangeEmailRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeEmailResponse> {
+        let response = try await self.changeEmail(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -1885,6 +1990,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
         )
     }
 
+    public func changeEmail(
+        request: GRPCCore.ServerRequest<Spotter_V1_ChangeEmailRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse>(
+            message: try await self.changeEmail(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
     public func deleteAccount(
         request: GRPCCore.ServerRequest<Spotter_V1_DeleteAccountRequest>,
         context: GRPCCore.ServerContext
@@ -1935,7 +2053,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+        /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+        /// > sent by ChangeEmail makes its new address the account's, verified.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_VerifyEmailRequest` message.
@@ -2290,6 +2409,33 @@ extension Spotter_V1_AuthService {
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_RegenerateRecoveryCodesResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
+        /// Call the "ChangeEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+        /// > with its token; until then the current address stays and is told of the change. A password
+        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ChangeEmailRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ChangeEmailResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func changeEmail<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ChangeEmailRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ChangeEmailRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangeEmailResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeEmailResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
         /// Call the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -2374,7 +2520,8 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+        /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+        /// > sent by ChangeEmail makes its new address the account's, verified.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_VerifyEmailRequest` message.
@@ -2894,6 +3041,44 @@ extension Spotter_V1_AuthService {
             )
         }
 
+        /// Call the "ChangeEmail" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+        /// > with its token; until then the current address stays and is told of the change. A password
+        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three links an hour.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ChangeEmailRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ChangeEmailResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func changeEmail<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ChangeEmailRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ChangeEmailRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangeEmailResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeEmailResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.ChangeEmail.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -2972,7 +3157,8 @@ extension Spotter_V1_AuthService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+    /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+    /// > sent by ChangeEmail makes its new address the account's, verified.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_VerifyEmailRequest` message.
@@ -3417,6 +3603,39 @@ extension Spotter_V1_AuthService.ClientProtocol {
         )
     }
 
+    /// Call the "ChangeEmail" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+    /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+    /// > with its token; until then the current address stays and is told of the change. A password
+    /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+    /// > RESOURCE_EXHAUSTED past three links an hour.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func changeEmail<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_ChangeEmailRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeEmailResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.changeEmail(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeEmailRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeEmailResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
     /// Call the "DeleteAccount" method.
     ///
     /// > Source IDL Documentation:
@@ -3493,7 +3712,8 @@ extension Spotter_V1_AuthService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Marks the e-mail address verified; a token works once and expires after 48 hours.
+    /// > Marks the e-mail address verified; a token works once and expires after 48 hours. A token
+    /// > sent by ChangeEmail makes its new address the account's, verified.
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -3992,6 +4212,43 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.regenerateRecoveryCodes(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ChangeEmail" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
+    /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
+    /// > with its token; until then the current address stays and is told of the change. A password
+    /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+    /// > RESOURCE_EXHAUSTED past three links an hour.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func changeEmail<Result>(
+        _ message: Spotter_V1_ChangeEmailRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeEmailResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_ChangeEmailRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.changeEmail(
             request: request,
             options: options,
             onResponse: handleResponse

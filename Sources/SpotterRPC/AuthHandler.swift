@@ -171,6 +171,15 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         return .with { $0.sessionsEnded = Int32(ended) }
     }
 
+    public func changeEmail(request: Spotter_V1_ChangeEmailRequest, context: ServerContext) async throws
+        -> Spotter_V1_ChangeEmailResponse
+    {
+        try await auth.changeEmail(
+            try RequestContext.principal(), password: request.password, newEmail: request.newEmail,
+            address: RequestContext.current?.clientAddress ?? "")
+        return Spotter_V1_ChangeEmailResponse()
+    }
+
     public func deleteAccount(request: Spotter_V1_DeleteAccountRequest, context: ServerContext) async throws
         -> Spotter_V1_DeleteAccountResponse
     {

@@ -371,6 +371,35 @@ struct PortalSessionTests {
         }
     }
 
+    @Test("a new e-mail address: the password again, then the link sent there opens the confirm page and changes it")
+    func changeEmail() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("carla", kind: .coach)
+            let laptop = try await portal.signedIn("carla")
+            let page = try await laptop.get("/security")
+            #expect(page.html.contains("Your address is <strong>carla@example.com</strong>"))
+            let wrong = try await laptop.post(
+                "/security/email", [("new_email", "carla@new.example"), ("email_password", "not it")])
+            #expect(wrong.status == .badRequest)
+            #expect(wrong.html.contains("The password is wrong."))
+            #expect(wrong.html.contains(#"value="carla@new.example""#), "the address typed stays")
+            let sent = try await laptop.post(
+                "/security/email", [("new_email", "carla@new.example"), ("email_password", "long enough carla")])
+            #expect(sent.location == "/security?email-sent=1")
+            #expect(try await laptop.get(sent.location!).html.contains("We sent a link to the new address."))
+            let token = try #require(
+                try await portal.database.emailedCode(to: "carla@new.example", kind: "change_email"))
+            let confirm = try await laptop.get("/verify-email?token=\(token)")
+            #expect(confirm.status == .ok)
+            #expect(confirm.html.contains("Confirm my e-mail address"))
+            let done = try await laptop.post("/verify-email", [("token", token)])
+            #expect(done.html.contains("Your e-mail address is confirmed."))
+            #expect(
+                try await laptop.get("/security").html.contains(
+                    "Your address is <strong>carla@new.example</strong> (confirmed)"))
+        }
+    }
+
     @Test("deleting the account: the page says what goes, a wrong password keeps everything, the right one erases it")
     func deleteAccount() async throws {
         try await PortalHarness.with { portal in

@@ -338,6 +338,98 @@ struct AuthFlowTests {
     }
 
     @Test(
+        "ChangeEmail: the password again, a link to the new address that changes it when used, a notice to the old; a password change ends the link"
+    )
+    func changeEmail() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            _ = try await register(auth, "bob")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+
+            await #expect(throws: SpotterError.invalid("password", "is wrong")) {
+                try await auth.changeEmail(
+                    ada.principal, password: "long enough bob", newEmail: "ada@new.example", address: "a")
+            }
+            await #expect(
+                throws: SpotterError.invalidArgument([
+                    FieldViolation(field: "password", reason: "is required"),
+                    FieldViolation(field: "new_email", reason: "is your address already"),
+                ])
+            ) {
+                try await auth.changeEmail(ada.principal, password: "", newEmail: " ADA@example.com ", address: "a")
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "new_email", reason: "is already taken")) {
+                try await auth.changeEmail(
+                    ada.principal, password: "long enough ada", newEmail: "Bob@example.com", address: "a")
+            }
+            #expect(
+                try await database.count("SELECT count(*)::int FROM account_tokens WHERE purpose = 'change_email'") == 0
+            )
+
+            try await auth.changeEmail(
+                ada.principal, password: "long enough ada", newEmail: "Ada@New.example", address: "a")
+            let notice = try await database.asOwner { owner in
+                try await owner.query(
+                    "SELECT recipient, body FROM email_outbox WHERE kind = 'change_email_notice'"
+                ).single.map { (try $0.decode("recipient", as: String.self), try $0.decode("body", as: String.self)) }
+            }
+            #expect(notice?.0 == "ada@example.com")
+            #expect(notice?.1.contains("change its e-mail address to\nada@new.example") == true, "\(notice?.1 ?? "")")
+            let token = try #require(try await database.emailedCode(to: "ada@new.example", kind: "change_email"))
+            // Until the link is used, the old address signs in and the new one does not.
+            _ = try await auth.signIn(
+                login: "ada@example.com", password: "long enough ada", deviceLabel: "", address: "a")
+            await #expect(throws: SpotterError.self) {
+                try await auth.signIn(
+                    login: "ada@new.example", password: "long enough ada", deviceLabel: "", address: "a")
+            }
+            #expect(try await auth.accountTokenIsUsable(token, for: .changeEmail))
+            try await auth.verifyEmail(token: token)
+            let store = PostgresAuthStore(database: SpotterDatabase(pool: database.appPool))
+            let status = try await store.emailStatus(ada.principal)
+            #expect(status.email == "ada@new.example" && status.verified)
+            _ = try await auth.signIn(
+                login: "ada@new.example", password: "long enough ada", deviceLabel: "", address: "a")
+            await #expect(throws: SpotterError.self) {
+                try await auth.signIn(
+                    login: "ada@example.com", password: "long enough ada", deviceLabel: "", address: "a")
+            }
+            await #expect(throws: SpotterError.notFound("the verification token is unknown, used or expired")) {
+                try await auth.verifyEmail(token: token)
+            }
+
+            // A link asked for with a password that is then changed no longer works.
+            try await auth.changeEmail(
+                ada.principal, password: "long enough ada", newEmail: "thief@evil.example", address: "a")
+            let stolen = try #require(try await database.emailedCode(to: "thief@evil.example", kind: "change_email"))
+            _ = try await auth.changePassword(
+                ada.principal, current: "long enough ada", new: "a much newer password", address: "a")
+            await #expect(throws: SpotterError.notFound("the verification token is unknown, used or expired")) {
+                try await auth.verifyEmail(token: stolen)
+            }
+            // An address another account took meanwhile is not taken from it.
+            try await auth.changeEmail(
+                ada.principal, password: "a much newer password", newEmail: "carol@example.com", address: "a")
+            let late = try #require(try await database.emailedCode(to: "carol@example.com", kind: "change_email"))
+            _ = try await register(auth, "carol")
+            await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
+                try await auth.verifyEmail(token: late)
+            }
+            #expect(try await store.emailStatus(ada.principal).email == "ada@new.example")
+            // Three links an hour: the three above.
+            await #expect(
+                throws: SpotterError.tooManyRequests(
+                    "3 address changes were asked for in the last hour; use a link already sent, or try again later",
+                    retryAfterSeconds: 3600)
+            ) {
+                try await auth.changeEmail(
+                    ada.principal, password: "a much newer password", newEmail: "ada4@example.com", address: "a")
+            }
+        }
+    }
+
+    @Test(
         "DeleteAccount: the password again (and a code while two-factor is on), then every row of the tenant goes, its comments elsewhere too, and its tokens stop working"
     )
     func deleteOwnAccount() async throws {

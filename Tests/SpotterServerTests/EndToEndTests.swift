@@ -139,12 +139,25 @@ struct EndToEndTests {
                     await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
                         == .unauthenticated)
 
-                // Deleting the account: the password again, then nothing of it answers.
+                // A new address: a link to it, which VerifyEmail takes.
                 let last = try await auth.signIn(
                     .with {
                         $0.login = "ada"
                         $0.password = "a brand new battery"
                     })
+                _ = try await auth.changeEmail(
+                    .with {
+                        $0.password = "a brand new battery"
+                        $0.newEmail = "ada@new.example"
+                    }, metadata: bearer(last.accessToken))
+                let changeCode = try #require(
+                    try await server.database.emailedCode(to: "ada@new.example", kind: "change_email"))
+                _ = try await auth.verifyEmail(.with { $0.token = changeCode })
+                #expect(
+                    try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)).email
+                        == "ada@new.example")
+
+                // Deleting the account: the password again, then nothing of it answers.
                 let wrongPassword = await rpcError {
                     _ = try await auth.deleteAccount(
                         .with { $0.password = "correct horse battery" }, metadata: bearer(last.accessToken))
