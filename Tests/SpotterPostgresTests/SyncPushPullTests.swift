@@ -152,10 +152,18 @@ struct SyncPushPullTests {
     @Test("data logged before the sync migration is in a first pull")
     func dataFromBeforeTheMigration() async throws {
         try await TestDatabase.withMigrations(through: 8) { database, migrateRest in
-            let ada = try await database.lifter("ada")
             // Written as the schema of the time had them: today's stores write columns added later.
+            let ada = Principal(tenantID: TenantID(rawValue: UUID()), accountID: AccountID(rawValue: UUID()))
             let (workout, template) = (WorkoutID(rawValue: UUID()), TemplateID(rawValue: UUID()))
             try await database.asOwner { connection in
+                try await connection.query(
+                    "INSERT INTO tenants (tenant_id, kind, display_name) VALUES ($1, 'lifter', 'ada')",
+                    [ada.tenantID.rawValue])
+                try await connection.query(
+                    """
+                    INSERT INTO accounts (tenant_id, account_id, email, username, password_hash)
+                    VALUES ($1, $2, 'ada@example.com', 'ada', 'unused')
+                    """, [ada.tenantID.rawValue, ada.accountID.rawValue])
                 try await connection.query(
                     """
                     INSERT INTO workouts (tenant_id, workout_id, name, started_at, duration_seconds, exercise_count,
