@@ -112,6 +112,8 @@ public struct SessionTokens: Sendable, Equatable {
 public struct NewSession: Sendable, Equatable {
     public var id: SessionID
     public var deviceLabel: String
+    /// The client's network address at sign-in.
+    public var address: String
     public var tokens: SessionTokens
     public var createdAt: Date
     public var expiresAt: Date
@@ -121,11 +123,12 @@ public struct NewSession: Sendable, Equatable {
     public var device: KnownDeviceGrant
 
     public init(
-        id: SessionID, deviceLabel: String, tokens: SessionTokens, createdAt: Date, expiresAt: Date,
-        source: SignInSource, device: KnownDeviceGrant
+        id: SessionID, deviceLabel: String, address: String = "", tokens: SessionTokens, createdAt: Date,
+        expiresAt: Date, source: SignInSource, device: KnownDeviceGrant
     ) {
         self.id = id
         self.deviceLabel = deviceLabel
+        self.address = address
         self.tokens = tokens
         self.createdAt = createdAt
         self.expiresAt = expiresAt
@@ -184,13 +187,18 @@ public struct KnownDeviceGrant: Sendable, Equatable {
 public struct SessionInfo: Sendable, Equatable, Codable {
     public var id: SessionID
     public var deviceLabel: String
+    /// The client's network address at sign-in; `nil` for sessions from before it was kept.
+    public var address: String?
     public var createdAt: Date
     public var lastUsedAt: Date
     public var expiresAt: Date
 
-    public init(id: SessionID, deviceLabel: String, createdAt: Date, lastUsedAt: Date, expiresAt: Date) {
+    public init(
+        id: SessionID, deviceLabel: String, address: String? = nil, createdAt: Date, lastUsedAt: Date, expiresAt: Date
+    ) {
         self.id = id
         self.deviceLabel = deviceLabel
+        self.address = address
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.expiresAt = expiresAt

@@ -326,8 +326,8 @@ public struct AuthService: Sendable {
         try await store.openSession(
             principal,
             NewSession(
-                id: sessionID, deviceLabel: deviceLabel, tokens: tokens, createdAt: opened, expiresAt: sessionEnd,
-                source: source, device: device),
+                id: sessionID, deviceLabel: deviceLabel, address: address, tokens: tokens, createdAt: opened,
+                expiresAt: sessionEnd, source: source, device: device),
             keepingDevices: policy.knownDevicesPerAccount
         )
         logger.info("signed in", metadata: ["tenant": "\(principal.tenantID)", "session": "\(sessionID)"])

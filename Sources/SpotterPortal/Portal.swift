@@ -16,12 +16,15 @@ public struct PortalServices: Sendable {
     /// Share images, PNG through `renderer`.
     public var share: ShareService
     public var discover: DiscoverService
+    /// The apps registered to sync, listed and forgotten on the security page.
+    public var sync: SyncService
 
     public init(
         auth: AuthService, accounts: AccountService, coaching: CoachingService, training: TrainingServices,
-        discover: DiscoverService, renderer: any ImageRenderer
+        discover: DiscoverService, sync: SyncService, renderer: any ImageRenderer
     ) {
         self.auth = auth
+        self.sync = sync
         self.accounts = accounts
         self.coaching = coaching
         self.training = training
@@ -57,7 +60,7 @@ public enum Portal {
             return Response.redirect(to: session.isCoach ? "/clients" : "/coaches", type: .found)
         }
         SessionRoutes(auth: services.auth, pages: pages, sessionLifetime: sessionLifetime).add(to: router)
-        SecurityRoutes(auth: services.auth, pages: pages).add(to: router)
+        SecurityRoutes(auth: services.auth, sync: services.sync, pages: pages).add(to: router)
         CoachRoutes(
             coaching: services.coaching, training: services.training, share: services.share, pages: pages, now: now
         ).add(to: router)

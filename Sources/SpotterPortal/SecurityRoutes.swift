@@ -5,19 +5,23 @@ import SpotterCore
 /// The signed-in account's security page, `/security`: change the password (the current one
 /// checked, wrong guesses throttled as sign-ins are; every other session ends), two-factor sign-in
 /// (set up with a QR code or the key, new recovery codes, turned off), and the sessions signed in,
-/// each with a button to sign it out; a new e-mail address (a link to it, the password again); and
+/// each with a button to sign it out; the apps that sync, each with a button to forget it
+/// (`SyncService.ListDevices`, `RemoveDevice`); a new e-mail address (a link to it, the password again); and
 /// deleting the account (`/security/delete`, the password again). The API's
 /// `AuthService.ChangePassword`, `ChangeEmail`, `BeginMfaEnrollment`, `ConfirmMfa`,
 /// `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions`, `RevokeSession` and `DeleteAccount`,
 /// through the same `AuthService`.
 struct SecurityRoutes {
     let auth: AuthService
+    let sync: SyncService
     let pages: Pages
 
     struct SecurityPage {
         struct Session {
             var id: String
             var device: String
+            /// Where it signed in from ("" when not known).
+            var address: String
             var signedIn: String
             var lastUsed: String
             var current: Bool
@@ -29,6 +33,14 @@ struct SecurityRoutes {
         var notice: String?
         var sessions: [Session] = []
         var others = false
+        /// The apps registered to sync (`SyncService.RegisterDevice`).
+        struct SyncDevice {
+            var id: String
+            var label: String
+            var added: String
+        }
+        var devices: [SyncDevice] = []
+        var hasDevices = false
         /// The day two-factor sign-in was turned on ("Tue 3 Mar 2026"); nil while it is off.
         var twoFactorSince: String?
         var twoFactorWaiting = false
@@ -71,6 +83,9 @@ struct SecurityRoutes {
                     + (ended == 0 ? "" : " \(Format.count(ended, "other session")) signed out.")
             }
             if query.get("revoked") != nil { page.notice = "That session is signed out." }
+            if query.get("forgot") != nil {
+                page.notice = "That device is forgotten. The app on it registers again the next time it syncs."
+            }
             if query.get("two-factor") == "off" { page.notice = "Two-factor sign-in is off." }
             if query.get("email-sent") != nil {
                 page.notice =
@@ -192,6 +207,11 @@ struct SecurityRoutes {
             response.setCookie(SessionCookie.cleared)
             return response
         }
+        router.post("/security/devices/:id/forget") { _, context in
+            let session = try context.signedIn()
+            try await sync.removeDevice(session.principal, deviceID: try context.parameters.require("id"))
+            return Response.redirect(to: "/security?forgot=1", type: .normal)
+        }
         router.post("/security/sessions/:id/sign-out") { _, context in
             let session = try context.signedIn()
             guard let id = SessionID(try context.parameters.require("id")) else {
@@ -215,10 +235,17 @@ struct SecurityRoutes {
         page.sessions = try await auth.sessions(session.principal).map { signedIn in
             SecurityPage.Session(
                 id: signedIn.id.description, device: signedIn.deviceLabel.isEmpty ? "A device" : signedIn.deviceLabel,
-                signedIn: format.moment(signedIn.createdAt), lastUsed: format.moment(signedIn.lastUsedAt),
+                address: signedIn.address ?? "", signedIn: format.moment(signedIn.createdAt),
+                lastUsed: format.moment(signedIn.lastUsedAt),
                 current: signedIn.id == session.principal.sessionID)
         }
         page.others = page.sessions.contains { !$0.current }
+        page.devices = try await sync.devices(session.principal).map { device in
+            SecurityPage.SyncDevice(
+                id: device.id.description, label: device.label.isEmpty ? "A device" : device.label,
+                added: format.moment(device.createdAt))
+        }
+        page.hasDevices = !page.devices.isEmpty
         page.email = session.profile.email
         page.emailVerified = session.profile.emailVerifiedAt != nil
         switch try await auth.twoFactorState(session.principal) {

@@ -174,7 +174,8 @@ struct SessionRoutes {
         var page = FormPage(values: ["login": login], next: Self.safeNext(context.form["next"]))
         do {
             switch try await auth.signIn(
-                login: login, password: context.form["password"] ?? "", deviceLabel: "Web portal",
+                login: login, password: context.form["password"] ?? "",
+                deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]),
                 deviceToken: DeviceCookie.token(in: request), address: context.address)
             {
             case .signedIn(let tokens):

@@ -847,10 +847,10 @@ enum Templates {
         <section class="card">
         <h2>Where you are signed in</h2>
         <table class="log">
-        <thead><tr><th scope="col">Device</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col"></th></tr></thead>
+        <thead><tr><th scope="col">Device</th><th scope="col">From</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col"></th></tr></thead>
         <tbody>
         {{#sessions}}
-        <tr><td>{{device}}{{#current}} <strong>(this one)</strong>{{/current}}</td><td data-label="Signed in">{{signedIn}}</td><td data-label="Last used">{{lastUsed}}</td>
+        <tr><td>{{device}}{{#current}} <strong>(this one)</strong>{{/current}}</td><td data-label="From">{{address}}{{^address}}<span class="muted">not known</span>{{/address}}</td><td data-label="Signed in">{{signedIn}}</td><td data-label="Last used">{{lastUsed}}</td>
         <td><form method="post" action="/security/sessions/{{id}}/sign-out" class="inline-buttons">
         <input type="hidden" name="_csrf" value="{{csrf}}"><button class="link">Sign out</button></form></td></tr>
         {{/sessions}}
@@ -858,6 +858,22 @@ enum Templates {
         </table>
         {{^others}}<p class="muted">You are signed in nowhere else.</p>{{/others}}
         </section>
+        {{#hasDevices}}
+        <section class="card" id="devices">
+        <h2>Apps that sync your data</h2>
+        <p class="hint">Each app that keeps your data offline registers here. Forget a lost or replaced phone: what it sent stays, and it can send nothing more until its app registers again. Signing it out is above.</p>
+        <table class="log">
+        <thead><tr><th scope="col">Device</th><th scope="col">Added</th><th scope="col"></th></tr></thead>
+        <tbody>
+        {{#devices}}
+        <tr><td>{{label}}</td><td data-label="Added">{{added}}</td>
+        <td><form method="post" action="/security/devices/{{id}}/forget" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="link">Forget</button></form></td></tr>
+        {{/devices}}
+        </tbody>
+        </table>
+        </section>
+        {{/hasDevices}}
         <section class="card">
         <h2>Delete your account</h2>
         <p>Deletes your account and everything in it, for good. You can download a copy first.</p>

@@ -167,13 +167,13 @@ public struct PostgresAuthStore: AuthStore {
             try await connection.query(
                 """
                 INSERT INTO sessions (tenant_id, session_id, account_id, device_label, access_token_hash,
-                                      access_expires_at, created_at, last_used_at, expires_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+                                      access_expires_at, created_at, last_used_at, expires_at, sign_in_address)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, nullif(left($9, 100), ''))
                 """,
                 [
                     principal.tenantID.rawValue, session.id.rawValue, principal.accountID.rawValue, session.deviceLabel,
                     PostgresBytes(session.tokens.accessHash), session.tokens.accessExpiresAt, session.createdAt,
-                    session.expiresAt,
+                    session.expiresAt, session.address,
                 ]
             )
             try await Self.insertRefreshToken(principal.tenantID, session.id, session.tokens, connection)
@@ -309,7 +309,7 @@ public struct PostgresAuthStore: AuthStore {
         try await database.withTenant(principal.tenantID) { connection in
             let rows = try await connection.query(
                 """
-                SELECT session_id, device_label, created_at, last_used_at, expires_at
+                SELECT session_id, device_label, sign_in_address, created_at, last_used_at, expires_at
                 FROM sessions
                 WHERE account_id = $1 AND revoked_at IS NULL AND expires_at > $2
                 ORDER BY created_at DESC

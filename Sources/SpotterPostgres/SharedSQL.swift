@@ -49,7 +49,7 @@ enum SessionSQL {
     static func live(tenant: TenantID, now: Date, _ connection: PostgresConnection) async throws -> [SessionInfo] {
         try await connection.query(
             """
-            SELECT session_id, device_label, created_at, last_used_at, expires_at
+            SELECT session_id, device_label, sign_in_address, created_at, last_used_at, expires_at
             FROM sessions
             WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > $2
             ORDER BY created_at DESC
@@ -85,11 +85,13 @@ enum SessionSQL {
         ).affectedRows
     }
 
-    /// A `SessionInfo` from a row with session_id, device_label, created_at, last_used_at, expires_at.
+    /// A `SessionInfo` from a row with session_id, device_label, sign_in_address, created_at,
+    /// last_used_at, expires_at.
     static func decodeInfo(_ row: PostgresRow) throws -> SessionInfo {
         SessionInfo(
             id: SessionID(rawValue: try row.decode("session_id")),
             deviceLabel: try row.decode("device_label"),
+            address: try row.decode("sign_in_address"),
             createdAt: try row.decode("created_at"),
             lastUsedAt: try row.decode("last_used_at"),
             expiresAt: try row.decode("expires_at")

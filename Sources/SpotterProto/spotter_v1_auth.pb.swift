@@ -369,6 +369,10 @@ public nonisolated struct Spotter_V1_Session: Sendable {
   /// True for the session of the access token used to list.
   public var current: Bool = false
 
+  /// The client's network address when the session signed in (behind a trusted proxy, the
+  /// forwarded one); empty for sessions from before addresses were kept.
+  public var signInAddress: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1163,7 +1167,7 @@ nonisolated extension Spotter_V1_ListSessionsResponse: SwiftProtobuf.Message, Sw
 
 nonisolated extension Spotter_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Session"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{3}device_label\0\u{3}created_at\0\u{3}last_used_at\0\u{3}expires_at\0\u{1}current\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{3}device_label\0\u{3}created_at\0\u{3}last_used_at\0\u{3}expires_at\0\u{1}current\0\u{3}sign_in_address\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1177,6 +1181,7 @@ nonisolated extension Spotter_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._
       case 4: try { try decoder.decodeSingularMessageField(value: &self._lastUsedAt) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._expiresAt) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.current) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.signInAddress) }()
       default: break
       }
     }
@@ -1205,6 +1210,9 @@ nonisolated extension Spotter_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._
     if self.current != false {
       try visitor.visitSingularBoolField(value: self.current, fieldNumber: 6)
     }
+    if !self.signInAddress.isEmpty {
+      try visitor.visitSingularStringField(value: self.signInAddress, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1215,6 +1223,7 @@ nonisolated extension Spotter_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs._lastUsedAt != rhs._lastUsedAt {return false}
     if lhs._expiresAt != rhs._expiresAt {return false}
     if lhs.current != rhs.current {return false}
+    if lhs.signInAddress != rhs.signInAddress {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -135,6 +135,7 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
                 .with {
                     $0.sessionID = session.id.description
                     $0.deviceLabel = session.deviceLabel
+                    $0.signInAddress = session.address ?? ""
                     $0.createdAt = Spotter_V1_Timestamp(session.createdAt)
                     $0.lastUsedAt = Spotter_V1_Timestamp(session.lastUsedAt)
                     $0.expiresAt = Spotter_V1_Timestamp(session.expiresAt)

@@ -95,10 +95,10 @@ struct AccountsCommand: AsyncParsableCommand {
                     }
                     print("\nsessions:")
                     Output.table(
-                        ["SESSION", "DEVICE", "CREATED", "LAST USED", "EXPIRES"],
+                        ["SESSION", "DEVICE", "FROM", "CREATED", "LAST USED", "EXPIRES"],
                         detail.sessions.map {
                             [
-                                $0.id.description, $0.deviceLabel.isEmpty ? "-" : $0.deviceLabel,
+                                $0.id.description, $0.deviceLabel.isEmpty ? "-" : $0.deviceLabel, $0.address ?? "-",
                                 Output.date($0.createdAt),
                                 Output.date($0.lastUsedAt), Output.date($0.expiresAt),
                             ]

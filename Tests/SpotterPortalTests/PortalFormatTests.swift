@@ -7,6 +7,35 @@ import Testing
 @Suite("Portal number formatting")
 struct PortalFormatTests {
     @Test(
+        "a session's label names the browser and the system, never versions",
+        arguments: [
+            (
+                "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+                "Web portal · Chrome on Linux"
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+                "Web portal · Safari on iPhone"
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+                "Web portal · Edge on Windows"
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+                "Web portal · Chrome on Android"
+            ),
+            (
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.7; rv:133.0) Gecko/20100101 Firefox/133.0",
+                "Web portal · Firefox on macOS"
+            ),
+            ("curl/8.5.0", "Web portal"), ("", "Web portal"),
+        ])
+    func browserLabel(agent: String, label: String) {
+        #expect(BrowserLabel.label(userAgent: agent) == label)
+    }
+
+    @Test(
         "one decimal, rounded half away from zero, no negative zero",
         arguments: [
             (0.0, "0.0"), (128.25, "128.3"), (135.649, "135.6"), (-1.25, "-1.3"), (-0.04, "0.0"), (0.05, "0.1"),

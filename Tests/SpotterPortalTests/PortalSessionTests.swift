@@ -285,7 +285,7 @@ struct PortalSessionTests {
             let this = try #require(
                 list.html.firstMatch(
                     of:
-                        /\(this one\)<\/strong><\/td><td[^>]*>[^<]*<\/td><td[^>]*>[^<]*<\/td>\s*<td><form method="post" action="\/security\/sessions\/([0-9a-f-]{36})/
+                        /\(this one\)<\/strong><\/td>(?:<td[^>]*>.*?<\/td>){3}\s*<td><form method="post" action="\/security\/sessions\/([0-9a-f-]{36})/
                 )
             ).output.1
             let other = try #require(ids.first { $0 != String(this) })
@@ -368,6 +368,29 @@ struct PortalSessionTests {
             #expect(turnedOff.location == "/security?two-factor=off")
             #expect(try await laptop.get(turnedOff.location!).html.contains("Two-factor sign-in is off."))
             #expect(try await portal.browser().signIn("carla", password: "long enough carla").status == .seeOther)
+        }
+    }
+
+    @Test("the apps that sync are listed on the security page, and a lost one is forgotten there")
+    func syncDevices() async throws {
+        try await PortalHarness.with { portal in
+            let bea = try await portal.account("bea")
+            let laptop = try await portal.signedIn("bea")
+            #expect(!(try await laptop.get("/security").html.contains("Apps that sync your data")), "none yet")
+            let sync = portal.database.syncService()
+            let phone = try await sync.registerDevice(bea, label: "Bea's iPhone")
+            _ = try await sync.registerDevice(bea, label: "Watch")
+            let page = try await laptop.get("/security")
+            #expect(page.html.contains("Apps that sync your data"))
+            #expect(page.html.contains("<td>Bea&#39;s iPhone</td>") || page.html.contains("<td>Bea&#x27;s iPhone</td>"))
+            let forgot = try await laptop.post("/security/devices/\(phone.id)/forget")
+            #expect(forgot.location == "/security?forgot=1")
+            let after = try await laptop.get(forgot.location!)
+            #expect(after.html.contains("That device is forgotten."))
+            #expect(!after.html.contains("iPhone") && after.html.contains("<td>Watch</td>"))
+            #expect(try await sync.devices(bea).map(\.label) == ["Watch"])
+            // Another account's device, or one forgotten already, is not found.
+            #expect(try await laptop.post("/security/devices/\(phone.id)/forget").status == .notFound)
         }
     }
 
@@ -668,6 +691,27 @@ struct PortalProxyTests {
 }
 
 extension PortalProxyTests {
+    @Test("a session remembers where it signed in from and which browser, and the security page says so")
+    func sessionOrigin() async throws {
+        try await PortalHarness.with(.live, trustedProxies: try TrustedProxies(parsing: "127.0.0.1/32")) { portal in
+            _ = try await portal.account("carla", kind: .coach)
+            let signedIn = try await portal.client.execute(
+                uri: "/sign-in", method: .post,
+                headers: [
+                    .contentType: "application/x-www-form-urlencoded", .xForwardedFor: "203.0.113.9",
+                    .userAgent:
+                        "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
+                ],
+                body: ByteBuffer(string: "login=carla&password=long+enough+carla"))
+            #expect(signedIn.status == .seeOther)
+            let cookie = try #require(signedIn.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            let page = try await portal.client.execute(uri: "/security", method: .get, headers: [.cookie: cookie])
+            let html = String(buffer: page.body)
+            #expect(html.contains(#"<td data-label="From">203.0.113.9</td>"#), "\(html)")
+            #expect(html.contains("Web portal · Firefox on Windows <strong>(this one)</strong>"))
+        }
+    }
+
     @Test("behind a trusted proxy a sign-in form's Origin is checked against the forwarded host")
     func forwardedHost() async throws {
         let loopback = try TrustedProxies(parsing: "127.0.0.1/32")

@@ -84,6 +84,7 @@ struct EndToEndTests {
 
                 let sessions = try await auth.listSessions(.init(), metadata: bearer(tokens.accessToken))
                 #expect(sessions.sessions.map(\.deviceLabel) == ["test phone"])
+                #expect(sessions.sessions.map(\.signInAddress) == ["127.0.0.1"], "the address it signed in from")
                 #expect(sessions.sessions.first?.current == true)
 
                 let refreshed = try await auth.refresh(.with { $0.refreshToken = tokens.refreshToken })

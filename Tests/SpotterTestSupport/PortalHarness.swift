@@ -43,7 +43,8 @@ public struct PortalHarness: Sendable {
         let router = try Portal.router(
             PortalServices(
                 auth: auth, accounts: database.accountService(clock: clock), coaching: coaching, training: training,
-                discover: database.discoverService(clock: clock), renderer: FakePNGRenderer()),
+                discover: database.discoverService(clock: clock), sync: database.syncService(clock: clock),
+                renderer: FakePNGRenderer()),
             sessionLifetime: 90 * 86_400, trustedProxies: trustedProxies, logger: logger, now: now)
         return try await Application(router: router).test(mode) { client in
             try await body(
