@@ -133,12 +133,9 @@ public struct AuthService: Sendable {
         let account = try await store.emailStatus(principal)
         guard !account.verified else { throw SpotterError.failedPrecondition("your address is verified already") }
         let started = now()
-        let issued = try await store.tokensIssued(
-            principal, purpose: .verifyEmail, since: started.addingTimeInterval(-policy.resetWindow))
-        guard issued < policy.resetMaxPerWindow else {
-            throw SpotterError.tooManyRequests(
-                "\(policy.resetMaxPerWindow) verification e-mails were sent in the last hour; check your inbox and spam folder, or try again later",
-                retryAfterSeconds: Int(policy.resetWindow))
+        guard try await mayEmailLink(principal, .verifyEmail, at: started) else {
+            throw tooManyLinks(
+                "verification e-mails were sent in the last hour; check your inbox and spam folder, or try again later")
         }
         let token = Token.generate(prefix: "spv")
         try await store.issueAccountToken(
@@ -189,12 +186,9 @@ public struct AuthService: Sendable {
             throw SpotterError.alreadyExists(field: "new_email", reason: "is already taken")
         }
         let started = now()
-        let issued = try await store.tokensIssued(
-            principal, purpose: .changeEmail, since: started.addingTimeInterval(-policy.resetWindow))
-        guard issued < policy.resetMaxPerWindow else {
-            throw SpotterError.tooManyRequests(
-                "\(policy.resetMaxPerWindow) address changes were asked for in the last hour; use a link already sent, or try again later",
-                retryAfterSeconds: Int(policy.resetWindow))
+        guard try await mayEmailLink(principal, .changeEmail, at: started) else {
+            throw tooManyLinks(
+                "address changes were asked for in the last hour; use a link already sent, or try again later")
         }
         let token = Token.generate(prefix: "spe")
         try await store.issueAccountToken(
@@ -530,9 +524,7 @@ public struct AuthService: Sendable {
             logger.info("password reset asked for an unknown address")
             return
         }
-        let issued = try await store.tokensIssued(
-            principal, purpose: .resetPassword, since: started.addingTimeInterval(-policy.resetWindow))
-        guard issued < policy.resetMaxPerWindow else {
+        guard try await mayEmailLink(principal, .resetPassword, at: started) else {
             logger.notice(
                 "password reset not sent: too many for the account", metadata: ["tenant": "\(principal.tenantID)"])
             return
@@ -571,6 +563,19 @@ public struct AuthService: Sendable {
         try await refundAttempt(from: address)
         logger.info("password changed", metadata: ["tenant": "\(principal.tenantID)", "sessions_ended": "\(ended)"])
         return ended
+    }
+
+    /// Whether another e-mailed link of `purpose` may go to the account: at most
+    /// `resetMaxPerWindow` (three) in `resetWindow` (an hour), so no one floods an inbox.
+    private func mayEmailLink(_ principal: Principal, _ purpose: AccountTokenPurpose, at now: Date) async throws -> Bool
+    {
+        try await store.tokensIssued(principal, purpose: purpose, since: now.addingTimeInterval(-policy.resetWindow))
+            < policy.resetMaxPerWindow
+    }
+
+    /// The answer past that limit: "3 " and `what`.
+    private func tooManyLinks(_ what: String) -> SpotterError {
+        .tooManyRequests("\(policy.resetMaxPerWindow) \(what)", retryAfterSeconds: Int(policy.resetWindow))
     }
 
     /// Checks the signed-in account's password typed again, counted as a sign-in attempt from

@@ -226,7 +226,11 @@ struct LifterRoutes {
                     case (.pending, .coach):
                         "Asks to coach you since \(format.day(link.createdAt)). Tick what to share, then accept."
                     case (.pending, _): "You asked on \(format.day(link.createdAt)); waiting for the coach."
-                    default: "Your coach since \(format.day(link.respondedAt ?? link.createdAt))."
+                    default:
+                        "Your coach since \(format.day(link.respondedAt ?? link.createdAt))."
+                            + (link.paused
+                                ? " Paused: \(link.coachName)'s plan covers fewer clients than they coach, so they cannot see your data for now. It resumes when they renew or make room; nothing of yours is lost."
+                                : "")
                     }
                 return CoachesPage.Link(
                     id: link.coachID.description, name: link.coachName, state: state,

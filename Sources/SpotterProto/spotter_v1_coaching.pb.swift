@@ -139,6 +139,12 @@ public nonisolated struct Spotter_V1_CoachLink: Sendable {
   /// "lifter" or "coach", for an ended link.
   public var endedBy: String = String()
 
+  /// In the lifter's own ListLinks only: the link is active, but the coach cannot see the lifter's
+  /// data for now (the coach's plan covers fewer clients than the coach has, and this lifter joined
+  /// after them); it resumes when the coach renews or ends another link. Nothing else about the
+  /// coach's plan is said.
+  public var paused: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1442,7 +1448,7 @@ nonisolated extension Spotter_V1_LinkStatus: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Spotter_V1_CoachLink: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CoachLink"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}link_id\0\u{3}lifter_id\0\u{3}lifter_name\0\u{3}coach_id\0\u{3}coach_name\0\u{1}status\0\u{3}requested_by\0\u{1}scopes\0\u{3}created_at\0\u{3}responded_at\0\u{3}ended_at\0\u{3}ended_by\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}link_id\0\u{3}lifter_id\0\u{3}lifter_name\0\u{3}coach_id\0\u{3}coach_name\0\u{1}status\0\u{3}requested_by\0\u{1}scopes\0\u{3}created_at\0\u{3}responded_at\0\u{3}ended_at\0\u{3}ended_by\0\u{1}paused\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1462,6 +1468,7 @@ nonisolated extension Spotter_V1_CoachLink: SwiftProtobuf.Message, SwiftProtobuf
       case 10: try { try decoder.decodeSingularMessageField(value: &self._respondedAt) }()
       case 11: try { try decoder.decodeSingularMessageField(value: &self._endedAt) }()
       case 12: try { try decoder.decodeSingularStringField(value: &self.endedBy) }()
+      case 13: try { try decoder.decodeSingularBoolField(value: &self.paused) }()
       default: break
       }
     }
@@ -1508,6 +1515,9 @@ nonisolated extension Spotter_V1_CoachLink: SwiftProtobuf.Message, SwiftProtobuf
     if !self.endedBy.isEmpty {
       try visitor.visitSingularStringField(value: self.endedBy, fieldNumber: 12)
     }
+    if self.paused != false {
+      try visitor.visitSingularBoolField(value: self.paused, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1524,6 +1534,7 @@ nonisolated extension Spotter_V1_CoachLink: SwiftProtobuf.Message, SwiftProtobuf
     if lhs._respondedAt != rhs._respondedAt {return false}
     if lhs._endedAt != rhs._endedAt {return false}
     if lhs.endedBy != rhs.endedBy {return false}
+    if lhs.paused != rhs.paused {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -66,6 +66,32 @@ struct PortalLifterTests {
         }
     }
 
+    @Test("a lifter past a lapsed coach's limit is told the coaching is paused, and no more of the coach's plan")
+    func pausedCoaching() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let (ada, bob) = (try await portal.account("ada"), try await portal.account("bob"))
+            try await portal.database.asOwner { owner in
+                try await owner.query(
+                    "UPDATE tenants SET tier = 'coach' WHERE tenant_id = $1", [coach.tenantID.rawValue])
+            }
+            try await portal.coaching.link(coach, ada, scopes: ["history"])
+            portal.clock.advance(by: 60)
+            try await portal.coaching.link(coach, bob, scopes: ["history"])
+            // The plan ends: free covers one client, the one who joined first.
+            try await portal.database.asOwner { owner in
+                try await owner.query(
+                    "UPDATE tenants SET tier_expires_at = now() - interval '1 day' WHERE tenant_id = $1",
+                    [coach.tenantID.rawValue])
+            }
+            let paused = try await portal.signedIn("bob").get("/coaches")
+            #expect(
+                paused.html.contains("Paused: carla&#39;s plan covers fewer clients than they coach"), "\(paused.html)")
+            #expect(!paused.html.contains("Coach tier") && !paused.html.contains("covers 1 client"))
+            #expect(!(try await portal.signedIn("ada").get("/coaches").html.contains("Paused")))
+        }
+    }
+
     @Test("a lifter asks a coach by username; an unknown name or a second request is refused by its field")
     func request() async throws {
         try await PortalHarness.with { portal in

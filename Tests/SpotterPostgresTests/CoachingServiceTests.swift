@@ -56,6 +56,10 @@ struct CoachingServiceTests {
             let listed = try await coaching.clients(coach, inactiveDays: 0)
             #expect(listed.map { "\($0.link.lifterName) \($0.beyondTierLimit)" }.sorted() == ["ada false", "bob true"])
             #expect(listed.first { $0.beyondTierLimit }?.workoutsThisWeek == nil)
+            // Each lifter's own list says whether the coach sees them now; the coach's list does not.
+            #expect(try await coaching.links(bob, includeClosed: false).map(\.paused) == [true])
+            #expect(try await coaching.links(ada, includeClosed: false).map(\.paused) == [false])
+            #expect(try await coaching.links(coach, includeClosed: false).allSatisfy { !$0.paused })
             _ = try await coaching.clientHistory(
                 coach, client: ada.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
             let beyond = SpotterError.permissionDenied(
@@ -82,6 +86,7 @@ struct CoachingServiceTests {
             // Once Ada's link ends, Bob is covered again.
             _ = try await coaching.endLink(ada, other: coach.tenantID.description)
             #expect(try await coaching.clients(coach, inactiveDays: 0).map(\.beyondTierLimit) == [false])
+            #expect(try await coaching.links(bob, includeClosed: false).map(\.paused) == [false])
             _ = try await coaching.clientHistory(
                 coach, client: bob.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
         }

@@ -67,6 +67,16 @@ public struct CoachLink: Sendable, Equatable, Codable {
     /// The other side's display name.
     public var lifterName: String
     public var coachName: String
+    /// Set for the lifter's own active links (`CoachingService.links`): the coach's tier covers
+    /// fewer clients than the coach has and this lifter joined after them, so the coach cannot see
+    /// the lifter's data until the coach renews or ends another link.
+    public var paused = false
+
+    /// `paused` is decided per call and left out of exports.
+    private enum CodingKeys: String, CodingKey {
+        case id, lifterID, coachID, status, requestedBy, scopes, createdAt, respondedAt, endedAt, endedBy
+        case lifterName, coachName
+    }
 
     public init(
         id: ID, lifterID: TenantID, coachID: TenantID, status: LinkStatus, requestedBy: LinkSide,

@@ -221,7 +221,18 @@ public struct CoachingService: Sendable {
 
     /// The principal's links: a lifter's coaches or a coach's clients and requests.
     public func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink] {
-        try await store.links(principal, includeClosed: includeClosed)
+        var links = try await store.links(principal, includeClosed: includeClosed)
+        // A lifter is told which coaches cannot see them now (a lapsed or lowered plan), never why.
+        let own = links.indices.filter { links[$0].lifterID == principal.tenantID && links[$0].status == .active }
+        guard !own.isEmpty else { return links }
+        let coverage = try await store.coachCoverage(principal)
+        let at = now()
+        for index in own {
+            guard let coach = coverage[links[index].coachID] else { continue }
+            links[index].paused = !CoachEntitlements.covers(
+                clientsBefore: coach.clientsBefore, tier: coach.tier.effective(at: at))
+        }
+        return links
     }
 
     /// The principal's active link as the coach of `client`, or `notFound` (the same answer as a

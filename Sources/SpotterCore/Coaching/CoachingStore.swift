@@ -48,6 +48,9 @@ public protocol CoachingStore: Sendable {
         async throws -> T
     /// The principal's links (as lifter or as coach), newest first; closed ones only when asked.
     func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink]
+    /// For a lifter: each active coach's stored tier, and how many of that coach's active clients
+    /// joined before the lifter (the order `CoachEntitlements.covers` counts in).
+    func coachCoverage(_ principal: Principal) async throws -> [TenantID: (tier: TierGrant, clientsBefore: Int)]
     /// A live account's tenant and kind by username.
     func tenant(username: String) async throws -> (TenantID, TenantKind)?
 

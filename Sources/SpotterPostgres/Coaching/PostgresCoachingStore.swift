@@ -41,6 +41,23 @@ public struct PostgresCoachingStore: CoachingStore {
         }
     }
 
+    public func coachCoverage(_ principal: Principal) async throws -> [TenantID: (tier: TierGrant, clientsBefore: Int)]
+    {
+        try await database.withTenant(principal) { connection in
+            var coverage: [TenantID: (tier: TierGrant, clientsBefore: Int)] = [:]
+            for row in try await connection.query(
+                "SELECT coach_id, tier, tier_expires_at, clients_before FROM spotter_my_coaches_coverage()")
+            {
+                coverage[TenantID(rawValue: try row.decode("coach_id"))] = (
+                    TierGrant(
+                        tier: try ExerciseSQL.enumValue(row, "tier"), expiresAt: try row.decode("tier_expires_at")),
+                    try row.decode("clients_before")
+                )
+            }
+            return coverage
+        }
+    }
+
     public func tenant(username: String) async throws -> (TenantID, TenantKind)? {
         try await database.withoutTenantAutocommit { connection in
             guard

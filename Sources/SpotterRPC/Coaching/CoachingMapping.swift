@@ -17,6 +17,7 @@ extension Spotter_V1_CoachLink {
         if let respondedAt = link.respondedAt { self.respondedAt = Spotter_V1_Timestamp(respondedAt) }
         if let endedAt = link.endedAt { self.endedAt = Spotter_V1_Timestamp(endedAt) }
         endedBy = link.endedBy?.rawValue ?? ""
+        paused = link.paused
     }
 }
 
