@@ -597,6 +597,24 @@ public struct AuthService: Sendable {
         guard matches else { throw wrong }
     }
 
+    /// Changes the signed-in account's username (what it signs in with, and what coaches and the
+    /// directory show); the old one is free for others at once. Audited as the owner's rename, so
+    /// an erasure later finds the old name too.
+    public func changeUsername(_ principal: Principal, to username: String) async throws {
+        let username = username.trimmingWhitespaces()
+        if let problem = CredentialRules.usernameProblem(username) {
+            throw SpotterError.invalid("new_username", problem)
+        }
+        let current = try await store.emailStatus(principal).username
+        // The same name in other letter case is a change of its own (lower(username) is unique).
+        guard username != current else { throw SpotterError.invalid("new_username", "is your username already") }
+        do {
+            try await store.changeUsername(principal, from: current, to: username, now: now())
+        } catch SpotterError.alreadyExists(_, let reason) {
+            throw SpotterError.alreadyExists(field: "new_username", reason: reason)
+        }
+    }
+
     /// Deletes the signed-in account for good, as `spotterctl accounts delete` erases one: the
     /// tenant and every row of it, the comments it wrote on others' workouts, every session; its
     /// audit rows keep a pseudonym. Needs the password again and, while two-factor sign-in is on, a

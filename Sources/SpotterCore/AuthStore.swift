@@ -113,6 +113,10 @@ public protocol AuthStore: Sendable {
         _ principal: Principal, secret: MfaKeyring.Sealed, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date
     ) async throws -> Bool
 
+    /// Renames the account from `from` to `to`, with an audit row of the owner's rename;
+    /// `alreadyExists` on `username` when another account has the name (in any letter case).
+    func changeUsername(_ principal: Principal, from: String, to: String, now: Date) async throws
+
     /// Erases the principal's own tenant and every row of it, the comments it wrote in other
     /// tenants, and every name in its audit rows (`pseudonym` instead), with an audit row of its own.
     func eraseOwnAccount(_ principal: Principal, pseudonym: String) async throws

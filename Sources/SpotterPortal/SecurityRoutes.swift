@@ -6,9 +6,9 @@ import SpotterCore
 /// checked, wrong guesses throttled as sign-ins are; every other session ends), two-factor sign-in
 /// (set up with a QR code or the key, new recovery codes, turned off), and the sessions signed in,
 /// each with a button to sign it out; the apps that sync, each with a button to forget it
-/// (`SyncService.ListDevices`, `RemoveDevice`); a new e-mail address (a link to it, the password again); and
+/// (`SyncService.ListDevices`, `RemoveDevice`); a new username; a new e-mail address (a link to it, the password again); and
 /// deleting the account (`/security/delete`, the password again). The API's
-/// `AuthService.ChangePassword`, `ChangeEmail`, `BeginMfaEnrollment`, `ConfirmMfa`,
+/// `AuthService.ChangePassword`, `ChangeUsername`, `ChangeEmail`, `BeginMfaEnrollment`, `ConfirmMfa`,
 /// `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions`, `RevokeSession` and `DeleteAccount`,
 /// through the same `AuthService`.
 struct SecurityRoutes {
@@ -47,6 +47,7 @@ struct SecurityRoutes {
         /// The account's address, and whether it is verified.
         var email = ""
         var emailVerified = false
+        var username = ""
     }
 
     /// Setting up two-factor sign-in: the QR code and key for the app, and the first code.
@@ -87,6 +88,9 @@ struct SecurityRoutes {
                 page.notice = "That device is forgotten. The app on it registers again the next time it syncs."
             }
             if query.get("two-factor") == "off" { page.notice = "Two-factor sign-in is off." }
+            if query.get("renamed") != nil {
+                page.notice = "Your username is now \(session.profile.username). Sign in with it from now on."
+            }
             if query.get("email-sent") != nil {
                 page.notice =
                     "We sent a link to the new address. Your address changes when you open it; until then, sign in with this one."
@@ -113,6 +117,21 @@ struct SecurityRoutes {
             }
             return try await render(session, page, status: .badRequest)
         }
+        router.post("/security/username") { _, context in
+            let session = try context.signedIn()
+            var page = SecurityPage()
+            do {
+                try await auth.changeUsername(session.principal, to: context.form.text("new_username"))
+                return Response.redirect(to: "/security?renamed=1", type: .normal)
+            } catch SpotterError.invalidArgument(let violations) {
+                page.errors = SessionRoutes.fieldErrors(violations, ["new_username": "new_username"])
+            } catch SpotterError.alreadyExists(_, let reason) {
+                page.errors = SessionRoutes.fieldErrors(
+                    [FieldViolation(field: "new_username", reason: reason)], ["new_username": "new_username"])
+            }
+            page.values = ["new_username": context.form.text("new_username")]
+            return try await render(session, page, status: .badRequest)
+        }
         router.post("/security/email") { _, context in
             let session = try context.signedIn()
             var page = SecurityPage()
@@ -125,7 +144,8 @@ struct SecurityRoutes {
                 page.errors = SessionRoutes.fieldErrors(
                     violations, ["password": "email_password", "new_email": "new_email"])
             } catch SpotterError.alreadyExists(_, let reason) {
-                page.errors = ["new_email": "The address \(reason)."]
+                page.errors = SessionRoutes.fieldErrors(
+                    [FieldViolation(field: "new_email", reason: reason)], ["new_email": "new_email"])
             } catch SpotterError.tooManyRequests(let message, _) {
                 page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
             }
@@ -247,6 +267,7 @@ struct SecurityRoutes {
         }
         page.hasDevices = !page.devices.isEmpty
         page.email = session.profile.email
+        page.username = session.profile.username
         page.emailVerified = session.profile.emailVerifiedAt != nil
         switch try await auth.twoFactorState(session.principal) {
         case .off: break

@@ -288,6 +288,7 @@ struct SessionRoutes {
         "body": "The comment", "code": "The code", "challenge": "The code", "token": "The code from the e-mail",
         "email": "The address", "login": "The username or e-mail", "password": "The password",
         "new_password": "The password", "current_password": "The current password", "username": "The username",
+        "new_username": "The username", "new_email": "The address",
         "bio": "The bio",
         "description": "The description", "highlights": "The highlights", "specialities": "The specialities",
         "time_zone": "The time zone", "from": "The first day", "to": "The last day", "weeks": "Weeks",

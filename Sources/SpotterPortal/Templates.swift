@@ -800,6 +800,16 @@ enum Templates {
         <button>Change the password</button>
         </form>
         </section>
+        <section class="card" id="username">
+        <h2>Username</h2>
+        <p>You are <strong>{{username}}</strong>: you sign in with it, and coaches find you by it.</p>
+        <form method="post" action="/security/username" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        \(field("new_username", "New username", extra: " autocomplete=\"username\" autocapitalize=\"none\" required"))
+        <p class="hint">3 to 32 letters, digits, '_' and '.', starting with a letter. The old one is free for others at once.</p>
+        <button class="secondary">Change the username</button>
+        </form>
+        </section>
         <section class="card" id="email">
         <h2>E-mail address</h2>
         <p>Your address is <strong>{{email}}</strong>{{#emailVerified}} (confirmed){{/emailVerified}}{{^emailVerified}} (not confirmed yet){{/emailVerified}}. Password resets and notices go there, and you can sign in with it.</p>

@@ -412,6 +412,23 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    public func changeUsername(_ principal: Principal, from: String, to: String, now: Date) async throws {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                "UPDATE accounts SET username = $2, updated_at = $3 WHERE account_id = $1",
+                [principal.accountID.rawValue, to, now])
+            // The names go in the details, where an erasure looks for earlier usernames (0041);
+            // the actor is no name, which an erasure would not reach.
+            try await connection.query(
+                """
+                INSERT INTO audit_log (actor_kind, actor, action, target_tenant_id, target, reason, details)
+                VALUES ('tenant', 'owner', 'account.rename', $1, $2, 'changed by its owner',
+                        jsonb_build_object('from', $3::text, 'to', $2::text))
+                """,
+                [principal.tenantID.rawValue, to, from])
+        }
+    }
+
     public func eraseOwnAccount(_ principal: Principal, pseudonym: String) async throws {
         try await database.withTenant(principal.tenantID) { connection in
             // The erasure writes the feeds of the clients it commented for: their counters first,

@@ -248,6 +248,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "ChangeUsername" metadata.
+        public enum ChangeUsername: Sendable {
+            /// Request type for "ChangeUsername".
+            public typealias Input = Spotter_V1_ChangeUsernameRequest
+            /// Response type for "ChangeUsername".
+            public typealias Output = Spotter_V1_ChangeUsernameResponse
+            /// Descriptor for "ChangeUsername".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "ChangeUsername",
+                type: .unary
+            )
+        }
         /// Namespace for "DeleteAccount" metadata.
         public enum DeleteAccount: Sendable {
             /// Request type for "DeleteAccount".
@@ -280,6 +293,7 @@ public enum Spotter_V1_AuthService: Sendable {
             DisableMfa.descriptor,
             RegenerateRecoveryCodes.descriptor,
             ChangeEmail.descriptor,
+            ChangeUsername.descriptor,
             DeleteAccount.descriptor
         ]
     }
@@ -631,6 +645,26 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangeEmailRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeEmailResponse>
+
+        /// Handle the "ChangeUsername" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+        /// > account has it in any letter case.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_ChangeUsernameRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_ChangeUsernameResponse` messages.
+        func changeUsername(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangeUsernameRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeUsernameResponse>
 
         /// Handle the "DeleteAccount" method.
         ///
@@ -990,6 +1024,26 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse>
 
+        /// Handle the "ChangeUsername" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+        /// > account has it in any letter case.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_ChangeUsernameResponse` message.
+        func changeUsername(
+            request: GRPCCore.ServerRequest<Spotter_V1_ChangeUsernameRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeUsernameResponse>
+
         /// Handle the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -1346,6 +1400,26 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_ChangeEmailResponse
 
+        /// Handle the "ChangeUsername" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+        /// > account has it in any letter case.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_ChangeUsernameRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_ChangeUsernameResponse` to respond with.
+        func changeUsername(
+            request: Spotter_V1_ChangeUsernameRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_ChangeUsernameResponse
+
         /// Handle the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -1564,6 +1638,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.ChangeUsername.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeUsernameRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeUsernameResponse>(),
+            handler: { request, context in
+                try await self.changeUsername(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_AuthService.Method.DeleteAccount.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_DeleteAccountRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_DeleteAccountResponse>(),
@@ -1761,6 +1846,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeEmailResponse> {
         let response = try await self.changeEmail(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func changeUsername(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangeUsernameRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeUsernameResponse> {
+        let response = try await self.changeUsername(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -1996,6 +2092,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse>(
             message: try await self.changeEmail(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func changeUsername(
+        request: GRPCCore.ServerRequest<Spotter_V1_ChangeUsernameRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeUsernameResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_ChangeUsernameResponse>(
+            message: try await self.changeUsername(
                 request: request.message,
                 context: context
             ),
@@ -2434,6 +2543,31 @@ extension Spotter_V1_AuthService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangeEmailResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeEmailResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "ChangeUsername" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+        /// > account has it in any letter case.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ChangeUsernameRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ChangeUsernameResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func changeUsername<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ChangeUsernameRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ChangeUsernameRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangeUsernameResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeUsernameResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "DeleteAccount" method.
@@ -3079,6 +3213,42 @@ extension Spotter_V1_AuthService {
             )
         }
 
+        /// Call the "ChangeUsername" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+        /// > account has it in any letter case.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_ChangeUsernameRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_ChangeUsernameResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func changeUsername<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_ChangeUsernameRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_ChangeUsernameRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangeUsernameResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeUsernameResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.ChangeUsername.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "DeleteAccount" method.
         ///
         /// > Source IDL Documentation:
@@ -3631,6 +3801,37 @@ extension Spotter_V1_AuthService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeEmailRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeEmailResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ChangeUsername" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+    /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+    /// > account has it in any letter case.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func changeUsername<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_ChangeUsernameRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeUsernameResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.changeUsername(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeUsernameRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeUsernameResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -4249,6 +4450,41 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.changeEmail(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ChangeUsername" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
+    /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
+    /// > account has it in any letter case.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func changeUsername<Result>(
+        _ message: Spotter_V1_ChangeUsernameRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeUsernameResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_ChangeUsernameRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.changeUsername(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -181,6 +181,13 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         return Spotter_V1_ChangeEmailResponse()
     }
 
+    public func changeUsername(request: Spotter_V1_ChangeUsernameRequest, context: ServerContext) async throws
+        -> Spotter_V1_ChangeUsernameResponse
+    {
+        try await auth.changeUsername(try RequestContext.principal(), to: request.newUsername)
+        return Spotter_V1_ChangeUsernameResponse()
+    }
+
     public func deleteAccount(request: Spotter_V1_DeleteAccountRequest, context: ServerContext) async throws
         -> Spotter_V1_DeleteAccountResponse
     {

@@ -394,6 +394,26 @@ struct PortalSessionTests {
         }
     }
 
+    @Test("a new username from the security page, signed in with at once; a taken one is said beside the field")
+    func changeUsername() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("carla", kind: .coach)
+            _ = try await portal.account("bea")
+            let laptop = try await portal.signedIn("carla")
+            #expect(try await laptop.get("/security").html.contains("You are <strong>carla</strong>"))
+            let taken = try await laptop.post("/security/username", [("new_username", "Bea")])
+            #expect(taken.status == .badRequest)
+            #expect(taken.html.contains("The username is already taken."), "\(taken.html)")
+            #expect(taken.html.contains(#"value="Bea""#))
+            let renamed = try await laptop.post("/security/username", [("new_username", "coach.carla")])
+            #expect(renamed.location == "/security?renamed=1")
+            #expect(
+                try await laptop.get(renamed.location!).html.contains(
+                    "Your username is now coach.carla. Sign in with it from now on."))
+            #expect(try await portal.browser().signIn("coach.carla", password: "long enough carla").status == .seeOther)
+        }
+    }
+
     @Test("a new e-mail address: the password again, then the link sent there opens the confirm page and changes it")
     func changeEmail() async throws {
         try await PortalHarness.with { portal in

@@ -338,6 +338,47 @@ struct AuthFlowTests {
     }
 
     @Test(
+        "ChangeUsername: signs in with the new name at once, frees the old, refuses a taken one; audited with both names")
+    func changeUsername() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            _ = try await register(auth, "bob")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .principal
+            await #expect(throws: SpotterError.invalid("new_username", "must start with a letter")) {
+                try await auth.changeUsername(ada, to: "1ada")
+            }
+            await #expect(throws: SpotterError.invalid("new_username", "is your username already")) {
+                try await auth.changeUsername(ada, to: " ada ")
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "new_username", reason: "is already taken")) {
+                try await auth.changeUsername(ada, to: "BOB")
+            }
+            try await auth.changeUsername(ada, to: "Ada.Lovelace")
+            _ = try await auth.signIn(login: "ada.lovelace", password: "long enough ada", deviceLabel: "", address: "a")
+            await #expect(throws: SpotterError.self) {
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            }
+            // The old name is free at once.
+            _ = try await auth.register(
+                AuthService.Registration(
+                    email: "another.ada@example.com", username: "ada", password: "long enough again", kind: .lifter))
+            let audit = try await database.asOwner { owner in
+                try await owner.query(
+                    "SELECT actor_kind, actor, target, details::text AS details FROM audit_log WHERE action = 'account.rename'"
+                ).single.map {
+                    [
+                        try $0.decode("actor_kind", as: String.self), try $0.decode("actor", as: String.self),
+                        try $0.decode("target", as: String.self), try $0.decode("details", as: String.self),
+                    ]
+                }
+            }
+            #expect(audit == ["tenant", "owner", "Ada.Lovelace", #"{"to": "Ada.Lovelace", "from": "ada"}"#])
+        }
+    }
+
+    @Test(
         "ChangeEmail: the password again, a link to the new address that changes it when used, a notice to the old; a password change ends the link"
     )
     func changeEmail() async throws {

@@ -158,6 +158,18 @@ struct EndToEndTests {
                     try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)).email
                         == "ada@new.example")
 
+                // A new username, taken at once; the same one is refused naming the field.
+                let takenName = await rpcError {
+                    _ = try await auth.changeUsername(
+                        .with { $0.newUsername = "ada" }, metadata: bearer(last.accessToken))
+                }
+                #expect(
+                    takenName?.code == .invalidArgument
+                        && takenName?.message == "new_username: is your username already")
+                _ = try await auth.changeUsername(
+                    .with { $0.newUsername = "ada.l" }, metadata: bearer(last.accessToken))
+                #expect(try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)).username == "ada.l")
+
                 // Deleting the account: the password again, then nothing of it answers.
                 let wrongPassword = await rpcError {
                     _ = try await auth.deleteAccount(
