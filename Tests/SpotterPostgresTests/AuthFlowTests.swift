@@ -338,7 +338,8 @@ struct AuthFlowTests {
     }
 
     @Test(
-        "ChangeUsername: signs in with the new name at once, frees the old, refuses a taken one; audited with both names")
+        "ChangeUsername: signs in with the new name at once, frees the old, refuses a taken one; audited with both names"
+    )
     func changeUsername() async throws {
         try await TestDatabase.with { database in
             let auth = database.authService()
