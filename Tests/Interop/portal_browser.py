@@ -195,6 +195,11 @@ def main():
               coach.find_element(By.CSS_SELECTOR, "#directory input[name='listed']").is_selected())
         snap(coach, "profile")
         coach.get(portal + "/security")
+        cards = [h.text for h in coach.find_elements(By.CSS_SELECTOR, "section.card h2")]
+        check("the security page has its cards, deleting the account last",
+              cards[:1] == ["Change your password"] and cards[-1:] == ["Delete your account"]
+              and "Username" in cards and "E-mail address" in cards, str(cards))
+        snap(coach, "security")
         navigate(coach, coach.find_element(By.CSS_SELECTOR, "form[action='/security/two-factor/begin'] button").click)
         check("two-factor set-up shows a QR code and its key",
               coach.find_elements(By.CSS_SELECTOR, "figure.qr svg") and
@@ -249,6 +254,11 @@ def main():
         check("on a phone the progress chart scrolls in its frame and opens on the newest point", shown == [True, True],
               str(shown))
         snap(phone, "phone-progress")
+        phone.get(portal + "/security")
+        check("on a phone the security page has no horizontal scroll",
+              phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
+        snap(phone, "phone-security")
+        phone.get(progress_url)
         # Its value labels stay at the frame's left edge, each level with its grid line, when the
         # chart opens at its right end and when it is scrolled back to its start.
         labels_js = """
