@@ -270,7 +270,9 @@ struct LifterRoutes {
             coachName: coachName, hasEntries: !log.items.isEmpty,
             entries: log.items.map { entry in
                 AccessLogPage.Entry(
-                    when: format.moment(entry.accessedAt), coach: entry.coachName, what: Self.what(entry, format))
+                    when: format.moment(entry.accessedAt),
+                    coach: entry.coachName.isEmpty ? "A deleted account" : entry.coachName,
+                    what: Self.what(entry, format))
             },
             older: log.nextToken.isEmpty
                 ? nil

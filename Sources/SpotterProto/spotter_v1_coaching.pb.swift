@@ -257,8 +257,11 @@ public nonisolated struct Spotter_V1_AccessLogEntry: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The coach's tenant id, kept as the record of the access even after the coach's account is
+  /// deleted.
   public var coachID: String = String()
 
+  /// Empty once the coach's account is deleted.
   public var coachName: String = String()
 
   public var accessedAt: Spotter_V1_Timestamp {

@@ -322,6 +322,12 @@ struct PortalCoachTests {
             try await portal.training.workouts.delete(world.lifter, id: world.workouts[0].id.description)
             let after = try await lifter.get("/access-log")
             #expect(after.html.contains("a workout you have since deleted") && !after.html.contains("Squat day 100"))
+            // Once the coach deletes their account, the rows stay, as a deleted account's.
+            _ = try await portal.auth.deleteAccount(
+                world.coach, password: "long enough carla", code: "", address: "a")
+            let orphaned = try await lifter.get("/access-log")
+            #expect(orphaned.html.contains("A deleted account"), "\(orphaned.html)")
+            #expect(orphaned.html.contains("your workout history"))
         }
     }
 
