@@ -104,8 +104,8 @@ public protocol AdminMaintenanceStore: Sendable {
     func resealTwoFactorSecrets(
         _ reseal: (AccountID, MfaKeyring.Sealed) throws -> MfaKeyring.Sealed?, audit: () -> AuditRecord
     ) async throws
-    /// Revokes every live session; returns how many.
-    func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int
+    /// Revokes every live session; returns how many, which the audit record is made with.
+    func revokeSessions(_ tenant: TenantID, now: Date, audit: (Int) -> AuditRecord) async throws -> Int
     /// Changes the username; `alreadyExists` when it is taken.
     func rename(_ tenant: TenantID, to username: String, now: Date, audit: AuditRecord) async throws
     /// Stores a password reset token for the tenant's account.

@@ -76,13 +76,20 @@ extension AdminService {
     }
 
     /// Signs the account out everywhere; returns the number of sessions revoked.
+    /// `failedPrecondition` when none is live: nothing to change is said, not audited as a change.
     public func revokeSessions(_ reference: String, actor: AdminActor, reason: String) async throws -> Int {
         let account = try await audited(reference, reason, actor)
-        return try await store.revokeSessions(
-            account.tenantID,
-            now: now(),
-            audit: record(actor, "account.revoke_sessions", account, reason)
-        )
+        guard try await liveSessions(account) > 0 else {
+            throw SpotterError.failedPrecondition("\(account.username) has no live sessions")
+        }
+        return try await store.revokeSessions(account.tenantID, now: now()) { revoked in
+            record(actor, "account.revoke_sessions", account, reason, details: ["sessions_revoked": "\(revoked)"])
+        }
+    }
+
+    /// How many sessions of the account are live now (`spotterctl` asks before revoking them).
+    public func liveSessions(_ account: AccountSummary) async throws -> Int {
+        try await store.accountDetail(account.tenantID, now: now())?.sessions.count ?? 0
     }
 
     /// Changes the username.
@@ -120,6 +127,11 @@ extension AdminService {
     {
         let account = try await audited(reference, reason, actor)
         try checkTierChange(account, tier, until: until)
+        guard account.tier != TierGrant(tier: tier, expiresAt: until) else {
+            throw SpotterError.failedPrecondition(
+                "\(account.username) is on \(tier.rawValue) \(until.map { "until \($0.formatted(.iso8601))" } ?? "with no end") already"
+            )
+        }
         var details = ["from": account.tier.tier.rawValue, "to": tier.rawValue]
         if let until { details["until"] = until.formatted(.iso8601) }
         try await store.setTier(
@@ -275,12 +287,20 @@ extension AdminService {
         return try await store.publications(author: author, all: all, limit: limit)
     }
 
+    /// A publication id as `publications list` prints it, or `invalidArgument` on `id`.
+    public static func publicationID(_ text: String) throws -> UUID {
+        guard let uuid = UUID(hexadecimal: text) else {
+            throw SpotterError.invalid("id", "must be a publication id from publications list")
+        }
+        return uuid
+    }
+
     /// Takes a publication down (abuse, copyright): it leaves Discover at once, its followers keep
     /// their copies, and its author can publish again. Audited.
     public func unpublish(_ id: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)
         try await checkOperator(actor)
-        guard let uuid = UUID(hexadecimal: id) else { throw SpotterError.invalid("id", "must be a publication id") }
+        let uuid = try Self.publicationID(id)
         let author = try await store.unpublish(uuid, now: now()) { author in
             AuditRecord(
                 actor: actor, action: "publication.unpublish", targetTenantID: author, target: uuid.lowercasedString,

@@ -332,6 +332,25 @@ public struct SignInChallenge: Sendable, Equatable {
     }
 }
 
+/// A change of address waiting for its link to be opened (`AuthService.changeEmail`).
+public struct PendingEmailChange: Sendable, Equatable {
+    public var email: String
+    public var sentAt: Date
+
+    public init(email: String, sentAt: Date) {
+        self.email = email
+        self.sentAt = sentAt
+    }
+}
+
+/// What using a change-of-address link did.
+public enum EmailChangeOutcome: Sendable, Equatable {
+    /// The address is the account's now.
+    case changed(Principal, email: String)
+    /// Another account has the address now: nothing changed.
+    case taken(email: String)
+}
+
 /// An account's e-mail address as a verification e-mail needs it.
 public struct EmailStatus: Sendable, Equatable {
     public var email: String

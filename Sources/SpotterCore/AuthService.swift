@@ -150,17 +150,54 @@ public struct AuthService: Sendable {
     }
 
     /// Consumes a verification token and marks the address verified; or a link sent to a new
-    /// address (`changeEmail`), which makes that address the account's, verified.
-    public func verifyEmail(token: String) async throws {
+    /// address (`changeEmail`), which makes that address the account's, verified, and returns it.
+    /// `failedPrecondition` naming the address when another account has it now.
+    @discardableResult
+    public func verifyEmail(token: String) async throws -> String? {
         guard !token.isEmpty else { throw SpotterError.invalid("token", "is required") }
         let hash = Token.hash(token)
         if let principal = try await store.consumeAccountToken(hash: hash, purpose: .verifyEmail, now: now()) {
-            return try await store.markEmailVerified(principal, at: now())
+            try await store.markEmailVerified(principal, at: now())
+            return nil
         }
-        guard let principal = try await store.confirmEmailChange(hash: hash, now: now()) else {
-            throw SpotterError.notFound("the verification token is unknown, used or expired")
+        let outcome: EmailChangeOutcome?
+        do {
+            outcome = try await store.confirmEmailChange(hash: hash, now: now())
+        } catch SpotterError.alreadyExists {
+            throw Self.addressTaken("the address")
         }
-        logger.notice("e-mail address changed", metadata: ["tenant": "\(principal.tenantID)"])
+        switch outcome {
+        case nil: throw SpotterError.notFound("the verification token is unknown, used or expired")
+        case .taken(let email): throw Self.addressTaken(email)
+        case .changed(let principal, let email):
+            logger.notice("e-mail address changed", metadata: ["tenant": "\(principal.tenantID)"])
+            return email
+        }
+    }
+
+    private static func addressTaken(_ email: String) -> SpotterError {
+        .failedPrecondition(
+            "\(email) belongs to another account now, so your address was not changed; ask for a change to another address"
+        )
+    }
+
+    /// The address a change-of-address link is for, while it works (the portal's confirm page
+    /// names it); `nil` for any other token.
+    public func emailChangeAddress(token: String) async throws -> String? {
+        guard !token.isEmpty, token.utf8.count <= 200 else { return nil }
+        return try await store.emailChangeAddress(hash: Token.hash(token), now: now())
+    }
+
+    /// The signed-in account's change of address waiting for its link, if any.
+    public func pendingEmailChange(_ principal: Principal) async throws -> PendingEmailChange? {
+        try await store.pendingEmailChange(principal, now: now())
+    }
+
+    /// Ends a change of address that waits for its link; `failedPrecondition` when none waits.
+    public func cancelEmailChange(_ principal: Principal) async throws {
+        guard try await store.cancelEmailChange(principal, now: now()) else {
+            throw SpotterError.failedPrecondition("no change of address is waiting")
+        }
     }
 
     /// Starts changing the signed-in account's e-mail address: with the password typed again, a
@@ -380,7 +417,10 @@ public struct AuthService: Sendable {
         let started = now()
         let secret = try keyring.open(record.secret, for: principal.accountID)
         guard let step = TOTP.matchingStep(digits, secret: secret, at: started) else {
-            throw SpotterError.invalid("code", "does not match the new secret; check the app's clock and try again")
+            throw SpotterError.invalid(
+                "code",
+                "does not match the key being set up; check the app's clock, and that the app holds the newest key if the set-up was started again"
+            )
         }
         let codes = RecoveryCodes.generate()
         guard
@@ -558,9 +598,8 @@ public struct AuthService: Sendable {
         try await checkPassword(
             principal, current, wrong: .invalid("current_password", "is not your password"), address: address)
         let hash = try await newPasswordHasher.hash(new)
-        // The account's counts are cleared with the change; the address's attempt is taken back.
+        // The account's counts are cleared with the change.
         let ended = try await store.changePassword(principal, passwordHash: hash, keeping: session, now: now())
-        try await refundAttempt(from: address)
         logger.info("password changed", metadata: ["tenant": "\(principal.tenantID)", "sessions_ended": "\(ended)"])
         return ended
     }
@@ -578,23 +617,34 @@ public struct AuthService: Sendable {
         .tooManyRequests("\(policy.resetMaxPerWindow) \(what)", retryAfterSeconds: Int(policy.resetWindow))
     }
 
-    /// Checks the signed-in account's password typed again, counted as a sign-in attempt from
-    /// `address` and against the account (wrong guesses are throttled as sign-ins are). A wrong
-    /// one is `wrong`.
+    /// Checks the signed-in account's password typed again. A wrong one is `wrong`, counted as a
+    /// failed sign-in of the account from `address` (guessing through a stolen session is slow),
+    /// but not against the address itself: other people's failures from the same address (a
+    /// shared network) never stop the signed-in owner. A right one takes its attempt back, so a
+    /// refusal after it (a taken address, a wrong code) is not counted as a wrong password.
     private func checkPassword(_ principal: Principal, _ password: String, wrong: SpotterError, address: String)
         async throws
     {
-        let started = now()
-        try await countAttempt(from: address, now: started)
         let source = SignInSource.address(address)
-        try await countAccountAttempt(principal, from: source, now: started, what: "wrong passwords")
+        try await countAccountAttempt(principal, from: source, now: now(), what: "wrong passwords")
+        let takeBack = { [store, policy] in
+            _ = try await store.countSignInAttempt(principal, from: source) {
+                policy.signInThrottle(takingBack: $0, knownDevice: false)
+            }
+        }
         guard let stored = try await store.passwordHash(principal) else {
             throw SpotterError.notFound("account not found")
         }
-        let matches = try await hashing(refunding: address, account: (principal, source)) {
-            try await hasher.verify(password, against: stored)
+        let matches: Bool
+        do {
+            matches = try await hasher.verify(password, against: stored)
+        } catch SpotterError.tooManyRequests(let message, let seconds) {
+            // Too busy to check: nobody's password was checked, so the attempt is not counted.
+            try await takeBack()
+            throw SpotterError.tooManyRequests(message, retryAfterSeconds: seconds)
         }
         guard matches else { throw wrong }
+        try await takeBack()
     }
 
     /// Changes the signed-in account's username (what it signs in with, and what coaches and the
@@ -636,7 +686,6 @@ public struct AuthService: Sendable {
         }
         let pseudonym = Erasure.pseudonym(principal.tenantID)
         try await store.eraseOwnAccount(principal, pseudonym: pseudonym)
-        try await refundAttempt(from: address)
         logger.notice("account deleted by its owner", metadata: ["pseudonym": "\(pseudonym)"])
         return pseudonym
     }
@@ -752,6 +801,7 @@ public struct AuthService: Sendable {
     private func throttled(until: Date, now: Date, what: String = "failed sign-ins") -> SpotterError {
         // Stored times are microsecond-precise: ignore sub-millisecond noise before rounding up.
         let seconds = max(1, Int((until.timeIntervalSince(now) - 0.001).rounded(.up)))
-        return .tooManyRequests("too many \(what); try again in \(seconds) seconds", retryAfterSeconds: seconds)
+        return .tooManyRequests(
+            "too many \(what); try again in \(DisplayFormat.count(seconds, "second"))", retryAfterSeconds: seconds)
     }
 }

@@ -63,13 +63,23 @@ public protocol AuthStore: Sendable {
     /// How many tokens for `purpose` were issued to the account since `since` (used or not).
     func tokensIssued(_ principal: Principal, purpose: AccountTokenPurpose, since: Date) async throws -> Int
 
-    /// Stores a single-use token and its e-mails for an existing account.
+    /// Stores a single-use token and its e-mails for an existing account. A `changeEmail` token
+    /// ends the account's earlier unused ones.
     func issueAccountToken(_ principal: Principal, _ token: AccountToken, emails: [OutboxMessage]) async throws
 
     /// Uses a `changeEmail` token: its address becomes the account's, verified, and the account's
-    /// other unused address links are spent. `nil` when the token is unknown, used or expired;
-    /// `alreadyExists` on `email` when another account took the address meanwhile.
-    func confirmEmailChange(hash: [UInt8], now: Date) async throws -> Principal?
+    /// other unused address links are spent; `taken` (and nothing changes) when another account
+    /// has the address now. `nil` when the token is unknown, used or expired.
+    func confirmEmailChange(hash: [UInt8], now: Date) async throws -> EmailChangeOutcome?
+
+    /// The address a usable `changeEmail` token is for, or `nil`.
+    func emailChangeAddress(hash: [UInt8], now: Date) async throws -> String?
+
+    /// The account's newest usable change-of-address link, if any.
+    func pendingEmailChange(_ principal: Principal, now: Date) async throws -> PendingEmailChange?
+
+    /// Ends the account's unused change-of-address links; whether there was one.
+    func cancelEmailChange(_ principal: Principal, now: Date) async throws -> Bool
 
     /// The account's password hash, for a signed-in change of password.
     func passwordHash(_ principal: Principal) async throws -> String?

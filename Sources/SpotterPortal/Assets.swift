@@ -150,7 +150,7 @@ enum Assets {
         .narrow-form { max-width: 560px; }
         .narrow-form input:not([type=radio]):not([type=checkbox]), .narrow-form textarea { width: 100%; }
         fieldset.units { margin-top: 12px; }
-        table.log td[data-label="From"] { white-space: nowrap; }
+        table.log td[data-label="From"], table.log td:last-child { white-space: nowrap; }
         fieldset.units label.check { display: inline-block; margin-right: 16px; }
         @media (max-width: 640px) {
           main { padding: 12px; }

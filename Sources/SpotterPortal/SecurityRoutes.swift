@@ -48,12 +48,17 @@ struct SecurityRoutes {
         var email = ""
         var emailVerified = false
         var username = ""
+        /// A change of address waiting for its link, and the day it was sent.
+        var pendingEmail: String?
+        var pendingSince: String?
     }
 
     /// Setting up two-factor sign-in: the QR code and key for the app, and the first code.
     struct TwoFactorSetupPage {
         var qr: String
         var key: String
+        /// The key without spaces, posted back to tell a key replaced meanwhile.
+        var secret: String
         var uri: String
         var errors: [String: String] = [:]
     }
@@ -84,8 +89,16 @@ struct SecurityRoutes {
                     + (ended == 0 ? "" : " \(Format.count(ended, "other session")) signed out.")
             }
             if query.get("revoked") != nil { page.notice = "That session is signed out." }
-            if query.get("forgot") != nil {
-                page.notice = "That device is forgotten. The app on it registers again the next time it syncs."
+            switch query.get("forgot") {
+            case "gone": page.notice = "That device was forgotten already."
+            case .some:
+                page.notice =
+                    "That device is forgotten. If it is still signed in, sign it out above too: "
+                    + "a signed-in app registers again the next time it syncs."
+            case nil: break
+            }
+            if query.get("email-cancelled") != nil {
+                page.notice = "The change of address is cancelled; the link sent no longer works."
             }
             if query.get("two-factor") == "off" { page.notice = "Two-factor sign-in is off." }
             if query.get("renamed") != nil {
@@ -180,14 +193,18 @@ struct SecurityRoutes {
                 return pages.render(
                     "recovery_codes", title: "Recovery codes", session: session, current: "/profile",
                     RecoveryCodesPage(turnedOn: true, codes: codes))
-            } catch SpotterError.invalidArgument(let violations) {
+            } catch let error as SpotterError {
                 guard case .waiting(let enrollment) = try await auth.twoFactorState(session.principal) else {
                     return Response.redirect(to: "/security", type: .normal)
                 }
+                // The page's key is not the one waiting: the set-up began again elsewhere.
+                let shown = context.form.text("key")
+                if !shown.isEmpty, shown != enrollment.secret {
+                    return try renderSetup(session, enrollment, errors: ["code": Self.keyReplaced])
+                }
+                guard case .invalidArgument(let violations) = error else { throw error }
                 return try renderSetup(
                     session, enrollment, errors: SessionRoutes.fieldErrors(violations, ["code": "code"]))
-            } catch SpotterError.failedPrecondition {
-                return Response.redirect(to: "/security", type: .normal)
             }
         }
         router.post("/security/two-factor/recovery-codes") { _, context in
@@ -229,8 +246,29 @@ struct SecurityRoutes {
         }
         router.post("/security/devices/:id/forget") { _, context in
             let session = try context.signedIn()
-            try await sync.removeDevice(session.principal, deviceID: try context.parameters.require("id"))
+            do {
+                try await sync.removeDevice(session.principal, deviceID: try context.parameters.require("id"))
+            } catch SpotterError.notFound {
+                // Forgotten already (a second click, a page left open): nothing more to do.
+                return Response.redirect(to: "/security?forgot=gone", type: .normal)
+            }
             return Response.redirect(to: "/security?forgot=1", type: .normal)
+        }
+        router.post("/security/email/cancel") { _, context in
+            let session = try context.signedIn()
+            do {
+                try await auth.cancelEmailChange(session.principal)
+            } catch SpotterError.failedPrecondition {
+                // Opened already, or cancelled in another window.
+            }
+            return Response.redirect(to: "/security?email-cancelled=1", type: .normal)
+        }
+        // The forms post to these; a reload or a typed address of one goes back to the page.
+        for path in [
+            "password", "username", "email", "email/cancel", "two-factor/begin", "two-factor/confirm",
+            "two-factor/recovery-codes", "two-factor/off",
+        ] {
+            router.get("/security/\(path)") { _, _ in Response.redirect(to: "/security", type: .normal) }
         }
         router.post("/security/sessions/:id/sign-out") { _, context in
             let session = try context.signedIn()
@@ -268,6 +306,10 @@ struct SecurityRoutes {
         page.hasDevices = !page.devices.isEmpty
         page.email = session.profile.email
         page.username = session.profile.username
+        if let pending = try await auth.pendingEmailChange(session.principal) {
+            page.pendingEmail = pending.email
+            page.pendingSince = format.moment(pending.sentAt)
+        }
         page.emailVerified = session.profile.emailVerifiedAt != nil
         switch try await auth.twoFactorState(session.principal) {
         case .off: break
@@ -309,6 +351,10 @@ struct SecurityRoutes {
         return try await render(session, page, status: .badRequest)
     }
 
+    static let keyReplaced =
+        "Two-factor set-up was started again in another window or app, so the key you added no longer works. "
+        + "Add this newest key to your app, then enter its code."
+
     private func renderSetup(
         _ session: PortalSession, _ enrollment: AuthService.TwoFactorEnrollment, errors: [String: String] = [:]
     ) throws -> Response {
@@ -321,6 +367,7 @@ struct SecurityRoutes {
         return pages.render(
             "two_factor_setup", title: "Set up two-factor sign-in", session: session,
             status: errors.isEmpty ? .ok : .badRequest, current: "/profile",
-            TwoFactorSetupPage(qr: qr, key: key, uri: enrollment.provisioningURI, errors: errors))
+            TwoFactorSetupPage(
+                qr: qr, key: key, secret: enrollment.secret, uri: enrollment.provisioningURI, errors: errors))
     }
 }

@@ -112,10 +112,10 @@ struct SessionRoutes {
             var page = FormPage(values: ["token": request.uri.queryParameters.get("token") ?? ""])
             let token = page.values["token"] ?? ""
             // The link of a new address (a change of address) opens the same page.
-            let usable =
-                try await auth.accountTokenIsUsable(token, for: .verifyEmail)
-            let usableForChange = try await auth.accountTokenIsUsable(token, for: .changeEmail)
-            guard usable || usableForChange else {
+            // The link of a new address (a change of address) names the address it confirms.
+            let newAddress = try await auth.emailChangeAddress(token: token)
+            if let newAddress { page.values["address"] = newAddress }
+            guard try await auth.accountTokenIsUsable(token, for: .verifyEmail) || newAddress != nil else {
                 page.error = Self.spentVerificationLink
                 return pages.render(
                     "verify_email", title: "Confirm your e-mail address", session: context.session,
@@ -127,14 +127,17 @@ struct SessionRoutes {
             let token = context.form.text("token")
             var page = FormPage(values: ["token": token])
             do {
-                try await auth.verifyEmail(token: token)
-                page.notice = "Your e-mail address is confirmed. Thank you."
+                if let changed = try await auth.verifyEmail(token: token) {
+                    page.notice = "Your Spotter address is now \(changed). Thank you."
+                } else {
+                    page.notice = "Your e-mail address is confirmed. Thank you."
+                }
                 return pages.render(
                     "verify_email", title: "Confirm your e-mail address", session: context.session, page)
             } catch SpotterError.invalidArgument, SpotterError.notFound {
                 page.error = Self.spentVerificationLink
-            } catch SpotterError.alreadyExists {
-                page.error = "Another account has this address now, so your address was not changed."
+            } catch SpotterError.failedPrecondition(let message) {
+                page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
             }
             return pages.render(
                 "verify_email", title: "Confirm your e-mail address", session: context.session,

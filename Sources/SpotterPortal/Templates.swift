@@ -143,6 +143,7 @@ enum Templates {
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{^notice}}{{^error}}
+        {{#values.address}}<p>This makes <strong>{{values.address}}</strong> your Spotter account's address.</p>{{/values.address}}
         <form method="post" action="/verify-email">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         <input type="hidden" name="token" value="{{values.token}}">
@@ -813,6 +814,12 @@ enum Templates {
         <section class="card" id="email">
         <h2>E-mail address</h2>
         <p>Your address is <strong>{{email}}</strong>{{#emailVerified}} (confirmed){{/emailVerified}}{{^emailVerified}} (not confirmed yet){{/emailVerified}}. Password resets and notices go there, and you can sign in with it.</p>
+        {{#pendingEmail}}
+        <form method="post" action="/security/email/cancel" class="inline-buttons">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <p class="hint">A link went to <strong>{{pendingEmail}}</strong> on {{pendingSince}}; your address changes when it is opened. <button class="link">Cancel the change</button></p>
+        </form>
+        {{/pendingEmail}}
         <form method="post" action="/security/email" class="editor narrow-form">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("new_email", "New address", type: "email", extra: " autocomplete=\"email\" required"))
@@ -934,6 +941,7 @@ enum Templates {
         <li><p>Enter the six-digit code the app now shows for Spotter.</p>
         <form method="post" action="/security/two-factor/confirm" class="editor narrow-form">
         <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="key" value="{{secret}}">
         \(field("code", "Code", extra: " autocomplete=\"one-time-code\" inputmode=\"numeric\" required autofocus"))
         <button>Turn on two-factor sign-in</button>
         </form></li>

@@ -64,8 +64,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
-    public func revokeSessions(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> Int {
-        try await change(audit) { connection in
+    public func revokeSessions(_ tenant: TenantID, now: Date, audit: (Int) -> AuditRecord) async throws -> Int {
+        try await change(auditing: audit) { connection in
             try await SessionSQL.revokeAll(tenant: tenant, reason: "revoked by an administrator", now: now, connection)
         }
     }

@@ -362,12 +362,20 @@ public struct PostgresAuthStore: AuthStore {
         _ principal: Principal, _ token: AccountToken, emails: [OutboxMessage]
     ) async throws {
         try await database.withTenant(principal.tenantID) { connection in
+            if token.purpose == .changeEmail {
+                // Only the newest address counts: a mistyped one, corrected, must not take the account.
+                try await connection.query(
+                    """
+                    UPDATE account_tokens SET used_at = now()
+                    WHERE account_id = $1 AND purpose = 'change_email' AND used_at IS NULL
+                    """, [principal.accountID.rawValue])
+            }
             try await Self.insertToken(principal, token, connection)
             for email in emails { try await OutboxSQL.enqueue(email, tenant: principal.tenantID, connection) }
         }
     }
 
-    public func confirmEmailChange(hash: [UInt8], now: Date) async throws -> Principal? {
+    public func confirmEmailChange(hash: [UInt8], now: Date) async throws -> EmailChangeOutcome? {
         guard
             let tenant = try await lookupTenant(
                 "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
@@ -376,27 +384,72 @@ public struct PostgresAuthStore: AuthStore {
             guard
                 let row = try await connection.query(
                     """
-                    UPDATE account_tokens SET used_at = $2
+                    SELECT account_id, new_email, spotter_tenant_for_login(new_email) IS NOT NULL AS taken
+                    FROM account_tokens
                     WHERE token_hash = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
-                    RETURNING tenant_id, account_id, new_email
+                    FOR UPDATE
                     """,
                     [PostgresBytes(hash), now]
                 ).single
             else { return nil }
             let account: UUID = try row.decode("account_id")
-            // A taken address is the unique key's error (`email: is already taken`), and nothing changes.
+            let email: String = try row.decode("new_email")
+            // Taken by another account meanwhile: nothing changes (a race still meets the unique key).
+            if try row.decode("taken", as: Bool.self) { return .taken(email: email) }
             try await connection.query(
                 "UPDATE accounts SET email = $2, email_verified_at = $3, updated_at = $3 WHERE account_id = $1",
-                [account, try row.decode("new_email", as: String.self), now])
-            // The other links (to this address or another, and to verify the old one) are spent.
+                [account, email, now])
+            // This link and the others (to this address or another, and to verify the old one) are spent.
             try await connection.query(
                 """
                 UPDATE account_tokens SET used_at = $2
                 WHERE account_id = $1 AND purpose IN ('change_email', 'verify_email') AND used_at IS NULL
                 """,
                 [account, now])
-            return Principal(
-                tenantID: TenantID(rawValue: try row.decode("tenant_id")), accountID: AccountID(rawValue: account))
+            return .changed(Principal(tenantID: tenant, accountID: AccountID(rawValue: account)), email: email)
+        }
+    }
+
+    public func emailChangeAddress(hash: [UInt8], now: Date) async throws -> String? {
+        guard
+            let tenant = try await lookupTenant(
+                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+        else { return nil }
+        return try await database.withTenant(tenant) { connection in
+            try await connection.query(
+                """
+                SELECT new_email FROM account_tokens
+                WHERE token_hash = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
+                """,
+                [PostgresBytes(hash), now]
+            ).single?.decode("new_email")
+        }
+    }
+
+    public func pendingEmailChange(_ principal: Principal, now: Date) async throws -> PendingEmailChange? {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                SELECT new_email, created_at FROM account_tokens
+                WHERE account_id = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
+                ORDER BY created_at DESC LIMIT 1
+                """,
+                [principal.accountID.rawValue, now]
+            ).single.map {
+                PendingEmailChange(email: try $0.decode("new_email"), sentAt: try $0.decode("created_at"))
+            }
+        }
+    }
+
+    public func cancelEmailChange(_ principal: Principal, now: Date) async throws -> Bool {
+        try await database.withTenant(principal.tenantID) { connection in
+            try await connection.query(
+                """
+                UPDATE account_tokens SET used_at = $2
+                WHERE account_id = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
+                """,
+                [principal.accountID.rawValue, now]
+            ).affectedRows > 0
         }
     }
 

@@ -630,8 +630,9 @@ extension Spotter_V1_AuthService {
         /// >
         /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
         /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A password
-        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > with its token; until then the current address stays and is told of the change. A newer
+        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
         /// > RESOURCE_EXHAUSTED past three links an hour.
         ///
         /// - Parameters:
@@ -1008,8 +1009,9 @@ extension Spotter_V1_AuthService {
         /// >
         /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
         /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A password
-        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > with its token; until then the current address stays and is told of the change. A newer
+        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
         /// > RESOURCE_EXHAUSTED past three links an hour.
         ///
         /// - Parameters:
@@ -1384,8 +1386,9 @@ extension Spotter_V1_AuthService {
         /// >
         /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
         /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A password
-        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > with its token; until then the current address stays and is told of the change. A newer
+        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
         /// > RESOURCE_EXHAUSTED past three links an hour.
         ///
         /// - Parameters:
@@ -2524,8 +2527,9 @@ extension Spotter_V1_AuthService {
         /// >
         /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
         /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A password
-        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > with its token; until then the current address stays and is told of the change. A newer
+        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
         /// > RESOURCE_EXHAUSTED past three links an hour.
         ///
         /// - Parameters:
@@ -3181,8 +3185,9 @@ extension Spotter_V1_AuthService {
         /// >
         /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
         /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A password
-        /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > with its token; until then the current address stays and is told of the change. A newer
+        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
         /// > RESOURCE_EXHAUSTED past three links an hour.
         ///
         /// - Parameters:
@@ -3779,8 +3784,9 @@ extension Spotter_V1_AuthService.ClientProtocol {
     /// >
     /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
     /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-    /// > with its token; until then the current address stays and is told of the change. A password
-    /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+    /// > with its token; until then the current address stays and is told of the change. A newer
+    /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+    /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
     /// > RESOURCE_EXHAUSTED past three links an hour.
     ///
     /// - Parameters:
@@ -4425,8 +4431,9 @@ extension Spotter_V1_AuthService.ClientProtocol {
     /// >
     /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
     /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-    /// > with its token; until then the current address stays and is told of the change. A password
-    /// > change or reset ends the link. ALREADY_EXISTS naming `new_email` when another account has it;
+    /// > with its token; until then the current address stays and is told of the change. A newer
+    /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
+    /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
     /// > RESOURCE_EXHAUSTED past three links an hour.
     ///
     /// - Parameters:

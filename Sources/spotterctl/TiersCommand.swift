@@ -19,7 +19,8 @@ struct TiersCommand: AsyncParsableCommand {
                 "When the tier ends: a day it still covers (2027-01-31: through that day, UTC) or a time (2027-01-31T12:00:00Z); default: never."
         )
         var until: String?
-        @Flag(help: "Do not ask for confirmation (asked only when a paid tier in force would change).") var yes = false
+        @Flag(help: "Do not ask for confirmation (asked only when a paid tier in force would be lowered or shortened).")
+        var yes = false
 
         func run() async throws {
             try await runCommand {
@@ -29,10 +30,17 @@ struct TiersCommand: AsyncParsableCommand {
                 try await CommandContext.with(change.options) { context in
                     let target = try await context.admin.account(change.account)
                     try context.admin.checkTierChange(target, tier, until: end)
+                    // Asked only when something paid is taken away: a lower tier, or an earlier end.
                     let current = target.tier.effective(at: Date())
-                    if current != .free, current != tier {
+                    let who = "\(target.username) <\(target.email)>"
+                    if current != .free, rank(tier) < rank(current) {
+                        try confirm("Move \(who) from \(current.rawValue) down to \(tier.rawValue) now?", yes: yes)
+                    } else if current != .free, tier == current, let end,
+                        target.tier.expiresAt.map({ end < $0 }) ?? true
+                    {
+                        let now = target.tier.expiresAt.map { "ends \(Output.tierEnd($0))" } ?? "has no end"
                         try confirm(
-                            "Move \(target.username) <\(target.email)> from \(current.rawValue) to \(tier.rawValue) now?",
+                            "Shorten the \(tier.rawValue) tier of \(who) to end \(Output.tierEnd(end))? It \(now) now.",
                             yes: yes)
                     }
                     try await context.admin.setTier(
@@ -63,7 +71,8 @@ struct TiersCommand: AsyncParsableCommand {
                     // Nothing to end is said by the service, without a question first.
                     if current != .free {
                         try confirm(
-                            "End \(target.username)'s \(current.rawValue) tier now? <\(target.email)> falls back to free.",
+                            "End the \(current.rawValue) tier of \(target.username) <\(target.email)> now? "
+                                + "The account falls back to free.",
                             yes: yes)
                     }
                     try await context.admin.expireTier(change.account, actor: context.actor, reason: change.reason)
@@ -101,6 +110,15 @@ struct TiersCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+}
+
+/// How much a tier gives, to tell a lowering from a raise: free, then pro or coach, then coach_pro.
+private func rank(_ tier: Tier) -> Int {
+    switch tier {
+    case .free: 0
+    case .pro, .coach: 1
+    case .coachPro: 2
     }
 }
 

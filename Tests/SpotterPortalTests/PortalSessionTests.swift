@@ -300,7 +300,7 @@ struct PortalSessionTests {
     @Test("two-factor sign-in is set up with a QR code, asked for at sign-in, given new recovery codes and turned off")
     func twoFactor() async throws {
         try await PortalHarness.with { portal in
-            _ = try await portal.account("carla", kind: .coach)
+            let carla = try await portal.account("carla", kind: .coach)
             let laptop = try await portal.signedIn("carla")
             let off = try await laptop.get("/security")
             #expect(off.html.contains("<strong>Off.</strong>"))
@@ -312,7 +312,7 @@ struct PortalSessionTests {
             #expect(setup.status == .ok)
             #expect(setup.html.contains(#"aria-label="QR code for your authenticator app""#))
             let key = try #require(setup.html.firstMatch(of: /<code class="key">([A-Z2-7 ]+)<\/code>/)).output.1
-            let secret = try #require(Base32.decode(String(key).replacing(" ", with: "")))
+            var secret = try #require(Base32.decode(String(key).replacing(" ", with: "")))
             #expect(setup.html.contains("secret=\(Base32.encode(secret))&amp;issuer=Spotter"))
             // Leaving and coming back shows the same key; nothing is on yet.
             #expect(
@@ -329,8 +329,18 @@ struct PortalSessionTests {
             let wrong = try await laptop.post("/security/two-factor/confirm", [("code", code(5))])
             #expect(wrong.status == .badRequest)
             #expect(
-                wrong.html.contains("The code does not match the new secret; check the app&#39;s clock and try again."))
+                wrong.html.contains(
+                    "The code does not match the key being set up; check the app&#39;s clock, and that the app holds the newest key if the set-up was started again."
+                ))
             #expect(wrong.html.contains(String(key)), "the same key, to try again")
+            // Begun again elsewhere (the API, another device) while this page was open: its code
+            // fails, and the page says why and shows the newest key.
+            let elsewhere = try await portal.auth.beginTwoFactor(carla)
+            let replaced = try await laptop.post(
+                "/security/two-factor/confirm", [("code", code()), ("key", String(key).replacing(" ", with: ""))])
+            #expect(replaced.html.contains("Two-factor set-up was started again in another window or app"))
+            #expect(replaced.html.contains(elsewhere.secret))
+            secret = try #require(Base32.decode(elsewhere.secret))
             let on = try await laptop.post("/security/two-factor/confirm", [("code", code())])
             #expect(on.status == .ok)
             #expect(on.html.contains("<h1>Two-factor sign-in is on</h1>"))
@@ -389,8 +399,10 @@ struct PortalSessionTests {
             #expect(after.html.contains("That device is forgotten."))
             #expect(!after.html.contains("iPhone") && after.html.contains("<td>Watch</td>"))
             #expect(try await sync.devices(bea).map(\.label) == ["Watch"])
-            // Another account's device, or one forgotten already, is not found.
-            #expect(try await laptop.post("/security/devices/\(phone.id)/forget").status == .notFound)
+            // One forgotten already (a second click), or another account's, changes nothing and says so.
+            let again = try await laptop.post("/security/devices/\(phone.id)/forget")
+            #expect(again.location == "/security?forgot=gone")
+            #expect(try await laptop.get(again.location!).html.contains("That device was forgotten already."))
         }
     }
 
@@ -430,13 +442,26 @@ struct PortalSessionTests {
                 "/security/email", [("new_email", "carla@new.example"), ("email_password", "long enough carla")])
             #expect(sent.location == "/security?email-sent=1")
             #expect(try await laptop.get(sent.location!).html.contains("We sent a link to the new address."))
+            // The change waits, said on the page, and can be cancelled there.
+            let waiting = try await laptop.get("/security")
+            #expect(waiting.html.contains("A link went to <strong>carla@new.example</strong> on"))
+            let cancelled = try await laptop.post("/security/email/cancel")
+            #expect(cancelled.location == "/security?email-cancelled=1")
+            let after = try await laptop.get(cancelled.location!)
+            #expect(after.html.contains("The change of address is cancelled; the link sent no longer works."))
+            #expect(!after.html.contains("A link went to"))
+            // A reload of a form's address goes back to the page.
+            #expect(try await laptop.get("/security/email").location == "/security")
+            _ = try await laptop.post(
+                "/security/email", [("new_email", "carla@new.example"), ("email_password", "long enough carla")])
             let token = try #require(
                 try await portal.database.emailedCode(to: "carla@new.example", kind: "change_email"))
             let confirm = try await laptop.get("/verify-email?token=\(token)")
             #expect(confirm.status == .ok)
+            #expect(confirm.html.contains("This makes <strong>carla@new.example</strong> your Spotter account"))
             #expect(confirm.html.contains("Confirm my e-mail address"))
             let done = try await laptop.post("/verify-email", [("token", token)])
-            #expect(done.html.contains("Your e-mail address is confirmed."))
+            #expect(done.html.contains("Your Spotter address is now carla@new.example. Thank you."), "\(done.html)")
             #expect(
                 try await laptop.get("/security").html.contains(
                     "Your address is <strong>carla@new.example</strong> (confirmed)"))

@@ -380,6 +380,54 @@ struct AuthFlowTests {
     }
 
     @Test(
+        "a password typed again while signed in: right ones are not counted when the call is refused after, and an address blocked by others' failures does not stop the owner"
+    )
+    func passwordTypedAgain() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            _ = try await register(auth, "ada")
+            _ = try await register(auth, "bob")
+            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .principal
+            for _ in 0..<8 {
+                await #expect(throws: SpotterError.alreadyExists(field: "new_email", reason: "is already taken")) {
+                    try await auth.changeEmail(
+                        ada, password: "long enough ada", newEmail: "bob@example.com", address: "cafe")
+                }
+            }
+            // Someone else's guesses block the café's address for sign-ins.
+            var blocked = false
+            for attempt in 0..<60 where !blocked {
+                do {
+                    _ = try await auth.signIn(
+                        login: "nobody\(attempt)", password: "a wrong guess", deviceLabel: "", address: "cafe")
+                } catch SpotterError.tooManyRequests {
+                    blocked = true
+                } catch {}
+            }
+            #expect(blocked)
+            // Ada, signed in at the café, still changes her address and password there.
+            try await auth.changeEmail(ada, password: "long enough ada", newEmail: "ada@new.example", address: "cafe")
+            _ = try await auth.changePassword(
+                ada, current: "long enough ada", new: "a brand new password", address: "cafe")
+            // Her own wrong guesses are still limited.
+            var limited: SpotterError?
+            for _ in 0..<12 where limited == nil {
+                do {
+                    _ = try await auth.changePassword(ada, current: "not it", new: "another password", address: "x")
+                } catch let error as SpotterError {
+                    if case .tooManyRequests = error { limited = error }
+                }
+            }
+            guard case .tooManyRequests(let message, _)? = limited else {
+                Issue.record("wrong current passwords were never limited")
+                return
+            }
+            #expect(message.hasPrefix("too many wrong passwords; try again in "), "\(message)")
+        }
+    }
+
+    @Test(
         "ChangeEmail: the password again, a link to the new address that changes it when used, a notice to the old; a password change ends the link"
     )
     func changeEmail() async throws {
@@ -441,6 +489,20 @@ struct AuthFlowTests {
                 try await auth.verifyEmail(token: token)
             }
 
+            // Only the newest request's link works: a mistyped address, corrected, cannot take the account.
+            try await auth.changeEmail(
+                ada.principal, password: "long enough ada", newEmail: "ada@typo.example", address: "a")
+            let mistyped = try #require(try await database.emailedCode(to: "ada@typo.example", kind: "change_email"))
+            try await auth.changeEmail(
+                ada.principal, password: "long enough ada", newEmail: "ada@right.example", address: "a")
+            await #expect(throws: SpotterError.notFound("the verification token is unknown, used or expired")) {
+                try await auth.verifyEmail(token: mistyped)
+            }
+            try await auth.cancelEmailChange(ada.principal)
+            // Three links an hour: the ones so far were asked for two hours ago.
+            try await database.asOwner { owner in
+                try await owner.query("UPDATE account_tokens SET created_at = created_at - interval '2 hours'")
+            }
             // A link asked for with a password that is then changed no longer works.
             try await auth.changeEmail(
                 ada.principal, password: "long enough ada", newEmail: "thief@evil.example", address: "a")
@@ -455,11 +517,26 @@ struct AuthFlowTests {
                 ada.principal, password: "a much newer password", newEmail: "carol@example.com", address: "a")
             let late = try #require(try await database.emailedCode(to: "carol@example.com", kind: "change_email"))
             _ = try await register(auth, "carol")
-            await #expect(throws: SpotterError.alreadyExists(field: "email", reason: "is already taken")) {
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "carol@example.com belongs to another account now, so your address was not changed; ask for a change to another address"
+                )
+            ) {
                 try await auth.verifyEmail(token: late)
             }
             #expect(try await store.emailStatus(ada.principal).email == "ada@new.example")
-            // Three links an hour: the three above.
+            // The change waiting can be seen and cancelled; its link then no longer works.
+            #expect(try await auth.pendingEmailChange(ada.principal)?.email == "carol@example.com")
+            #expect(try await auth.emailChangeAddress(token: late) == "carol@example.com")
+            try await auth.cancelEmailChange(ada.principal)
+            #expect(try await auth.pendingEmailChange(ada.principal) == nil)
+            #expect(try await auth.emailChangeAddress(token: late) == nil)
+            await #expect(throws: SpotterError.failedPrecondition("no change of address is waiting")) {
+                try await auth.cancelEmailChange(ada.principal)
+            }
+            // Three links an hour: the two above and this one.
+            try await auth.changeEmail(
+                ada.principal, password: "a much newer password", newEmail: "ada3@example.com", address: "a")
             await #expect(
                 throws: SpotterError.tooManyRequests(
                     "3 address changes were asked for in the last hour; use a link already sent, or try again later",

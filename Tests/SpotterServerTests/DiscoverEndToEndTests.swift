@@ -165,6 +165,9 @@ struct DiscoverEndToEndTests {
                     "publications", "unpublish", published.publicationID,
                 ])
                 #expect(noReason.status != 0)
+                let typo = try await server.database.spotterctl(
+                    ["publications", "unpublish", "not-an-id", "--reason", "x"])
+                #expect(typo.output == "spotterctl: id: must be a publication id from publications list\n")
                 let unconfirmed = try await server.database.spotterctl(
                     ["publications", "unpublish", published.publicationID, "--reason", "spam report #12"])
                 #expect(unconfirmed.status == 1)

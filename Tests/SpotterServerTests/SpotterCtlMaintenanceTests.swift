@@ -66,9 +66,10 @@ struct SpotterCtlMaintenanceTests {
             for (until, stored) in [
                 ("2090-01-31", "2090-02-01 00:00:00+00"), ("2090-01-31T12:30", "2090-01-31 12:30:00+00"),
             ] {
+                // An earlier end than the one in force asks first: --yes.
                 #expect(
                     try await database.spotterctl(
-                        ["tiers", "set", "ada", "--tier", "pro", "--until", until, "--reason", "x"]
+                        ["tiers", "set", "ada", "--tier", "pro", "--until", until, "--reason", "x", "--yes"]
                     ).status == 0)
                 let owner = try await database.ownerConnection()
                 let row = try await owner.query(
@@ -89,7 +90,10 @@ struct SpotterCtlMaintenanceTests {
             // Ending a paid tier asks first; without a terminal it needs --yes, and nothing changes.
             let unconfirmed = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "refund"])
             #expect(unconfirmed.status == 1)
-            #expect(unconfirmed.output.contains("End ada's pro tier now?"), "\(unconfirmed.output)")
+            #expect(
+                unconfirmed.output.contains(
+                    "End the pro tier of ada <ada@example.com> now? The account falls back to free."),
+                "\(unconfirmed.output)")
             #expect(unconfirmed.output.contains("pass --yes to confirm"))
             #expect(try await database.count("SELECT count(*)::int FROM tenants WHERE tier = 'pro'") == 1)
             #expect(
@@ -127,12 +131,26 @@ struct SpotterCtlMaintenanceTests {
                     .status == 0)
             let lower = try await database.spotterctl(["tiers", "set", "coach", "--tier", "coach", "--reason", "x"])
             #expect(lower.status == 1)
-            #expect(lower.output.contains("from coach_pro to coach now?"), "\(lower.output)")
+            #expect(lower.output.contains("from coach_pro down to coach now?"), "\(lower.output)")
             #expect(try await database.count("SELECT count(*)::int FROM tenants WHERE tier = 'coach_pro'") == 1)
             #expect(
                 try await database.spotterctl(
                     ["tiers", "set", "coach", "--tier", "coach", "--reason", "downgrade", "--yes"]
                 ).status == 0)
+            // A raise asks nothing; a shorter end does; the same tier and end again is no change.
+            #expect(
+                try await database.spotterctl(
+                    ["tiers", "set", "coach", "--tier", "coach_pro", "--until", "2090-06-30", "--reason", "upgrade"]
+                ).status == 0)
+            let shorter = try await database.spotterctl(
+                ["tiers", "set", "coach", "--tier", "coach_pro", "--until", "2090-01-31", "--reason", "x"])
+            #expect(
+                shorter.output.contains(
+                    "Shorten the coach_pro tier of coach <coach@example.com> to end 2090-02-01T00:00:00Z (through 2090-01-31)? It ends 2090-07-01T00:00:00Z (through 2090-06-30) now."
+                ), "\(shorter.output)")
+            let same = try await database.spotterctl(
+                ["tiers", "set", "coach", "--tier", "coach_pro", "--until", "2090-06-30", "--reason", "x"])
+            #expect(same.status == 1 && same.output.contains("is on coach_pro until 2090-07-01"), "\(same.output)")
         }
     }
 
@@ -283,11 +301,23 @@ struct SpotterCtlMaintenanceTests {
             let unconfirmed = try await database.spotterctl(
                 ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone"])
             #expect(unconfirmed.status == 1)
-            #expect(unconfirmed.output.hasPrefix("spotterctl: Sign ada <"), "\(unconfirmed.output)")
+            #expect(
+                unconfirmed.output.hasPrefix(
+                    "spotterctl: Sign ada <ada@example.com> out of every device (1 live session(s))?"),
+                "\(unconfirmed.output)")
             _ = try await database.authService().authenticate(accessToken: tokens.accessToken)
             let revoked = try await database.spotterctl(
                 ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json", "--yes"])
             #expect((try json(revoked) as? [String: String])?["sessions_revoked"] == "1")
+            #expect(
+                try await database.count(
+                    """
+                    SELECT count(*)::int FROM audit_log
+                    WHERE action = 'account.revoke_sessions' AND details ->> 'sessions_revoked' = '1'
+                    """) == 1)
+            // None left: said at once, nothing asked, nothing audited.
+            let none = try await database.spotterctl(["accounts", "revoke-sessions", "ada", "--reason", "again"])
+            #expect(none.output == "spotterctl: ada has no live sessions\n")
             await #expect(throws: SpotterError.self) {
                 try await database.authService().authenticate(accessToken: tokens.accessToken)
             }
