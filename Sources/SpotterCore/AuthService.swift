@@ -41,17 +41,17 @@ public struct AuthService: Sendable {
         }
     }
 
-    private let store: any AuthStore
+    let store: any AuthStore
     /// Checks sign-in passwords.
-    private let hasher: PasswordHasher
+    let hasher: PasswordHasher
     /// Hashes new passwords (registration, reset) in a lane of its own, so a flood of registrations
     /// never takes the slots sign-ins need.
     private let newPasswordHasher: PasswordHasher
-    private let policy: AuthPolicy
+    let policy: AuthPolicy
     /// Seals and opens two-factor secrets.
     private let keyring: MfaKeyring
-    private let now: @Sendable () -> Date
-    private let logger: Logger
+    let now: @Sendable () -> Date
+    let logger: Logger
 
     public init(
         store: any AuthStore,
@@ -146,97 +146,6 @@ public struct AuthService: Sendable {
             emails: [
                 Mail.verification(
                     to: account.email, username: account.username, token: token, publicURL: policy.publicURL)
-            ])
-    }
-
-    /// Consumes a verification token and marks the address verified; or a link sent to a new
-    /// address (`changeEmail`), which makes that address the account's, verified, and returns it.
-    /// `failedPrecondition` naming the address when another account has it now.
-    @discardableResult
-    public func verifyEmail(token: String) async throws -> String? {
-        guard !token.isEmpty else { throw SpotterError.invalid("token", "is required") }
-        let hash = Token.hash(token)
-        if let principal = try await store.consumeAccountToken(hash: hash, purpose: .verifyEmail, now: now()) {
-            try await store.markEmailVerified(principal, at: now())
-            return nil
-        }
-        let outcome: EmailChangeOutcome?
-        do {
-            outcome = try await store.confirmEmailChange(hash: hash, now: now())
-        } catch SpotterError.alreadyExists {
-            throw Self.addressTaken("the address")
-        }
-        switch outcome {
-        case nil: throw SpotterError.notFound("the verification token is unknown, used or expired")
-        case .taken(let email): throw Self.addressTaken(email)
-        case .changed(let principal, let email):
-            logger.notice("e-mail address changed", metadata: ["tenant": "\(principal.tenantID)"])
-            return email
-        }
-    }
-
-    private static func addressTaken(_ email: String) -> SpotterError {
-        .failedPrecondition(
-            "\(email) belongs to another account now, so your address was not changed; ask for a change to another address"
-        )
-    }
-
-    /// The address a change-of-address link is for, while it works (the portal's confirm page
-    /// names it); `nil` for any other token.
-    public func emailChangeAddress(token: String) async throws -> String? {
-        guard !token.isEmpty, token.utf8.count <= 200 else { return nil }
-        return try await store.emailChangeAddress(hash: Token.hash(token), now: now())
-    }
-
-    /// The signed-in account's change of address waiting for its link, if any.
-    public func pendingEmailChange(_ principal: Principal) async throws -> PendingEmailChange? {
-        try await store.pendingEmailChange(principal, now: now())
-    }
-
-    /// Ends a change of address that waits for its link; `failedPrecondition` when none waits.
-    public func cancelEmailChange(_ principal: Principal) async throws {
-        guard try await store.cancelEmailChange(principal, now: now()) else {
-            throw SpotterError.failedPrecondition("no change of address is waiting")
-        }
-    }
-
-    /// Starts changing the signed-in account's e-mail address: with the password typed again, a
-    /// link goes to `newEmail`, and the address changes when it is used (`verifyEmail`); until then
-    /// the current address stays, and it is told of the change. A password change or reset ends
-    /// the link. At most three links an hour.
-    public func changeEmail(_ principal: Principal, password: String, newEmail: String, address: String)
-        async throws
-    {
-        let normalized = CredentialRules.normalize(newEmail)
-        let current = try await store.emailStatus(principal)
-        var validator = Validator()
-        validator.check(!password.isEmpty, "password", "is required")
-        validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
-        if let problem = CredentialRules.emailProblem(normalized) {
-            validator.add("new_email", problem)
-        } else if normalized == current.email {
-            validator.add("new_email", "is your address already")
-        }
-        try validator.validate()
-        try await checkPassword(principal, password, wrong: .invalid("password", "is wrong"), address: address)
-        if try await store.takenFields(email: normalized, username: "").contains("email") {
-            throw SpotterError.alreadyExists(field: "new_email", reason: "is already taken")
-        }
-        let started = now()
-        guard try await mayEmailLink(principal, .changeEmail, at: started) else {
-            throw tooManyLinks(
-                "address changes were asked for in the last hour; use a link already sent, or try again later")
-        }
-        let token = Token.generate(prefix: "spe")
-        try await store.issueAccountToken(
-            principal,
-            AccountToken(
-                hash: Token.hash(token), purpose: .changeEmail,
-                expiresAt: started.addingTimeInterval(policy.verificationTokenLifetime), newEmail: normalized),
-            emails: [
-                Mail.emailChange(
-                    to: normalized, username: current.username, token: token, publicURL: policy.publicURL),
-                Mail.emailChangeNotice(to: current.email, username: current.username, newEmail: normalized),
             ])
     }
 
@@ -475,7 +384,7 @@ public struct AuthService: Sendable {
 
     /// Checks a second-factor code, counted before it is checked; each code works once. A wrong or
     /// used one is `wrongCode`: UNAUTHENTICATED while signing in.
-    private func checkSecondFactor(
+    func checkSecondFactor(
         _ principal: Principal, code text: String, record: TwoFactorRecord,
         wrongCode: SpotterError = .unauthenticated("code: is wrong or was already used")
     ) async throws {
@@ -604,92 +513,6 @@ public struct AuthService: Sendable {
         return ended
     }
 
-    /// Whether another e-mailed link of `purpose` may go to the account: at most
-    /// `resetMaxPerWindow` (three) in `resetWindow` (an hour), so no one floods an inbox.
-    private func mayEmailLink(_ principal: Principal, _ purpose: AccountTokenPurpose, at now: Date) async throws -> Bool
-    {
-        try await store.tokensIssued(principal, purpose: purpose, since: now.addingTimeInterval(-policy.resetWindow))
-            < policy.resetMaxPerWindow
-    }
-
-    /// The answer past that limit: "3 " and `what`.
-    private func tooManyLinks(_ what: String) -> SpotterError {
-        .tooManyRequests("\(policy.resetMaxPerWindow) \(what)", retryAfterSeconds: Int(policy.resetWindow))
-    }
-
-    /// Checks the signed-in account's password typed again. A wrong one is `wrong`, counted as a
-    /// failed sign-in of the account from `address` (guessing through a stolen session is slow),
-    /// but not against the address itself: other people's failures from the same address (a
-    /// shared network) never stop the signed-in owner. A right one takes its attempt back, so a
-    /// refusal after it (a taken address, a wrong code) is not counted as a wrong password.
-    private func checkPassword(_ principal: Principal, _ password: String, wrong: SpotterError, address: String)
-        async throws
-    {
-        let source = SignInSource.address(address)
-        try await countAccountAttempt(principal, from: source, now: now(), what: "wrong passwords")
-        let takeBack = { [store, policy] in
-            _ = try await store.countSignInAttempt(principal, from: source) {
-                policy.signInThrottle(takingBack: $0, knownDevice: false)
-            }
-        }
-        guard let stored = try await store.passwordHash(principal) else {
-            throw SpotterError.notFound("account not found")
-        }
-        let matches: Bool
-        do {
-            matches = try await hasher.verify(password, against: stored)
-        } catch SpotterError.tooManyRequests(let message, let seconds) {
-            // Too busy to check: nobody's password was checked, so the attempt is not counted.
-            try await takeBack()
-            throw SpotterError.tooManyRequests(message, retryAfterSeconds: seconds)
-        }
-        guard matches else { throw wrong }
-        try await takeBack()
-    }
-
-    /// Changes the signed-in account's username (what it signs in with, and what coaches and the
-    /// directory show); the old one is free for others at once. Audited as the owner's rename, so
-    /// an erasure later finds the old name too.
-    public func changeUsername(_ principal: Principal, to username: String) async throws {
-        let username = username.trimmingWhitespaces()
-        if let problem = CredentialRules.usernameProblem(username) {
-            throw SpotterError.invalid("new_username", problem)
-        }
-        let current = try await store.emailStatus(principal).username
-        // The same name in other letter case is a change of its own (lower(username) is unique).
-        guard username != current else { throw SpotterError.invalid("new_username", "is your username already") }
-        do {
-            try await store.changeUsername(principal, from: current, to: username, now: now())
-        } catch SpotterError.alreadyExists(_, let reason) {
-            throw SpotterError.alreadyExists(field: "new_username", reason: reason)
-        }
-    }
-
-    /// Deletes the signed-in account for good, as `spotterctl accounts delete` erases one: the
-    /// tenant and every row of it, the comments it wrote on others' workouts, every session; its
-    /// audit rows keep a pseudonym. Needs the password again and, while two-factor sign-in is on, a
-    /// code from the app or a recovery code. Returns the pseudonym the audit log now uses.
-    public func deleteAccount(_ principal: Principal, password: String, code: String, address: String)
-        async throws -> String
-    {
-        var validator = Validator()
-        validator.check(!password.isEmpty, "password", "is required")
-        validator.check(!CredentialRules.passwordTooLong(password), "password", "is too long")
-        let twoFactor = try await store.twoFactor(principal).flatMap { $0.enabledAt == nil ? nil : $0 }
-        validator.check(
-            twoFactor == nil || !code.trimmingWhitespaces().isEmpty, "code",
-            "is required while two-factor sign-in is on: a code from your authenticator app, or a recovery code")
-        try validator.validate()
-        try await checkPassword(principal, password, wrong: .invalid("password", "is wrong"), address: address)
-        if let twoFactor {
-            try await checkSecondFactor(principal, code: code, record: twoFactor, wrongCode: Self.wrongCodeSignedIn)
-        }
-        let pseudonym = Erasure.pseudonym(principal.tenantID)
-        try await store.eraseOwnAccount(principal, pseudonym: pseudonym)
-        logger.notice("account deleted by its owner", metadata: ["pseudonym": "\(pseudonym)"])
-        return pseudonym
-    }
-
     /// Whether an e-mailed link's token (a password reset or an address verification) still works,
     /// without using it: a page can say at once that a link is used or expired.
     public func accountTokenIsUsable(_ token: String, for purpose: AccountTokenPurpose) async throws -> Bool {
@@ -753,7 +576,7 @@ public struct AuthService: Sendable {
 
     /// Counts a password guess against the account from `source` before the password is checked
     /// (taken back once it is right); refused, naming `what`, while that source waits.
-    private func countAccountAttempt(
+    func countAccountAttempt(
         _ account: Principal, from source: SignInSource, now: Date, what: String = "failed sign-ins"
     ) async throws {
         if case .refuse(let locked) = try await store.countSignInAttempt(
@@ -767,15 +590,16 @@ public struct AuthService: Sendable {
     /// Runs password work; when the server is too busy to do it (`tooManyRequests` from the hasher),
     /// takes back the attempts counted for it first: nobody's password was checked, so a flood must
     /// not count the real owner's sign-ins as failures.
-    private func hashing<T>(
-        refunding address: String, account: (Principal, SignInSource)? = nil, _ work: () async throws -> T
+    func hashing<T>(
+        refunding address: String, account: (Principal, SignInSource)? = nil, countedAddress: Bool = true,
+        _ work: () async throws -> T
     ) async throws -> T {
         do {
             return try await work()
         } catch let error as SpotterError {
             guard case .tooManyRequests = error else { throw error }
             if let (principal, source) = account {
-                try await takeBack(principal, source: source, address: address)
+                try await takeBack(principal, source: source, address: address, countedAddress: countedAddress)
             } else {
                 try await refundAttempt(from: address)
             }
@@ -784,17 +608,19 @@ public struct AuthService: Sendable {
     }
 
     /// Takes back a sign-in attempt on `account` from `source`: from the source's count and the
-    /// account-wide ceiling, and from the address unless the source is a known device (which is
-    /// never counted against its address).
-    private func takeBack(_ account: Principal, source: SignInSource, address: String) async throws {
+    /// account-wide ceiling, and from the address unless the source is a known device or the
+    /// attempt was not `countedAddress` (a signed-in owner's password typed again).
+    func takeBack(_ account: Principal, source: SignInSource, address: String, countedAddress: Bool = true)
+        async throws
+    {
         _ = try await store.countSignInAttempt(account, from: source) { [policy, source] in
             policy.signInThrottle(takingBack: $0, knownDevice: source.isKnownDevice)
         }
-        if !source.isKnownDevice { try await refundAttempt(from: address) }
+        if countedAddress, !source.isKnownDevice { try await refundAttempt(from: address) }
     }
 
     /// Takes back the attempt counted for `address` once it succeeded.
-    private func refundAttempt(from address: String) async throws {
+    func refundAttempt(from address: String) async throws {
         _ = try await store.countAddressAttempt(address) { [policy] in policy.addressFailures(afterSuccess: $0) }
     }
 

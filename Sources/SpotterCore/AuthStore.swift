@@ -70,7 +70,11 @@ public protocol AuthStore: Sendable {
     /// Uses a `changeEmail` token: its address becomes the account's, verified, and the account's
     /// other unused address links are spent; `taken` (and nothing changes) when another account
     /// has the address now. `nil` when the token is unknown, used or expired.
-    func confirmEmailChange(hash: [UInt8], now: Date) async throws -> EmailChangeOutcome?
+    /// With the change, `notice` (old address, username, new address) goes to the old address,
+    /// and an `account.change_email` audit row keeps both addresses, for an erasure to find.
+    func confirmEmailChange(
+        hash: [UInt8], now: Date, notice: @Sendable (_ old: String, _ username: String, _ new: String) -> OutboxMessage
+    ) async throws -> EmailChangeOutcome?
 
     /// The address a usable `changeEmail` token is for, or `nil`.
     func emailChangeAddress(hash: [UInt8], now: Date) async throws -> String?
@@ -123,13 +127,15 @@ public protocol AuthStore: Sendable {
         _ principal: Principal, secret: MfaKeyring.Sealed, step: Int64, recoveryCodeHashes: [[UInt8]], now: Date
     ) async throws -> Bool
 
-    /// Renames the account from `from` to `to`, with an audit row of the owner's rename;
-    /// `alreadyExists` on `username` when another account has the name (in any letter case).
-    func changeUsername(_ principal: Principal, from: String, to: String, now: Date) async throws
+    /// Renames the account to `to`, with an audit row of the owner's rename naming the old and
+    /// new names; `false` when `to` is the name already, `alreadyExists` on `username` when
+    /// another account has it (in any letter case).
+    func changeUsername(_ principal: Principal, to: String, now: Date) async throws -> Bool
 
     /// Erases the principal's own tenant and every row of it, the comments it wrote in other
-    /// tenants, and every name in its audit rows (`pseudonym` instead), with an audit row of its own.
-    func eraseOwnAccount(_ principal: Principal, pseudonym: String) async throws
+    /// tenants, and every name in its audit rows, with an audit row of its own; returns the
+    /// pseudonym the database made (as `Erasure.pseudonym` makes it).
+    func eraseOwnAccount(_ principal: Principal) async throws -> String
 
     /// Turns it off: forgets the secret, the recovery codes and open sign-in challenges.
     func disableTwoFactor(_ principal: Principal) async throws

@@ -56,8 +56,28 @@ public enum Mail {
                 someone signed in to your Spotter account asked to change its e-mail address to
                 \(newEmail). It changes when the link sent there is opened.
 
-                If that was you, there is nothing to do. If not, change your password now: a new
-                password cancels the change and signs out every other device.
+                If that was you, there is nothing to do. If not, change your password now: while
+                the link is unopened, a new password cancels the change and signs out every other
+                device.
+                """
+        )
+    }
+
+    /// Tells the old address that the account's address is now `newEmail`.
+    @Sendable
+    public static func emailChanged(to recipient: String, username: String, newEmail: String) -> OutboxMessage {
+        OutboxMessage(
+            kind: "email_changed",
+            recipient: recipient,
+            subject: "Your Spotter e-mail address was changed",
+            body: """
+                Hi \(username),
+
+                your Spotter account's e-mail address is now \(newEmail); this address no longer
+                signs in or receives its messages, and password reset links sent here no longer work.
+
+                If you did not make this change, someone signed in to your account made it: answer
+                this e-mail, and Spotter's operators will help you get the account back.
                 """
         )
     }

@@ -14,6 +14,16 @@ public enum WeightUnit: String, Sendable, Codable, CaseIterable {
 
 /// A subscription tier. Lifters are `free` or `pro`; coaches are `free`, `coach` or `coachPro`.
 public enum Tier: String, Sendable, Codable, CaseIterable {
+    /// How much the tier gives, to tell a lowering from a raise: free, then pro or coach, then
+    /// coach_pro.
+    public var rank: Int {
+        switch self {
+        case .free: 0
+        case .pro, .coach: 1
+        case .coachPro: 2
+        }
+    }
+
     case free
     case pro
     case coach

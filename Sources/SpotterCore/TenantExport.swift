@@ -8,7 +8,9 @@ public struct TenantExport: Sendable, Equatable, Codable {
     public var format = "spotter-export"
     /// Raised when the document's shape changes incompatibly.
     public var version = Self.currentVersion
-    public static let currentVersion = 1
+    /// 2: a timed or distance set without reps leaves `reps` out (version 1 wrote 0), which a
+    /// reader of version 1 would refuse; this server reads both.
+    public static let currentVersion = 2
     public var exportedAt: Date
     public var profile: Profile
     public var sessions: [SessionInfo]

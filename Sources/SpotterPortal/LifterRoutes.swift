@@ -229,7 +229,7 @@ struct LifterRoutes {
                     default:
                         "Your coach since \(format.day(link.respondedAt ?? link.createdAt))."
                             + (link.paused
-                                ? " Paused: \(link.coachName)'s plan covers fewer clients than they coach, so they cannot see your data for now. It resumes when they renew or make room; nothing of yours is lost."
+                                ? " Paused: \(link.coachName) cannot see your data for now, until their plan covers you again. Nothing of yours is lost."
                                 : "")
                     }
                 return CoachesPage.Link(

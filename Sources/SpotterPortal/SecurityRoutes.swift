@@ -151,11 +151,12 @@ struct SecurityRoutes {
             do {
                 try await auth.changeEmail(
                     session.principal, password: context.form["email_password"] ?? "",
-                    newEmail: context.form.text("new_email"), address: context.address)
+                    code: context.form.text("email_code"), newEmail: context.form.text("new_email"),
+                    address: context.address)
                 return Response.redirect(to: "/security?email-sent=1", type: .normal)
             } catch SpotterError.invalidArgument(let violations) {
                 page.errors = SessionRoutes.fieldErrors(
-                    violations, ["password": "email_password", "new_email": "new_email"])
+                    violations, ["password": "email_password", "new_email": "new_email", "code": "email_code"])
             } catch SpotterError.alreadyExists(_, let reason) {
                 page.errors = SessionRoutes.fieldErrors(
                     [FieldViolation(field: "new_email", reason: reason)], ["new_email": "new_email"])
@@ -235,8 +236,9 @@ struct SecurityRoutes {
             } catch SpotterError.invalidArgument(let violations) {
                 page.errors = SessionRoutes.fieldErrors(violations, ["password": "password", "code": "code"])
                 return try await renderDelete(session, page, status: .badRequest)
-            } catch SpotterError.tooManyRequests(_, let seconds) {
-                page.error = "Too many wrong tries. Try again in \(SessionRoutes.wait(seconds))."
+            } catch SpotterError.tooManyRequests(let message, _) {
+                // Wrong passwords, wrong codes, or a server too busy to check: as the API says it.
+                page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
                 return try await renderDelete(session, page, status: .badRequest)
             }
             // Signed out: the session went with the account.

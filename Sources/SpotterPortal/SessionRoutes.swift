@@ -111,8 +111,7 @@ struct SessionRoutes {
         router.get("/verify-email") { request, context in
             var page = FormPage(values: ["token": request.uri.queryParameters.get("token") ?? ""])
             let token = page.values["token"] ?? ""
-            // The link of a new address (a change of address) opens the same page.
-            // The link of a new address (a change of address) names the address it confirms.
+            // The link to a new address (a change of address) opens this page too, naming the address.
             let newAddress = try await auth.emailChangeAddress(token: token)
             if let newAddress { page.values["address"] = newAddress }
             guard try await auth.accountTokenIsUsable(token, for: .verifyEmail) || newAddress != nil else {

@@ -824,6 +824,9 @@ enum Templates {
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("new_email", "New address", type: "email", extra: " autocomplete=\"email\" required"))
         \(field("email_password", "Your password", type: "password", extra: " autocomplete=\"current-password\" required"))
+        {{#twoFactorSince}}
+        \(field("email_code", "Code from your authenticator app, or a recovery code", extra: " autocomplete=\"one-time-code\" required"))
+        {{/twoFactorSince}}
         <p class="hint">We send a link to the new address; it becomes your address when you open it. This one is told of the change.</p>
         <button class="secondary">Change the address</button>
         </form>

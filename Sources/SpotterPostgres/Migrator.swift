@@ -74,6 +74,14 @@ public struct MigrationAudit: Sendable, Equatable {
         self.osUser = osUser
         self.reason = reason
     }
+
+    /// spotterd migrating as it starts (`SPOTTER_MIGRATE_ON_START`), as the system user it runs as.
+    public static var onStart: MigrationAudit {
+        MigrationAudit(
+            actorKind: .system, actor: "spotterd",
+            osUser: getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) },
+            reason: "applied on start (SPOTTER_MIGRATE_ON_START)")
+    }
 }
 
 /// Applies migrations in order, each in its own transaction, under an advisory lock so that two
@@ -168,18 +176,12 @@ public struct Migrator: Sendable {
                 )
                 if let audit {
                     // The first migration creates the audit log, so it is there for every one.
-                    try await connection.query(
-                        """
-                        INSERT INTO audit_log (actor_kind, actor, os_user, action, target, reason, details)
-                        VALUES ($1, $2, $3, 'db.migrate', $4, $5,
-                                jsonb_build_object('version', $6::int, 'checksum', $7::text))
-                        """,
-                        [
-                            audit.actorKind.rawValue, audit.actor, audit.osUser,
-                            String(format: "%04d", migration.version) + "_" + migration.name, audit.reason,
-                            migration.version, migration.checksum,
-                        ]
-                    )
+                    try await AuditSQL.insert(
+                        kind: audit.actorKind.rawValue, actor: audit.actor, osUser: audit.osUser, action: "db.migrate",
+                        tenant: nil, target: String(format: "%04d", migration.version) + "_" + migration.name,
+                        reason: audit.reason,
+                        details: #"{"version": \#(migration.version), "checksum": "\#(migration.checksum)"}"#,
+                        connection)
                 }
                 try await connection.execute("COMMIT")
             } catch {

@@ -204,18 +204,39 @@ public struct PostgresAdminStore: AdminStore {
     }
 }
 
-/// The one statement that appends to the audit log.
+/// The one statement that appends to the audit log, for an operator's change, an owner's change
+/// of their own account, and a migration.
 enum AuditSQL {
+    /// An operator's change (spotterctl).
     static func append(_ record: AuditRecord, _ connection: PostgresConnection) async throws {
+        try await insert(
+            kind: "admin", actor: record.actor.operatorName, osUser: record.actor.osUser, action: record.action,
+            tenant: record.targetTenantID, target: record.target, reason: record.reason, details: record.details,
+            connection)
+    }
+
+    /// An owner's change of their own account: the actor is no name, which an erasure would not
+    /// reach; the names go in `details` (`from`, `to`), where it looks for them.
+    static func appendOwner(
+        _ action: String, tenant: TenantID, target: String, reason: String, details: [String: String],
+        _ connection: PostgresConnection
+    ) async throws {
+        let json = (try? JSONEncoder().encode(details)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        try await insert(
+            kind: "tenant", actor: "owner", osUser: nil, action: action, tenant: tenant, target: target,
+            reason: reason, details: json, connection)
+    }
+
+    static func insert(
+        kind: String, actor: String, osUser: String?, action: String, tenant: TenantID?, target: String?,
+        reason: String?, details: String, _ connection: PostgresConnection
+    ) async throws {
         try await connection.query(
             """
             INSERT INTO audit_log (actor_kind, actor, os_user, action, target_tenant_id, target, reason, details)
-            VALUES ('admin', $1, $2, $3, $4, $5, $6, $7::jsonb)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)
             """,
-            [
-                record.actor.operatorName, record.actor.osUser, record.action, record.targetTenantID?.rawValue,
-                record.target, record.reason, record.details,
-            ]
+            [kind, actor, osUser, action, tenant?.rawValue, target, reason, details]
         )
     }
 }

@@ -375,7 +375,9 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func confirmEmailChange(hash: [UInt8], now: Date) async throws -> EmailChangeOutcome? {
+    public func confirmEmailChange(
+        hash: [UInt8], now: Date, notice: @Sendable (_ old: String, _ username: String, _ new: String) -> OutboxMessage
+    ) async throws -> EmailChangeOutcome? {
         guard
             let tenant = try await lookupTenant(
                 "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
@@ -384,9 +386,10 @@ public struct PostgresAuthStore: AuthStore {
             guard
                 let row = try await connection.query(
                     """
-                    SELECT account_id, new_email, spotter_tenant_for_login(new_email) IS NOT NULL AS taken
-                    FROM account_tokens
-                    WHERE token_hash = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
+                    SELECT t.account_id, t.new_email, a.email, a.username,
+                           spotter_tenant_for_login(t.new_email) IS NOT NULL AS taken
+                    FROM account_tokens t JOIN accounts a ON a.account_id = t.account_id
+                    WHERE t.token_hash = $1 AND t.purpose = 'change_email' AND t.used_at IS NULL AND t.expires_at > $2
                     FOR UPDATE
                     """,
                     [PostgresBytes(hash), now]
@@ -396,16 +399,18 @@ public struct PostgresAuthStore: AuthStore {
             let email: String = try row.decode("new_email")
             // Taken by another account meanwhile: nothing changes (a race still meets the unique key).
             if try row.decode("taken", as: Bool.self) { return .taken(email: email) }
+            let old: String = try row.decode("email")
             try await connection.query(
                 "UPDATE accounts SET email = $2, email_verified_at = $3, updated_at = $3 WHERE account_id = $1",
                 [account, email, now])
-            // This link and the others (to this address or another, and to verify the old one) are spent.
+            // This link and every other one is spent: those to this address or another, to verify
+            // the old one, and password resets sent to the old one (a mailbox given up, or lost).
             try await connection.query(
-                """
-                UPDATE account_tokens SET used_at = $2
-                WHERE account_id = $1 AND purpose IN ('change_email', 'verify_email') AND used_at IS NULL
-                """,
-                [account, now])
+                "UPDATE account_tokens SET used_at = $2 WHERE account_id = $1 AND used_at IS NULL", [account, now])
+            try await AuditSQL.appendOwner(
+                "account.change_email", tenant: tenant, target: try row.decode("username"),
+                reason: "changed by its owner", details: ["from": old, "to": email], connection)
+            try await OutboxSQL.enqueue(notice(old, try row.decode("username"), email), tenant: tenant, connection)
             return .changed(Principal(tenantID: tenant, accountID: AccountID(rawValue: account)), email: email)
         }
     }
@@ -465,29 +470,34 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func changeUsername(_ principal: Principal, from: String, to: String, now: Date) async throws {
+    public func changeUsername(_ principal: Principal, to: String, now: Date) async throws -> Bool {
         try await database.withTenant(principal.tenantID) { connection in
-            try await connection.query(
-                "UPDATE accounts SET username = $2, updated_at = $3 WHERE account_id = $1",
-                [principal.accountID.rawValue, to, now])
-            // The names go in the details, where an erasure looks for earlier usernames (0041);
-            // the actor is no name, which an erasure would not reach.
-            try await connection.query(
-                """
-                INSERT INTO audit_log (actor_kind, actor, action, target_tenant_id, target, reason, details)
-                VALUES ('tenant', 'owner', 'account.rename', $1, $2, 'changed by its owner',
-                        jsonb_build_object('from', $3::text, 'to', $2::text))
-                """,
-                [principal.tenantID.rawValue, to, from])
+            // The name replaced, read in the same statement: a rename meanwhile cannot be misstated.
+            guard
+                let from: String = try await connection.query(
+                    """
+                    UPDATE accounts a SET username = $2, updated_at = $3
+                    FROM (SELECT username FROM accounts WHERE account_id = $1 FOR UPDATE) old
+                    WHERE a.account_id = $1 AND old.username <> $2
+                    RETURNING old.username
+                    """,
+                    [principal.accountID.rawValue, to, now]
+                ).single?.decode("username")
+            else { return false }
+            try await AuditSQL.appendOwner(
+                "account.rename", tenant: principal.tenantID, target: to, reason: "changed by its owner",
+                details: ["from": from, "to": to], connection)
+            return true
         }
     }
 
-    public func eraseOwnAccount(_ principal: Principal, pseudonym: String) async throws {
+    public func eraseOwnAccount(_ principal: Principal) async throws -> String {
         try await database.withTenant(principal.tenantID) { connection in
             // The erasure writes the feeds of the clients it commented for: their counters first,
             // in the one order (0017_feed_lock_order.sql).
             try await FeedLocks.take(connection)
-            try await connection.query("SELECT spotter_erase_own_account($1)", [pseudonym])
+            return try await connection.query("SELECT spotter_erase_own_account() AS pseudonym").single!
+                .decode("pseudonym")
         }
     }
 

@@ -628,12 +628,14 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A newer
-        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-        /// > RESOURCE_EXHAUSTED past three links an hour.
+        /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+        /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+        /// > account's, verified, when VerifyEmail is called with that token; until then the current
+        /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+        /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+        /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+        /// > address is told, and links sent to it stop working.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ChangeEmailRequest` messages.
@@ -652,8 +654,8 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-        /// > account has it in any letter case.
+        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ChangeUsernameRequest` messages.
@@ -1007,12 +1009,14 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A newer
-        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-        /// > RESOURCE_EXHAUSTED past three links an hour.
+        /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+        /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+        /// > account's, verified, when VerifyEmail is called with that token; until then the current
+        /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+        /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+        /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+        /// > address is told, and links sent to it stop working.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
@@ -1031,8 +1035,8 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-        /// > account has it in any letter case.
+        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -1384,12 +1388,14 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A newer
-        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-        /// > RESOURCE_EXHAUSTED past three links an hour.
+        /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+        /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+        /// > account's, verified, when VerifyEmail is called with that token; until then the current
+        /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+        /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+        /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+        /// > address is told, and links sent to it stop working.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ChangeEmailRequest` message.
@@ -1408,8 +1414,8 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-        /// > account has it in any letter case.
+        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ChangeUsernameRequest` message.
@@ -2525,12 +2531,14 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A newer
-        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-        /// > RESOURCE_EXHAUSTED past three links an hour.
+        /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+        /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+        /// > account's, verified, when VerifyEmail is called with that token; until then the current
+        /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+        /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+        /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+        /// > address is told, and links sent to it stop working.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
@@ -2554,8 +2562,8 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-        /// > account has it in any letter case.
+        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -3183,12 +3191,14 @@ extension Spotter_V1_AuthService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-        /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-        /// > with its token; until then the current address stays and is told of the change. A newer
-        /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-        /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-        /// > RESOURCE_EXHAUSTED past three links an hour.
+        /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+        /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+        /// > account's, verified, when VerifyEmail is called with that token; until then the current
+        /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+        /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+        /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+        /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+        /// > address is told, and links sent to it stop working.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
@@ -3223,8 +3233,8 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-        /// > account has it in any letter case.
+        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -3782,12 +3792,14 @@ extension Spotter_V1_AuthService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-    /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-    /// > with its token; until then the current address stays and is told of the change. A newer
-    /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-    /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-    /// > RESOURCE_EXHAUSTED past three links an hour.
+    /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+    /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+    /// > account's, verified, when VerifyEmail is called with that token; until then the current
+    /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+    /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+    /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+    /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+    /// > address is told, and links sent to it stop working.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ChangeEmailRequest` message.
@@ -3817,8 +3829,8 @@ extension Spotter_V1_AuthService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-    /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-    /// > account has it in any letter case.
+    /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+    /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -4429,12 +4441,14 @@ extension Spotter_V1_AuthService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Starts changing the signed-in account's e-mail address: with the password again, a link (and
-    /// > code) goes to the new address, which becomes the account's, verified, when VerifyEmail is called
-    /// > with its token; until then the current address stays and is told of the change. A newer
-    /// > ChangeEmail, a password change or a reset ends the link; VerifyEmail answers FAILED_PRECONDITION
-    /// > naming the address when another account took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
-    /// > RESOURCE_EXHAUSTED past three links an hour.
+    /// > Starts changing the signed-in account's e-mail address: with the password again (and a code
+    /// > while two-factor sign-in is on), a link and code go to the new address, which becomes the
+    /// > account's, verified, when VerifyEmail is called with that token; until then the current
+    /// > address stays and is told of the change. A newer ChangeEmail, a password change or a reset
+    /// > ends the link; VerifyEmail answers FAILED_PRECONDITION naming the address when another account
+    /// > took it meanwhile. ALREADY_EXISTS naming `new_email` when another account has it;
+    /// > RESOURCE_EXHAUSTED past three requests an hour (refused ones count). Once changed, the old
+    /// > address is told, and links sent to it stop working.
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -4468,8 +4482,8 @@ extension Spotter_V1_AuthService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-    /// > at once, and the old one is free for others. ALREADY_EXISTS naming `new_username` when another
-    /// > account has it in any letter case.
+    /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
+    /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -594,6 +594,9 @@ public nonisolated struct Spotter_V1_ChangeEmailRequest: Sendable {
   /// Required. The new e-mail address: not the current one, and no other account's.
   public var newEmail: String = String()
 
+  /// Required while two-factor sign-in is on: a current code from the app, or a recovery code.
+  public var code: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -614,7 +617,8 @@ public nonisolated struct Spotter_V1_ChangeUsernameRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Required. 3–32 characters of a–z, 0–9, '_' and '.', starting with a letter; not the current one.
+  /// Required. 3–32 letters (a–z, either case), digits, '_' and '.', starting with a letter; not the
+  /// current one.
   public var newUsername: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1683,7 +1687,7 @@ nonisolated extension Spotter_V1_DeleteAccountResponse: SwiftProtobuf.Message, S
 
 nonisolated extension Spotter_V1_ChangeEmailRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ChangeEmailRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}password\0\u{3}new_email\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}password\0\u{3}new_email\0\u{1}code\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1693,6 +1697,7 @@ nonisolated extension Spotter_V1_ChangeEmailRequest: SwiftProtobuf.Message, Swif
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.password) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.newEmail) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.code) }()
       default: break
       }
     }
@@ -1705,12 +1710,16 @@ nonisolated extension Spotter_V1_ChangeEmailRequest: SwiftProtobuf.Message, Swif
     if !self.newEmail.isEmpty {
       try visitor.visitSingularStringField(value: self.newEmail, fieldNumber: 2)
     }
+    if !self.code.isEmpty {
+      try visitor.visitSingularStringField(value: self.code, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_ChangeEmailRequest, rhs: Spotter_V1_ChangeEmailRequest) -> Bool {
     if lhs.password != rhs.password {return false}
     if lhs.newEmail != rhs.newEmail {return false}
+    if lhs.code != rhs.code {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -176,7 +176,8 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         -> Spotter_V1_ChangeEmailResponse
     {
         try await auth.changeEmail(
-            try RequestContext.principal(), password: request.password, newEmail: request.newEmail,
+            try RequestContext.principal(), password: request.password, code: request.code,
+            newEmail: request.newEmail,
             address: RequestContext.current?.clientAddress ?? "")
         return Spotter_V1_ChangeEmailResponse()
     }

@@ -120,13 +120,13 @@ extension AccountsCommand {
             try await runCommand {
                 try await CommandContext.with(change.options) { context in
                     let target = try await context.admin.account(change.account)
+                    // With none live the service says so; there is nothing to ask.
                     let live = try await context.admin.liveSessions(target)
-                    guard live > 0 else {
-                        throw SpotterError.failedPrecondition("\(target.username) has no live sessions")
+                    if live > 0 {
+                        try confirm(
+                            "Sign \(target.username) <\(target.email)> out of every device (\(live) live session(s))?",
+                            yes: yes)
                     }
-                    try confirm(
-                        "Sign \(target.username) <\(target.email)> out of every device (\(live) live session(s))?",
-                        yes: yes)
                     let revoked = try await context.admin.revokeSessions(
                         change.account,
                         actor: context.actor,

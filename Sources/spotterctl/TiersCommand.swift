@@ -33,7 +33,7 @@ struct TiersCommand: AsyncParsableCommand {
                     // Asked only when something paid is taken away: a lower tier, or an earlier end.
                     let current = target.tier.effective(at: Date())
                     let who = "\(target.username) <\(target.email)>"
-                    if current != .free, rank(tier) < rank(current) {
+                    if current != .free, tier.rank < current.rank {
                         try confirm("Move \(who) from \(current.rawValue) down to \(tier.rawValue) now?", yes: yes)
                     } else if current != .free, tier == current, let end,
                         target.tier.expiresAt.map({ end < $0 }) ?? true
@@ -110,15 +110,6 @@ struct TiersCommand: AsyncParsableCommand {
                 }
             }
         }
-    }
-}
-
-/// How much a tier gives, to tell a lowering from a raise: free, then pro or coach, then coach_pro.
-private func rank(_ tier: Tier) -> Int {
-    switch tier {
-    case .free: 0
-    case .pro, .coach: 1
-    case .coachPro: 2
     }
 }
 

@@ -47,12 +47,7 @@ struct Spotterd: AsyncParsableCommand {
         let database = try DatabaseSetup.open(settings, applicationName: "spotterd", logger: logger)
         defer { database.close() }
         if settings.migrateOnStart {
-            try await database.migrate(
-                settings.migrationsDirectory, logger: logger,
-                audit: MigrationAudit(
-                    actorKind: .system, actor: "spotterd",
-                    osUser: getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) },
-                    reason: "applied on start (SPOTTER_MIGRATE_ON_START)"))
+            try await database.migrate(settings.migrationsDirectory, logger: logger, audit: .onStart)
         }
         let application = try SpotterApplication.build(
             settings: settings,

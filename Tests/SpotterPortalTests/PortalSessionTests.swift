@@ -403,6 +403,11 @@ struct PortalSessionTests {
             let again = try await laptop.post("/security/devices/\(phone.id)/forget")
             #expect(again.location == "/security?forgot=gone")
             #expect(try await laptop.get(again.location!).html.contains("That device was forgotten already."))
+            // Another account's device is out of reach the same way, and stays.
+            let cora = try await portal.account("cora")
+            let coras = try await sync.registerDevice(cora, label: "Cora's phone")
+            #expect(try await laptop.post("/security/devices/\(coras.id)/forget").location == "/security?forgot=gone")
+            #expect(try await sync.devices(cora).map(\.label) == ["Cora's phone"])
         }
     }
 

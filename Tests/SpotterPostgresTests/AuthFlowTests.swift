@@ -389,11 +389,24 @@ struct AuthFlowTests {
             _ = try await register(auth, "bob")
             let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
                 .principal
-            for _ in 0..<8 {
+            for _ in 0..<3 {
                 await #expect(throws: SpotterError.alreadyExists(field: "new_email", reason: "is already taken")) {
                     try await auth.changeEmail(
                         ada, password: "long enough ada", newEmail: "bob@example.com", address: "cafe")
                 }
+            }
+            // A refusal for a taken address counts as a request: three an hour, so addresses cannot
+            // be tried one after another; and the right password was never counted as a wrong one.
+            await #expect(
+                throws: SpotterError.tooManyRequests(
+                    "3 address changes were asked for in the last hour; use a link already sent, or try again later",
+                    retryAfterSeconds: 3600)
+            ) {
+                try await auth.changeEmail(
+                    ada, password: "long enough ada", newEmail: "bob@example.com", address: "cafe")
+            }
+            try await database.asOwner { owner in
+                try await owner.query("UPDATE account_tokens SET created_at = created_at - interval '2 hours'")
             }
             // Someone else's guesses block the café's address for sign-ins.
             var blocked = false
@@ -453,9 +466,18 @@ struct AuthFlowTests {
                 try await auth.changeEmail(
                     ada.principal, password: "long enough ada", newEmail: "Bob@example.com", address: "a")
             }
+            // The refusal is counted as a request, with a link that never worked.
             #expect(
-                try await database.count("SELECT count(*)::int FROM account_tokens WHERE purpose = 'change_email'") == 0
-            )
+                try await database.count(
+                    """
+                    SELECT count(*)::int FROM account_tokens
+                    WHERE purpose = 'change_email' AND new_email = 'bob@example.com' AND expires_at <= now()
+                    """) == 1)
+            #expect(
+                try await database.count("SELECT count(*)::int FROM email_outbox WHERE kind LIKE 'change_email%'") == 0)
+            try await database.asOwner { owner in
+                try await owner.query("UPDATE account_tokens SET created_at = created_at - interval '2 hours'")
+            }
 
             try await auth.changeEmail(
                 ada.principal, password: "long enough ada", newEmail: "Ada@New.example", address: "a")
@@ -475,10 +497,27 @@ struct AuthFlowTests {
                     login: "ada@new.example", password: "long enough ada", deviceLabel: "", address: "a")
             }
             #expect(try await auth.accountTokenIsUsable(token, for: .changeEmail))
+            try await auth.requestPasswordReset(email: "ada@example.com")
+            let reset = try #require(try await database.emailedCode(to: "ada@example.com", kind: "reset_password"))
             try await auth.verifyEmail(token: token)
             let store = PostgresAuthStore(database: SpotterDatabase(pool: database.appPool))
             let status = try await store.emailStatus(ada.principal)
             #expect(status.email == "ada@new.example" && status.verified)
+            // The old address is told, the change is audited with both, and a reset link sent to
+            // the old address before (a mailbox given up) no longer works.
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM email_outbox WHERE kind = 'email_changed' AND recipient = 'ada@example.com'"
+                ) == 1)
+            #expect(
+                try await database.count(
+                    """
+                    SELECT count(*)::int FROM audit_log WHERE action = 'account.change_email'
+                    AND details = '{"from": "ada@example.com", "to": "ada@new.example"}'::jsonb
+                    """) == 1)
+            await #expect(throws: SpotterError.self) {
+                try await auth.completePasswordReset(token: reset, newPassword: "taken over at last")
+            }
             _ = try await auth.signIn(
                 login: "ada@new.example", password: "long enough ada", deviceLabel: "", address: "a")
             await #expect(throws: SpotterError.self) {
@@ -571,6 +610,24 @@ struct AuthFlowTests {
             let enrollment = try await auth.beginTwoFactor(cora.principal)
             _ = try await auth.confirmTwoFactor(cora.principal, code: try appCode(enrollment, at: Date()))
             #expect(try await database.tablesHoldingRows(of: cora.principal.tenantID).count >= 4)
+            // An operator's note naming her, which the erasure must not leave.
+            try await database.asOwner { owner in
+                try await owner.query(
+                    """
+                    INSERT INTO audit_log (actor_kind, actor, action, target_tenant_id, target, reason)
+                    VALUES ('admin', 'op', 'tier.set', $1, 'cora', 'paid by cora@example.com (Cora)')
+                    """, [cora.principal.tenantID.rawValue])
+            }
+            // Two-factor sign-in on: a new address needs a code too.
+            await #expect(
+                throws: SpotterError.invalid(
+                    "code",
+                    "is required while two-factor sign-in is on: a code from your authenticator app, or a recovery code"
+                )
+            ) {
+                try await auth.changeEmail(
+                    cora.principal, password: "long enough cora", newEmail: "cora@new.example", address: "b")
+            }
 
             await #expect(throws: SpotterError.invalid("password", "is wrong")) {
                 try await auth.deleteAccount(cora.principal, password: "long enough ada", code: "123456", address: "b")
@@ -624,6 +681,14 @@ struct AuthFlowTests {
                     "SELECT count(*)::int FROM audit_log WHERE target_tenant_id = $1",
                     [cora.principal.tenantID.rawValue])
                     == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE reason ILIKE '%cora%' AND reason NOT LIKE '%erased-%'")
+                    == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM audit_log WHERE reason = $1", ["paid by \(pseudonym) (\(pseudonym))"])
+                    == 1)
         }
     }
 

@@ -22,17 +22,19 @@ struct CommentRaceTests {
         try await owner.query("SELECT FROM sync_counters WHERE tenant_id = $1 FOR UPDATE", [tenant.rawValue])
         let task = Task { try await waiting() }
         let watcher = try await database.ownerConnection()
-        for _ in 0..<500 {
+        var waited = false
+        for _ in 0..<500 where !waited {
             let blocked = try await watcher.query(
                 """
                 SELECT count(*)::int AS n FROM pg_stat_activity
                 WHERE datname = current_database() AND wait_event_type = 'Lock'
                 """
             ).single!.decode("n", as: Int.self)
-            if blocked > 0 { break }
-            try await Task.sleep(for: .milliseconds(10))
+            waited = blocked > 0
+            if !waited { try await Task.sleep(for: .milliseconds(10)) }
         }
         await watcher.close()
+        if !waited { Issue.record("the call never waited for the feed counter") }
         try await body(owner)
         try await owner.execute("COMMIT")
         await owner.close()

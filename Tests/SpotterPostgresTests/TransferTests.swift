@@ -173,8 +173,8 @@ struct TransferTests {
                 await refusal(.spotterJSON, #"{"format":"strong"}"#)
                     == .invalid("data", "is not a Spotter export (its \"format\" must be \"spotter-export\")"))
             #expect(
-                await refusal(.spotterJSON, #"{"format":"spotter-export","version":2}"#)
-                    == .invalid("data", "is a Spotter export of version 2; this server reads up to version 1"))
+                await refusal(.spotterJSON, #"{"format":"spotter-export","version":3}"#)
+                    == .invalid("data", "is a Spotter export of version 3; this server reads up to version 2"))
             #expect(
                 await refusal(nil, header)
                     == .invalid("format", "is required (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)"))

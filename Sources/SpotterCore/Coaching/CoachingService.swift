@@ -222,7 +222,8 @@ public struct CoachingService: Sendable {
     /// The principal's links: a lifter's coaches or a coach's clients and requests.
     public func links(_ principal: Principal, includeClosed: Bool) async throws -> [CoachLink] {
         var links = try await store.links(principal, includeClosed: includeClosed)
-        // A lifter is told which coaches cannot see them now (a lapsed or lowered plan), never why.
+        // A lifter is told which coaches cannot see them now (a lapsed or lowered plan), never the
+        // plan's tier or size. The order counted is `LinkSQL.activeLinkAndClientsBefore`'s.
         let own = links.indices.filter { links[$0].lifterID == principal.tenantID && links[$0].status == .active }
         guard !own.isEmpty else { return links }
         let coverage = try await store.coachCoverage(principal)

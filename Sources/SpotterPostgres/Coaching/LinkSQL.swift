@@ -68,6 +68,8 @@ struct PostgresLinkTransaction: LinkTransaction {
         ).single.map(Self.decode)
     }
 
+    /// The order clients count in (joined first, then link id) is also
+    /// `spotter_my_coaches_coverage()`'s (0050_paused_coaching.sql): change both together.
     func activeLinkAndClientsBefore(lifter: TenantID, coach: TenantID) async throws -> (CoachLink, Int)? {
         try await connection.query(
             """

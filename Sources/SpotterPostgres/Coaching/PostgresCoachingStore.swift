@@ -600,25 +600,35 @@ public struct PostgresCoachingStore: CoachingStore {
         async throws -> WorkoutComment?
     {
         try await database.withTenant(principal) { connection in
-            // A workout's delete or replace holds the tenant's feed counter from its UPDATE to its
-            // end, and reads the comments after it: with the counter taken first, this insert sees
-            // one that committed while it waited, and one that comes later sees this comment.
-            try await FeedLocks.take(connection)
-            let inserted = try await connection.query(
+            try await connection.query(
                 """
                 INSERT INTO workout_comments (tenant_id, comment_id, workout_id, exercise_position, set_position,
                                               author_id, body, created_at)
-                SELECT $1, $2, $3, $4, $5, $6, $7, $8
-                WHERE EXISTS (SELECT FROM workouts
-                              WHERE tenant_id = $1 AND workout_id = $3 AND deleted_at IS NULL
-                                AND ($9::bigint IS NULL OR version = $9))
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 """,
                 [
                     principal.tenantID.rawValue, comment.id, comment.workoutID.rawValue, comment.exerciseIndex,
-                    comment.setIndex, comment.authorID.rawValue, comment.body, comment.createdAt, version,
+                    comment.setIndex, comment.authorID.rawValue, comment.body, comment.createdAt,
                 ]
             )
-            guard inserted.affectedRows == 1 else { return nil }
+            // The insert's feed trigger holds the lifter's feed counter now, which a workout's
+            // delete or replace takes with its UPDATE and keeps to its end, reading the comments
+            // after it. So this check sees a delete or replace that committed first, and one that
+            // comes later sees this comment (and deletes or moves it).
+            let live = try await connection.query(
+                """
+                SELECT EXISTS (SELECT FROM workouts
+                               WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
+                                 AND ($3::bigint IS NULL OR version = $3)) AS live
+                """,
+                [principal.tenantID.rawValue, comment.workoutID.rawValue, version]
+            ).single!.decode("live", as: Bool.self)
+            guard live else {
+                try await connection.query(
+                    "DELETE FROM workout_comments WHERE tenant_id = $1 AND comment_id = $2",
+                    [principal.tenantID.rawValue, comment.id])
+                return nil
+            }
             return try Self.decodeComment(
                 try await connection.query(
                     Self.commentSelect + " WHERE c.tenant_id = $1 AND c.comment_id = $2",
