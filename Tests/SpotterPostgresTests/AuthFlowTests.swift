@@ -15,6 +15,15 @@ struct AuthFlowTests {
         )
     }
 
+    /// `name` registered (with `other`, whose address and name are taken then) and signed in.
+    private func signedIn(_ auth: AuthService, _ name: String, besides other: String? = nil) async throws
+        -> SignInResult
+    {
+        _ = try await register(auth, name)
+        if let other { _ = try await register(auth, other) }
+        return try await auth.signIn(login: name, password: "long enough \(name)", deviceLabel: "", address: "a")
+    }
+
     @Test("registration stores tenant, account and verification e-mail; the code verifies once")
     func registerAndVerify() async throws {
         try await TestDatabase.with { database in
@@ -343,10 +352,7 @@ struct AuthFlowTests {
     func changeUsername() async throws {
         try await TestDatabase.with { database in
             let auth = database.authService()
-            _ = try await register(auth, "ada")
-            _ = try await register(auth, "bob")
-            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
-                .principal
+            let ada = try await signedIn(auth, "ada", besides: "bob").principal
             await #expect(throws: SpotterError.invalid("new_username", "must start with a letter")) {
                 try await auth.changeUsername(ada, to: "1ada")
             }
@@ -385,10 +391,7 @@ struct AuthFlowTests {
     func passwordTypedAgain() async throws {
         try await TestDatabase.with { database in
             let auth = database.authService()
-            _ = try await register(auth, "ada")
-            _ = try await register(auth, "bob")
-            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
-                .principal
+            let ada = try await signedIn(auth, "ada", besides: "bob").principal
             for _ in 0..<3 {
                 await #expect(throws: SpotterError.alreadyExists(field: "new_email", reason: "is already taken")) {
                     try await auth.changeEmail(
@@ -446,9 +449,7 @@ struct AuthFlowTests {
     func changeEmail() async throws {
         try await TestDatabase.with { database in
             let auth = database.authService()
-            _ = try await register(auth, "ada")
-            _ = try await register(auth, "bob")
-            let ada = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+            let ada = try await signedIn(auth, "ada", besides: "bob")
 
             await #expect(throws: SpotterError.invalid("password", "is wrong")) {
                 try await auth.changeEmail(
