@@ -6,8 +6,9 @@ import SpotterCore
 /// checked, wrong guesses throttled as sign-ins are; every other session ends), two-factor sign-in
 /// (set up with a QR code or the key, new recovery codes, turned off), and the sessions signed in,
 /// each with a button to sign it out; the apps that sync, each with a button to forget it
-/// (`SyncService.ListDevices`, `RemoveDevice`); a new username; a new e-mail address (a link to it, the password again); and
-/// deleting the account (`/security/delete`, the password again). The API's
+/// (`SyncService.ListDevices`, `RemoveDevice`); a new username; a new e-mail address (a link to
+/// it, the password again); and deleting the account (`/security/delete`, the password again). The
+/// API's
 /// `AuthService.ChangePassword`, `ChangeUsername`, `ChangeEmail`, `BeginMfaEnrollment`, `ConfirmMfa`,
 /// `RegenerateRecoveryCodes`, `DisableMfa`, `ListSessions`, `RevokeSession` and `DeleteAccount`,
 /// through the same `AuthService`.
@@ -161,7 +162,7 @@ struct SecurityRoutes {
                 page.errors = SessionRoutes.fieldErrors(
                     [FieldViolation(field: "new_email", reason: reason)], ["new_email": "new_email"])
             } catch SpotterError.tooManyRequests(let message, _) {
-                page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
+                page.error = message.sentenceCased + "."
             }
             page.values = ["new_email": context.form.text("new_email")]
             return try await render(session, page, status: .badRequest)
@@ -238,7 +239,7 @@ struct SecurityRoutes {
                 return try await renderDelete(session, page, status: .badRequest)
             } catch SpotterError.tooManyRequests(let message, _) {
                 // Wrong passwords, wrong codes, or a server too busy to check: as the API says it.
-                page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
+                page.error = message.sentenceCased + "."
                 return try await renderDelete(session, page, status: .badRequest)
             }
             // Signed out: the session went with the account.

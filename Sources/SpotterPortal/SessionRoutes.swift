@@ -48,7 +48,7 @@ struct SessionRoutes {
                 value.contains(where: \.isLetter)
             else { return nil }
             let label = typedLabels[field.name] ?? field.name.replacingOccurrences(of: "_", with: " ")
-            return TypedField(label: label.prefix(1).uppercased() + label.dropFirst(), value: value)
+            return TypedField(label: label.sentenceCased, value: value)
         }
         page.hasTyped = !page.typed.isEmpty
         return page
@@ -136,7 +136,7 @@ struct SessionRoutes {
             } catch SpotterError.invalidArgument, SpotterError.notFound {
                 page.error = Self.spentVerificationLink
             } catch SpotterError.failedPrecondition(let message) {
-                page.error = message.prefix(1).uppercased() + message.dropFirst() + "."
+                page.error = message.sentenceCased + "."
             }
             return pages.render(
                 "verify_email", title: "Confirm your e-mail address", session: context.session,
