@@ -117,7 +117,7 @@ extension AuthService {
         } catch SpotterError.alreadyExists(_, let reason) {
             throw SpotterError.alreadyExists(field: "new_username", reason: reason)
         }
-        guard changed else { throw SpotterError.invalid("new_username", "is your username already") }
+        guard changed else { throw SpotterError.invalid("new_username", "is the one you have") }
     }
 
     /// Deletes the signed-in account for good, as `spotterctl accounts delete` erases one: the
@@ -175,15 +175,15 @@ extension AuthService {
         }
     }
 
-    /// Checks the signed-in account's password typed again. A wrong one is `wrong`, counted as a
-    /// failed sign-in of the account from `address` (guessing through a stolen session is slow),
-    /// but not against the address itself: other people's failures from the same address (a
-    /// shared network) never stop the signed-in owner. A right one takes its attempt back, so a
-    /// refusal after it (a taken address, a wrong code) is not counted as a wrong password.
+    /// Checks the signed-in account's password typed again. A wrong one is `wrong`, counted
+    /// against the session as a known device's failed sign-ins are: guessing through a stolen
+    /// session is slow, and nobody else's failures (sign-in guesses from the same address, or
+    /// against the same account) stop the owner's own sessions. A right one takes its attempt
+    /// back, so a refusal after it (a taken address, a wrong code) is not counted as a wrong one.
     func checkPassword(_ principal: Principal, _ password: String, wrong: SpotterError, address: String)
         async throws
     {
-        let source = SignInSource.address(address)
+        let source = principal.sessionID.map { SignInSource.knownDevice($0.rawValue) } ?? .address(address)
         try await countAccountAttempt(principal, from: source, now: now(), what: "wrong passwords")
         guard let stored = try await store.passwordHash(principal) else {
             throw SpotterError.notFound("account not found")

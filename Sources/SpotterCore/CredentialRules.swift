@@ -36,11 +36,11 @@ public enum CredentialRules {
     public static func usernameProblem(_ username: String) -> String? {
         guard (3...32).contains(username.count) else { return "must be 3 to 32 characters" }
         guard let first = username.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first)
-        else { return "must start with a letter" }
+        else { return "must start with a letter a–z" }
         let allowed = username.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
         }
-        return allowed ? nil : "may contain only letters, digits, '_' and '.'"
+        return allowed ? nil : "may contain only letters a–z, digits, '_' and '.'"
     }
 
     /// Why `email` is not acceptable, or `nil`. Deliberately loose: one '@', a dot in the domain,

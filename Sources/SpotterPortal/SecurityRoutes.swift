@@ -98,8 +98,10 @@ struct SecurityRoutes {
                     + "a signed-in app registers again the next time it syncs."
             case nil: break
             }
-            if query.get("email-cancelled") != nil {
-                page.notice = "The change of address is cancelled; the link sent no longer works."
+            switch query.get("email-cancelled") {
+            case "none": page.notice = "No change of address was waiting: its link was opened or cancelled already."
+            case .some: page.notice = "The change of address is cancelled; the link sent no longer works."
+            case nil: break
             }
             if query.get("two-factor") == "off" { page.notice = "Two-factor sign-in is off." }
             if query.get("renamed") != nil {
@@ -263,6 +265,7 @@ struct SecurityRoutes {
                 try await auth.cancelEmailChange(session.principal)
             } catch SpotterError.failedPrecondition {
                 // Opened already, or cancelled in another window.
+                return Response.redirect(to: "/security?email-cancelled=none", type: .normal)
             }
             return Response.redirect(to: "/security?email-cancelled=1", type: .normal)
         }

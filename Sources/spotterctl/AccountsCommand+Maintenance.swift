@@ -124,7 +124,8 @@ extension AccountsCommand {
                     let live = try await context.admin.liveSessions(target)
                     if live > 0 {
                         try confirm(
-                            "Sign \(target.username) <\(target.email)> out of every device (\(live) live session(s))?",
+                            "Sign \(target.username) <\(target.email)> out of every device "
+                                + "(\(DisplayFormat.count(live, "live session")))?",
                             yes: yes)
                     }
                     let revoked = try await context.admin.revokeSessions(
@@ -135,7 +136,7 @@ extension AccountsCommand {
                     try report(
                         change.options,
                         ["account": change.account, "sessions_revoked": "\(revoked)"],
-                        "\(revoked) session(s) revoked"
+                        "\(DisplayFormat.count(revoked, "session")) revoked"
                     )
                 }
             }

@@ -34,7 +34,9 @@ struct TiersCommand: AsyncParsableCommand {
                     let current = target.tier.effective(at: Date())
                     let who = "\(target.username) <\(target.email)>"
                     if current != .free, tier.rank < current.rank {
-                        try confirm("Move \(who) from \(current.rawValue) down to \(tier.rawValue) now?", yes: yes)
+                        let until = end.map { " (until \(Output.tierEnd($0)))" } ?? ""
+                        try confirm(
+                            "Move \(who) from \(current.rawValue) down to \(tier.rawValue)\(until) now?", yes: yes)
                     } else if current != .free, tier == current, let end,
                         target.tier.expiresAt.map({ end < $0 }) ?? true
                     {

@@ -49,7 +49,7 @@ struct AuthFlowTests {
     }
 
     @Test(
-        "a signed-in password change checks the current one (five wrong guesses and that address waits), keeps this session and ends the others"
+        "a signed-in password change checks the current one (five wrong guesses and that session waits), keeps this session and ends the others"
     )
     func changePassword() async throws {
         try await TestDatabase.with { database in
@@ -66,24 +66,26 @@ struct AuthFlowTests {
             let wrong = SpotterError.invalidArgument([
                 FieldViolation(field: "current_password", reason: "is not your password")
             ])
+            // Someone with the phone's session guesses.
+            let stolen = try await auth.authenticate(accessToken: phone.accessToken)
             for _ in 0..<5 {
                 await #expect(throws: wrong) {
                     try await auth.changePassword(
-                        signedIn, current: "a wrong guess", new: "a new long password", address: "b")
+                        stolen, current: "a wrong guess", new: "a new long password", address: "b")
                 }
             }
             // The sixth, even with the right password, waits: guessing through a stolen session is slow.
             do {
                 _ = try await auth.changePassword(
-                    signedIn, current: "long enough ada", new: "a new long password", address: "b")
+                    stolen, current: "long enough ada", new: "a new long password", address: "b")
                 Issue.record("the sixth attempt was let through")
             } catch SpotterError.tooManyRequests(let message, _) {
                 #expect(message.hasPrefix("too many wrong passwords; try again in"))
             }
-            // From another address (the owner elsewhere) it goes through.
+            // The owner's own session, even from the same address, goes through, and ends the other.
             #expect(
                 try await auth.changePassword(
-                    signedIn, current: "long enough ada", new: "a new long password", address: "c") == 1)
+                    signedIn, current: "long enough ada", new: "a new long password", address: "b") == 1)
             _ = try await auth.authenticate(accessToken: laptop.accessToken)
             await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: phone.accessToken) }
             await #expect(throws: SpotterError.self) {
@@ -353,10 +355,10 @@ struct AuthFlowTests {
         try await TestDatabase.with { database in
             let auth = database.authService()
             let ada = try await signedIn(auth, "ada", besides: "bob").principal
-            await #expect(throws: SpotterError.invalid("new_username", "must start with a letter")) {
+            await #expect(throws: SpotterError.invalid("new_username", "must start with a letter a–z")) {
                 try await auth.changeUsername(ada, to: "1ada")
             }
-            await #expect(throws: SpotterError.invalid("new_username", "is your username already")) {
+            await #expect(throws: SpotterError.invalid("new_username", "is the one you have")) {
                 try await auth.changeUsername(ada, to: " ada ")
             }
             await #expect(throws: SpotterError.alreadyExists(field: "new_username", reason: "is already taken")) {
@@ -411,6 +413,18 @@ struct AuthFlowTests {
             try await database.asOwner { owner in
                 try await owner.query("UPDATE account_tokens SET created_at = created_at - interval '2 hours'")
             }
+            // Guesses at Ada's own password from the office lock sign-ins to her account from there,
+            // but not her session's password typed again there.
+            for _ in 0..<7 {
+                _ = try? await auth.signIn(login: "ada", password: "a wrong guess", deviceLabel: "", address: "office")
+            }
+            await #expect(throws: SpotterError.self) {
+                try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "office")
+            }
+            _ = try await auth.changePassword(
+                ada, current: "long enough ada", new: "long enough ada again", address: "office")
+            _ = try await auth.changePassword(
+                ada, current: "long enough ada again", new: "long enough ada", address: "office")
             // Someone else's guesses block the café's address for sign-ins.
             var blocked = false
             for attempt in 0..<60 where !blocked {

@@ -165,7 +165,7 @@ struct EndToEndTests {
                 }
                 #expect(
                     takenName?.code == .invalidArgument
-                        && takenName?.message == "new_username: is your username already")
+                        && takenName?.message == "new_username: is the one you have")
                 _ = try await auth.changeUsername(
                     .with { $0.newUsername = "ada.l" }, metadata: bearer(last.accessToken))
                 #expect(try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)).username == "ada.l")

@@ -303,7 +303,7 @@ struct SpotterCtlMaintenanceTests {
             #expect(unconfirmed.status == 1)
             #expect(
                 unconfirmed.output.hasPrefix(
-                    "spotterctl: Sign ada <ada@example.com> out of every device (1 live session(s))?"),
+                    "spotterctl: Sign ada <ada@example.com> out of every device (1 live session)?"),
                 "\(unconfirmed.output)")
             _ = try await database.authService().authenticate(accessToken: tokens.accessToken)
             let revoked = try await database.spotterctl(
