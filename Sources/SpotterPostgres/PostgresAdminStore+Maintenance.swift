@@ -126,6 +126,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
                 // pass reads the names to replace from the tenant's rows, so it runs before they go
                 // (Migrations/0041_erasure_traces.sql).
                 try await AuditSQL.append(audit, connection)
+                // A coach's clients are told, without the coach's name (0052_coach_left_notice.sql).
+                try await connection.query("SELECT spotter_tell_clients_coach_left($1)", [tenant.rawValue])
                 try await connection.query("SELECT spotter_erase_traces($1, $2)", [tenant.rawValue, pseudonym])
                 // Every tenant-owned table references tenants with ON DELETE CASCADE, directly or
                 // through accounts and sessions; a test checks each table with a tenant_id column.

@@ -676,6 +676,16 @@ struct AuthFlowTests {
                 try await auth.authenticate(accessToken: cora.tokens.accessToken)
             }
             await #expect(throws: SpotterError.self) { try await auth.refresh(refreshToken: cora.tokens.refreshToken) }
+            // Ada is told, without Cora's name.
+            let told = try await database.asOwner { owner in
+                try await owner.query(
+                    "SELECT recipient, body FROM email_outbox WHERE kind = 'coach_left'"
+                ).map { (try $0.decode("recipient", as: String.self), try $0.decode("body", as: String.self)) }
+            }
+            #expect(told.map(\.0) == ["ada@example.com"])
+            #expect(
+                told.first?.1.hasPrefix("Hi ada,\n\none of your coaches on Spotter has deleted their account.") == true)
+            #expect(told.first.map { !$0.1.lowercased().contains("cora") } == true)
             // Ada keeps her account and workout; Cora's comment on it and the link are gone.
             #expect(try await database.count("SELECT count(*)::int FROM workouts") == 1)
             #expect(try await database.count("SELECT count(*)::int FROM workout_comments") == 0)

@@ -440,6 +440,16 @@ struct SpotterCtlMaintenanceTests {
                     SELECT count(*)::int FROM audit_log
                     WHERE reason LIKE '%ada%' OR (target LIKE '%ada%' AND target NOT LIKE 'erased-%')
                     """) == 0)
+            // An operator erasing a coach tells the coach's clients.
+            let cora = try await database.lifter("cora", kind: .coach)
+            try await database.coachingService().link(cora, bob.principal, scopes: ["history"])
+            #expect(
+                try await database.spotterctl(["accounts", "delete", "cora", "--reason", "asked", "--yes"]).status == 0)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM email_outbox WHERE kind = 'coach_left' AND recipient = 'bob@example.com'"
+                )
+                    == 1)
         }
     }
 
