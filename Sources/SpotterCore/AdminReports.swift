@@ -131,6 +131,8 @@ public protocol AdminMaintenanceStore: Sendable {
     func resolveFeedback(_ id: UUID, resolution: String, by: String, now: Date, audit: AuditRecord) async throws -> Bool
     /// Publications across tenants (live only unless `all`), newest first, optionally one author's.
     func publications(author: TenantID?, all: Bool, limit: Int) async throws -> [Publication]
+    /// A live publication's title and its author's username, `nil` when none has this id.
+    func livePublication(_ id: UUID) async throws -> (title: String, author: String)?
     /// Hides a live publication (followers keep their copies); the author it belonged to, `nil`
     /// when no live publication has this id.
     func unpublish(_ id: UUID, now: Date, audit: (TenantID) -> AuditRecord) async throws -> TenantID?

@@ -287,6 +287,15 @@ extension AdminService {
         return try await store.publications(author: author, all: all, limit: limit)
     }
 
+    /// A live publication's title and author, for a question before taking it down; `notFound`
+    /// (as `unpublish` answers) when no live publication has the id.
+    public func livePublication(_ id: String) async throws -> (title: String, author: String) {
+        guard let live = try await store.livePublication(try Self.publicationID(id)) else {
+            throw SpotterError.notFound("no live publication \(id)")
+        }
+        return live
+    }
+
     /// A publication id as `publications list` prints it, or `invalidArgument` on `id`.
     public static func publicationID(_ text: String) throws -> UUID {
         guard let uuid = UUID(hexadecimal: text) else {

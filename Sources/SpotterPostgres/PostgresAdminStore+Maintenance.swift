@@ -330,6 +330,20 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func livePublication(_ id: UUID) async throws -> (title: String, author: String)? {
+        try await translatingErrors {
+            try await pool.withConnection { connection in
+                try await connection.query(
+                    """
+                    SELECT p.title, a.username FROM publications p JOIN accounts a ON a.tenant_id = p.author_id
+                    WHERE p.publication_id = $1 AND p.unpublished_at IS NULL
+                    """,
+                    [id]
+                ).single.map { (try $0.decode("title"), try $0.decode("username")) }
+            }
+        }
+    }
+
     public func unpublish(_ id: UUID, now: Date, audit: (TenantID) -> AuditRecord) async throws -> TenantID? {
         try await translatingErrors {
             try await pool.withTransaction { connection in

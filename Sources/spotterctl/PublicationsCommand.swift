@@ -63,9 +63,11 @@ struct PublicationsCommand: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    // A typo is refused before the question; an unknown id after it (no live publication).
-                    _ = try AdminService.publicationID(id)
-                    try confirm("Take publication \(id) out of Discover? Its followers keep their copies.", yes: yes)
+                    // A typo or an id of nothing live is refused before the question.
+                    let live = try await context.admin.livePublication(id)
+                    try confirm(
+                        "Take \u{201C}\(live.title)\u{201D} by \(live.author) out of Discover? Its followers keep their copies.",
+                        yes: yes)
                     try await context.admin.unpublish(id, actor: context.actor, reason: reason)
                     try report(options, ["id": id, "status": "unpublished"], "unpublished \(id)")
                 }

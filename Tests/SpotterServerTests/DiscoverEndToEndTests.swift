@@ -171,7 +171,10 @@ struct DiscoverEndToEndTests {
                 let unconfirmed = try await server.database.spotterctl(
                     ["publications", "unpublish", published.publicationID, "--reason", "spam report #12"])
                 #expect(unconfirmed.status == 1)
-                #expect(unconfirmed.output.contains("out of Discover?"), "\(unconfirmed.output)")
+                #expect(unconfirmed.output.contains("by cora out of Discover?"), "\(unconfirmed.output)")
+                let unknown = try await server.database.spotterctl(
+                    ["publications", "unpublish", UUID().uuidString, "--reason", "x"])
+                #expect(unknown.output.hasPrefix("spotterctl: no live publication "), "\(unknown.output)")
                 let down = try await server.database.spotterctl(
                     ["publications", "unpublish", published.publicationID, "--reason", "spam report #12", "--yes"])
                 #expect(down.status == 0, "\(down.output)")
