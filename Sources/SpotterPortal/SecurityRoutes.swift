@@ -66,9 +66,9 @@ struct SecurityRoutes {
 
     /// Deleting the account: what goes, and the password (and a code) to do it.
     struct DeleteAccountPage {
-        var username: String
-        var coach: Bool
-        var twoFactor: Bool
+        var username = ""
+        var coach = false
+        var twoFactor = false
         var errors: [String: String] = [:]
         var error: String?
     }
@@ -227,11 +227,11 @@ struct SecurityRoutes {
         }
         router.get("/security/delete") { _, context in
             let session = try context.signedIn()
-            return try await renderDelete(session, DeleteAccountPage(username: "", coach: false, twoFactor: false))
+            return try await renderDelete(session, DeleteAccountPage())
         }
         router.post("/security/delete") { _, context in
             let session = try context.signedIn()
-            var page = DeleteAccountPage(username: "", coach: false, twoFactor: false)
+            var page = DeleteAccountPage()
             do {
                 _ = try await auth.deleteAccount(
                     session.principal, password: context.form["password"] ?? "", code: context.form.text("code"),

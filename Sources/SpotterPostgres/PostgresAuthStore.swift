@@ -322,8 +322,7 @@ public struct PostgresAuthStore: AuthStore {
 
     public func accountTokenIsUsable(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Bool {
         guard
-            let tenant = try await lookupTenant(
-                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+            let tenant = try await tenant(ofToken: hash)
         else { return false }
         return try await database.withTenant(tenant) { connection in
             try await connection.query(
@@ -338,8 +337,7 @@ public struct PostgresAuthStore: AuthStore {
 
     public func consumeAccountToken(hash: [UInt8], purpose: AccountTokenPurpose, now: Date) async throws -> Principal? {
         guard
-            let tenant = try await lookupTenant(
-                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+            let tenant = try await tenant(ofToken: hash)
         else { return nil }
         return try await database.withTenant(tenant) { connection in
             let rows = try await connection.query(
@@ -379,8 +377,7 @@ public struct PostgresAuthStore: AuthStore {
         hash: [UInt8], now: Date, notice: @Sendable (_ old: String, _ username: String, _ new: String) -> OutboxMessage
     ) async throws -> EmailChangeOutcome? {
         guard
-            let tenant = try await lookupTenant(
-                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+            let tenant = try await tenant(ofToken: hash)
         else { return nil }
         return try await database.withTenant(tenant) { connection in
             guard
@@ -417,8 +414,7 @@ public struct PostgresAuthStore: AuthStore {
 
     public func emailChangeAddress(hash: [UInt8], now: Date) async throws -> String? {
         guard
-            let tenant = try await lookupTenant(
-                "SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
+            let tenant = try await tenant(ofToken: hash)
         else { return nil }
         return try await database.withTenant(tenant) { connection in
             try await connection.query(
@@ -632,6 +628,11 @@ public struct PostgresAuthStore: AuthStore {
             ]
             .compactMap { field, taken in taken == true ? field : nil }
         }
+    }
+
+    /// The tenant an e-mailed token (its hash) belongs to, found past row-level security.
+    private func tenant(ofToken hash: [UInt8]) async throws -> TenantID? {
+        try await lookupTenant("SELECT spotter_tenant_for_account_token($1) AS tenant_id", PostgresBytes(hash))
     }
 
     func lookupTenant(_ sql: String, _ key: some PostgresEncodable) async throws -> TenantID? {
