@@ -336,10 +336,13 @@ public struct SignInChallenge: Sendable, Equatable {
 public struct PendingEmailChange: Sendable, Equatable {
     public var email: String
     public var sentAt: Date
+    /// When the link stops working.
+    public var expiresAt: Date
 
-    public init(email: String, sentAt: Date) {
+    public init(email: String, sentAt: Date, expiresAt: Date) {
         self.email = email
         self.sentAt = sentAt
+        self.expiresAt = expiresAt
     }
 }
 

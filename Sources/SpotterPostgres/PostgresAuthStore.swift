@@ -431,13 +431,15 @@ public struct PostgresAuthStore: AuthStore {
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(
                 """
-                SELECT new_email, created_at FROM account_tokens
+                SELECT new_email, created_at, expires_at FROM account_tokens
                 WHERE account_id = $1 AND purpose = 'change_email' AND used_at IS NULL AND expires_at > $2
                 ORDER BY created_at DESC LIMIT 1
                 """,
                 [principal.accountID.rawValue, now]
             ).single.map {
-                PendingEmailChange(email: try $0.decode("new_email"), sentAt: try $0.decode("created_at"))
+                PendingEmailChange(
+                    email: try $0.decode("new_email"), sentAt: try $0.decode("created_at"),
+                    expiresAt: try $0.decode("expires_at"))
             }
         }
     }

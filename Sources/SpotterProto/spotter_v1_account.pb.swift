@@ -32,70 +32,137 @@ public nonisolated struct Spotter_V1_GetProfileRequest: Sendable {
   public init() {}
 }
 
-public nonisolated struct Spotter_V1_Profile: Sendable {
+public nonisolated struct Spotter_V1_Profile: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var tenantID: String = String()
+  public var tenantID: String {
+    get {_storage._tenantID}
+    set {_uniqueStorage()._tenantID = newValue}
+  }
 
-  public var accountID: String = String()
+  public var accountID: String {
+    get {_storage._accountID}
+    set {_uniqueStorage()._accountID = newValue}
+  }
 
-  public var kind: Spotter_V1_TenantKind = .unspecified
+  public var kind: Spotter_V1_TenantKind {
+    get {_storage._kind}
+    set {_uniqueStorage()._kind = newValue}
+  }
 
-  public var email: String = String()
+  public var email: String {
+    get {_storage._email}
+    set {_uniqueStorage()._email = newValue}
+  }
 
-  public var emailVerified: Bool = false
+  public var emailVerified: Bool {
+    get {_storage._emailVerified}
+    set {_uniqueStorage()._emailVerified = newValue}
+  }
 
-  public var username: String = String()
+  public var username: String {
+    get {_storage._username}
+    set {_uniqueStorage()._username = newValue}
+  }
 
-  public var displayName: String = String()
+  public var displayName: String {
+    get {_storage._displayName}
+    set {_uniqueStorage()._displayName = newValue}
+  }
 
   /// IANA time zone, such as "Europe/Berlin".
-  public var timeZone: String = String()
+  public var timeZone: String {
+    get {_storage._timeZone}
+    set {_uniqueStorage()._timeZone = newValue}
+  }
 
-  public var unit: Spotter_V1_WeightUnit = .unspecified
+  public var unit: Spotter_V1_WeightUnit {
+    get {_storage._unit}
+    set {_uniqueStorage()._unit = newValue}
+  }
 
   /// The tier that applies now: an expired tier reads as FREE.
-  public var tier: Spotter_V1_Tier = .unspecified
+  public var tier: Spotter_V1_Tier {
+    get {_storage._tier}
+    set {_uniqueStorage()._tier = newValue}
+  }
 
   /// When the tier ends; unset when it does not expire.
   public var tierExpiresAt: Spotter_V1_Timestamp {
-    get {_tierExpiresAt ?? Spotter_V1_Timestamp()}
-    set {_tierExpiresAt = newValue}
+    get {_storage._tierExpiresAt ?? Spotter_V1_Timestamp()}
+    set {_uniqueStorage()._tierExpiresAt = newValue}
   }
   /// Returns true if `tierExpiresAt` has been explicitly set.
-  public var hasTierExpiresAt: Bool {self._tierExpiresAt != nil}
+  public var hasTierExpiresAt: Bool {_storage._tierExpiresAt != nil}
   /// Clears the value of `tierExpiresAt`. Subsequent reads from it will return its default value.
-  public mutating func clearTierExpiresAt() {self._tierExpiresAt = nil}
+  public mutating func clearTierExpiresAt() {_uniqueStorage()._tierExpiresAt = nil}
 
   public var createdAt: Spotter_V1_Timestamp {
-    get {_createdAt ?? Spotter_V1_Timestamp()}
-    set {_createdAt = newValue}
+    get {_storage._createdAt ?? Spotter_V1_Timestamp()}
+    set {_uniqueStorage()._createdAt = newValue}
   }
   /// Returns true if `createdAt` has been explicitly set.
-  public var hasCreatedAt: Bool {self._createdAt != nil}
+  public var hasCreatedAt: Bool {_storage._createdAt != nil}
   /// Clears the value of `createdAt`. Subsequent reads from it will return its default value.
-  public mutating func clearCreatedAt() {self._createdAt = nil}
+  public mutating func clearCreatedAt() {_uniqueStorage()._createdAt = nil}
 
   /// Grows with each change of the settings above (name, time zone, unit, tier, bio, specialities).
-  public var version: Int64 = 0
+  public var version: Int64 {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
 
   /// What a coach says about themselves (at most 1,000 characters) and what they coach ("powerlifting",
   /// at most 8): what the coach directory shows. Empty when not written.
-  public var bio: String = String()
+  public var bio: String {
+    get {_storage._bio}
+    set {_uniqueStorage()._bio = newValue}
+  }
 
-  public var specialities: [String] = []
+  public var specialities: [String] {
+    get {_storage._specialities}
+    set {_uniqueStorage()._specialities = newValue}
+  }
 
   /// YYYY-MM-DD, for the Birthday trophy; empty when not given.
-  public var birthday: String = String()
+  public var birthday: String {
+    get {_storage._birthday}
+    set {_uniqueStorage()._birthday = newValue}
+  }
+
+  /// A change of e-mail address waiting for its link to be opened (AuthService/ChangeEmail): the
+  /// address the link went to, when, and until when the link works. Empty (unset) when none waits;
+  /// AuthService/CancelEmailChange ends it.
+  public var pendingEmail: String {
+    get {_storage._pendingEmail}
+    set {_uniqueStorage()._pendingEmail = newValue}
+  }
+
+  public var pendingEmailSentAt: Spotter_V1_Timestamp {
+    get {_storage._pendingEmailSentAt ?? Spotter_V1_Timestamp()}
+    set {_uniqueStorage()._pendingEmailSentAt = newValue}
+  }
+  /// Returns true if `pendingEmailSentAt` has been explicitly set.
+  public var hasPendingEmailSentAt: Bool {_storage._pendingEmailSentAt != nil}
+  /// Clears the value of `pendingEmailSentAt`. Subsequent reads from it will return its default value.
+  public mutating func clearPendingEmailSentAt() {_uniqueStorage()._pendingEmailSentAt = nil}
+
+  public var pendingEmailExpiresAt: Spotter_V1_Timestamp {
+    get {_storage._pendingEmailExpiresAt ?? Spotter_V1_Timestamp()}
+    set {_uniqueStorage()._pendingEmailExpiresAt = newValue}
+  }
+  /// Returns true if `pendingEmailExpiresAt` has been explicitly set.
+  public var hasPendingEmailExpiresAt: Bool {_storage._pendingEmailExpiresAt != nil}
+  /// Clears the value of `pendingEmailExpiresAt`. Subsequent reads from it will return its default value.
+  public mutating func clearPendingEmailExpiresAt() {_uniqueStorage()._pendingEmailExpiresAt = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _tierExpiresAt: Spotter_V1_Timestamp? = nil
-  fileprivate var _createdAt: Spotter_V1_Timestamp? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// A whole list of specialities, to replace the profile's (empty clears it).
@@ -215,108 +282,195 @@ nonisolated extension Spotter_V1_GetProfileRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Profile"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0\u{3}pending_email\0\u{3}pending_email_sent_at\0\u{3}pending_email_expires_at\0")
+
+  fileprivate class _StorageClass {
+    var _tenantID: String = String()
+    var _accountID: String = String()
+    var _kind: Spotter_V1_TenantKind = .unspecified
+    var _email: String = String()
+    var _emailVerified: Bool = false
+    var _username: String = String()
+    var _displayName: String = String()
+    var _timeZone: String = String()
+    var _unit: Spotter_V1_WeightUnit = .unspecified
+    var _tier: Spotter_V1_Tier = .unspecified
+    var _tierExpiresAt: Spotter_V1_Timestamp? = nil
+    var _createdAt: Spotter_V1_Timestamp? = nil
+    var _version: Int64 = 0
+    var _bio: String = String()
+    var _specialities: [String] = []
+    var _birthday: String = String()
+    var _pendingEmail: String = String()
+    var _pendingEmailSentAt: Spotter_V1_Timestamp? = nil
+    var _pendingEmailExpiresAt: Spotter_V1_Timestamp? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _tenantID = source._tenantID
+      _accountID = source._accountID
+      _kind = source._kind
+      _email = source._email
+      _emailVerified = source._emailVerified
+      _username = source._username
+      _displayName = source._displayName
+      _timeZone = source._timeZone
+      _unit = source._unit
+      _tier = source._tier
+      _tierExpiresAt = source._tierExpiresAt
+      _createdAt = source._createdAt
+      _version = source._version
+      _bio = source._bio
+      _specialities = source._specialities
+      _birthday = source._birthday
+      _pendingEmail = source._pendingEmail
+      _pendingEmailSentAt = source._pendingEmailSentAt
+      _pendingEmailExpiresAt = source._pendingEmailExpiresAt
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.tenantID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.accountID) }()
-      case 3: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.email) }()
-      case 5: try { try decoder.decodeSingularBoolField(value: &self.emailVerified) }()
-      case 6: try { try decoder.decodeSingularStringField(value: &self.username) }()
-      case 7: try { try decoder.decodeSingularStringField(value: &self.displayName) }()
-      case 8: try { try decoder.decodeSingularStringField(value: &self.timeZone) }()
-      case 9: try { try decoder.decodeSingularEnumField(value: &self.unit) }()
-      case 10: try { try decoder.decodeSingularEnumField(value: &self.tier) }()
-      case 11: try { try decoder.decodeSingularMessageField(value: &self._tierExpiresAt) }()
-      case 12: try { try decoder.decodeSingularMessageField(value: &self._createdAt) }()
-      case 13: try { try decoder.decodeSingularInt64Field(value: &self.version) }()
-      case 14: try { try decoder.decodeSingularStringField(value: &self.bio) }()
-      case 15: try { try decoder.decodeRepeatedStringField(value: &self.specialities) }()
-      case 16: try { try decoder.decodeSingularStringField(value: &self.birthday) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._tenantID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._accountID) }()
+        case 3: try { try decoder.decodeSingularEnumField(value: &_storage._kind) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._email) }()
+        case 5: try { try decoder.decodeSingularBoolField(value: &_storage._emailVerified) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._username) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._displayName) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._timeZone) }()
+        case 9: try { try decoder.decodeSingularEnumField(value: &_storage._unit) }()
+        case 10: try { try decoder.decodeSingularEnumField(value: &_storage._tier) }()
+        case 11: try { try decoder.decodeSingularMessageField(value: &_storage._tierExpiresAt) }()
+        case 12: try { try decoder.decodeSingularMessageField(value: &_storage._createdAt) }()
+        case 13: try { try decoder.decodeSingularInt64Field(value: &_storage._version) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._bio) }()
+        case 15: try { try decoder.decodeRepeatedStringField(value: &_storage._specialities) }()
+        case 16: try { try decoder.decodeSingularStringField(value: &_storage._birthday) }()
+        case 17: try { try decoder.decodeSingularStringField(value: &_storage._pendingEmail) }()
+        case 18: try { try decoder.decodeSingularMessageField(value: &_storage._pendingEmailSentAt) }()
+        case 19: try { try decoder.decodeSingularMessageField(value: &_storage._pendingEmailExpiresAt) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.tenantID.isEmpty {
-      try visitor.visitSingularStringField(value: self.tenantID, fieldNumber: 1)
-    }
-    if !self.accountID.isEmpty {
-      try visitor.visitSingularStringField(value: self.accountID, fieldNumber: 2)
-    }
-    if self.kind != .unspecified {
-      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 3)
-    }
-    if !self.email.isEmpty {
-      try visitor.visitSingularStringField(value: self.email, fieldNumber: 4)
-    }
-    if self.emailVerified != false {
-      try visitor.visitSingularBoolField(value: self.emailVerified, fieldNumber: 5)
-    }
-    if !self.username.isEmpty {
-      try visitor.visitSingularStringField(value: self.username, fieldNumber: 6)
-    }
-    if !self.displayName.isEmpty {
-      try visitor.visitSingularStringField(value: self.displayName, fieldNumber: 7)
-    }
-    if !self.timeZone.isEmpty {
-      try visitor.visitSingularStringField(value: self.timeZone, fieldNumber: 8)
-    }
-    if self.unit != .unspecified {
-      try visitor.visitSingularEnumField(value: self.unit, fieldNumber: 9)
-    }
-    if self.tier != .unspecified {
-      try visitor.visitSingularEnumField(value: self.tier, fieldNumber: 10)
-    }
-    try { if let v = self._tierExpiresAt {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
-    } }()
-    try { if let v = self._createdAt {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
-    } }()
-    if self.version != 0 {
-      try visitor.visitSingularInt64Field(value: self.version, fieldNumber: 13)
-    }
-    if !self.bio.isEmpty {
-      try visitor.visitSingularStringField(value: self.bio, fieldNumber: 14)
-    }
-    if !self.specialities.isEmpty {
-      try visitor.visitRepeatedStringField(value: self.specialities, fieldNumber: 15)
-    }
-    if !self.birthday.isEmpty {
-      try visitor.visitSingularStringField(value: self.birthday, fieldNumber: 16)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._tenantID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._tenantID, fieldNumber: 1)
+      }
+      if !_storage._accountID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._accountID, fieldNumber: 2)
+      }
+      if _storage._kind != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._kind, fieldNumber: 3)
+      }
+      if !_storage._email.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._email, fieldNumber: 4)
+      }
+      if _storage._emailVerified != false {
+        try visitor.visitSingularBoolField(value: _storage._emailVerified, fieldNumber: 5)
+      }
+      if !_storage._username.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._username, fieldNumber: 6)
+      }
+      if !_storage._displayName.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._displayName, fieldNumber: 7)
+      }
+      if !_storage._timeZone.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._timeZone, fieldNumber: 8)
+      }
+      if _storage._unit != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._unit, fieldNumber: 9)
+      }
+      if _storage._tier != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._tier, fieldNumber: 10)
+      }
+      try { if let v = _storage._tierExpiresAt {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      } }()
+      try { if let v = _storage._createdAt {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+      } }()
+      if _storage._version != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._version, fieldNumber: 13)
+      }
+      if !_storage._bio.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._bio, fieldNumber: 14)
+      }
+      if !_storage._specialities.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._specialities, fieldNumber: 15)
+      }
+      if !_storage._birthday.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._birthday, fieldNumber: 16)
+      }
+      if !_storage._pendingEmail.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._pendingEmail, fieldNumber: 17)
+      }
+      try { if let v = _storage._pendingEmailSentAt {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+      } }()
+      try { if let v = _storage._pendingEmailExpiresAt {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_Profile, rhs: Spotter_V1_Profile) -> Bool {
-    if lhs.tenantID != rhs.tenantID {return false}
-    if lhs.accountID != rhs.accountID {return false}
-    if lhs.kind != rhs.kind {return false}
-    if lhs.email != rhs.email {return false}
-    if lhs.emailVerified != rhs.emailVerified {return false}
-    if lhs.username != rhs.username {return false}
-    if lhs.displayName != rhs.displayName {return false}
-    if lhs.timeZone != rhs.timeZone {return false}
-    if lhs.unit != rhs.unit {return false}
-    if lhs.tier != rhs.tier {return false}
-    if lhs._tierExpiresAt != rhs._tierExpiresAt {return false}
-    if lhs._createdAt != rhs._createdAt {return false}
-    if lhs.version != rhs.version {return false}
-    if lhs.bio != rhs.bio {return false}
-    if lhs.specialities != rhs.specialities {return false}
-    if lhs.birthday != rhs.birthday {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._tenantID != rhs_storage._tenantID {return false}
+        if _storage._accountID != rhs_storage._accountID {return false}
+        if _storage._kind != rhs_storage._kind {return false}
+        if _storage._email != rhs_storage._email {return false}
+        if _storage._emailVerified != rhs_storage._emailVerified {return false}
+        if _storage._username != rhs_storage._username {return false}
+        if _storage._displayName != rhs_storage._displayName {return false}
+        if _storage._timeZone != rhs_storage._timeZone {return false}
+        if _storage._unit != rhs_storage._unit {return false}
+        if _storage._tier != rhs_storage._tier {return false}
+        if _storage._tierExpiresAt != rhs_storage._tierExpiresAt {return false}
+        if _storage._createdAt != rhs_storage._createdAt {return false}
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._bio != rhs_storage._bio {return false}
+        if _storage._specialities != rhs_storage._specialities {return false}
+        if _storage._birthday != rhs_storage._birthday {return false}
+        if _storage._pendingEmail != rhs_storage._pendingEmail {return false}
+        if _storage._pendingEmailSentAt != rhs_storage._pendingEmailSentAt {return false}
+        if _storage._pendingEmailExpiresAt != rhs_storage._pendingEmailExpiresAt {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -248,6 +248,19 @@ public enum Spotter_V1_AuthService: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "CancelEmailChange" metadata.
+        public enum CancelEmailChange: Sendable {
+            /// Request type for "CancelEmailChange".
+            public typealias Input = Spotter_V1_CancelEmailChangeRequest
+            /// Response type for "CancelEmailChange".
+            public typealias Output = Spotter_V1_CancelEmailChangeResponse
+            /// Descriptor for "CancelEmailChange".
+            public static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "spotter.v1.AuthService"),
+                method: "CancelEmailChange",
+                type: .unary
+            )
+        }
         /// Namespace for "ChangeUsername" metadata.
         public enum ChangeUsername: Sendable {
             /// Request type for "ChangeUsername".
@@ -293,6 +306,7 @@ public enum Spotter_V1_AuthService: Sendable {
             DisableMfa.descriptor,
             RegenerateRecoveryCodes.descriptor,
             ChangeEmail.descriptor,
+            CancelEmailChange.descriptor,
             ChangeUsername.descriptor,
             DeleteAccount.descriptor
         ]
@@ -648,6 +662,25 @@ extension Spotter_V1_AuthService {
             request: GRPCCore.StreamingServerRequest<Spotter_V1_ChangeEmailRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeEmailResponse>
+
+        /// Handle the "CancelEmailChange" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+        /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Spotter_V1_CancelEmailChangeRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Spotter_V1_CancelEmailChangeResponse` messages.
+        func cancelEmailChange(
+            request: GRPCCore.StreamingServerRequest<Spotter_V1_CancelEmailChangeRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_CancelEmailChangeResponse>
 
         /// Handle the "ChangeUsername" method.
         ///
@@ -1030,6 +1063,25 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse>
 
+        /// Handle the "CancelEmailChange" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+        /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_CancelEmailChangeRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Spotter_V1_CancelEmailChangeResponse` message.
+        func cancelEmailChange(
+            request: GRPCCore.ServerRequest<Spotter_V1_CancelEmailChangeRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Spotter_V1_CancelEmailChangeResponse>
+
         /// Handle the "ChangeUsername" method.
         ///
         /// > Source IDL Documentation:
@@ -1409,6 +1461,25 @@ extension Spotter_V1_AuthService {
             context: GRPCCore.ServerContext
         ) async throws -> Spotter_V1_ChangeEmailResponse
 
+        /// Handle the "CancelEmailChange" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+        /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+        ///
+        /// - Parameters:
+        ///   - request: A `Spotter_V1_CancelEmailChangeRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Spotter_V1_CancelEmailChangeResponse` to respond with.
+        func cancelEmailChange(
+            request: Spotter_V1_CancelEmailChangeRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Spotter_V1_CancelEmailChangeResponse
+
         /// Handle the "ChangeUsername" method.
         ///
         /// > Source IDL Documentation:
@@ -1647,6 +1718,17 @@ extension Spotter_V1_AuthService.StreamingServiceProtocol {
             }
         )
         router.registerHandler(
+            forMethod: Spotter_V1_AuthService.Method.CancelEmailChange.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_CancelEmailChangeRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_CancelEmailChangeResponse>(),
+            handler: { request, context in
+                try await self.cancelEmailChange(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
             forMethod: Spotter_V1_AuthService.Method.ChangeUsername.descriptor,
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeUsernameRequest>(),
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeUsernameResponse>(),
@@ -1855,6 +1937,17 @@ extension Spotter_V1_AuthService.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_ChangeEmailResponse> {
         let response = try await self.changeEmail(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    public func cancelEmailChange(
+        request: GRPCCore.StreamingServerRequest<Spotter_V1_CancelEmailChangeRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Spotter_V1_CancelEmailChangeResponse> {
+        let response = try await self.cancelEmailChange(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -2101,6 +2194,19 @@ extension Spotter_V1_AuthService.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse> {
         return GRPCCore.ServerResponse<Spotter_V1_ChangeEmailResponse>(
             message: try await self.changeEmail(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    public func cancelEmailChange(
+        request: GRPCCore.ServerRequest<Spotter_V1_CancelEmailChangeRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Spotter_V1_CancelEmailChangeResponse> {
+        return GRPCCore.ServerResponse<Spotter_V1_CancelEmailChangeResponse>(
+            message: try await self.cancelEmailChange(
                 request: request.message,
                 context: context
             ),
@@ -2555,6 +2661,30 @@ extension Spotter_V1_AuthService {
             deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_ChangeEmailResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_ChangeEmailResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "CancelEmailChange" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+        /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_CancelEmailChangeRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_CancelEmailChangeRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_CancelEmailChangeResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func cancelEmailChange<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_CancelEmailChangeRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_CancelEmailChangeRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_CancelEmailChangeResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_CancelEmailChangeResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
 
         /// Call the "ChangeUsername" method.
@@ -3228,6 +3358,41 @@ extension Spotter_V1_AuthService {
             )
         }
 
+        /// Call the "CancelEmailChange" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+        /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Spotter_V1_CancelEmailChangeRequest` message.
+        ///   - serializer: A serializer for `Spotter_V1_CancelEmailChangeRequest` messages.
+        ///   - deserializer: A deserializer for `Spotter_V1_CancelEmailChangeResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        public func cancelEmailChange<Result>(
+            request: GRPCCore.ClientRequest<Spotter_V1_CancelEmailChangeRequest>,
+            serializer: some GRPCCore.MessageSerializer<Spotter_V1_CancelEmailChangeRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Spotter_V1_CancelEmailChangeResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_CancelEmailChangeResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Spotter_V1_AuthService.Method.CancelEmailChange.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
+
         /// Call the "ChangeUsername" method.
         ///
         /// > Source IDL Documentation:
@@ -3819,6 +3984,36 @@ extension Spotter_V1_AuthService.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_ChangeEmailRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_ChangeEmailResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "CancelEmailChange" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+    /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Spotter_V1_CancelEmailChangeRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func cancelEmailChange<Result>(
+        request: GRPCCore.ClientRequest<Spotter_V1_CancelEmailChangeRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_CancelEmailChangeResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.cancelEmailChange(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Spotter_V1_CancelEmailChangeRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Spotter_V1_CancelEmailChangeResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -4471,6 +4666,40 @@ extension Spotter_V1_AuthService.ClientProtocol {
             metadata: metadata
         )
         return try await self.changeEmail(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "CancelEmailChange" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Ends a change of address that waits for its link (AccountService/GetProfile's `pending_email`):
+    /// > the link stops working and the address stays as it is. FAILED_PRECONDITION when none waits.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    public func cancelEmailChange<Result>(
+        _ message: Spotter_V1_CancelEmailChangeRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Spotter_V1_CancelEmailChangeResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Spotter_V1_CancelEmailChangeRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.cancelEmailChange(
             request: request,
             options: options,
             onResponse: handleResponse

@@ -182,6 +182,13 @@ public struct AuthHandler: Spotter_V1_AuthService.SimpleServiceProtocol {
         return Spotter_V1_ChangeEmailResponse()
     }
 
+    public func cancelEmailChange(request: Spotter_V1_CancelEmailChangeRequest, context: ServerContext)
+        async throws -> Spotter_V1_CancelEmailChangeResponse
+    {
+        try await auth.cancelEmailChange(try RequestContext.principal())
+        return Spotter_V1_CancelEmailChangeResponse()
+    }
+
     public func changeUsername(request: Spotter_V1_ChangeUsernameRequest, context: ServerContext) async throws
         -> Spotter_V1_ChangeUsernameResponse
     {

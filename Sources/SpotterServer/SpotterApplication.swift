@@ -124,7 +124,7 @@ public struct SpotterApplication: Sendable {
             transport: transport,
             services: [
                 AuthHandler(auth: auth),
-                AccountHandler(accounts: accounts),
+                AccountHandler(accounts: accounts, auth: auth),
                 FeedbackHandler(feedback: feedback),
                 ExerciseHandler(exercises: training.exercises),
                 WorkoutHandler(workouts: training.workouts),

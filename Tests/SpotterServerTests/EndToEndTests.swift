@@ -140,12 +140,35 @@ struct EndToEndTests {
                     await rpcCode { _ = try await accounts.getProfile(.init(), metadata: bearer(again.accessToken)) }
                         == .unauthenticated)
 
-                // A new address: a link to it, which VerifyEmail takes.
+                // A new address: a link to it, which the profile shows waiting until VerifyEmail
+                // takes it or CancelEmailChange ends it.
                 let last = try await auth.signIn(
                     .with {
                         $0.login = "ada"
                         $0.password = "a brand new battery"
                     })
+                #expect(try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)).pendingEmail == "")
+                _ = try await auth.changeEmail(
+                    .with {
+                        $0.password = "a brand new battery"
+                        $0.newEmail = "ada@typo.example"
+                    }, metadata: bearer(last.accessToken))
+                let waiting = try await accounts.getProfile(.init(), metadata: bearer(last.accessToken))
+                #expect(waiting.pendingEmail == "ada@typo.example" && waiting.email != "ada@typo.example")
+                let linkLifetime = waiting.pendingEmailExpiresAt.unixMicros - waiting.pendingEmailSentAt.unixMicros
+                #expect(abs(linkLifetime - 48 * 3600 * 1_000_000) < 60 * 1_000_000, "the link works for two days")
+                _ = try await auth.cancelEmailChange(.init(), metadata: bearer(last.accessToken))
+                #expect(try await accounts.getProfile(.init(), metadata: bearer(last.accessToken)).pendingEmail == "")
+                let noneWaiting = await rpcError {
+                    _ = try await auth.cancelEmailChange(.init(), metadata: bearer(last.accessToken))
+                }
+                #expect(
+                    noneWaiting?.code == .failedPrecondition
+                        && noneWaiting?.message == "no change of address is waiting")
+                let cancelledCode = try #require(
+                    try await server.database.emailedCode(to: "ada@typo.example", kind: "change_email"))
+                #expect(
+                    await rpcCode { _ = try await auth.verifyEmail(.with { $0.token = cancelledCode }) } == .notFound)
                 _ = try await auth.changeEmail(
                     .with {
                         $0.password = "a brand new battery"
