@@ -332,6 +332,19 @@ public struct SignInChallenge: Sendable, Equatable {
     }
 }
 
+/// What a rename did (`AuthStore.changeUsername`). A name given up stays held for its former owner
+/// for 14 days: nobody else can take it, the owner can take it back.
+public enum UsernameChange: Sendable, Equatable {
+    case changed
+    /// `to` is the account's name already.
+    case unchanged
+    /// The account holds `UsernameChange.maximumHeld` names it gave up already; the first hold
+    /// ends at `firstEnds`. Taking one of them back is allowed.
+    case tooManyHeld(firstEnds: Date)
+
+    public static let maximumHeld = 3
+}
+
 /// A change of address waiting for its link to be opened (`AuthService.changeEmail`).
 public struct PendingEmailChange: Sendable, Equatable {
     public var email: String

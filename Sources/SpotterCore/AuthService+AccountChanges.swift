@@ -103,21 +103,32 @@ extension AuthService {
     }
 
     /// Changes the signed-in account's username (what it signs in with, and what coaches and the
-    /// directory show); the old one is free for others at once. Audited as the owner's rename, so
-    /// an erasure later finds the old name too.
+    /// directory show). The old one stays held for the account for 14 days, so nobody can pose as
+    /// it under the name people know (a lifter asking for their coach by name), and it can be
+    /// taken back; while three names are held, a fourth change waits. Audited as the owner's
+    /// rename, so an erasure later finds the old name too.
     public func changeUsername(_ principal: Principal, to username: String) async throws {
         let username = username.trimmingWhitespaces()
         if let problem = CredentialRules.usernameProblem(username) {
             throw SpotterError.invalid("new_username", problem)
         }
         // The same name in other letter case is a change of its own (lower(username) is unique).
-        let changed: Bool
+        let change: UsernameChange
         do {
-            changed = try await store.changeUsername(principal, to: username, now: now())
+            change = try await store.changeUsername(principal, to: username, now: now())
         } catch SpotterError.alreadyExists(_, let reason) {
             throw SpotterError.alreadyExists(field: "new_username", reason: reason)
         }
-        guard changed else { throw SpotterError.invalid("new_username", "is the one you have") }
+        switch change {
+        case .changed: return
+        case .unchanged: throw SpotterError.invalid("new_username", "is the one you have")
+        case .tooManyHeld(let firstEnds):
+            let wait = max(1, Int(firstEnds.timeIntervalSince(now()).rounded(.up)))
+            let days = (wait + 86_399) / 86_400
+            throw SpotterError.tooManyRequests(
+                "you gave up \(UsernameChange.maximumHeld) usernames in the last 14 days, and each is held for you for 14 days; take one of them back, or choose a new one in \(days == 1 ? "a day" : "\(days) days")",
+                retryAfterSeconds: wait)
+        }
     }
 
     /// Deletes the signed-in account for good, as `spotterctl accounts delete` erases one: the

@@ -141,7 +141,7 @@ struct SecurityRoutes {
                 return Response.redirect(to: "/security?renamed=1", type: .normal)
             } catch SpotterError.invalidArgument(let violations) {
                 page.errors = SessionRoutes.fieldErrors(violations, ["new_username": "new_username"])
-            } catch SpotterError.alreadyExists(_, let reason) {
+            } catch SpotterError.alreadyExists(_, let reason), SpotterError.tooManyRequests(let reason, _) {
                 page.errors = SessionRoutes.fieldErrors(
                     [FieldViolation(field: "new_username", reason: reason)], ["new_username": "new_username"])
             }

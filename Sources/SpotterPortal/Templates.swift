@@ -807,7 +807,7 @@ enum Templates {
         <form method="post" action="/security/username" class="editor narrow-form">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("new_username", "New username", extra: " autocomplete=\"username\" autocapitalize=\"none\" required"))
-        <p class="hint">3 to 32 letters, digits, '_' and '.', starting with a letter. The old one is free for others at once.</p>
+        <p class="hint">3 to 32 letters, digits, '_' and '.', starting with a letter. Your old one stays yours for 14 days: nobody else can take it, and you can take it back.</p>
         <button class="secondary">Change the username</button>
         </form>
         </section>

@@ -72,6 +72,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     public func rename(_ tenant: TenantID, to username: String, now: Date, audit: AuditRecord) async throws {
         try await change(audit) { connection in
+            // Neither held for the account nor stopped by another's hold (0053_username_holds.sql).
+            try await connection.query("SELECT set_config('spotter.operator_rename', 'on', true)")
             try await connection.query(
                 "UPDATE accounts SET username = $2, updated_at = $3 WHERE tenant_id = $1",
                 [tenant.rawValue, username, now]

@@ -468,8 +468,18 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func changeUsername(_ principal: Principal, to: String, now: Date) async throws -> Bool {
+    public func changeUsername(_ principal: Principal, to: String, now: Date) async throws -> UsernameChange {
         try await database.withTenant(principal.tenantID) { connection in
+            // The names it gave up and holds (0053_username_holds.sql): one more is refused while it
+            // holds three, unless it takes one of them back.
+            let held = try await connection.query(
+                "SELECT username, held_until FROM spotter_username_holds()"
+            ).map { (try $0.decode("username", as: String.self), try $0.decode("held_until", as: Date.self)) }
+            if held.count >= UsernameChange.maximumHeld, !held.contains(where: { $0.0 == to.lowercased() }),
+                let first = held.first
+            {
+                return .tooManyHeld(firstEnds: first.1)
+            }
             // The name replaced, read in the same statement: a rename meanwhile cannot be misstated.
             guard
                 let from: String = try await connection.query(
@@ -481,11 +491,11 @@ public struct PostgresAuthStore: AuthStore {
                     """,
                     [principal.accountID.rawValue, to, now]
                 ).single?.decode("username")
-            else { return false }
+            else { return .unchanged }
             try await AuditSQL.appendOwner(
                 "account.rename", tenant: principal.tenantID, target: to, reason: "changed by its owner",
                 details: ["from": from, "to": to], connection)
-            return true
+            return .changed
         }
     }
 

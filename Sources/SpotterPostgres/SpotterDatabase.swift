@@ -172,7 +172,7 @@ private func checkField(_ error: PostgresError) -> String {
 private func uniqueField(constraint: String?) -> String {
     switch constraint {
     case "accounts_email_key": "email"
-    case "accounts_username_key", "admin_operators_pkey": "username"
+    case "accounts_username_key", "admin_operators_pkey", "username_holds_pkey": "username"
     case "exercises_name_key": "exercise.name"
     default: "id"
     }

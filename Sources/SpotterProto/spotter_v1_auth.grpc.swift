@@ -687,8 +687,11 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+        /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+        /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+        /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+        /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+        /// > takes one of them back.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ChangeUsernameRequest` messages.
@@ -1087,8 +1090,11 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+        /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+        /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+        /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+        /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+        /// > takes one of them back.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -1485,8 +1491,11 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+        /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+        /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+        /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+        /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+        /// > takes one of them back.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ChangeUsernameRequest` message.
@@ -2692,8 +2701,11 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+        /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+        /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+        /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+        /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+        /// > takes one of them back.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -3398,8 +3410,11 @@ extension Spotter_V1_AuthService {
         /// > Source IDL Documentation:
         /// >
         /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-        /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-        /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+        /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+        /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+        /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+        /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+        /// > takes one of them back.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -4024,8 +4039,11 @@ extension Spotter_V1_AuthService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-    /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-    /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+    /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+    /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+    /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+    /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+    /// > takes one of them back.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ChangeUsernameRequest` message.
@@ -4711,8 +4729,11 @@ extension Spotter_V1_AuthService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Changes the signed-in account's username (as Register checks one); it signs in with the new one
-    /// > at once, and the old one is free for others. INVALID_ARGUMENT naming `new_username` when it is
-    /// > the name already; ALREADY_EXISTS when another account has it in any letter case.
+    /// > at once. The old one stays held for the account for 14 days: nobody else can register it or
+    /// > rename to it, and the account can take it back. INVALID_ARGUMENT naming `new_username` when it
+    /// > is the name already; ALREADY_EXISTS when another account has it in any letter case or holds it;
+    /// > RESOURCE_EXHAUSTED (with the wait) while the account holds three names it gave up, unless it
+    /// > takes one of them back.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -349,7 +349,7 @@ struct AuthFlowTests {
     }
 
     @Test(
-        "ChangeUsername: signs in with the new name at once, frees the old, refuses a taken one; audited with both names"
+        "ChangeUsername: signs in with the new name at once, refuses a taken one; audited with both names"
     )
     func changeUsername() async throws {
         try await TestDatabase.with { database in
@@ -369,10 +369,6 @@ struct AuthFlowTests {
             await #expect(throws: SpotterError.self) {
                 try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
             }
-            // The old name is free at once.
-            _ = try await auth.register(
-                AuthService.Registration(
-                    email: "another.ada@example.com", username: "ada", password: "long enough again", kind: .lifter))
             let audit = try await database.asOwner { owner in
                 try await owner.query(
                     "SELECT actor_kind, actor, target, details::text AS details FROM audit_log WHERE action = 'account.rename'"
@@ -384,6 +380,69 @@ struct AuthFlowTests {
                 }
             }
             #expect(audit == ["tenant", "owner", "Ada.Lovelace", #"{"to": "Ada.Lovelace", "from": "ada"}"#])
+        }
+    }
+
+    @Test(
+        "a username given up is held for its owner for 14 days: nobody else takes it, the owner takes it back, three held stop a fourth change; an operator's rename holds nothing"
+    )
+    func usernameHolds() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            let ada = try await signedIn(auth, "ada", besides: "bob").principal
+            let bob = try await auth.signIn(login: "bob", password: "long enough bob", deviceLabel: "", address: "b")
+                .principal
+            func registration(_ username: String) -> AuthService.Registration {
+                AuthService.Registration(
+                    email: "\(username)@elsewhere.example", username: username, password: "long enough again",
+                    kind: .lifter)
+            }
+            try await auth.changeUsername(ada, to: "ada.l")
+            // Nobody else registers it or renames to it, in any letter case.
+            await #expect(throws: SpotterError.alreadyExists(field: "username", reason: "is already taken")) {
+                _ = try await auth.register(registration("ADA"))
+            }
+            await #expect(throws: SpotterError.alreadyExists(field: "new_username", reason: "is already taken")) {
+                try await auth.changeUsername(bob, to: "Ada")
+            }
+            // Its owner takes it back, which ends the hold of it and holds the name given up now.
+            try await auth.changeUsername(ada, to: "Ada")
+            await #expect(throws: SpotterError.alreadyExists(field: "new_username", reason: "is already taken")) {
+                try await auth.changeUsername(bob, to: "ada.l")
+            }
+            // Three names held stop a fourth change, but not taking one of them back.
+            try await auth.changeUsername(ada, to: "ada.two")
+            try await auth.changeUsername(ada, to: "ada.three")
+            await #expect(throws: SpotterError.self) { try await auth.changeUsername(ada, to: "ada.four") }
+            do {
+                try await auth.changeUsername(ada, to: "ada.four")
+            } catch SpotterError.tooManyRequests(let message, let seconds) {
+                #expect(
+                    message
+                        == "you gave up 3 usernames in the last 14 days, and each is held for you for 14 days; take one of them back, or choose a new one in 14 days"
+                )
+                #expect(seconds > 13 * 86_400 && seconds <= 14 * 86_400)
+            }
+            try await auth.changeUsername(ada, to: "ada.two")
+            _ = try await auth.signIn(login: "ada.two", password: "long enough ada", deviceLabel: "", address: "a")
+            // A hold ends after 14 days: then anyone may take the name.
+            try await database.asOwner { owner in
+                try await owner.query(
+                    "UPDATE username_holds SET held_until = now() - interval '1 second' WHERE username = 'ada'")
+            }
+            _ = try await auth.register(registration("ada"))
+            // An operator's rename frees the old name at once and may take a name another holds.
+            let admin = AdminService(
+                store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
+                policy: AuthPolicy())
+            let ops = AdminActor(operatorName: "ops", osUser: "root")
+            try await admin.rename("bob", to: "ada.three", actor: ops, reason: "the name is bob's own brand")
+            _ = try await auth.register(registration("bob"))
+            let holds = try await database.asOwner { owner in
+                try await owner.query("SELECT username FROM username_holds WHERE held_until > now() ORDER BY username")
+                    .map { try $0.decode("username", as: String.self) }
+            }
+            #expect(holds == ["ada.l", "ada.three"])
         }
     }
 
