@@ -233,7 +233,8 @@ extension Spotter_V1_ExerciseService {
         /// >
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+        /// > and its progress stays. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -356,7 +357,8 @@ extension Spotter_V1_ExerciseService {
         /// >
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+        /// > and its progress stays. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -477,7 +479,8 @@ extension Spotter_V1_ExerciseService {
         /// >
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+        /// > and its progress stays. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -852,7 +855,8 @@ extension Spotter_V1_ExerciseService {
         /// >
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+        /// > and its progress stays. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -1068,7 +1072,8 @@ extension Spotter_V1_ExerciseService {
         /// >
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-        /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+        /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+        /// > and its progress stays. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -1258,7 +1263,8 @@ extension Spotter_V1_ExerciseService.ClientProtocol {
     /// >
     /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
     /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-    /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+    /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+    /// > and its progress stays. Built-in exercises cannot be deleted
     /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
     /// > you may want back, archive it instead.
     ///
@@ -1462,7 +1468,8 @@ extension Spotter_V1_ExerciseService.ClientProtocol {
     /// >
     /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
     /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
-    /// > under its last name, and its progress stays. Built-in exercises cannot be deleted
+    /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
+    /// > and its progress stays. Built-in exercises cannot be deleted
     /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
     /// > you may want back, archive it instead.
     ///

@@ -114,6 +114,12 @@ struct ExerciseAndTemplateStoreTests {
             let bob = try await database.lifter("bob")
             let custom = try await training.exercises.create(ada, id: "", zercher())
             let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
+            let other = try await training.workouts.log(ada, id: "", workoutDraft(at: start))
+            let template = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Zercher day",
+                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 5)]))
             let id = custom.id.description
 
             await #expect(throws: SpotterError.notFound("exercise not found")) {
@@ -139,9 +145,27 @@ struct ExerciseAndTemplateStoreTests {
             #expect(listed.items.isEmpty)
             let stored = try await training.workouts.get(ada, id: workout.id.description)
             #expect(stored.exerciseNames[custom.id] == "Zercher Squat")
-            await #expect(throws: SpotterError.self) {
+            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", "no such exercise")) {
                 try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
             }
+            // The workout and the template that used it keep it when edited, and only they.
+            var edited = workoutDraft("Zercher day", at: start, exercises: [custom.id], reps: 6)
+            edited.notes = "felt strong"
+            let replaced = try await training.workouts.replace(
+                ada, id: workout.id.description, edited, expectedVersion: stored.version)
+            #expect(replaced.exerciseNames[custom.id] == "Zercher Squat" && replaced.version == stored.version + 1)
+            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", "no such exercise")) {
+                try await training.workouts.replace(
+                    ada, id: other.id.description, workoutDraft(at: start, exercises: [custom.id]),
+                    expectedVersion: nil)
+            }
+            let keptTemplate = try await training.templates.update(
+                ada, id: template.id.description,
+                TemplateDraft(
+                    name: "Zercher day, heavier",
+                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 5, repsMin: 3)]),
+                expectedVersion: nil)
+            #expect(keptTemplate.exerciseNames[custom.id] == "Zercher Squat")
             // Its progress stays: the sets logged before, by id.
             let report = try await training.progress.report(
                 ada, exerciseID: id, from: nil, to: nil, formula: .epley, timeZone: "UTC"

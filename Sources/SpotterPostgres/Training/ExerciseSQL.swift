@@ -46,17 +46,45 @@ enum ExerciseSQL {
         )
     }
 
-    /// The current names of `ids` that are built-in or live custom exercises of the acting tenant.
-    static func names(_ ids: [ExerciseID], _ connection: PostgresConnection) async throws -> [ExerciseID: String] {
+    /// What an edit replaces, whose deleted custom exercises it may keep: a workout or template
+    /// that used an exercise before it was deleted keeps it under its last name, so sending it back
+    /// changed (its notes, a set) must not be refused for that exercise.
+    enum Replacing {
+        case workout(WorkoutID)
+        case template(TemplateID)
+
+        /// The rows of the replaced object's exercises, as `(table, key column, id)`.
+        var uses: (table: String, column: String, id: UUID) {
+            switch self {
+            case .workout(let id): ("workout_exercises", "workout_id", id.rawValue)
+            case .template(let id): ("template_items", "template_id", id.rawValue)
+            }
+        }
+    }
+
+    /// The current names of `ids` that are built-in or live custom exercises of the acting tenant,
+    /// or deleted ones the object `replacing` uses already.
+    static func names(_ ids: [ExerciseID], replacing: Replacing? = nil, _ connection: PostgresConnection)
+        async throws -> [ExerciseID: String]
+    {
+        let kept =
+            replacing.map {
+                """
+                 OR EXISTS (SELECT FROM \($0.uses.table) u
+                            WHERE u.tenant_id = x.tenant_id AND u.\($0.uses.column) = $2 AND u.exercise_id = x.exercise_id)
+                """
+            } ?? ""
+        var parameters: [any PostgresEncodable] = [Array(Set(ids.map(\.rawValue)))]
+        if let replacing { parameters.append(replacing.uses.id) }
         let rows = try await connection.query(
             """
             SELECT id, coalesce(c.name, x.name) AS name
             FROM unnest($1::uuid[]) AS id
             LEFT JOIN catalog_exercises c ON c.exercise_id = id
             LEFT JOIN exercises x
-                ON x.tenant_id = spotter_current_tenant() AND x.exercise_id = id AND x.deleted_at IS NULL
+                ON x.tenant_id = spotter_current_tenant() AND x.exercise_id = id AND (x.deleted_at IS NULL\(kept))
             """,
-            [Array(Set(ids.map(\.rawValue)))]
+            parameters
         )
         var names: [ExerciseID: String] = [:]
         for row in rows {
@@ -65,13 +93,15 @@ enum ExerciseSQL {
         return names
     }
 
-    /// Names of `ids`, or `invalidArgument` naming the path of every id that is not an exercise.
+    /// Names of `ids`, or `invalidArgument` naming the path of every id that is not an exercise (a
+    /// deleted custom exercise counts only where the object `replacing` uses it already).
     static func requireNames(
         _ ids: [ExerciseID],
+        replacing: Replacing? = nil,
         path: (Int) -> String,
         _ connection: PostgresConnection
     ) async throws -> [ExerciseID: String] {
-        let names = try await names(ids, connection)
+        let names = try await names(ids, replacing: replacing, connection)
         var validator = Validator()
         for (index, id) in ids.enumerated() where names[id] == nil {
             validator.add(path(index), "no such exercise")

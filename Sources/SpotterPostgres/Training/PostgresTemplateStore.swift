@@ -77,7 +77,7 @@ public struct PostgresTemplateStore: TemplateStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             try await FeedLocks.take(connection)
-            _ = try await Self.requireNames(content, connection)
+            _ = try await Self.requireNames(content, replacing: id, connection)
             try await AssignmentSQL.checkTemplate(tenant, id, content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
                 try await connection.query(
@@ -185,11 +185,13 @@ public struct PostgresTemplateStore: TemplateStore {
         FROM templates
         """
 
-    private static func requireNames(_ content: TemplateContent, _ connection: PostgresConnection) async throws
-        -> [ExerciseID: String]
-    {
+    /// `replacing`: the template an update changes, which may keep the deleted exercises it uses.
+    private static func requireNames(
+        _ content: TemplateContent, replacing: TemplateID? = nil, _ connection: PostgresConnection
+    ) async throws -> [ExerciseID: String] {
         try await ExerciseSQL.requireNames(
-            content.items.map(\.exerciseID), path: { "template.items[\($0)].exercise_id" }, connection)
+            content.items.map(\.exerciseID), replacing: replacing.map { .template($0) },
+            path: { "template.items[\($0)].exercise_id" }, connection)
     }
 
     /// The circuits as the two arrays of `templates`.

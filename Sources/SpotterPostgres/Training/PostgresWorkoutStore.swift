@@ -77,7 +77,8 @@ public struct PostgresWorkoutStore: WorkoutStore {
         let summary = content.summary
         return try await database.withTenant(principal) { connection in
             let names = try await ExerciseSQL.requireNames(
-                content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
+                content.exercises.map(\.exerciseID), replacing: .workout(id),
+                path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let current = try await Self.current(tenant, id, connection)
             // A workout keeps the template version it followed unless it is moved to another template.
             var templateVersion = current?.templateID == content.templateID ? current?.templateVersion : nil
