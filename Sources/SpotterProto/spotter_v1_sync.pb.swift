@@ -272,7 +272,8 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// 1 for a device's first mutation, then one more each time.
+  /// 1 for a device's first mutation, then one more each time. Never reused: an id applied already,
+  /// sent again with another kind, object or base version, refuses the push (FAILED_PRECONDITION).
   public var mutationID: Int64 = 0
 
   public var kind: Spotter_V1_SyncKind = .unspecified

@@ -305,6 +305,30 @@ struct SyncPushPullTests {
                 #expect(try await counts(database, ada) == after, "replay \(replay)")
             }
 
+            // A number the device used already, sent with another change (its counter went back):
+            // refused before anything of the push is applied, not answered "applied".
+            let reused = [
+                put(2, .workout(workoutDraft("Tue", at: day)), w2),
+                put(3, .workout(workoutDraft("Fri", at: day)), UUID()),
+                put(6, .workout(workoutDraft("Sat", at: day)), UUID()),
+            ]
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "mutations[1].mutation_id: this device's mutation 3 was another change (template \(t.uuidString.lowercased()) from version 0); numbers are never reused, so push new changes from mutation 6 on"
+                )
+            ) {
+                try await sync.push(
+                    ada, deviceID: phone,
+                    [
+                        reused[0], reused[1], put(4, .workout(workoutDraft("", at: day)), w3),
+                        put(5, .workout(workoutDraft("Mon (stale)", at: day)), w1, base: 7), reused[2],
+                    ])
+            }
+            await #expect(throws: SpotterError.self, "the same object from another base version") {
+                try await sync.push(ada, deviceID: phone, [put(1, .workout(workoutDraft("Mon", at: day)), w1, base: 1)])
+            }
+            #expect(try await counts(database, ada) == after)
+
             // Another device changes the object meanwhile: a replay still answers as before and
             // leaves the other device's change alone.
             let edit = try await sync.push(

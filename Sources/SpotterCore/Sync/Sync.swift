@@ -125,6 +125,28 @@ public struct MutationResult: Sendable, Equatable {
     }
 }
 
+extension MutationResult {
+    /// Whether this stored result can be the answer to `mutation` replayed: the same kind, object
+    /// and base version. A device whose counter went back (a reinstall restoring its device id, a
+    /// client bug) sends new changes under numbers the server has applied already; answering them
+    /// "applied" would drop them without a word. A result whose object id the server could not
+    /// read (a rejection) is compared by kind and base version.
+    public func answers(_ mutation: Mutation) -> Bool {
+        guard kind == mutation.kind, baseVersion == mutation.baseVersion else { return false }
+        guard let objectID, let sent = UUID(hexadecimal: mutation.objectID) else { return true }
+        return objectID == sent
+    }
+
+    /// The refusal of a push whose mutation at `index` reuses the number of a different change.
+    public func reusedNumber(at index: Int, lastApplied: Int64) -> SpotterError {
+        let object = objectID.map { " \($0.uuidString.lowercased())" } ?? ""
+        return .failedPrecondition(
+            "mutations[\(index)].mutation_id: this device's mutation \(mutationID) was another change "
+                + "(\(kind.rawValue)\(object) from version \(baseVersion)); numbers are never reused, so push new "
+                + "changes from mutation \(lastApplied + 1) on")
+    }
+}
+
 /// The stored state of a mutation's object, read under a row lock before it is applied.
 public struct ObjectState: Sendable, Equatable {
     public var version: Int64

@@ -78,16 +78,18 @@ public struct PostgresSyncStore: SyncStore {
         // An empty push still checks the device and notes the push (one transaction).
         for start in stride(from: 0, to: max(mutations.count, 1), by: Self.mutationsPerTransaction) {
             let part = mutations[start..<min(start + Self.mutationsPerTransaction, mutations.count)]
-            results += try await push(principal, device: device, part, now: now, apply: apply)
+            results += try await push(principal, device: device, part, at: start, now: now, apply: apply)
         }
         return results
     }
 
-    /// Applies `mutations` in one transaction, as `SyncStore.push` says.
+    /// Applies `mutations` in one transaction, as `SyncStore.push` says; `offset` is the first's
+    /// index in the push.
     private func push(
         _ principal: Principal,
         device: DeviceID,
         _ mutations: ArraySlice<Mutation>,
+        at offset: Int,
         now: Date,
         apply: (Mutation) async throws -> MutationResult
     ) async throws -> [MutationResult] {
@@ -99,8 +101,12 @@ public struct PostgresSyncStore: SyncStore {
             }
             // The device's row lock orders two pushes of one device: the second sees the first's work.
             var last = try await Self.lastMutationID(principal.tenantID, device, locking: true, connection)
-            var results = try await Self.storedResults(
-                principal, device, mutations.filter { $0.id <= last }, connection)
+            let replayed = mutations.filter { $0.id <= last }
+            var results = try await Self.storedResults(principal, device, replayed, connection)
+            // Before anything is applied: a number reused for another change refuses the push.
+            for (index, (mutation, result)) in zip(replayed, results).enumerated() where !result.answers(mutation) {
+                throw result.reusedNumber(at: offset + index, lastApplied: last)
+            }
             // Each mutation runs in a savepoint. Closing it (released, or rolled back to when the
             // mutation is rejected), recording the result and opening the next one's go to the
             // server in one round trip, as do the last one's closing and the device's update.
