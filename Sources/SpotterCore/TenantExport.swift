@@ -325,8 +325,7 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
                 sets: exercise.sets.map { set in
                     ExportedSet(
                         type: set.type,
-                        reps: set.reps == 0 && (set.durationSeconds != nil || set.distanceMeters != nil)
-                            ? nil : set.reps,
+                        reps: set.statedReps,
                         weightKg: set.weight?.kilograms, rpe: set.rpe,
                         restSeconds: set.restSeconds, note: set.note, durationSeconds: set.durationSeconds,
                         distanceMeters: set.distanceMeters)

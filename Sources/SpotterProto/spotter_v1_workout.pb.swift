@@ -296,7 +296,16 @@ public nonisolated struct Spotter_V1_WorkoutSet: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var reps: Int32 = 0
+  /// Set whenever the set records reps, 0 included (a missed attempt); unset for a timed or
+  /// distance set without reps. So a set read here can be sent back as it is (SetInput.reps).
+  public var reps: Int32 {
+    get {_reps ?? 0}
+    set {_reps = newValue}
+  }
+  /// Returns true if `reps` has been explicitly set.
+  public var hasReps: Bool {self._reps != nil}
+  /// Clears the value of `reps`. Subsequent reads from it will return its default value.
+  public mutating func clearReps() {self._reps = nil}
 
   /// Absent for bodyweight sets; in the lifter's preferred unit.
   public var weight: Spotter_V1_Weight {
@@ -352,6 +361,7 @@ public nonisolated struct Spotter_V1_WorkoutSet: Sendable {
 
   public init() {}
 
+  fileprivate var _reps: Int32? = nil
   fileprivate var _weight: Spotter_V1_Weight? = nil
   fileprivate var _rpe: Double? = nil
   fileprivate var _restSeconds: Int32? = nil
@@ -978,7 +988,7 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularInt32Field(value: &self.reps) }()
+      case 1: try { try decoder.decodeSingularInt32Field(value: &self._reps) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._weight) }()
       case 3: try { try decoder.decodeSingularDoubleField(value: &self._rpe) }()
       case 4: try { try decoder.decodeSingularInt32Field(value: &self._restSeconds) }()
@@ -996,9 +1006,9 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
     // https://github.com/apple/swift-protobuf/issues/1182
-    if self.reps != 0 {
-      try visitor.visitSingularInt32Field(value: self.reps, fieldNumber: 1)
-    }
+    try { if let v = self._reps {
+      try visitor.visitSingularInt32Field(value: v, fieldNumber: 1)
+    } }()
     try { if let v = self._weight {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
@@ -1024,7 +1034,7 @@ nonisolated extension Spotter_V1_WorkoutSet: SwiftProtobuf.Message, SwiftProtobu
   }
 
   public static func ==(lhs: Spotter_V1_WorkoutSet, rhs: Spotter_V1_WorkoutSet) -> Bool {
-    if lhs.reps != rhs.reps {return false}
+    if lhs._reps != rhs._reps {return false}
     if lhs._weight != rhs._weight {return false}
     if lhs._rpe != rhs._rpe {return false}
     if lhs._restSeconds != rhs._restSeconds {return false}

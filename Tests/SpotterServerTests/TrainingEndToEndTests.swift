@@ -4,6 +4,7 @@ import GRPCNIOTransportHTTP2
 import GRPCProtobuf
 import SpotterProto
 import SpotterTestSupport
+import SwiftProtobuf
 import Testing
 
 @Suite("Training end to end over TLS")
@@ -269,6 +270,62 @@ struct TrainingEndToEndTests {
                 } catch let error as RPCError { foreign = error }
                 #expect(missing?.code == .notFound)
                 #expect(foreign?.code == missing?.code && foreign?.message == missing?.message)
+            }
+        }
+    }
+
+    @Test("a workout read back can be sent back as it is: a missed attempt keeps reps 0, a timed set has none")
+    func readBackAndSendAgain() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUp(client, "ada")
+                let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+                let logged = try await workouts.logWorkout(
+                    .with {
+                        $0.workout.name = "Heavy singles"
+                        $0.workout.startedAt = .with { $0.unixMicros = 1_790_000_000_000_000 }
+                        $0.workout.exercises = [
+                            .with {
+                                $0.exerciseID = squat
+                                $0.sets = [
+                                    .with {
+                                        $0.reps = 1
+                                        $0.weight = .with {
+                                            $0.value = 180
+                                            $0.unit = .kg
+                                        }
+                                    },
+                                    .with {
+                                        $0.reps = 0
+                                        $0.weight = .with {
+                                            $0.value = 190
+                                            $0.unit = .kg
+                                        }
+                                    },
+                                ]
+                            },
+                            .with {
+                                $0.exerciseID = bench
+                                $0.sets = [.with { $0.durationSeconds = 60 }]
+                            },
+                        ]
+                    }, metadata: ada)
+                let read = try await workouts.getWorkout(.with { $0.workoutID = logged.workoutID }, metadata: ada)
+                #expect(read.exercises[0].sets.map(\.hasReps) == [true, true])
+                #expect(read.exercises[0].sets[1].reps == 0)
+                #expect(!read.exercises[1].sets[0].hasReps && read.exercises[1].sets[0].durationSeconds == 60)
+                // A client that copies what it read (as JSON, where an unset field is absent).
+                var options = JSONDecodingOptions()
+                options.ignoreUnknownFields = true
+                var input = try Spotter_V1_WorkoutInput(jsonString: try read.jsonString(), options: options)
+                input.notes = "the second single was missed"
+                let replaced = try await workouts.replaceWorkout(
+                    .with {
+                        $0.workoutID = logged.workoutID
+                        $0.workout = input
+                        $0.expectedVersion = read.version
+                    }, metadata: ada)
+                #expect(replaced.version == read.version + 1 && replaced.exercises == read.exercises)
             }
         }
     }

@@ -60,6 +60,13 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
 
     /// Reps × weight, zero for bodyweight sets.
     public var volume: Mass { (weight ?? .zero) * reps }
+
+    /// The reps as a set says them: `nil` for a timed or distance set without reps (a plank, a
+    /// run), which records none rather than 0; 0 for a missed attempt. What the API, the export
+    /// and the CSV show, and what a client sends back.
+    public var statedReps: Int? {
+        reps == 0 && (durationSeconds != nil || distanceMeters != nil) ? nil : reps
+    }
 }
 
 public struct WorkoutExercise: Sendable, Equatable, Codable {

@@ -107,7 +107,7 @@ extension Spotter_V1_WorkoutInput {
                 $0.circuit = Int32(exercise.circuit)
                 $0.sets = exercise.sets.map { set in
                     .with {
-                        $0.reps = Int32(set.reps)
+                        if let reps = set.statedReps { $0.reps = Int32(reps) }
                         if let weight = set.weight { $0.weight = Spotter_V1_Weight(weight, unit) }
                         if let rpe = set.rpe { $0.rpe = rpe.doubleValue }
                         if let rest = set.restSeconds { $0.restSeconds = Int32(rest) }
@@ -162,7 +162,7 @@ extension Spotter_V1_Workout {
 extension Spotter_V1_WorkoutSet {
     init(_ set: WorkoutSet, unit: WeightUnit) {
         self.init()
-        reps = Int32(set.reps)
+        if let reps = set.statedReps { self.reps = Int32(reps) }
         if let weight = set.weight { self.weight = Spotter_V1_Weight(weight, unit) }
         if let rpe = set.rpe { self.rpe = rpe.doubleValue }
         if let rest = set.restSeconds { restSeconds = Int32(rest) }
