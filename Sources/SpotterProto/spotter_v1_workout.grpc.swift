@@ -216,7 +216,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Replaces a workout's content (name, times, notes, exercises and sets).
+        /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+        /// > stored one (a device saving what it read) changes nothing and makes no new version.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ReplaceWorkoutRequest` messages.
@@ -358,7 +359,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Replaces a workout's content (name, times, notes, exercises and sets).
+        /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+        /// > stored one (a device saving what it read) changes nothing and makes no new version.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -498,7 +500,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Replaces a workout's content (name, times, notes, exercises and sets).
+        /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+        /// > stored one (a device saving what it read) changes nothing and makes no new version.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -917,7 +920,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Replaces a workout's content (name, times, notes, exercises and sets).
+        /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+        /// > stored one (a device saving what it read) changes nothing and makes no new version.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1135,7 +1139,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Replaces a workout's content (name, times, notes, exercises and sets).
+        /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+        /// > stored one (a device saving what it read) changes nothing and makes no new version.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1370,7 +1375,8 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Replaces a workout's content (name, times, notes, exercises and sets).
+    /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+    /// > stored one (a device saving what it read) changes nothing and makes no new version.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1596,7 +1602,8 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Replaces a workout's content (name, times, notes, exercises and sets).
+    /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
+    /// > stored one (a device saving what it read) changes nothing and makes no new version.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -326,6 +326,13 @@ struct TrainingEndToEndTests {
                         $0.expectedVersion = read.version
                     }, metadata: ada)
                 #expect(replaced.version == read.version + 1 && replaced.exercises == read.exercises)
+                // Sent again unchanged, it makes no new version.
+                let unchanged = try await workouts.replaceWorkout(
+                    .with {
+                        $0.workoutID = logged.workoutID
+                        $0.workout = input
+                    }, metadata: ada)
+                #expect(unchanged == replaced)
             }
         }
     }

@@ -80,6 +80,13 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 content.exercises.map(\.exerciseID), replacing: .workout(id),
                 path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let current = try await Self.current(tenant, id, connection)
+            // Sent back unchanged (a device saving what it read): no new version, nothing in the
+            // feed, so other devices' edits based on this version do not become conflicts.
+            if let current, expectedVersion == nil || expectedVersion == current.version,
+                let stored = try await WorkoutSQL.load(tenant, id, connection), stored.content == content
+            {
+                return stored
+            }
             // A workout keeps the template version it followed unless it is moved to another template.
             var templateVersion = current?.templateID == content.templateID ? current?.templateVersion : nil
             if let template = content.templateID, templateVersion == nil {
