@@ -95,6 +95,8 @@ enum Assets {
         .search, .filters, .inline { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: end; margin: 8px 0 16px; }
         .search label, .filters label, .inline label { width: 100%; margin: 0; }
         .filters label { width: auto; }
+        .filters .days { width: 5em; }
+        .filters span { align-self: center; }
         .search button, .filters button, .inline button { margin: 0; }
         table { width: 100%; border-collapse: collapse; background: var(--card); }
         th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--line); vertical-align: top; }

@@ -212,6 +212,9 @@ struct CoachRoutes {
 
         var query: String
         var sort: String
+        var inactiveDays: Int
+        /// The flag of a client without a workout in that many days.
+        var inactiveFlag: String
         var columns: [Column]
         var rows: [Row]
         var hasClients: Bool
@@ -234,7 +237,11 @@ struct CoachRoutes {
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingWhitespaces()
         let asked = request.uri.queryParameters.get("sort")
         let sort: String = ["name", "last", "week", "streak"].first { $0 == asked } ?? "name"
-        async let summaries = coaching.clients(session.principal, inactiveDays: 0)
+        // Flagged as inactive after this many days without a workout: 7 unless the coach says.
+        let inactiveDays =
+            request.uri.queryParameters.get("inactive").flatMap { Int($0) }
+            .flatMap { (1...365).contains($0) ? $0 : nil } ?? 7
+        async let summaries = coaching.clients(session.principal, inactiveDays: inactiveDays)
         async let links = coaching.links(session.principal, includeClosed: false)
         async let invites = coaching.invites(session.principal)
         var clients = try await summaries.filter {
@@ -262,7 +269,9 @@ struct CoachRoutes {
             }
         default: clients.sort(by: byName)
         }
-        let search = query.isEmpty ? "" : "&q=" + Form.encode(query)
+        let search =
+            (query.isEmpty ? "" : "&q=" + Form.encode(query))
+            + (inactiveDays == 7 ? "" : "&inactive=\(inactiveDays)")
         let columns = [
             ("Client", "name"), ("Last workout", "last"), ("This week", "week"), ("Streak", "streak"), ("Flags", ""),
         ].map {
@@ -306,7 +315,9 @@ struct CoachRoutes {
             }
         }
         let page = ClientsPage(
-            query: query, sort: sort, columns: columns, rows: rows, hasClients: !rows.isEmpty,
+            query: query, sort: sort, inactiveDays: inactiveDays,
+            inactiveFlag: "no workout in \(Format.count(inactiveDays, "day"))", columns: columns, rows: rows,
+            hasClients: !rows.isEmpty,
             emptyText: query.isEmpty ? "No clients yet. Create an invite code below." : "No client matches “\(query)”.",
             requests: open.filter { $0.requestedBy == .lifter }.map(describe),
             waiting: open.filter { $0.requestedBy == .coach }.map(describe),

@@ -187,11 +187,13 @@ enum Templates {
         </form>
         </section>
         {{/newInvite}}
-        <form method="get" action="/clients" class="search" role="search">
+        <form method="get" action="/clients" class="filters" role="search">
         <label for="q">Find a client</label>
         <input id="q" name="q" type="search" value="{{query}}" placeholder="Name">
+        <label for="inactive">Inactive after</label>
+        <input id="inactive" name="inactive" type="number" min="1" max="365" value="{{inactiveDays}}" class="days"> <span>days without a workout</span>
         <input type="hidden" name="sort" value="{{sort}}">
-        <button>Search</button>
+        <button>Show</button>
         </form>
         {{#hasClients}}
         <table class="clients">
@@ -205,7 +207,7 @@ enum Templates {
         <td data-label="Last workout">{{lastWorkout}}</td>
         <td data-label="This week">{{thisWeek}}</td>
         <td data-label="Streak">{{streak}}</td>
-        <td data-label="Flags">{{#inactive}}<span class="flag warn">inactive</span> {{/inactive}}\
+        <td data-label="Flags">{{#inactive}}<span class="flag warn">{{inactiveFlag}}</span> {{/inactive}}\
         {{#paused}}<span class="flag warn">paused: {{paused}}</span> {{/paused}}\
         {{#newRecord}}<span class="flag good">new record: {{newRecord}}</span>{{/newRecord}}</td>
         </tr>
@@ -284,7 +286,7 @@ enum Templates {
         <span class="muted">{{duration}}{{#summary}} · {{summary}}{{/summary}}</span>
         {{#href}}</a>{{/href}}{{^href}}</div>{{/href}}
         {{/workouts}}
-        {{^searchError}}{{^workouts}}<p class="empty">No workouts{{#query}} match “{{query}}”{{/query}}.</p>{{/workouts}}{{/searchError}}
+        {{^searchError}}{{^workouts}}<p class="empty">No workouts found{{#query}} for “{{query}}”{{/query}}.</p>{{/workouts}}{{/searchError}}
         {{#detailsHidden}}<p class="not-shared">{{detailsHidden}}</p>{{/detailsHidden}}
         {{#older}}<p><a class="button secondary" href="{{older}}">Older workouts</a></p>{{/older}}
         {{/notShared}}

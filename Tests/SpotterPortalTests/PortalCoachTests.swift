@@ -47,6 +47,19 @@ struct PortalCoachTests {
             #expect(search.html.contains(">otto<"))
             #expect(!search.html.contains("Lena &lt;"))
             #expect(try await browser.get("/clients?q=nobody").html.contains("No client matches"))
+            // The inactive flag after the coach's number of days (7 unless said): Lena's last
+            // workout was 2 days ago.
+            let lena = try await browser.get("/clients?q=Lena")
+            #expect(!lena.html.contains("no workout in") && lena.html.contains("value=\"7\" class=\"days\""))
+            let strict = try await browser.get("/clients?q=Lena&inactive=1")
+            #expect(strict.html.contains("<span class=\"flag warn\">no workout in 1 day</span>"))
+            #expect(strict.html.contains("value=\"1\" class=\"days\""))
+            #expect(
+                strict.html.contains("href=\"/clients?sort=last&amp;q=Lena&amp;inactive=1\"")
+                    || strict.html.contains("href=\"/clients?sort=last&q=Lena&inactive=1\""),
+                "sorting keeps the search and the days")
+            #expect(!(try await browser.get("/clients?q=Lena&inactive=3").html.contains("no workout in")))
+            #expect(try await browser.get("/clients?inactive=0").html.contains("value=\"7\" class=\"days\""))
         }
     }
 
@@ -216,7 +229,10 @@ struct PortalCoachTests {
             let longHistory = try await browser.get("/clients/\(world.client)?q=\(String(repeating: "a", count: 101))")
             #expect(longHistory.status == .ok)
             #expect(longHistory.html.contains("The search must be at most 100 characters."))
-            #expect(!longHistory.html.contains("No workouts match"))
+            #expect(!longHistory.html.contains("No workouts found"))
+            #expect(
+                try await browser.get("/clients/\(world.client)?q=zzzz").html.contains(
+                    "No workouts found for “zzzz”."))
             #expect(longHistory.html.contains("<h1>"), "the client's page, not a page of its own")
             let ranged = try await browser.get(
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&from=\(dayText(portal, -6))&to=\(dayText(portal, 0))"

@@ -28,7 +28,9 @@ extension Mutation {
             change = .put(.profile(update))
         case .measurement(let input): change = .put(.measurement(MeasurementDraft(input)))
         case .delete(true): change = .delete
-        case .delete(false), nil:
+        case .delete(false):
+            throw .invalid(path + "delete", "must be true to delete the object; send its content to change it")
+        case nil:
             throw .invalid(
                 path + "change", "must be one of workout, template, exercise, program, profile, measurement or delete")
         }
