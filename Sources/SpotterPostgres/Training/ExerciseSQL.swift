@@ -67,13 +67,14 @@ enum ExerciseSQL {
     static func names(_ ids: [ExerciseID], replacing: Replacing? = nil, _ connection: PostgresConnection)
         async throws -> [ExerciseID: String]
     {
-        let kept =
+        // Logging a workout sends the plain form (the same-SQL benchmark proxy sends it too).
+        let live =
             replacing.map {
                 """
-                 OR EXISTS (SELECT FROM \($0.uses.table) u
-                            WHERE u.tenant_id = x.tenant_id AND u.\($0.uses.column) = $2 AND u.exercise_id = x.exercise_id)
+                (x.deleted_at IS NULL OR EXISTS (SELECT FROM \($0.uses.table) u
+                    WHERE u.tenant_id = x.tenant_id AND u.\($0.uses.column) = $2 AND u.exercise_id = x.exercise_id))
                 """
-            } ?? ""
+            } ?? "x.deleted_at IS NULL"
         var parameters: [any PostgresEncodable] = [Array(Set(ids.map(\.rawValue)))]
         if let replacing { parameters.append(replacing.uses.id) }
         let rows = try await connection.query(
@@ -82,7 +83,7 @@ enum ExerciseSQL {
             FROM unnest($1::uuid[]) AS id
             LEFT JOIN catalog_exercises c ON c.exercise_id = id
             LEFT JOIN exercises x
-                ON x.tenant_id = spotter_current_tenant() AND x.exercise_id = id AND (x.deleted_at IS NULL\(kept))
+                ON x.tenant_id = spotter_current_tenant() AND x.exercise_id = id AND \(live)
             """,
             parameters
         )
