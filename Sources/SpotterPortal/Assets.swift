@@ -2,13 +2,23 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// The portal's static files, compiled in: one stylesheet and the icon. Pages link them with
+/// The portal's static files, compiled in: one stylesheet, the icon and the sign-up form's time-zone script. Pages link them with
 /// `?v=<version>` (a hash of their content), so browsers may keep them for a year.
 enum Assets {
     static let files: [String: (type: String, body: String)] = [
         "portal.css": ("text/css; charset=utf-8", stylesheet),
         "icon.svg": ("image/svg+xml", icon),
+        "time-zone.js": ("text/javascript; charset=utf-8", timeZoneScript),
     ]
+
+    /// Fills an empty time-zone field (`data-browser-time-zone`, the sign-up form) with the
+    /// browser's own zone; without scripts the field stays as typed.
+    static let timeZoneScript = """
+        document.querySelectorAll("input[data-browser-time-zone]").forEach(function (field) {
+          if (field.value) { return; }
+          try { field.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) {}
+        });
+        """
 
     static let version: String = {
         let all = files.keys.sorted().map { files[$0]!.body }.joined()
@@ -96,7 +106,7 @@ enum Assets {
         .search label, .filters label, .inline label { width: 100%; margin: 0; }
         .filters label { width: auto; }
         .filters .days { width: 5em; }
-        .filters span { align-self: center; }
+        .find-clients { align-items: center; }
         .search button, .filters button, .inline button { margin: 0; }
         table { width: 100%; border-collapse: collapse; background: var(--card); }
         th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--line); vertical-align: top; }

@@ -91,9 +91,17 @@ struct ProfileRoutes {
             let saved = request.uri.queryParameters.get("saved") != nil
             let listed = request.uri.queryParameters.get("listed") != nil
             let sent = request.uri.queryParameters.get("verification") == "sent"
+            // Just signed up (/sign-up): where the link went, and what to do next.
+            let welcome =
+                request.uri.queryParameters.get("welcome") == nil
+                ? nil
+                : "Welcome to Spotter. A link to confirm your address is on its way to \(session.profile.email). "
+                    + (session.isCoach
+                        ? "Next, invite your first client under Clients."
+                        : "Next, add your coach under Coaches with the code they gave you, or find one in Discover.")
             return try await page(
                 session, ProfileForm(session.profile), saved: saved, listedSaved: listed,
-                verification: sent ? "A new link is on its way to \(session.profile.email)." : nil)
+                verification: welcome ?? (sent ? "A new link is on its way to \(session.profile.email)." : nil))
         }
         // A new verification link for an address not yet verified (AuthService/ResendVerificationEmail).
         router.post("/profile/verify-email") { _, context in

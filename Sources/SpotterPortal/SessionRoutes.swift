@@ -73,6 +73,13 @@ struct SessionRoutes {
             return pages.render("sign_in", title: "Sign in", session: nil, page)
         }
         router.post("/sign-in") { request, context in try await signIn(request, context) }
+        router.get("/sign-up") { request, context in
+            if context.session != nil { return Response.redirect(to: "/", type: .found) }
+            let kind = request.uri.queryParameters.get("as") == "coach" ? "coach" : "lifter"
+            return pages.render(
+                "sign_up", title: "Create your account", session: nil, SignUpPage(values: ["kind": kind, "unit": "kg"]))
+        }
+        router.post("/sign-up") { request, context in try await signUp(request, context) }
         router.post("/sign-in/code") { _, context in try await secondFactor(context) }
         router.post("/sign-out") { _, context in
             let session = try context.signedIn()
@@ -201,6 +208,83 @@ struct SessionRoutes {
         }
     }
 
+    /// The sign-up form: what was typed (never a password), why it was refused, and its choices.
+    struct SignUpPage {
+        var values: [String: String]
+        var errors: [String: String] = [:]
+        var error: String?
+        var kinds: [ProfileRoutes.Choice] = []
+        var units: [ProfileRoutes.Choice] = []
+        var timeZones = TimeZone.knownTimeZoneIdentifiers.sorted()
+
+        init(values: [String: String], errors: [String: String] = [:], error: String? = nil) {
+            self.values = values
+            self.errors = errors
+            self.error = error
+            kinds = [("lifter", "I train"), ("coach", "I coach")].map {
+                ProfileRoutes.Choice(value: $0.0, label: $0.1, checked: values["kind"] == $0.0)
+            }
+            units = [("kg", "Kilograms (kg)"), ("lb", "Pounds (lb)")].map {
+                ProfileRoutes.Choice(value: $0.0, label: $0.1, checked: values["unit"] == $0.0)
+            }
+        }
+    }
+
+    /// Registration as the API's `Register` does it (the same rules, the same throttling by
+    /// address), then signed in at once: the address is confirmed by the link e-mailed, as in the apps.
+    private func signUp(_ request: Request, _ context: PortalContext) async throws -> Response {
+        let form = context.form
+        var values = [
+            "kind": form.text("kind"), "display_name": form.text("display_name"), "username": form.text("username"),
+            "email": form.text("email"), "time_zone": form.text("time_zone"), "unit": form.text("unit"),
+        ]
+        if values["unit"]?.isEmpty != false { values["unit"] = "kg" }
+        func refused(_ errors: [String: String], error: String? = nil, _ status: HTTPResponse.Status) -> Response {
+            pages.render(
+                "sign_up", title: "Create your account", session: nil, status: status,
+                SignUpPage(values: values, errors: errors, error: error))
+        }
+        let password = form["password"] ?? ""
+        // A typo in a password nobody sees would lock the account out at once.
+        guard password == form["password_again"] else {
+            return refused(["password_again": "The two passwords differ; type the same one twice."], .badRequest)
+        }
+        let unit = WeightUnit(rawValue: values["unit"] ?? "")
+        let zone = values["time_zone"] ?? ""
+        do {
+            _ = try await auth.register(
+                AuthService.Registration(
+                    email: values["email"] ?? "", username: values["username"] ?? "", password: password,
+                    kind: TenantKind(rawValue: values["kind"] ?? ""),
+                    displayName: (values["display_name"] ?? "").isEmpty ? nil : values["display_name"],
+                    timeZone: zone.isEmpty ? nil : zone, unit: unit, unreadUnit: unit == nil,
+                    address: context.address))
+        } catch SpotterError.invalidArgument(let violations) {
+            return refused(Self.fieldErrors(violations, [:]), .badRequest)
+        } catch SpotterError.alreadyExists(let field, _) {
+            let taken =
+                field == "email"
+                ? "An account has this address already. Sign in, or reset its password if you forgot it."
+                : "This username is taken. Choose another."
+            return refused([field: taken], .conflict)
+        } catch SpotterError.tooManyRequests(_, let seconds) {
+            var response = refused(
+                [:], error: "Too many attempts from here. Try again in \(Self.wait(seconds)).", .tooManyRequests)
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
+        switch try await auth.signIn(
+            login: values["username"] ?? "", password: password,
+            deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]),
+            deviceToken: DeviceCookie.token(in: request), address: context.address)
+        {
+        case .signedIn(let tokens): return signedIn(tokens, next: "/profile?welcome=1")
+        case .secondFactorRequired:
+            // A new account has no second factor; should it ever, the sign-in page takes over.
+            return Response.redirect(to: "/sign-in", type: .normal)
+        }
+    }
+
     private func secondFactor(_ context: PortalContext) async throws -> Response {
         var page = FormPage(next: Self.safeNext(context.form["next"]), challenge: context.form.text("challenge"))
         do {
@@ -290,7 +374,7 @@ struct SessionRoutes {
         "body": "The comment", "code": "The code", "challenge": "The code", "token": "The code from the e-mail",
         "email": "The address", "login": "The username or e-mail", "password": "The password",
         "new_password": "The password", "current_password": "The current password", "username": "The username",
-        "new_username": "The username", "new_email": "The address",
+        "new_username": "The username", "new_email": "The address", "kind": "The account's kind", "unit": "The unit",
         "bio": "The bio",
         "description": "The description", "highlights": "The highlights", "specialities": "The specialities",
         "time_zone": "The time zone", "from": "The first day", "to": "The last day", "weeks": "Weeks",

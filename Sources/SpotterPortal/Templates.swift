@@ -8,7 +8,7 @@ import SpotterCore
 /// values are under `page`, and `csrf` (the session's form token) is visible everywhere.
 enum Templates {
     static let all: [String: String] = [
-        "layout": layout, "problem": problem, "sign_in": signIn, "sign_in_code": signInCode,
+        "layout": layout, "problem": problem, "sign_in": signIn, "sign_up": signUp, "sign_in_code": signInCode,
         "reset_request": resetRequest, "reset_sent": resetSent, "reset_complete": resetComplete,
         "verify_email": verifyEmail,
         "clients": clients, "client": client, "workout": workout, "progress": progress,
@@ -82,12 +82,52 @@ enum Templates {
         <button>Sign in</button>
         </form>
         <p><a href="/reset-password">Forgot your password?</a></p>
+        <p>New to Spotter? <a href="/sign-up">Create an account</a>.</p>
         {{#hasTyped}}
         <h2>What you typed</h2>
         <p>Copy it to send the form again once you are signed in.</p>
         <dl class="typed">{{#typed}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/typed}}</dl>
         {{/hasTyped}}
         </section>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    /// Registration: the API's `Register` in a form. The time zone is the browser's when it tells
+    /// (a script fills the empty field), else whatever is typed, else UTC.
+    static let signUp = """
+        {{<layout}}{{$body}}{{#page}}
+        <section class="narrow">
+        <h1>Create your account</h1>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/sign-up" class="narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <fieldset class="units">
+        <legend>You are here to</legend>
+        {{#kinds}}<label class="check"><input type="radio" name="kind" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/kinds}}
+        {{#errors.kind}}<p class="field-error">{{errors.kind}}</p>{{/errors.kind}}
+        </fieldset>
+        \(field("display_name", "Your name", extra: " maxlength=\"80\" autocomplete=\"name\""))
+        <p class="hint">What your coach, clients and the directory see; your username when left empty.</p>
+        \(field("username", "Username", extra: " maxlength=\"32\" required autocomplete=\"username\" autocapitalize=\"none\" spellcheck=\"false\""))
+        <p class="hint">3 to 32 letters, digits, '_' and '.', starting with a letter. You sign in with it or your address.</p>
+        \(field("email", "E-mail", type: "email", extra: " required autocomplete=\"email\""))
+        <p class="hint">We send a link to confirm it, and never show it to anyone.</p>
+        \(field("password", "Password", type: "password", extra: " minlength=\"8\" maxlength=\"128\" required autocomplete=\"new-password\""))
+        <p class="hint">At least 8 characters; a passphrase of a few words is best.</p>
+        \(field("password_again", "Password again", type: "password", extra: " required autocomplete=\"new-password\""))
+        \(field("time_zone", "Time zone", extra: " list=\"time-zones\" autocomplete=\"off\" data-browser-time-zone"))
+        <datalist id="time-zones">{{#timeZones}}<option value="{{.}}">{{/timeZones}}</datalist>
+        <p class="hint">Your days and weeks are counted in it, such as Europe/Berlin; UTC when left empty.</p>
+        <fieldset class="units">
+        <legend>Weights in</legend>
+        {{#units}}<label class="check"><input type="radio" name="unit" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/units}}
+        {{#errors.unit}}<p class="field-error">{{errors.unit}}</p>{{/errors.unit}}
+        </fieldset>
+        <p><button>Create my account</button></p>
+        </form>
+        <p>Have an account? <a href="/sign-in">Sign in</a>.</p>
+        </section>
+        <script src="/assets/time-zone.js?v={{assetVersion}}" defer></script>
         {{/page}}{{/body}}{{/layout}}
         """
 
@@ -187,7 +227,7 @@ enum Templates {
         </form>
         </section>
         {{/newInvite}}
-        <form method="get" action="/clients" class="filters" role="search">
+        <form method="get" action="/clients" class="filters find-clients" role="search">
         <label for="q">Find a client</label>
         <input id="q" name="q" type="search" value="{{query}}" placeholder="Name">
         <label for="inactive">Inactive after</label>

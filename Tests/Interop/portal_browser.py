@@ -98,6 +98,28 @@ def main():
     lifter = browser(1280, 900)
     phone = browser(375, 800)
     try:
+        # A newcomer signs up on a phone: the script fills the time zone with the browser's own.
+        phone.get(portal + "/sign-in")
+        navigate(phone, phone.find_element(By.LINK_TEXT, "Create an account").click)
+        zone = phone.find_element(By.ID, "time_zone").get_attribute("value")
+        browser_zone = phone.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
+        check("the sign-up form starts with the browser's time zone", zone != "" and zone == browser_zone,
+              f"{zone!r} against {browser_zone!r}")
+        check("on a phone the sign-up form has no horizontal scroll",
+              phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
+        phone.find_element(By.CSS_SELECTOR, "input[name='kind'][value='coach']").click()
+        phone.find_element(By.ID, "display_name").send_keys("Nora Newcomer")
+        phone.find_element(By.ID, "username").send_keys("nora")
+        phone.find_element(By.ID, "email").send_keys("nora@example.com")
+        phone.find_element(By.ID, "password").send_keys("long enough nora")
+        phone.find_element(By.ID, "password_again").send_keys("long enough nora")
+        snap(phone, "phone-sign-up")
+        navigate(phone, phone.find_element(By.CSS_SELECTOR, "form[action='/sign-up'] button").click)
+        welcome = phone.find_element(By.CSS_SELECTOR, "#verify .notice").text
+        check("signed up, the coach is signed in and told where the link went",
+              phone.current_url.endswith("/profile?welcome=1") and "nora@example.com" in welcome, welcome)
+        phone.delete_all_cookies()
+
         coach.get(portal + "/sign-in")
         snap(coach, "sign-in")
         sign_in(coach, args.coach)

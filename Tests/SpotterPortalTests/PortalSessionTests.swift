@@ -663,6 +663,89 @@ struct PortalSessionTests {
     }
 
     @Test(
+        "sign-up: a coach or a lifter registers in the portal with the API's rules, is signed in at once and told where the link went; refusals name the field and keep what was typed"
+    )
+    func signUp() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("lena")
+            let browser = portal.browser()
+            #expect(try await browser.get("/sign-in").html.contains(#"<a href="/sign-up">Create an account</a>"#))
+            let form = try await browser.get("/sign-up?as=coach")
+            #expect(form.status == .ok && form.html.contains(#"value="coach" checked"#))
+            #expect(
+                form.html.contains(#"src="/assets/time-zone.js?v="#) && form.html.contains("data-browser-time-zone"))
+            func fields(_ changes: [String: String] = [:]) -> [(String, String)] {
+                var values = [
+                    "kind": "coach", "display_name": "Carla Coach", "username": "carla", "email": "carla@example.com",
+                    "password": "long enough carla", "password_again": "long enough carla",
+                    "time_zone": "Europe/Berlin", "unit": "lb",
+                ]
+                values.merge(changes) { $1 }
+                return values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            }
+            // Every problem at once, each beside its field; what was typed stays, the password does not.
+            let bad = try await browser.post(
+                "/sign-up",
+                fields([
+                    "username": "1carla", "email": "not an address", "password": "short", "password_again": "short",
+                    "time_zone": "Mars/Olympus",
+                ]))
+            #expect(bad.status == .badRequest)
+            #expect(bad.html.contains(#"id="username-error""#) && bad.html.contains(#"id="email-error""#))
+            #expect(bad.html.contains(#"id="password-error""#) && bad.html.contains(#"id="time_zone-error""#))
+            #expect(bad.html.contains(#"value="1carla""#) && !bad.html.contains("short\""))
+            let differ = try await browser.post("/sign-up", fields(["password_again": "long enough carl"]))
+            #expect(differ.status == .badRequest && differ.html.contains("The two passwords differ"))
+            let taken = try await browser.post("/sign-up", fields(["username": "LENA", "email": "other@example.com"]))
+            #expect(taken.status == .conflict && taken.html.contains("This username is taken. Choose another."))
+            let takenAddress = try await browser.post("/sign-up", fields(["email": "lena@example.com"]))
+            #expect(
+                takenAddress.status == .conflict && takenAddress.html.contains("An account has this address already"))
+            #expect(try await portal.database.count("SELECT count(*)::int FROM tenants") == 1, "nothing stored")
+
+            let done = try await browser.post("/sign-up", fields())
+            #expect(done.status == .seeOther && done.location == "/profile?welcome=1")
+            let welcome = try await browser.get("/profile?welcome=1")
+            #expect(welcome.html.contains("A link to confirm your address is on its way to carla@example.com."))
+            #expect(welcome.html.contains("Next, invite your first client under Clients."))
+            let clients = try await browser.get("/clients")
+            #expect(clients.status == .ok, "signed in as the coach")
+            let stored = try await portal.database.asOwner { owner in
+                try await owner.query(
+                    "SELECT t.kind, t.display_name, t.time_zone, t.unit FROM accounts a JOIN tenants t USING (tenant_id) WHERE a.username = 'carla'"
+                ).single.map {
+                    [
+                        try $0.decode("kind", as: String.self), try $0.decode("display_name", as: String.self),
+                        try $0.decode("time_zone", as: String.self), try $0.decode("unit", as: String.self),
+                    ]
+                }
+            }
+            #expect(stored == ["coach", "Carla Coach", "Europe/Berlin", "lb"])
+            #expect(try await portal.database.emailedCode(to: "carla@example.com", kind: "verify_email") != nil)
+            #expect(try await browser.get("/sign-up").location == "/", "signed in: no second account from here")
+
+            // A lifter with no time zone and no name: UTC and the username.
+            let lifter = portal.browser()
+            _ = try await lifter.get("/sign-up")
+            let joined = try await lifter.post(
+                "/sign-up",
+                fields([
+                    "kind": "lifter", "display_name": "", "username": "otto", "email": "otto@example.com",
+                    "time_zone": "",
+                ]))
+            #expect(joined.location == "/profile?welcome=1")
+            #expect(
+                try await lifter.get("/profile?welcome=1").html.contains(
+                    "Next, add your coach under Coaches with the code they gave you"))
+            #expect(
+                try await portal.database.count(
+                    "SELECT count(*)::int FROM accounts a JOIN tenants t USING (tenant_id) WHERE a.username = 'otto' AND t.display_name = 'otto' AND t.time_zone = 'UTC' AND t.kind = 'lifter'"
+                ) == 1)
+            #expect(try await portal.browser().get("/assets/time-zone.js").html.contains("resolvedOptions().timeZone"))
+        }
+    }
+
+    @Test(
         "the verification e-mail's link opens a page whose button confirms the address; opening it alone changes nothing"
     )
     func verifyEmail() async throws {
