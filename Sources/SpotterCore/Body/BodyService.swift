@@ -89,7 +89,7 @@ public struct BodyService: Sendable {
     }
 
     /// `series` without the owner's tier: a coach's read of a client (`CoachingService`), which the
-    /// body scope and the coach's own tier decide.
+    /// body scope and the coach's coverage of the client (the tier's number of clients) decide.
     func storedSeries(_ principal: Principal, metrics: [String], from: String, to: String) async throws
         -> [MeasurementSeries]
     {
