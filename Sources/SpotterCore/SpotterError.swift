@@ -9,8 +9,14 @@ public enum SpotterError: Error, Sendable, Equatable {
     case invalidArgument([FieldViolation])
     /// The request is valid but the state does not allow it.
     case failedPrecondition(String)
-    /// The caller is known but not allowed (for example a tier gate naming the tier that unlocks it).
+    /// The caller is known but not allowed (a call for the other kind of account, someone else's
+    /// template).
     case permissionDenied(String)
+    /// A tier gate: the caller's tier does not include this; `tier` is the one that unlocks it (the
+    /// apps show their upgrade screen). The message names it too.
+    case tierRequired(String, tier: Tier)
+    /// A coach's read of a client who has not granted `scope` (the apps show "not shared").
+    case scopeNotGranted(String, scope: Scope)
     /// No valid credentials.
     case unauthenticated(String)
     /// Too many attempts; retry after the given number of seconds.

@@ -444,7 +444,7 @@ struct CoachRoutes {
                     "/clients/\(client.id)?page=\(Form.encode(history.nextToken))"
                     + (page.query.isEmpty ? "" : "&q=\(Form.encode(page.query))")
             }
-        } catch SpotterError.permissionDenied {
+        } catch SpotterError.scopeNotGranted {
             page.notShared = Self.notShared(link, .history)
         } catch SpotterError.invalidArgument(let violations) {
             page.searchError = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
@@ -545,7 +545,7 @@ struct CoachRoutes {
         do {
             thread = try await coaching.clientWorkoutThread(
                 session.principal, client: client.id, workoutID: try context.parameters.require("workout"))
-        } catch SpotterError.permissionDenied {
+        } catch SpotterError.scopeNotGranted {
             return pages.problem(
                 .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))
         }
@@ -722,7 +722,7 @@ struct CoachRoutes {
                 if found.isEmpty {
                     page.findError = "No exercise \(link.lifterName) can train matches “\(page.find)”."
                 }
-            } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+            } catch SpotterError.scopeNotGranted {
                 page.notShared = Self.notShared(link, .progress)
             } catch SpotterError.invalidArgument(let violations) {
                 page.findError = violations.map { SessionRoutes.sentence($0) }.joined(separator: " ")
@@ -737,7 +737,7 @@ struct CoachRoutes {
                     formula: formula)
                 page.report = Self.report(report, formula, format)
                 page.chartQuery = "exercise=\(Form.encode(page.exerciseID))\(keep)"
-            } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+            } catch SpotterError.scopeNotGranted {
                 page.notShared = Self.notShared(link, .progress)
             }
         }
@@ -847,7 +847,7 @@ struct CoachRoutes {
             workout = try await coaching.clientWorkout(
                 session.principal, client: link.lifterID.description,
                 workoutID: try context.parameters.require("workout"))
-        } catch SpotterError.permissionDenied {
+        } catch SpotterError.scopeNotGranted {
             return pages.problem(
                 .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))
         }
@@ -873,7 +873,7 @@ struct CoachRoutes {
             report = try await coaching.clientProgress(
                 session.principal, client: link.lifterID.description, exerciseID: query.get("exercise") ?? "",
                 from: from, to: to, formula: formula)
-        } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+        } catch SpotterError.scopeNotGranted {
             return pages.problem(
                 .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .progress))
         }
@@ -1000,7 +1000,7 @@ struct CoachRoutes {
             (page.earnedCount, page.earned, page.nextUp) = Self.achievements(achievements, format)
             page.hasEarned = !page.earned.isEmpty
             page.hasNextUp = !page.nextUp.isEmpty
-        } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+        } catch SpotterError.scopeNotGranted {
             page.notShared = Self.notShared(link, .progress)
         }
         return pages.render(
@@ -1055,7 +1055,7 @@ extension CoachRoutes {
                             }, unit: unit.symbol, description: "\(name) of \(link.lifterName)")
                         : nil)
             }
-        } catch SpotterError.permissionDenied(let message) where message.contains("scope") {
+        } catch SpotterError.scopeNotGranted {
             page.notShared = Self.notShared(link, .body)
         }
         return pages.render("body", title: "Body of \(link.lifterName)", session: session, current: "/clients", page)

@@ -184,6 +184,11 @@ struct PortalMiddleware: RouterMiddleware {
             return pages.notFound(session: session)
         case SpotterError.permissionDenied(let message):
             return pages.problem(.forbidden, session: session, title: "Not allowed", message: Self.sentence(message))
+        case SpotterError.tierRequired(let message, _):
+            return pages.problem(
+                .forbidden, session: session, title: "Not in your plan", message: Self.sentence(message))
+        case SpotterError.scopeNotGranted(let message, _):
+            return pages.problem(.forbidden, session: session, title: "Not shared", message: Self.sentence(message))
         case SpotterError.invalidArgument(let violations):
             return pages.problem(
                 .badRequest, session: session, title: "That did not work",

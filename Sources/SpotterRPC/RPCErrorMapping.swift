@@ -43,6 +43,11 @@ enum RPCErrorMapping {
 
     /// The `google.rpc.ErrorInfo` reason of a pull that must start over.
     static let syncResetReason = "SYNC_RESET_REQUIRED"
+    /// The `google.rpc.ErrorInfo` reasons of a PERMISSION_DENIED an app acts on: a tier gate
+    /// (metadata `tier`: the `Tier` value that unlocks it, as `TIER_PRO`), and a coach's read of a
+    /// scope the client has not granted (metadata `scope`: `history`, `details`, …).
+    static let tierRequiredReason = "TIER_REQUIRED"
+    static let scopeNotGrantedReason = "SCOPE_NOT_GRANTED"
 
     static func status(for error: SpotterError) -> GoogleRPCStatus {
         switch error {
@@ -64,6 +69,19 @@ enum RPCErrorMapping {
             return GoogleRPCStatus(code: .failedPrecondition, message: message, details: [])
         case .permissionDenied(let message):
             return GoogleRPCStatus(code: .permissionDenied, message: message, details: [])
+        case .tierRequired(let message, let tier):
+            // As the API's `Tier` enum names it.
+            let name = "TIER_" + tier.rawValue.uppercased()
+            return GoogleRPCStatus(
+                code: .permissionDenied, message: message,
+                details: [.errorInfo(reason: tierRequiredReason, domain: "spotter.dev", metadata: ["tier": name])])
+        case .scopeNotGranted(let message, let scope):
+            return GoogleRPCStatus(
+                code: .permissionDenied, message: message,
+                details: [
+                    .errorInfo(
+                        reason: scopeNotGrantedReason, domain: "spotter.dev", metadata: ["scope": scope.rawValue])
+                ])
         case .unauthenticated(let message):
             return GoogleRPCStatus(code: .unauthenticated, message: message, details: [])
         case .tooManyRequests(let message, let seconds):

@@ -137,8 +137,8 @@ struct TrainingRulesEntitlementsTests {
             try Entitlements.checkProgress(for: fly, tier: .free)
             Issue.record("the free tier saw progress for a non-big-three exercise")
         } catch {
-            guard case .permissionDenied(let message) = error else {
-                Issue.record("expected permissionDenied, got \(error)")
+            guard case .tierRequired(let message, tier: .pro) = error else {
+                Issue.record("expected tierRequired naming Pro, got \(error)")
                 return
             }
             #expect(message.contains("Pro"))

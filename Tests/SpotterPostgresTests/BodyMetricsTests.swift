@@ -16,7 +16,8 @@ struct BodyMetricsTests {
             let clock = TestClock(now)
             let training = database.trainingServices(clock: clock)
             let sync = database.syncService(clock: clock)
-            let needsPro = SpotterError.permissionDenied("body weight and measurement tracking needs the Pro tier")
+            let needsPro = SpotterError.tierRequired(
+                "body weight and measurement tracking needs the Pro tier", tier: .pro)
             let free = try await database.lifter("fay")
             let weighIn = MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-01", value: 80)
             await #expect(throws: needsPro) { try await training.body.record(free, id: "", weighIn) }

@@ -146,7 +146,7 @@ func coachMatrixRows() -> [MatrixRow] {
             },
             expected: coachCall(
                 needs: .progress,
-                tier: [.coachLowTier: .permissionDenied("a client's statistics need the Coach tier")]),
+                tier: [.coachLowTier: .tierRequired("a client's statistics need the Coach tier", tier: .coach)]),
             logs: logged(.statistics, "GetClientStatistics"),
             visible: coachAndOwner,
             check: { role, value, _ in
@@ -200,7 +200,7 @@ func coachMatrixRows() -> [MatrixRow] {
             call: { coaching, _, p, w in try await coaching.clientAchievements(p, client: w.client) },
             expected: coachCall(
                 needs: .progress,
-                tier: [.coachLowTier: .permissionDenied("a client's statistics need the Coach tier")]),
+                tier: [.coachLowTier: .tierRequired("a client's statistics need the Coach tier", tier: .coach)]),
             logs: logged(.statistics, "GetClientAchievements"),
             visible: coachAndOwner,
             check: { role, value, w in

@@ -41,13 +41,14 @@ struct MatrixRow {
 let coachOnly = SpotterError.permissionDenied("this call is for coach accounts")
 let lifterOnly = SpotterError.permissionDenied("this call is for lifter accounts")
 let clientNotFound = SpotterError.notFound("client not found")
-let freeCoachProgress = SpotterError.permissionDenied(
-    "a client's progress needs the Coach tier (or Coach Pro for every exercise)")
+let freeCoachProgress = SpotterError.tierRequired(
+    "a client's progress needs the Coach tier (or Coach Pro for every exercise)", tier: .coach)
 
 func coachProProgress(_ exercise: String) -> SpotterError {
-    .permissionDenied(
+    .tierRequired(
         "a client's progress for \(exercise) needs the Coach Pro tier; the Coach tier covers Barbell Back Squat, "
-            + "Barbell Bench Press and Barbell Deadlift")
+            + "Barbell Bench Press and Barbell Deadlift",
+        tier: .coachPro)
 }
 
 /// A lifter-facing call: the owner's answer, the other lifters' and the coaches'; `except` overrides.
@@ -67,7 +68,7 @@ func coachCall(needs scope: Scope?, tier refusals: [Role: SpotterError] = [:]) -
         guard role.isCoach else { return .failure(coachOnly) }
         guard Role.owner.active.contains(role) else { return .failure(clientNotFound) }
         if let scope, !role.ownerScopes.contains(scope) {
-            return .failure(.permissionDenied("owner has not granted you the \(scope.rawValue) scope"))
+            return .failure(.scopeNotGranted("owner has not granted you the \(scope.rawValue) scope", scope: scope))
         }
         if let refusal = refusals[role] { return .failure(refusal) }
         return .success
@@ -103,7 +104,7 @@ func bodyTracking(_ outcome: @escaping (Role) -> MatrixOutcome?) -> (Role) -> Ma
     { role in
         ["pro", "coach_pro"].contains(role.tier)
             ? outcome(role)
-            : .failure(.permissionDenied("body weight and measurement tracking needs the Pro tier"))
+            : .failure(.tierRequired("body weight and measurement tracking needs the Pro tier", tier: .pro))
     }
 }
 let sessionNotFound = MatrixOutcome.failure(.notFound("session not found"))

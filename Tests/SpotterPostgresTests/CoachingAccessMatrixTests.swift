@@ -105,7 +105,9 @@ struct CoachingAccessMatrixTests {
             let narrowed = try await coaching.setScopes(
                 lifter, coach: coach.tenantID.description, scopes: ["history", "progress"])
             #expect(narrowed.scopes == [.history, .progress])
-            await #expect(throws: SpotterError.permissionDenied("ada has not granted you the details scope")) {
+            await #expect(
+                throws: SpotterError.scopeNotGranted("ada has not granted you the details scope", scope: .details)
+            ) {
                 try await coaching.clientWorkout(coach, client: client, workoutID: workout.id.description)
             }
             let history = try await coaching.clientHistory(

@@ -62,9 +62,10 @@ struct CoachingServiceTests {
             #expect(try await coaching.links(coach, includeClosed: false).allSatisfy { !$0.paused })
             _ = try await coaching.clientHistory(
                 coach, client: ada.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
-            let beyond = SpotterError.permissionDenied(
+            let beyond = SpotterError.tierRequired(
                 "bob is beyond the 1 client the free tier covers (clients count in the order they joined); "
-                    + "end a link to make room, or move up: the Coach tier allows 20")
+                    + "end a link to make room, or move up: the Coach tier allows 20",
+                tier: .coach)
             await #expect(throws: beyond) {
                 try await coaching.clientHistory(
                     coach, client: bob.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")

@@ -267,7 +267,9 @@ struct GuidedSessionStoreTests {
             let cora = try await database.lifter("cora", kind: .coach)
             _ = try await coaching.link(cora, ada, scopes: ["history"])
             let session = try await sessions.start(ada, id: "", .empty(name: "Push"))
-            await #expect(throws: SpotterError.permissionDenied("ada has not granted you the details scope")) {
+            await #expect(
+                throws: SpotterError.scopeNotGranted("ada has not granted you the details scope", scope: .details)
+            ) {
                 try await sessions.clientSession(cora, client: ada.tenantID.description, id: session.id.description)
             }
             _ = try await coaching.setScopes(ada, coach: cora.tenantID.description, scopes: ["history", "details"])

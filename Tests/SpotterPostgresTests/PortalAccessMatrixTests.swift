@@ -92,11 +92,11 @@ private struct PortalAnswer: CustomStringConvertible {
         case .failure(lifterOnly):
             statuses = [.notFound]
             texts = ["This page is for lifter accounts."]
-        case .failure(.permissionDenied(let message)) where message.contains("has not granted you"):
+        case .failure(.scopeNotGranted):
             // A page read without the scope shows the page with the section replaced; a form is refused.
             statuses = [.ok, .forbidden]
             texts = ["has not shared", "has not granted you"]
-        case .failure(.permissionDenied(let message)):
+        case .failure(.tierRequired(let message, _)):
             statuses = [.forbidden]
             texts = [message.contains("Coach Pro tier") ? "Coach Pro tier" : "Coach tier"]
         case .failure(.failedPrecondition):

@@ -56,8 +56,8 @@ struct ProgressStoreTests {
             do {
                 _ = try await training.progress.progress(
                     ada, exerciseID: Catalog.frontSquat.description, from: nil, to: nil, formula: .epley)
-            } catch let SpotterError.permissionDenied(message) {
-                #expect(message.contains("Pro tier") && message.contains("Front Squat"))
+            } catch let SpotterError.tierRequired(message, tier) {
+                #expect(message.contains("Pro tier") && message.contains("Front Squat") && tier == .pro)
             }
             let owner = try await database.ownerConnection()
             try await owner.query("UPDATE tenants SET tier = 'pro' WHERE tenant_id = $1", [ada.tenantID.rawValue])

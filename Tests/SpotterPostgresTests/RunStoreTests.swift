@@ -156,7 +156,9 @@ struct RunStoreTests {
             _ = try await coaching.link(cora, ada, scopes: ["history"])
             let run = try await runs.log(
                 ada, id: "", RunDraft(startedAt: now.addingTimeInterval(-600), samples: Self.samples(minutes: 3)))
-            await #expect(throws: SpotterError.permissionDenied("ada has not granted you the details scope")) {
+            await #expect(
+                throws: SpotterError.scopeNotGranted("ada has not granted you the details scope", scope: .details)
+            ) {
                 try await runs.clientRun(cora, client: ada.tenantID.description, id: run.workout.id.description)
             }
             _ = try await coaching.setScopes(ada, coach: cora.tenantID.description, scopes: ["history", "details"])

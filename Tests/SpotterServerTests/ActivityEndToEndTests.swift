@@ -115,6 +115,9 @@ struct ActivityEndToEndTests {
                 let free = await rpcError { _ = try await record("2026-01-05", 180) }
                 #expect(free?.code == .permissionDenied)
                 #expect(free?.message == "body weight and measurement tracking needs the Pro tier")
+                // What an app shows its upgrade screen on: the reason and the tier, not the words.
+                let tierInfo = try #require(try free?.unpackGoogleRPCStatus()).details.compactMap(\.errorInfo)
+                #expect(tierInfo.map(\.reason) == ["TIER_REQUIRED"] && tierInfo.first?.metadata == ["tier": "TIER_PRO"])
                 try await server.database.asOwner { connection in
                     try await connection.query(
                         "UPDATE tenants SET tier = 'pro' WHERE tenant_id = (SELECT tenant_id FROM accounts WHERE username = 'ada')"
@@ -155,6 +158,9 @@ struct ActivityEndToEndTests {
                     _ = try await coach.getClientMeasurements(.with { $0.clientID = profile.tenantID }, metadata: cora)
                 }
                 #expect(denied?.code == .permissionDenied)
+                let scopeInfo = try #require(try denied?.unpackGoogleRPCStatus()).details.compactMap(\.errorInfo)
+                #expect(
+                    scopeInfo.map(\.reason) == ["SCOPE_NOT_GRANTED"] && scopeInfo.first?.metadata == ["scope": "body"])
                 let coachProfile = try await accounts.getProfile(.init(), metadata: cora)
                 _ = try await coaching.setScopes(
                     .with {

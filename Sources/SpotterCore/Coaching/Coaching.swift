@@ -271,10 +271,14 @@ public enum CoachEntitlements {
     /// The refusal to read (or assign to) a client the tier does not cover.
     public static func beyondLimit(_ client: String, tier: Tier) -> SpotterError {
         let limit = clientLimit(tier)
-        let next = nextTier(after: tier)
-        return .permissionDenied(
+        let message =
             "\(client) is beyond the \(DisplayFormat.count(limit, "client")) the \(tierName(tier)) tier covers "
-                + "(clients count in the order they joined); end a link to make room, or move up: \(next)")
+            + "(clients count in the order they joined); end a link to make room, or move up: \(nextTier(after: tier))"
+        switch tier {
+        case .coachPro: return .permissionDenied(message)
+        case .coach: return .tierRequired(message, tier: .coachPro)
+        case .free, .pro: return .tierRequired(message, tier: .coach)
+        }
     }
 
     /// Which clients' exercises a coach's tier opens progress (and record flags) for.
@@ -314,18 +318,20 @@ public enum CoachEntitlements {
             return
         case .bigThree:
             if exercise.bigThree != nil { return }
-            throw .permissionDenied(
+            throw .tierRequired(
                 "a client's progress for \(exercise.name) needs the Coach Pro tier; the Coach tier covers "
-                    + "Barbell Back Squat, Barbell Bench Press and Barbell Deadlift")
+                    + "Barbell Back Squat, Barbell Bench Press and Barbell Deadlift",
+                tier: .coachPro)
         case .none:
-            throw .permissionDenied("a client's progress needs the Coach tier (or Coach Pro for every exercise)")
+            throw .tierRequired(
+                "a client's progress needs the Coach tier (or Coach Pro for every exercise)", tier: .coach)
         }
     }
 
     /// A client's statistics: any coach tier (they are totals, not per exercise).
     public static func checkClientStatistics(tier: Tier) throws(SpotterError) {
         if clientProgress(tier) == .none {
-            throw .permissionDenied("a client's statistics need the Coach tier")
+            throw .tierRequired("a client's statistics need the Coach tier", tier: .coach)
         }
     }
 

@@ -22,8 +22,8 @@ extension CoachingService {
                 try await coveredClientLink(principal, client: clientID, tier: tier, $0)
             }
             guard link.scopes.contains(scope) else {
-                throw SpotterError.permissionDenied(
-                    "\(link.lifterName) has not granted you the \(scope.rawValue) scope")
+                throw SpotterError.scopeNotGranted(
+                    "\(link.lifterName) has not granted you the \(scope.rawValue) scope", scope: scope)
             }
             let result = try await body(principal.clientView(of: clientID), link, context)
             try await store.recordAccess(

@@ -314,7 +314,8 @@ extension MutationResult {
             result.violations = violations
         case .alreadyExists(let field, let reason):
             result.violations = [FieldViolation(field: field, reason: reason)]
-        case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message):
+        case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
+            .tierRequired(let message, _), .scopeNotGranted(let message, _):
             result.message = message
         case .unauthenticated, .tooManyRequests, .unavailable, .syncReset:
             return nil

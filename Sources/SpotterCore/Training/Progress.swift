@@ -218,7 +218,7 @@ public enum Entitlements {
         switch tier {
         case .pro, .coachPro: return
         case .free, .coach:
-            throw .permissionDenied("body weight and measurement tracking needs the Pro tier")
+            throw .tierRequired("body weight and measurement tracking needs the Pro tier", tier: .pro)
         }
     }
 
@@ -229,10 +229,10 @@ public enum Entitlements {
             return
         case .free, .coach:
             if exercise.bigThree != nil { return }
-            throw .permissionDenied(
+            throw .tierRequired(
                 "progress for \(exercise.name) needs the Pro tier; the free tier covers Barbell Back Squat, "
-                    + "Barbell Bench Press and Barbell Deadlift"
-            )
+                    + "Barbell Bench Press and Barbell Deadlift",
+                tier: .pro)
         }
     }
 }

@@ -372,7 +372,8 @@ extension SpotterError {
     /// A refusal of the input (as opposed to the database being away).
     var isRefusal: Bool {
         switch self {
-        case .invalidArgument, .alreadyExists, .failedPrecondition, .permissionDenied: true
+        case .invalidArgument, .alreadyExists, .failedPrecondition, .permissionDenied, .tierRequired, .scopeNotGranted:
+            true
         default: false
         }
     }
@@ -387,7 +388,8 @@ extension Error {
         case .alreadyExists(let field, let reason): return "\(field) \(reason)"
         case .tooManyRequests(let message, _): return message
         case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
-            .unauthenticated(let message), .unavailable(let message), .syncReset(let message):
+            .tierRequired(let message, _), .scopeNotGranted(let message, _), .unauthenticated(let message),
+            .unavailable(let message), .syncReset(let message):
             return message
         }
     }
