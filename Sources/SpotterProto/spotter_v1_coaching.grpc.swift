@@ -270,7 +270,9 @@ extension Spotter_V1_CoachingService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+        /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+        /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+        /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_RedeemInviteRequest` messages.
@@ -532,7 +534,9 @@ extension Spotter_V1_CoachingService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+        /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+        /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+        /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_RedeemInviteRequest` message.
@@ -792,7 +796,9 @@ extension Spotter_V1_CoachingService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+        /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+        /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+        /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_RedeemInviteRequest` message.
@@ -1561,7 +1567,9 @@ extension Spotter_V1_CoachingService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+        /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+        /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+        /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_RedeemInviteRequest` message.
@@ -1901,7 +1909,9 @@ extension Spotter_V1_CoachingService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+        /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+        /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+        /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_RedeemInviteRequest` message.
@@ -2379,7 +2389,9 @@ extension Spotter_V1_CoachingService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+    /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+    /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+    /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_RedeemInviteRequest` message.
@@ -2786,7 +2798,9 @@ extension Spotter_V1_CoachingService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Redeems a coach's invite code: the link is active at once with the scopes granted.
+    /// > Redeems a coach's invite code: the link is active at once with the scopes granted. A request
+    /// > still waiting between the two (either side's) is settled by the code: it closes and the active
+    /// > link takes its place. ALREADY_EXISTS naming `code` when the coach coaches you already.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -188,6 +188,27 @@ struct CoachingServiceTests {
                         "\\x" + Array(revoked.code!.utf8).map { String(format: "%02x", $0) }.joined()
                     ]) == 0)
             #expect(try await coaching.invites(coach).map(\.note) == ["gym flyer"])
+
+            // A request still waiting, either way, is settled by the coach's code: the link is
+            // active with the scopes given now; a code from a coach who coaches you already is refused.
+            let bob = try await database.lifter("bob")
+            _ = try await coaching.requestCoach(ada, username: "cora", scopes: ["history"])
+            _ = try await coaching.inviteClient(coach, username: "bob")
+            for (lifter, scopes) in [(ada, ["history", "progress"]), (bob, ["details"])] {
+                let code = try #require(try await coaching.createInvite(coach, note: "", validDays: 0).code)
+                let linked = try await coaching.redeemInvite(lifter, code: code, scopes: scopes)
+                #expect(linked.status == .active && linked.scopes == Set(scopes.compactMap(Scope.init(rawValue:))))
+                let links = try await coaching.links(lifter, includeClosed: true)
+                #expect(links.filter { $0.status == .active }.count == 1 && links.count == 2)
+            }
+            let third = try #require(try await coaching.createInvite(coach, note: "", validDays: 0).code)
+            await #expect(throws: SpotterError.alreadyExists(field: "code", reason: "this coach coaches you already")) {
+                try await coaching.redeemInvite(ada, code: third, scopes: [])
+            }
+            #expect(
+                try await coaching.invites(coach).contains {
+                    $0.code == nil && $0.usedAt == nil && $0.expiresAt > clock.now
+                })
         }
     }
 

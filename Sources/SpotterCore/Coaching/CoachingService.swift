@@ -127,7 +127,9 @@ public struct CoachingService: Sendable {
         }
     }
 
-    /// A lifter redeems a coach's code: the link is active at once with `scopes`.
+    /// A lifter redeems a coach's code: the link is active at once with `scopes`. A request
+    /// between the two still waiting (the lifter asked the coach, or the coach the lifter) is
+    /// settled by the code: it closes, and the active link takes its place.
     public func redeemInvite(_ principal: Principal, code: String, scopes: [String]) async throws -> CoachLink {
         _ = try await requireKind(.lifter, principal)
         let granted = try Scope.parse(scopes)
@@ -140,9 +142,14 @@ public struct CoachingService: Sendable {
             guard let coach = try await link.inviteCoach(codeHash: hash, now: at) else {
                 throw SpotterError.notFound("invite code not found, already used, revoked or expired")
             }
-            guard try await link.openLink(lifter: principal.tenantID, coach: coach) == nil else {
-                throw SpotterError.alreadyExists(
-                    field: "code", reason: "you already have a pending or active link with this coach")
+            if let open = try await link.openLink(lifter: principal.tenantID, coach: coach) {
+                guard open.status == .pending else {
+                    throw SpotterError.alreadyExists(field: "code", reason: "this coach coaches you already")
+                }
+                // Withdrawn if the lifter asked, declined if the coach did: what the lifter may do to it.
+                _ = try await link.updateLink(
+                    open, status: open.requestedBy == .lifter ? .ended : .declined, scopes: open.scopes, by: .lifter,
+                    now: at)
             }
             try await checkCapacity(coach, link, inviteHash: hash, at: at, askedBy: .lifter)
             let id = CoachLink.ID.random()
