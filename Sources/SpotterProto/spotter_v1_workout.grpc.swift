@@ -179,7 +179,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -322,7 +324,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -463,7 +467,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -873,7 +879,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -1070,7 +1078,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -1316,7 +1326,9 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-    /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+    /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+    /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+    /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
     /// > LogWorkout with `template_id` set; the template never changes.
     ///
     /// - Parameters:
@@ -1535,7 +1547,9 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-    /// > rep range, the target RPE and rest). Nothing is stored: edit it freely and send it to
+    /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
+    /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
+    /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
     /// > LogWorkout with `template_id` set; the template never changes.
     ///
     /// - Parameters:

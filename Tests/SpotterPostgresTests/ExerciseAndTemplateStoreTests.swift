@@ -106,6 +106,47 @@ struct ExerciseAndTemplateStoreTests {
         }
     }
 
+    @Test(
+        "a workout prefilled from a template takes the weights of the last time each exercise was done, set by set, warm-ups left out"
+    )
+    func prefillWithLastWeights() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(start))
+            let ada = try await database.lifter("ada")
+            let template = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Bench day",
+                    items: [
+                        TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 4, repsMin: 5),
+                        TemplateItemDraft(exerciseID: Catalog.overheadPress.description, targetSets: 2, repsMin: 8),
+                    ]))
+            func bench(_ kilograms: [(Double, SetType)], daysAgo: Double) -> WorkoutDraft {
+                var draft = workoutDraft("Bench", at: start.addingTimeInterval(-daysAgo * 86_400))
+                draft.exercises[0].sets = kilograms.map {
+                    SetDraft(reps: 5, weight: WeightDraft(value: $0.0, unit: .kg), type: $0.1)
+                }
+                return draft
+            }
+            _ = try await training.workouts.log(ada, id: "", bench([(90, .working), (92.5, .working)], daysAgo: 7))
+            _ = try await training.workouts.log(
+                ada, id: "", bench([(60, .warmUp), (100, .working), (102.5, .working)], daysAgo: 3))
+            let deleted = try await training.workouts.log(ada, id: "", bench([(140, .working)], daysAgo: 1))
+            _ = try await training.workouts.delete(ada, id: deleted.id.description)
+            _ = try await training.workouts.log(ada, id: "", bench([(200, .working)], daysAgo: -1))  // after today's start
+
+            let prefilled = try await training.workouts.prefill(
+                ada, templateID: template.id.description, startedAt: start)
+            #expect(prefilled.exercises[0].sets.map { $0.weight?.kilograms } == [100, 102.5, 102.5, 102.5])
+            #expect(prefilled.exercises[0].sets.allSatisfy { $0.reps == 5 }, "the template's reps, not last time's")
+            #expect(prefilled.exercises[1].sets.map(\.weight) == [nil, nil], "never done: no weight")
+            // A week earlier, the workout before that one.
+            let earlier = try await training.workouts.prefill(
+                ada, templateID: template.id.description, startedAt: start.addingTimeInterval(-5 * 86_400))
+            #expect(earlier.exercises[0].sets.map { $0.weight?.kilograms } == [90, 92.5, 92.5, 92.5])
+        }
+    }
+
     @Test("a deleted custom exercise is gone for new use but stays in old workouts; built-in ones cannot be deleted")
     func deleting() async throws {
         try await TestDatabase.with { database in

@@ -77,6 +77,10 @@ public protocol WorkoutStore: Sendable {
     func deleteWorkout(_ principal: Principal, _ id: WorkoutID, now: Date) async throws -> Bool
     /// Newest first.
     func history(_ principal: Principal, _ query: HistoryQuery) async throws -> [WorkoutEntry]
+    /// For each of `exercises`, the sets of it in the latest workout before `before` that has it
+    /// (its first place in that workout), in order; an exercise never done is left out.
+    func lastSets(_ principal: Principal, of exercises: [ExerciseID], before: Date) async throws
+        -> [ExerciseID: [WorkoutSet]]
 }
 
 public protocol TemplateStore: Sendable {

@@ -25,10 +25,21 @@ public struct WorkoutService: Sendable {
         return try await store.logWorkout(principal, workoutID, content, now: now())
     }
 
-    /// Today's workout from a template; nothing is stored.
+    /// Today's workout from a template, with the weights of the last time each exercise was done
+    /// (its working sets, set by set; the last one again for sets beyond them); nothing is stored.
     public func prefill(_ principal: Principal, templateID: String, startedAt: Date?) async throws -> WorkoutContent {
         let template = try await template(principal, id: templateID)
-        return template.content.prefill(templateID: template.id, startedAt: startedAt ?? now())
+        let start = startedAt ?? now()
+        var content = template.content.prefill(templateID: template.id, startedAt: start)
+        let last = try await store.lastSets(principal, of: content.exercises.map(\.exerciseID), before: start)
+        for index in content.exercises.indices {
+            let done = (last[content.exercises[index].exerciseID] ?? []).filter(\.type.isCounted)
+            guard let final = done.last else { continue }
+            for set in content.exercises[index].sets.indices where content.exercises[index].sets[set].weight == nil {
+                content.exercises[index].sets[set].weight = (set < done.count ? done[set] : final).weight
+            }
+        }
+        return content
     }
 
     /// A template the lifter may log from: their own, or one a coach assigned.

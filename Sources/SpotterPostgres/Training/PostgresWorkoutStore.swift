@@ -64,6 +64,44 @@ public struct PostgresWorkoutStore: WorkoutStore {
         return workout
     }
 
+    public func lastSets(_ principal: Principal, of exercises: [ExerciseID], before: Date) async throws
+        -> [ExerciseID: [WorkoutSet]]
+    {
+        guard !exercises.isEmpty else { return [:] }
+        return try await database.withTenant(principal) { connection in
+            // Each exercise's latest set by the index on (tenant, exercise, started_at), then that
+            // workout's sets of it at its first place there.
+            let rows = try await connection.query(
+                """
+                SELECT l.exercise_id, \(WorkoutSQL.setColumns("s."))
+                FROM (
+                    SELECT e.id AS exercise_id, last.workout_id, last.exercise_position
+                    FROM (SELECT DISTINCT id FROM unnest($2::uuid[]) AS id) AS e(id)
+                    CROSS JOIN LATERAL (
+                        SELECT s.workout_id, min(s.exercise_position) AS exercise_position
+                        FROM workout_sets s
+                        WHERE s.tenant_id = $1 AND s.workout_id = (
+                            SELECT workout_id FROM workout_sets
+                            WHERE tenant_id = $1 AND exercise_id = e.id AND started_at < $3
+                            ORDER BY started_at DESC LIMIT 1)
+                          AND s.exercise_id = e.id
+                        GROUP BY s.workout_id) AS last
+                ) AS l
+                JOIN workout_sets s
+                    ON s.tenant_id = $1 AND s.workout_id = l.workout_id AND s.exercise_position = l.exercise_position
+                ORDER BY l.exercise_id, s.position
+                """,
+                [principal.tenantID.rawValue, exercises.map(\.rawValue), before]
+            )
+            var sets: [ExerciseID: [WorkoutSet]] = [:]
+            for row in rows {
+                sets[ExerciseID(rawValue: try row.decode("exercise_id")), default: []].append(
+                    try WorkoutSQL.decodeSet(row))
+            }
+            return sets
+        }
+    }
+
     public func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout? {
         try await database.withTenant(principal) { connection in
             try await WorkoutSQL.load(principal.tenantID, id, connection)
