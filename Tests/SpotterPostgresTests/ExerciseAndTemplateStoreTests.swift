@@ -133,7 +133,8 @@ struct ExerciseAndTemplateStoreTests {
                 ada, id: "", bench([(60, .warmUp), (100, .working), (102.5, .working)], daysAgo: 3))
             let deleted = try await training.workouts.log(ada, id: "", bench([(140, .working)], daysAgo: 1))
             _ = try await training.workouts.delete(ada, id: deleted.id.description)
-            _ = try await training.workouts.log(ada, id: "", bench([(200, .working)], daysAgo: -1))  // after today's start
+            // After today's start: not "last time".
+            _ = try await training.workouts.log(ada, id: "", bench([(200, .working)], daysAgo: -1))
 
             let prefilled = try await training.workouts.prefill(
                 ada, templateID: template.id.description, startedAt: start)
