@@ -345,6 +345,14 @@ public enum UsernameChange: Sendable, Equatable {
     public static let maximumHeld = 3
 }
 
+/// Why an access token that authenticates nothing does not (`AuthStore.accessTokenState`).
+public enum AccessTokenState: String, Sendable {
+    /// The session lives; its token's 15 minutes are over: a refresh gives a new one.
+    case expired
+    /// The session was signed out, revoked or has expired, or the account is disabled.
+    case ended
+}
+
 /// A change of address waiting for its link to be opened (`AuthService.changeEmail`).
 public struct PendingEmailChange: Sendable, Equatable {
     public var email: String

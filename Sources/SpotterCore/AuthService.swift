@@ -436,13 +436,25 @@ public struct AuthService: Sendable {
         }
     }
 
-    /// The principal of a valid access token; `unauthenticated` otherwise.
+    /// The principal of a valid access token; `unauthenticated` otherwise, saying whether a
+    /// refresh will do (the token expired) or only a sign-in (the session ended).
     public func authenticate(accessToken: String) async throws -> Principal {
-        guard !accessToken.isEmpty,
-            let principal = try await store.authenticate(accessTokenHash: Token.hash(accessToken), now: now())
-        else { throw SpotterError.unauthenticated("the access token is not valid") }
-        return principal
+        guard !accessToken.isEmpty else { throw SpotterError.unauthenticated(Self.invalidAccessToken) }
+        let hash = Token.hash(accessToken)
+        let at = now()
+        if let principal = try await store.authenticate(accessTokenHash: hash, now: at) { return principal }
+        switch try await store.accessTokenState(hash: hash, now: at) {
+        case .expired:
+            throw SpotterError.unauthenticated("the access token has expired; get a new one with your refresh token")
+        case .ended:
+            throw SpotterError.unauthenticated(
+                "the session has ended (signed out, revoked or expired, or the account is disabled); sign in again")
+        case nil:
+            throw SpotterError.unauthenticated(Self.invalidAccessToken)
+        }
     }
+
+    static let invalidAccessToken = "the access token is not valid; sign in again"
 
     /// Ends the principal's current session.
     public func signOut(_ principal: Principal) async throws {

@@ -29,6 +29,9 @@ public protocol AuthStore: Sendable {
     /// The principal of a live access token (not expired, session not revoked, account active),
     /// marking the session used.
     func authenticate(accessTokenHash: [UInt8], now: Date) async throws -> Principal?
+    /// Why a refused access token does not work: `expired` (refresh), `ended` (sign in again), or
+    /// `nil` when no session has it.
+    func accessTokenState(hash: [UInt8], now: Date) async throws -> AccessTokenState?
 
     /// Finds the session of a refresh token.
     func lookupRefreshToken(hash: [UInt8], now: Date) async throws -> RefreshLookup

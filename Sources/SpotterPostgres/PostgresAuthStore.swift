@@ -427,6 +427,14 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
+    public func accessTokenState(hash: [UInt8], now: Date) async throws -> AccessTokenState? {
+        try await database.withoutTenantAutocommit { connection in
+            try await connection.query(
+                "SELECT spotter_access_token_state($1, $2) AS state", [PostgresBytes(hash), now]
+            ).single.flatMap { try ($0.decode("state") as String?).flatMap(AccessTokenState.init(rawValue:)) }
+        }
+    }
+
     public func pendingEmailChange(_ principal: Principal, now: Date) async throws -> PendingEmailChange? {
         try await database.withTenant(principal.tenantID) { connection in
             try await connection.query(

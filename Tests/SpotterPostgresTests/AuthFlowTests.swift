@@ -348,6 +348,34 @@ struct AuthFlowTests {
         return TOTP.code(secret: try #require(Base32.decode(secret)), step: TOTP.step(at: date))
     }
 
+    @Test("a refused access token says whether a refresh will do or only a sign-in")
+    func refusedAccessTokens() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(Date())
+            let auth = database.authService(clock: clock)
+            _ = try await register(auth, "ada")
+            let phone = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .tokens
+            clock.advance(by: AuthPolicy().accessTokenLifetime + 1)
+            await #expect(
+                throws: SpotterError.unauthenticated(
+                    "the access token has expired; get a new one with your refresh token")
+            ) { try await auth.authenticate(accessToken: phone.accessToken) }
+            let refreshed = try await auth.refresh(refreshToken: phone.refreshToken)
+            _ = try await auth.authenticate(accessToken: refreshed.accessToken)
+            // The token a refresh replaced, and one never issued.
+            for token in [phone.accessToken, "spa_never_issued", ""] {
+                await #expect(
+                    throws: SpotterError.unauthenticated("the access token is not valid; sign in again"), "\(token)"
+                ) { try await auth.authenticate(accessToken: token) }
+            }
+            try await auth.signOut(try await auth.authenticate(accessToken: refreshed.accessToken))
+            let ended = SpotterError.unauthenticated(
+                "the session has ended (signed out, revoked or expired, or the account is disabled); sign in again")
+            await #expect(throws: ended) { try await auth.authenticate(accessToken: refreshed.accessToken) }
+        }
+    }
+
     @Test(
         "ChangeUsername: signs in with the new name at once, refuses a taken one; audited with both names"
     )
