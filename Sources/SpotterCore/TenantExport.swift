@@ -308,8 +308,23 @@ public struct ExportedWorkout: Sendable, Equatable, Codable {
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// A run's footsteps as the device sent them (with the positions and headings it had) and what
+    /// the server derived from them; absent for other workouts, and in exports made before runs were.
+    public var run: ExportedRun?
 
-    public init(_ workout: Workout) {
+    /// What a run holds beyond its workout.
+    public struct ExportedRun: Sendable, Equatable, Codable {
+        public var samples: [FootstepSample]
+        public var analysis: RunAnalysis
+
+        public init(samples: [FootstepSample], analysis: RunAnalysis) {
+            self.samples = samples
+            self.analysis = analysis
+        }
+    }
+
+    public init(_ workout: Workout, run: ExportedRun? = nil) {
+        self.run = run
         id = workout.id
         name = workout.content.name
         startedAt = workout.content.startedAt

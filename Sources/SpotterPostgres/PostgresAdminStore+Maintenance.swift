@@ -242,7 +242,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         try await change(audit) { connection in
             try await connection.query("SELECT set_config('spotter.tenant_id', $1, true)", [tenant.rawValue])
             guard var document = try await ExportSQL.header(tenant, now: now, connection) else { return nil }
-            document.workouts = try await WorkoutSQL.load(tenant, only: nil, connection).map(ExportedWorkout.init)
+            document.workouts = try await ExportSQL.exported(
+                tenant, try await WorkoutSQL.load(tenant, only: nil, connection), connection)
             return document
         }
     }

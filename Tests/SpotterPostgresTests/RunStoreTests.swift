@@ -29,6 +29,45 @@ struct RunStoreTests {
         return samples
     }
 
+    @Test(
+        "a run's footsteps, positions and analysis are in the account's export; importing it brings the workout and says what stayed out"
+    )
+    func runsExported() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let runs = database.runService(clock: clock)
+            let ada = try await database.lifter("ada")
+            var samples = Self.samples(minutes: 2)
+            samples[3] = FootstepSample(offsetMilliseconds: samples[3].offsetMilliseconds)  // no fix for one step
+            let run = try await runs.log(
+                ada, id: "", RunDraft(startedAt: now.addingTimeInterval(-3600), samples: samples))
+            _ = try await training.workouts.log(ada, id: "", workoutDraft(at: now.addingTimeInterval(-7200)))
+            var data = Data()
+            try await training.transfer.export(ada, format: .json) { data.append($0) }
+            let document = try TenantExport.decoder().decode(TenantExport.self, from: data)
+            #expect(document.workouts.count == 2)
+            let exported = try #require(document.workouts.first { $0.id == run.workout.id }?.run)
+            #expect(exported.samples == samples && exported.analysis == run.analysis)
+            #expect(document.workouts.filter { $0.run == nil }.count == 1)
+            // An operator's export (spotterctl export) writes the same.
+            let admin = AdminService(
+                store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
+                policy: AuthPolicy())
+            let byOperator = try await admin.export(
+                "ada", actor: AdminActor(operatorName: "ops", osUser: "root"), reason: "subject access request")
+            #expect(byOperator.workouts.first { $0.id == run.workout.id }?.run == exported)
+
+            let bob = try await database.lifter("bob")
+            let report = try await training.transfer.importWorkouts(bob, format: .spotterJSON, unit: .kg, data: data)
+            #expect(report.workoutsAdded == 2)
+            #expect(
+                report.notes == [
+                    "1 run comes in as a workout: footsteps, positions and the run analysis are not imported"
+                ])
+        }
+    }
+
     @Test("runs that share a start are paged by start and id: none is lost between pages")
     func pagingTies() async throws {
         try await TestDatabase.with { database in

@@ -63,9 +63,17 @@ enum SpotterJSONReader {
                 },
                 id: workout.id, templateID: workout.templateID)
         }
+        // A run comes back as its workout (its minutes and distance); its footsteps are the export's.
+        let runs = (document.workouts ?? []).filter { $0.run != nil }.count
         return ImportedFile(
             workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [],
-            measurements: document.measurements ?? [])
+            measurements: document.measurements ?? [],
+            notes: runs == 0
+                ? []
+                : [
+                    "\(runs == 1 ? "1 run comes in as a workout" : "\(runs) runs come in as workouts"): "
+                        + "footsteps, positions and the run analysis are not imported"
+                ])
     }
 
     /// Where decoding failed, as a path of keys.

@@ -91,6 +91,41 @@ enum ExportSQL {
             [tenant.rawValue, cursor?.startedAt, cursor?.id.rawValue, limit]
         ).map { WorkoutID(rawValue: try $0.decode("workout_id")) }
         guard !ids.isEmpty else { return [] }
-        return try await WorkoutSQL.load(tenant, only: ids, connection).map(ExportedWorkout.init)
+        return try await exported(tenant, try await WorkoutSQL.load(tenant, only: ids, connection), connection)
+    }
+
+    /// `workouts` as the export writes them, each run with its footsteps and analysis: the
+    /// positions a device recorded are the lifter's data too.
+    static func exported(_ tenant: TenantID, _ workouts: [Workout], _ connection: PostgresConnection) async throws
+        -> [ExportedWorkout]
+    {
+        // The arrays as JSON, whose null stands for a footstep without a position or heading.
+        let rows = try await connection.query(
+            """
+            SELECT workout_id, analysis::text AS analysis, to_json(offsets_ms)::text AS offsets,
+                   to_json(latitudes)::text AS latitudes, to_json(longitudes)::text AS longitudes,
+                   to_json(headings)::text AS headings
+            FROM runs WHERE tenant_id = $1 AND workout_id = ANY($2::uuid[])
+            """,
+            [tenant.rawValue, workouts.map(\.id.rawValue)])
+        let decoder = JSONDecoder()
+        func json<T: Decodable>(_ row: PostgresRow, _ column: String, as: T.Type) throws -> T {
+            try decoder.decode(T.self, from: Data((try row.decode(column) as String).utf8))
+        }
+        var runs: [WorkoutID: ExportedWorkout.ExportedRun] = [:]
+        for row in rows {
+            let offsets = try json(row, "offsets", as: [Int64].self)
+            let latitudes = try json(row, "latitudes", as: [Double?].self)
+            let longitudes = try json(row, "longitudes", as: [Double?].self)
+            let headings = try json(row, "headings", as: [Double?].self)
+            runs[WorkoutID(rawValue: try row.decode("workout_id"))] = ExportedWorkout.ExportedRun(
+                samples: offsets.indices.map {
+                    FootstepSample(
+                        offsetMilliseconds: offsets[$0], latitude: latitudes[$0], longitude: longitudes[$0],
+                        headingDegrees: headings[$0])
+                },
+                analysis: try json(row, "analysis", as: RunAnalysis.self))
+        }
+        return workouts.map { ExportedWorkout($0, run: runs[$0.id]) }
     }
 }
