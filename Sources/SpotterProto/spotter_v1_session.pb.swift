@@ -350,9 +350,23 @@ public nonisolated struct Spotter_V1_AddGuidedExerciseRequest: Sendable {
   /// Required. 1–100 planned sets (the targets).
   public var sets: [Spotter_V1_SetInput] = []
 
+  /// Optional: the session's `version` the app saw. When the session has moved on, the call is
+  /// FAILED_PRECONDITION and adds nothing, so retrying after a lost answer never adds the exercise
+  /// twice (read the session: it is there).
+  public var expectedVersion: Int64 {
+    get {_expectedVersion ?? 0}
+    set {_expectedVersion = newValue}
+  }
+  /// Returns true if `expectedVersion` has been explicitly set.
+  public var hasExpectedVersion: Bool {self._expectedVersion != nil}
+  /// Clears the value of `expectedVersion`. Subsequent reads from it will return its default value.
+  public mutating func clearExpectedVersion() {self._expectedVersion = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _expectedVersion: Int64? = nil
 }
 
 public nonisolated struct Spotter_V1_AddGuidedSetRequest: Sendable {
@@ -374,11 +388,22 @@ public nonisolated struct Spotter_V1_AddGuidedSetRequest: Sendable {
   /// Clears the value of `planned`. Subsequent reads from it will return its default value.
   public mutating func clearPlanned() {self._planned = nil}
 
+  /// Optional, as in AddGuidedExerciseRequest: a retry never adds the set twice.
+  public var expectedVersion: Int64 {
+    get {_expectedVersion ?? 0}
+    set {_expectedVersion = newValue}
+  }
+  /// Returns true if `expectedVersion` has been explicitly set.
+  public var hasExpectedVersion: Bool {self._expectedVersion != nil}
+  /// Clears the value of `expectedVersion`. Subsequent reads from it will return its default value.
+  public mutating func clearExpectedVersion() {self._expectedVersion = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _planned: Spotter_V1_SetInput? = nil
+  fileprivate var _expectedVersion: Int64? = nil
 }
 
 public nonisolated struct Spotter_V1_WatchGuidedSessionRequest: Sendable {
@@ -1004,7 +1029,7 @@ nonisolated extension Spotter_V1_SkipGuidedExerciseRequest: SwiftProtobuf.Messag
 
 nonisolated extension Spotter_V1_AddGuidedExerciseRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AddGuidedExerciseRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{3}exercise_id\0\u{1}sets\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{3}exercise_id\0\u{1}sets\0\u{3}expected_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1015,12 +1040,17 @@ nonisolated extension Spotter_V1_AddGuidedExerciseRequest: SwiftProtobuf.Message
       case 1: try { try decoder.decodeSingularStringField(value: &self.sessionID) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.exerciseID) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.sets) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self._expectedVersion) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.sessionID.isEmpty {
       try visitor.visitSingularStringField(value: self.sessionID, fieldNumber: 1)
     }
@@ -1030,6 +1060,9 @@ nonisolated extension Spotter_V1_AddGuidedExerciseRequest: SwiftProtobuf.Message
     if !self.sets.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.sets, fieldNumber: 3)
     }
+    try { if let v = self._expectedVersion {
+      try visitor.visitSingularInt64Field(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1037,6 +1070,7 @@ nonisolated extension Spotter_V1_AddGuidedExerciseRequest: SwiftProtobuf.Message
     if lhs.sessionID != rhs.sessionID {return false}
     if lhs.exerciseID != rhs.exerciseID {return false}
     if lhs.sets != rhs.sets {return false}
+    if lhs._expectedVersion != rhs._expectedVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1044,7 +1078,7 @@ nonisolated extension Spotter_V1_AddGuidedExerciseRequest: SwiftProtobuf.Message
 
 nonisolated extension Spotter_V1_AddGuidedSetRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AddGuidedSetRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{3}exercise_index\0\u{1}planned\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}session_id\0\u{3}exercise_index\0\u{1}planned\0\u{3}expected_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1055,6 +1089,7 @@ nonisolated extension Spotter_V1_AddGuidedSetRequest: SwiftProtobuf.Message, Swi
       case 1: try { try decoder.decodeSingularStringField(value: &self.sessionID) }()
       case 2: try { try decoder.decodeSingularInt32Field(value: &self.exerciseIndex) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._planned) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self._expectedVersion) }()
       default: break
       }
     }
@@ -1074,6 +1109,9 @@ nonisolated extension Spotter_V1_AddGuidedSetRequest: SwiftProtobuf.Message, Swi
     try { if let v = self._planned {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
     } }()
+    try { if let v = self._expectedVersion {
+      try visitor.visitSingularInt64Field(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1081,6 +1119,7 @@ nonisolated extension Spotter_V1_AddGuidedSetRequest: SwiftProtobuf.Message, Swi
     if lhs.sessionID != rhs.sessionID {return false}
     if lhs.exerciseIndex != rhs.exerciseIndex {return false}
     if lhs._planned != rhs._planned {return false}
+    if lhs._expectedVersion != rhs._expectedVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -211,6 +211,22 @@ struct GuidedSessionStoreTests {
             #expect(session.exercises.map(\.name) == ["Barbell Bench Press"] && session.plannedSets == 2)
             session = try await sessions.addSet(ada, id: empty.id.description, exercise: 0, nil)
             #expect(session.plannedSets == 3)
+            // With the version the app saw, a retry after a lost answer adds nothing a second time.
+            let seen = session.version
+            session = try await sessions.addSet(ada, id: empty.id.description, exercise: 0, nil, expectedVersion: seen)
+            #expect(session.plannedSets == 4)
+            let moved = SpotterError.failedPrecondition(
+                "expected_version: the session is at version \(seen + 1), not \(seen); read it again (a call you retried may have been applied)"
+            )
+            await #expect(throws: moved) {
+                try await sessions.addSet(ada, id: empty.id.description, exercise: 0, nil, expectedVersion: seen)
+            }
+            await #expect(throws: moved) {
+                try await sessions.addExercise(
+                    ada, id: empty.id.description, exerciseID: Catalog.squat.description, sets: [Self.set(100)],
+                    expectedVersion: seen)
+            }
+            #expect(try await sessions.get(ada, id: empty.id.description).plannedSets == 4)
             // A plank (a timed set) recorded with nothing: it takes the time its work timer ran, no reps.
             session = try await sessions.addExercise(
                 ada, id: empty.id.description, exerciseID: "c0000000-0000-4000-8000-000000000077",

@@ -164,9 +164,11 @@ public struct GuidedSessionService: Sendable {
     }
 
     /// Adds an exercise at the end with `sets` planned sets (at least one).
-    public func addExercise(_ principal: Principal, id: String, exerciseID: String, sets: [SetDraft]) async throws
-        -> GuidedSession
-    {
+    /// Adds an exercise with its planned sets. `expectedVersion`: the session's version the app
+    /// saw; a session that moved on (a retry of a call that was applied) refuses it.
+    public func addExercise(
+        _ principal: Principal, id: String, exerciseID: String, sets: [SetDraft], expectedVersion: Int64? = nil
+    ) async throws -> GuidedSession {
         let exercise = try await training.exercises.get(principal, exerciseID)
         var validator = Validator()
         validator.check(!sets.isEmpty, "sets", "must contain at least one set")
@@ -175,21 +177,24 @@ public struct GuidedSessionService: Sendable {
             WorkoutDraft.validated(set, "sets[\(index)]", into: &validator)
         }
         try validator.validate()
-        return try await apply(principal, id) { _ in
+        return try await apply(principal, id, expectedVersion: expectedVersion) { _ in
             .addExercise(
                 GuidedExercise(
                     exerciseID: exercise.id, name: exercise.name, sets: planned.map { GuidedSet(planned: $0) }))
         }
     }
 
-    /// Adds a set to an exercise: `draft`, or a copy of its last set's target.
-    public func addSet(_ principal: Principal, id: String, exercise: Int, _ draft: SetDraft?) async throws
-        -> GuidedSession
-    {
+    /// Adds a set to an exercise: `draft`, or a copy of its last set's target; `expectedVersion`
+    /// as for `addExercise`.
+    public func addSet(
+        _ principal: Principal, id: String, exercise: Int, _ draft: SetDraft?, expectedVersion: Int64? = nil
+    ) async throws -> GuidedSession {
         var validator = Validator()
         let planned = draft.flatMap { WorkoutDraft.validated($0, "planned", into: &validator) }
         try validator.validate()
-        return try await apply(principal, id) { _ in .addSet(exercise: exercise, planned: planned) }
+        return try await apply(principal, id, expectedVersion: expectedVersion) { _ in
+            .addSet(exercise: exercise, planned: planned)
+        }
     }
 
     /// Writes the workout (id: the session's) and closes the session. Completing a completed
@@ -227,11 +232,16 @@ public struct GuidedSessionService: Sendable {
     }
 
     private func apply(
-        _ principal: Principal, _ id: String,
+        _ principal: Principal, _ id: String, expectedVersion: Int64? = nil,
         _ command: @escaping @Sendable (GuidedSession) throws -> GuidedSessionCommand
     ) async throws -> GuidedSession {
         try await store.updateSession(principal, try Self.id(id), now: now()) { [now] session in
-            try session.applying(try command(session), at: now())
+            if let expectedVersion, expectedVersion != session.version {
+                throw SpotterError.failedPrecondition(
+                    "expected_version: the session is at version \(session.version), not \(expectedVersion); "
+                        + "read it again (a call you retried may have been applied)")
+            }
+            return try session.applying(try command(session), at: now())
         }
     }
 

@@ -91,7 +91,8 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
     {
         try await answer {
             try await sessions.addExercise(
-                $0, id: request.sessionID, exerciseID: request.exerciseID, sets: request.sets.map(SetDraft.init))
+                $0, id: request.sessionID, exerciseID: request.exerciseID, sets: request.sets.map(SetDraft.init),
+                expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil)
         }
     }
 
@@ -101,7 +102,8 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
         try await answer {
             try await sessions.addSet(
                 $0, id: request.sessionID, exercise: Int(request.exerciseIndex),
-                request.hasPlanned ? SetDraft(request.planned) : nil)
+                request.hasPlanned ? SetDraft(request.planned) : nil,
+                expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil)
         }
     }
 
