@@ -52,6 +52,7 @@ enum Assets {
           color: var(--ink); background: var(--bg); }
         a { color: var(--accent); }
         main { max-width: 960px; margin: 0 auto; padding: 16px; }
+        footer.foot { max-width: 960px; margin: 8px auto 24px; padding: 0 16px; color: var(--muted); }
         /* A word longer than its box (a note of 200 letters, a pasted link) breaks instead of
            widening the page. Not in tables: their columns would shrink to single letters. */
         h1, h2, p, li, dd, pre, label, .card { overflow-wrap: anywhere; }

@@ -18,13 +18,16 @@ public struct PortalServices: Sendable {
     public var discover: DiscoverService
     /// The apps registered to sync, listed and forgotten on the security page.
     public var sync: SyncService
+    /// Feedback and bug reports, sent and read back with their answers.
+    public var feedback: FeedbackService
 
     public init(
         auth: AuthService, accounts: AccountService, coaching: CoachingService, training: TrainingServices,
-        discover: DiscoverService, sync: SyncService, renderer: any ImageRenderer
+        discover: DiscoverService, sync: SyncService, feedback: FeedbackService, renderer: any ImageRenderer
     ) {
         self.auth = auth
         self.sync = sync
+        self.feedback = feedback
         self.accounts = accounts
         self.coaching = coaching
         self.training = training
@@ -71,6 +74,7 @@ public enum Portal {
             discover: services.discover, training: services.training, coaching: services.coaching, pages: pages
         ).add(to: router)
         LifterRoutes(coaching: services.coaching, discover: services.discover, pages: pages).add(to: router)
+        FeedbackRoutes(feedback: services.feedback, pages: pages).add(to: router)
         ProfileRoutes(
             accounts: services.accounts, auth: services.auth, coaching: services.coaching, discover: services.discover,
             transfer: services.training.transfer, pages: pages

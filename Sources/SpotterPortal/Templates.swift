@@ -17,6 +17,7 @@ enum Templates {
         "plans": plans, "publish": publish, "template_editor": templateEditor, "program_editor": programEditor,
         "profile": profile, "import": importWorkouts, "security": security, "two_factor_setup": twoFactorSetup,
         "recovery_codes": recoveryCodes, "delete_account": deleteAccount, "account_deleted": accountDeleted,
+        "feedback": feedback,
     ]
 
     static let layout = """
@@ -42,6 +43,7 @@ enum Templates {
         <main>
         {{$body}}{{/body}}
         </main>
+        {{#nav}}<footer class="foot"><a href="/feedback">Send feedback or report a bug</a></footer>{{/nav}}
         </body>
         </html>
         """
@@ -128,6 +130,41 @@ enum Templates {
         <p>Have an account? <a href="/sign-in">Sign in</a>.</p>
         </section>
         <script src="/assets/time-zone.js?v={{assetVersion}}" defer></script>
+        {{/page}}{{/body}}{{/layout}}
+        """
+
+    /// Feedback and bug reports: the form, then the reports sent with their answers.
+    static let feedback = """
+        {{<layout}}{{$body}}{{#page}}
+        <h1>Feedback</h1>
+        {{#sent}}<p class="notice" role="status">Thank you: your report is sent. The answer will show below.</p>{{/sent}}
+        <p>Tell us what works, what does not and what you miss. We read every report; an answer shows here.</p>
+        <form method="post" action="/feedback" class="editor narrow-form">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <fieldset class="units">
+        <legend>This is</legend>
+        {{#kinds}}<label class="check"><input type="radio" name="kind" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/kinds}}
+        {{#errors.kind}}<p class="field-error">{{errors.kind}}</p>{{/errors.kind}}
+        </fieldset>
+        \(field("subject", "Subject", extra: " maxlength=\"200\" required"))
+        <label for="body">What happened, or what you would like</label>
+        <textarea id="body" name="body" rows="8" maxlength="10000" required{{#errors.body}} aria-invalid="true" aria-describedby="body-error"{{/errors.body}}>{{values.body}}</textarea>
+        {{#errors.body}}<p class="field-error" id="body-error">{{errors.body}}</p>{{/errors.body}}
+        <p class="hint">For a bug: what you did, what you expected and what you saw.</p>
+        <p><button>Send</button></p>
+        </form>
+        {{#hasReports}}
+        <h2>What you sent</h2>
+        {{#reports}}
+        <section class="card">
+        <h3>{{subject}}</h3>
+        <p class="muted">{{kind}} · sent {{sent}}</p>
+        <p class="share">{{body}}</p>
+        {{#answer}}<p><strong>Our answer{{#answered}} ({{answered}}){{/answered}}:</strong> {{answer}}</p>{{/answer}}
+        {{^answer}}<p class="muted">Not answered yet.</p>{{/answer}}
+        </section>
+        {{/reports}}
+        {{/hasReports}}
         {{/page}}{{/body}}{{/layout}}
         """
 

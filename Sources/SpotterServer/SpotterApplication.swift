@@ -177,7 +177,7 @@ public struct SpotterApplication: Sendable {
             let router = try Portal.router(
                 PortalServices(
                     auth: auth, accounts: accounts, coaching: coaching, training: training, discover: discover,
-                    sync: sync, renderer: renderer),
+                    sync: sync, feedback: feedback, renderer: renderer),
                 sessionLifetime: settings.auth.sessionLifetime, trustedProxies: settings.trustedProxies,
                 logger: logger)
             extra.append(

@@ -280,6 +280,11 @@ def main():
         check("on a phone the security page has no horizontal scroll",
               phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
         snap(phone, "phone-security")
+        phone.get(portal + "/feedback")
+        check("on a phone the feedback page has no horizontal scroll and its form",
+              phone.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+              and len(phone.find_elements(By.CSS_SELECTOR, "form[action='/feedback'] textarea#body")) == 1)
+        snap(phone, "phone-feedback")
         phone.get(progress_url)
         # Its value labels stay at the frame's left edge, each level with its grid line, when the
         # chart opens at its right end and when it is scrolled back to its start.

@@ -1,10 +1,58 @@
 import Foundation
 import SpotterCore
+import SpotterPostgres
 import SpotterTestSupport
 import Testing
 
 @Suite("Portal profile page")
 struct PortalProfileTests {
+    @Test(
+        "feedback from the portal: every page links the form; a refusal names the field; a report is listed with the answer an administrator gives, and only to its sender"
+    )
+    func feedback() async throws {
+        try await PortalHarness.with { portal in
+            _ = try await portal.account("lena")
+            _ = try await portal.account("otto")
+            let browser = try await portal.signedIn("lena")
+            #expect(
+                try await browser.get("/coaches").html.contains(
+                    #"<a href="/feedback">Send feedback or report a bug</a>"#))
+            let form = try await browser.get("/feedback")
+            #expect(form.status == .ok && form.html.contains(#"value="feedback" checked"#))
+            let bad = try await browser.post(
+                "/feedback", [("kind", "bug"), ("subject", "  "), ("body", "The chart is empty <b>today</b>.")])
+            #expect(bad.status == .badRequest && bad.html.contains(#"id="subject-error""#))
+            #expect(bad.html.contains("The chart is empty &lt;b&gt;today&lt;/b&gt;."), "what was typed stays, escaped")
+            #expect(bad.html.contains(#"value="bug" checked"#))
+            let sent = try await browser.post(
+                "/feedback",
+                [("kind", "bug"), ("subject", "Empty chart"), ("body", "The chart is empty <b>today</b>.")])
+            #expect(sent.location == "/feedback?sent=1")
+            let listed = try await browser.get("/feedback?sent=1")
+            #expect(listed.html.contains("Thank you: your report is sent."))
+            #expect(listed.html.contains("<h3>Empty chart</h3>") && listed.html.contains("Not answered yet."))
+            let stored = try await portal.database.asOwner { owner in
+                try await owner.query("SELECT feedback_id::text AS id, app_version FROM feedback").single.map {
+                    (try $0.decode("id", as: String.self), try $0.decode("app_version", as: String.self))
+                }
+            }
+            let (id, appVersion) = try #require(stored)
+            #expect(appVersion == "web portal")
+            let admin = AdminService(
+                store: PostgresAdminStore(pool: portal.database.adminPool), hasher: PasswordHasher(cost: .testing),
+                policy: AuthPolicy())
+            try await admin.resolveFeedback(
+                id, resolution: "Fixed in the latest release.", actor: AdminActor(operatorName: "ops", osUser: "root"),
+                reason: "triage")
+            let answered = try await browser.get("/feedback")
+            #expect(
+                answered.html.contains("Fixed in the latest release.") && !answered.html.contains("Not answered yet."))
+            let other = try await portal.signedIn("otto")
+            let theirs = try await other.get("/feedback")
+            #expect(!theirs.html.contains("Empty chart") && !theirs.html.contains("What you sent"))
+        }
+    }
+
     @Test("an address not verified yet is said on the profile, with a new link on request, three an hour")
     func resendVerification() async throws {
         try await PortalHarness.with { portal in

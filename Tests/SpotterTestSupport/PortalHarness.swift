@@ -44,6 +44,9 @@ public struct PortalHarness: Sendable {
             PortalServices(
                 auth: auth, accounts: database.accountService(clock: clock), coaching: coaching, training: training,
                 discover: database.discoverService(clock: clock), sync: database.syncService(clock: clock),
+                feedback: FeedbackService(
+                    store: PostgresFeedbackStore(database: SpotterDatabase(pool: database.appPool)),
+                    now: { clock.now }),
                 renderer: FakePNGRenderer()),
             sessionLifetime: 90 * 86_400, trustedProxies: trustedProxies, logger: logger, now: now)
         return try await Application(router: router).test(mode) { client in
