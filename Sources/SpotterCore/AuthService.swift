@@ -445,16 +445,19 @@ public struct AuthService: Sendable {
         if let principal = try await store.authenticate(accessTokenHash: hash, now: at) { return principal }
         switch try await store.accessTokenState(hash: hash, now: at) {
         case .expired:
-            throw SpotterError.unauthenticated("the access token has expired; get a new one with your refresh token")
+            throw SpotterError.unauthenticated(
+                "the access token has expired; get a new one with your refresh token", token: .expired)
         case .ended:
             throw SpotterError.unauthenticated(
-                "the session has ended (signed out, revoked or expired, or the account is disabled); sign in again")
+                "the session has ended (signed out, revoked or expired, or the account is disabled); sign in again",
+                token: .ended)
         case nil:
             throw SpotterError.unauthenticated(Self.invalidAccessToken)
         }
     }
 
-    static let invalidAccessToken = "the access token is not valid; sign in again"
+    /// No session has the token: never issued, or replaced by a refresh (whose new token works).
+    static let invalidAccessToken = "the access token is not valid"
 
     /// Ends the principal's current session.
     public func signOut(_ principal: Principal) async throws {

@@ -18,7 +18,9 @@ public enum SpotterError: Error, Sendable, Equatable {
     /// A coach's read of a client who has not granted `scope` (the apps show "not shared").
     case scopeNotGranted(String, scope: Scope)
     /// No valid credentials.
-    case unauthenticated(String)
+    /// `token`: why an access token that was sent no longer works (an app refreshes for
+    /// `.expired`, signs in again for `.ended`); `nil` for every other refusal.
+    case unauthenticated(String, token: AccessTokenState? = nil)
     /// Too many attempts; retry after the given number of seconds.
     case tooManyRequests(String, retryAfterSeconds: Int)
     /// A dependency (the database) is unreachable right now.

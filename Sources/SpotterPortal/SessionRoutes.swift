@@ -196,7 +196,7 @@ struct SessionRoutes {
         } catch SpotterError.invalidArgument(let violations) {
             page.errors = Self.fieldErrors(violations, ["login": "login", "password": "password"])
             return pages.render("sign_in", title: "Sign in", session: nil, status: .badRequest, page)
-        } catch SpotterError.unauthenticated(let message) {
+        } catch SpotterError.unauthenticated(let message, _) {
             page.error =
                 message == "this account is disabled" ? "This account is disabled." : "Wrong login or password."
             return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, page)
@@ -292,7 +292,7 @@ struct SessionRoutes {
             return signedIn(tokens, next: page.next)
         } catch SpotterError.invalidArgument(let violations) {
             page.errors = Self.fieldErrors(violations, ["code": "code", "challenge": "code"])
-        } catch SpotterError.unauthenticated(let message) {
+        } catch SpotterError.unauthenticated(let message, _) {
             if message.contains("challenge") {
                 page.values = [:]
                 var restart = FormPage(next: page.next)

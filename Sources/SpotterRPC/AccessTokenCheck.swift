@@ -13,9 +13,9 @@ struct AccessTokenCheck: Sendable {
             try await Task.sleep(for: interval)
             do {
                 _ = try await auth.authenticate(accessToken: token)
-            } catch SpotterError.unauthenticated(let message) {
+            } catch SpotterError.unauthenticated(let message, let state) {
                 throw SpotterError.unauthenticated(
-                    "\(message); the \(stream) stream ended, open it again with a fresh token")
+                    "\(message); the \(stream) stream ended, open it again with a fresh token", token: state)
             } catch {
                 continue  // The database is away: the next check decides.
             }

@@ -48,6 +48,10 @@ enum RPCErrorMapping {
     /// scope the client has not granted (metadata `scope`: `history`, `details`, …).
     static let tierRequiredReason = "TIER_REQUIRED"
     static let scopeNotGrantedReason = "SCOPE_NOT_GRANTED"
+    /// The `google.rpc.ErrorInfo` reasons of an UNAUTHENTICATED for an access token that no longer
+    /// works: refresh it, or sign in again.
+    static let accessTokenExpiredReason = "ACCESS_TOKEN_EXPIRED"
+    static let sessionEndedReason = "SESSION_ENDED"
 
     static func status(for error: SpotterError) -> GoogleRPCStatus {
         switch error {
@@ -82,8 +86,11 @@ enum RPCErrorMapping {
                     .errorInfo(
                         reason: scopeNotGrantedReason, domain: "spotter.dev", metadata: ["scope": scope.rawValue])
                 ])
-        case .unauthenticated(let message):
-            return GoogleRPCStatus(code: .unauthenticated, message: message, details: [])
+        case .unauthenticated(let message, let token):
+            let reason = token.map { $0 == .expired ? accessTokenExpiredReason : sessionEndedReason }
+            return GoogleRPCStatus(
+                code: .unauthenticated, message: message,
+                details: reason.map { [.errorInfo(reason: $0, domain: "spotter.dev", metadata: [:])] } ?? [])
         case .tooManyRequests(let message, let seconds):
             return GoogleRPCStatus(
                 code: .resourceExhausted,

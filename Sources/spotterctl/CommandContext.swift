@@ -88,7 +88,7 @@ func describe(_ error: any Error) -> String {
     case let error as SpotterError:
         switch error {
         case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
-            .tierRequired(let message, _), .scopeNotGranted(let message, _), .unauthenticated(let message),
+            .tierRequired(let message, _), .scopeNotGranted(let message, _), .unauthenticated(let message, _),
             .unavailable(let message), .syncReset(let message):
             return message
         case .alreadyExists(let field, let reason):

@@ -130,25 +130,32 @@ struct TrainingRulesProgressTests {
 
 @Suite("Training rules: entitlements")
 struct TrainingRulesEntitlementsTests {
-    @Test("the free tier sees progress for the big three only; the refusal names Pro")
+    @Test("the free tier sees progress for the big three only; the refusal names Pro, or Coach Pro for a coach")
     func freeTier() throws {
-        #expect(throws: Never.self) { try Entitlements.checkProgress(for: squat, tier: .free) }
-        do {
-            try Entitlements.checkProgress(for: fly, tier: .free)
-            Issue.record("the free tier saw progress for a non-big-three exercise")
-        } catch {
-            guard case .tierRequired(let message, tier: .pro) = error else {
-                Issue.record("expected tierRequired naming Pro, got \(error)")
-                return
-            }
-            #expect(message.contains("Pro"))
-            #expect(message.contains("Cable Fly"))
+        #expect(throws: Never.self) { try Entitlements.checkProgress(for: squat, tier: .free, kind: .lifter) }
+        #expect(
+            throws: SpotterError.tierRequired(
+                "progress for Cable Fly needs the Pro tier; your tier covers Barbell Back Squat, Barbell Bench Press and Barbell Deadlift",
+                tier: .pro)
+        ) { try Entitlements.checkProgress(for: fly, tier: .free, kind: .lifter) }
+        // A coach cannot hold Pro: the refusal names the coach's tier that opens it.
+        for tier in [Tier.free, .coach] {
+            #expect(
+                throws: SpotterError.tierRequired(
+                    "progress for Cable Fly needs the Coach Pro tier; your tier covers Barbell Back Squat, Barbell Bench Press and Barbell Deadlift",
+                    tier: .coachPro)
+            ) { try Entitlements.checkProgress(for: fly, tier: tier, kind: .coach) }
         }
+        #expect(
+            throws: SpotterError.tierRequired(
+                "body weight and measurement tracking needs the Coach Pro tier", tier: .coachPro)
+        ) { try Entitlements.checkBodyTracking(tier: .coach, kind: .coach) }
     }
 
     @Test("the pro tier sees progress for every exercise")
     func proTier() {
-        #expect(throws: Never.self) { try Entitlements.checkProgress(for: squat, tier: .pro) }
-        #expect(throws: Never.self) { try Entitlements.checkProgress(for: fly, tier: .pro) }
+        #expect(throws: Never.self) { try Entitlements.checkProgress(for: squat, tier: .pro, kind: .lifter) }
+        #expect(throws: Never.self) { try Entitlements.checkProgress(for: fly, tier: .pro, kind: .lifter) }
+        #expect(throws: Never.self) { try Entitlements.checkProgress(for: fly, tier: .coachPro, kind: .coach) }
     }
 }

@@ -359,20 +359,33 @@ struct AuthFlowTests {
             clock.advance(by: AuthPolicy().accessTokenLifetime + 1)
             await #expect(
                 throws: SpotterError.unauthenticated(
-                    "the access token has expired; get a new one with your refresh token")
+                    "the access token has expired; get a new one with your refresh token", token: .expired)
             ) { try await auth.authenticate(accessToken: phone.accessToken) }
             let refreshed = try await auth.refresh(refreshToken: phone.refreshToken)
             _ = try await auth.authenticate(accessToken: refreshed.accessToken)
             // The token a refresh replaced, and one never issued.
             for token in [phone.accessToken, "spa_never_issued", ""] {
                 await #expect(
-                    throws: SpotterError.unauthenticated("the access token is not valid; sign in again"), "\(token)"
+                    throws: SpotterError.unauthenticated("the access token is not valid"), "\(token)"
                 ) { try await auth.authenticate(accessToken: token) }
             }
             try await auth.signOut(try await auth.authenticate(accessToken: refreshed.accessToken))
             let ended = SpotterError.unauthenticated(
-                "the session has ended (signed out, revoked or expired, or the account is disabled); sign in again")
+                "the session has ended (signed out, revoked or expired, or the account is disabled); sign in again",
+                token: .ended)
             await #expect(throws: ended) { try await auth.authenticate(accessToken: refreshed.accessToken) }
+            // A session past its end, and an account disabled: ended too.
+            let later = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a")
+                .tokens
+            clock.advance(by: AuthPolicy().sessionLifetime + 1)
+            await #expect(throws: ended) { try await auth.authenticate(accessToken: later.accessToken) }
+            clock.advance(by: -(AuthPolicy().sessionLifetime + 1))
+            let current = try await auth.signIn(
+                login: "ada", password: "long enough ada", deviceLabel: "", address: "a"
+            )
+            .tokens
+            try await database.asOwner { try await $0.query("UPDATE accounts SET status = 'disabled'") }
+            await #expect(throws: ended) { try await auth.authenticate(accessToken: current.accessToken) }
         }
     }
 

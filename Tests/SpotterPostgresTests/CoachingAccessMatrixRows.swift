@@ -104,7 +104,10 @@ func bodyTracking(_ outcome: @escaping (Role) -> MatrixOutcome?) -> (Role) -> Ma
     { role in
         ["pro", "coach_pro"].contains(role.tier)
             ? outcome(role)
-            : .failure(.tierRequired("body weight and measurement tracking needs the Pro tier", tier: .pro))
+            : role.isCoach
+                ? .failure(
+                    .tierRequired("body weight and measurement tracking needs the Coach Pro tier", tier: .coachPro))
+                : .failure(.tierRequired("body weight and measurement tracking needs the Pro tier", tier: .pro))
     }
 }
 let sessionNotFound = MatrixOutcome.failure(.notFound("session not found"))

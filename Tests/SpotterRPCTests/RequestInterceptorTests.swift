@@ -227,6 +227,21 @@ struct RequestInterceptorTests {
         )
         #expect(invalid.message == "a: x; b.c: y")
         #expect(invalid.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field) == ["a", "b.c"])
+        // What an app acts on without reading the words: the reason, and what goes with it.
+        let reasons: [(SpotterError, RPCError.Code, String?, [String: String])] = [
+            (.unauthenticated("x", token: .expired), .unauthenticated, "ACCESS_TOKEN_EXPIRED", [:]),
+            (.unauthenticated("x", token: .ended), .unauthenticated, "SESSION_ENDED", [:]),
+            (.unauthenticated("x"), .unauthenticated, nil, [:]),
+            (.tierRequired("x", tier: .coachPro), .permissionDenied, "TIER_REQUIRED", ["tier": "TIER_COACH_PRO"]),
+            (.scopeNotGranted("x", scope: .details), .permissionDenied, "SCOPE_NOT_GRANTED", ["scope": "details"]),
+            (.permissionDenied("x"), .permissionDenied, nil, [:]),
+        ]
+        for (error, code, reason, metadata) in reasons {
+            let mapped = try #require(RPCErrorMapping.map(error, call: call) as? GoogleRPCStatus)
+            let info = mapped.details.compactMap(\.errorInfo)
+            #expect(mapped.code == code && info.first?.reason == reason, "\(error)")
+            #expect(info.first.map { $0.metadata == metadata && $0.domain == "spotter.dev" } ?? true, "\(error)")
+        }
     }
 
     @Test("unknown errors become INTERNAL with only the request id")

@@ -84,7 +84,7 @@ public struct BodyService: Sendable {
         -> [MeasurementSeries]
     {
         let context = try await principal.context(from: contexts)
-        try Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()))
+        try Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()), kind: context.kind)
         return try await storedSeries(principal, metrics: metrics, from: from, to: to)
     }
 
@@ -122,14 +122,14 @@ public struct BodyService: Sendable {
 
     private func validated(_ principal: Principal, _ draft: MeasurementDraft) async throws -> MeasurementInput {
         let context = try await principal.context(from: contexts)
-        try Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()))
+        try Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()), kind: context.kind)
         return try draft.validated(unit: context.unit, timeZone: context.timeZone, now: now())
     }
 
     /// Whether the principal's tier records and reads body measurements.
     public func isTracked(_ principal: Principal) async throws -> Bool {
         let context = try await principal.context(from: contexts)
-        return (try? Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()))) != nil
+        return (try? Entitlements.checkBodyTracking(tier: context.tier.effective(at: now()), kind: context.kind)) != nil
     }
 
     static let notFound = SpotterError.notFound("measurement not found")

@@ -214,25 +214,33 @@ public enum ProgressCalculator {
 public enum Entitlements {
     /// Body weight, body fat and tape measurements: recording them and reading their series are
     /// the Pro tier's (deleting one's own, and the export, are not gated).
-    public static func checkBodyTracking(tier: Tier) throws(SpotterError) {
+    public static func checkBodyTracking(tier: Tier, kind: TenantKind) throws(SpotterError) {
         switch tier {
         case .pro, .coachPro: return
         case .free, .coach:
-            throw .tierRequired("body weight and measurement tracking needs the Pro tier", tier: .pro)
+            let (unlocking, name) = fullTier(kind)
+            throw .tierRequired("body weight and measurement tracking needs the \(name) tier", tier: unlocking)
         }
     }
 
-    /// Progress for an exercise: the free tier covers the big three only.
-    public static func checkProgress(for exercise: Exercise, tier: Tier) throws(SpotterError) {
+    /// Progress for an exercise: the free tier (and a coach's Coach tier) covers the big three only.
+    public static func checkProgress(for exercise: Exercise, tier: Tier, kind: TenantKind) throws(SpotterError) {
         switch tier {
         case .pro, .coachPro:
             return
         case .free, .coach:
             if exercise.bigThree != nil { return }
+            let (unlocking, name) = fullTier(kind)
             throw .tierRequired(
-                "progress for \(exercise.name) needs the Pro tier; the free tier covers Barbell Back Squat, "
+                "progress for \(exercise.name) needs the \(name) tier; your tier covers Barbell Back Squat, "
                     + "Barbell Bench Press and Barbell Deadlift",
-                tier: .pro)
+                tier: unlocking)
         }
+    }
+
+    /// The tier that opens everything for an account of `kind`, and its name: a lifter's Pro, a
+    /// coach's Coach Pro (a coach cannot hold Pro).
+    private static func fullTier(_ kind: TenantKind) -> (Tier, String) {
+        kind == .coach ? (.coachPro, "Coach Pro") : (.pro, "Pro")
     }
 }

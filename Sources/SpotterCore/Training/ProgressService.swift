@@ -29,7 +29,7 @@ public struct ProgressService: Sendable {
             principal, exerciseID: exerciseID, from: from, to: to, formula: formula,
             timeZone: context.timeZone
         ) { exercise throws(SpotterError) in
-            try Entitlements.checkProgress(for: exercise, tier: tier)
+            try Entitlements.checkProgress(for: exercise, tier: tier, kind: context.kind)
         }
     }
 

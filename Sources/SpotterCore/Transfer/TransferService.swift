@@ -388,7 +388,7 @@ extension Error {
         case .alreadyExists(let field, let reason): return "\(field) \(reason)"
         case .tooManyRequests(let message, _): return message
         case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
-            .tierRequired(let message, _), .scopeNotGranted(let message, _), .unauthenticated(let message),
+            .tierRequired(let message, _), .scopeNotGranted(let message, _), .unauthenticated(let message, _),
             .unavailable(let message), .syncReset(let message):
             return message
         }
