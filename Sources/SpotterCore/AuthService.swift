@@ -71,6 +71,15 @@ public struct AuthService: Sendable {
         self.logger = logger
     }
 
+    /// Registers as `register` does and opens a session for the new account at once (the portal's
+    /// sign-up): the password is hashed once, and no sign-in can fail after the account exists.
+    public func registerAndSignIn(_ registration: Registration, deviceLabel: String) async throws -> IssuedTokens {
+        let account = try await register(registration)
+        return try await openSession(
+            account, source: .address(registration.address), address: registration.address,
+            deviceLabel: deviceLabel.trimmingWhitespaces(), deviceToken: nil, checked: false)
+    }
+
     /// Creates a tenant and its account and e-mails a verification link.
     public func register(_ registration: Registration) async throws -> Principal {
         let email = CredentialRules.normalize(registration.email)
@@ -240,10 +249,13 @@ public struct AuthService: Sendable {
     /// Takes back the attempt a successful sign-in counted, and opens its session on a known
     /// device: the one it came from, or a new one. `deviceToken` is the token the client sent when
     /// it is to be kept; with `nil`, a known device gets a new token.
+    /// Opens a session for `account` once its credentials were checked; `checked` is false for an
+    /// account just registered (nothing was counted against it to take back).
     private func openSession(
-        _ account: Principal, source: SignInSource, address: String, deviceLabel: String, deviceToken: String?
+        _ account: Principal, source: SignInSource, address: String, deviceLabel: String, deviceToken: String?,
+        checked: Bool = true
     ) async throws -> IssuedTokens {
-        try await takeBack(account, source: source, address: address)
+        if checked { try await takeBack(account, source: source, address: address) }
 
         let sessionID = SessionID.random()
         let principal = Principal(tenantID: account.tenantID, accountID: account.accountID, sessionID: sessionID)

@@ -79,7 +79,11 @@ struct SessionRoutes {
             return pages.render(
                 "sign_up", title: "Create your account", session: nil, SignUpPage(values: ["kind": kind, "unit": "kg"]))
         }
-        router.post("/sign-up") { request, context in try await signUp(request, context) }
+        router.post("/sign-up") { request, context in
+            // Signed in already: no second account from this browser's session.
+            if context.session != nil { return Response.redirect(to: "/", type: .normal) }
+            return try await signUp(request, context)
+        }
         router.post("/sign-in/code") { _, context in try await secondFactor(context) }
         router.post("/sign-out") { _, context in
             let session = try context.signedIn()
@@ -251,14 +255,16 @@ struct SessionRoutes {
         }
         let unit = WeightUnit(rawValue: values["unit"] ?? "")
         let zone = values["time_zone"] ?? ""
+        let tokens: IssuedTokens
         do {
-            _ = try await auth.register(
+            tokens = try await auth.registerAndSignIn(
                 AuthService.Registration(
                     email: values["email"] ?? "", username: values["username"] ?? "", password: password,
                     kind: TenantKind(rawValue: values["kind"] ?? ""),
                     displayName: (values["display_name"] ?? "").isEmpty ? nil : values["display_name"],
                     timeZone: zone.isEmpty ? nil : zone, unit: unit, unreadUnit: unit == nil,
-                    address: context.address))
+                    address: context.address),
+                deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]))
         } catch SpotterError.invalidArgument(let violations) {
             return refused(Self.fieldErrors(violations, [:]), .badRequest)
         } catch SpotterError.alreadyExists(let field, _) {
@@ -273,16 +279,7 @@ struct SessionRoutes {
             response.headers[.retryAfter] = String(seconds)
             return response
         }
-        switch try await auth.signIn(
-            login: values["username"] ?? "", password: password,
-            deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]),
-            deviceToken: DeviceCookie.token(in: request), address: context.address)
-        {
-        case .signedIn(let tokens): return signedIn(tokens, next: "/profile?welcome=1")
-        case .secondFactorRequired:
-            // A new account has no second factor; should it ever, the sign-in page takes over.
-            return Response.redirect(to: "/sign-in", type: .normal)
-        }
+        return signedIn(tokens, next: "/profile?welcome=1")
     }
 
     private func secondFactor(_ context: PortalContext) async throws -> Response {

@@ -723,6 +723,29 @@ struct PortalSessionTests {
             #expect(stored == ["coach", "Carla Coach", "Europe/Berlin", "lb"])
             #expect(try await portal.database.emailedCode(to: "carla@example.com", kind: "verify_email") != nil)
             #expect(try await browser.get("/sign-up").location == "/", "signed in: no second account from here")
+            let again = try await browser.post(
+                "/sign-up", fields(["username": "carla2", "email": "carla2@example.com"]))
+            #expect(again.location == "/")
+            // A sign-up form posted from another site creates nothing.
+            let crossSite = try await portal.client.execute(
+                uri: "/sign-up", method: .post,
+                headers: [
+                    .contentType: "application/x-www-form-urlencoded",
+                    HTTPField.Name("Origin")!: "https://evil.example",
+                ],
+                body: ByteBuffer(
+                    string:
+                        "kind=lifter&username=mallory&email=mallory%40example.com&password=long+enough+m&password_again=long+enough+m"
+                ))
+            #expect(crossSite.status == .forbidden && crossSite.headers[.setCookie] == nil)
+            #expect(
+                try await portal.database.count(
+                    "SELECT count(*)::int FROM accounts WHERE username IN ('carla2', 'mallory')") == 0)
+            // The one password hash of a sign-up: its session is open, no second check counted anything.
+            #expect(
+                try await portal.database.count(
+                    "SELECT count(*)::int FROM sessions s JOIN accounts a USING (tenant_id) WHERE a.username = 'carla'")
+                    == 1)
 
             // A lifter with no time zone and no name: UTC and the username.
             let lifter = portal.browser()
