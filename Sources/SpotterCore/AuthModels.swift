@@ -332,17 +332,17 @@ public struct SignInChallenge: Sendable, Equatable {
     }
 }
 
-/// What a rename did (`AuthStore.changeUsername`). A name given up stays held for its former owner
-/// for 14 days: nobody else can take it, the owner can take it back.
-public enum UsernameChange: Sendable, Equatable {
-    case changed
-    /// `to` is the account's name already.
-    case unchanged
-    /// The account holds `UsernameChange.maximumHeld` names it gave up already; the first hold
-    /// ends at `firstEnds`. Taking one of them back is allowed.
-    case tooManyHeld(firstEnds: Date)
+/// A name an account gave up, held for it until `heldUntil` (nobody else may take it; the
+/// account may take it back).
+public struct UsernameHold: Sendable, Equatable {
+    /// Lower-cased.
+    public var username: String
+    public var heldUntil: Date
 
-    public static let maximumHeld = 3
+    public init(username: String, heldUntil: Date) {
+        self.username = username
+        self.heldUntil = heldUntil
+    }
 }
 
 /// Why an access token that authenticates nothing does not (`AuthStore.accessTokenState`).

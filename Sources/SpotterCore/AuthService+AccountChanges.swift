@@ -113,23 +113,29 @@ extension AuthService {
             throw SpotterError.invalid("new_username", problem)
         }
         // The same name in other letter case is a change of its own (lower(username) is unique).
-        let change: UsernameChange
+        let changed: Bool
         do {
-            change = try await store.changeUsername(principal, to: username, now: now())
+            changed = try await store.changeUsername(principal, to: username, now: now()) { [now] held in
+                // Renaming again and again would hold name after name: three at a time, unless this
+                // takes one of them back.
+                guard held.count >= Self.maximumHeldUsernames,
+                    !held.contains(where: { $0.username == username.lowercased() }),
+                    let first = held.first
+                else { return }
+                let wait = max(1, Int(first.heldUntil.timeIntervalSince(now()).rounded(.up)))
+                let days = (wait + 86_399) / 86_400
+                throw SpotterError.tooManyRequests(
+                    "you gave up \(Self.maximumHeldUsernames) usernames in the last 14 days, and each is held for you for 14 days; take one of them back, or choose a new one in \(days == 1 ? "a day" : "\(days) days")",
+                    retryAfterSeconds: wait)
+            }
         } catch SpotterError.alreadyExists(_, let reason) {
             throw SpotterError.alreadyExists(field: "new_username", reason: reason)
         }
-        switch change {
-        case .changed: return
-        case .unchanged: throw SpotterError.invalid("new_username", "is the one you have")
-        case .tooManyHeld(let firstEnds):
-            let wait = max(1, Int(firstEnds.timeIntervalSince(now()).rounded(.up)))
-            let days = (wait + 86_399) / 86_400
-            throw SpotterError.tooManyRequests(
-                "you gave up \(UsernameChange.maximumHeld) usernames in the last 14 days, and each is held for you for 14 days; take one of them back, or choose a new one in \(days == 1 ? "a day" : "\(days) days")",
-                retryAfterSeconds: wait)
-        }
+        guard changed else { throw SpotterError.invalid("new_username", "is the one you have") }
     }
+
+    /// How many names given up an account may hold at once (each for 14 days, migration 0053).
+    static let maximumHeldUsernames = 3
 
     /// Deletes the signed-in account for good, as `spotterctl accounts delete` erases one: the
     /// tenant and every row of it, the comments it wrote on others' workouts, every session; its

@@ -476,18 +476,17 @@ public struct PostgresAuthStore: AuthStore {
         }
     }
 
-    public func changeUsername(_ principal: Principal, to: String, now: Date) async throws -> UsernameChange {
+    public func changeUsername(
+        _ principal: Principal, to: String, now: Date, check: @Sendable ([UsernameHold]) throws -> Void
+    ) async throws -> Bool {
         try await database.withTenant(principal.tenantID) { connection in
-            // The names it gave up and holds (0053_username_holds.sql): one more is refused while it
-            // holds three, unless it takes one of them back.
-            let held = try await connection.query(
-                "SELECT username, held_until FROM spotter_username_holds()"
-            ).map { (try $0.decode("username", as: String.self), try $0.decode("held_until", as: Date.self)) }
-            if held.count >= UsernameChange.maximumHeld, !held.contains(where: { $0.0 == to.lowercased() }),
-                let first = held.first
-            {
-                return .tooManyHeld(firstEnds: first.1)
-            }
+            // The account's row first: two renames of one account read its holds one after the other.
+            try await connection.query(
+                "SELECT 1 FROM accounts WHERE account_id = $1 FOR UPDATE", [principal.accountID.rawValue])
+            try check(
+                try await connection.query("SELECT username, held_until FROM spotter_username_holds()").map {
+                    UsernameHold(username: try $0.decode("username"), heldUntil: try $0.decode("held_until"))
+                })
             // The name replaced, read in the same statement: a rename meanwhile cannot be misstated.
             guard
                 let from: String = try await connection.query(
@@ -499,11 +498,11 @@ public struct PostgresAuthStore: AuthStore {
                     """,
                     [principal.accountID.rawValue, to, now]
                 ).single?.decode("username")
-            else { return .unchanged }
+            else { return false }
             try await AuditSQL.appendOwner(
                 "account.rename", tenant: principal.tenantID, target: to, reason: "changed by its owner",
                 details: ["from": from, "to": to], connection)
-            return .changed
+            return true
         }
     }
 
@@ -639,7 +638,7 @@ public struct PostgresAuthStore: AuthStore {
             let row = try await connection.query(
                 """
                 SELECT spotter_tenant_for_login($1) IS NOT NULL AS email,
-                       spotter_tenant_for_login($2) IS NOT NULL AS username
+                       spotter_tenant_for_login($2) IS NOT NULL OR spotter_username_held($2) AS username
                 """,
                 [email, username]
             ).single

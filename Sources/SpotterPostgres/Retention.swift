@@ -13,6 +13,8 @@ public struct RetentionPurge: Sendable, Equatable {
     public var refreshTokens = 0
     public var accountTokens = 0
     public var emails = 0
+    /// Usernames given up whose 14-day hold ended (migration 0055).
+    public var usernameHolds = 0
 
     public init() {}
 
@@ -21,7 +23,7 @@ public struct RetentionPurge: Sendable, Equatable {
         [
             ("access_log", accessLogRows), ("addresses", addresses), ("challenges", challenges),
             ("sessions", sessions), ("refresh_tokens", refreshTokens), ("account_tokens", accountTokens),
-            ("emails", emails),
+            ("emails", emails), ("username_holds", usernameHolds),
         ]
     }
 }
@@ -31,7 +33,8 @@ extension SpotterDatabase {
     /// access-log rows older than `accessLogDays`, sign-in failure counts of addresses quiet for a
     /// day and two-factor challenges expired a day ago (`spotter_purge_old`, migration 0014);
     /// sessions ended 30 days ago (their last use kept on the account), refresh and account tokens
-    /// expired a day ago, and e-mails sent 30 days ago (`spotter_purge_credentials`, migration 0037).
+    /// expired a day ago, and e-mails sent 30 days ago (`spotter_purge_credentials`, migration 0037);
+    /// usernames given up whose hold ended (`spotter_purge_username_holds`, migration 0055).
     public func purgeOld(accessLogDays: Int) async throws -> RetentionPurge {
         try await withoutTenant { connection in
             let rows = try await connection.pipeline([
@@ -42,6 +45,7 @@ extension SpotterDatabase {
                     FROM spotter_purge_credentials()
                     """, []
                 ),
+                ("SELECT spotter_purge_username_holds() AS holds", []),
             ])
             var purged = RetentionPurge()
             if let row = rows[0].single {
@@ -55,6 +59,7 @@ extension SpotterDatabase {
                 purged.accountTokens = try row.decode("expired_account_tokens")
                 purged.emails = try row.decode("sent_emails")
             }
+            purged.usernameHolds = Int(try rows[2].single?.decode("holds") as Int64? ?? 0)
             return purged
         }
     }
