@@ -274,6 +274,34 @@ struct SyncPushPullTests {
 
     // MARK: 2. Idempotence
 
+    @Test("a workout pushed again unchanged keeps its version and reaches no other device; a changed set does")
+    func unchangedPush() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let sync = database.syncService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let phone = try await sync.registerDevice(ada, label: "phone").id.description
+            let tablet = try await sync.registerDevice(ada, label: "tablet").id.description
+            let day = clock.now.addingTimeInterval(-3600)
+            let w = UUID()
+            let draft = workoutDraft("Mon", at: day, sets: 3)
+            #expect(try await sync.push(ada, deviceID: phone, [put(1, .workout(draft), w)]).map(\.version) == [1])
+            let seen = try await sync.pull(ada, cursor: "", pageSize: 100, deviceID: tablet)
+            // The tablet saves what it pulled: nothing changes, nothing new to pull.
+            let same = try await sync.push(ada, deviceID: tablet, [put(1, .workout(draft), w, base: 1)])
+            #expect(same.map(\.status) == [.applied] && same.map(\.version) == [1])
+            let after = try await sync.pull(ada, cursor: seen.cursor.token, pageSize: 100, deviceID: phone)
+            #expect(after.changes.isEmpty)
+            // The phone's edit based on version 1 is no conflict.
+            var heavier = draft
+            heavier.exercises[0].sets[2].weight = WeightDraft(value: 102.5, unit: .kg)
+            let edited = try await sync.push(ada, deviceID: phone, [put(2, .workout(heavier), w, base: 1)])
+            #expect(edited.map(\.status) == [.applied] && edited.map(\.version) == [2])
+            let changed = try await sync.pull(ada, cursor: seen.cursor.token, pageSize: 100, deviceID: tablet)
+            #expect(changed.changes.map(\.key) == [SyncObjectKey(.workout, w)])
+        }
+    }
+
     @Test("a replayed push answers the same results and changes nothing, also when replays race")
     func replays() async throws {
         try await TestDatabase.with { database in
@@ -324,7 +352,11 @@ struct SyncPushPullTests {
                         put(5, .workout(workoutDraft("Mon (stale)", at: day)), w1, base: 7), reused[2],
                     ])
             }
-            await #expect(throws: SpotterError.self, "the same object from another base version") {
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "mutations[0].mutation_id: this device's mutation 1 was another change (workout \(w1.uuidString.lowercased()) from version 0); numbers are never reused, so push new changes from mutation 6 on"
+                ), "the same object from another base version"
+            ) {
                 try await sync.push(ada, deviceID: phone, [put(1, .workout(workoutDraft("Mon", at: day)), w1, base: 1)])
             }
             #expect(try await counts(database, ada) == after)
