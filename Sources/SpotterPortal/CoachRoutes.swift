@@ -237,10 +237,10 @@ struct CoachRoutes {
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingWhitespaces()
         let asked = request.uri.queryParameters.get("sort")
         let sort: String = ["name", "last", "week", "streak"].first { $0 == asked } ?? "name"
-        // Flagged as inactive after this many days without a workout: 7 unless the coach says.
+        // Flagged as inactive after this many days without a workout, unless the coach says.
         let inactiveDays =
             request.uri.queryParameters.get("inactive").flatMap { Int($0) }
-            .flatMap { (1...365).contains($0) ? $0 : nil } ?? 7
+            .flatMap { (1...365).contains($0) ? $0 : nil } ?? CoachingService.defaultInactiveDays
         async let summaries = coaching.clients(session.principal, inactiveDays: inactiveDays)
         async let links = coaching.links(session.principal, includeClosed: false)
         async let invites = coaching.invites(session.principal)
@@ -271,7 +271,7 @@ struct CoachRoutes {
         }
         let search =
             (query.isEmpty ? "" : "&q=" + Form.encode(query))
-            + (inactiveDays == 7 ? "" : "&inactive=\(inactiveDays)")
+            + (inactiveDays == CoachingService.defaultInactiveDays ? "" : "&inactive=\(inactiveDays)")
         let columns = [
             ("Client", "name"), ("Last workout", "last"), ("This week", "week"), ("Streak", "streak"), ("Flags", ""),
         ].map {

@@ -107,12 +107,15 @@ public struct PostgresRunStore: RunStore {
 
     private static func decode(_ rows: PostgresRows) throws -> [WorkoutID: RunAnalysis] {
         var analyses: [WorkoutID: RunAnalysis] = [:]
-        let decoder = JSONDecoder()
         for row in rows {
-            analyses[WorkoutID(rawValue: try row.decode("workout_id"))] = try decoder.decode(
-                RunAnalysis.self, from: Data((try row.decode("analysis") as String).utf8))
+            analyses[WorkoutID(rawValue: try row.decode("workout_id"))] = try analysis(row)
         }
         return analyses
+    }
+
+    /// A row's `analysis` column, read as text (`analysis::text`).
+    static func analysis(_ row: PostgresRow) throws -> RunAnalysis {
+        try JSONDecoder().decode(RunAnalysis.self, from: Data((try row.decode("analysis") as String).utf8))
     }
 
     private static func json(_ analysis: RunAnalysis) throws -> String {

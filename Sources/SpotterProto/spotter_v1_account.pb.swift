@@ -134,7 +134,8 @@ public nonisolated struct Spotter_V1_Profile: @unchecked Sendable {
 
   /// A change of e-mail address waiting for its link to be opened (AuthService/ChangeEmail): the
   /// address the link went to, when, and until when the link works. Empty (unset) when none waits;
-  /// AuthService/CancelEmailChange ends it.
+  /// AuthService/CancelEmailChange ends it. Answered by GetProfile and UpdateProfile; a sync pull's
+  /// profile leaves it out.
   public var pendingEmail: String {
     get {_storage._pendingEmail}
     set {_uniqueStorage()._pendingEmail = newValue}

@@ -13,7 +13,9 @@
 // Register, VerifyEmail, SignIn, CompleteSignIn, Refresh, RequestPasswordReset and
 // CompletePasswordReset work without an access token; the other calls of AuthService need one. Everything else in the API needs the metadata `authorization: Bearer <token>`.
 // Errors use the standard gRPC codes: INVALID_ARGUMENT names every bad field, UNAUTHENTICATED means
-// the credentials or token are not accepted, RESOURCE_EXHAUSTED means sign-in is throttled.
+// the credentials or token are not accepted, RESOURCE_EXHAUSTED means sign-in is throttled. An
+// UNAUTHENTICATED for an access token that no longer works carries a google.rpc.ErrorInfo (domain
+// "spotter.dev"): ACCESS_TOKEN_EXPIRED (call Refresh) or SESSION_ENDED (sign in again).
 
 import SwiftProtobuf
 

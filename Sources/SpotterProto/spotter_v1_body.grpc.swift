@@ -1,7 +1,8 @@
 // Body metrics: body weight, body-fat percentage and tape measurements, one value per metric and
 // day, in your units (kilograms and centimetres, or pounds and inches when your unit is LB; body fat
 // in percent). Every call needs an access token. Recording, updating and listing need the Pro
-// tier (PERMISSION_DENIED naming it); deleting does not. A coach reads a client's with
+// tier, Coach Pro for a coach (PERMISSION_DENIED naming it, with a google.rpc.ErrorInfo of reason
+// TIER_REQUIRED and metadata `tier`); deleting does not. A coach reads a client's with
 // CoachService.GetClientMeasurements and the `body` scope. Devices also sync them
 // (SYNC_KIND_MEASUREMENT, pushed and pulled).
 

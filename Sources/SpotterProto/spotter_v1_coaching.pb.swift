@@ -19,12 +19,14 @@
 //   "body"     — body weight and measurements
 // The service checks them, and PostgreSQL's row-level security enforces them again on its own.
 // A client the coach may not see (no link, an ended link, a tenant that does not exist) answers
-// NOT_FOUND "client not found"; a missing scope answers PERMISSION_DENIED naming the scope.
+// NOT_FOUND "client not found"; a missing scope answers PERMISSION_DENIED naming the scope, with a
+// google.rpc.ErrorInfo (domain "spotter.dev") of reason SCOPE_NOT_GRANTED and metadata `scope`.
 //
 // Coach tiers (an expired tier counts as free): free — 1 active client, no client progress;
 // Coach — 20 active clients, clients' progress for squat, bench press and deadlift; Coach Pro —
 // 200 active clients, progress for every exercise. A full roster answers FAILED_PRECONDITION, a
-// gated exercise PERMISSION_DENIED; both name the tier that unlocks it.
+// gated exercise PERMISSION_DENIED; both name the tier that unlocks it, and the PERMISSION_DENIED
+// carries a google.rpc.ErrorInfo of reason TIER_REQUIRED with metadata `tier` (as TIER_COACH_PRO).
 
 import SwiftProtobuf
 

@@ -100,7 +100,8 @@ extension Spotter_V1_ProgressService {
         /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
         /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
         /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-        /// > tier that unlocks them.
+        /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+        /// > TIER_REQUIRED and metadata `tier`.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_GetProgressRequest` messages.
@@ -166,7 +167,8 @@ extension Spotter_V1_ProgressService {
         /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
         /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
         /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-        /// > tier that unlocks them.
+        /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+        /// > TIER_REQUIRED and metadata `tier`.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetProgressRequest` message.
@@ -230,7 +232,8 @@ extension Spotter_V1_ProgressService {
         /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
         /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
         /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-        /// > tier that unlocks them.
+        /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+        /// > TIER_REQUIRED and metadata `tier`.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_GetProgressRequest` message.
@@ -418,7 +421,8 @@ extension Spotter_V1_ProgressService {
         /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
         /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
         /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-        /// > tier that unlocks them.
+        /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+        /// > TIER_REQUIRED and metadata `tier`.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetProgressRequest` message.
@@ -507,7 +511,8 @@ extension Spotter_V1_ProgressService {
         /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
         /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
         /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-        /// > tier that unlocks them.
+        /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+        /// > TIER_REQUIRED and metadata `tier`.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetProgressRequest` message.
@@ -617,7 +622,8 @@ extension Spotter_V1_ProgressService.ClientProtocol {
     /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
     /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
     /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-    /// > tier that unlocks them.
+    /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+    /// > TIER_REQUIRED and metadata `tier`.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_GetProgressRequest` message.
@@ -711,7 +717,8 @@ extension Spotter_V1_ProgressService.ClientProtocol {
     /// > Per day: the estimated one-rep max of the best set (with the method used), the top set and the
     /// > volume; plus personal records within the range. The free tier covers Barbell Back Squat,
     /// > Barbell Bench Press and Barbell Deadlift; other exercises answer PERMISSION_DENIED naming the
-    /// > tier that unlocks them.
+    /// > tier that unlocks them (Pro; Coach Pro for a coach), with a google.rpc.ErrorInfo of reason
+    /// > TIER_REQUIRED and metadata `tier`.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -4,7 +4,7 @@ import Foundation
 extension CoachingService {
     /// Runs a coach's read of `client` needing `scope`, all in one transaction acting as the coach:
     /// the active link or `notFound` (the same answer as a tenant that does not exist),
-    /// `permissionDenied` without the scope; then `body` with a principal that reads the client's
+    /// `scopeNotGranted` without the scope; then `body` with a principal that reads the client's
     /// rows (so the database checks the grant again); then, when it succeeded, one access-log row
     /// for the whole call, naming `workout` when the call read that one workout (read after `body`,
     /// which has refused an id that is not one). A failure rolls everything back, the log row
@@ -33,13 +33,17 @@ extension CoachingService {
         }
     }
 
-    /// The coach's active clients: last workout, workouts and planned days this week, and flags.
+    /// Days without a workout after which a client is flagged inactive, unless the coach says.
+    public static let defaultInactiveDays = 7
+
+    /// The coach's active clients: last workout, workouts and planned days this week, and flags
+    /// (inactive after `inactiveDays` without a workout; 0 means `defaultInactiveDays`).
     public func clients(_ principal: Principal, inactiveDays: Int) async throws -> [ClientSummary] {
         let context = try await requireKind(.coach, principal)
         guard (0...365).contains(inactiveDays) else {
             throw SpotterError.invalid("inactive_days", "must be between 1 and 365 (0 means 7)")
         }
-        let days = inactiveDays == 0 ? 7 : inactiveDays
+        let days = inactiveDays == 0 ? Self.defaultInactiveDays : inactiveDays
         let at = now()
         let progress = CoachEntitlements.clientProgress(context.tier.effective(at: at))
         let facts = try await store.clientFacts(principal, now: at, bigThreeOnly: progress != .every)

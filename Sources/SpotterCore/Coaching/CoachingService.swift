@@ -261,7 +261,7 @@ public struct CoachingService: Sendable {
     }
 
     /// The principal's active link as the coach of `client` when the coach's tier covers that
-    /// client (`CoachEntitlements.covers`): `notFound` as `activeClientLink`, `permissionDenied`
+    /// client (`CoachEntitlements.covers`): `notFound` as `activeClientLink`, `tierRequired`
     /// naming the tier past its number of clients. One statement.
     func coveredClientLink(_ principal: Principal, client: TenantID, tier: Tier, _ link: any LinkTransaction)
         async throws -> CoachLink

@@ -124,7 +124,7 @@ enum ExportSQL {
                         offsetMilliseconds: offsets[$0], latitude: latitudes[$0], longitude: longitudes[$0],
                         headingDegrees: headings[$0])
                 },
-                analysis: try json(row, "analysis", as: RunAnalysis.self))
+                analysis: try PostgresRunStore.analysis(row))
         }
         return workouts.map { ExportedWorkout($0, run: runs[$0.id]) }
     }
