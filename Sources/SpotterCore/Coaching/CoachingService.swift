@@ -128,8 +128,8 @@ public struct CoachingService: Sendable {
     }
 
     /// A lifter redeems a coach's code: the link is active at once with `scopes`. A request
-    /// between the two still waiting (the lifter asked the coach, or the coach the lifter) is
-    /// settled by the code: it closes, and the active link takes its place.
+    /// between the two still waiting is settled by the code: the coach's invitation is accepted,
+    /// the lifter's own request gives way to the link the code makes.
     public func redeemInvite(_ principal: Principal, code: String, scopes: [String]) async throws -> CoachLink {
         _ = try await requireKind(.lifter, principal)
         let granted = try Scope.parse(scopes)
@@ -146,10 +146,11 @@ public struct CoachingService: Sendable {
                 guard open.status == .pending else {
                     throw SpotterError.alreadyExists(field: "code", reason: "this coach coaches you already")
                 }
-                // Withdrawn if the lifter asked, declined if the coach did: what the lifter may do to it.
-                _ = try await link.updateLink(
-                    open, status: open.requestedBy == .lifter ? .ended : .declined, scopes: open.scopes, by: .lifter,
-                    now: at)
+                // The lifter's own request is withdrawn for the link the code makes; the coach's
+                // invitation is accepted by the redemption itself (migration 0056).
+                if open.requestedBy == .lifter {
+                    _ = try await link.updateLink(open, status: .ended, scopes: open.scopes, by: .lifter, now: at)
+                }
             }
             try await checkCapacity(coach, link, inviteHash: hash, at: at, askedBy: .lifter)
             let id = CoachLink.ID.random()
