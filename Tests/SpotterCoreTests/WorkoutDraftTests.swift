@@ -1,5 +1,6 @@
 import Foundation
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @Suite("Training rules: workout drafts")
@@ -252,5 +253,31 @@ struct TrainingRulesWorkoutContentTests {
             ])
         let hex = content.fingerprint.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
         #expect(hex == "8118393c0c643dc1826693ab9d6bbdc19b3dc316849d55c3c06f80e8d4dac185")
+    }
+}
+
+@Suite("Training rules: weights sent back as shown")
+struct KeepingWeightsTests {
+    private func content(_ weights: [Mass?], exercise: ExerciseID = Catalog.squat) -> WorkoutContent {
+        WorkoutContent(
+            name: "Squat", startedAt: Date(timeIntervalSince1970: 1_790_000_000), durationSeconds: 0,
+            exercises: [
+                WorkoutExercise(exerciseID: exercise, sets: weights.map { WorkoutSet(reps: 5, weight: $0) })
+            ])
+    }
+
+    @Test("a weight sent back as shown, in either unit, keeps the stored one; a changed one does not")
+    func keeping() {
+        let pounds = Mass(Decimal(135), .lb)  // 61.234970 kg
+        let stored = content([pounds, Mass(Decimal(100), .kg), nil])
+        let shownInKilograms = content([Mass(Decimal(string: "61.23")!, .kg), Mass(Decimal(100), .kg), nil])
+        #expect(shownInKilograms.keepingWeights(of: stored) == stored)
+        let shownInPounds = content([Mass(Decimal(135), .lb), Mass(Decimal(string: "220.46")!, .lb), nil])
+        #expect(shownInPounds.keepingWeights(of: stored) == stored)
+        let changed = content([Mass(Decimal(string: "61.24")!, .kg), Mass(Decimal(string: "102.5")!, .kg), nil])
+        #expect(changed.keepingWeights(of: stored) == changed)
+        // Another exercise at that place is another set: nothing is kept.
+        let other = content([Mass(Decimal(string: "61.23")!, .kg)], exercise: Catalog.benchPress)
+        #expect(other.keepingWeights(of: stored) == other)
     }
 }

@@ -326,6 +326,10 @@ struct TrainingEndToEndTests {
                         $0.expectedVersion = read.version
                     }, metadata: ada)
                 #expect(replaced.version == read.version + 1 && replaced.exercises == read.exercises)
+                // The weights, logged in kilograms and read in pounds, are still exactly what was logged.
+                #expect(
+                    try await server.database.count(
+                        "SELECT count(*)::int FROM workout_sets WHERE weight_kg IN (180, 190)") == 2)
                 // Sent again unchanged, it makes no new version.
                 let unchanged = try await workouts.replaceWorkout(
                     .with {

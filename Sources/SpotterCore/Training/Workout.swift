@@ -142,6 +142,25 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
         return summary
     }
 
+    /// This content with the weights of `stored` wherever a set, at the same place of the same
+    /// exercise, sends back the stored weight as the API shows it (rounded to 2 decimals, in
+    /// kilograms or pounds): a weight logged as 45 lb and read as 20.41 kg stays 45 lb when the
+    /// workout is saved again, instead of drifting to 44.997 lb.
+    public func keepingWeights(of stored: WorkoutContent) -> WorkoutContent {
+        var kept = self
+        for (e, exercise) in exercises.enumerated() where e < stored.exercises.count {
+            let before = stored.exercises[e]
+            guard before.exerciseID == exercise.exerciseID else { continue }
+            for (i, set) in exercise.sets.enumerated() where i < before.sets.count {
+                guard let sent = set.weight, let weight = before.sets[i].weight, sent != weight else { continue }
+                if WeightUnit.allCases.contains(where: { Mass(weight.value(in: $0), $0) == sent }) {
+                    kept.exercises[e].sets[i].weight = weight
+                }
+            }
+        }
+        return kept
+    }
+
     /// SHA-256 of a canonical encoding: equal content, equal fingerprint. A retried log call is
     /// recognised by it.
     public var fingerprint: [UInt8] {

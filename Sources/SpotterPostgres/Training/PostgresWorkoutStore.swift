@@ -109,23 +109,26 @@ public struct PostgresWorkoutStore: WorkoutStore {
     }
 
     public func replaceWorkout(
-        _ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, expectedVersion: Int64?, now: Date
+        _ principal: Principal, _ id: WorkoutID, _ sent: WorkoutContent, expectedVersion: Int64?, now: Date
     ) async throws -> Workout {
         let tenant = principal.tenantID
-        let summary = content.summary
         return try await database.withTenant(principal) { connection in
             let names = try await ExerciseSQL.requireNames(
-                content.exercises.map(\.exerciseID), replacing: .workout(id),
+                sent.exercises.map(\.exerciseID), replacing: .workout(id),
                 path: { "workout.exercises[\($0)].exercise_id" }, connection)
-            let current = try await Self.current(tenant, id, like: content, connection)
-            // Sent back unchanged (a device saving what it read): no new version, nothing in the
-            // feed, so other devices' edits based on this version do not become conflicts. The
-            // sets are read only when everything the workout's own row holds is the same.
-            if let current, current.sameHead, expectedVersion == nil || expectedVersion == current.version,
-                let stored = try await WorkoutSQL.load(tenant, id, connection), stored.content == content
-            {
-                return stored
+            let current = try await Self.current(tenant, id, connection)
+            var content = sent
+            if let current, let stored = try await WorkoutSQL.load(tenant, id, connection) {
+                // A weight sent back as it was shown (rounded, maybe in the other unit) keeps the
+                // weight stored: 45 lb read as 20.41 kg and saved again stays 45 lb.
+                content = sent.keepingWeights(of: stored.content)
+                // Sent back unchanged (a device saving what it read): no new version, nothing in the
+                // feed, so other devices' edits based on this version do not become conflicts.
+                if stored.content == content, expectedVersion == nil || expectedVersion == current.version {
+                    return stored
+                }
             }
+            let summary = content.summary
             // A workout keeps the template version it followed unless it is moved to another template.
             var templateVersion = current?.templateID == content.templateID ? current?.templateVersion : nil
             if let template = content.templateID, templateVersion == nil {
@@ -331,34 +334,22 @@ public struct PostgresWorkoutStore: WorkoutStore {
     }
 
     /// The live workout's version and template, or `nil`.
-    /// The live workout's version and template, locked; `sameHead` says whether its name, times,
-    /// notes, template and summary are `content`'s (only then can the whole content be the same).
-    private static func current(
-        _ tenant: TenantID, _ id: WorkoutID, like content: WorkoutContent? = nil, _ connection: PostgresConnection
-    ) async throws -> (version: Int64, templateID: TemplateID?, templateVersion: Int64?, sameHead: Bool)? {
-        let summary = content?.summary
+    private static func current(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws
+        -> (version: Int64, templateID: TemplateID?, templateVersion: Int64?)?
+    {
         let rows = try await connection.query(
             """
-            SELECT version, template_id, template_version,
-                   (name, started_at, duration_seconds, notes, template_id, exercise_count, set_count, rep_count,
-                    volume_kg) IS NOT DISTINCT FROM ($3, $4, $5, $6, $7::uuid, $8, $9, $10, $11::numeric) AS same_head
-            FROM workouts
+            SELECT version, template_id, template_version FROM workouts
             WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
             FOR UPDATE
             """,
-            [
-                tenant.rawValue, id.rawValue, content?.name, content?.startedAt, content?.durationSeconds,
-                content?.notes, content?.templateID?.rawValue, summary?.exerciseCount, summary?.setCount,
-                summary?.repCount, summary?.volume,
-            ]
+            [tenant.rawValue, id.rawValue]
         )
         guard let row = rows.single else { return nil }
-        let sameHead = try row.decode("same_head", as: Bool?.self) ?? false
         return (
             try row.decode("version"),
             try (row.decode("template_id") as UUID?).map(TemplateID.init(rawValue:)),
-            try row.decode("template_version"),
-            content != nil && sameHead
+            try row.decode("template_version")
         )
     }
 
