@@ -115,17 +115,19 @@ extension AuthService {
         // The same name in other letter case is a change of its own (lower(username) is unique).
         let changed: Bool
         do {
-            changed = try await store.changeUsername(principal, to: username, now: now()) { [now] held in
+            changed = try await store.changeUsername(principal, to: username, now: now()) { [now] held, current in
                 // Renaming again and again would hold name after name: three at a time, unless this
-                // takes one of them back.
-                guard held.count >= Self.maximumHeldUsernames,
-                    !held.contains(where: { $0.username == username.lowercased() }),
-                    let first = held.first
+                // takes one of them back or gives up nothing (the same name, in other letter case).
+                let wanted = username.lowercased()
+                guard held.count >= Self.maximumHeldUsernames, wanted != current.lowercased(),
+                    !held.contains(where: { $0.username == wanted }), let first = held.first
                 else { return }
                 let wait = max(1, Int(first.heldUntil.timeIntervalSince(now()).rounded(.up)))
                 let days = (wait + 86_399) / 86_400
+                let names = held.map(\.username).joined(separator: ", ")
                 throw SpotterError.tooManyRequests(
-                    "you gave up \(Self.maximumHeldUsernames) usernames in the last 14 days, and each is held for you for 14 days; take one of them back, or choose a new one in \(days == 1 ? "a day" : "\(days) days")",
+                    "you gave up \(held.count) usernames in the last 14 days (\(names)), each held for you for 14 days; "
+                        + "take one of them back, or choose a new one in \(days == 1 ? "a day" : "\(days) days")",
                     retryAfterSeconds: wait)
             }
         } catch SpotterError.alreadyExists(_, let reason) {

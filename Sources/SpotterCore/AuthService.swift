@@ -436,7 +436,7 @@ public struct AuthService: Sendable {
         let started = now()
         switch try await store.lookupRefreshToken(hash: hash, now: started) {
         case .invalid:
-            throw SpotterError.unauthenticated("the refresh token is not valid")
+            throw SpotterError.unauthenticated("the refresh token is not valid; sign in again")
         case .reused(let principal):
             try await revokeForReuse(principal, now: started)
         case .current(let principal, let sessionEnd):
@@ -567,7 +567,7 @@ public struct AuthService: Sendable {
             try await store.revokeSession(principal, session, reason: "refresh token reused", now: now)
         }
         logger.warning("refresh token reused; session revoked", metadata: ["tenant": "\(principal.tenantID)"])
-        throw SpotterError.unauthenticated("the refresh token is not valid")
+        throw SpotterError.unauthenticated("the refresh token is not valid; sign in again")
     }
 
     private func newTokens(for principal: Principal, now: Date, sessionEnd: Date) -> (SessionTokens, IssuedTokens) {

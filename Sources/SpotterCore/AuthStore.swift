@@ -132,11 +132,12 @@ public protocol AuthStore: Sendable {
 
     /// Renames the account to `to`, with an audit row of the owner's rename naming the old and
     /// new names; the old name is held for the account for a while (`UsernameHold`). `check` gets
-    /// the names the account holds now, read under its row's lock, and may refuse the change.
+    /// the names the account holds now and its current name, read under its row's lock, and may
+    /// refuse the change.
     /// `false` when `to` is the name already; `alreadyExists` on `username` when another account
     /// has `to` (in any letter case) or holds it.
     func changeUsername(
-        _ principal: Principal, to: String, now: Date, check: @Sendable ([UsernameHold]) throws -> Void
+        _ principal: Principal, to: String, now: Date, check: @Sendable ([UsernameHold], String) throws -> Void
     ) async throws -> Bool
 
     /// Erases the principal's own tenant and every row of it, the comments it wrote in other

@@ -12,11 +12,15 @@ enum Assets {
     ]
 
     /// Fills an empty time-zone field (`data-browser-time-zone`, the sign-up form) with the
-    /// browser's own zone; without scripts the field stays as typed.
+    /// browser's own zone when the server knows it (it is in the field's list; a browser that
+    /// cannot tell says "Etc/Unknown"); without scripts the field stays as typed.
     static let timeZoneScript = """
         document.querySelectorAll("input[data-browser-time-zone]").forEach(function (field) {
-          if (field.value) { return; }
-          try { field.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) {}
+          if (field.value || !field.list) { return; }
+          var zone = "";
+          try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) { return; }
+          var known = Array.prototype.some.call(field.list.options, function (option) { return option.value === zone; });
+          if (known) { field.value = zone; }
         });
         """
 

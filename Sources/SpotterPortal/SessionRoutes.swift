@@ -219,7 +219,8 @@ struct SessionRoutes {
         var error: String?
         var kinds: [ProfileRoutes.Choice] = []
         var units: [ProfileRoutes.Choice] = []
-        var timeZones = TimeZone.knownTimeZoneIdentifiers.sorted()
+        /// UTC first (the default), then every zone the server knows.
+        var timeZones = ["UTC"] + TimeZone.knownTimeZoneIdentifiers.sorted().filter { $0 != "UTC" }
 
         init(values: [String: String], errors: [String: String] = [:], error: String? = nil) {
             self.values = values
@@ -266,7 +267,11 @@ struct SessionRoutes {
                     address: context.address),
                 deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]))
         } catch SpotterError.invalidArgument(let violations) {
-            return refused(Self.fieldErrors(violations, [:]), .badRequest)
+            var errors = Self.fieldErrors(violations, [:])
+            // The API's words for its enums, as the form's choices say them.
+            if errors["kind"] != nil { errors["kind"] = "Choose whether you train or coach." }
+            if errors["unit"] != nil { errors["unit"] = "Choose kilograms or pounds." }
+            return refused(errors, .badRequest)
         } catch SpotterError.alreadyExists(let field, _) {
             let taken =
                 field == "email"

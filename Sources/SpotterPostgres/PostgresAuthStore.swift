@@ -394,8 +394,14 @@ public struct PostgresAuthStore: AuthStore {
             else { return nil }
             let account: UUID = try row.decode("account_id")
             let email: String = try row.decode("new_email")
-            // Taken by another account meanwhile: nothing changes (a race still meets the unique key).
-            if try row.decode("taken", as: Bool.self) { return .taken(email: email) }
+            // Taken by another account meanwhile: the address stays, and the link is spent (it can
+            // never work now, and the change must no longer show as waiting). A race still meets
+            // the unique key.
+            if try row.decode("taken", as: Bool.self) {
+                try await connection.query(
+                    "UPDATE account_tokens SET used_at = $2 WHERE token_hash = $1", [PostgresBytes(hash), now])
+                return .taken(email: email)
+            }
             let old: String = try row.decode("email")
             try await connection.query(
                 "UPDATE accounts SET email = $2, email_verified_at = $3, updated_at = $3 WHERE account_id = $1",
@@ -477,16 +483,18 @@ public struct PostgresAuthStore: AuthStore {
     }
 
     public func changeUsername(
-        _ principal: Principal, to: String, now: Date, check: @Sendable ([UsernameHold]) throws -> Void
+        _ principal: Principal, to: String, now: Date, check: @Sendable ([UsernameHold], String) throws -> Void
     ) async throws -> Bool {
         try await database.withTenant(principal.tenantID) { connection in
             // The account's row first: two renames of one account read its holds one after the other.
-            try await connection.query(
-                "SELECT 1 FROM accounts WHERE account_id = $1 FOR UPDATE", [principal.accountID.rawValue])
+            let current: String =
+                try await connection.query(
+                    "SELECT username FROM accounts WHERE account_id = $1 FOR UPDATE", [principal.accountID.rawValue]
+                ).single?.decode("username") ?? ""
             try check(
                 try await connection.query("SELECT username, held_until FROM spotter_username_holds()").map {
                     UsernameHold(username: try $0.decode("username"), heldUntil: try $0.decode("held_until"))
-                })
+                }, current)
             // The name replaced, read in the same statement: a rename meanwhile cannot be misstated.
             guard
                 let from: String = try await connection.query(

@@ -460,10 +460,15 @@ struct AuthFlowTests {
             } catch SpotterError.tooManyRequests(let message, let seconds) {
                 #expect(
                     message
-                        == "you gave up 3 usernames in the last 14 days, and each is held for you for 14 days; take one of them back, or choose a new one in 14 days"
+                        == "you gave up 3 usernames in the last 14 days (ada.l, ada, ada.two), each held for you for 14 days; take one of them back, or choose a new one in 14 days"
                 )
                 #expect(seconds > 13 * 86_400 && seconds <= 14 * 86_400)
             }
+            // With three held, a change that gives up nothing new is no change of the limit's.
+            await #expect(throws: SpotterError.invalid("new_username", "is the one you have")) {
+                try await auth.changeUsername(ada, to: "ada.three")
+            }
+            try await auth.changeUsername(ada, to: "Ada.Three")
             try await auth.changeUsername(ada, to: "ada.two")
             _ = try await auth.signIn(login: "ada.two", password: "long enough ada", deviceLabel: "", address: "a")
             // A hold ends after 14 days: then anyone may take the name.
@@ -686,18 +691,22 @@ struct AuthFlowTests {
                 try await auth.verifyEmail(token: late)
             }
             #expect(try await store.emailStatus(ada.principal).email == "ada@new.example")
-            // The change waiting can be seen and cancelled; its link then no longer works.
-            #expect(try await auth.pendingEmailChange(ada.principal)?.email == "carol@example.com")
-            #expect(try await auth.emailChangeAddress(token: late) == "carol@example.com")
-            try await auth.cancelEmailChange(ada.principal)
+            // That link can never work now: it is spent, and no change shows as waiting.
             #expect(try await auth.pendingEmailChange(ada.principal) == nil)
             #expect(try await auth.emailChangeAddress(token: late) == nil)
             await #expect(throws: SpotterError.failedPrecondition("no change of address is waiting")) {
                 try await auth.cancelEmailChange(ada.principal)
             }
-            // Three links an hour: the two above and this one.
+            // Three links an hour: the two above and this one, which is seen waiting and cancelled;
+            // its link then no longer works.
             try await auth.changeEmail(
                 ada.principal, password: "a much newer password", newEmail: "ada3@example.com", address: "a")
+            let third = try #require(try await database.emailedCode(to: "ada3@example.com", kind: "change_email"))
+            #expect(try await auth.pendingEmailChange(ada.principal)?.email == "ada3@example.com")
+            #expect(try await auth.emailChangeAddress(token: third) == "ada3@example.com")
+            try await auth.cancelEmailChange(ada.principal)
+            #expect(try await auth.pendingEmailChange(ada.principal) == nil)
+            #expect(try await auth.emailChangeAddress(token: third) == nil)
             await #expect(
                 throws: SpotterError.tooManyRequests(
                     "3 address changes were asked for in the last hour; use a link already sent, or try again later",
@@ -1140,7 +1149,7 @@ struct AuthFlowTests {
             #expect(second.accessToken != first.accessToken)
             await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: first.accessToken) }
             _ = try await auth.authenticate(accessToken: second.accessToken)
-            await #expect(throws: SpotterError.unauthenticated("the refresh token is not valid")) {
+            await #expect(throws: SpotterError.unauthenticated("the refresh token is not valid; sign in again")) {
                 try await auth.refresh(refreshToken: first.refreshToken)
             }
             // The thief's reuse ended the session for everyone holding its tokens.

@@ -171,7 +171,7 @@ struct RetentionTests {
             // What stayed still works: the live session's access token; its purged first refresh
             // token is refused as unknown without ending the session; the second, used and
             // expired an hour ago, still reveals its reuse and ends it.
-            let refused = SpotterError.unauthenticated("the refresh token is not valid")
+            let refused = SpotterError.unauthenticated("the refresh token is not valid; sign in again")
             #expect(try await auth.authenticate(accessToken: third.accessToken).sessionID == live.principal.sessionID)
             await #expect(throws: refused) { try await auth.refresh(refreshToken: live.refreshToken) }
             #expect(try await auth.authenticate(accessToken: third.accessToken).sessionID == live.principal.sessionID)
