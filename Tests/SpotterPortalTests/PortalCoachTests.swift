@@ -47,8 +47,10 @@ struct PortalCoachTests {
             #expect(search.html.contains(">otto<"))
             #expect(!search.html.contains("Lena &lt;"))
             #expect(try await browser.get("/clients?q=nobody").html.contains("No client matches"))
-            // The inactive flag after the coach's number of days (7 unless said): Lena's last
-            // workout was 2 days ago.
+            // The inactive flag after the coach's number of days (7 unless said), two days on:
+            // Lena's last workout was four days ago and her coaching began two days ago (the flag
+            // counts from the later).
+            portal.clock.advance(by: 2 * 86_400)
             let lena = try await browser.get("/clients?q=Lena")
             #expect(!lena.html.contains("no workout in") && lena.html.contains("value=\"7\" class=\"days\""))
             let strict = try await browser.get("/clients?q=Lena&inactive=1")

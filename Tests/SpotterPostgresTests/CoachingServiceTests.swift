@@ -375,10 +375,13 @@ struct CoachingServiceTests {
             try await setTier(database, coach, .coach)
             try await coaching.link(coach, ada, scopes: ["history", "progress"])
 
-            // No workout yet: inactive, nothing else to show.
+            // No workout yet, coached since just now: not inactive; three days later, inactive.
             var summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
-            #expect(summary.inactive && summary.lastWorkoutAt == nil && summary.newRecordExercise == nil)
+            #expect(!summary.inactive && summary.lastWorkoutAt == nil && summary.newRecordExercise == nil)
             #expect(summary.streakWeeks == 0)
+            clock.advance(by: 3 * 86_400)
+            summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
+            #expect(summary.inactive)
 
             clock.advance(by: 3600)
             _ = try await training.workouts.log(

@@ -79,8 +79,12 @@ extension CoachingService {
                 plannedDoneThisWeek: planned.map {
                     ProgramSchedule.plannedDone(planned: $0, logged: fact.templatesLogged)
                 },
+                // Counted from the last workout, or from the start of coaching when that is later:
+                // a client who joined yesterday has not been inactive for a week.
                 inactive: history
-                    && (fact.lastWorkoutAt.map { at.timeIntervalSince($0) >= Double(days) * 86_400 } ?? true),
+                    && at.timeIntervalSince(
+                        max(fact.lastWorkoutAt ?? .distantPast, fact.link.respondedAt ?? fact.link.createdAt))
+                        >= Double(days) * 86_400,
                 newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil,
                 streakWeeks: history ? WeeklyStreak.of(weeks: fact.recentWeeks, thisWeek: fact.thisWeek).current : nil
             )
