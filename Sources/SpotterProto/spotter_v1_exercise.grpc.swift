@@ -234,7 +234,8 @@ extension Spotter_V1_ExerciseService {
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
         /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-        /// > and its progress stays. Built-in exercises cannot be deleted
+        /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+        /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -358,7 +359,8 @@ extension Spotter_V1_ExerciseService {
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
         /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-        /// > and its progress stays. Built-in exercises cannot be deleted
+        /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+        /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -480,7 +482,8 @@ extension Spotter_V1_ExerciseService {
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
         /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-        /// > and its progress stays. Built-in exercises cannot be deleted
+        /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+        /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -856,7 +859,8 @@ extension Spotter_V1_ExerciseService {
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
         /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-        /// > and its progress stays. Built-in exercises cannot be deleted
+        /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+        /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -1073,7 +1077,8 @@ extension Spotter_V1_ExerciseService {
         /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
         /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
         /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-        /// > and its progress stays. Built-in exercises cannot be deleted
+        /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+        /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
         /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
         /// > you may want back, archive it instead.
         ///
@@ -1264,7 +1269,8 @@ extension Spotter_V1_ExerciseService.ClientProtocol {
     /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
     /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
     /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-    /// > and its progress stays. Built-in exercises cannot be deleted
+    /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+    /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
     /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
     /// > you may want back, archive it instead.
     ///
@@ -1469,7 +1475,8 @@ extension Spotter_V1_ExerciseService.ClientProtocol {
     /// > Deletes a custom exercise for good: it leaves every list, GetExercise answers NOT_FOUND and
     /// > new workouts and templates cannot use it. Workouts and templates that already use it keep it
     /// > under its last name, also when they are edited (ReplaceWorkout, a sync push, UpdateTemplate),
-    /// > and its progress stays. Built-in exercises cannot be deleted
+    /// > and a workout logged from such a template may use it; its progress stays. Anywhere else it is
+    /// > INVALID_ARGUMENT saying it was deleted. Built-in exercises cannot be deleted
     /// > (FAILED_PRECONDITION); an unknown or already deleted id is NOT_FOUND. To hide an exercise
     /// > you may want back, archive it instead.
     ///

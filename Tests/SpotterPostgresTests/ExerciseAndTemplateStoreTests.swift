@@ -187,19 +187,31 @@ struct ExerciseAndTemplateStoreTests {
             #expect(listed.items.isEmpty)
             let stored = try await training.workouts.get(ada, id: workout.id.description)
             #expect(stored.exerciseNames[custom.id] == "Zercher Squat")
-            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", "no such exercise")) {
+            let deletedOne = "is an exercise you deleted: what used it keeps it, nothing new can (choose another)"
+            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", deletedOne)) {
                 try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [custom.id]))
             }
+            // Logged from the template that holds it, it comes with the template.
+            let fromTemplate = try await training.workouts.prefill(
+                ada, templateID: template.id.description, startedAt: start)
+            #expect(fromTemplate.exercises.map(\.exerciseID) == [custom.id])
+            var draft = workoutDraft("Zercher day", at: start, exercises: [custom.id])
+            draft.templateID = template.id.description
+            let logged = try await training.workouts.log(ada, id: "", draft)
+            #expect(logged.exerciseNames[custom.id] == "Zercher Squat")
             // The workout and the template that used it keep it when edited, and only they.
             var edited = workoutDraft("Zercher day", at: start, exercises: [custom.id], reps: 6)
             edited.notes = "felt strong"
             let replaced = try await training.workouts.replace(
                 ada, id: workout.id.description, edited, expectedVersion: stored.version)
             #expect(replaced.exerciseNames[custom.id] == "Zercher Squat" && replaced.version == stored.version + 1)
-            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", "no such exercise")) {
+            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", deletedOne)) {
                 try await training.workouts.replace(
                     ada, id: other.id.description, workoutDraft(at: start, exercises: [custom.id]),
                     expectedVersion: nil)
+            }
+            await #expect(throws: SpotterError.invalid("workout.exercises[0].exercise_id", "no such exercise")) {
+                try await training.workouts.log(ada, id: "", workoutDraft(at: start, exercises: [ExerciseID.random()]))
             }
             let keptTemplate = try await training.templates.update(
                 ada, id: template.id.description,
@@ -214,7 +226,7 @@ struct ExerciseAndTemplateStoreTests {
             ) { _ in }
             #expect(report.exercise.name == "Zercher Squat" && report.points.count == 1)
             let results = try await training.progress.results(ada, exerciseID: id, pageSize: 0, pageToken: "")
-            #expect(results.items.count == 3)
+            #expect(results.items.count == 6, "the three sets logged before, and the three logged from the template")
             await #expect(throws: SpotterError.notFound("exercise not found")) {
                 try await training.progress.results(bob, exerciseID: id, pageSize: 0, pageToken: "")
             }

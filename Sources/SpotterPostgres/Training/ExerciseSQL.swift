@@ -46,14 +46,14 @@ enum ExerciseSQL {
         )
     }
 
-    /// What an edit replaces, whose deleted custom exercises it may keep: a workout or template
-    /// that used an exercise before it was deleted keeps it under its last name, so sending it back
-    /// changed (its notes, a set) must not be refused for that exercise.
-    enum Replacing {
+    /// What may keep a custom exercise deleted after it was used: a workout or template edited
+    /// again (sending it back changed, its notes or a set, must not be refused for that exercise),
+    /// or the template a workout is logged from.
+    enum KeptBy {
         case workout(WorkoutID)
         case template(TemplateID)
 
-        /// The rows of the replaced object's exercises, as `(table, key column, id)`.
+        /// The rows of the object's exercises, as `(table, key column, id)`.
         var uses: (table: String, column: String, id: UUID) {
             switch self {
             case .workout(let id): ("workout_exercises", "workout_id", id.rawValue)
@@ -63,20 +63,20 @@ enum ExerciseSQL {
     }
 
     /// The current names of `ids` that are built-in or live custom exercises of the acting tenant,
-    /// or deleted ones the object `replacing` uses already.
-    static func names(_ ids: [ExerciseID], replacing: Replacing? = nil, _ connection: PostgresConnection)
+    /// or deleted ones the object `keptBy` uses.
+    static func names(_ ids: [ExerciseID], keptBy: KeptBy? = nil, _ connection: PostgresConnection)
         async throws -> [ExerciseID: String]
     {
         // Logging a workout sends the plain form (the same-SQL benchmark proxy sends it too).
         let live =
-            replacing.map {
+            keptBy.map {
                 """
                 (x.deleted_at IS NULL OR EXISTS (SELECT FROM \($0.uses.table) u
                     WHERE u.tenant_id = x.tenant_id AND u.\($0.uses.column) = $2 AND u.exercise_id = x.exercise_id))
                 """
             } ?? "x.deleted_at IS NULL"
         var parameters: [any PostgresEncodable] = [Array(Set(ids.map(\.rawValue)))]
-        if let replacing { parameters.append(replacing.uses.id) }
+        if let keptBy { parameters.append(keptBy.uses.id) }
         let rows = try await connection.query(
             """
             SELECT id, coalesce(c.name, x.name) AS name
@@ -95,17 +95,32 @@ enum ExerciseSQL {
     }
 
     /// Names of `ids`, or `invalidArgument` naming the path of every id that is not an exercise (a
-    /// deleted custom exercise counts only where the object `replacing` uses it already).
+    /// deleted custom exercise counts only where the object `keptBy` uses it, and is named so).
     static func requireNames(
         _ ids: [ExerciseID],
-        replacing: Replacing? = nil,
+        keptBy: KeptBy? = nil,
         path: (Int) -> String,
         _ connection: PostgresConnection
     ) async throws -> [ExerciseID: String] {
-        let names = try await names(ids, replacing: replacing, connection)
+        let names = try await names(ids, keptBy: keptBy, connection)
+        let missing = ids.filter { names[$0] == nil }
+        guard !missing.isEmpty else { return names }
+        // Only a refusal reads which of them were the tenant's and deleted.
+        let deleted = Set(
+            try await connection.query(
+                """
+                SELECT exercise_id FROM exercises
+                WHERE tenant_id = spotter_current_tenant() AND exercise_id = ANY($1::uuid[]) AND deleted_at IS NOT NULL
+                """,
+                [missing.map(\.rawValue)]
+            ).map { ExerciseID(rawValue: try $0.decode("exercise_id")) })
         var validator = Validator()
         for (index, id) in ids.enumerated() where names[id] == nil {
-            validator.add(path(index), "no such exercise")
+            validator.add(
+                path(index),
+                deleted.contains(id)
+                    ? "is an exercise you deleted: what used it keeps it, nothing new can (choose another)"
+                    : "no such exercise")
         }
         try validator.validate()
         return names

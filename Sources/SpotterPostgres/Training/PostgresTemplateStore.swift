@@ -190,7 +190,7 @@ public struct PostgresTemplateStore: TemplateStore {
         _ content: TemplateContent, replacing: TemplateID? = nil, _ connection: PostgresConnection
     ) async throws -> [ExerciseID: String] {
         try await ExerciseSQL.requireNames(
-            content.items.map(\.exerciseID), replacing: replacing.map { .template($0) },
+            content.items.map(\.exerciseID), keptBy: replacing.map { .template($0) },
             path: { "template.items[\($0)].exercise_id" }, connection)
     }
 

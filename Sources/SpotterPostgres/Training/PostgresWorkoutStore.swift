@@ -16,8 +16,10 @@ public struct PostgresWorkoutStore: WorkoutStore {
         let tenant = principal.tenantID
         let summary = content.summary
         return try await database.withTenant(principal) { connection in
+            // Logged from a template, the template's deleted exercises may come with it.
             let names = try await ExerciseSQL.requireNames(
-                content.exercises.map(\.exerciseID), path: { "workout.exercises[\($0)].exercise_id" }, connection)
+                content.exercises.map(\.exerciseID), keptBy: content.templateID.map { .template($0) },
+                path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let templateVersion = try await content.templateID.asyncMap {
                 try await WorkoutSQL.templateVersion(tenant, $0, field: "workout.template_id", connection)
             }
@@ -114,7 +116,7 @@ public struct PostgresWorkoutStore: WorkoutStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             let names = try await ExerciseSQL.requireNames(
-                sent.exercises.map(\.exerciseID), replacing: .workout(id),
+                sent.exercises.map(\.exerciseID), keptBy: .workout(id),
                 path: { "workout.exercises[\($0)].exercise_id" }, connection)
             let current = try await Self.current(tenant, id, connection)
             var content = sent
