@@ -18,7 +18,12 @@ public enum Token {
 
     /// The hash a token is stored and looked up by.
     public static func hash(_ token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(token.utf8)))
+        digest(Array(token.utf8))
+    }
+
+    /// SHA-256 of `bytes` (a sync mutation's fingerprint, `Mutation.fingerprint`).
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: bytes))
     }
 }
 

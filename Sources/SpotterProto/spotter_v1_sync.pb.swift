@@ -273,7 +273,8 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
   // methods supported on all messages.
 
   /// 1 for a device's first mutation, then one more each time. Never reused: an id applied already,
-  /// sent again with another kind, object or base version, refuses the push (FAILED_PRECONDITION).
+  /// sent again with another kind, object, base version or content, refuses the push
+  /// (FAILED_PRECONDITION); sent again as it was, it answers as before.
   public var mutationID: Int64 = 0
 
   public var kind: Spotter_V1_SyncKind = .unspecified

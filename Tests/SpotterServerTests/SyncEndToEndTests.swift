@@ -111,8 +111,8 @@ struct SyncEndToEndTests {
                 let tabletStart = try await sync.pull(.with { $0.deviceID = tablet.deviceID }, metadata: ada)
 
                 let workoutID = UUID().uuidString.lowercased()
-                let results = try await sync.push(
-                    batch(phone.deviceID, createWorkout(1, id: workoutID, name: "Basement squats")), metadata: ada)
+                let first = batch(phone.deviceID, createWorkout(1, id: workoutID, name: "Basement squats"))
+                let results = try await sync.push(first, metadata: ada)
                 #expect(results.results.map(\.status) == [.applied])
                 // How soon it arrives is measured by the sync benchmark, not here.
                 #expect(try await recorder.arrival(of: .changed) != nil, "the change never reached the stream")
@@ -128,6 +128,18 @@ struct SyncEndToEndTests {
                 // The phone learns its mutation was applied from a pull too.
                 let phonePull = try await sync.pull(.with { $0.deviceID = phone.deviceID }, metadata: ada)
                 #expect(phonePull.lastMutationID == 1)
+
+                // Sent again as it was, it answers the same; the same number with other content
+                // for the same workout from the same version (a counter gone back) is refused.
+                let replay = try await sync.push(first, metadata: ada)
+                #expect(replay.results == results.results)
+                var other = first
+                other.mutations[0].workout.name = "Garage squats"
+                let reused = await rpcError { _ = try await sync.push(other, metadata: ada) }
+                #expect(reused?.code == .failedPrecondition)
+                #expect(
+                    reused?.message.hasPrefix("mutations[0].mutation_id: this device's mutation 1 was another change")
+                        == true)
             }
         }
     }

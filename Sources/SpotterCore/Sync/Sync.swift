@@ -70,12 +70,18 @@ public struct Mutation: Sendable {
     /// The version of the object the device changed: 0 when it creates the object.
     public var baseVersion: Int64
     public var change: Change
+    /// A digest of the mutation as the device sent it (the API's message), to recognise a replay
+    /// of this mutation among other changes sent under the same number; `nil` when unknown.
+    public var fingerprint: [UInt8]?
 
-    public init(id: Int64, kind: SyncKind, objectID: String, baseVersion: Int64, change: Change) {
+    public init(
+        id: Int64, kind: SyncKind, objectID: String, baseVersion: Int64, change: Change, fingerprint: [UInt8]? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.objectID = objectID
         self.baseVersion = baseVersion
+        self.fingerprint = fingerprint
         self.change = change
     }
 }
@@ -101,6 +107,8 @@ public struct MutationResult: Sendable, Equatable {
     public var serverDeleted: Bool
     public var violations: [FieldViolation]
     public var message: String
+    /// The fingerprint of the mutation this answers (`Mutation.fingerprint`), when known.
+    public var fingerprint: [UInt8]?
 
     public init(
         mutationID: Int64,
@@ -111,8 +119,10 @@ public struct MutationResult: Sendable, Equatable {
         baseVersion: Int64,
         serverDeleted: Bool = false,
         violations: [FieldViolation] = [],
-        message: String = ""
+        message: String = "",
+        fingerprint: [UInt8]? = nil
     ) {
+        self.fingerprint = fingerprint
         self.mutationID = mutationID
         self.status = status
         self.kind = kind
@@ -126,13 +136,15 @@ public struct MutationResult: Sendable, Equatable {
 }
 
 extension MutationResult {
-    /// Whether this stored result can be the answer to `mutation` replayed: the same kind, object
-    /// and base version. A device whose counter went back (a reinstall restoring its device id, a
-    /// client bug) sends new changes under numbers the server has applied already; answering them
-    /// "applied" would drop them without a word. A result whose object id the server could not
-    /// read (a rejection) is compared by kind and base version.
+    /// Whether this stored result can be the answer to `mutation` replayed: the same kind, object,
+    /// base version and content. A device whose counter went back (a reinstall restoring its
+    /// device id, a client bug) sends new changes under numbers the server has applied already;
+    /// answering them "applied" would drop them without a word. Content is compared by fingerprint
+    /// where both have one; a result whose object id the server could not read (a rejection) is
+    /// compared by kind and base version.
     public func answers(_ mutation: Mutation) -> Bool {
         guard kind == mutation.kind, baseVersion == mutation.baseVersion else { return false }
+        if let fingerprint, let sent = mutation.fingerprint, fingerprint != sent { return false }
         guard let objectID, let sent = UUID(hexadecimal: mutation.objectID) else { return true }
         return objectID == sent
     }

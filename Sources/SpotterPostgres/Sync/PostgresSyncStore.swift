@@ -128,8 +128,10 @@ public struct PostgresSyncStore: SyncStore {
                     result = rejection
                     unsent = [("ROLLBACK TO SAVEPOINT mutation", []), ("RELEASE SAVEPOINT mutation", [])]
                 }
-                unsent.append(Self.record(principal, device, result, now: now))
-                results.append(result)
+                var recorded = result
+                recorded.fingerprint = mutation.fingerprint
+                unsent.append(Self.record(principal, device, recorded, now: now))
+                results.append(recorded)
                 last = mutation.id
             }
             unsent.append(
@@ -163,13 +165,14 @@ public struct PostgresSyncStore: SyncStore {
         (
             """
             INSERT INTO sync_mutations (tenant_id, device_id, mutation_id, status, kind, object_id, version,
-                                        base_version, server_deleted, fields, reasons, message, applied_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                        base_version, server_deleted, fields, reasons, message, applied_at, fingerprint)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             """,
             [
                 principal.tenantID.rawValue, device.rawValue, result.mutationID, result.status.rawValue,
                 result.kind.rawValue, result.objectID, result.version, result.baseVersion, result.serverDeleted,
                 result.violations.map(\.field), result.violations.map(\.reason), result.message, now,
+                result.fingerprint.map(PostgresBytes.init),
             ]
         )
     }
@@ -186,7 +189,7 @@ public struct PostgresSyncStore: SyncStore {
         let rows = try await connection.query(
             """
             SELECT mutation_id, status, kind, object_id, version, base_version, server_deleted,
-                   to_json(fields)::text AS fields, to_json(reasons)::text AS reasons, message
+                   to_json(fields)::text AS fields, to_json(reasons)::text AS reasons, message, fingerprint
             FROM sync_mutations
             WHERE tenant_id = $1 AND device_id = $2 AND mutation_id BETWEEN $3 AND $4
             """,
@@ -209,7 +212,8 @@ public struct PostgresSyncStore: SyncStore {
                 baseVersion: try row.decode("base_version"),
                 serverDeleted: try row.decode("server_deleted"),
                 violations: zip(fields, reasons).map { FieldViolation(field: $0, reason: $1) },
-                message: try row.decode("message")
+                message: try row.decode("message"),
+                fingerprint: try (row.decode("fingerprint") as PostgresBytes?)?.bytes
             )
             stored[result.mutationID] = result
         }

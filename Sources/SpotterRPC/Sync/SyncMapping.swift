@@ -34,8 +34,11 @@ extension Mutation {
             throw .invalid(
                 path + "change", "must be one of workout, template, exercise, program, profile, measurement or delete")
         }
+        // The message as sent, with deterministic field order: a replay of it has the same digest.
+        let bytes: [UInt8]? = try? proto.serializedBytes()
         self.init(
-            id: proto.mutationID, kind: kind, objectID: proto.objectID, baseVersion: proto.baseVersion, change: change)
+            id: proto.mutationID, kind: kind, objectID: proto.objectID, baseVersion: proto.baseVersion, change: change,
+            fingerprint: bytes.map(Token.digest))
     }
 }
 
