@@ -656,6 +656,8 @@ struct CoachRoutes {
             var exercise: String
             var formula: String
             var svg: String
+            /// What the chart shows: the estimated one-rep max, or the top set when no set gives one.
+            var caption: String
             var hasPoints: Bool
             var points: [Point]
             var records: [String]
@@ -785,11 +787,26 @@ struct CoachRoutes {
         for record in report.records.mostReps.prefix(5) {
             records.append("Most reps at \(format.setWeight(record.record.set.weight)): \(record.reps)")
         }
+        // An exercise trained only for high reps (calf raises, lateral raises) gives no estimate on
+        // any day: its chart shows the top set's weight instead, and says so.
+        let topSets = report.points.compactMap { point in
+            point.topSet.set.weight.map { weight in
+                Charts.Point(
+                    day: point.date, value: format.estimateValue(weight.approximateKilograms),
+                    title: "\(format.day(point.date)): top set \(setText(point.topSet.set, format))")
+            }
+        }
+        let byTopSet = estimated.isEmpty && !topSets.isEmpty
         return ProgressPage.Report(
             exercise: report.exercise.name, formula: formula.name,
             svg: Charts.line(
-                estimated, unit: format.unit.rawValue,
-                description: "Estimated one-rep max of \(report.exercise.name) per training day"),
+                byTopSet ? topSets : estimated, unit: format.unit.rawValue,
+                description: byTopSet
+                    ? "Top set of \(report.exercise.name) per training day"
+                    : "Estimated one-rep max of \(report.exercise.name) per training day"),
+            caption: byTopSet
+                ? "Top set per training day: no set of this exercise gives an estimated one-rep max (the formulas hold for 1 to 12 reps, the RPE table from RPE 6)."
+                : "Estimated one-rep max per training day: the RPE table for sets logged with an RPE, \(formula.name) for the others.",
             hasPoints: !report.points.isEmpty,
             points: report.points.reversed().map { point in
                 ProgressPage.Report.Point(

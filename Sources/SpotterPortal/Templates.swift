@@ -469,7 +469,7 @@ enum Templates {
         <h2>{{exercise}}</h2>
         {{#hasPoints}}
         <figure class="chart"><div class="scroll">{{{svg}}}</div>
-        <figcaption>Estimated one-rep max per training day: the RPE table for sets logged with an RPE, {{formula}} for the others. Hover a point for its set; the table below lists every day.</figcaption>
+        <figcaption>{{caption}} Hover a point for its set; the table below lists every day.</figcaption>
         </figure>
         <p class="small">Chart to share: <a href="/clients/{{client.id}}/progress/chart.png?{{chartQuery}}">PNG</a> · <a href="/clients/{{client.id}}/progress/chart.svg?{{chartQuery}}">SVG</a></p>
         <h3>Records</h3>

@@ -23,6 +23,29 @@ struct CoachWorld: Sendable {
 
 @Suite("Portal coach pages")
 struct PortalCoachTests {
+    @Test("an exercise trained only for high reps charts its top set, saying why there is no estimate")
+    func highRepProgress() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            for (daysAgo, kilograms) in [(6.0, 100.0), (3.0, 110.0)] {
+                let draft = workoutDraft(
+                    "Pulls", at: Date().addingTimeInterval(-daysAgo * 86_400), exercises: [Catalog.deadlift],
+                    reps: 15, kilograms: kilograms)
+                _ = try await portal.training.workouts.log(world.lifter, id: "", draft)
+            }
+            let browser = try await portal.signedIn("carla")
+            let page = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.deadlift)")
+            #expect(page.status == .ok)
+            #expect(
+                page.html.contains("Top set per training day: no set of this exercise gives an estimated one-rep max"))
+            #expect(page.count("<circle class='point'") == 2, "a point per training day")
+            #expect(page.html.contains("top set 110 kg × 15"))
+            // An exercise with estimates keeps the estimated one-rep max.
+            let squat = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.squat)")
+            #expect(squat.html.contains("Estimated one-rep max per training day"))
+        }
+    }
+
     @Test("the client list shows each client's week and sorts and searches; the lifter's name is escaped")
     func clients() async throws {
         try await PortalHarness.with { portal in
