@@ -125,8 +125,9 @@ public protocol AdminMaintenanceStore: Sendable {
     /// tenant does not exist.
     func export(_ tenant: TenantID, now: Date, audit: AuditRecord) async throws -> TenantExport?
     /// Feedback across tenants, newest first; `open` filters by whether it is unresolved.
-    func feedback(open: Bool?, limit: Int) async throws -> [Feedback]
-    func feedbackItem(_ id: UUID) async throws -> Feedback?
+    /// Reports newest first: open ones, resolved ones or both (`nil`), of one kind or both.
+    func feedback(open: Bool?, kind: FeedbackKind?, limit: Int) async throws -> [FiledFeedback]
+    func feedbackItem(_ id: UUID) async throws -> FiledFeedback?
     /// Marks feedback resolved with an answer the filer can read; `false` if it was resolved already.
     func resolveFeedback(_ id: UUID, resolution: String, by: String, now: Date, audit: AuditRecord) async throws -> Bool
     /// Publications across tenants (live only unless `all`), newest first, optionally one author's.

@@ -240,12 +240,12 @@ extension AdminService {
         return export
     }
 
-    public func feedback(open: Bool?, limit: Int) async throws -> [Feedback] {
+    public func feedback(open: Bool?, kind: FeedbackKind? = nil, limit: Int) async throws -> [FiledFeedback] {
         guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
-        return try await store.feedback(open: open, limit: limit)
+        return try await store.feedback(open: open, kind: kind, limit: limit)
     }
 
-    public func feedbackItem(_ id: String) async throws -> Feedback {
+    public func feedbackItem(_ id: String) async throws -> FiledFeedback {
         guard let uuid = UUID(hexadecimal: id), let item = try await store.feedbackItem(uuid) else {
             throw SpotterError.notFound("no feedback \(id)")
         }
@@ -326,7 +326,7 @@ extension AdminService {
         guard !answer.isEmpty, answer.storedLength <= 2000 else {
             throw SpotterError.invalid("resolution", "must be 1 to 2000 characters")
         }
-        let item = try await feedbackItem(id)
+        let item = try await feedbackItem(id).feedback
         let resolved = try await store.resolveFeedback(
             item.id,
             resolution: answer,

@@ -44,6 +44,17 @@ public struct Feedback: Sendable, Equatable, Codable {
     }
 }
 
+/// A report as an administrator triages it: with the username of the account that filed it.
+public struct FiledFeedback: Sendable, Equatable {
+    public var feedback: Feedback
+    public var username: String
+
+    public init(feedback: Feedback, username: String) {
+        self.feedback = feedback
+        self.username = username
+    }
+}
+
 /// Persistence of the signed-in tenant's feedback.
 public protocol FeedbackStore: Sendable {
     func submit(_ principal: Principal, _ feedback: Feedback) async throws

@@ -248,28 +248,39 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
-    public func feedback(open: Bool?, limit: Int) async throws -> [Feedback] {
+    public func feedback(open: Bool?, kind: FeedbackKind?, limit: Int) async throws -> [FiledFeedback] {
         try await translatingErrors {
             try await pool.withConnection { connection in
                 try await connection.query(
-                    FeedbackSQL.select + """
+                    Self.filedFeedback + """
 
-                        WHERE $1::boolean IS NULL OR (status = 'open') = $1
-                        ORDER BY created_at DESC LIMIT $2
+                        WHERE ($1::boolean IS NULL OR (f.status = 'open') = $1) AND ($2::text IS NULL OR f.kind = $2)
+                        ORDER BY f.created_at DESC LIMIT $3
                         """,
-                    [open, limit]
-                ).map(FeedbackSQL.decode)
+                    [open, kind?.rawValue, limit]
+                ).map(Self.decodeFiled)
             }
         }
     }
 
-    public func feedbackItem(_ id: UUID) async throws -> Feedback? {
+    public func feedbackItem(_ id: UUID) async throws -> FiledFeedback? {
         try await translatingErrors {
             try await pool.withConnection { connection in
-                try await connection.query(FeedbackSQL.select + " WHERE feedback_id = $1", [id]).single
-                    .map(FeedbackSQL.decode)
+                try await connection.query(Self.filedFeedback + " WHERE f.feedback_id = $1", [id]).single
+                    .map(Self.decodeFiled)
             }
         }
+    }
+
+    /// Reports with the username of the account that filed them.
+    private static let filedFeedback = """
+        SELECT f.feedback_id, f.tenant_id, f.kind, f.subject, f.body, f.app_version, f.created_at, f.resolved_at,
+               f.resolved_by, f.resolution, coalesce(a.username, '') AS username
+        FROM feedback f LEFT JOIN accounts a ON a.tenant_id = f.tenant_id
+        """
+
+    private static func decodeFiled(_ row: PostgresRow) throws -> FiledFeedback {
+        FiledFeedback(feedback: try FeedbackSQL.decode(row), username: try row.decode("username"))
     }
 
     public func resolveFeedback(_ id: UUID, resolution: String, by: String, now: Date, audit: AuditRecord)

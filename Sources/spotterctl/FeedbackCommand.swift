@@ -15,20 +15,22 @@ struct FeedbackCommand: AsyncParsableCommand {
             abstract: "Lists feedback, newest first (open only by default).")
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Include resolved feedback.") var all = false
+        @Option(help: "Only this kind: bug or feedback.") var kind: FeedbackKind?
         @Option(parsing: .unconditional, help: "Most items to show.") var limit = 50
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    let items = try await context.admin.feedback(open: all ? nil : true, limit: limit)
+                    let items = try await context.admin.feedback(open: all ? nil : true, kind: kind, limit: limit)
                     if options.json { return try Output.json(items.map(FeedbackJSON.init)) }
                     Output.table(
-                        ["ID", "KIND", "STATUS", "CREATED", "TENANT", "SUBJECT"],
-                        items.map {
-                            [
-                                $0.id.lowercasedString, $0.kind.rawValue,
-                                $0.resolvedAt == nil ? "open" : "resolved",
-                                Output.date($0.createdAt), $0.tenantID.description, $0.subject,
+                        ["ID", "KIND", "STATUS", "CREATED", "FROM", "SUBJECT"],
+                        items.map { filed in
+                            let item = filed.feedback
+                            return [
+                                item.id.lowercasedString, item.kind.rawValue,
+                                item.resolvedAt == nil ? "open" : "resolved",
+                                Output.date(item.createdAt), filed.username, item.subject,
                             ]
                         }
                     )
@@ -45,11 +47,12 @@ struct FeedbackCommand: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    let item = try await context.admin.feedbackItem(id)
-                    if options.json { return try Output.json(FeedbackJSON(item)) }
+                    let filed = try await context.admin.feedbackItem(id)
+                    if options.json { return try Output.json(FeedbackJSON(filed)) }
+                    let item = filed.feedback
                     print("\(item.kind.rawValue): \(item.subject)")
                     print(
-                        "from tenant \(item.tenantID), \(Output.date(item.createdAt)), app \(item.appVersion.isEmpty ? "-" : item.appVersion)"
+                        "from \(filed.username) (tenant \(item.tenantID)), \(Output.date(item.createdAt)), app \(item.appVersion.isEmpty ? "-" : item.appVersion)"
                     )
                     print("\n\(item.body)\n")
                     if let resolvedAt = item.resolvedAt {
@@ -86,14 +89,17 @@ struct FeedbackCommand: AsyncParsableCommand {
 /// A report as `--json` shows it: the report's own fields (ids in lower case, as everywhere) and
 /// its status ("open" or "resolved") as the table shows it.
 private struct FeedbackJSON: Encodable {
-    private enum Key: String, CodingKey { case status }
-    let item: Feedback
+    private enum Key: String, CodingKey { case status, username }
+    let filed: FiledFeedback
 
-    init(_ item: Feedback) { self.item = item }
+    init(_ filed: FiledFeedback) { self.filed = filed }
 
     func encode(to encoder: any Encoder) throws {
-        try item.encode(to: encoder)
+        try filed.feedback.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
-        try container.encode(item.resolvedAt == nil ? "open" : "resolved", forKey: .status)
+        try container.encode(filed.feedback.resolvedAt == nil ? "open" : "resolved", forKey: .status)
+        try container.encode(filed.username, forKey: .username)
     }
 }
+
+extension FeedbackKind: ExpressibleByArgument {}

@@ -44,8 +44,15 @@ struct FeedbackTests {
                 #expect(items.first?["kind"] as? String == "bug")
                 #expect(items.first?["id"] as? String == filed.feedbackID.lowercased())
                 #expect(items.first?["status"] as? String == "open")
+                #expect(items.first?["username"] as? String == "ada", "who filed it, by name")
+                let ideas = try await server.database.spotterctl(["feedback", "list", "--kind", "feedback", "--json"])
+                #expect((try ideas.json() as? [Any])?.isEmpty == true, "only bugs were filed")
+                let bugs = try await server.database.spotterctl(["feedback", "list", "--kind", "bug"])
+                #expect(bugs.output.contains("FROM") && bugs.output.contains(" ada "))
+                let badKind = try await server.database.spotterctl(["feedback", "list", "--kind", "praise"])
+                #expect(badKind.status == 64 && badKind.output.contains("praise"))
                 let shown = try await server.database.spotterctl(["feedback", "show", filed.feedbackID])
-                #expect(shown.output.contains("lock the phone"))
+                #expect(shown.output.contains("lock the phone") && shown.output.contains("from ada (tenant "))
                 let resolved = try await server.database.spotterctl(
                     ["feedback", "resolve", filed.feedbackID, "--resolution", "Fixed in 1.4.3", "--reason", "triage"]
                 )
