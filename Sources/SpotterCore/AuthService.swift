@@ -246,11 +246,10 @@ public struct AuthService: Sendable {
             deviceToken: nil)
     }
 
-    /// Takes back the attempt a successful sign-in counted, and opens its session on a known
+    /// Takes back the attempt a successful sign-in counted (unless `checked` is false: an account
+    /// just registered, against which nothing was counted), and opens its session on a known
     /// device: the one it came from, or a new one. `deviceToken` is the token the client sent when
     /// it is to be kept; with `nil`, a known device gets a new token.
-    /// Opens a session for `account` once its credentials were checked; `checked` is false for an
-    /// account just registered (nothing was counted against it to take back).
     private func openSession(
         _ account: Principal, source: SignInSource, address: String, deviceLabel: String, deviceToken: String?,
         checked: Bool = true

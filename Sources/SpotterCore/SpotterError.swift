@@ -17,8 +17,7 @@ public enum SpotterError: Error, Sendable, Equatable {
     case tierRequired(String, tier: Tier)
     /// A coach's read of a client who has not granted `scope` (the apps show "not shared").
     case scopeNotGranted(String, scope: Scope)
-    /// No valid credentials.
-    /// `token`: why an access token that was sent no longer works (an app refreshes for
+    /// No valid credentials. `token`: why an access token that was sent no longer works (an app refreshes for
     /// `.expired`, signs in again for `.ended`); `nil` for every other refusal.
     case unauthenticated(String, token: AccessTokenState? = nil)
     /// Too many attempts; retry after the given number of seconds.

@@ -368,7 +368,7 @@ struct CoachRoutes {
         init(_ link: CoachLink, _ format: Format, viewer: String? = nil) {
             id = link.lifterID.description
             name = link.lifterName
-            since = format.day(link.respondedAt ?? link.createdAt)
+            since = format.day(link.since)
             scopes = Format.scopes(link.scopes)
             if let viewer, (TimeZone(identifier: viewer) ?? .gmt) != format.timeZone {
                 zone = "Times are \(link.lifterName)'s, in \(format.timeZone.identifier)."

@@ -227,7 +227,7 @@ struct LifterRoutes {
                         "Asks to coach you since \(format.day(link.createdAt)). Tick what to share, then accept."
                     case (.pending, _): "You asked on \(format.day(link.createdAt)); waiting for the coach."
                     default:
-                        "Your coach since \(format.day(link.respondedAt ?? link.createdAt))."
+                        "Your coach since \(format.day(link.since))."
                             + (link.paused
                                 ? " Paused: \(link.coachName) cannot see your data for now, until their plan covers you again. Nothing of yours is lost."
                                 : "")

@@ -197,6 +197,13 @@ struct ProfileRoutes {
         var checked: Bool
     }
 
+    /// The weight units as radio buttons, `checked` ("kg" or "lb") chosen.
+    static func units(checked: String) -> [Choice] {
+        [("kg", "Kilograms (kg)"), ("lb", "Pounds (lb)")].map {
+            Choice(value: $0.0, label: $0.1, checked: checked == $0.0)
+        }
+    }
+
     struct ImportPage {
         struct Report {
             struct Skipped {
@@ -336,9 +343,7 @@ struct ProfileRoutes {
                 "time_zone": form.timeZone,
             ],
             errors: errors, saved: saved, isCoach: session.isCoach,
-            units: [("kg", "Kilograms (kg)"), ("lb", "Pounds (lb)")].map {
-                Choice(value: $0.0, label: $0.1, checked: form.unit == $0.0)
-            },
+            units: Self.units(checked: form.unit),
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,
             // The last day covered, where the viewer is: a tier set "until 2027-01-31" ends at the

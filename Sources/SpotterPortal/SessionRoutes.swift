@@ -229,9 +229,7 @@ struct SessionRoutes {
             kinds = [("lifter", "I train"), ("coach", "I coach")].map {
                 ProfileRoutes.Choice(value: $0.0, label: $0.1, checked: values["kind"] == $0.0)
             }
-            units = [("kg", "Kilograms (kg)"), ("lb", "Pounds (lb)")].map {
-                ProfileRoutes.Choice(value: $0.0, label: $0.1, checked: values["unit"] == $0.0)
-            }
+            units = ProfileRoutes.units(checked: values["unit"] ?? "")
         }
     }
 

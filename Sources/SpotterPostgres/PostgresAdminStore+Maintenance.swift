@@ -254,8 +254,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
                 try await connection.query(
                     Self.filedFeedback + """
 
-                        WHERE ($1::boolean IS NULL OR (f.status = 'open') = $1) AND ($2::text IS NULL OR f.kind = $2)
-                        ORDER BY f.created_at DESC LIMIT $3
+                        WHERE ($1::boolean IS NULL OR (status = 'open') = $1) AND ($2::text IS NULL OR kind = $2)
+                        ORDER BY created_at DESC LIMIT $3
                         """,
                     [open, kind?.rawValue, limit]
                 ).map(Self.decodeFiled)
@@ -266,7 +266,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
     public func feedbackItem(_ id: UUID) async throws -> FiledFeedback? {
         try await translatingErrors {
             try await pool.withConnection { connection in
-                try await connection.query(Self.filedFeedback + " WHERE f.feedback_id = $1", [id]).single
+                try await connection.query(Self.filedFeedback + " WHERE feedback_id = $1", [id]).single
                     .map(Self.decodeFiled)
             }
         }
@@ -274,9 +274,9 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     /// Reports with the username of the account that filed them.
     private static let filedFeedback = """
-        SELECT f.feedback_id, f.tenant_id, f.kind, f.subject, f.body, f.app_version, f.created_at, f.resolved_at,
-               f.resolved_by, f.resolution, coalesce(a.username, '') AS username
-        FROM feedback f LEFT JOIN accounts a ON a.tenant_id = f.tenant_id
+        SELECT \(FeedbackSQL.columns),
+               coalesce((SELECT a.username FROM accounts a WHERE a.tenant_id = feedback.tenant_id), '') AS username
+        FROM feedback
         """
 
     private static func decodeFiled(_ row: PostgresRow) throws -> FiledFeedback {

@@ -37,10 +37,9 @@ public struct PostgresFeedbackStore: FeedbackStore {
 
 /// Feedback statements shared by the tenant and admin stores.
 enum FeedbackSQL {
-    static let select = """
-        SELECT feedback_id, tenant_id, kind, subject, body, app_version, created_at, resolved_at, resolved_by, resolution
-        FROM feedback
-        """
+    static let columns =
+        "feedback_id, tenant_id, kind, subject, body, app_version, created_at, resolved_at, resolved_by, resolution"
+    static let select = "SELECT \(columns) FROM feedback"
 
     static func decode(_ row: PostgresRow) throws -> Feedback {
         Feedback(

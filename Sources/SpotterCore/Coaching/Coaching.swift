@@ -72,6 +72,10 @@ public struct CoachLink: Sendable, Equatable, Codable {
     /// the lifter's data until the coach renews or ends another link.
     public var paused = false
 
+    /// When the coaching began: when the other side accepted (a link made by an invite code is
+    /// accepted as it is made).
+    public var since: Date { respondedAt ?? createdAt }
+
     /// `paused` is decided per call and left out of exports.
     private enum CodingKeys: String, CodingKey {
         case id, lifterID, coachID, status, requestedBy, scopes, createdAt, respondedAt, endedAt, endedBy

@@ -51,9 +51,7 @@ extension CoachingService {
         let limit = CoachEntitlements.clientLimit(context.tier.effective(at: at))
         let covered = Set(
             facts.map(\.link).sorted {
-                ($0.respondedAt ?? $0.createdAt, $0.id.rawValue.uuidString) < (
-                    $1.respondedAt ?? $1.createdAt, $1.id.rawValue.uuidString
-                )
+                ($0.since, $0.id.rawValue.uuidString) < ($1.since, $1.id.rawValue.uuidString)
             }
             .prefix(limit).map(\.id))
         return facts.map { fact in
@@ -83,7 +81,7 @@ extension CoachingService {
                 // a client who joined yesterday has not been inactive for a week.
                 inactive: history
                     && at.timeIntervalSince(
-                        max(fact.lastWorkoutAt ?? .distantPast, fact.link.respondedAt ?? fact.link.createdAt))
+                        max(fact.lastWorkoutAt ?? .distantPast, fact.link.since))
                         >= Double(days) * 86_400,
                 newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil,
                 streakWeeks: history ? WeeklyStreak.of(weeks: fact.recentWeeks, thisWeek: fact.thisWeek).current : nil

@@ -163,9 +163,9 @@ public struct GuidedSessionService: Sendable {
         try await apply(principal, id) { _ in .skipExercise(exercise: exercise) }
     }
 
-    /// Adds an exercise at the end with `sets` planned sets (at least one).
-    /// Adds an exercise with its planned sets. `expectedVersion`: the session's version the app
-    /// saw; a session that moved on (a retry of a call that was applied) refuses it.
+    /// Adds an exercise at the end with `sets` planned sets (at least one). `expectedVersion`: the
+    /// session's version the app saw; a session that moved on (a retry of a call that was
+    /// applied) refuses it.
     public func addExercise(
         _ principal: Principal, id: String, exerciseID: String, sets: [SetDraft], expectedVersion: Int64? = nil
     ) async throws -> GuidedSession {

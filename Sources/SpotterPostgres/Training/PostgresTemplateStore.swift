@@ -77,7 +77,7 @@ public struct PostgresTemplateStore: TemplateStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             try await FeedLocks.take(connection)
-            _ = try await Self.requireNames(content, replacing: id, connection)
+            _ = try await Self.requireNames(content, keptBy: id, connection)
             try await AssignmentSQL.checkTemplate(tenant, id, content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
                 try await connection.query(
@@ -185,12 +185,12 @@ public struct PostgresTemplateStore: TemplateStore {
         FROM templates
         """
 
-    /// `replacing`: the template an update changes, which may keep the deleted exercises it uses.
+    /// `keptBy`: the template an update changes, which may keep the deleted exercises it uses.
     private static func requireNames(
-        _ content: TemplateContent, replacing: TemplateID? = nil, _ connection: PostgresConnection
+        _ content: TemplateContent, keptBy template: TemplateID? = nil, _ connection: PostgresConnection
     ) async throws -> [ExerciseID: String] {
         try await ExerciseSQL.requireNames(
-            content.items.map(\.exerciseID), keptBy: replacing.map { .template($0) },
+            content.items.map(\.exerciseID), keptBy: template.map { .template($0) },
             path: { "template.items[\($0)].exercise_id" }, connection)
     }
 
