@@ -697,8 +697,8 @@ struct CoachRoutes {
         page.exerciseID = query.get("exercise") ?? ""
         page.from = query.get("from") ?? ""
         page.to = query.get("to") ?? ""
-        let formula = Self.formulaForSetsWithoutRPE(query.get("formula"))
-        page.formulas = [E1RMFormula.epley, .brzycki].map {
+        let formula = Self.formula(query.get("formula"))
+        page.formulas = E1RMFormula.allCases.map {
             .init(value: $0.rawValue, label: $0.name, selected: $0 == formula)
         }
         // A range that is not one is said under the form, which keeps what was typed and picked.
@@ -755,10 +755,16 @@ struct CoachRoutes {
         return date
     }
 
-    /// The formula a link picks for sets without an RPE: Epley unless it says Brzycki (the RPE
-    /// table, which sets with an RPE use anyway, cannot estimate the others).
-    static func formulaForSetsWithoutRPE(_ value: String?) -> E1RMFormula {
+    /// The formula a link picks: Epley unless it says Brzycki.
+    static func formula(_ value: String?) -> E1RMFormula {
         value == E1RMFormula.brzycki.rawValue ? .brzycki : .epley
+    }
+
+    /// How an estimate was made: "Epley", or "Epley, 2 reps in reserve" for a set with an RPE.
+    static func method(_ estimate: EstimatedSet) -> String {
+        guard let reserve = estimate.repsInReserve else { return estimate.formula.name }
+        let reps = reserve == reserve.rounded() ? String(Int(reserve)) : String(reserve)
+        return "\(estimate.formula.name), \(reps) \(reserve == 1 ? "rep" : "reps") in reserve"
     }
 
     static func setText(_ set: WorkoutSet, _ format: Format) -> String {
@@ -771,7 +777,7 @@ struct CoachRoutes {
                 Charts.Point(
                     day: point.date, value: format.estimateValue(best.kilograms),
                     title:
-                        "\(format.day(point.date)): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(best.formula.name))"
+                        "\(format.day(point.date)): \(setText(best.record.set, format)) → e1RM \(format.estimate(best.kilograms)) (\(method(best)))"
                 )
             }
         }
@@ -805,13 +811,13 @@ struct CoachRoutes {
                     ? "Top set of \(report.exercise.name) per training day"
                     : "Estimated one-rep max of \(report.exercise.name) per training day"),
             caption: byTopSet
-                ? "Top set per training day: no set of this exercise gives an estimated one-rep max (the formulas hold for 1 to 12 reps, the RPE table from RPE 6)."
-                : "Estimated one-rep max per training day: the RPE table for sets logged with an RPE, \(formula.name) for the others.",
+                ? "Top set per training day: no set of this exercise gives an estimated one-rep max (the formulas hold for 1 to 12 reps, and from RPE 6)."
+                : "Estimated one-rep max per training day by \(formula.name); a set logged with an RPE counts its reps in reserve too (10 − RPE).",
             hasPoints: !report.points.isEmpty,
             points: report.points.reversed().map { point in
                 ProgressPage.Report.Point(
                     date: format.day(point.date), e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
-                    how: point.best.map { "\($0.formula.name) from \(setText($0.record.set, format))" }
+                    how: point.best.map { "\(method($0)) from \(setText($0.record.set, format))" }
                         ?? point.noEstimateReason ?? "",
                     topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount
                 )
@@ -882,7 +888,7 @@ struct CoachRoutes {
         let link = try await activeLink(session, try context.parameters.require("client"))
         let display = Format(session.profile)
         let query = request.uri.queryParameters
-        let formula = Self.formulaForSetsWithoutRPE(query.get("formula"))
+        let formula = Self.formula(query.get("formula"))
         let from = try (query.get("from") ?? "").isEmpty ? nil : Self.day(query.get("from")!, display, field: "From")
         let to = try (query.get("to") ?? "").isEmpty ? nil : Self.day(query.get("to")!, display, field: "To", end: true)
         let report: ProgressReport

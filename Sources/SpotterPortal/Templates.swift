@@ -457,7 +457,7 @@ enum Templates {
         <input type="hidden" name="exercise" value="{{exerciseID}}">
         <label for="from">From</label><input id="from" name="from" type="date" value="{{from}}">
         <label for="to">To</label><input id="to" name="to" type="date" value="{{to}}">
-        <label for="formula">Formula (sets without RPE)</label>
+        <label for="formula">Formula</label>
         <select id="formula" name="formula">{{#formulas}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/formulas}}</select>
         <button>Show</button>
         </form>

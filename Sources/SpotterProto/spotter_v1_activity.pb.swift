@@ -127,7 +127,8 @@ public nonisolated struct Spotter_V1_GetActivitySummaryResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Its start_date is empty.
+  /// Its start_date is empty. Its muscle_groups and categories are the Pro tier's, as in
+  /// GetStatistics.
   public var totals: Spotter_V1_StatisticsBucket {
     get {_totals ?? Spotter_V1_StatisticsBucket()}
     set {_totals = newValue}
@@ -145,6 +146,9 @@ public nonisolated struct Spotter_V1_GetActivitySummaryResponse: Sendable {
   public var hasStreak: Bool {self._streak != nil}
   /// Clears the value of `streak`. Subsequent reads from it will return its default value.
   public mutating func clearStreak() {self._streak = nil}
+
+  /// As GetStatisticsResponse's: the tier that would add the totals' muscle groups and categories.
+  public var breakdownsTierRequired: Spotter_V1_Tier = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -349,7 +353,7 @@ nonisolated extension Spotter_V1_GetActivitySummaryRequest: SwiftProtobuf.Messag
 
 nonisolated extension Spotter_V1_GetActivitySummaryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetActivitySummaryResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}totals\0\u{1}streak\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}totals\0\u{1}streak\0\u{3}breakdowns_tier_required\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -359,6 +363,7 @@ nonisolated extension Spotter_V1_GetActivitySummaryResponse: SwiftProtobuf.Messa
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._totals) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._streak) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.breakdownsTierRequired) }()
       default: break
       }
     }
@@ -375,12 +380,16 @@ nonisolated extension Spotter_V1_GetActivitySummaryResponse: SwiftProtobuf.Messa
     try { if let v = self._streak {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if self.breakdownsTierRequired != .unspecified {
+      try visitor.visitSingularEnumField(value: self.breakdownsTierRequired, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_GetActivitySummaryResponse, rhs: Spotter_V1_GetActivitySummaryResponse) -> Bool {
     if lhs._totals != rhs._totals {return false}
     if lhs._streak != rhs._streak {return false}
+    if lhs.breakdownsTierRequired != rhs.breakdownsTierRequired {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -137,7 +137,10 @@ extension Spotter_V1_ProgressService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+        /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+        /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+        /// > names the tier that adds them.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_GetStatisticsRequest` messages.
@@ -204,7 +207,10 @@ extension Spotter_V1_ProgressService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+        /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+        /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+        /// > names the tier that adds them.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetStatisticsRequest` message.
@@ -269,7 +275,10 @@ extension Spotter_V1_ProgressService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+        /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+        /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+        /// > names the tier that adds them.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_GetStatisticsRequest` message.
@@ -468,7 +477,10 @@ extension Spotter_V1_ProgressService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+        /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+        /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+        /// > names the tier that adds them.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetStatisticsRequest` message.
@@ -580,7 +592,10 @@ extension Spotter_V1_ProgressService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+        /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+        /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+        /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+        /// > names the tier that adds them.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_GetStatisticsRequest` message.
@@ -681,7 +696,10 @@ extension Spotter_V1_ProgressService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+    /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+    /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+    /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+    /// > names the tier that adds them.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_GetStatisticsRequest` message.
@@ -784,7 +802,10 @@ extension Spotter_V1_ProgressService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone.
+    /// > Totals per day, ISO week (Monday start) or month in the lifter's time zone. The totals per
+    /// > muscle group and per movement category (the advanced statistics) are the Pro tier's (Coach Pro
+    /// > for a coach's own training): for other tiers they are left out and breakdowns_tier_required
+    /// > names the tier that adds them.
     ///
     /// - Parameters:
     ///   - message: request message to send.

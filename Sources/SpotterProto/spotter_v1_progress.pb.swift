@@ -23,21 +23,25 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// How a set's one-rep max is estimated. A set with a logged RPE always uses the RPE method; a
-/// request's formula picks EPLEY or BRZYCKI for the others (RPE there is INVALID_ARGUMENT).
+/// How a set's one-rep max is estimated, from sets of 1–12 reps. A set logged with an RPE counts its
+/// reps in reserve too: reps + (10 − RPE), so 100 kg × 5 at RPE 8 is estimated as 7 reps (RPE 6–10;
+/// below 6 there is no estimate).
 public nonisolated enum Spotter_V1_E1rmFormula: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
 
   /// Epley.
   case unspecified // = 0
 
-  /// weight × (1 + reps / 30); a single is its own weight. Valid for 1–12 reps.
+  /// weight × (1 + reps / 30); a single (at RPE 10, if one was logged) is its own weight.
   case epley // = 1
 
-  /// weight × 36 / (37 − reps). Valid for 1–12 reps.
+  /// weight × 36 / (37 − reps).
   case brzycki // = 2
 
-  /// weight ÷ the RTS percentage for (reps, RPE). Valid for 1–12 reps at RPE 6–10.
+  /// No longer used: sets with an RPE were once estimated by the RTS table. A request naming it is
+  /// INVALID_ARGUMENT and no answer carries it.
+  ///
+  /// NOTE: This enum value was marked as deprecated in the .proto file
   case rpe // = 3
   case UNRECOGNIZED(Int)
 
@@ -145,7 +149,7 @@ public nonisolated struct Spotter_V1_GetProgressRequest: Sendable {
   /// Clears the value of `to`. Subsequent reads from it will return its default value.
   public mutating func clearTo() {self._to = nil}
 
-  /// EPLEY (default) or BRZYCKI for sets without RPE.
+  /// EPLEY (default) or BRZYCKI.
   public var formula: Spotter_V1_E1rmFormula = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -239,7 +243,7 @@ public nonisolated struct Spotter_V1_ProgressPoint: @unchecked Sendable {
   }
 
   /// The best estimate of the day; absent when no set could be estimated, then `no_estimate_reason`
-  /// says why (for example "12 reps is outside the 1–12 rep range" or "RPE 5 is below 6").
+  /// says why (for example "13 reps is outside the 1–12 rep range" or "RPE 5 is below 6").
   public var e1Rm: Spotter_V1_Weight {
     get {_storage._e1Rm ?? Spotter_V1_Weight()}
     set {_uniqueStorage()._e1Rm = newValue}
@@ -307,6 +311,17 @@ public nonisolated struct Spotter_V1_ProgressPoint: @unchecked Sendable {
     get {_storage._distanceMeters}
     set {_uniqueStorage()._distanceMeters = newValue}
   }
+
+  /// 10 − RPE when the estimate's set was logged with an RPE: the reps the formula counted beyond
+  /// the set's own.
+  public var e1RmRepsInReserve: Double {
+    get {_storage._e1RmRepsInReserve ?? 0}
+    set {_uniqueStorage()._e1RmRepsInReserve = newValue}
+  }
+  /// Returns true if `e1RmRepsInReserve` has been explicitly set.
+  public var hasE1RmRepsInReserve: Bool {_storage._e1RmRepsInReserve != nil}
+  /// Clears the value of `e1RmRepsInReserve`. Subsequent reads from it will return its default value.
+  public mutating func clearE1RmRepsInReserve() {_uniqueStorage()._e1RmRepsInReserve = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -408,6 +423,16 @@ public nonisolated struct Spotter_V1_PersonalRecords: @unchecked Sendable {
     get {_storage._bestTimes}
     set {_uniqueStorage()._bestTimes = newValue}
   }
+
+  /// As ProgressPoint's e1rm_reps_in_reserve, for best_e1rm.
+  public var bestE1RmRepsInReserve: Double {
+    get {_storage._bestE1RmRepsInReserve ?? 0}
+    set {_uniqueStorage()._bestE1RmRepsInReserve = newValue}
+  }
+  /// Returns true if `bestE1RmRepsInReserve` has been explicitly set.
+  public var hasBestE1RmRepsInReserve: Bool {_storage._bestE1RmRepsInReserve != nil}
+  /// Clears the value of `bestE1RmRepsInReserve`. Subsequent reads from it will return its default value.
+  public mutating func clearBestE1RmRepsInReserve() {_uniqueStorage()._bestE1RmRepsInReserve = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -625,10 +650,11 @@ public nonisolated struct Spotter_V1_StatisticsBucket: Sendable {
   /// Clears the value of `volume`. Subsequent reads from it will return its default value.
   public mutating func clearVolume() {self._volume = nil}
 
-  /// Busiest first.
+  /// Busiest first. Pro (see GetStatistics).
   public var muscleGroups: [Spotter_V1_MuscleGroupVolume] = []
 
-  /// By the exercises' movement category (squat, hinge, push, …), busiest first.
+  /// By the exercises' movement category (squat, hinge, push, …), busiest first. Pro (see
+  /// GetStatistics).
   public var categories: [Spotter_V1_CategoryVolume] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -677,6 +703,11 @@ public nonisolated struct Spotter_V1_GetStatisticsResponse: Sendable {
   public var hasStreak: Bool {self._streak != nil}
   /// Clears the value of `streak`. Subsequent reads from it will return its default value.
   public mutating func clearStreak() {self._streak = nil}
+
+  /// Set when the buckets' muscle_groups and categories were left out because your tier does not
+  /// include them: TIER_PRO (TIER_COACH_PRO for a coach). Unset when they are in (empty lists then
+  /// mean no counted set). A coach's GetClientStatistics is whole for any coach tier.
+  public var breakdownsTierRequired: Spotter_V1_Tier = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -822,7 +853,7 @@ nonisolated extension Spotter_V1_SetReference: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ProgressPoint"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}date\0\u{1}e1rm\0\u{3}e1rm_formula\0\u{3}e1rm_set\0\u{3}no_estimate_reason\0\u{3}top_set\0\u{1}volume\0\u{3}set_count\0\u{3}longest_set\0\u{3}distance_meters\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}date\0\u{1}e1rm\0\u{3}e1rm_formula\0\u{3}e1rm_set\0\u{3}no_estimate_reason\0\u{3}top_set\0\u{1}volume\0\u{3}set_count\0\u{3}longest_set\0\u{3}distance_meters\0\u{3}e1rm_reps_in_reserve\0")
 
   fileprivate class _StorageClass {
     var _date: String = String()
@@ -835,6 +866,7 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
     var _setCount: Int32 = 0
     var _longestSet: Spotter_V1_SetReference? = nil
     var _distanceMeters: Int32 = 0
+    var _e1RmRepsInReserve: Double? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -855,6 +887,7 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
       _setCount = source._setCount
       _longestSet = source._longestSet
       _distanceMeters = source._distanceMeters
+      _e1RmRepsInReserve = source._e1RmRepsInReserve
     }
   }
 
@@ -883,6 +916,7 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
         case 8: try { try decoder.decodeSingularInt32Field(value: &_storage._setCount) }()
         case 9: try { try decoder.decodeSingularMessageField(value: &_storage._longestSet) }()
         case 10: try { try decoder.decodeSingularInt32Field(value: &_storage._distanceMeters) }()
+        case 11: try { try decoder.decodeSingularDoubleField(value: &_storage._e1RmRepsInReserve) }()
         default: break
         }
       }
@@ -925,6 +959,9 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
       if _storage._distanceMeters != 0 {
         try visitor.visitSingularInt32Field(value: _storage._distanceMeters, fieldNumber: 10)
       }
+      try { if let v = _storage._e1RmRepsInReserve {
+        try visitor.visitSingularDoubleField(value: v, fieldNumber: 11)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -944,6 +981,7 @@ nonisolated extension Spotter_V1_ProgressPoint: SwiftProtobuf.Message, SwiftProt
         if _storage._setCount != rhs_storage._setCount {return false}
         if _storage._longestSet != rhs_storage._longestSet {return false}
         if _storage._distanceMeters != rhs_storage._distanceMeters {return false}
+        if _storage._e1RmRepsInReserve != rhs_storage._e1RmRepsInReserve {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -994,7 +1032,7 @@ nonisolated extension Spotter_V1_RepRecord: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PersonalRecords"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}heaviest_weight\0\u{3}best_e1rm\0\u{3}best_e1rm_formula\0\u{3}best_e1rm_set\0\u{3}most_reps\0\u{3}longest_set\0\u{3}farthest_set\0\u{3}best_times\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}heaviest_weight\0\u{3}best_e1rm\0\u{3}best_e1rm_formula\0\u{3}best_e1rm_set\0\u{3}most_reps\0\u{3}longest_set\0\u{3}farthest_set\0\u{3}best_times\0\u{3}best_e1rm_reps_in_reserve\0")
 
   fileprivate class _StorageClass {
     var _heaviestWeight: Spotter_V1_SetReference? = nil
@@ -1005,6 +1043,7 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
     var _longestSet: Spotter_V1_SetReference? = nil
     var _farthestSet: Spotter_V1_SetReference? = nil
     var _bestTimes: [Spotter_V1_SetReference] = []
+    var _bestE1RmRepsInReserve: Double? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1023,6 +1062,7 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
       _longestSet = source._longestSet
       _farthestSet = source._farthestSet
       _bestTimes = source._bestTimes
+      _bestE1RmRepsInReserve = source._bestE1RmRepsInReserve
     }
   }
 
@@ -1049,6 +1089,7 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
         case 6: try { try decoder.decodeSingularMessageField(value: &_storage._longestSet) }()
         case 7: try { try decoder.decodeSingularMessageField(value: &_storage._farthestSet) }()
         case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._bestTimes) }()
+        case 9: try { try decoder.decodeSingularDoubleField(value: &_storage._bestE1RmRepsInReserve) }()
         default: break
         }
       }
@@ -1085,6 +1126,9 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
       if !_storage._bestTimes.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._bestTimes, fieldNumber: 8)
       }
+      try { if let v = _storage._bestE1RmRepsInReserve {
+        try visitor.visitSingularDoubleField(value: v, fieldNumber: 9)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1102,6 +1146,7 @@ nonisolated extension Spotter_V1_PersonalRecords: SwiftProtobuf.Message, SwiftPr
         if _storage._longestSet != rhs_storage._longestSet {return false}
         if _storage._farthestSet != rhs_storage._farthestSet {return false}
         if _storage._bestTimes != rhs_storage._bestTimes {return false}
+        if _storage._bestE1RmRepsInReserve != rhs_storage._bestE1RmRepsInReserve {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1526,7 +1571,7 @@ nonisolated extension Spotter_V1_WeeklyStreak: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_GetStatisticsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetStatisticsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}buckets\0\u{1}streak\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}buckets\0\u{1}streak\0\u{3}breakdowns_tier_required\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1536,6 +1581,7 @@ nonisolated extension Spotter_V1_GetStatisticsResponse: SwiftProtobuf.Message, S
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.buckets) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._streak) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.breakdownsTierRequired) }()
       default: break
       }
     }
@@ -1552,12 +1598,16 @@ nonisolated extension Spotter_V1_GetStatisticsResponse: SwiftProtobuf.Message, S
     try { if let v = self._streak {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if self.breakdownsTierRequired != .unspecified {
+      try visitor.visitSingularEnumField(value: self.breakdownsTierRequired, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Spotter_V1_GetStatisticsResponse, rhs: Spotter_V1_GetStatisticsResponse) -> Bool {
     if lhs.buckets != rhs.buckets {return false}
     if lhs._streak != rhs._streak {return false}
+    if lhs.breakdownsTierRequired != rhs.breakdownsTierRequired {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -37,48 +37,35 @@ struct TrainingRulesOneRepMaxTests {
     }
 }
 
-@Suite("Training rules: RTS RPE table")
-struct TrainingRulesRPETableTests {
-    /// The standard RTS chart, whole-RPE rows, reps 1–12.
-    static let rows: [(rpe: Int, percentages: [Double])] = [
-        (10, [100, 95.5, 92.2, 89.2, 86.3, 83.7, 81.1, 78.6, 76.2, 73.9, 70.7, 68.0]),
-        (9, [95.5, 92.2, 89.2, 86.3, 83.7, 81.1, 78.6, 76.2, 73.9, 70.7, 68.0, 65.3]),
-        (8, [92.2, 89.2, 86.3, 83.7, 81.1, 78.6, 76.2, 73.9, 70.7, 68.0, 65.3, 62.6]),
-        (7, [89.2, 86.3, 83.7, 81.1, 78.6, 76.2, 73.9, 70.7, 68.0, 65.3, 62.6, 59.9]),
-        (6, [86.3, 83.7, 81.1, 78.6, 76.2, 73.9, 70.7, 68.0, 65.3, 62.6, 59.9, 57.2]),
-    ]
-
-    /// Every cell of `rows` as (reps, RPE, percentage).
-    static let cells: [(Int, Int, Double)] = rows.flatMap { row in
-        row.percentages.enumerated().map { (index, percentage) in (index + 1, row.rpe, percentage) }
+@Suite("Training rules: RPE counted as reps in reserve")
+struct TrainingRulesRepsInReserveTests {
+    @Test("a set with an RPE counts reps + (10 − RPE) in the chosen formula")
+    func repsInReserve() {
+        // 100 kg × 5 at RPE 8: 7 reps by Epley, 100 × (1 + 7/30); by Brzycki 100 × 36 / 30.
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(100), reps: 5, rpe: 8, formula: .epley), 100 * (1 + 7.0 / 30), .epley,
+            repsInReserve: 2)
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(100), reps: 5, rpe: 8, formula: .brzycki), 120, .brzycki, repsInReserve: 2)
+        // Half steps count half a rep.
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(100), reps: 3, rpe: decimal("8.5"), formula: .epley), 100 * (1 + 4.5 / 30),
+            .epley, repsInReserve: 1.5)
+        // 12 reps at RPE 6 is the farthest the rule goes: 16 reps.
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(60), reps: 12, rpe: 6, formula: .brzycki), 60 * 36 / 21.0, .brzycki,
+            repsInReserve: 4)
     }
 
-    @Test("every cell of the whole-RPE rows matches the RTS chart", arguments: cells)
-    func chartCell(reps: Int, rpe: Int, percentage: Double) {
-        #expect(OneRepMax.rtsPercentage(reps: reps, rpe: Decimal(rpe)) == percentage)
-    }
-
-    @Test("half-step RPEs sit between the whole rows")
-    func halfSteps() {
-        #expect(OneRepMax.rtsPercentage(reps: 1, rpe: decimal("9.5")) == 97.8)
-        #expect(OneRepMax.rtsPercentage(reps: 2, rpe: 10) == 95.5)
-        #expect(OneRepMax.rtsPercentage(reps: 5, rpe: 8) == 81.1)
-        #expect(OneRepMax.rtsPercentage(reps: 3, rpe: 9) == 89.2)
-        #expect(OneRepMax.rtsPercentage(reps: 12, rpe: decimal("6.5")) == 58.6)
-    }
-
-    @Test("outside 1–12 reps or RPE 6–10 in half steps there is no percentage")
-    func outsideTable() {
-        #expect(OneRepMax.rtsPercentage(reps: 0, rpe: 8) == nil)
-        #expect(OneRepMax.rtsPercentage(reps: 13, rpe: 8) == nil)
-        #expect(OneRepMax.rtsPercentage(reps: 5, rpe: decimal("5.5")) == nil)
-        #expect(OneRepMax.rtsPercentage(reps: 5, rpe: decimal("10.5")) == nil)
-        #expect(OneRepMax.rtsPercentage(reps: 5, rpe: decimal("7.3")) == nil)
-    }
-
-    @Test("a set with an RPE is estimated as weight ÷ the table percentage")
-    func rpeEstimate() {
-        expectEstimate(OneRepMax.estimate(weight: kg(100), reps: 3, rpe: 8, formula: .epley), 100 / 0.863, .rpe)
+    @Test("a single at RPE 10 is its own weight; at RPE 9 it counts as two reps")
+    func singles() {
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(180), reps: 1, rpe: 10, formula: .epley), 180, .epley, repsInReserve: 0)
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(180), reps: 1, rpe: 10, formula: .brzycki), 180, .brzycki, repsInReserve: 0)
+        expectEstimate(
+            OneRepMax.estimate(weight: kg(180), reps: 1, rpe: 9, formula: .epley), 180 * (1 + 2.0 / 30), .epley,
+            repsInReserve: 1)
     }
 
     @Test("an RPE below 6 gives no estimate, saying it is below 6")
@@ -86,13 +73,12 @@ struct TrainingRulesRPETableTests {
         let estimate = OneRepMax.estimate(weight: kg(100), reps: 3, rpe: decimal("5.5"), formula: .epley)
         #expect(estimate.kilograms == nil)
         let reason = try #require(noEstimateReason(estimate))
-        #expect(reason.contains("below 6"))
-        #expect(reason.contains("5.5"))
+        #expect(reason == "RPE 5.5 is below 6, too far from a maximum to estimate one")
     }
 
-    @Test("a logged RPE overrides the chosen formula", arguments: E1RMFormula.allCases)
-    func rpeOverridesFormula(formula: E1RMFormula) {
-        expectEstimate(OneRepMax.estimate(weight: kg(100), reps: 5, rpe: 8, formula: formula), 100 / 0.811, .rpe)
-        expectEstimate(OneRepMax.estimate(weight: kg(100), reps: 1, rpe: 10, formula: formula), 100, .rpe)
+    @Test("more than 12 reps gives no estimate with or without an RPE")
+    func tooManyReps() {
+        #expect(OneRepMax.estimate(weight: kg(40), reps: 13, rpe: 9, formula: .epley).kilograms == nil)
+        #expect(OneRepMax.estimate(weight: kg(40), reps: 12, rpe: 9, formula: .epley).kilograms != nil)
     }
 }

@@ -158,4 +158,13 @@ struct TrainingRulesEntitlementsTests {
         #expect(throws: Never.self) { try Entitlements.checkProgress(for: fly, tier: .pro, kind: .lifter) }
         #expect(throws: Never.self) { try Entitlements.checkProgress(for: fly, tier: .coachPro, kind: .coach) }
     }
+
+    @Test("the advanced statistics (per muscle group and category) are Pro's, Coach Pro's for a coach's own")
+    func breakdowns() {
+        #expect(Entitlements.breakdownsLocked(tier: .free, kind: .lifter) == .pro)
+        #expect(Entitlements.breakdownsLocked(tier: .pro, kind: .lifter) == nil)
+        #expect(Entitlements.breakdownsLocked(tier: .free, kind: .coach) == .coachPro)
+        #expect(Entitlements.breakdownsLocked(tier: .coach, kind: .coach) == .coachPro)
+        #expect(Entitlements.breakdownsLocked(tier: .coachPro, kind: .coach) == nil)
+    }
 }

@@ -56,19 +56,12 @@ struct ShareCardsTests {
         for tick in ["200 lb", "250 lb", "300 lb", "350 lb", "400 lb"] { #expect(svg.contains(">\(tick)<"), "\(tick)") }
         #expect(svg.contains(">estimated by Epley<"))
 
-        // The formula named is the one that estimated the points: sets with an RPE use the table.
+        // The chart says when a point's set counted reps in reserve (it was logged with an RPE).
         var rated = report
-        rated.points = report.points.map { point in
-            var point = point
-            point.best?.formula = .rpe
-            return point
-        }
-        let table = ShareCards.progressChart(rated, format: format, formula: .epley)
-        #expect(table.contains(">estimated by the RPE table<"))
-        rated.points[0].best?.formula = .brzycki
-        let mixed = ShareCards.progressChart(rated, format: format, formula: .brzycki)
-        #expect(mixed.contains(">estimated by the RPE table, else Brzycki<"))
-        #expect(!mixed.contains("(Epley)"))
+        rated.points[0].best?.repsInReserve = 2
+        let counted = ShareCards.progressChart(rated, format: format, formula: .brzycki)
+        #expect(counted.contains(">estimated by Brzycki with reps in reserve<"))
+        #expect(!counted.contains("Epley"))
     }
 
     @Test("a workout card shows timed and distance work as time and distance, and no duration when none was logged")

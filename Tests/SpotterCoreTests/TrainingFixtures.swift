@@ -23,14 +23,16 @@ func expectEstimate(
     _ estimate: E1RMEstimate,
     _ kilograms: Double,
     _ formula: E1RMFormula,
+    repsInReserve: Double? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    guard case .estimate(let actual, let used) = estimate else {
+    guard case .estimate(let actual, let used, let reserve) = estimate else {
         Issue.record("expected an estimate, got \(estimate)", sourceLocation: sourceLocation)
         return
     }
     #expect(abs(actual - kilograms) < 1e-9, "\(actual) ≠ \(kilograms)", sourceLocation: sourceLocation)
     #expect(used == formula, sourceLocation: sourceLocation)
+    #expect(reserve == repsInReserve, sourceLocation: sourceLocation)
 }
 
 func noEstimateReason(_ estimate: E1RMEstimate) -> String? {

@@ -235,9 +235,9 @@ struct PortalCoachTests {
                 "/clients/\(world.client)/progress?exercise=\(Catalog.squat)&formula=epley")
             #expect(page.status == .ok)
             #expect(page.count("<circle class='point'") == 3)
-            // The demo's sets carry an RPE, so the estimate comes from the RPE table.
-            #expect(page.html.contains("110 kg × 5 @ RPE 8 → e1RM 135.6 kg (RPE table)"))
-            #expect(page.html.contains("Best e1RM: 135.6 kg"))
+            // The demo's sets carry an RPE, so the estimate counts the reps in reserve: Epley of 7 reps.
+            #expect(page.html.contains("110 kg × 5 @ RPE 8 → e1RM 135.7 kg (Epley, 2 reps in reserve)"))
+            #expect(page.html.contains("Best e1RM: 135.7 kg"))
             #expect(
                 try await portal.accessLog(world.lifter) == [
                     "progress ListClientExercises", "progress GetClientProgress",

@@ -591,7 +591,13 @@ struct ActivityTests {
                 ada, id: "", workoutDraft(at: monday, exercises: [Catalog.squat, Catalog.benchPress]))
             _ = try await training.workouts.log(
                 ada, id: "", workoutDraft(at: monday.addingTimeInterval(8 * 86_400), exercises: [Catalog.deadlift]))
+            // Free: the totals without the advanced statistics.
+            let free = try await training.activity.summary(ada, from: nil, to: nil)
+            #expect(free.totals.workouts == 2 && free.totals.setCount == 9 && free.breakdownsLocked == .pro)
+            #expect(free.totals.categories.isEmpty && free.totals.muscleGroups.isEmpty)
+            try await database.setTier(ada, .pro)
             let all = try await training.activity.summary(ada, from: nil, to: nil)
+            #expect(all.breakdownsLocked == nil)
             #expect(all.totals.workouts == 2 && all.totals.activeMinutes == 120 && all.totals.setCount == 9)
             #expect(all.totals.volume == Mass(kilograms: 4500))
             #expect(Set(all.totals.categories.map(\.category)) == [.squat, .push, .hinge])

@@ -154,6 +154,9 @@ func coachMatrixRows() -> [MatrixRow] {
                     #expect(statistics.buckets.map(\.workouts).reduce(0, +) == 3, "as \(role): two days and a run")
                     #expect(statistics.buckets.map(\.setCount).reduce(0, +) == 13, "as \(role)")
                     #expect(statistics.streak.longest >= 1, "as \(role): the client's streak")
+                    // Whole for any coach tier, whatever the client's own tier leaves out of theirs.
+                    #expect(statistics.breakdownsLocked == nil, "as \(role)")
+                    #expect(statistics.buckets.contains { !$0.muscleGroups.isEmpty }, "as \(role): muscle groups")
                 }
             }
         ),

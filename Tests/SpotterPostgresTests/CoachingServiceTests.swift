@@ -8,15 +8,6 @@ import Testing
 struct CoachingServiceTests {
     private let start = Date(timeIntervalSince1970: 1_795_392_000)  // Monday 2026-11-23 00:00 UTC
 
-    private func setTier(_ database: TestDatabase, _ tenant: Principal, _ tier: Tier, until: Date? = nil)
-        async throws
-    {
-        let owner = try await database.ownerConnection()
-        try await owner.query(
-            "UPDATE tenants SET tier = $2, tier_expires_at = $3 WHERE tenant_id = $1",
-            [tenant.tenantID.rawValue, tier.rawValue, until])
-    }
-
     @Test("the coach's tier limits active clients: free 1, Coach more; an expired tier counts as free again")
     func clientLimits() async throws {
         try await TestDatabase.with { database in
@@ -37,7 +28,7 @@ struct CoachingServiceTests {
             // The refused redemption left the code unused and no link behind.
             #expect(try await coaching.links(bob, includeClosed: true).isEmpty)
 
-            try await setTier(database, coach, .coach, until: start.addingTimeInterval(86_400))
+            try await database.setTier(coach, .coach, until: start.addingTimeInterval(86_400))
             clock.advance(by: 60)  // Bob joins after Ada
             _ = try await coaching.redeemInvite(bob, code: second.code!, scopes: ["history"])
             // A lifter's request is checked when the coach accepts it.
@@ -99,7 +90,7 @@ struct CoachingServiceTests {
             let coaching = database.coachingService(clock: TestClock(start))
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
-            try await setTier(database, coach, .coach)
+            try await database.setTier(coach, .coach)
 
             // Kinds are checked: a lifter cannot ask another lifter, nor a coach a coach.
             _ = try await database.lifter("bob")
@@ -154,7 +145,7 @@ struct CoachingServiceTests {
             let coaching = database.coachingService(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
-            try await setTier(database, coach, .coachPro)
+            try await database.setTier(coach, .coachPro)
 
             await #expect(
                 throws: SpotterError.invalid(
@@ -372,7 +363,7 @@ struct CoachingServiceTests {
             let training = database.trainingServices(clock: clock)
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
-            try await setTier(database, coach, .coach)
+            try await database.setTier(coach, .coach)
             try await coaching.link(coach, ada, scopes: ["history", "progress"])
 
             // No workout yet, coached since just now: not inactive; three days later, inactive.

@@ -36,12 +36,14 @@ struct ProgressStoreTests {
             #expect(report.points[0].best?.formula == .epley)
             #expect(abs((report.points[0].best?.kilograms ?? 0) - 100 * (1 + 5.0 / 30)) < 1e-9)
             #expect(report.points[0].volume == Mass(kilograms: 1500))
-            #expect(report.points[1].best?.formula == .rpe)
-            #expect(abs((report.points[1].best?.kilograms ?? 0) - 110 / 0.863) < 1e-9)
+            // 110 kg × 3 at RPE 8 counts 2 reps in reserve: Epley of 5 reps.
+            #expect(report.points[1].best?.formula == .epley)
+            #expect(report.points[1].best?.repsInReserve == 2)
+            #expect(abs((report.points[1].best?.kilograms ?? 0) - 110 * (1 + 5.0 / 30)) < 1e-9)
             #expect(report.points[2].best == nil)
             #expect(report.points[2].noEstimateReason?.contains("15 reps") == true)
             #expect(report.records.heaviest?.set.weight == Mass(kilograms: 110))
-            #expect(report.records.bestE1RM?.formula == .rpe)
+            #expect(report.records.bestE1RM?.repsInReserve == 2)
             #expect(report.records.mostReps.map(\.reps) == [3, 5, 15])
 
             let ranged = try await training.progress.progress(
@@ -83,7 +85,7 @@ struct ProgressStoreTests {
         }
     }
 
-    @Test("statistics group by day, ISO week (Monday) and month in the lifter's time zone, with muscle groups")
+    @Test("statistics group by day, ISO week (Monday) and month in the lifter's time zone, with muscle groups for Pro")
     func statistics() async throws {
         try await TestDatabase.with { database in
             let training = database.trainingServices(clock: TestClock(monday.addingTimeInterval(60 * 86_400)))
@@ -91,7 +93,6 @@ struct ProgressStoreTests {
             let owner = try await database.ownerConnection()
             try await owner.query(
                 "UPDATE tenants SET time_zone = 'Pacific/Auckland' WHERE tenant_id = $1", [ada.tenantID.rawValue])
-            await owner.close()
             // Sunday 2026-09-06 13:00 UTC is Monday 01:00 in Auckland: the same ISO week as the Monday.
             let sundayUTC = monday.addingTimeInterval(-23 * 3600)
             _ = try await training.workouts.log(ada, id: "", workoutDraft(at: sundayUTC, exercises: [Catalog.squat]))
@@ -101,8 +102,16 @@ struct ProgressStoreTests {
                 ada, id: "", workoutDraft(at: monday.addingTimeInterval(7 * 86_400), exercises: [Catalog.deadlift]))
 
             let range = (from: monday.addingTimeInterval(-10 * 86_400), to: monday.addingTimeInterval(30 * 86_400))
-            let weeks = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to)
-                .buckets
+            // Free: the totals, without the advanced statistics (per muscle group and category).
+            let free = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to)
+            #expect(free.breakdownsLocked == .pro)
+            #expect(free.buckets.map(\.setCount) == [7, 3])
+            #expect(free.buckets.allSatisfy { $0.muscleGroups.isEmpty && $0.categories.isEmpty })
+            try await owner.query("UPDATE tenants SET tier = 'pro' WHERE tenant_id = $1", [ada.tenantID.rawValue])
+            await owner.close()
+            let pro = try await training.progress.statistics(ada, period: .week, from: range.from, to: range.to)
+            #expect(pro.breakdownsLocked == nil)
+            let weeks = pro.buckets
             #expect(weeks.map(\.startDate) == ["2026-09-07", "2026-09-14"])
             #expect(weeks[0].workouts == 2 && weeks[0].activeMinutes == 120 && weeks[0].setCount == 7)
             #expect(weeks[0].volume == Mass(kilograms: 3500))

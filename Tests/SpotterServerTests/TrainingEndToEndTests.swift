@@ -96,12 +96,14 @@ struct TrainingEndToEndTests {
 
                 let squatProgress = try await progress.getProgress(.with { $0.exerciseID = squat }, metadata: ada)
                 #expect(squatProgress.points.count == 1)
-                #expect(squatProgress.points[0].e1RmFormula == .rpe)
+                // 225 lb × 5 at RPE 8: Epley of 5 reps and 2 in reserve.
+                #expect(squatProgress.points[0].e1RmFormula == .epley)
+                #expect(squatProgress.points[0].e1RmRepsInReserve == 2)
                 #expect(squatProgress.points[0].e1Rm.unit == .lb)
-                #expect(abs(squatProgress.points[0].e1Rm.value - 225 / 0.811) < 0.01)
+                #expect(abs(squatProgress.points[0].e1Rm.value - 225 * (1 + 7.0 / 30)) < 0.01)
+                #expect(squatProgress.records.bestE1RmRepsInReserve == 2)
                 #expect(squatProgress.records.heaviestWeight.weight.value == 225)
-                // The RPE table is no choice for the sets without an RPE: asked for, it is refused, not
-                // answered with Epley.
+                // The RPE table is no longer a formula: asked for, it is refused, not answered with Epley.
                 let rpe = await rpcError {
                     _ = try await progress.getProgress(
                         .with {
@@ -111,7 +113,9 @@ struct TrainingEndToEndTests {
                 }
                 #expect(rpe?.code == .invalidArgument)
                 #expect(
-                    rpe?.message.hasPrefix("formula: E1RM_FORMULA_RPE applies to every set logged with an RPE") == true)
+                    rpe?.message.hasPrefix(
+                        "formula: E1RM_FORMULA_RPE is no longer a formula: a set logged with an RPE counts its reps in reserve"
+                    ) == true)
                 #expect(
                     await rpcCode {
                         _ = try await progress.getProgress(.with { $0.exerciseID = overheadPress }, metadata: ada)
@@ -136,7 +140,23 @@ struct TrainingEndToEndTests {
                 }
                 #expect(unknownPeriod?.message == "period: must be DAY, WEEK or MONTH, not 9")
                 #expect(statistics.buckets[0].activeMinutes == 50)
-                #expect(statistics.buckets[0].muscleGroups.first?.muscleGroup == .quadriceps)
+                // The totals per muscle group are the Pro tier's advanced statistics: a free lifter's
+                // answer leaves them out and says which tier adds them.
+                #expect(statistics.buckets[0].muscleGroups.isEmpty && statistics.buckets[0].categories.isEmpty)
+                #expect(statistics.breakdownsTierRequired == .pro)
+                try await server.database.asOwner { connection in
+                    try await connection.query(
+                        "UPDATE tenants SET tier = 'pro' WHERE tenant_id = (SELECT tenant_id FROM accounts WHERE username = 'ada')"
+                    )
+                }
+                let pro = try await progress.getStatistics(
+                    .with {
+                        $0.period = .week
+                        $0.from = .with { $0.unixMicros = now.unixMicros - 30 * 86_400 * 1_000_000 }
+                        $0.to = .with { $0.unixMicros = now.unixMicros + 86_400 * 1_000_000 }
+                    }, metadata: ada)
+                #expect(pro.buckets[0].muscleGroups.first?.muscleGroup == .quadriceps)
+                #expect(!pro.buckets[0].categories.isEmpty && pro.breakdownsTierRequired == .unspecified)
 
                 _ = try await workouts.deleteWorkout(.with { $0.workoutID = workoutID }, metadata: ada)
                 #expect(try await workouts.listWorkouts(.init(), metadata: ada).workouts.isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import SpotterCore
 import SpotterPostgres
 
 /// A private database for one test, cloned from a template migrated once per test process.
@@ -76,6 +77,15 @@ public struct TestDatabase: Sendable {
     /// A connection as the owner, for arranging and inspecting data past row-level security.
     public func ownerConnection() async throws -> PostgresConnection {
         try await PostgresConnection.connect(ownerConfiguration)
+    }
+
+    /// Sets `tenant`'s tier (until `until`, or for good), as `spotterctl tiers set` would.
+    public func setTier(_ tenant: Principal, _ tier: Tier, until: Date? = nil) async throws {
+        let owner = try await ownerConnection()
+        defer { Task { await owner.close() } }
+        try await owner.query(
+            "UPDATE tenants SET tier = $2, tier_expires_at = $3 WHERE tenant_id = $1",
+            [tenant.tenantID.rawValue, tier.rawValue, until])
     }
 
     /// The test cluster's maintenance database as superuser.

@@ -62,17 +62,20 @@ public struct ActivityService: Sendable {
     }
 
     /// Totals of the live workouts started in `[from, to)` (all of history without them): workouts,
-    /// active minutes, sets, reps and volume, per muscle group and per category; and the streak.
+    /// active minutes, sets, reps and volume, per muscle group and per category where the tier
+    /// includes them (`Entitlements.breakdownsLocked`); and the streak.
     public func summary(_ principal: Principal, from: Date?, to: Date?) async throws -> ActivitySummary {
         if let from, let to, from >= to { throw SpotterError.invalid("to", "must be after from") }
         let context = try await principal.context(from: contexts)
-        let totals = try await progress.totals(principal, from: from, to: to, timeZone: context.timeZone)
+        var totals =
+            try await progress.totals(principal, from: from, to: to, timeZone: context.timeZone)
+            ?? StatisticsBucket(
+                startDate: "", workouts: 0, activeMinutes: 0, setCount: 0, repCount: 0, volume: .zero, muscleGroups: [])
+        let locked = Entitlements.breakdownsLocked(tier: context.tier.effective(at: now()), kind: context.kind)
+        if locked != nil { totals = totals.withoutBreakdowns }
         return ActivitySummary(
-            totals: totals
-                ?? StatisticsBucket(
-                    startDate: "", workouts: 0, activeMinutes: 0, setCount: 0, repCount: 0, volume: .zero,
-                    muscleGroups: []),
-            streak: try await progress.streak(principal, timeZone: context.timeZone, now: now()))
+            totals: totals, streak: try await progress.streak(principal, timeZone: context.timeZone, now: now()),
+            breakdownsLocked: locked)
     }
 }
 
@@ -81,9 +84,12 @@ public struct ActivitySummary: Sendable, Equatable {
     /// Its start date is empty.
     public var totals: StatisticsBucket
     public var streak: WeeklyStreak
+    /// As `Statistics.breakdownsLocked`.
+    public var breakdownsLocked: Tier?
 
-    public init(totals: StatisticsBucket, streak: WeeklyStreak) {
+    public init(totals: StatisticsBucket, streak: WeeklyStreak, breakdownsLocked: Tier? = nil) {
         self.totals = totals
         self.streak = streak
+        self.breakdownsLocked = breakdownsLocked
     }
 }

@@ -179,7 +179,7 @@ extension CoachingService {
             principal, client: client, needs: .progress, kind: .statistics, method: "GetClientStatistics"
         ) { view, _, coach in
             try CoachEntitlements.checkClientStatistics(tier: coach.tier.effective(at: now()))
-            return try await training.progress.statistics(view, period: period, from: from, to: to)
+            return try await training.progress.clientStatistics(view, period: period, from: from, to: to)
         }
     }
 }

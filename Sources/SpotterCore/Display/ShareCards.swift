@@ -155,7 +155,8 @@ public enum ShareCards {
         let bestIndex = points.lastIndex { $0.value == best.value }!
         svg += "<circle cx='\(SVG.f(x(bestIndex)))' cy='\(SVG.f(y(best.value)))' r='11' fill='\(accent)'/>"
         svg += text(first.date, x: Int(left), y: 562, size: 18, fill: muted, maxWidth: 200)
-        let estimatedBy = formula.describing(report.points.compactMap { $0.best?.formula })
+        let estimatedBy = formula.describing(
+            countingReserve: report.points.contains { $0.best?.repsInReserve != nil })
         svg += text(
             "estimated by \(estimatedBy)", x: Int((left + right) / 2), y: 562, size: 18, fill: muted,
             anchor: "middle", maxWidth: 500)

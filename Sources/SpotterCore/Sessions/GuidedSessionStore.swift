@@ -31,7 +31,7 @@ public struct SetBests: Sendable, Equatable {
         if let seconds = set.durationSeconds { longestSeconds = max(longestSeconds ?? seconds, seconds) }
     }
 
-    /// Epley without the RPE table, as the New PR trophy and the store's `bests` query estimate.
+    /// Epley of the reps alone (no reps in reserve), as the New PR trophy and the store's `bests` query estimate.
     static func epley(_ set: WorkoutSet) -> Double? {
         OneRepMax.estimate(weight: set.weight, reps: set.reps, rpe: nil, formula: .epley).kilograms
     }

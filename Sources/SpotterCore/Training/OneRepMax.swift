@@ -1,14 +1,13 @@
 import Foundation
 import ValueText
 
-/// How a set's one-rep max is estimated.
+/// How a set's one-rep max is estimated. A set logged with an RPE counts its reps in reserve too
+/// (`reps + (10 − RPE)`), in the same formula.
 public enum E1RMFormula: String, Sendable, Codable, CaseIterable {
     /// weight × (1 + reps / 30); a single is its own weight.
     case epley
     /// weight × 36 / (37 − reps).
     case brzycki
-    /// weight ÷ the RTS percentage for (reps, RPE).
-    case rpe
 }
 
 extension E1RMFormula {
@@ -17,57 +16,46 @@ extension E1RMFormula {
         switch self {
         case .epley: "Epley"
         case .brzycki: "Brzycki"
-        case .rpe: "RPE table"
         }
     }
 
-    /// What estimated a series of points, as "estimated by …" ends: "the RPE table", "Epley", or
-    /// "the RPE table, else Epley" when both did (sets with an RPE use the table, the others `self`).
-    public func describing(_ used: some Sequence<E1RMFormula>) -> String {
-        let used = Set(used)
-        if used == [.rpe] { return "the \(E1RMFormula.rpe.name)" }
-        return used.contains(.rpe) ? "the \(E1RMFormula.rpe.name), else \(name)" : name
+    /// What estimated a series of points, as "estimated by …" ends: "Epley", or "Epley with reps in
+    /// reserve" when a point's set was logged with an RPE.
+    public func describing(countingReserve: Bool) -> String {
+        countingReserve ? "\(name) with reps in reserve" : name
+    }
+
+    /// The estimate from `reps` (the set's, plus any in reserve) at `kilograms`.
+    func kilograms(_ kilograms: Double, reps: Double) -> Double {
+        switch self {
+        case .epley: reps == 1 ? kilograms : kilograms * (1 + reps / 30)
+        case .brzycki: kilograms * 36 / (37 - reps)
+        }
     }
 }
 
 /// An estimated one-rep max, or why there is none.
 public enum E1RMEstimate: Sendable, Equatable {
-    case estimate(kilograms: Double, formula: E1RMFormula)
+    /// `repsInReserve` is `10 − RPE` for a set logged with one, counted with its reps.
+    case estimate(kilograms: Double, formula: E1RMFormula, repsInReserve: Double?)
     case none(reason: String)
 
     public var kilograms: Double? {
-        if case .estimate(let kilograms, _) = self { return kilograms }
+        if case .estimate(let kilograms, _, _) = self { return kilograms }
         return nil
     }
 }
 
-/// Estimated one-rep maxes. Estimates are only given where a formula is known to hold: 1–12 reps,
-/// and RPE 6–10 for the RPE table. Outside that the answer says why instead of inventing a number.
+/// Estimated one-rep maxes. Estimates are only given where the formulas are known to hold: sets of
+/// 1–12 reps, and for a set with an RPE, RPE 6–10 (at most 4 reps in reserve; a lower RPE is too
+/// rough a guess to build a maximum on). Outside that the answer says why instead of inventing a
+/// number.
 public enum OneRepMax {
     public static let maxReps = 12
+    public static let minimumRPE = 6
 
-    /// The RTS (Reactive Training Systems) RPE chart: percent of one-rep max for reps 1–12 at RPE 10
-    /// down to 6 in half steps. Each half point of RPE and each extra rep moves one step along the
-    /// same sequence, so `percentages[2 × (reps − 1) + 2 × (10 − RPE)]`.
-    static let rtsPercentages: [Double] = [
-        100.0, 97.8, 95.5, 93.9, 92.2, 90.7, 89.2, 87.8, 86.3, 85.0, 83.7, 82.4, 81.1, 79.9, 78.6, 77.4,
-        76.2, 75.1, 73.9, 72.3, 70.7, 69.4, 68.0, 66.7, 65.3, 64.0, 62.6, 61.3, 59.9, 58.6, 57.2,
-    ]
-
-    /// The RTS percentage of one-rep max for `reps` at `rpe`, or `nil` outside 1–12 reps, RPE 6–10.
-    public static func rtsPercentage(reps: Int, rpe: Decimal) -> Double? {
-        rtsPercentage(reps: reps, rpe: rpe.doubleValue)
-    }
-
-    /// The same for an RPE read as a `Double` (a `Decimal` comparison costs more than the rest of
-    /// an estimate).
-    private static func rtsPercentage(reps: Int, rpe: Double) -> Double? {
-        guard (1...maxReps).contains(reps), rpe >= 6, rpe <= 10, (rpe * 2).rounded() == rpe * 2 else { return nil }
-        return rtsPercentages[2 * (reps - 1) + Int((10 - rpe) * 2)]
-    }
-
-    /// The estimate for one set. A set with a logged RPE uses the RPE table; otherwise `formula`
-    /// (Epley or Brzycki).
+    /// The estimate for one set by `formula`. A set with a logged RPE counts its reps in reserve,
+    /// `reps + (10 − RPE)`: 100 kg × 5 at RPE 8 is estimated as 7 reps.
     public static func estimate(weight: Mass?, reps: Int, rpe: Decimal?, formula: E1RMFormula) -> E1RMEstimate {
         guard let weight, weight > .zero else { return .none(reason: "the set has no weight") }
         guard reps >= 1 else { return .none(reason: "the set has no completed reps") }
@@ -75,22 +63,18 @@ public enum OneRepMax {
             return .none(reason: "\(reps) reps is outside the 1–\(maxReps) rep range of the formulas")
         }
         let kilograms = weight.approximateKilograms
-        if let rpe {
-            let value = rpe.doubleValue
-            guard value >= 6 else {
-                return .none(reason: "RPE \(rpe) is below 6, outside the RPE table")
-            }
-            guard let percentage = rtsPercentage(reps: reps, rpe: value) else {
-                return .none(reason: "RPE \(rpe) is outside the RPE table")
-            }
-            return .estimate(kilograms: kilograms * 100 / percentage, formula: .rpe)
+        guard let rpe else {
+            return .estimate(
+                kilograms: formula.kilograms(kilograms, reps: Double(reps)), formula: formula, repsInReserve: nil)
         }
-        switch formula {
-        case .brzycki:
-            return .estimate(kilograms: kilograms * 36 / Double(37 - reps), formula: .brzycki)
-        case .epley, .rpe:
-            let estimate = reps == 1 ? kilograms : kilograms * (1 + Double(reps) / 30)
-            return .estimate(kilograms: estimate, formula: .epley)
+        let value = rpe.doubleValue
+        guard value >= Double(minimumRPE) else {
+            return .none(reason: "RPE \(rpe) is below \(minimumRPE), too far from a maximum to estimate one")
         }
+        guard value <= 10 else { return .none(reason: "RPE \(rpe) is above 10") }
+        let reserve = 10 - value
+        return .estimate(
+            kilograms: formula.kilograms(kilograms, reps: Double(reps) + reserve), formula: formula,
+            repsInReserve: reserve)
     }
 }

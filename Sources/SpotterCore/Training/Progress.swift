@@ -31,6 +31,8 @@ public struct ExerciseSetRecord: Sendable, Equatable {
 public struct EstimatedSet: Sendable, Equatable {
     public var kilograms: Double
     public var formula: E1RMFormula
+    /// `10 − RPE`, counted with the set's reps, when the set was logged with an RPE.
+    public var repsInReserve: Double?
     public var record: ExerciseSetRecord
 }
 
@@ -147,9 +149,9 @@ public enum ProgressCalculator {
                 switch OneRepMax.estimate(
                     weight: record.set.weight, reps: record.set.reps, rpe: record.set.rpe, formula: formula)
                 {
-                case .estimate(let kilograms, let used):
+                case .estimate(let kilograms, let used, let reserve):
                     if kilograms > (best?.kilograms ?? 0) {
-                        best = EstimatedSet(kilograms: kilograms, formula: used, record: record)
+                        best = EstimatedSet(kilograms: kilograms, formula: used, repsInReserve: reserve, record: record)
                     }
                 case .none(let reason):
                     reasons.append(reason)
@@ -235,6 +237,18 @@ public enum Entitlements {
                 "progress for \(exercise.name) needs the \(name) tier; your tier covers Barbell Back Squat, "
                     + "Barbell Bench Press and Barbell Deadlift",
                 tier: unlocking)
+        }
+    }
+
+    /// The advanced statistics: totals per muscle group and per movement category, in
+    /// `GetStatistics`' periods and `GetActivitySummary`'s totals. `nil` when `tier` includes them,
+    /// else the tier that would (Pro; Coach Pro for a coach's own training). Totals per period,
+    /// streaks and achievements are every tier's; a coach's view of a client is gated by the coach's
+    /// tier instead (`CoachEntitlements.checkClientStatistics`).
+    public static func breakdownsLocked(tier: Tier, kind: TenantKind) -> Tier? {
+        switch tier {
+        case .pro, .coachPro: nil
+        case .free, .coach: fullTier(kind).0
         }
     }
 

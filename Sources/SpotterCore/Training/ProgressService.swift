@@ -69,10 +69,31 @@ public struct ProgressService: Sendable {
         return Page(fetched: records, limit: limit, cursor: ExerciseResultCursor.init)
     }
 
-    /// Totals per day, ISO week or month in the tenant's time zone.
+    /// Totals per day, ISO week or month in the tenant's time zone; per muscle group and category
+    /// only for a tier with advanced statistics (`Entitlements.breakdownsLocked`).
     public func statistics(_ principal: Principal, period: StatisticsPeriod?, from: Date?, to: Date?) async throws
         -> Statistics
     {
+        let context = try await principal.context(from: contexts)
+        var statistics = try await statistics(principal, period: period, from: from, to: to, context: context)
+        if let locked = Entitlements.breakdownsLocked(tier: context.tier.effective(at: now()), kind: context.kind) {
+            statistics.buckets = statistics.buckets.map(\.withoutBreakdowns)
+            statistics.breakdownsLocked = locked
+        }
+        return statistics
+    }
+
+    /// A client's statistics for their coach, whole: the coach's tier, not the client's, gates them
+    /// (`CoachEntitlements.checkClientStatistics`, checked by the caller).
+    public func clientStatistics(_ view: Principal, period: StatisticsPeriod?, from: Date?, to: Date?) async throws
+        -> Statistics
+    {
+        try await statistics(view, period: period, from: from, to: to, context: try await view.context(from: contexts))
+    }
+
+    private func statistics(
+        _ principal: Principal, period: StatisticsPeriod?, from: Date?, to: Date?, context: TenantContext
+    ) async throws -> Statistics {
         var validator = Validator()
         validator.check(period != nil, "period", "is required (DAY, WEEK or MONTH)")
         validator.check(from != nil, "from", "is required")
@@ -83,7 +104,6 @@ public struct ProgressService: Sendable {
                 to.timeIntervalSince(from) <= StatisticsQuery.maxRange, "to", "must be at most 3 years after from")
         }
         try validator.validate()
-        let context = try await principal.context(from: contexts)
         let buckets = try await store.statistics(
             principal,
             StatisticsQuery(period: period!, from: from!, to: to!, timeZone: context.timeZone)

@@ -66,6 +66,16 @@ public struct StatisticsBucket: Sendable, Equatable {
     }
 }
 
+extension StatisticsBucket {
+    /// The bucket without its muscle groups and categories, for a tier without advanced statistics.
+    public var withoutBreakdowns: StatisticsBucket {
+        var bucket = self
+        bucket.muscleGroups = []
+        bucket.categories = []
+        return bucket
+    }
+}
+
 /// A statistics request, validated.
 public struct StatisticsQuery: Sendable, Equatable {
     public static let maxRange: TimeInterval = 3 * 366 * 86_400

@@ -87,9 +87,13 @@ public struct WeeklyStreak: Sendable, Equatable {
 public struct Statistics: Sendable, Equatable {
     public var buckets: [StatisticsBucket]
     public var streak: WeeklyStreak
+    /// The tier that would add the buckets' muscle groups and categories, left out for the reader's
+    /// tier; `nil` when they are in.
+    public var breakdownsLocked: Tier?
 
-    public init(buckets: [StatisticsBucket], streak: WeeklyStreak) {
+    public init(buckets: [StatisticsBucket], streak: WeeklyStreak, breakdownsLocked: Tier? = nil) {
         self.buckets = buckets
         self.streak = streak
+        self.breakdownsLocked = breakdownsLocked
     }
 }

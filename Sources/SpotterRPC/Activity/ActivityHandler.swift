@@ -21,6 +21,7 @@ public struct ActivityHandler: Spotter_V1_ActivityService.SimpleServiceProtocol 
         return .with {
             $0.totals = Spotter_V1_StatisticsBucket(summary.totals, unit: tenant.unit)
             $0.streak = Spotter_V1_WeeklyStreak(summary.streak)
+            if let locked = summary.breakdownsLocked { $0.breakdownsTierRequired = locked.proto() }
         }
     }
 

@@ -106,7 +106,7 @@ public struct CoachHandler: Spotter_V1_CoachService.SimpleServiceProtocol {
         let report = try await coaching.clientProgress(
             principal, client: request.clientID, exerciseID: request.exerciseID,
             from: request.hasFrom ? request.from.date("from") : nil, to: request.hasTo ? request.to.date("to") : nil,
-            formula: try E1RMFormula(forSetsWithoutRPE: request.formula))
+            formula: try E1RMFormula(requested: request.formula))
         return Spotter_V1_GetProgressResponse(report, unit: tenant.unit)
     }
 

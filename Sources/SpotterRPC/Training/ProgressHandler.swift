@@ -15,7 +15,7 @@ public struct ProgressHandler: Spotter_V1_ProgressService.SimpleServiceProtocol 
         -> Spotter_V1_GetProgressResponse
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let formula = try E1RMFormula(forSetsWithoutRPE: request.formula)
+        let formula = try E1RMFormula(requested: request.formula)
         let report = try await progress.progress(
             principal,
             exerciseID: request.exerciseID,
@@ -85,6 +85,7 @@ extension Spotter_V1_GetProgressResponse {
                     if let best = point.best {
                         $0.e1Rm = Spotter_V1_Weight(kilograms: best.kilograms, unit)
                         $0.e1RmFormula = best.formula.proto()
+                        if let reserve = best.repsInReserve { $0.e1RmRepsInReserve = reserve }
                         $0.e1RmSet = Spotter_V1_SetReference(best.record, unit: unit)
                     }
                     $0.noEstimateReason = point.noEstimateReason ?? ""
@@ -102,6 +103,7 @@ extension Spotter_V1_GetProgressResponse {
                 if let best = report.records.bestE1RM {
                     $0.bestE1Rm = Spotter_V1_Weight(kilograms: best.kilograms, unit)
                     $0.bestE1RmFormula = best.formula.proto()
+                    if let reserve = best.repsInReserve { $0.bestE1RmRepsInReserve = reserve }
                     $0.bestE1RmSet = Spotter_V1_SetReference(best.record, unit: unit)
                 }
                 $0.mostReps = report.records.mostReps.map { record in
@@ -127,6 +129,7 @@ extension Spotter_V1_GetStatisticsResponse {
         self = .with {
             $0.streak = Spotter_V1_WeeklyStreak(statistics.streak)
             $0.buckets = statistics.buckets.map { Spotter_V1_StatisticsBucket($0, unit: unit) }
+            if let locked = statistics.breakdownsLocked { $0.breakdownsTierRequired = locked.proto() }
         }
     }
 }
@@ -170,17 +173,17 @@ extension Spotter_V1_StatisticsBucket {
 }
 
 extension E1RMFormula {
-    /// The formula a request picks for the sets logged without an RPE: Epley (also when unset) or
-    /// Brzycki. The RPE table, which every set with an RPE uses anyway, cannot estimate the others,
-    /// so asking for it is refused rather than answered with Epley.
-    init(forSetsWithoutRPE requested: Spotter_V1_E1rmFormula) throws(SpotterError) {
+    /// The formula a request picks: Epley (also when unset) or Brzycki. `E1RM_FORMULA_RPE`, the RTS
+    /// table sets with an RPE were once estimated by, is refused rather than answered with Epley:
+    /// those sets now count their reps in reserve in the formula chosen.
+    init(requested: Spotter_V1_E1rmFormula) throws(SpotterError) {
         switch requested {
         case .unspecified, .epley: self = .epley
         case .brzycki: self = .brzycki
         case .rpe:
             throw SpotterError.invalid(
                 "formula",
-                "E1RM_FORMULA_RPE applies to every set logged with an RPE already; for the sets without one choose E1RM_FORMULA_EPLEY (the default) or E1RM_FORMULA_BRZYCKI"
+                "E1RM_FORMULA_RPE is no longer a formula: a set logged with an RPE counts its reps in reserve (10 − RPE) in the formula chosen; choose E1RM_FORMULA_EPLEY (the default) or E1RM_FORMULA_BRZYCKI"
             )
         case .UNRECOGNIZED(let value):
             throw SpotterError.invalid(

@@ -28,7 +28,7 @@ public struct ShareHandler: Spotter_V1_ShareService.SimpleServiceProtocol {
             principal, exerciseID: request.exerciseID,
             from: request.hasFrom ? try request.from.date("from") : nil,
             to: request.hasTo ? try request.to.date("to") : nil,
-            formula: try E1RMFormula(forSetsWithoutRPE: request.formula),
+            formula: try E1RMFormula(requested: request.formula),
             format: try Self.format(request.format))
         return Spotter_V1_ShareImage(image)
     }
