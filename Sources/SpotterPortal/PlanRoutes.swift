@@ -24,7 +24,7 @@ struct PlanRoutes {
             let session = try coach(context)
             let template = try await training.templates.get(
                 session.principal, id: try context.parameters.require("template"))
-            var editor = TemplateEditor(template)
+            var editor = TemplateEditor(template, unit: session.profile.unit)
             editor.saved = request.uri.queryParameters.get("saved") != nil
             return self.editor(session, editor)
         }
@@ -165,6 +165,8 @@ struct PlanRoutes {
             var notes: String
             var time = ""
             var distance = ""
+            /// "100 kg", "225 lb", "75%" or empty.
+            var load = ""
             var place = WorkoutSection.main
             var circuit = ""
             var error: String?
@@ -213,6 +215,8 @@ struct PlanRoutes {
         var errors: [String: String] = [:]
         var error: String?
         var saved = false
+        /// The coach's unit: a load typed without one is in it.
+        var unit = WeightUnit.kg
 
         init(id: String, version: String, name: String, notes: String, rows: [Row]) {
             self.id = id
@@ -222,7 +226,7 @@ struct PlanRoutes {
             self.rows = rows
         }
 
-        init(_ template: Template) {
+        init(_ template: Template, unit: WeightUnit) {
             self.init(
                 id: template.id.description, version: String(template.version), name: template.content.name,
                 notes: template.content.notes,
@@ -233,9 +237,11 @@ struct PlanRoutes {
                         sets: String(item.targetSets), repsMin: String(item.repsMin), repsMax: String(item.repsMax),
                         rpe: item.targetRPE.map { "\($0)" } ?? "", rest: item.restSeconds.map(String.init) ?? "",
                         notes: item.notes, time: item.targetDurationSeconds.map(String.init) ?? "",
-                        distance: item.targetDistanceMeters.map(String.init) ?? "", place: item.section,
+                        distance: item.targetDistanceMeters.map(String.init) ?? "",
+                        load: item.targetLoad.map { Self.loadText($0, unit) } ?? "", place: item.section,
                         circuit: item.circuit == 0 ? "" : String(item.circuit))
                 })
+            self.unit = unit
             circuits = template.content.circuits.enumerated().map { index, circuit in
                 CircuitRow(number: index + 1, rounds: String(circuit.rounds), rest: String(circuit.restSeconds))
             }
@@ -257,6 +263,7 @@ struct PlanRoutes {
             let notes = column("item_notes")
             let times = column("time")
             let distances = column("distance")
+            let loads = column("load")
             let sections = column("section")
             let circuitNumbers = column("circuit")
             self.init(
@@ -266,7 +273,7 @@ struct PlanRoutes {
                     Row(
                         index: index, exercise: exercises[index], exerciseName: names[index], sets: sets[index],
                         repsMin: repsMin[index], repsMax: repsMax[index], rpe: rpe[index], rest: rest[index],
-                        notes: notes[index], time: times[index], distance: distances[index],
+                        notes: notes[index], time: times[index], distance: distances[index], load: loads[index],
                         place: WorkoutSection(rawValue: sections[index]) ?? .main, circuit: circuitNumbers[index])
                 })
             let rounds = form.all("circuit_rounds")
@@ -297,13 +304,15 @@ struct PlanRoutes {
             TemplateDraft(
                 name: name, notes: notes,
                 items: rows.map { row in
-                    TemplateItemDraft(
+                    let load = Self.load(row.load, unit: unit)
+                    return TemplateItemDraft(
                         exerciseID: row.exercise, targetSets: Int(row.sets) ?? 0, repsMin: Int(row.repsMin) ?? 0,
                         repsMax: Int(row.repsMax) ?? 0, targetRPE: row.rpe.isEmpty ? nil : Double(row.rpe) ?? -1,
                         restSeconds: row.rest.isEmpty ? nil : Int(row.rest) ?? -1, notes: row.notes,
                         targetDurationSeconds: row.time.isEmpty ? nil : Int(row.time) ?? -1,
                         targetDistanceMeters: row.distance.isEmpty ? nil : Int(row.distance) ?? -1,
-                        section: row.place, circuit: row.circuit.isEmpty ? 0 : Int(row.circuit) ?? -1)
+                        section: row.place, circuit: row.circuit.isEmpty ? 0 : Int(row.circuit) ?? -1,
+                        targetWeight: load?.weight, targetPercentOfMax: load?.percent)
                 },
                 circuits: circuits.map {
                     TemplateCircuit(rounds: Int($0.rounds) ?? 0, restSeconds: $0.rest.isEmpty ? 0 : Int($0.rest) ?? -1)
@@ -335,8 +344,38 @@ struct PlanRoutes {
                 if !row.rpe.isEmpty, Double(row.rpe) == nil {
                     violations.append(.init(field: path + "target_rpe", reason: "must be a number such as 8 or 7.5"))
                 }
+                if Self.load(row.load, unit: unit) == nil {
+                    violations.append(
+                        .init(
+                            field: path + "target_weight",
+                            reason: "must be a weight such as 100 kg or 225 lb, or a share of the max such as 75%"))
+                }
             }
             return violations
+        }
+
+        /// A load as the editor shows it: "102.5 kg" in the coach's unit, or "75%".
+        static func loadText(_ load: TemplateLoad, _ unit: WeightUnit) -> String {
+            switch load {
+            case .weight(let weight): "\(weight.value(in: unit)) \(unit.rawValue)"
+            case .percentOfMax(let percent): "\(percent)%"
+            }
+        }
+
+        /// What the load field says: nothing, a weight ("100", "100 kg", "225 lb"; `unit` when it
+        /// names none) or a percentage ("75%"); `nil` when it is none of these.
+        static func load(_ text: String, unit: WeightUnit) -> (weight: WeightDraft?, percent: Double?)? {
+            let text = text.trimmingWhitespaces().lowercased()
+            if text.isEmpty { return (nil, nil) }
+            if text.hasSuffix("%") {
+                return Double(String(text.dropLast()).trimmingWhitespaces()).map { (nil, $0) }
+            }
+            for (suffix, named) in [("kg", WeightUnit.kg), ("lbs", .lb), ("lb", .lb)] where text.hasSuffix(suffix) {
+                return Double(String(text.dropLast(suffix.count)).trimmingWhitespaces()).map {
+                    (WeightDraft(value: $0, unit: named), nil)
+                }
+            }
+            return Double(text).map { (WeightDraft(value: $0, unit: unit), nil) }
         }
 
         mutating func renumber() {
@@ -364,6 +403,7 @@ struct PlanRoutes {
         let session = try coach(context)
         let form = context.form
         var editor = TemplateEditor(form)
+        editor.unit = session.profile.unit
         let newCircuits = editor.matchCircuits()
         // The buttons of found exercises send `add` with the exercise's id instead of an action.
         var action = form["action"] ?? (form["add"] == nil ? "" : "add")
@@ -471,7 +511,8 @@ struct PlanRoutes {
     private static let fieldLabels = [
         "exercise_id": "Exercise", "target_sets": "Sets", "reps_min": "Reps from", "reps_max": "Reps to",
         "target_rpe": "RPE", "rest_seconds": "Rest", "notes": "Notes", "target_duration_seconds": "Time",
-        "target_distance_meters": "Distance", "circuit": "Circuit",
+        "target_distance_meters": "Distance", "circuit": "Circuit", "target_weight": "Load", "value": "Load",
+        "unit": "Load", "target_percent_of_max": "Load",
     ]
 
     /// `3` for `template.items[3].reps_min`.

@@ -122,6 +122,7 @@ extension PlanRoutes.TemplateEditor.Row: MustacheParent {
         case "notes": notes
         case "time": time
         case "distance": distance
+        case "load": load
         case "sections": sections
         case "circuit": circuit
         // Without an error of its own a row must not show the page's error (`{{#error}}`) again.

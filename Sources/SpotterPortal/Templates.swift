@@ -712,6 +712,7 @@ enum Templates {
         <label>Sets <input name="sets" value="{{sets}}" inputmode="numeric" size="3"></label>
         <label>Reps from <input name="reps_min" value="{{repsMin}}" inputmode="numeric" size="3"></label>
         <label>to <input name="reps_max" value="{{repsMax}}" inputmode="numeric" size="3"></label>
+        <label>Load <input name="load" value="{{load}}" size="7" placeholder="kg, lb or %"></label>
         <label>RPE <input name="rpe" value="{{rpe}}" inputmode="decimal" size="4"></label>
         <label>Rest (s) <input name="rest" value="{{rest}}" inputmode="numeric" size="4"></label>
         <label>Time (s) <input name="time" value="{{time}}" inputmode="numeric" size="5"></label>

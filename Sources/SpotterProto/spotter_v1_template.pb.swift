@@ -91,6 +91,29 @@ public nonisolated struct Spotter_V1_TemplateItemInput: Sendable {
   /// Optional. 0 outside a circuit; otherwise the number (1-based) of one of the template's circuits.
   public var circuit: Int32 = 0
 
+  /// Optional. The weight to lift in each set: more than 0. Unset with target_percent_of_max.
+  public var targetWeight: Spotter_V1_Weight {
+    get {_targetWeight ?? Spotter_V1_Weight()}
+    set {_targetWeight = newValue}
+  }
+  /// Returns true if `targetWeight` has been explicitly set.
+  public var hasTargetWeight: Bool {self._targetWeight != nil}
+  /// Clears the value of `targetWeight`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetWeight() {self._targetWeight = nil}
+
+  /// Optional. The load as a percentage of the lifter's estimated one-rep max: 1–120 in steps of 0.5.
+  /// PrefillFromTemplate and a guided session turn it into a weight from the lifter's best estimate
+  /// (Epley, counting reps in reserve) of the exercise in the 180 days before, to the nearest 2.5 kg
+  /// or 5 lb; without a set in that time the weight is left to the lifter. Unset with target_weight.
+  public var targetPercentOfMax: Double {
+    get {_targetPercentOfMax ?? 0}
+    set {_targetPercentOfMax = newValue}
+  }
+  /// Returns true if `targetPercentOfMax` has been explicitly set.
+  public var hasTargetPercentOfMax: Bool {self._targetPercentOfMax != nil}
+  /// Clears the value of `targetPercentOfMax`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetPercentOfMax() {self._targetPercentOfMax = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -99,6 +122,8 @@ public nonisolated struct Spotter_V1_TemplateItemInput: Sendable {
   fileprivate var _restSeconds: Int32? = nil
   fileprivate var _targetDurationSeconds: Int32? = nil
   fileprivate var _targetDistanceMeters: Int32? = nil
+  fileprivate var _targetWeight: Spotter_V1_Weight? = nil
+  fileprivate var _targetPercentOfMax: Double? = nil
 }
 
 /// Consecutive items of one section done one after another, then again, for a number of rounds.
@@ -198,6 +223,25 @@ public nonisolated struct Spotter_V1_TemplateItem: Sendable {
 
   public var circuit: Int32 = 0
 
+  /// In your unit; unset when the item prescribes none.
+  public var targetWeight: Spotter_V1_Weight {
+    get {_targetWeight ?? Spotter_V1_Weight()}
+    set {_targetWeight = newValue}
+  }
+  /// Returns true if `targetWeight` has been explicitly set.
+  public var hasTargetWeight: Bool {self._targetWeight != nil}
+  /// Clears the value of `targetWeight`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetWeight() {self._targetWeight = nil}
+
+  public var targetPercentOfMax: Double {
+    get {_targetPercentOfMax ?? 0}
+    set {_targetPercentOfMax = newValue}
+  }
+  /// Returns true if `targetPercentOfMax` has been explicitly set.
+  public var hasTargetPercentOfMax: Bool {self._targetPercentOfMax != nil}
+  /// Clears the value of `targetPercentOfMax`. Subsequent reads from it will return its default value.
+  public mutating func clearTargetPercentOfMax() {self._targetPercentOfMax = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -206,6 +250,8 @@ public nonisolated struct Spotter_V1_TemplateItem: Sendable {
   fileprivate var _restSeconds: Int32? = nil
   fileprivate var _targetDurationSeconds: Int32? = nil
   fileprivate var _targetDistanceMeters: Int32? = nil
+  fileprivate var _targetWeight: Spotter_V1_Weight? = nil
+  fileprivate var _targetPercentOfMax: Double? = nil
 }
 
 public nonisolated struct Spotter_V1_Template: Sendable {
@@ -421,7 +467,7 @@ fileprivate nonisolated let _protobuf_package = "spotter.v1"
 
 nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TemplateItemInput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0\u{3}target_duration_seconds\0\u{3}target_distance_meters\0\u{1}section\0\u{1}circuit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0\u{3}target_duration_seconds\0\u{3}target_distance_meters\0\u{1}section\0\u{1}circuit\0\u{3}target_weight\0\u{3}target_percent_of_max\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -440,6 +486,8 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
       case 9: try { try decoder.decodeSingularInt32Field(value: &self._targetDistanceMeters) }()
       case 10: try { try decoder.decodeSingularEnumField(value: &self.section) }()
       case 11: try { try decoder.decodeSingularInt32Field(value: &self.circuit) }()
+      case 12: try { try decoder.decodeSingularMessageField(value: &self._targetWeight) }()
+      case 13: try { try decoder.decodeSingularDoubleField(value: &self._targetPercentOfMax) }()
       default: break
       }
     }
@@ -483,6 +531,12 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
     if self.circuit != 0 {
       try visitor.visitSingularInt32Field(value: self.circuit, fieldNumber: 11)
     }
+    try { if let v = self._targetWeight {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+    } }()
+    try { if let v = self._targetPercentOfMax {
+      try visitor.visitSingularDoubleField(value: v, fieldNumber: 13)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -498,6 +552,8 @@ nonisolated extension Spotter_V1_TemplateItemInput: SwiftProtobuf.Message, Swift
     if lhs._targetDistanceMeters != rhs._targetDistanceMeters {return false}
     if lhs.section != rhs.section {return false}
     if lhs.circuit != rhs.circuit {return false}
+    if lhs._targetWeight != rhs._targetWeight {return false}
+    if lhs._targetPercentOfMax != rhs._targetPercentOfMax {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -585,7 +641,7 @@ nonisolated extension Spotter_V1_TemplateInput: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TemplateItem"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}exercise_name\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0\u{3}target_duration_seconds\0\u{3}target_distance_meters\0\u{1}section\0\u{1}circuit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}exercise_id\0\u{3}exercise_name\0\u{3}target_sets\0\u{3}reps_min\0\u{3}reps_max\0\u{3}target_rpe\0\u{3}rest_seconds\0\u{1}notes\0\u{3}target_duration_seconds\0\u{3}target_distance_meters\0\u{1}section\0\u{1}circuit\0\u{3}target_weight\0\u{3}target_percent_of_max\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -605,6 +661,8 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
       case 10: try { try decoder.decodeSingularInt32Field(value: &self._targetDistanceMeters) }()
       case 11: try { try decoder.decodeSingularEnumField(value: &self.section) }()
       case 12: try { try decoder.decodeSingularInt32Field(value: &self.circuit) }()
+      case 13: try { try decoder.decodeSingularMessageField(value: &self._targetWeight) }()
+      case 14: try { try decoder.decodeSingularDoubleField(value: &self._targetPercentOfMax) }()
       default: break
       }
     }
@@ -651,6 +709,12 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
     if self.circuit != 0 {
       try visitor.visitSingularInt32Field(value: self.circuit, fieldNumber: 12)
     }
+    try { if let v = self._targetWeight {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+    } }()
+    try { if let v = self._targetPercentOfMax {
+      try visitor.visitSingularDoubleField(value: v, fieldNumber: 14)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -667,6 +731,8 @@ nonisolated extension Spotter_V1_TemplateItem: SwiftProtobuf.Message, SwiftProto
     if lhs._targetDistanceMeters != rhs._targetDistanceMeters {return false}
     if lhs.section != rhs.section {return false}
     if lhs.circuit != rhs.circuit {return false}
+    if lhs._targetWeight != rhs._targetWeight {return false}
+    if lhs._targetPercentOfMax != rhs._targetPercentOfMax {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

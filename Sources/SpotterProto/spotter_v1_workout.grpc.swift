@@ -179,9 +179,11 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -324,9 +326,11 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -467,9 +471,11 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -879,9 +885,11 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -1078,9 +1086,11 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-        /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-        /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -1326,9 +1336,11 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-    /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-    /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-    /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+    /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+    /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+    /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+    /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+    /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
     /// > LogWorkout with `template_id` set; the template never changes.
     ///
     /// - Parameters:
@@ -1547,9 +1559,11 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-    /// > rep range, the target RPE and rest), each set's weight that of the last time the exercise was
-    /// > done before `started_at` (its working sets, set by set, the last one again for sets beyond
-    /// > them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
+    /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
+    /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
+    /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
+    /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
+    /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
     /// > LogWorkout with `template_id` set; the template never changes.
     ///
     /// - Parameters:

@@ -125,6 +125,53 @@ struct PortalPlanTests {
         }
     }
 
+    @Test(
+        "the template editor's load takes a weight in either unit (the coach's when none is named) or a percentage of the max"
+    )
+    func loadsInTheEditor() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let browser = try await portal.signedIn("carla")
+            func row(_ id: ExerciseID, _ name: String, load: String) -> [(String, String)] {
+                [
+                    ("exercise", id.description), ("exercise_name", name), ("sets", "3"), ("reps_min", "5"),
+                    ("reps_max", ""), ("load", load), ("rpe", ""), ("rest", ""), ("item_notes", ""),
+                ]
+            }
+            _ = try await browser.get("/templates/new")
+            let head = [("id", ""), ("version", ""), ("name", "Heavy"), ("notes", "")]
+            let unreadable = try await browser.post(
+                "/templates/edit",
+                head + row(Catalog.squat, "Barbell Back Squat", load: "heavy")
+                    + row(Catalog.deadlift, "Deadlift", load: "150%") + [("action", "save")])
+            #expect(unreadable.status == .badRequest)
+            #expect(
+                unreadable.html.contains(
+                    "Load: must be a weight such as 100 kg or 225 lb, or a share of the max such as 75%."))
+            #expect(unreadable.html.contains("Load: must be between 1 and 120 in steps of 0.5."))
+            #expect(unreadable.html.contains(#"name="load" value="heavy""#), "what was typed stays")
+
+            let saved = try await browser.post(
+                "/templates/edit",
+                head + row(Catalog.squat, "Barbell Back Squat", load: "75 %")
+                    + row(Catalog.benchPress, "Bench", load: "225 lbs") + row(Catalog.deadlift, "Deadlift", load: "140")
+                    + row(Catalog.overheadPress, "Press", load: "") + [("action", "save")])
+            #expect(saved.status == .seeOther)
+            let template = try #require(
+                try await portal.training.templates.list(coach, includeArchived: false, pageSize: 10, pageToken: "")
+                    .items.first)
+            #expect(
+                template.content.items.map(\.targetLoad) == [
+                    .percentOfMax(75), .weight(Mass(225, .lb)), .weight(Mass(140, .kg)), nil,
+                ])
+            // Shown back in the coach's unit (kilograms): 225 lb is 102.06 kg.
+            let page = try await browser.get("/templates/\(template.id)")
+            for value in ["75%", "102.06 kg", "140 kg"] {
+                #expect(page.html.contains(#"name="load" value="\#(value)""#), "\(value)")
+            }
+        }
+    }
+
     @Test("the template editor keeps times, distances, sections and circuits; a circuit number adds its rounds line")
     func circuitsInTheEditor() async throws {
         try await PortalHarness.with { portal in

@@ -148,6 +148,84 @@ struct ExerciseAndTemplateStoreTests {
         }
     }
 
+    @Test(
+        "a template's loads are stored exactly; prefill and a guided session load a weight as it is and a percentage of the lifter's recent max"
+    )
+    func prescribedLoads() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let training = database.trainingServices(clock: clock)
+            let ada = try await database.lifter("ada")
+            let draft = TemplateDraft(
+                name: "Heavy day",
+                items: [
+                    TemplateItemDraft(
+                        exerciseID: Catalog.squat.description, targetSets: 2, repsMin: 5, targetPercentOfMax: 80),
+                    TemplateItemDraft(
+                        exerciseID: Catalog.benchPress.description, targetSets: 1, repsMin: 5,
+                        targetWeight: WeightDraft(value: 225, unit: .lb)),
+                    TemplateItemDraft(
+                        exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 3, targetPercentOfMax: 85),
+                    TemplateItemDraft(exerciseID: Catalog.overheadPress.description, targetSets: 1, repsMin: 8),
+                ])
+            let template = try await training.templates.create(ada, id: "", draft)
+            let stored = try await training.templates.get(ada, id: template.id.description)
+            #expect(
+                stored.content.items.map(\.targetLoad) == [
+                    .percentOfMax(80), .weight(Mass(225, .lb)), .percentOfMax(85), nil,
+                ])
+
+            // Squat: 140 kg × 5 at RPE 8 (Epley of 7 reps: 172.67 kg) 30 days ago beats 150 × 1 (150);
+            // 200 kg × 1 250 days ago is outside the 180 days. Deadlift: only long ago.
+            func squat(_ kilograms: Double, reps: Int, rpe: Double?, daysAgo: Double, _ exercise: ExerciseID)
+                -> WorkoutDraft
+            {
+                var draft = workoutDraft(
+                    "Heavy", at: start.addingTimeInterval(-daysAgo * 86_400), exercises: [exercise])
+                draft.exercises[0].sets = [
+                    SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg), rpe: rpe, type: .working)
+                ]
+                return draft
+            }
+            _ = try await training.workouts.log(ada, id: "", squat(140, reps: 5, rpe: 8, daysAgo: 30, Catalog.squat))
+            _ = try await training.workouts.log(ada, id: "", squat(150, reps: 1, rpe: nil, daysAgo: 20, Catalog.squat))
+            _ = try await training.workouts.log(ada, id: "", squat(200, reps: 1, rpe: nil, daysAgo: 250, Catalog.squat))
+            _ = try await training.workouts.log(
+                ada, id: "", squat(180, reps: 3, rpe: nil, daysAgo: 250, Catalog.deadlift))
+
+            let prefilled = try await training.workouts.prefill(
+                ada, templateID: template.id.description, startedAt: start)
+            // 80 % of 172.67 kg is 138.13 kg: 137.5 kg.
+            #expect(prefilled.exercises[0].sets.map(\.weight) == [Mass(137.5, .kg), Mass(137.5, .kg)])
+            #expect(prefilled.exercises[1].sets.map(\.weight) == [Mass(225, .lb)])
+            // No deadlift in the last 180 days: last time's weight, as for an item without a load.
+            #expect(prefilled.exercises[2].sets.map(\.weight) == [Mass(180, .kg)])
+            #expect(prefilled.exercises[3].sets.map(\.weight) == [nil])
+
+            // In pounds, the percentage is loaded in 5-lb steps: 138.13 kg is 304.5 lb, 305 lb.
+            let owner = try await database.ownerConnection()
+            try await owner.query("UPDATE tenants SET unit = 'lb' WHERE tenant_id = $1", [ada.tenantID.rawValue])
+            await owner.close()
+            let inPounds = try await training.workouts.prefill(
+                ada, templateID: template.id.description, startedAt: start)
+            #expect(inPounds.exercises[0].sets.first?.weight == Mass(305, .lb))
+
+            // A guided session from the template plans the same weights.
+            let session = try await database.guidedSessionService(clock: clock).start(
+                ada, id: "", .template(template.id.description))
+            #expect(
+                session.exercises.map { $0.sets.first?.planned.weight }
+                    == inPounds.exercises.map { $0.sets.first?.weight })
+
+            // Saved again as read in kilograms (225 lb shown as 102.06 kg), the weight stays 225 lb.
+            var again = draft
+            again.items[1].targetWeight = WeightDraft(value: 102.06, unit: .kg)
+            let saved = try await training.templates.update(
+                ada, id: template.id.description, again, expectedVersion: stored.version)
+            #expect(saved.content.items[1].targetLoad == .weight(Mass(225, .lb)))
+        }
+    }
+
     @Test("a deleted custom exercise is gone for new use but stays in old workouts; built-in ones cannot be deleted")
     func deleting() async throws {
         try await TestDatabase.with { database in

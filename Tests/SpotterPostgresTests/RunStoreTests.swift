@@ -145,7 +145,11 @@ struct RunStoreTests {
             let summary = try await training.activity.summary(ada, from: nil, to: nil)
             #expect(summary.totals.workouts == 1)
             #expect(summary.totals.activeMinutes == (set.durationSeconds! + 30) / 60, "to the nearest minute")
-            #expect(summary.totals.categories.map(\.category) == [.cardio])
+            // The category is Pro's advanced statistics.
+            #expect(summary.totals.categories.isEmpty && summary.breakdownsLocked == .pro)
+            try await database.setTier(ada, .pro)
+            let pro = try await training.activity.summary(ada, from: nil, to: nil)
+            #expect(pro.totals.categories.map(\.category) == [.cardio])
             let achievements = try await training.activity.achievements(ada)
             #expect(achievements.first { $0.key == "milestone:1" }?.earned?.workoutID == run.workout.id)
             #expect(try await runs.list(ada, before: nil, limit: 0).map(\.workout.id) == [run.workout.id])

@@ -585,10 +585,17 @@ enum RandomAccount {
                 TemplateDraft(
                     name: "Template \(index)", notes: texts.randomElement(using: &random)!,
                     items: (0..<Int.random(in: 1...4, using: &random)).map { _ in
-                        TemplateItemDraft(
+                        // Loads too: none, a weight in either unit (kept to the microgram), a percentage.
+                        let load = Int.random(in: 0...3, using: &random)
+                        return TemplateItemDraft(
                             exerciseID: exercises.randomElement(using: &random)!.description, targetSets: 3, repsMin: 5,
                             repsMax: 8, targetRPE: [nil, 7.5, 8].randomElement(using: &random)!,
-                            restSeconds: [nil, 90].randomElement(using: &random)!, notes: "")
+                            restSeconds: [nil, 90].randomElement(using: &random)!, notes: "",
+                            targetWeight: [
+                                nil, WeightDraft(value: 102.5, unit: .kg), WeightDraft(value: 225, unit: .lb), nil,
+                            ][
+                                load],
+                            targetPercentOfMax: load == 3 ? 72.5 : nil)
                     }))
             if index == 1 {
                 _ = try await training.templates.archive(principal, id: template.id.description, archived: true)

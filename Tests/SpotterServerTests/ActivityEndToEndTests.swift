@@ -76,7 +76,8 @@ struct ActivityEndToEndTests {
 
                 let summary = try await activity.getActivitySummary(.init(), metadata: ada)
                 #expect(summary.totals.workouts == 2 && summary.totals.activeMinutes == 90)
-                #expect(summary.totals.categories.map(\.category) == [.squat])
+                // Per category is Pro's advanced statistics: left out, and the answer says so.
+                #expect(summary.totals.categories.isEmpty && summary.breakdownsTierRequired == .pro)
                 #expect(summary.streak.currentWeeks == 1)
 
                 let refused = await rpcError {

@@ -21,6 +21,91 @@ struct TrainingEndToEndTests {
     private let bench = "c0000000-0000-4000-8000-000000000002"
     private let overheadPress = "c0000000-0000-4000-8000-000000000005"
 
+    @Test("a template prescribes a weight in the reader's unit and a percentage of the max, which prefill loads")
+    func prescribedLoads() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUp(client, "ada")  // pounds
+                let templates = Spotter_V1_TemplateService.Client(wrapping: client)
+                let workouts = Spotter_V1_WorkoutService.Client(wrapping: client)
+                let refused = await rpcError {
+                    _ = try await templates.createTemplate(
+                        .with {
+                            $0.template.name = "Heavy"
+                            $0.template.items = [
+                                .with {
+                                    $0.exerciseID = squat
+                                    $0.targetSets = 3
+                                    $0.repsMin = 5
+                                    $0.targetPercentOfMax = 80
+                                    $0.targetWeight = .with { $0.value = 300 }
+                                }
+                            ]
+                        }, metadata: ada)
+                }
+                #expect(refused?.code == .invalidArgument)
+                #expect(
+                    refused?.message
+                        == "template.items[0].target_weight.unit: must be set to KG or LB; template.items[0].target_percent_of_max: must be unset when target_weight is set: prescribe a weight or a percentage of the max, not both"
+                )
+                let template = try await templates.createTemplate(
+                    .with {
+                        $0.template.name = "Heavy"
+                        $0.template.items = [
+                            .with {
+                                $0.exerciseID = squat
+                                $0.targetSets = 2
+                                $0.repsMin = 5
+                                $0.targetPercentOfMax = 80
+                            },
+                            .with {
+                                $0.exerciseID = bench
+                                $0.targetSets = 1
+                                $0.repsMin = 5
+                                $0.targetWeight = .with {
+                                    $0.value = 100
+                                    $0.unit = .kg
+                                }
+                            },
+                        ]
+                    }, metadata: ada)
+                #expect(template.items[0].targetPercentOfMax == 80 && !template.items[0].hasTargetWeight)
+                // Shown in the reader's unit: 100 kg is 220.46 lb.
+                #expect(template.items[1].targetWeight.value == 220.46 && template.items[1].targetWeight.unit == .lb)
+                #expect(!template.items[1].hasTargetPercentOfMax)
+
+                let weekAgo = Int64(Date().timeIntervalSince1970 * 1_000_000) - 7 * 86_400 * 1_000_000
+                _ = try await workouts.logWorkout(
+                    .with {
+                        $0.workout.name = "Squat"
+                        $0.workout.startedAt = .with { $0.unixMicros = weekAgo }
+                        $0.workout.durationSeconds = 3600
+                        $0.workout.exercises = [
+                            .with {
+                                $0.exerciseID = squat
+                                $0.sets = [
+                                    .with {
+                                        $0.reps = 5
+                                        $0.rpe = 8
+                                        $0.weight = .with {
+                                            $0.value = 300
+                                            $0.unit = .lb
+                                        }
+                                    }
+                                ]
+                            }
+                        ]
+                    }, metadata: ada)
+                let today = try await workouts.prefillFromTemplate(
+                    .with { $0.templateID = template.templateID }, metadata: ada)
+                // 300 lb × 5 at RPE 8 is an Epley max of 370 lb; 80 % is 296 lb, loaded as 295 lb.
+                #expect(today.exercises[0].sets.map(\.weight.value) == [295, 295])
+                #expect(today.exercises[0].sets.allSatisfy { $0.weight.unit == .lb })
+                #expect(today.exercises[1].sets.map(\.weight.value) == [220.46])
+            }
+        }
+    }
+
     @Test("template → log from template → edit → history → progress → statistics → delete")
     func wholeFlow() async throws {
         try await TestServer.with { server in

@@ -79,7 +79,10 @@ public struct GuidedSessionService: Sendable {
             try validator.validate()
             plan = (trimmed.isEmpty ? "Workout" : trimmed, .empty, nil)
         }
-        let content = plan.template.map { $0.content.prefill(templateID: $0.id, startedAt: at) }
+        var content: WorkoutContent?
+        if let template = plan.template {
+            content = try await training.workouts.prefill(principal, template: template, startedAt: at)
+        }
         let exercises = (content?.exercises ?? []).map { exercise in
             GuidedExercise(
                 exerciseID: exercise.exerciseID, name: plan.template?.exerciseNames[exercise.exerciseID] ?? "",

@@ -49,6 +49,12 @@ public struct Mass: Sendable, Hashable, Comparable, Codable {
         }
     }
 
+    /// Whether `sent` is this mass as the API shows it, in either unit (rounded to 2 decimals): what
+    /// a client sends back when it saves what it read.
+    public func isShown(as sent: Mass) -> Bool {
+        WeightUnit.allCases.contains { Mass(value(in: $0), $0) == sent }
+    }
+
     /// `value(in:)` as the `Double` nearest to it, for the wire: `58.78`, where going through
     /// `NSDecimalNumber` gave `58.779999999999994` (a quarter of all weights were a bit off), at
     /// 1.6 µs a weight. The same rounding in integer arithmetic, then one correctly rounded division.

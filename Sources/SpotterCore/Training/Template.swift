@@ -21,6 +21,8 @@ public struct TemplateItem: Sendable, Equatable, Codable {
     public var section: WorkoutSection
     /// 0 outside a circuit; otherwise the number (1-based) of one of the template's `circuits`.
     public var circuit: Int
+    /// The load each set prescribes, if any.
+    public var targetLoad: TemplateLoad?
 
     public init(
         exerciseID: ExerciseID,
@@ -33,7 +35,8 @@ public struct TemplateItem: Sendable, Equatable, Codable {
         targetDurationSeconds: Int? = nil,
         targetDistanceMeters: Int? = nil,
         section: WorkoutSection = .main,
-        circuit: Int = 0
+        circuit: Int = 0,
+        targetLoad: TemplateLoad? = nil
     ) {
         self.exerciseID = exerciseID
         self.targetSets = targetSets
@@ -46,14 +49,33 @@ public struct TemplateItem: Sendable, Equatable, Codable {
         self.targetDistanceMeters = targetDistanceMeters
         self.section = section
         self.circuit = circuit
+        self.targetLoad = targetLoad
     }
 
     private enum CodingKeys: String, CodingKey {
         case exerciseID, targetSets, repsMin, repsMax, targetRPE, restSeconds, notes, targetDurationSeconds,
-            targetDistanceMeters, section, circuit
+            targetDistanceMeters, section, circuit, targetWeight, targetPercentOfMax
     }
 
-    /// Snapshots published before sections existed have no section or circuit: main, none.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(exerciseID, forKey: .exerciseID)
+        try container.encode(targetSets, forKey: .targetSets)
+        try container.encode(repsMin, forKey: .repsMin)
+        try container.encode(repsMax, forKey: .repsMax)
+        try container.encodeIfPresent(targetRPE, forKey: .targetRPE)
+        try container.encodeIfPresent(restSeconds, forKey: .restSeconds)
+        try container.encode(notes, forKey: .notes)
+        try container.encodeIfPresent(targetDurationSeconds, forKey: .targetDurationSeconds)
+        try container.encodeIfPresent(targetDistanceMeters, forKey: .targetDistanceMeters)
+        try container.encode(section, forKey: .section)
+        try container.encode(circuit, forKey: .circuit)
+        try container.encodeIfPresent(targetLoad?.weight, forKey: .targetWeight)
+        try container.encodeIfPresent(targetLoad?.percentOfMax, forKey: .targetPercentOfMax)
+    }
+
+    /// Snapshots published before sections existed have no section or circuit: main, none; before
+    /// loads, no load.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -67,8 +89,61 @@ public struct TemplateItem: Sendable, Equatable, Codable {
             targetDurationSeconds: try container.decodeIfPresent(Int.self, forKey: .targetDurationSeconds),
             targetDistanceMeters: try container.decodeIfPresent(Int.self, forKey: .targetDistanceMeters),
             section: try container.decodeIfPresent(WorkoutSection.self, forKey: .section) ?? .main,
-            circuit: try container.decodeIfPresent(Int.self, forKey: .circuit) ?? 0
+            circuit: try container.decodeIfPresent(Int.self, forKey: .circuit) ?? 0,
+            targetLoad: TemplateLoad(
+                weight: try container.decodeIfPresent(Mass.self, forKey: .targetWeight),
+                percentOfMax: try container.decodeIfPresent(Decimal.self, forKey: .targetPercentOfMax))
         )
+    }
+}
+
+/// The load a template item prescribes for each of its sets.
+public enum TemplateLoad: Sendable, Equatable {
+    /// This weight.
+    case weight(Mass)
+    /// This percentage (1–120, in steps of 0.5) of the lifter's estimated one-rep max: the best
+    /// estimate (Epley, counting reps in reserve) of their sets of the exercise in the
+    /// `TemplateLoad.maxWindow` before the workout.
+    case percentOfMax(Decimal)
+
+    /// How far back a percentage's maximum is looked for: a max from longer ago is no guide to today.
+    public static let maxWindow: TimeInterval = 180 * 86_400
+
+    /// The load of stored columns: a weight, a percentage, or neither.
+    public init?(weight: Mass?, percentOfMax: Decimal?) {
+        if let weight {
+            self = .weight(weight)
+        } else if let percentOfMax {
+            self = .percentOfMax(percentOfMax)
+        } else {
+            return nil
+        }
+    }
+
+    public var weight: Mass? {
+        if case .weight(let weight) = self { return weight }
+        return nil
+    }
+
+    public var percentOfMax: Decimal? {
+        if case .percentOfMax(let percent) = self { return percent }
+        return nil
+    }
+
+    /// The weight to load for a maximum of `maxKilograms`: the percentage of it, to the nearest
+    /// 2.5 kg or 5 lb (what plates make) in `unit`; a weight as it is.
+    public func resolvedWeight(maxKilograms: Double?, unit: WeightUnit) -> Mass? {
+        switch self {
+        case .weight(let weight):
+            return weight
+        case .percentOfMax(let percent):
+            guard let maxKilograms, maxKilograms > 0 else { return nil }
+            let step = unit == .kg ? 2.5 : 5
+            let kilograms = maxKilograms * percent.doubleValue / 100
+            let value = kilograms / (unit == .kg ? 1 : Mass.kilogramsPerPound.doubleValue)
+            let snapped = max(step, (value / step).rounded() * step)
+            return Mass(Decimal(snapped), unit)
+        }
     }
 }
 
@@ -112,6 +187,21 @@ public struct TemplateContent: Sendable, Equatable, Codable {
         )
     }
 
+    /// This content with the target weights of `stored` wherever an item, at the same place for the
+    /// same exercise, sends back the stored weight as the API shows it (as
+    /// `WorkoutContent.keepingWeights(of:)` does for sets): 45 lb read as 20.41 kg stays 45 lb.
+    public func keepingWeights(of stored: TemplateContent) -> TemplateContent {
+        var kept = self
+        for (index, item) in items.enumerated() where index < stored.items.count {
+            let before = stored.items[index]
+            guard before.exerciseID == item.exerciseID, let sent = item.targetLoad?.weight,
+                let weight = before.targetLoad?.weight, weight.isShown(as: sent)
+            else { continue }
+            kept.items[index].targetLoad = .weight(weight)
+        }
+        return kept
+    }
+
     /// How many sets `item` plans in all: its target sets in each of its circuit's rounds.
     public func plannedSets(_ item: TemplateItem) -> Int {
         item.targetSets * (item.circuit > 0 ? circuits[item.circuit - 1].rounds : 1)
@@ -119,8 +209,12 @@ public struct TemplateContent: Sendable, Equatable, Codable {
 
     /// Today's workout from this template: one set per planned set (a circuit's items once per
     /// round) at the top of the rep range, with the target time, distance, RPE and rest; each
-    /// exercise keeps its section and circuit. Weights are left for the lifter.
-    public func prefill(templateID: TemplateID, startedAt: Date) -> WorkoutContent {
+    /// exercise keeps its section and circuit. A prescribed weight is filled in, and a percentage
+    /// of the max as that share of `maxes[exercise]` (kilograms) in plates of `unit`; other weights
+    /// are left for the lifter.
+    public func prefill(
+        templateID: TemplateID, startedAt: Date, maxes: [ExerciseID: Double] = [:], unit: WeightUnit = .kg
+    ) -> WorkoutContent {
         WorkoutContent(
             name: name,
             startedAt: startedAt,
@@ -134,7 +228,7 @@ public struct TemplateContent: Sendable, Equatable, Codable {
                     sets: Array(
                         repeating: WorkoutSet(
                             reps: item.repsMax,
-                            weight: nil,
+                            weight: item.targetLoad?.resolvedWeight(maxKilograms: maxes[item.exerciseID], unit: unit),
                             rpe: item.targetRPE,
                             restSeconds: item.restSeconds,
                             type: .working,
@@ -195,6 +289,9 @@ public struct TemplateItemDraft: Sendable, Equatable {
     /// `nil` means main.
     public var section: WorkoutSection?
     public var circuit: Int
+    public var targetWeight: WeightDraft?
+    /// Percent of the lifter's estimated one-rep max.
+    public var targetPercentOfMax: Double?
 
     public init(
         exerciseID: String,
@@ -207,7 +304,9 @@ public struct TemplateItemDraft: Sendable, Equatable {
         targetDurationSeconds: Int? = nil,
         targetDistanceMeters: Int? = nil,
         section: WorkoutSection? = nil,
-        circuit: Int = 0
+        circuit: Int = 0,
+        targetWeight: WeightDraft? = nil,
+        targetPercentOfMax: Double? = nil
     ) {
         self.exerciseID = exerciseID
         self.targetSets = targetSets
@@ -220,6 +319,33 @@ public struct TemplateItemDraft: Sendable, Equatable {
         self.targetDistanceMeters = targetDistanceMeters
         self.section = section
         self.circuit = circuit
+        self.targetWeight = targetWeight
+        self.targetPercentOfMax = targetPercentOfMax
+    }
+
+    /// The load, or the reasons it is not one, each under `path`'s field (all of them: a bad
+    /// weight sent with a percentage is named too).
+    func validatedLoad(_ path: String, into validator: inout Validator) -> TemplateLoad? {
+        var weight = targetWeight?.validated(path + ".target_weight", into: &validator)
+        if weight == .zero {
+            validator.add(path + ".target_weight.value", "must be more than 0 (leave target_weight unset for none)")
+            weight = nil
+        }
+        var percent: Decimal?
+        if let value = targetPercentOfMax {
+            if value >= 1, value <= 120, (value * 2).rounded() == value * 2 {
+                percent = Decimal(Int((value * 2).rounded())) / 2
+            } else {
+                validator.add(path + ".target_percent_of_max", "must be between 1 and 120 in steps of 0.5")
+            }
+        }
+        if targetWeight != nil, targetPercentOfMax != nil {
+            validator.add(
+                path + ".target_percent_of_max",
+                "must be unset when target_weight is set: prescribe a weight or a percentage of the max, not both")
+            return nil
+        }
+        return TemplateLoad(weight: weight, percentOfMax: percent)
     }
 }
 
@@ -279,6 +405,7 @@ public struct TemplateDraft: Sendable, Equatable {
                     "must be between reps_min and 100")
             }
             let rpe = validatedRPE(item.targetRPE, path + ".target_rpe", into: &validator)
+            let load = item.validatedLoad(path, into: &validator)
             if let rest = item.restSeconds {
                 validator.check((0...3600).contains(rest), path + ".rest_seconds", "must be between 0 and 3600")
             }
@@ -296,7 +423,8 @@ public struct TemplateDraft: Sendable, Equatable {
                         targetDurationSeconds: item.targetDurationSeconds,
                         targetDistanceMeters: item.targetDistanceMeters,
                         section: item.section ?? .main,
-                        circuit: item.circuit
+                        circuit: item.circuit,
+                        targetLoad: load
                     )
                 )
             }

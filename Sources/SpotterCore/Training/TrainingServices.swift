@@ -25,7 +25,8 @@ public struct TrainingServices: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         exercises = ExerciseService(store: exerciseStore, now: now)
-        workouts = WorkoutService(store: workoutStore, templates: templateStore, now: now)
+        workouts = WorkoutService(
+            store: workoutStore, templates: templateStore, progress: progressStore, contexts: contexts, now: now)
         templates = TemplateService(store: templateStore, now: now)
         progress = ProgressService(store: progressStore, exercises: exerciseStore, contexts: contexts, now: now)
         body = BodyService(store: bodyStore, contexts: contexts, now: now)

@@ -153,7 +153,7 @@ public struct WorkoutContent: Sendable, Equatable, Codable {
             guard before.exerciseID == exercise.exerciseID else { continue }
             for (i, set) in exercise.sets.enumerated() where i < before.sets.count {
                 guard let sent = set.weight, let weight = before.sets[i].weight, sent != weight else { continue }
-                if WeightUnit.allCases.contains(where: { Mass(weight.value(in: $0), $0) == sent }) {
+                if weight.isShown(as: sent) {
                     kept.exercises[e].sets[i].weight = weight
                 }
             }

@@ -10,6 +10,13 @@ public struct WeightDraft: Sendable, Equatable {
         self.unit = unit
     }
 
+    /// `mass` as a client would send it back: in the unit it was entered in (the one that shows it
+    /// exactly to 2 decimals), so it validates to the same mass.
+    public init(sending mass: Mass) {
+        let unit = WeightUnit.allCases.first { Mass(mass.value(in: $0), $0) == mass } ?? .kg
+        self.init(value: mass.doubleValue(in: unit), unit: unit)
+    }
+
     /// The exact mass, or the reasons it is not one (reported under `field`).
     func validated(_ field: String, into validator: inout Validator) -> Mass? {
         guard let unit else {

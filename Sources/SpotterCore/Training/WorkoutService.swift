@@ -4,15 +4,21 @@ import Foundation
 public struct WorkoutService: Sendable {
     private let store: any WorkoutStore
     private let templates: any TemplateStore
+    private let progress: any ProgressStore
+    private let contexts: any TenantContextStore
     private let now: @Sendable () -> Date
 
     public init(
         store: any WorkoutStore,
         templates: any TemplateStore,
+        progress: any ProgressStore,
+        contexts: any TenantContextStore,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.templates = templates
+        self.progress = progress
+        self.contexts = contexts
         self.now = now
     }
 
@@ -25,12 +31,33 @@ public struct WorkoutService: Sendable {
         return try await store.logWorkout(principal, workoutID, content, now: now())
     }
 
-    /// Today's workout from a template, with the weights of the last time each exercise was done
-    /// (its working sets, set by set; the last one again for sets beyond them); nothing is stored.
+    /// Today's workout from a template; nothing is stored.
     public func prefill(_ principal: Principal, templateID: String, startedAt: Date?) async throws -> WorkoutContent {
-        let template = try await template(principal, id: templateID)
-        let start = startedAt ?? now()
-        var content = template.content.prefill(templateID: template.id, startedAt: start)
+        try await prefill(
+            principal, template: try await template(principal, id: templateID), startedAt: startedAt ?? now())
+    }
+
+    /// Today's workout from `template` (`TemplateContent.prefill`) with the loads it prescribes: a
+    /// weight as it is, a percentage of the max from the lifter's best estimate of the exercise in
+    /// the `TemplateLoad.maxWindow` before `start`. Where it prescribes none (or no recent set gives
+    /// a max), the weights of the last time each exercise was done: its working sets, set by set,
+    /// the last one again for sets beyond them.
+    public func prefill(_ principal: Principal, template: Template, startedAt start: Date) async throws
+        -> WorkoutContent
+    {
+        var maxes: [ExerciseID: Double] = [:]
+        let percentages = Set(template.content.items.filter { $0.targetLoad?.percentOfMax != nil }.map(\.exerciseID))
+        for exercise in percentages {
+            let sets = try await progress.exerciseSets(
+                principal, exercise, from: start.addingTimeInterval(-TemplateLoad.maxWindow), to: start)
+            maxes[exercise] =
+                sets.filter(\.set.type.isCounted).compactMap {
+                    OneRepMax.estimate(weight: $0.set.weight, reps: $0.set.reps, rpe: $0.set.rpe, formula: .epley)
+                        .kilograms
+                }.max()
+        }
+        let unit = percentages.isEmpty ? WeightUnit.kg : try await principal.context(from: contexts).unit
+        var content = template.content.prefill(templateID: template.id, startedAt: start, maxes: maxes, unit: unit)
         let last = try await store.lastSets(principal, of: content.exercises.map(\.exerciseID), before: start)
         for index in content.exercises.indices {
             let done = (last[content.exercises[index].exerciseID] ?? []).filter(\.type.isCounted)

@@ -362,7 +362,9 @@ extension TemplateDraft {
                     exerciseID: item.exerciseID.description, targetSets: item.targetSets, repsMin: item.repsMin,
                     repsMax: item.repsMax, targetRPE: item.targetRPE?.doubleValue, restSeconds: item.restSeconds,
                     notes: item.notes, targetDurationSeconds: item.targetDurationSeconds,
-                    targetDistanceMeters: item.targetDistanceMeters, section: item.section, circuit: item.circuit)
+                    targetDistanceMeters: item.targetDistanceMeters, section: item.section, circuit: item.circuit,
+                    targetWeight: item.targetLoad?.weight.map(WeightDraft.init(sending:)),
+                    targetPercentOfMax: item.targetLoad?.percentOfMax?.doubleValue)
             },
             circuits: template.circuits ?? [])
     }

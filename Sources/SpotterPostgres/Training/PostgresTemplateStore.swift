@@ -207,19 +207,22 @@ public struct PostgresTemplateStore: TemplateStore {
             """
             INSERT INTO template_items (tenant_id, template_id, position, exercise_id, target_sets, reps_min, reps_max,
                                         target_rpe, rest_seconds, notes, target_duration_seconds, target_distance_m,
-                                        section, circuit)
+                                        section, circuit, target_weight_kg, target_percent)
             SELECT $1, $2, t.position - 1, t.exercise_id, t.target_sets, t.reps_min, t.reps_max, t.target_rpe,
-                   t.rest_seconds, t.notes, t.target_duration_seconds, t.target_distance_m, t.section, t.circuit
+                   t.rest_seconds, t.notes, t.target_duration_seconds, t.target_distance_m, t.section, t.circuit,
+                   t.target_weight_kg, t.target_percent
             FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[], $7::numeric[], $8::int[], $9::text[], $10::int[],
-                        $11::int[], $12::text[], $13::int[])
+                        $11::int[], $12::text[], $13::int[], $14::numeric[], $15::numeric[])
                 WITH ORDINALITY AS t(exercise_id, target_sets, reps_min, reps_max, target_rpe, rest_seconds, notes,
-                                     target_duration_seconds, target_distance_m, section, circuit, position)
+                                     target_duration_seconds, target_distance_m, section, circuit, target_weight_kg,
+                                     target_percent, position)
             """,
             [
                 tenant.rawValue, id.rawValue, items.map(\.exerciseID.rawValue), items.map(\.targetSets),
                 items.map(\.repsMin), items.map(\.repsMax), items.map(\.targetRPE), items.map(\.restSeconds),
                 items.map(\.notes), items.map(\.targetDurationSeconds), items.map(\.targetDistanceMeters),
-                items.map(\.section.rawValue), items.map(\.circuit),
+                items.map(\.section.rawValue), items.map(\.circuit), items.map(\.targetLoad?.weight),
+                items.map(\.targetLoad?.percentOfMax),
             ]
         )
     }
@@ -276,7 +279,8 @@ public struct PostgresTemplateStore: TemplateStore {
         let rows = try await connection.query(
             """
             SELECT i.template_id, i.exercise_id, i.target_sets, i.reps_min, i.reps_max, i.target_rpe, i.rest_seconds,
-                   i.notes, i.target_duration_seconds, i.target_distance_m, i.section, i.circuit,
+                   i.notes, i.target_duration_seconds, i.target_distance_m, i.section, i.circuit, i.target_weight_kg,
+                   i.target_percent,
                    coalesce(c.name, x.name, '') AS name
             FROM template_items i
             LEFT JOIN catalog_exercises c ON c.exercise_id = i.exercise_id
@@ -299,7 +303,9 @@ public struct PostgresTemplateStore: TemplateStore {
                 targetDurationSeconds: try row.decode("target_duration_seconds"),
                 targetDistanceMeters: try row.decode("target_distance_m"),
                 section: try ExerciseSQL.enumValue(row, "section"),
-                circuit: try row.decode("circuit")
+                circuit: try row.decode("circuit"),
+                targetLoad: TemplateLoad(
+                    weight: try row.decode("target_weight_kg"), percentOfMax: try row.decode("target_percent"))
             )
             items[try row.decode("template_id"), default: []].append((item, try row.decode("name")))
         }

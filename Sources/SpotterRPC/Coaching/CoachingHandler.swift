@@ -108,7 +108,8 @@ public struct CoachingHandler: Spotter_V1_CoachingService.SimpleServiceProtocol 
     public func getToday(request: Spotter_V1_GetTodayRequest, context: ServerContext) async throws
         -> Spotter_V1_TodayPlan
     {
-        let plan = try await coaching.today(try RequestContext.principal())
+        let (principal, tenant) = try RequestContext.tenant()
+        let plan = try await coaching.today(principal)
         return .with {
             $0.date = plan.date
             if let follow = plan.follow { $0.followed = Spotter_V1_FollowedProgram(follow) }
@@ -117,7 +118,7 @@ public struct CoachingHandler: Spotter_V1_CoachingService.SimpleServiceProtocol 
                 $0.week = Int32(day.week ?? 0)
                 $0.weekday = Int32(day.weekday)
             }
-            if let template = plan.template { $0.template = Spotter_V1_Template(template) }
+            if let template = plan.template { $0.template = Spotter_V1_Template(template, unit: tenant.unit) }
         }
     }
 

@@ -39,9 +39,10 @@ public struct DiscoverHandler: Spotter_V1_DiscoverService.SimpleServiceProtocol 
     public func getPublication(request: Spotter_V1_GetPublicationRequest, context: ServerContext) async throws
         -> Spotter_V1_PublicationDetail
     {
-        Spotter_V1_PublicationDetail(
-            try await discover.publication(
-                try RequestContext.principal(), id: request.publicationID, version: Int(request.version)))
+        let (principal, tenant) = try RequestContext.tenant()
+        return Spotter_V1_PublicationDetail(
+            try await discover.publication(principal, id: request.publicationID, version: Int(request.version)),
+            unit: tenant.unit)
     }
 
     public func browsePublications(request: Spotter_V1_BrowsePublicationsRequest, context: ServerContext)
@@ -110,7 +111,8 @@ public struct DiscoverHandler: Spotter_V1_DiscoverService.SimpleServiceProtocol 
     public func savePublication(request: Spotter_V1_SavePublicationRequest, context: ServerContext) async throws
         -> Spotter_V1_Template
     {
-        Spotter_V1_Template(try await discover.save(try RequestContext.principal(), id: request.publicationID))
+        let (principal, tenant) = try RequestContext.tenant()
+        return Spotter_V1_Template(try await discover.save(principal, id: request.publicationID), unit: tenant.unit)
     }
 
     public func listFollowedPublications(
@@ -179,7 +181,8 @@ extension Spotter_V1_Publication {
 }
 
 extension Spotter_V1_PublicationDetail {
-    init(_ detail: PublicationDetail) {
+    /// The publication with its target weights in `unit`, the reader's.
+    init(_ detail: PublicationDetail, unit: WeightUnit) {
         self.init()
         publication = Spotter_V1_Publication(detail.publication)
         version = Int32(detail.version)
@@ -189,7 +192,7 @@ extension Spotter_V1_PublicationDetail {
                 $0.name = template.content.name
                 $0.notes = template.content.notes
                 $0.items = zip(template.content.items, template.exerciseNames).map {
-                    Spotter_V1_TemplateItem($0, exerciseName: $1)
+                    Spotter_V1_TemplateItem($0, exerciseName: $1, unit: unit)
                 }
                 $0.estimatedMinutes = Int32(SessionEstimate.minutes(template.content))
             }

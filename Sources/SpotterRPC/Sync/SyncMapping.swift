@@ -81,7 +81,7 @@ extension Spotter_V1_SyncChange {
         seq = change.seq
         switch change.object {
         case .workout(let workout): self.workout = Spotter_V1_Workout(workout, unit: unit)
-        case .template(let template): self.template = Spotter_V1_Template(template)
+        case .template(let template): self.template = Spotter_V1_Template(template, unit: unit)
         case .exercise(let exercise): self.exercise = Spotter_V1_Exercise(exercise)
         case .program(let program): self.program = Spotter_V1_Program(program)
         case .profile(let profile): self.profile = Spotter_V1_Profile(profile, now: now)
@@ -90,7 +90,7 @@ extension Spotter_V1_SyncChange {
         case .assignment(let plan):
             assignment = .with {
                 $0.assignment = Spotter_V1_Assignment(plan.assignment)
-                $0.templates = plan.templates.map(Spotter_V1_Template.init)
+                $0.templates = plan.templates.map { Spotter_V1_Template($0, unit: unit) }
                 if let program = plan.program { $0.program = Spotter_V1_Program(program) }
             }
         case .achievement(let achievement):

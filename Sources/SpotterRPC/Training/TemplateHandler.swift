@@ -13,43 +13,46 @@ public struct TemplateHandler: Spotter_V1_TemplateService.SimpleServiceProtocol 
     public func createTemplate(request: Spotter_V1_CreateTemplateRequest, context: ServerContext) async throws
         -> Spotter_V1_Template
     {
-        let created = try await templates.create(
-            try RequestContext.principal(), id: request.templateID, TemplateDraft(request.template))
-        return Spotter_V1_Template(created)
+        let (principal, tenant) = try RequestContext.tenant()
+        let created = try await templates.create(principal, id: request.templateID, TemplateDraft(request.template))
+        return Spotter_V1_Template(created, unit: tenant.unit)
     }
 
     public func getTemplate(request: Spotter_V1_GetTemplateRequest, context: ServerContext) async throws
         -> Spotter_V1_Template
     {
-        Spotter_V1_Template(try await templates.get(try RequestContext.principal(), id: request.templateID))
+        let (principal, tenant) = try RequestContext.tenant()
+        return Spotter_V1_Template(try await templates.get(principal, id: request.templateID), unit: tenant.unit)
     }
 
     public func updateTemplate(request: Spotter_V1_UpdateTemplateRequest, context: ServerContext) async throws
         -> Spotter_V1_Template
     {
+        let (principal, tenant) = try RequestContext.tenant()
         let updated = try await templates.update(
-            try RequestContext.principal(),
+            principal,
             id: request.templateID,
             TemplateDraft(request.template),
             expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil
         )
-        return Spotter_V1_Template(updated)
+        return Spotter_V1_Template(updated, unit: tenant.unit)
     }
 
     public func copyTemplate(request: Spotter_V1_CopyTemplateRequest, context: ServerContext) async throws
         -> Spotter_V1_Template
     {
+        let (principal, tenant) = try RequestContext.tenant()
         let copy = try await templates.copy(
-            try RequestContext.principal(), id: request.templateID, newID: request.newTemplateID, name: request.name)
-        return Spotter_V1_Template(copy)
+            principal, id: request.templateID, newID: request.newTemplateID, name: request.name)
+        return Spotter_V1_Template(copy, unit: tenant.unit)
     }
 
     public func archiveTemplate(request: Spotter_V1_ArchiveTemplateRequest, context: ServerContext) async throws
         -> Spotter_V1_Template
     {
-        let archived = try await templates.archive(
-            try RequestContext.principal(), id: request.templateID, archived: request.archived)
-        return Spotter_V1_Template(archived)
+        let (principal, tenant) = try RequestContext.tenant()
+        let archived = try await templates.archive(principal, id: request.templateID, archived: request.archived)
+        return Spotter_V1_Template(archived, unit: tenant.unit)
     }
 
     public func deleteTemplate(request: Spotter_V1_DeleteTemplateRequest, context: ServerContext) async throws
@@ -62,14 +65,15 @@ public struct TemplateHandler: Spotter_V1_TemplateService.SimpleServiceProtocol 
     public func listTemplates(request: Spotter_V1_ListTemplatesRequest, context: ServerContext) async throws
         -> Spotter_V1_ListTemplatesResponse
     {
+        let (principal, tenant) = try RequestContext.tenant()
         let page = try await templates.list(
-            try RequestContext.principal(),
+            principal,
             includeArchived: request.includeArchived,
             pageSize: Int(request.page.pageSize),
             pageToken: request.page.pageToken
         )
         return .with {
-            $0.templates = page.items.map(Spotter_V1_Template.init)
+            $0.templates = page.items.map { Spotter_V1_Template($0, unit: tenant.unit) }
             $0.nextPageToken = page.nextToken
         }
     }

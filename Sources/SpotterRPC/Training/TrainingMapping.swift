@@ -201,13 +201,14 @@ extension ExerciseDraft {
 }
 
 extension Spotter_V1_Template {
-    init(_ template: Template) {
+    /// The template with its target weights in `unit`, the reader's.
+    init(_ template: Template, unit: WeightUnit) {
         self.init()
         templateID = template.id.description
         name = template.content.name
         notes = template.content.notes
         items = template.content.items.map {
-            Spotter_V1_TemplateItem($0, exerciseName: template.exerciseNames[$0.exerciseID] ?? "")
+            Spotter_V1_TemplateItem($0, exerciseName: template.exerciseNames[$0.exerciseID] ?? "", unit: unit)
         }
         circuits = template.content.circuits.map(Spotter_V1_Circuit.init)
         archived = template.archivedAt != nil
@@ -226,7 +227,7 @@ extension Spotter_V1_Circuit {
 }
 
 extension Spotter_V1_TemplateItem {
-    init(_ item: TemplateItem, exerciseName: String) {
+    init(_ item: TemplateItem, exerciseName: String, unit: WeightUnit) {
         self.init()
         exerciseID = item.exerciseID.description
         self.exerciseName = exerciseName
@@ -240,6 +241,8 @@ extension Spotter_V1_TemplateItem {
         if let meters = item.targetDistanceMeters { targetDistanceMeters = Int32(meters) }
         section = item.section.proto()
         circuit = Int32(item.circuit)
+        if let weight = item.targetLoad?.weight { targetWeight = Spotter_V1_Weight(weight, unit) }
+        if let percent = item.targetLoad?.percentOfMax { targetPercentOfMax = percent.doubleValue }
     }
 }
 
@@ -260,7 +263,9 @@ extension TemplateDraft {
                     targetDurationSeconds: item.hasTargetDurationSeconds ? Int(item.targetDurationSeconds) : nil,
                     targetDistanceMeters: item.hasTargetDistanceMeters ? Int(item.targetDistanceMeters) : nil,
                     section: WorkoutSection(proto: item.section),
-                    circuit: Int(item.circuit)
+                    circuit: Int(item.circuit),
+                    targetWeight: item.hasTargetWeight ? item.targetWeight.draft : nil,
+                    targetPercentOfMax: item.hasTargetPercentOfMax ? item.targetPercentOfMax : nil
                 )
             },
             circuits: input.circuits.map { TemplateCircuit(rounds: Int($0.rounds), restSeconds: Int($0.restSeconds)) }
