@@ -72,12 +72,18 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     public func rename(_ tenant: TenantID, to username: String, now: Date, audit: AuditRecord) async throws {
         try await change(audit) { connection in
-            // Neither held for the account nor stopped by another's hold (0053_username_holds.sql).
-            try await connection.query("SELECT set_config('spotter.operator_rename', 'on', true)")
+            // Neither held for the account nor stopped by another's hold: the row marks the rename
+            // as an operator's (only this role may write it) and the trigger deletes it
+            // (0059_username_holds_erasure.sql); an update that matched no account leaves it, so it
+            // is deleted here too.
+            try await connection.query(
+                "INSERT INTO username_operator_renames (tenant_id) VALUES ($1)", [tenant.rawValue])
             try await connection.query(
                 "UPDATE accounts SET username = $2, updated_at = $3 WHERE tenant_id = $1",
                 [tenant.rawValue, username, now]
             )
+            try await connection.query(
+                "DELETE FROM username_operator_renames WHERE tenant_id = $1", [tenant.rawValue])
         }
     }
 

@@ -195,7 +195,9 @@ public nonisolated struct Spotter_V1_PageRequest: Sendable {
   public var pageSize: Int32 = 0
 
   /// The `next_page_token` of the previous page; empty for the first page. Tokens are opaque and
-  /// only valid for the same call with the same filters.
+  /// only valid for the same call with the same filters, by the same account: another query's token
+  /// is INVALID_ARGUMENT ("was returned for another list or other filters"). The page size may
+  /// change between pages.
   public var pageToken: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

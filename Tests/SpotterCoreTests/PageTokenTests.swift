@@ -38,6 +38,25 @@ struct TrainingRulesPageTokenTests {
         ) { try PageToken.decode(token, parts: 2) }
     }
 
+    @Test("a page's token carries its cursor and its query's digest; another query's token is refused")
+    func queryDigest() throws {
+        let cursor = HistoryCursor(startedAt: Date(timeIntervalSince1970: 1_700_000_000), id: WorkoutID.random())
+        let page = Page(fetched: ["a", "b", "c"], limit: 2, query: ["tenant", "squat"]) { _ in cursor }
+        #expect(page.items == ["a", "b"])
+        let read = try PageToken.cursor(HistoryCursor.self, from: page.nextToken, query: ["tenant", "squat"])
+        #expect(read?.tokenParts == cursor.tokenParts)
+        for other in [["tenant", "bench"], ["tenant"], ["tenant", "squat", ""], ["tenantsquat"]] {
+            #expect(
+                throws: SpotterError.invalid(
+                    "page.page_token",
+                    "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+                ),
+                "\(other)"
+            ) { try PageToken.cursor(HistoryCursor.self, from: page.nextToken, query: other) }
+        }
+        #expect(Page(fetched: ["a"], limit: 2, query: []) { _ in cursor }.nextToken == "", "the last page has none")
+    }
+
     @Test("page size 0 means 20, 1–100 is kept, anything else is invalid on page.page_size")
     func pageSize() throws {
         #expect(try PageToken.size(0) == 20)

@@ -424,6 +424,47 @@ struct AuthFlowTests {
         }
     }
 
+    @Test("an erased account's username and the names it still held stay held for 14 days, for nobody")
+    func erasedUsernamesHeld() async throws {
+        try await TestDatabase.with { database in
+            let auth = database.authService()
+            let cora = try await signedIn(auth, "cora", besides: "bob").principal
+            try await auth.changeUsername(cora, to: "coach.cora")
+            let admin = AdminService(
+                store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
+                policy: AuthPolicy())
+            _ = try await admin.erase(
+                "coach.cora", actor: AdminActor(operatorName: "ops", osUser: "root"), reason: "erasure request")
+            for name in ["Coach.Cora", "cora"] {
+                await #expect(throws: SpotterError.alreadyExists(field: "username", reason: "is already taken")) {
+                    _ = try await auth.register(
+                        AuthService.Registration(
+                            email: "impostor@elsewhere.example", username: name, password: "long enough again",
+                            kind: .coach))
+                }
+            }
+            let holds = try await database.asOwner { owner in
+                try await owner.query(
+                    """
+                    SELECT username, holder IS NULL AS anonymous, held_until > now() + interval '13 days' AS fresh
+                    FROM username_holds ORDER BY username
+                    """
+                ).map {
+                    "\(try $0.decode("username", as: String.self)) \(try $0.decode("anonymous", as: Bool.self)) \(try $0.decode("fresh", as: Bool.self))"
+                }
+            }
+            #expect(holds == ["coach.cora true true", "cora true true"], "the name and the name it held, nothing else")
+            // When the holds end, the names are anyone's.
+            try await database.asOwner { owner in
+                try await owner.query("UPDATE username_holds SET held_until = now() - interval '1 second'")
+            }
+            _ = try await auth.register(
+                AuthService.Registration(
+                    email: "cora@elsewhere.example", username: "coach.cora", password: "long enough again",
+                    kind: .coach))
+        }
+    }
+
     @Test(
         "a username given up is held for its owner for 14 days: nobody else takes it, the owner takes it back, three held stop a fourth change; an operator's rename holds nothing"
     )
@@ -446,6 +487,24 @@ struct AuthFlowTests {
             await #expect(throws: SpotterError.alreadyExists(field: "new_username", reason: "is already taken")) {
                 try await auth.changeUsername(bob, to: "Ada")
             }
+            // Nor can SQL run as the application pass for an operator's rename: the setting the
+            // trigger once trusted is ignored, and the table marking an operator's rename is not the
+            // application's to write.
+            let spotter = SpotterDatabase(pool: database.appPool)
+            await #expect(throws: SpotterError.alreadyExists(field: "username", reason: "is already taken")) {
+                try await spotter.withTenant(bob) { connection in
+                    try await connection.query("SELECT set_config('spotter.operator_rename', 'on', true)")
+                    try await connection.query(
+                        "UPDATE accounts SET username = 'ada' WHERE tenant_id = $1", [bob.tenantID.rawValue])
+                }
+            }
+            let marked = await #expect(throws: PostgresError.self) {
+                try await spotter.withTenant(bob) { connection in
+                    try await connection.query(
+                        "INSERT INTO username_operator_renames (tenant_id) VALUES ($1)", [bob.tenantID.rawValue])
+                }
+            }
+            #expect(marked?.sqlState == PostgresError.Code.insufficientPrivilege)
             // Its owner takes it back, which ends the hold of it and holds the name given up now.
             try await auth.changeUsername(ada, to: "Ada")
             await #expect(throws: SpotterError.alreadyExists(field: "new_username", reason: "is already taken")) {

@@ -471,7 +471,12 @@ struct DiscoverTests {
             var newest = DiscoverService.BrowseRequest()
             newest.sort = .newest
             let page = try await world.discover.browse(ada, newest, pageSize: 1, pageToken: "")
-            await #expect(throws: SpotterError.invalid("page.page_token", "belongs to another sort order")) {
+            await #expect(
+                throws: SpotterError.invalid(
+                    "page.page_token",
+                    "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+                )
+            ) {
                 try await world.discover.browse(
                     ada, DiscoverService.BrowseRequest(), pageSize: 1, pageToken: page.nextToken)
             }

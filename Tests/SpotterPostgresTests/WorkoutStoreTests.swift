@@ -292,6 +292,32 @@ struct WorkoutStoreTests {
             await #expect(throws: SpotterError.invalid("page.page_token", "is not a token this call returned")) {
                 try await training.workouts.history(ada, from: nil, to: nil, text: "", pageSize: 0, pageToken: "nope!")
             }
+            // A token is for the query that returned it: with other filters, or as another lifter,
+            // it is refused instead of answering the rest of a list nobody asked for.
+            let first = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "odd", pageSize: 2, pageToken: "")
+            let otherQuery = SpotterError.invalid(
+                "page.page_token",
+                "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+            )
+            await #expect(throws: otherQuery) {
+                try await training.workouts.history(
+                    ada, from: nil, to: nil, text: "even", pageSize: 2, pageToken: first.nextToken)
+            }
+            await #expect(throws: otherQuery) {
+                try await training.workouts.history(
+                    ada, from: start.addingTimeInterval(-86_400), to: nil, text: "odd", pageSize: 2,
+                    pageToken: first.nextToken)
+            }
+            let bob = try await database.lifter("bob")
+            await #expect(throws: otherQuery) {
+                try await training.workouts.history(
+                    bob, from: nil, to: nil, text: "odd", pageSize: 2, pageToken: first.nextToken)
+            }
+            // The same query with another page size goes on where the token left off.
+            let next = try await training.workouts.history(
+                ada, from: nil, to: nil, text: "odd", pageSize: 5, pageToken: first.nextToken)
+            #expect(next.items.count == 5 && next.items.first?.startedAt ?? .distantFuture < first.items[1].startedAt)
         }
     }
 

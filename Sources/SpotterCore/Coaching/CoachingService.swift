@@ -282,8 +282,11 @@ public struct CoachingService: Sendable {
         _ = try await requireKind(.lifter, principal)
         let coachID = coach.isEmpty ? nil : try Self.tenantID(coach, field: "coach_id")
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(AccessLogCursor.self, from: pageToken)
+        let query = [principal.tenantID.description, coachID?.description ?? ""]
+        let cursor = try PageToken.cursor(AccessLogCursor.self, from: pageToken, query: query)
         let entries = try await store.accessLog(principal, coach: coachID, after: cursor, limit: limit + 1)
-        return Page(fetched: entries, limit: limit) { AccessLogCursor(accessedAt: $0.accessedAt, id: $0.id) }
+        return Page(fetched: entries, limit: limit, query: query) {
+            AccessLogCursor(accessedAt: $0.accessedAt, id: $0.id)
+        }
     }
 }

@@ -201,12 +201,11 @@ public struct DiscoverService: Sendable {
     {
         let filter = try Self.filter(request)
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(PublicationCursor.self, from: pageToken)
-        if let cursor, cursor.sort != filter.sort {
-            throw SpotterError.invalid("page.page_token", "belongs to another sort order")
-        }
+        // The filter's description is the same in every process: it holds no sets.
+        let query = [principal.tenantID.description, String(describing: filter)]
+        let cursor = try PageToken.cursor(PublicationCursor.self, from: pageToken, query: query)
         let items = try await store.publications(principal, filter, after: cursor, limit: limit + 1, now: now())
-        return Page(fetched: items, limit: limit) { PublicationCursor($0, sort: filter.sort) }
+        return Page(fetched: items, limit: limit, query: query) { PublicationCursor($0, sort: filter.sort) }
     }
 
     static func filter(_ request: BrowseRequest) throws(SpotterError) -> PublicationFilter {
@@ -269,12 +268,13 @@ public struct DiscoverService: Sendable {
         let words = Self.words(text, &validator)
         try validator.validate()
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(DirectoryCursor.self, from: pageToken)
+        let query = [speciality.lowercased()] + words
+        let cursor = try PageToken.cursor(DirectoryCursor.self, from: pageToken, query: query)
         let items = try await store.directory(
             principal, speciality: speciality.isEmpty ? nil : speciality.lowercased(),
             words: words, after: cursor,
             limit: limit + 1, now: now())
-        return Page(fetched: items, limit: limit) {
+        return Page(fetched: items, limit: limit, query: query) {
             DirectoryCursor(recentFollowers: $0.recentFollowers, id: $0.tenantID)
         }
     }

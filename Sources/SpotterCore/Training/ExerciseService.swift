@@ -18,9 +18,13 @@ public struct ExerciseService: Sendable {
         filter.query = filter.query.trimmingWhitespacesAndNewlines().lowercased()
         guard filter.query.count <= 100 else { throw SpotterError.invalid("query", "must be at most 100 characters") }
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(ExerciseCursor.self, from: pageToken)
+        // The filter's description is the same in every process: it holds no sets.
+        let query = [principal.tenantID.description, String(describing: filter)]
+        let cursor = try PageToken.cursor(ExerciseCursor.self, from: pageToken, query: query)
         let items = try await store.exercises(principal, filter, after: cursor, limit: limit + 1)
-        return Page(fetched: items, limit: limit) { ExerciseCursor(name: $0.name.lowercased(), id: $0.id) }
+        return Page(fetched: items, limit: limit, query: query) {
+            ExerciseCursor(name: $0.name.lowercased(), id: $0.id)
+        }
     }
 
     public func get(_ principal: Principal, _ id: String) async throws -> Exercise {

@@ -1,7 +1,10 @@
 import Foundation
 
-/// Opaque page tokens: the sort key of a page's last item, base64url-encoded. Clients never parse
-/// them; a token that does not decode is a clear `invalidArgument`, never a crash or a wrong page.
+/// Opaque page tokens: the sort key of a page's last item and a digest of the query it belongs to
+/// (the tenant and the filters), base64url-encoded. Clients never parse them; a token that does not
+/// decode is a clear `invalidArgument`, never a crash or a wrong page, and so is one returned for
+/// another query (a client that changed its filters and kept the token would get the rest of a
+/// list it did not ask for).
 public enum PageToken {
     public static let defaultSize = 20
     public static let maxSize = 100
@@ -42,8 +45,39 @@ public enum PageToken {
         return Date(timeIntervalSince1970: TimeInterval(micros) / 1_000_000)
     }
 
+    /// The cursor `token` carries for `query` (what `Page(fetched:limit:query:cursor:)` made it
+    /// for), `nil` for the first page; `invalidArgument` for a token that is not one of `C`'s, or
+    /// was returned for another query.
+    public static func cursor<C: PageCursor>(
+        _: C.Type, from token: String, query: [String], field: String = "page.page_token"
+    ) throws(SpotterError) -> C? {
+        guard let parts = try decode(token, parts: C.tokenPartCount + 1, field: field) else { return nil }
+        guard parts.last == digest(query) else {
+            throw .invalid(
+                field,
+                "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+            )
+        }
+        guard let cursor = C(tokenParts: Array(parts.dropLast())) else {
+            throw .invalid(field, "is not a token this call returned")
+        }
+        return cursor
+    }
+
+    /// What a token says of its query: FNV-1a (64 bits, hexadecimal) of the parts, each ended by
+    /// a unit separator. Not a secret: it only tells one query from another.
+    static func digest(_ query: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for part in query {
+            for byte in part.utf8 + [0x1F] {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+        }
+        return String(hash, radix: 16)
+    }
+
     /// The cursor `token` carries, `nil` for the first page; `invalidArgument` for a token that is
-    /// not one of `C`'s.
+    /// not one of `C`'s. For tokens made without a query (the sync cursor).
     public static func cursor<C: PageCursor>(_: C.Type, from token: String, field: String = "page.page_token")
         throws(SpotterError) -> C?
     {
@@ -75,9 +109,12 @@ public struct Page<Item: Sendable>: Sendable {
     }
 
     /// The page of `fetched`, which a store read with one item more than `limit` to learn whether
-    /// another page follows; the token then carries the cursor of the page's last item.
-    public init<C: PageCursor>(fetched: [Item], limit: Int, cursor: (Item) -> C) {
+    /// another page follows; the token then carries the cursor of the page's last item and the
+    /// digest of `query` (`PageToken.cursor(_:from:query:)` reads it back).
+    public init<C: PageCursor>(fetched: [Item], limit: Int, query: [String], cursor: (Item) -> C) {
         items = Array(fetched.prefix(limit))
-        nextToken = fetched.count > limit ? items.last.map { PageToken.encode(cursor($0).tokenParts) } ?? "" : ""
+        nextToken =
+            fetched.count > limit
+            ? items.last.map { PageToken.encode(cursor($0).tokenParts + [PageToken.digest(query)]) } ?? "" : ""
     }
 }

@@ -61,12 +61,13 @@ public struct ProgressService: Sendable {
     {
         let id = try ExerciseService.id(exerciseID)
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(ExerciseResultCursor.self, from: pageToken)
+        let query = [principal.tenantID.description, id.description]
+        let cursor = try PageToken.cursor(ExerciseResultCursor.self, from: pageToken, query: query)
         guard try await exercises.exercise(principal, id, includingDeleted: true) != nil else {
             throw ExerciseService.notFound
         }
         let records = try await store.exerciseResults(principal, id, after: cursor, limit: limit + 1)
-        return Page(fetched: records, limit: limit, cursor: ExerciseResultCursor.init)
+        return Page(fetched: records, limit: limit, query: query, cursor: ExerciseResultCursor.init)
     }
 
     /// Totals per day, ISO week or month in the tenant's time zone; per muscle group and category

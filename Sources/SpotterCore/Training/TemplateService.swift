@@ -80,10 +80,13 @@ public struct TemplateService: Sendable {
         -> Page<Template>
     {
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(TemplateCursor.self, from: pageToken)
+        let query = [principal.tenantID.description, String(includeArchived)]
+        let cursor = try PageToken.cursor(TemplateCursor.self, from: pageToken, query: query)
         let items = try await store.templates(
             principal, includeArchived: includeArchived, after: cursor, limit: limit + 1)
-        return Page(fetched: items, limit: limit) { TemplateCursor(name: $0.content.name.lowercased(), id: $0.id) }
+        return Page(fetched: items, limit: limit, query: query) {
+            TemplateCursor(name: $0.content.name.lowercased(), id: $0.id)
+        }
     }
 
     static let notFound = SpotterError.notFound("template not found")

@@ -120,10 +120,16 @@ public struct WorkoutService: Sendable {
         if let from, let to { validator.check(from < to, "to", "must be after from") }
         try validator.validate()
         let limit = try PageToken.size(pageSize)
-        let cursor = try PageToken.cursor(HistoryCursor.self, from: pageToken)
+        let filters = [
+            principal.tenantID.description, from.map(PageToken.micros) ?? "", to.map(PageToken.micros) ?? "",
+            text.lowercased(),
+        ]
+        let cursor = try PageToken.cursor(HistoryCursor.self, from: pageToken, query: filters)
         let query = HistoryQuery(from: from, to: to, text: text.lowercased(), limit: limit + 1, after: cursor)
         let entries = try await store.history(principal, query)
-        return Page(fetched: entries, limit: limit) { HistoryCursor(startedAt: $0.startedAt, id: $0.id) }
+        return Page(fetched: entries, limit: limit, query: filters) {
+            HistoryCursor(startedAt: $0.startedAt, id: $0.id)
+        }
     }
 
     static let notFound = SpotterError.notFound("workout not found")
