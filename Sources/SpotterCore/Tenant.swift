@@ -83,6 +83,9 @@ public struct Profile: Sendable, Equatable, Codable {
     public var specialities: [String]
     /// `YYYY-MM-DD`, for the Birthday trophy; `nil` when not given.
     public var birthday: String?
+    /// Whether coaching news (a request, an accepted one, a comment) is e-mailed
+    /// (0060_email_notifications.sql).
+    public var emailNotifications: Bool
 
     public init(
         tenantID: TenantID,
@@ -100,7 +103,8 @@ public struct Profile: Sendable, Equatable, Codable {
         version: Int64 = 1,
         bio: String = "",
         specialities: [String] = [],
-        birthday: String? = nil
+        birthday: String? = nil,
+        emailNotifications: Bool = true
     ) {
         self.tenantID = tenantID
         self.accountID = accountID
@@ -118,6 +122,7 @@ public struct Profile: Sendable, Equatable, Codable {
         self.bio = bio
         self.specialities = specialities
         self.birthday = birthday
+        self.emailNotifications = emailNotifications
     }
 }
 
@@ -130,10 +135,11 @@ public struct ProfileUpdate: Sendable, Equatable {
     public var specialities: [String]?
     /// `YYYY-MM-DD`; empty clears it.
     public var birthday: String?
+    public var emailNotifications: Bool?
 
     public init(
         displayName: String? = nil, timeZone: String? = nil, unit: WeightUnit? = nil, bio: String? = nil,
-        specialities: [String]? = nil, birthday: String? = nil
+        specialities: [String]? = nil, birthday: String? = nil, emailNotifications: Bool? = nil
     ) {
         self.displayName = displayName
         self.timeZone = timeZone
@@ -141,5 +147,6 @@ public struct ProfileUpdate: Sendable, Equatable {
         self.bio = bio
         self.specialities = specialities
         self.birthday = birthday
+        self.emailNotifications = emailNotifications
     }
 }

@@ -161,6 +161,7 @@ struct ProfileRoutes {
         var specialities: String
         var timeZone: String
         var unit: String
+        var emailNotifications: Bool
 
         init(_ profile: Profile) {
             displayName = profile.displayName
@@ -168,6 +169,7 @@ struct ProfileRoutes {
             specialities = profile.specialities.joined(separator: ", ")
             timeZone = profile.timeZone
             unit = profile.unit.rawValue
+            emailNotifications = profile.emailNotifications
         }
 
         init(_ form: Form) {
@@ -176,6 +178,8 @@ struct ProfileRoutes {
             specialities = form["specialities"] ?? ""
             timeZone = form.text("time_zone")
             unit = form["unit"] ?? ""
+            // An unchecked box sends nothing.
+            emailNotifications = form["email_notifications"] != nil
         }
 
         /// The specialities typed, separated by commas; blanks between commas are dropped.
@@ -186,7 +190,7 @@ struct ProfileRoutes {
         var update: ProfileUpdate {
             ProfileUpdate(
                 displayName: displayName, timeZone: timeZone, unit: WeightUnit(rawValue: unit), bio: bio,
-                specialities: specialityList)
+                specialities: specialityList, emailNotifications: emailNotifications)
         }
     }
 
@@ -287,6 +291,7 @@ struct ProfileRoutes {
         var errors: [String: String]
         var saved: Bool
         var isCoach: Bool
+        var emailNotifications: Bool
         var units: [Choice]
         var timeZones: [String]
         var username: String
@@ -342,7 +347,7 @@ struct ProfileRoutes {
                 "display_name": form.displayName, "bio": form.bio, "specialities": form.specialities,
                 "time_zone": form.timeZone,
             ],
-            errors: errors, saved: saved, isCoach: session.isCoach,
+            errors: errors, saved: saved, isCoach: session.isCoach, emailNotifications: form.emailNotifications,
             units: Self.units(checked: form.unit),
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,

@@ -828,6 +828,8 @@ enum Templates {
         {{#units}}<label class="check"><input type="radio" name="unit" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/units}}
         {{#errors.unit}}<p class="field-error">{{errors.unit}}</p>{{/errors.unit}}
         </fieldset>
+        <label class="check"><input type="checkbox" name="email_notifications"{{#emailNotifications}} checked{{/emailNotifications}}> E-mail me coaching news</label>
+        <p class="hint">{{#isCoach}}A lifter asking you to coach them, a client joining or accepting, a client's reply to your comment{{/isCoach}}{{^isCoach}}A coach asking to coach you or accepting your request, a coach's comment on your workout{{/isCoach}}; at most one e-mail an hour about the comments on one workout. Sent once your address is confirmed.</p>
         <p><button>Save profile</button></p>
         </form>
         {{#isCoach}}

@@ -28,18 +28,21 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
                     bio = coalesce($6, bio),
                     specialities = coalesce($7, specialities),
                     birthday = CASE WHEN $8::text IS NULL THEN birthday ELSE nullif($8, '')::date END,
+                    email_notifications = coalesce($9, email_notifications),
                     updated_at = $5,
                     version = version + 1
                 WHERE tenant_id = $1
                   -- A save that changes nothing makes no new version: no device pulls it again.
-                  AND (display_name, time_zone, unit, bio, specialities, birthday) IS DISTINCT FROM
+                  AND (display_name, time_zone, unit, bio, specialities, birthday, email_notifications)
+                      IS DISTINCT FROM
                       (coalesce($2, display_name), coalesce($3, time_zone), coalesce($4, unit), coalesce($6, bio),
                        coalesce($7, specialities),
-                       CASE WHEN $8::text IS NULL THEN birthday ELSE nullif($8, '')::date END)
+                       CASE WHEN $8::text IS NULL THEN birthday ELSE nullif($8, '')::date END,
+                       coalesce($9, email_notifications))
                 """,
                 [
                     principal.tenantID.rawValue, update.displayName, update.timeZone, update.unit?.rawValue, now,
-                    update.bio, update.specialities, update.birthday,
+                    update.bio, update.specialities, update.birthday, update.emailNotifications,
                 ]
             )
             return try await Self.load(principal, connection)
@@ -71,7 +74,7 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
     static let selectProfile = """
         SELECT t.tenant_id, a.account_id, t.kind, a.email, a.email_verified_at, a.username, t.display_name,
                t.time_zone, t.unit, t.tier, t.tier_expires_at, a.status, t.created_at, t.version, t.bio,
-               to_json(t.specialities)::text AS specialities, t.birthday::text AS birthday
+               to_json(t.specialities)::text AS specialities, t.birthday::text AS birthday, t.email_notifications
         FROM tenants t JOIN accounts a ON a.tenant_id = t.tenant_id
         """
 
@@ -105,7 +108,8 @@ public struct PostgresProfileStore: ProfileStore, TenantContextStore {
             bio: try row.decode("bio"),
             specialities: try JSONDecoder().decode(
                 [String].self, from: Data(try row.decode("specialities", as: String.self).utf8)),
-            birthday: try row.decode("birthday")
+            birthday: try row.decode("birthday"),
+            emailNotifications: try row.decode("email_notifications")
         )
     }
 }

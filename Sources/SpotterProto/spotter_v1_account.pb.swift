@@ -159,6 +159,14 @@ public nonisolated struct Spotter_V1_Profile: @unchecked Sendable {
   /// Clears the value of `pendingEmailExpiresAt`. Subsequent reads from it will return its default value.
   public mutating func clearPendingEmailExpiresAt() {_uniqueStorage()._pendingEmailExpiresAt = nil}
 
+  /// Whether coaching news is e-mailed to a verified address: a request to coach or be coached, one
+  /// accepted, a client joining with an invite code, a coach's comment on a workout and the lifter's
+  /// reply (at most one comment e-mail an hour per workout). On for a new account.
+  public var emailNotifications: Bool {
+    get {_storage._emailNotifications}
+    set {_uniqueStorage()._emailNotifications = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -246,6 +254,16 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   /// Clears the value of `birthday`. Subsequent reads from it will return its default value.
   public mutating func clearBirthday() {self._birthday = nil}
 
+  /// See Profile.email_notifications.
+  public var emailNotifications: Bool {
+    get {_emailNotifications ?? false}
+    set {_emailNotifications = newValue}
+  }
+  /// Returns true if `emailNotifications` has been explicitly set.
+  public var hasEmailNotifications: Bool {self._emailNotifications != nil}
+  /// Clears the value of `emailNotifications`. Subsequent reads from it will return its default value.
+  public mutating func clearEmailNotifications() {self._emailNotifications = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -256,6 +274,7 @@ public nonisolated struct Spotter_V1_UpdateProfileRequest: Sendable {
   fileprivate var _bio: String? = nil
   fileprivate var _specialities: Spotter_V1_Specialities? = nil
   fileprivate var _birthday: String? = nil
+  fileprivate var _emailNotifications: Bool? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -283,7 +302,7 @@ nonisolated extension Spotter_V1_GetProfileRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Profile"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0\u{3}pending_email\0\u{3}pending_email_sent_at\0\u{3}pending_email_expires_at\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}tenant_id\0\u{3}account_id\0\u{1}kind\0\u{1}email\0\u{3}email_verified\0\u{1}username\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}tier\0\u{3}tier_expires_at\0\u{3}created_at\0\u{1}version\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0\u{3}pending_email\0\u{3}pending_email_sent_at\0\u{3}pending_email_expires_at\0\u{3}email_notifications\0")
 
   fileprivate class _StorageClass {
     var _tenantID: String = String()
@@ -305,6 +324,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
     var _pendingEmail: String = String()
     var _pendingEmailSentAt: Spotter_V1_Timestamp? = nil
     var _pendingEmailExpiresAt: Spotter_V1_Timestamp? = nil
+    var _emailNotifications: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -334,6 +354,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
       _pendingEmail = source._pendingEmail
       _pendingEmailSentAt = source._pendingEmailSentAt
       _pendingEmailExpiresAt = source._pendingEmailExpiresAt
+      _emailNotifications = source._emailNotifications
     }
   }
 
@@ -371,6 +392,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
         case 17: try { try decoder.decodeSingularStringField(value: &_storage._pendingEmail) }()
         case 18: try { try decoder.decodeSingularMessageField(value: &_storage._pendingEmailSentAt) }()
         case 19: try { try decoder.decodeSingularMessageField(value: &_storage._pendingEmailExpiresAt) }()
+        case 20: try { try decoder.decodeSingularBoolField(value: &_storage._emailNotifications) }()
         default: break
         }
       }
@@ -440,6 +462,9 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
       try { if let v = _storage._pendingEmailExpiresAt {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
       } }()
+      if _storage._emailNotifications != false {
+        try visitor.visitSingularBoolField(value: _storage._emailNotifications, fieldNumber: 20)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -468,6 +493,7 @@ nonisolated extension Spotter_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._
         if _storage._pendingEmail != rhs_storage._pendingEmail {return false}
         if _storage._pendingEmailSentAt != rhs_storage._pendingEmailSentAt {return false}
         if _storage._pendingEmailExpiresAt != rhs_storage._pendingEmailExpiresAt {return false}
+        if _storage._emailNotifications != rhs_storage._emailNotifications {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -509,7 +535,7 @@ nonisolated extension Spotter_V1_Specialities: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UpdateProfileRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}bio\0\u{1}specialities\0\u{1}birthday\0\u{3}email_notifications\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -523,6 +549,7 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
       case 4: try { try decoder.decodeSingularStringField(value: &self._bio) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._specialities) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self._birthday) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self._emailNotifications) }()
       default: break
       }
     }
@@ -551,6 +578,9 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
     try { if let v = self._birthday {
       try visitor.visitSingularStringField(value: v, fieldNumber: 6)
     } }()
+    try { if let v = self._emailNotifications {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 7)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -561,6 +591,7 @@ nonisolated extension Spotter_V1_UpdateProfileRequest: SwiftProtobuf.Message, Sw
     if lhs._bio != rhs._bio {return false}
     if lhs._specialities != rhs._specialities {return false}
     if lhs._birthday != rhs._birthday {return false}
+    if lhs._emailNotifications != rhs._emailNotifications {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

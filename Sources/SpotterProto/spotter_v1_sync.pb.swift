@@ -257,6 +257,16 @@ public nonisolated struct Spotter_V1_ProfileSettings: Sendable {
   /// Clears the value of `birthday`. Subsequent reads from it will return its default value.
   public mutating func clearBirthday() {self._birthday = nil}
 
+  /// See Profile.email_notifications.
+  public var emailNotifications: Bool {
+    get {_emailNotifications ?? false}
+    set {_emailNotifications = newValue}
+  }
+  /// Returns true if `emailNotifications` has been explicitly set.
+  public var hasEmailNotifications: Bool {self._emailNotifications != nil}
+  /// Clears the value of `emailNotifications`. Subsequent reads from it will return its default value.
+  public mutating func clearEmailNotifications() {self._emailNotifications = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -265,6 +275,7 @@ public nonisolated struct Spotter_V1_ProfileSettings: Sendable {
   fileprivate var _timeZone: String? = nil
   fileprivate var _unit: Spotter_V1_WeightUnit? = nil
   fileprivate var _birthday: String? = nil
+  fileprivate var _emailNotifications: Bool? = nil
 }
 
 public nonisolated struct Spotter_V1_Mutation: Sendable {
@@ -967,7 +978,7 @@ nonisolated extension Spotter_V1_RemoveDeviceResponse: SwiftProtobuf.Message, Sw
 
 nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ProfileSettings"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}birthday\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}display_name\0\u{3}time_zone\0\u{1}unit\0\u{1}birthday\0\u{3}email_notifications\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -979,6 +990,7 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
       case 2: try { try decoder.decodeSingularStringField(value: &self._timeZone) }()
       case 3: try { try decoder.decodeSingularEnumField(value: &self._unit) }()
       case 4: try { try decoder.decodeSingularStringField(value: &self._birthday) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self._emailNotifications) }()
       default: break
       }
     }
@@ -1001,6 +1013,9 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
     try { if let v = self._birthday {
       try visitor.visitSingularStringField(value: v, fieldNumber: 4)
     } }()
+    try { if let v = self._emailNotifications {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1009,6 +1024,7 @@ nonisolated extension Spotter_V1_ProfileSettings: SwiftProtobuf.Message, SwiftPr
     if lhs._timeZone != rhs._timeZone {return false}
     if lhs._unit != rhs._unit {return false}
     if lhs._birthday != rhs._birthday {return false}
+    if lhs._emailNotifications != rhs._emailNotifications {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

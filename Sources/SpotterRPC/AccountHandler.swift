@@ -41,7 +41,8 @@ public struct AccountHandler: Spotter_V1_AccountService.SimpleServiceProtocol {
             timeZone: request.hasTimeZone ? request.timeZone : nil,
             bio: request.hasBio ? request.bio : nil,
             specialities: request.hasSpecialities ? request.specialities.items : nil,
-            birthday: request.hasBirthday ? request.birthday : nil
+            birthday: request.hasBirthday ? request.birthday : nil,
+            emailNotifications: request.hasEmailNotifications ? request.emailNotifications : nil
         )
         update.unit = request.hasUnit ? WeightUnit(request.unit) : nil
         let principal = try RequestContext.principal()

@@ -73,6 +73,7 @@ extension Spotter_V1_Profile {
         bio = profile.bio
         specialities = profile.specialities
         birthday = profile.birthday ?? ""
+        emailNotifications = profile.emailNotifications
     }
 }
 

@@ -162,7 +162,9 @@ struct PortalProfileTests {
         }
     }
 
-    @Test("a lifter saves name, time zone and unit; the bio and specialities it has no fields for stay")
+    @Test(
+        "a lifter saves name, time zone, unit and e-mail notifications; the bio and specialities it has no fields for stay"
+    )
     func lifterSaves() async throws {
         try await PortalHarness.with { portal in
             let lena = try await portal.account("lena")
@@ -172,13 +174,26 @@ struct PortalProfileTests {
                     [lena.tenantID.rawValue])
             }
             let browser = try await portal.signedIn("lena")
-            try await browser.get("/profile")
+            let form = try await browser.get("/profile")
+            #expect(
+                form.html.contains(
+                    #"<input type="checkbox" name="email_notifications" checked> E-mail me coaching news"#))
+            // The box left unticked turns the e-mails off; ticked again, on.
             let saved = try await browser.post(
                 "/profile", [("display_name", "Lena M"), ("time_zone", "Europe/Oslo"), ("unit", "lb")])
             #expect(saved.status == .seeOther)
             let profile = try await portal.database.accountService().profile(lena)
             #expect(profile.displayName == "Lena M" && profile.timeZone == "Europe/Oslo" && profile.unit == .lb)
             #expect(profile.bio == "kept" && profile.specialities == ["kept"])
+            #expect(!profile.emailNotifications)
+            #expect(!(try await browser.get("/profile").html.contains(#"name="email_notifications" checked"#)))
+            _ = try await browser.post(
+                "/profile",
+                [
+                    ("display_name", "Lena M"), ("time_zone", "Europe/Oslo"), ("unit", "lb"),
+                    ("email_notifications", "on"),
+                ])
+            #expect(try await portal.database.accountService().profile(lena).emailNotifications)
         }
     }
 

@@ -18,7 +18,8 @@ extension Mutation {
             var update = ProfileUpdate(
                 displayName: settings.hasDisplayName ? settings.displayName : nil,
                 timeZone: settings.hasTimeZone ? settings.timeZone : nil,
-                birthday: settings.hasBirthday ? settings.birthday : nil)
+                birthday: settings.hasBirthday ? settings.birthday : nil,
+                emailNotifications: settings.hasEmailNotifications ? settings.emailNotifications : nil)
             if settings.hasUnit {
                 guard let unit = WeightUnit(settings.unit) else {
                     throw .invalid(path + "profile.unit", "must be KG or LB")

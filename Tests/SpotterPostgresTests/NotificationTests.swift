@@ -1,0 +1,121 @@
+import Foundation
+import Postgres
+import SpotterCore
+import SpotterPostgres
+import SpotterTestSupport
+import Testing
+
+@Suite("E-mail notifications of coaching news")
+struct NotificationTests {
+    /// The e-mails in `tenant`'s outbox, oldest first, as "kind: subject".
+    private func outbox(_ database: TestDatabase, _ tenant: Principal) async throws -> [String] {
+        try await database.asOwner { owner in
+            try await owner.query(
+                "SELECT kind, subject FROM email_outbox WHERE tenant_id = $1 AND sender_id IS NOT NULL ORDER BY created_at, kind",
+                [tenant.tenantID.rawValue]
+            ).map { "\(try $0.decode("kind", as: String.self)): \(try $0.decode("subject", as: String.self))" }
+        }
+    }
+
+    private func verify(_ database: TestDatabase, _ accounts: [Principal]) async throws {
+        try await database.asOwner { owner in
+            try await owner.query(
+                "UPDATE accounts SET email_verified_at = now() WHERE tenant_id = ANY($1::uuid[])",
+                [accounts.map(\.tenantID.rawValue)])
+        }
+    }
+
+    @Test(
+        "requests, acceptances and comments are e-mailed to the other side: once an hour per workout, only to a confirmed address, never after turning them off"
+    )
+    func coachingNews() async throws {
+        try await TestDatabase.with { database in
+            let coaching = database.coachingService()
+            let accounts = database.accountService()
+            let cora = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            let bob = try await database.lifter("bob")
+            try await verify(database, [cora, ada])
+            try await database.setTier(cora, .coach)
+            _ = try await accounts.updateProfile(cora, ProfileUpdate(displayName: "Cora Coach"))
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(displayName: "Ada L"))
+
+            _ = try await coaching.requestCoach(ada, username: "cora", scopes: ["history", "details"])
+            #expect(try await outbox(database, cora) == ["coach_request: Ada L asked you to coach them"])
+            let request = try await database.asOwner { owner in
+                try await owner.query(
+                    "SELECT recipient, body FROM email_outbox WHERE tenant_id = $1 AND kind = 'coach_request'",
+                    [cora.tenantID.rawValue]
+                ).single
+            }
+            #expect(try request?.decode("recipient", as: String.self) == "cora@example.com")
+            let body = try #require(try request?.decode("body", as: String.self))
+            #expect(body.hasPrefix("Hi cora,\n\nAda L asked you to coach them on Spotter, sharing: history, details."))
+            #expect(body.contains("turn them off there"))
+            _ = try await coaching.respond(cora, other: ada.tenantID.description, accept: true, scopes: [])
+            #expect(try await outbox(database, ada) == ["coach_accepted: Cora Coach is now your coach"])
+
+            let squat = try await database.trainingServices().workouts.log(
+                ada, id: "", workoutDraft("Squat day", at: Date()))
+            for text in ["Brace harder", "And slower down"] {
+                _ = try await coaching.commentAsCoach(
+                    cora, client: ada.tenantID.description, workoutID: squat.id.description, exerciseIndex: nil,
+                    setIndex: nil, body: text)
+            }
+            #expect(
+                try await outbox(database, ada).suffix(1) == [
+                    "workout_comment: Cora Coach commented on your workout “Squat day”"
+                ],
+                "one e-mail for two comments within the hour")
+            _ = try await coaching.comment(
+                ada, workoutID: squat.id.description, exerciseIndex: nil, setIndex: nil, body: "Will do")
+            #expect(try await outbox(database, cora).suffix(1) == ["workout_reply: Ada L replied on “Squat day”"])
+
+            // Turned off: nothing more.
+            _ = try await accounts.updateProfile(ada, ProfileUpdate(emailNotifications: false))
+            #expect(try await accounts.profile(ada).emailNotifications == false)
+            let bench = try await database.trainingServices().workouts.log(
+                ada, id: "", workoutDraft("Bench day", at: Date()))
+            _ = try await coaching.commentAsCoach(
+                cora, client: ada.tenantID.description, workoutID: bench.id.description, exerciseIndex: nil,
+                setIndex: nil, body: "Nice")
+            #expect(try await outbox(database, ada).count == 2)
+
+            // An unconfirmed address gets nothing: Bob asked for, then joining with a code.
+            _ = try await coaching.inviteClient(cora, username: "bob")
+            #expect(try await outbox(database, bob).isEmpty)
+            let carl = try await database.lifter("carl")
+            try await verify(database, [carl])
+            _ = try await database.coachingService().link(cora, carl, scopes: ["history"])
+            #expect(try await outbox(database, cora).suffix(1) == ["client_joined: carl joined you as a client"])
+
+            // The coach's erasure takes every e-mail naming her out of her clients' outboxes.
+            let admin = AdminService(
+                store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
+                policy: AuthPolicy())
+            _ = try await admin.erase("cora", actor: AdminActor(operatorName: "ops", osUser: "root"), reason: "erasure")
+            #expect(try await outbox(database, ada).isEmpty)
+        }
+    }
+
+    @Test("a lifter's reply reaches only coaches who commented on that workout, still coach them and see details")
+    func replyRecipients() async throws {
+        try await TestDatabase.with { database in
+            let coaching = database.coachingService()
+            let cora = try await database.lifter("cora", kind: .coach)
+            let dan = try await database.lifter("dan", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await verify(database, [cora, dan, ada])
+            _ = try await coaching.link(cora, ada, scopes: ["details"])
+            _ = try await coaching.link(dan, ada, scopes: ["details"])
+            let workout = try await database.trainingServices().workouts.log(ada, id: "", workoutDraft(at: Date()))
+            _ = try await coaching.commentAsCoach(
+                cora, client: ada.tenantID.description, workoutID: workout.id.description, exerciseIndex: nil,
+                setIndex: nil, body: "Good")
+            _ = try await coaching.comment(
+                ada, workoutID: workout.id.description, exerciseIndex: nil, setIndex: nil, body: "Thanks")
+            #expect(try await outbox(database, cora).filter { $0.hasPrefix("workout_reply") }.count == 1)
+            #expect(try await outbox(database, dan).filter { $0.hasPrefix("workout_reply") }.isEmpty)
+        }
+    }
+}
