@@ -321,8 +321,9 @@ struct PlanRoutes {
 
         /// What was typed where a number belongs and is not one, as the API's violations would name
         /// it: said as "must be a whole number", not as the range the number was read as outside;
-        /// and a circuit number the editor cannot make a circuit for (the API's "must be 0" speaks
-        /// of the empty field as 0).
+        /// a circuit number the editor cannot make a circuit for (the API's "must be 0" speaks of the
+        /// empty field as 0); and a load that is none of the forms, or 0 (the API's answer names a
+        /// field the editor does not have).
         var unreadableNumbers: [FieldViolation] {
             var violations: [FieldViolation] = []
             for (index, row) in rows.enumerated() {
@@ -344,7 +345,15 @@ struct PlanRoutes {
                 if !row.rpe.isEmpty, Double(row.rpe) == nil {
                     violations.append(.init(field: path + "target_rpe", reason: "must be a number such as 8 or 7.5"))
                 }
-                if Self.load(row.load, unit: unit) == nil {
+                if let load = Self.load(row.load, unit: unit) {
+                    if load.weight?.value == 0 {
+                        // Said as the editor has it: there is no target_weight field to leave unset.
+                        violations.append(
+                            .init(
+                                field: path + "target_weight.value",
+                                reason: "must be more than 0; leave it empty for none"))
+                    }
+                } else {
                     violations.append(
                         .init(
                             field: path + "target_weight",

@@ -90,9 +90,13 @@ public enum FuzzTargets {
         let text = String(decoding: data, as: UTF8.self)
         let tenant = TenantID(rawValue: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))
         _ = try? SyncCursor.decode(text, for: tenant)
-        _ = try? PageToken.cursor(HistoryCursor.self, from: text, query: [])
-        _ = try? PageToken.cursor(NameCursor<TemplateID>.self, from: text, query: [])
-        _ = try? PageToken.cursor(ExerciseResultCursor.self, from: text, query: [])
-        _ = try? PageToken.cursor(AccessLogCursor.self, from: text, query: [])
+        // As sent, and as the parts of a token for the empty query: the cursors' parsers see it.
+        let token = PageToken.encode(text.split(separator: "\n").map(String.init) + [PageToken.digest([])])
+        for token in [text, token] {
+            _ = try? PageToken.cursor(HistoryCursor.self, from: token, query: [])
+            _ = try? PageToken.cursor(NameCursor<TemplateID>.self, from: token, query: [])
+            _ = try? PageToken.cursor(ExerciseResultCursor.self, from: token, query: [])
+            _ = try? PageToken.cursor(AccessLogCursor.self, from: token, query: [])
+        }
     }
 }

@@ -51,9 +51,9 @@ struct TrainingRulesRepsInReserveTests {
         expectEstimate(
             OneRepMax.estimate(weight: kg(100), reps: 3, rpe: decimal("8.5"), formula: .epley), 100 * (1 + 4.5 / 30),
             .epley, repsInReserve: 1.5)
-        // 12 reps at RPE 6 is the farthest the rule goes: 16 reps.
+        // 8 reps at RPE 6 is 12 counted, the farthest the formulas go.
         expectEstimate(
-            OneRepMax.estimate(weight: kg(60), reps: 12, rpe: 6, formula: .brzycki), 60 * 36 / 21.0, .brzycki,
+            OneRepMax.estimate(weight: kg(60), reps: 8, rpe: 6, formula: .brzycki), 60 * 36 / 25.0, .brzycki,
             repsInReserve: 4)
     }
 
@@ -76,9 +76,19 @@ struct TrainingRulesRepsInReserveTests {
         #expect(reason == "RPE 5.5 is below 6, too far from a maximum to estimate one")
     }
 
-    @Test("more than 12 reps gives no estimate with or without an RPE")
+    @Test("more than 12 reps counted, with those in reserve, gives no estimate, saying so")
     func tooManyReps() {
         #expect(OneRepMax.estimate(weight: kg(40), reps: 13, rpe: 9, formula: .epley).kilograms == nil)
-        #expect(OneRepMax.estimate(weight: kg(40), reps: 12, rpe: 9, formula: .epley).kilograms != nil)
+        #expect(OneRepMax.estimate(weight: kg(40), reps: 11, rpe: 9, formula: .epley).kilograms != nil)
+        // 12 reps at RPE 6 would be 16 counted: Brzycki would make 60 kg a 103 kg max.
+        #expect(
+            OneRepMax.estimate(weight: kg(60), reps: 12, rpe: 6, formula: .brzycki)
+                == .none(
+                    reason: "12 reps with 4 in reserve (RPE 6) count as more than the 12 reps the formulas hold for"))
+        #expect(
+            OneRepMax.estimate(weight: kg(60), reps: 10, rpe: decimal("7.5"), formula: .epley)
+                == .none(
+                    reason: "10 reps with 2.5 in reserve (RPE 7.5) count as more than the 12 reps the formulas hold for"
+                ))
     }
 }

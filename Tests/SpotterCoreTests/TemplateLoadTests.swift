@@ -44,7 +44,7 @@ struct TrainingRulesTemplateLoadTests {
         for percent in [0.5, 120.5, 72.3, .nan] {
             #expect(
                 throws: SpotterError.invalid(
-                    "template.items[0].target_percent_of_max", "must be between 1 and 120 in steps of 0.5"),
+                    "template.items[0].target_percent_of_max", "must be a percentage from 1 to 120, in steps of 0.5"),
                 "\(percent)"
             ) { try item(percent: percent).validated() }
         }
@@ -59,7 +59,11 @@ struct TrainingRulesTemplateLoadTests {
         #expect(load.resolvedWeight(maxKilograms: nil, unit: .kg) == nil)
         // Never below one step: 10 % of 20 kg is 2.5 kg, not 0.
         #expect(TemplateLoad.percentOfMax(10).resolvedWeight(maxKilograms: 20, unit: .kg) == Mass(2.5, .kg))
-        #expect(TemplateLoad.weight(Mass(225, .lb)).resolvedWeight(maxKilograms: 50, unit: .kg) == Mass(225, .lb))
+        // A weight shown exactly in the lifter's unit stays; in the other unit, the nearest plates.
+        #expect(TemplateLoad.weight(Mass(225, .lb)).resolvedWeight(maxKilograms: 50, unit: .lb) == Mass(225, .lb))
+        #expect(TemplateLoad.weight(Mass(100, .kg)).resolvedWeight(maxKilograms: nil, unit: .lb) == Mass(220, .lb))
+        #expect(TemplateLoad.weight(Mass(225, .lb)).resolvedWeight(maxKilograms: nil, unit: .kg) == Mass(102.5, .kg))
+        #expect(TemplateLoad.weight(Mass(20, .kg)).resolvedWeight(maxKilograms: nil, unit: .lb) == Mass(45, .lb))
     }
 
     @Test("prefill puts a prescribed weight and a percentage of the max into every planned set")
@@ -94,6 +98,14 @@ struct TrainingRulesTemplateLoadTests {
         #expect(sent.keepingWeights(of: stored).items[0].targetLoad == .weight(Mass(45, .lb)))
         sent.items[0].targetLoad = .weight(Mass(decimal("20.5"), .kg))
         #expect(sent.keepingWeights(of: stored).items[0].targetLoad == .weight(Mass(decimal("20.5"), .kg)))
+        // Moved below a new item, it is still known by its exercise.
+        sent.items = [
+            TemplateItem(exerciseID: flyID, targetSets: 1, repsMin: 5, repsMax: 5),
+            TemplateItem(
+                exerciseID: squatID, targetSets: 3, repsMin: 5, repsMax: 5,
+                targetLoad: .weight(Mass(decimal("20.41"), .kg))),
+        ]
+        #expect(sent.keepingWeights(of: stored).items[1].targetLoad == .weight(Mass(45, .lb)))
     }
 
     @Test("loads survive the JSON of exports and publications; older JSON without them has none")
@@ -106,6 +118,11 @@ struct TrainingRulesTemplateLoadTests {
             let json = try JSONEncoder().encode(value)
             #expect(try JSONDecoder().decode(TemplateItem.self, from: json) == value)
         }
+        // Weights as exact kilograms, as the export writes every weight.
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let text = String(decoding: try encoder.encode(item), as: UTF8.self)
+        #expect(text.contains(#""target_weight_kg":102.058283"#), "\(text)")
         let old = #"{"exerciseID":"\#(squatID)","targetSets":3,"repsMin":5,"repsMax":5,"notes":""}"#
         #expect(try JSONDecoder().decode(TemplateItem.self, from: Data(old.utf8)).targetLoad == nil)
     }

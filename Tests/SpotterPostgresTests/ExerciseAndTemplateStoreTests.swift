@@ -197,7 +197,8 @@ struct ExerciseAndTemplateStoreTests {
                 ada, templateID: template.id.description, startedAt: start)
             // 80 % of 172.67 kg is 138.13 kg: 137.5 kg.
             #expect(prefilled.exercises[0].sets.map(\.weight) == [Mass(137.5, .kg), Mass(137.5, .kg)])
-            #expect(prefilled.exercises[1].sets.map(\.weight) == [Mass(225, .lb)])
+            // 225 lb for a lifter in kilograms: the nearest plates, 102.5 kg.
+            #expect(prefilled.exercises[1].sets.map(\.weight) == [Mass(102.5, .kg)])
             // No deadlift in the last 180 days: last time's weight, as for an item without a load.
             #expect(prefilled.exercises[2].sets.map(\.weight) == [Mass(180, .kg)])
             #expect(prefilled.exercises[3].sets.map(\.weight) == [nil])

@@ -201,8 +201,7 @@ public struct DiscoverService: Sendable {
     {
         let filter = try Self.filter(request)
         let limit = try PageToken.size(pageSize)
-        // The filter's description is the same in every process: it holds no sets.
-        let query = [principal.tenantID.description, String(describing: filter)]
+        let query = [principal.tenantID.description] + filter.tokenQuery
         let cursor = try PageToken.cursor(PublicationCursor.self, from: pageToken, query: query)
         let items = try await store.publications(principal, filter, after: cursor, limit: limit + 1, now: now())
         return Page(fetched: items, limit: limit, query: query) { PublicationCursor($0, sort: filter.sort) }
@@ -268,7 +267,7 @@ public struct DiscoverService: Sendable {
         let words = Self.words(text, &validator)
         try validator.validate()
         let limit = try PageToken.size(pageSize)
-        let query = [speciality.lowercased()] + words
+        let query = [principal.tenantID.description, speciality.lowercased()] + words
         let cursor = try PageToken.cursor(DirectoryCursor.self, from: pageToken, query: query)
         let items = try await store.directory(
             principal, speciality: speciality.isEmpty ? nil : speciality.lowercased(),

@@ -30,6 +30,18 @@ public struct PublicationFilter: Sendable, Equatable {
     public var sort: PublicationSort = .popular
 
     public init() {}
+
+    /// The filter as a page token's query (`PageToken.cursor(_:from:query:)`): each field written
+    /// out, so a token made by one spotterd reads the same in another.
+    public var tokenQuery: [String] {
+        [
+            kind?.rawValue ?? "", categories.map(\.rawValue).joined(separator: ","),
+            muscleGroups.map(\.rawValue).joined(separator: ","), equipment.map(\.rawValue).joined(separator: ","),
+            difficulties.map(\.rawValue).joined(separator: ","), minMinutes.map(String.init) ?? "",
+            maxMinutes.map(String.init) ?? "", author?.description ?? "", words.joined(separator: " "),
+            ids?.map(\.description).joined(separator: ",") ?? "-", String(includeUnpublished), sort.rawValue,
+        ]
+    }
 }
 
 /// Where a browse page ends: the sort value and the id.

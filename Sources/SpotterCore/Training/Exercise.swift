@@ -190,4 +190,13 @@ public struct ExerciseFilter: Sendable, Equatable {
         self.includeArchived = includeArchived
         self.query = query
     }
+
+    /// The filter as a page token's query (`PageToken.cursor(_:from:query:)`): each field written
+    /// out, so a token made by one spotterd reads the same in another.
+    public var tokenQuery: [String] {
+        [
+            category?.rawValue ?? "", muscleGroup?.rawValue ?? "", equipment?.rawValue ?? "", String(customOnly),
+            String(includeArchived), query,
+        ]
+    }
 }

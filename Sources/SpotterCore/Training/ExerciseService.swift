@@ -18,8 +18,7 @@ public struct ExerciseService: Sendable {
         filter.query = filter.query.trimmingWhitespacesAndNewlines().lowercased()
         guard filter.query.count <= 100 else { throw SpotterError.invalid("query", "must be at most 100 characters") }
         let limit = try PageToken.size(pageSize)
-        // The filter's description is the same in every process: it holds no sets.
-        let query = [principal.tenantID.description, String(describing: filter)]
+        let query = [principal.tenantID.description] + filter.tokenQuery
         let cursor = try PageToken.cursor(ExerciseCursor.self, from: pageToken, query: query)
         let items = try await store.exercises(principal, filter, after: cursor, limit: limit + 1)
         return Page(fetched: items, limit: limit, query: query) {

@@ -46,10 +46,11 @@ public enum E1RMEstimate: Sendable, Equatable {
     }
 }
 
-/// Estimated one-rep maxes. Estimates are only given where the formulas are known to hold: sets of
-/// 1–12 reps, and for a set with an RPE, RPE 6–10 (at most 4 reps in reserve; a lower RPE is too
-/// rough a guess to build a maximum on). Outside that the answer says why instead of inventing a
-/// number.
+/// Estimated one-rep maxes. Estimates are only given where the formulas are known to hold: 1–12
+/// reps counted, a set's reps and its reps in reserve together, and for a set with an RPE, RPE
+/// 6–10 (a lower RPE is too rough a guess to build a maximum on). Outside that the answer says why
+/// instead of inventing a number: Brzycki at 16 reps would put a light set at RPE 6 above a heavy
+/// single.
 public enum OneRepMax {
     public static let maxReps = 12
     public static let minimumRPE = 6
@@ -73,6 +74,13 @@ public enum OneRepMax {
         }
         guard value <= 10 else { return .none(reason: "RPE \(rpe) is above 10") }
         let reserve = 10 - value
+        guard Double(reps) + reserve <= Double(maxReps) else {
+            let left = reserve == reserve.rounded() ? String(Int(reserve)) : String(reserve)
+            return .none(
+                reason:
+                    "\(reps) reps with \(left) in reserve (RPE \(rpe)) count as more than the \(maxReps) reps the formulas hold for"
+            )
+        }
         return .estimate(
             kilograms: formula.kilograms(kilograms, reps: Double(reps) + reserve), formula: formula,
             repsInReserve: reserve)

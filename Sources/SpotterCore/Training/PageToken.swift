@@ -66,7 +66,7 @@ public enum PageToken {
 
     /// What a token says of its query: FNV-1a (64 bits, hexadecimal) of the parts, each ended by
     /// a unit separator. Not a secret: it only tells one query from another.
-    static func digest(_ query: [String]) -> String {
+    public static func digest(_ query: [String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for part in query {
             for byte in part.utf8 + [0x1F] {

@@ -54,7 +54,7 @@ public struct TemplateItem: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case exerciseID, targetSets, repsMin, repsMax, targetRPE, restSeconds, notes, targetDurationSeconds,
-            targetDistanceMeters, section, circuit, targetWeight, targetPercentOfMax
+            targetDistanceMeters, section, circuit, targetWeightKg, targetPercentOfMax
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -70,7 +70,8 @@ public struct TemplateItem: Sendable, Equatable, Codable {
         try container.encodeIfPresent(targetDistanceMeters, forKey: .targetDistanceMeters)
         try container.encode(section, forKey: .section)
         try container.encode(circuit, forKey: .circuit)
-        try container.encodeIfPresent(targetLoad?.weight, forKey: .targetWeight)
+        // Exact kilograms, as an export writes every weight (`weight_kg`).
+        try container.encodeIfPresent(targetLoad?.weight?.kilograms, forKey: .targetWeightKg)
         try container.encodeIfPresent(targetLoad?.percentOfMax, forKey: .targetPercentOfMax)
     }
 
@@ -91,7 +92,7 @@ public struct TemplateItem: Sendable, Equatable, Codable {
             section: try container.decodeIfPresent(WorkoutSection.self, forKey: .section) ?? .main,
             circuit: try container.decodeIfPresent(Int.self, forKey: .circuit) ?? 0,
             targetLoad: TemplateLoad(
-                weight: try container.decodeIfPresent(Mass.self, forKey: .targetWeight),
+                weight: try container.decodeIfPresent(Decimal.self, forKey: .targetWeightKg).map(Mass.init(kilograms:)),
                 percentOfMax: try container.decodeIfPresent(Decimal.self, forKey: .targetPercentOfMax))
         )
     }
@@ -130,20 +131,26 @@ public enum TemplateLoad: Sendable, Equatable {
         return nil
     }
 
-    /// The weight to load for a maximum of `maxKilograms`: the percentage of it, to the nearest
-    /// 2.5 kg or 5 lb (what plates make) in `unit`; a weight as it is.
+    /// The weight to load in `unit` for a maximum of `maxKilograms`: the percentage of it, to the
+    /// nearest 2.5 kg or 5 lb (what plates make); a weight as it is where `unit` shows it exactly,
+    /// else to the nearest plates too (100 kg for a lifter in pounds is 220 lb, not 220.46, which
+    /// would come back as 99.9996 kg).
     public func resolvedWeight(maxKilograms: Double?, unit: WeightUnit) -> Mass? {
         switch self {
         case .weight(let weight):
-            return weight
+            return Mass(weight.value(in: unit), unit) == weight
+                ? weight : Self.plates(weight.approximateKilograms, unit)
         case .percentOfMax(let percent):
             guard let maxKilograms, maxKilograms > 0 else { return nil }
-            let step = unit == .kg ? 2.5 : 5
-            let kilograms = maxKilograms * percent.doubleValue / 100
-            let value = kilograms / (unit == .kg ? 1 : Mass.kilogramsPerPound.doubleValue)
-            let snapped = max(step, (value / step).rounded() * step)
-            return Mass(Decimal(snapped), unit)
+            return Self.plates(maxKilograms * percent.doubleValue / 100, unit)
         }
+    }
+
+    /// `kilograms` to the nearest 2.5 kg or 5 lb in `unit`, at least one step.
+    private static func plates(_ kilograms: Double, _ unit: WeightUnit) -> Mass {
+        let step = unit == .kg ? 2.5 : 5
+        let value = kilograms / (unit == .kg ? 1 : Mass.kilogramsPerPound.doubleValue)
+        return Mass(Decimal(max(step, (value / step).rounded() * step)), unit)
     }
 }
 
@@ -187,15 +194,15 @@ public struct TemplateContent: Sendable, Equatable, Codable {
         )
     }
 
-    /// This content with the target weights of `stored` wherever an item, at the same place for the
-    /// same exercise, sends back the stored weight as the API shows it (as
-    /// `WorkoutContent.keepingWeights(of:)` does for sets): 45 lb read as 20.41 kg stays 45 lb.
+    /// This content with the target weights of `stored` wherever an item sends back, for the same
+    /// exercise, a stored weight as the API shows it (as `WorkoutContent.keepingWeights(of:)` does
+    /// for sets): 45 lb read as 20.41 kg stays 45 lb, also when the items were moved around.
     public func keepingWeights(of stored: TemplateContent) -> TemplateContent {
         var kept = self
-        for (index, item) in items.enumerated() where index < stored.items.count {
-            let before = stored.items[index]
-            guard before.exerciseID == item.exerciseID, let sent = item.targetLoad?.weight,
-                let weight = before.targetLoad?.weight, weight.isShown(as: sent)
+        for (index, item) in items.enumerated() {
+            guard let sent = item.targetLoad?.weight,
+                let weight = stored.items.lazy.filter({ $0.exerciseID == item.exerciseID })
+                    .compactMap({ $0.targetLoad?.weight }).first(where: { $0.isShown(as: sent) })
             else { continue }
             kept.items[index].targetLoad = .weight(weight)
         }
@@ -336,7 +343,7 @@ public struct TemplateItemDraft: Sendable, Equatable {
             if value >= 1, value <= 120, (value * 2).rounded() == value * 2 {
                 percent = Decimal(Int((value * 2).rounded())) / 2
             } else {
-                validator.add(path + ".target_percent_of_max", "must be between 1 and 120 in steps of 0.5")
+                validator.add(path + ".target_percent_of_max", "must be a percentage from 1 to 120, in steps of 0.5")
             }
         }
         if targetWeight != nil, targetPercentOfMax != nil {
