@@ -281,6 +281,7 @@ let package = Package(
                 "SpotterPostgres",
                 "SpotterProto",
                 "SpotterServer",
+                "SpotterSetup",
                 "SpotterTestSupport",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),

@@ -59,9 +59,17 @@ public struct DatabaseSetup: Sendable {
     /// What the process works through once migrations are done. With the embedded cluster that is a
     /// login role of its own, `login`, which is no superuser, inherits nothing and may only switch
     /// to `roles`: a session that resets its role can do nothing at all. (Only migrations connect as
-    /// the cluster's superuser.) With an external database it is the configured login, unchanged.
-    public func working(login: String, memberOf roles: [String]) async throws -> PostgresConfiguration {
-        guard let embedded else { return configuration }
+    /// the cluster's superuser.) With an external database it is `externalURL`'s login, which the
+    /// operator made alike (deploy/roles.sql), else the configured owner login, unchanged.
+    public func working(login: String, memberOf roles: [String], externalURL: String? = nil) async throws
+        -> PostgresConfiguration
+    {
+        guard let embedded else {
+            guard let externalURL else { return configuration }
+            var working = configuration
+            working.connectionString = externalURL
+            return working
+        }
         let owner = try await PostgresConnection.connect(configuration.with(role: nil))
         do {
             try await owner.query(
@@ -87,6 +95,36 @@ public struct DatabaseSetup: Sendable {
         var working = configuration
         working.connectionString = embedded.connectionString(user: login)
         return working
+    }
+
+    /// Why the login of `working` could leave row-level security, or `nil` when it cannot: it owns
+    /// the schema, is a superuser or bypasses row-level security, or holds (or may switch to) a role
+    /// beyond `roles` — a statement injected into a request could `RESET ROLE` or `SET ROLE` to it.
+    public static func workingLoginProblem(_ working: PostgresConfiguration, roles: [String]) async throws -> String? {
+        let connection = try await PostgresConnection.connect(working.with(role: nil))
+        defer { Task { await connection.close() } }
+        let row = try await connection.query(
+            """
+            SELECT r.rolsuper OR r.rolbypassrls AS unrestricted,
+                   pg_has_role(session_user, n.nspowner, 'MEMBER') AS owner,
+                   (SELECT string_agg(g.rolname, ', ' ORDER BY g.rolname) FROM pg_auth_members m
+                    JOIN pg_roles g ON g.oid = m.roleid
+                    WHERE m.member = r.oid AND g.rolname <> ALL ($1::text[])) AS others
+            FROM pg_roles r, pg_namespace n
+            WHERE r.rolname = session_user AND n.nspname = 'public'
+            """, [roles]
+        ).single
+        guard let row else { return "its login was not found" }
+        let login = try await connection.query("SELECT session_user AS name").single?.decode("name", as: String.self)
+        let name = login ?? "the login"
+        if try row.decode("unrestricted", as: Bool.self) {
+            return "\(name) is a superuser or bypasses row-level security"
+        }
+        if try row.decode("owner", as: Bool.self) { return "\(name) owns the schema, or may act as its owner" }
+        if let others = try row.decode("others", as: String?.self) {
+            return "\(name) may also switch to \(others), beyond \(roles.joined(separator: " and "))"
+        }
+        return nil
     }
 
     /// Leaves the embedded cluster; the last process using it stops it.

@@ -45,6 +45,10 @@ public struct ServerConfiguration: Sendable {
     }
 
     public var database: DatabaseLocation
+    /// With an external database, the login spotterd works as once migrations are done
+    /// (`SPOTTER_SERVER_DATABASE_URL`): not the owner, inheriting nothing, allowed only to switch to
+    /// the application and mailer roles. `nil` works as the owner login of `database`.
+    public var serverDatabaseURL: String?
     /// Keeps the embedded cluster, the development certificate and other local state.
     public var dataDirectory: URL
     /// The role request work runs as (`SET ROLE` after connecting).
@@ -150,6 +154,7 @@ public struct ServerConfiguration: Sendable {
             configuration.mfaKeys = .file(file)
         }
         configuration.portalPort = portalPort
+        configuration.serverDatabaseURL = reader.string("SPOTTER_SERVER_DATABASE_URL")
         configuration.logFormat = try reader.logFormat("SPOTTER_LOG_FORMAT")
         if let address = reader.string("SPOTTER_METRICS_ADDRESS") {
             if address.lowercased() == "off" {

@@ -49,12 +49,21 @@ struct Spotterd: AsyncParsableCommand {
         if settings.migrateOnStart {
             try await database.migrate(settings.migrationsDirectory, logger: logger, audit: .onStart)
         }
-        let application = try SpotterApplication.build(
-            settings: settings,
-            database: try await database.working(
-                login: "spotter_server", memberOf: [settings.applicationRole, settings.mailerRole]),
-            logger: logger
-        )
+        let roles = [settings.applicationRole, settings.mailerRole]
+        let working = try await database.working(
+            login: "spotter_server", memberOf: roles, externalURL: settings.serverDatabaseURL)
+        if database.embedded == nil {
+            if settings.serverDatabaseURL == nil {
+                logger.warning(
+                    "spotterd works as the schema owner's login: set SPOTTER_SERVER_DATABASE_URL to a login that may only switch to \(roles.joined(separator: " and ")) (deploy/roles.sql creates spotter_server), so that a statement injected into a request cannot leave row-level security"
+                )
+            } else if let problem = try await DatabaseSetup.workingLoginProblem(working, roles: roles) {
+                logger.warning(
+                    "SPOTTER_SERVER_DATABASE_URL's login could leave row-level security: \(problem); deploy/roles.sql shows the login spotterd needs"
+                )
+            }
+        }
+        let application = try SpotterApplication.build(settings: settings, database: working, logger: logger)
         if let certificate = application.developmentCertificatePath {
             logger.notice(
                 "no TLS certificate configured; using a self-signed development certificate",
