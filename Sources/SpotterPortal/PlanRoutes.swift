@@ -371,20 +371,24 @@ struct PlanRoutes {
             }
         }
 
-        /// What the load field says: nothing, a weight ("100", "100 kg", "225 lb"; `unit` when it
-        /// names none) or a percentage ("75%"); `nil` when it is none of these.
+        /// What the load field says: nothing, a weight ("100", "102.5 kg", "225 lb"; `unit` when it
+        /// names none) or a percentage ("75%", "72,5 %"); `nil` when it is none of these. Numbers
+        /// are digits with one decimal point or comma: no signs, no exponents.
         static func load(_ text: String, unit: WeightUnit) -> (weight: WeightDraft?, percent: Double?)? {
             let text = text.trimmingWhitespaces().lowercased()
             if text.isEmpty { return (nil, nil) }
-            if text.hasSuffix("%") {
-                return Double(String(text.dropLast()).trimmingWhitespaces()).map { (nil, $0) }
+            func number(_ text: Substring) -> Double? {
+                let digits = text.trimmingWhitespaces().replacingOccurrences(of: ",", with: ".")
+                guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                    digits.filter({ $0 == "." }).count <= 1
+                else { return nil }
+                return Double(digits)
             }
+            if text.hasSuffix("%") { return number(text.dropLast()).map { (nil, $0) } }
             for (suffix, named) in [("kg", WeightUnit.kg), ("lbs", .lb), ("lb", .lb)] where text.hasSuffix(suffix) {
-                return Double(String(text.dropLast(suffix.count)).trimmingWhitespaces()).map {
-                    (WeightDraft(value: $0, unit: named), nil)
-                }
+                return number(text.dropLast(suffix.count)).map { (WeightDraft(value: $0, unit: named), nil) }
             }
-            return Double(text).map { (WeightDraft(value: $0, unit: unit), nil) }
+            return number(Substring(text)).map { (WeightDraft(value: $0, unit: unit), nil) }
         }
 
         mutating func renumber() {

@@ -196,7 +196,7 @@ public nonisolated struct Spotter_V1_PageRequest: Sendable {
 
   /// The `next_page_token` of the previous page; empty for the first page. Tokens are opaque and
   /// only valid for the same call with the same filters, by the same account: another query's token
-  /// is INVALID_ARGUMENT ("was returned for another list or other filters"). The page size may
+  /// is INVALID_ARGUMENT ("was returned for another list, other filters or another account"). The page size may
   /// change between pages.
   public var pageToken: String = String()
 

@@ -432,7 +432,7 @@ public nonisolated struct Spotter_V1_GuidedSet: @unchecked Sendable {
   }
 
   /// The target. From a template, its weight is chosen as PrefillFromTemplate chooses it: the
-  /// item's load, else the weight of the last time.
+  /// item's load (or none), and without a load the weight of the last time.
   public var planned: Spotter_V1_WorkoutSet {
     get {_storage._planned ?? Spotter_V1_WorkoutSet()}
     set {_uniqueStorage()._planned = newValue}

@@ -179,11 +179,12 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+        /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+        /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+        /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+        /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+        /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -326,11 +327,12 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+        /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+        /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+        /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+        /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+        /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -471,11 +473,12 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+        /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+        /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+        /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+        /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+        /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -885,11 +888,12 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+        /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+        /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+        /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+        /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+        /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -1086,11 +1090,12 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-        /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-        /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-        /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-        /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-        /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+        /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+        /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+        /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+        /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+        /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+        /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
         /// > LogWorkout with `template_id` set; the template never changes.
         ///
         /// - Parameters:
@@ -1336,11 +1341,12 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-    /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-    /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-    /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-    /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-    /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+    /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+    /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+    /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+    /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+    /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+    /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
     /// > LogWorkout with `template_id` set; the template never changes.
     ///
     /// - Parameters:
@@ -1559,11 +1565,12 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Today's workout pre-filled from a template (one set per target set, reps at the top of the
-    /// > rep range, the target RPE and rest). Each set's weight is the item's load: its target_weight,
-    /// > or its target_percent_of_max of your best e1RM of the exercise in the 180 days before
-    /// > `started_at` (to the nearest 2.5 kg or 5 lb); else that of the last time the exercise was done
-    /// > before `started_at` (its working sets, set by set, the last one again for sets beyond them; no
-    /// > weight for an exercise never done). Nothing is stored: edit it freely and send it to
+    /// > rep range, the target RPE and rest). Each set's weight is the item's load in your unit: its
+    /// > target_weight (to the nearest 2.5 kg or 5 lb when your unit cannot show it exactly), or its
+    /// > target_percent_of_max of your best e1RM of the exercise in the 180 days before `started_at` (to
+    /// > the nearest 2.5 kg or 5 lb; no weight without a set in that time). An item without a load takes
+    /// > the weight of the last time the exercise was done before `started_at` (its working sets, set by
+    /// > set, the last one again for sets beyond them; no weight for an exercise never done). Nothing is stored: edit it freely and send it to
     /// > LogWorkout with `template_id` set; the template never changes.
     ///
     /// - Parameters:

@@ -199,7 +199,7 @@ extension AccountsCommand {
                         let detail = try await context.admin.detail(change.account)
                         let summary =
                             "would erase \(target.kind.rawValue) \(target.username) <\(target.email)> (tenant \(target.tenantID)): "
-                            + "\(detail.workouts) workouts, \(detail.sessions.count) live sessions and every other row of "
+                            + "\(DisplayFormat.count(detail.workouts, "workout")), \(DisplayFormat.count(detail.sessions.count, "live session")) and every other row of "
                             + "the tenant, and the comments it wrote on others' workouts; its audit rows keep a pseudonym"
                         struct DryRun: Encodable {
                             var tenant: String

@@ -49,7 +49,7 @@ struct TrainingRulesPageTokenTests {
             #expect(
                 throws: SpotterError.invalid(
                     "page.page_token",
-                    "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+                    "was returned for another list, other filters or another account; ask for the first page (no page_token)"
                 ),
                 "\(other)"
             ) { try PageToken.cursor(HistoryCursor.self, from: page.nextToken, query: other) }

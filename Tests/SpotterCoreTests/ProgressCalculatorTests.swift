@@ -118,6 +118,26 @@ struct TrainingRulesProgressTests {
         #expect(records.mostReps.map(\.record) == [r3, r1, r5])
     }
 
+    @Test(
+        "a missed attempt (0 reps) is the day's top set but no heaviest record; a day without estimate says why for its top set"
+    )
+    func missedAndReasons() {
+        let w1 = WorkoutID("00000000-0000-4000-8000-000000000016")!
+        let done = Self.record(w1, "2024-01-09T15:00:00Z", set: 0, 90, 3)
+        let missed = Self.record(w1, "2024-01-09T15:00:00Z", set: 1, 100, 0)
+        let report = ProgressCalculator.report(exercise: squat, sets: [done, missed], formula: .epley, timeZone: .gmt)
+        #expect(report.points[0].topSet == missed)
+        #expect(report.records.heaviest == done)
+
+        // High reps first, then the heavier set at RPE 5: the reason given is the heavier set's.
+        let w2 = WorkoutID("00000000-0000-4000-8000-000000000017")!
+        let light = Self.record(w2, "2024-01-10T15:00:00Z", set: 0, 40, 10, rpe: 7)
+        let heavy = Self.record(w2, "2024-01-10T15:00:00Z", set: 1, 80, 3, rpe: 5)
+        let day = ProgressCalculator.report(exercise: squat, sets: [light, heavy], formula: .epley, timeZone: .gmt)
+        #expect(day.points[0].topSet == heavy)
+        #expect(day.points[0].noEstimateReason == "RPE 5 is below 6, too far from a maximum to estimate one")
+    }
+
     @Test("no sets give no points and no records")
     func empty() {
         let report = ProgressCalculator.report(exercise: squat, sets: [], formula: .brzycki, timeZone: Self.newYork)

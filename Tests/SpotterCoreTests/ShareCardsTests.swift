@@ -50,6 +50,15 @@ struct ShareCardsTests {
         // The change is over the calendar days of the range; the header counts the training days.
         #expect(svg.contains(">best · +124.7 lb in 81 days<"))
         #expect(svg.contains(">2024-03-05 – 2024-05-25 · 24 training days<"))
+        // A day no set of which gives an estimate is trained, not plotted: the header says so.
+        var withHighReps = report
+        if var unestimated = withHighReps.points.last {
+            unestimated.best = nil
+            withHighReps.points.append(unestimated)
+        }
+        #expect(
+            ShareCards.progressChart(withHighReps, format: format, formula: .epley).contains(
+                ">2024-03-05 – 2024-05-25 · 24 of 25 days<"))
         #expect(svg.contains(">\(report.points.first!.date)<"))
         #expect(svg.contains(">\(report.points.last!.date)<"))
         // Round grid values, evenly apart.

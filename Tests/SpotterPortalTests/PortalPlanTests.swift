@@ -224,7 +224,8 @@ struct PortalPlanTests {
             }
             let saved = try await browser.post(
                 "/templates/edit", fields(["1", "1", ""], rounds: ["4"]) + [("action", "save")])
-            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 2."))
+            // Nothing changed, so no new version either.
+            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
             #expect(
                 try await portal.training.templates.get(world.coach, id: template.id.description).content
                     == template.content)
@@ -254,7 +255,7 @@ struct PortalPlanTests {
                 #expect(outside.html.contains("Circuit: must be from 1 to 50, or empty for none."), "\(typed)")
                 #expect(!outside.html.contains("must be 0"), "\(typed)")
             }
-            #expect(try await portal.training.templates.get(world.coach, id: template.id.description).version == 2)
+            #expect(try await portal.training.templates.get(world.coach, id: template.id.description).version == 1)
         }
     }
 

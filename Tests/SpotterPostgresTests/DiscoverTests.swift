@@ -474,7 +474,7 @@ struct DiscoverTests {
             await #expect(
                 throws: SpotterError.invalid(
                     "page.page_token",
-                    "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+                    "was returned for another list, other filters or another account; ask for the first page (no page_token)"
                 )
             ) {
                 try await world.discover.browse(

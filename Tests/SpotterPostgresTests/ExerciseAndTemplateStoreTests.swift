@@ -199,8 +199,9 @@ struct ExerciseAndTemplateStoreTests {
             #expect(prefilled.exercises[0].sets.map(\.weight) == [Mass(137.5, .kg), Mass(137.5, .kg)])
             // 225 lb for a lifter in kilograms: the nearest plates, 102.5 kg.
             #expect(prefilled.exercises[1].sets.map(\.weight) == [Mass(102.5, .kg)])
-            // No deadlift in the last 180 days: last time's weight, as for an item without a load.
-            #expect(prefilled.exercises[2].sets.map(\.weight) == [Mass(180, .kg)])
+            // No deadlift in the last 180 days: no weight (last time's 180 kg could be any share of a
+            // max long gone); an item without a load would take it.
+            #expect(prefilled.exercises[2].sets.map(\.weight) == [nil])
             #expect(prefilled.exercises[3].sets.map(\.weight) == [nil])
 
             // In pounds, the percentage is loaded in 5-lb steps: 138.13 kg is 304.5 lb, 305 lb.
@@ -210,6 +211,19 @@ struct ExerciseAndTemplateStoreTests {
             let inPounds = try await training.workouts.prefill(
                 ada, templateID: template.id.description, startedAt: start)
             #expect(inPounds.exercises[0].sets.first?.weight == Mass(305, .lb))
+            #expect(inPounds.exercises[1].sets.first?.weight == Mass(225, .lb), "shown exactly: as it is")
+            // The same with no percentage in the template: the unit is the lifter's all the same.
+            let fixed = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Bench only",
+                    items: [
+                        TemplateItemDraft(
+                            exerciseID: Catalog.benchPress.description, targetSets: 1, repsMin: 5,
+                            targetWeight: WeightDraft(value: 225, unit: .lb))
+                    ]))
+            let benchOnly = try await training.workouts.prefill(ada, templateID: fixed.id.description, startedAt: start)
+            #expect(benchOnly.exercises[0].sets.first?.weight == Mass(225, .lb))
 
             // A guided session from the template plans the same weights.
             let session = try await database.guidedSessionService(clock: clock).start(
@@ -224,6 +238,17 @@ struct ExerciseAndTemplateStoreTests {
             let saved = try await training.templates.update(
                 ada, id: template.id.description, again, expectedVersion: stored.version)
             #expect(saved.content.items[1].targetLoad == .weight(Mass(225, .lb)))
+            // That is the stored content again: no new version (a device saving what it read).
+            #expect(saved.version == stored.version)
+            again.items[0].targetPercentOfMax = 82.5
+            let changed = try await training.templates.update(
+                ada, id: template.id.description, again, expectedVersion: stored.version)
+            #expect(changed.version == stored.version + 1)
+            await #expect(throws: SpotterError.self) {
+                // The same content at a version that is not the template's is still a conflict.
+                try await training.templates.update(
+                    ada, id: template.id.description, again, expectedVersion: stored.version)
+            }
         }
     }
 

@@ -50,8 +50,11 @@ struct NotificationTests {
             }
             #expect(try request?.decode("recipient", as: String.self) == "cora@example.com")
             let body = try #require(try request?.decode("body", as: String.self))
-            #expect(body.hasPrefix("Hi cora,\n\nAda L asked you to coach them on Spotter, sharing: history, details."))
-            #expect(body.contains("turn them off there"))
+            #expect(
+                body.hasPrefix(
+                    "Hi Cora Coach,\n\nAda L asked you to coach them on Spotter, sharing: workout names and dates, every set."
+                ))
+            #expect(body.contains(#"untick "E-mail me coaching news" on the Profile page"#))
             _ = try await coaching.respond(cora, other: ada.tenantID.description, accept: true, scopes: [])
             #expect(try await outbox(database, ada) == ["coach_accepted: Cora Coach is now your coach"])
 
@@ -116,6 +119,41 @@ struct NotificationTests {
                 ada, workoutID: workout.id.description, exerciseIndex: nil, setIndex: nil, body: "Thanks")
             #expect(try await outbox(database, cora).filter { $0.hasPrefix("workout_reply") }.count == 1)
             #expect(try await outbox(database, dan).filter { $0.hasPrefix("workout_reply") }.isEmpty)
+
+            // A coach whose tier no longer covers the lifter (paused: the lifter joined after the
+            // clients the tier covers) cannot read the reply in the app, so is not e-mailed it.
+            let eve = try await database.lifter("eve", kind: .coach)
+            let bob = try await database.lifter("bob")
+            try await verify(database, [eve])
+            try await database.setTier(eve, .coach)
+            _ = try await coaching.link(eve, bob, scopes: ["details"])
+            _ = try await coaching.link(eve, ada, scopes: ["details"])
+            let another = try await database.trainingServices().workouts.log(ada, id: "", workoutDraft(at: Date()))
+            _ = try await coaching.commentAsCoach(
+                eve, client: ada.tenantID.description, workoutID: another.id.description, exerciseIndex: nil,
+                setIndex: nil, body: "Deeper")
+            try await database.setTier(eve, .free)
+            _ = try await coaching.comment(
+                ada, workoutID: another.id.description, exerciseIndex: nil, setIndex: nil, body: "My knee hurts")
+            #expect(try await outbox(database, eve).filter { $0.hasPrefix("workout_reply") }.isEmpty)
+        }
+    }
+
+    @Test("the client limits the database's reply e-mails go by are CoachEntitlements'; an expired tier counts as free")
+    func limitsAgree() async throws {
+        try await TestDatabase.with { database in
+            try await database.asOwner { owner in
+                for tier in Tier.allCases {
+                    let limits = try await owner.query(
+                        """
+                        SELECT spotter_coach_client_limit($1, NULL) AS now,
+                               spotter_coach_client_limit($1, now() - interval '1 day') AS expired
+                        """, [tier.rawValue]
+                    ).single
+                    #expect(try limits?.decode("now", as: Int.self) == CoachEntitlements.clientLimit(tier), "\(tier)")
+                    #expect(try limits?.decode("expired", as: Int.self) == CoachEntitlements.clientLimit(.free))
+                }
+            }
         }
     }
 }

@@ -298,7 +298,7 @@ struct WorkoutStoreTests {
                 ada, from: nil, to: nil, text: "odd", pageSize: 2, pageToken: "")
             let otherQuery = SpotterError.invalid(
                 "page.page_token",
-                "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+                "was returned for another list, other filters or another account; ask for the first page (no page_token)"
             )
             await #expect(throws: otherQuery) {
                 try await training.workouts.history(

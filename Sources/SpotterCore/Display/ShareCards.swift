@@ -94,9 +94,13 @@ public enum ShareCards {
             point.best.map { (date: point.date, value: format.estimateValue($0.kilograms)) }
         }
         var svg = open("Progress of \(name): estimated one-rep max per training day")
-        let span =
-            points.isEmpty
-            ? "" : "\(points.first!.date) – \(points.last!.date) · \(DisplayFormat.count(points.count, "training day"))"
+        // Days on which no set gave an estimate (only high reps, say) are trained but not plotted:
+        // "24 of 25 days" (a longer phrase does not fit beside the dates).
+        let counted =
+            points.count == report.points.count
+            ? DisplayFormat.count(points.count, "training day")
+            : "\(points.count) of \(report.points.count) days"
+        let span = points.isEmpty ? "" : "\(points.first!.date) – \(points.last!.date) · \(counted)"
         svg += header(right: span)
         svg += text(name, x: 64, y: 178, size: 48, weight: "700", fill: ink, maxWidth: 640)
         svg += text(

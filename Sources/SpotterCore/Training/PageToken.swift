@@ -55,7 +55,7 @@ public enum PageToken {
         guard parts.last == digest(query) else {
             throw .invalid(
                 field,
-                "was returned for another list or other filters; ask for the first page (no page_token) after changing them"
+                "was returned for another list, other filters or another account; ask for the first page (no page_token)"
             )
         }
         guard let cursor = C(tokenParts: Array(parts.dropLast())) else {

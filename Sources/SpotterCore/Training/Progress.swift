@@ -126,8 +126,10 @@ public enum ProgressCalculator {
             while dayEnd < counted.count, dates[dayEnd] == date { dayEnd += 1 }
             let day = counted[dayStart..<dayEnd]
             var best: EstimatedSet?
-            var reasons: [String] = []
+            var reasons: [(ExerciseSetRecord, String)] = []
             var top = day.first!
+            // The heaviest set done (a rep, or a time): a missed attempt is no record.
+            var done: ExerciseSetRecord?
             var volume = Mass.zero
             var longest: ExerciseSetRecord?
             var distance = 0
@@ -146,6 +148,11 @@ public enum ProgressCalculator {
                     records.farthestSet = record
                 }
                 if isHeavier(record, than: top) { top = record }
+                if record.set.reps > 0 || record.set.durationSeconds != nil,
+                    done.map({ isHeavier(record, than: $0) }) ?? true
+                {
+                    done = record
+                }
                 switch OneRepMax.estimate(
                     weight: record.set.weight, reps: record.set.reps, rpe: record.set.rpe, formula: formula)
                 {
@@ -154,7 +161,7 @@ public enum ProgressCalculator {
                         best = EstimatedSet(kilograms: kilograms, formula: used, repsInReserve: reserve, record: record)
                     }
                 case .none(let reason):
-                    reasons.append(reason)
+                    reasons.append((record, reason))
                 }
                 if let weight = record.set.weight, weight > .zero, record.set.reps > 0,
                     record.set.reps > (repsByWeight[weight]?.reps ?? 0)
@@ -162,10 +169,10 @@ public enum ProgressCalculator {
                     repsByWeight[weight] = RepRecord(reps: record.set.reps, record: record)
                 }
             }
-            if let heaviest = records.heaviest {
-                if isHeavier(top, than: heaviest) { records.heaviest = top }
-            } else if top.set.weight != nil {
-                records.heaviest = top
+            if let done, let heaviest = records.heaviest {
+                if isHeavier(done, than: heaviest) { records.heaviest = done }
+            } else if let done, done.set.weight != nil {
+                records.heaviest = done
             }
             if let best, best.kilograms > (records.bestE1RM?.kilograms ?? 0) { records.bestE1RM = best }
             if let longest, longest.set.durationSeconds! > (records.longestSet?.set.durationSeconds ?? 0) {
@@ -175,7 +182,8 @@ public enum ProgressCalculator {
                 ProgressPoint(
                     date: date,
                     best: best,
-                    noEstimateReason: best == nil ? reasons.first : nil,
+                    // Why the top set gives none, the set a reader looks at first.
+                    noEstimateReason: best == nil ? (reasons.first { $0.0 == top } ?? reasons.first)?.1 : nil,
                     topSet: top,
                     volume: volume,
                     setCount: day.count,

@@ -24,12 +24,7 @@ public struct TemplateService: Sendable {
         async throws -> Template
     {
         let templateID = try Self.id(id)
-        var content = try draft.validated()
-        if content.items.contains(where: { $0.targetLoad?.weight != nil }),
-            let stored = try await store.template(principal, templateID)
-        {
-            content = content.keepingWeights(of: stored.content)
-        }
+        let content = try draft.validated()
         return try await ownOnly(principal, templateID) {
             try await store.updateTemplate(principal, templateID, content, expectedVersion: expectedVersion, now: now())
         }

@@ -88,6 +88,9 @@ public protocol TemplateStore: Sendable {
     func createTemplate(_ principal: Principal, _ id: TemplateID, _ content: TemplateContent, now: Date) async throws
         -> Template
     func template(_ principal: Principal, _ id: TemplateID) async throws -> Template?
+    /// Replaces a template's content. Target weights sent back as shown
+    /// (`TemplateContent.keepingWeights(of:)`) stay as stored, and content equal to the stored one
+    /// (at `expectedVersion`, if given) returns the template as it is, with no new version.
     func updateTemplate(
         _ principal: Principal, _ id: TemplateID, _ content: TemplateContent, expectedVersion: Int64?, now: Date
     ) async throws -> Template

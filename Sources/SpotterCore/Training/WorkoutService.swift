@@ -37,11 +37,12 @@ public struct WorkoutService: Sendable {
             principal, template: try await template(principal, id: templateID), startedAt: startedAt ?? now())
     }
 
-    /// Today's workout from `template` (`TemplateContent.prefill`) with the loads it prescribes: a
-    /// weight as it is, a percentage of the max from the lifter's best estimate of the exercise in
-    /// the `TemplateLoad.maxWindow` before `start`. Where it prescribes none (or no recent set gives
-    /// a max), the weights of the last time each exercise was done: its working sets, set by set,
-    /// the last one again for sets beyond them.
+    /// Today's workout from `template` (`TemplateContent.prefill`) with the loads it prescribes, in
+    /// the lifter's unit (`TemplateLoad.resolvedWeight`): a weight, or a percentage of the lifter's
+    /// best estimate of the exercise in the `TemplateLoad.maxWindow` before `start` (none without a
+    /// set in that time: last time's weight could be any share of a max long gone). Where it
+    /// prescribes no load, the weights of the last time each exercise was done: its working sets,
+    /// set by set, the last one again for sets beyond them.
     public func prefill(_ principal: Principal, template: Template, startedAt start: Date) async throws
         -> WorkoutContent
     {
@@ -56,10 +57,11 @@ public struct WorkoutService: Sendable {
                         .kilograms
                 }.max()
         }
-        let unit = percentages.isEmpty ? WeightUnit.kg : try await principal.context(from: contexts).unit
+        let unit = try await principal.context(from: contexts).unit
         var content = template.content.prefill(templateID: template.id, startedAt: start, maxes: maxes, unit: unit)
         let last = try await store.lastSets(principal, of: content.exercises.map(\.exerciseID), before: start)
-        for index in content.exercises.indices {
+        // Items and exercises correspond one to one, in order.
+        for index in content.exercises.indices where template.content.items[index].targetLoad == nil {
             let done = (last[content.exercises[index].exerciseID] ?? []).filter(\.type.isCounted)
             guard let final = done.last else { continue }
             for set in content.exercises[index].sets.indices where content.exercises[index].sets[set].weight == nil {

@@ -77,6 +77,15 @@ public struct PostgresTemplateStore: TemplateStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             try await FeedLocks.take(connection)
+            // Target weights sent back as the API showed them stay as stored; the stored content
+            // sent again (a device saving what it read) makes no new version and no feed entry.
+            var content = content
+            if let stored = try await Self.load(tenant, id, connection) {
+                content = content.keepingWeights(of: stored.content)
+                if stored.content == content, expectedVersion == nil || expectedVersion == stored.version {
+                    return stored
+                }
+            }
             _ = try await Self.requireNames(content, keptBy: id, connection)
             try await AssignmentSQL.checkTemplate(tenant, id, content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
