@@ -57,8 +57,10 @@ public struct PortalDemo: Sendable {
                 items: [
                     TemplateItemDraft(
                         exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 3, repsMax: 5, targetRPE: 8,
-                        restSeconds: 180),
-                    TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 3, repsMin: 5),
+                        restSeconds: 180, targetPercentOfMax: 80),
+                    TemplateItemDraft(
+                        exerciseID: Catalog.deadlift.description, targetSets: 3, repsMin: 5,
+                        targetWeight: WeightDraft(value: 140, unit: .kg)),
                 ]))
         let program = try await coaching.createProgram(
             coach, id: "",
