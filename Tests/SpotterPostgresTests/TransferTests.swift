@@ -106,6 +106,32 @@ struct TransferTests {
         }
     }
 
+    @Test("Strong's and Hevy's names for the catalog's newer variations find them, not new custom exercises")
+    func variationNames() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            let names = [
+                "Bench Press (Paused)", "Straight Leg Deadlift", "Deadlift (Trap bar)", "EZ Bar Biceps Curl",
+                "Ab Wheel", "Box Squat (Barbell)", "Rowing (Machine)", "Deficit Deadlift (Barbell)", "Larsen Press",
+                "Clean and Jerk (Barbell)", "Chest Supported Incline Row (Dumbbell)", "Exercise Bike",
+            ]
+            let rows = names.enumerated().map { "2024-03-05 18:00:00,Variations,\($1),\($0 + 1),100,5" }
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .kg,
+                data: Data(
+                    ("Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n" + rows.joined(separator: "\n")).utf8))
+            #expect(report.exercisesCreated == [])
+            let workout = try #require(try await history(training, ada).first)
+            #expect(
+                workout.content.exercises.map { workout.exerciseNames[$0.exerciseID] } == [
+                    "Pause Bench Press", "Stiff-Leg Deadlift", "Trap Bar Deadlift", "EZ-Bar Curl", "Ab Wheel Rollout",
+                    "Box Squat", "Rowing Machine", "Deficit Deadlift", "Larsen Press", "Clean and Jerk",
+                    "Chest-Supported Dumbbell Row", "Stationary Bike",
+                ])
+        }
+    }
+
     @Test("Hevy's CSV: set types, end time as duration, quoted descriptions, distance sets in metres")
     func hevy() async throws {
         try await TestDatabase.with { database in
