@@ -3803,8 +3803,11 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+        /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+        /// > shared with the client: copied into their account under the same ids (their devices pull them),
+        /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+        /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+        /// > Diaz)").
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_AssignRequest` messages.
@@ -4160,8 +4163,11 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+        /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+        /// > shared with the client: copied into their account under the same ids (their devices pull them),
+        /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+        /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+        /// > Diaz)").
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -4515,8 +4521,11 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+        /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+        /// > shared with the client: copied into their account under the same ids (their devices pull them),
+        /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+        /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+        /// > Diaz)").
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_AssignRequest` message.
@@ -5619,8 +5628,11 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+        /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+        /// > shared with the client: copied into their account under the same ids (their devices pull them),
+        /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+        /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+        /// > Diaz)").
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -6222,8 +6234,11 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-        /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+        /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+        /// > shared with the client: copied into their account under the same ids (their devices pull them),
+        /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+        /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+        /// > Diaz)").
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -6810,8 +6825,11 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-    /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+    /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+    /// > shared with the client: copied into their account under the same ids (their devices pull them),
+    /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+    /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+    /// > Diaz)").
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_AssignRequest` message.
@@ -7419,8 +7437,11 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Assigns one of your templates or programs (built-in exercises only) to an active client. While
-    /// > assigned, editing it to use a custom exercise is INVALID_ARGUMENT.
+    /// > Assigns one of your templates or programs to an active client. Your custom exercises it uses are
+    /// > shared with the client: copied into their account under the same ids (their devices pull them),
+    /// > also those an assigned template or program takes on later. A copy is the client's from then on;
+    /// > one named like an exercise the client has already gets your name after it ("Good Morning (Cora
+    /// > Diaz)").
     ///
     /// - Parameters:
     ///   - message: request message to send.

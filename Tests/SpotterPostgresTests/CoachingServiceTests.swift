@@ -421,7 +421,9 @@ struct CoachingServiceTests {
         }
     }
 
-    @Test("a coach's custom exercise cannot be assigned; comments check their set and body")
+    @Test(
+        "assigning shares the coach's custom exercises with the client, also those an assigned template or program takes on later; comments check their set and body"
+    )
     func assignmentAndCommentRules() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(start)
@@ -430,54 +432,49 @@ struct CoachingServiceTests {
             let coach = try await database.lifter("cora", kind: .coach)
             let ada = try await database.lifter("ada")
             try await coaching.link(coach, ada, scopes: ["details"])
-            let custom = try await training.exercises.create(
-                coach, id: "",
+            func custom(_ name: String) async throws -> Exercise {
+                try await training.exercises.create(
+                    coach, id: "",
+                    ExerciseDraft(
+                        name: name, category: .push, muscleGroup: .chest, equipment: .machine,
+                        instructions: "Press it"))
+            }
+            let press = try await custom("Cora Press")
+            // Ada has an exercise of that name already: her copy of Cora's is named after Cora.
+            _ = try await training.exercises.create(
+                ada, id: "",
                 ExerciseDraft(
-                    name: "Cora Press", category: .push, muscleGroup: .chest, equipment: .machine, instructions: ""))
+                    name: "cora press", category: .push, muscleGroup: .chest, equipment: .barbell, instructions: ""))
             let template = try await training.templates.create(
                 coach, id: "",
                 TemplateDraft(
                     name: "Press",
-                    items: [TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 8)]))
-            await #expect(
-                throws: SpotterError.invalid(
-                    "template_id",
-                    "template 'Press' uses your custom exercise 'Cora Press'; assigned templates can use built-in exercises only"
-                )
-            ) {
-                try await coaching.assign(
-                    coach, client: ada.tenantID.description, templateID: template.id.description, programID: "",
-                    note: "")
-            }
-
-            // A deleted template's assignment is gone from both sides' lists.
-            let plain = try await training.templates.create(
-                coach, id: "",
-                TemplateDraft(
-                    name: "Bench",
-                    items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5)]))
+                    items: [TemplateItemDraft(exerciseID: press.id.description, targetSets: 3, repsMin: 8)]))
             _ = try await coaching.assign(
-                coach, client: ada.tenantID.description, templateID: plain.id.description, programID: "", note: "")
-            #expect(try await coaching.assignments(ada, client: "").map(\.name) == ["Bench"])
-            // While assigned, the template cannot take a custom exercise either.
-            let benchAndPress = TemplateDraft(
-                name: "Bench",
-                items: [
-                    TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5),
-                    TemplateItemDraft(exerciseID: custom.id.description, targetSets: 3, repsMin: 8),
-                ])
-            await #expect(
-                throws: SpotterError.invalid(
-                    "template.items[1].exercise_id",
-                    "the template is assigned to a client, and assigned templates can use built-in exercises only")
-            ) {
-                try await training.templates.update(
-                    coach, id: plain.id.description, benchAndPress, expectedVersion: nil)
-            }
-            try await training.templates.delete(coach, id: plain.id.description)
-            #expect(try await coaching.assignments(ada, client: "").isEmpty)
-            #expect(try await coaching.assignments(coach, client: "").isEmpty)
-            // Nor can an assigned program take a day from a template with custom exercises.
+                coach, client: ada.tenantID.description, templateID: template.id.description, programID: "", note: "")
+            let copy = try await training.exercises.get(ada, press.id.description)
+            #expect(copy.name == "Cora Press (cora)" && copy.custom != nil && copy.instructions == "Press it")
+            // Ada reads the template with the exercise's name, prefills it and logs it.
+            let assigned = try await training.workouts.template(ada, id: template.id.description)
+            #expect(assigned.exerciseNames[press.id] == "Cora Press (cora)")
+            var today = workoutDraft("Press", at: start, exercises: [press.id])
+            today.templateID = template.id.description
+            let logged = try await training.workouts.log(ada, id: "", today)
+            #expect(logged.exerciseNames[press.id] == "Cora Press (cora)")
+
+            // A custom exercise an assigned template takes on later is shared too.
+            let fly = try await custom("Cora Fly")
+            _ = try await training.templates.update(
+                coach, id: template.id.description,
+                TemplateDraft(
+                    name: "Press",
+                    items: [
+                        TemplateItemDraft(exerciseID: press.id.description, targetSets: 3, repsMin: 8),
+                        TemplateItemDraft(exerciseID: fly.id.description, targetSets: 3, repsMin: 12),
+                    ]),
+                expectedVersion: nil)
+            #expect(try await training.exercises.get(ada, fly.id.description).name == "Cora Fly")
+            // And through an assigned program's days.
             let rows = try await training.templates.create(
                 coach, id: "",
                 TemplateDraft(
@@ -489,19 +486,41 @@ struct CoachingServiceTests {
                     name: "Block", weeks: 1, days: [.init(week: 1, weekday: 1, templateID: rows.id.description)]))
             _ = try await coaching.assign(
                 coach, client: ada.tenantID.description, templateID: "", programID: block.id.description, note: "")
-            await #expect(
-                throws: SpotterError.invalid(
-                    "program.days.template_id",
-                    "template 'Press' uses custom exercises; the program is assigned to a client, and assigned "
-                        + "templates can use built-in exercises only")
-            ) {
-                try await coaching.updateProgram(
-                    coach, id: block.id.description,
-                    ProgramDraft(
-                        name: "Block", weeks: 1, days: [.init(week: 1, weekday: 2, templateID: template.id.description)]
-                    ),
-                    expectedVersion: nil)
-            }
+            let dip = try await custom("Cora Dip")
+            let dips = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Dips", items: [TemplateItemDraft(exerciseID: dip.id.description, targetSets: 3, repsMin: 8)])
+            )
+            _ = try await coaching.updateProgram(
+                coach, id: block.id.description,
+                ProgramDraft(
+                    name: "Block", weeks: 1,
+                    days: [
+                        .init(week: 1, weekday: 1, templateID: rows.id.description),
+                        .init(week: 1, weekday: 3, templateID: dips.id.description),
+                    ]),
+                expectedVersion: nil)
+            #expect(try await training.exercises.get(ada, dip.id.description).name == "Cora Dip")
+            // The copies are Ada's: they stay when the coaching ends; nobody else got any.
+            let bob = try await database.lifter("bob")
+            _ = try await coaching.endLink(ada, other: coach.tenantID.description)
+            #expect(try await training.exercises.get(ada, press.id.description).name == "Cora Press (cora)")
+            await #expect(throws: SpotterError.self) { try await training.exercises.get(bob, press.id.description) }
+            try await coaching.link(coach, ada, scopes: ["details"])
+
+            // A deleted template's assignment is gone from both sides' lists.
+            let plain = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Bench",
+                    items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5)]))
+            _ = try await coaching.assign(
+                coach, client: ada.tenantID.description, templateID: plain.id.description, programID: "", note: "")
+            #expect(try await coaching.assignments(ada, client: "").map(\.name).contains("Bench"))
+            try await training.templates.delete(coach, id: plain.id.description)
+            #expect(!(try await coaching.assignments(ada, client: "").map(\.name).contains("Bench")))
+            #expect(!(try await coaching.assignments(coach, client: "").map(\.name).contains("Bench")))
 
             let workout = try await training.workouts.log(ada, id: "", workoutDraft(at: start, sets: 2))
             await #expect(throws: SpotterError.invalid("set_index", "must be from 0 to 1: exercise 0 has 2 sets")) {

@@ -66,27 +66,12 @@ extension CoachingService {
             "exactly one of template_id and program_id is needed")
         validator.check(note.storedLength <= 1000, "note", "must be at most 1000 characters")
         try validator.validate()
-        let item: Assignment.Item
-        let used: [Template]
-        if !templateID.isEmpty {
-            let template = try await training.templates.get(principal, id: templateID)
-            item = .template(template.id)
-            used = [template]
-        } else {
-            let program = try await ownProgram(principal, id: programID)
-            item = .program(program.id)
-            used = try await program.content.days.map(\.templateID).uniqued().asyncMap {
-                try await training.templates.get(principal, id: $0.description)
-            }
-        }
-        for template in used {
-            for item in template.content.items where !item.exerciseID.isCatalog {
-                throw SpotterError.invalid(
-                    templateID.isEmpty ? "program_id" : "template_id",
-                    "template '\(template.content.name)' uses your custom exercise "
-                        + "'\(template.exerciseNames[item.exerciseID] ?? "")'; \(Assignment.builtInOnly)")
-            }
-        }
+        // The coach's custom exercises they use are shared with the client as it is stored
+        // (0064_assigned_custom_exercises.sql).
+        let item: Assignment.Item =
+            templateID.isEmpty
+            ? .program(try await ownProgram(principal, id: programID).id)
+            : .template(try await training.templates.get(principal, id: templateID).id)
         return try await store.linking(principal) { link in
             // Held until the assignment is written: the link cannot end in between.
             guard try await link.holdActiveLink(lifter: clientID, coach: principal.tenantID) else {

@@ -261,9 +261,6 @@ public struct TodayPlan: Sendable, Equatable {
 
 /// A coach's template or program given to a client.
 public struct Assignment: Sendable, Equatable, Codable {
-    /// The rule behind it: a client's log can name only built-in exercises or the client's own.
-    public static let builtInOnly = "assigned templates can use built-in exercises only"
-
     public enum Item: Sendable, Equatable, Codable {
         case template(TemplateID)
         case program(ProgramID)

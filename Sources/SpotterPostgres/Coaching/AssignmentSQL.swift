@@ -2,68 +2,57 @@ import Foundation
 import Postgres
 import SpotterCore
 
-/// The rule that what a coach assigns uses built-in exercises only (a client's log can name only
-/// built-in exercises or the client's own), kept when an assigned template or program is edited.
+/// What a coach assigns may use the coach's custom exercises: they are shared with the client
+/// (copied into the client's account under the same ids, 0064_assigned_custom_exercises.sql) when
+/// the template or program is assigned, and again when an assigned one is edited.
 enum AssignmentSQL {
-    /// Whether the tenant's template is assigned to a client, alone or in an assigned program.
-    static func isAssigned(_ tenant: TenantID, template: TemplateID, _ connection: PostgresConnection) async throws
-        -> Bool
-    {
+    /// Shares the custom exercises of template `id` with every client it is assigned to, alone or
+    /// in a program. Call it once the template's items are written.
+    static func shareTemplate(_ tenant: TenantID, _ id: TemplateID, _ connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            SELECT EXISTS (
-                SELECT FROM assignments a
+            SELECT spotter_share_exercises(lifter_id, ARRAY[$2::uuid]) FROM (
+                SELECT DISTINCT a.lifter_id FROM assignments a
                 WHERE a.tenant_id = $1 AND a.removed_at IS NULL
                   AND (a.template_id = $2 OR EXISTS (
                       SELECT FROM program_days d
                       WHERE d.tenant_id = $1 AND d.program_id = a.program_id AND d.template_id = $2))
-            ) AS assigned
+            ) AS clients
             """,
-            [tenant.rawValue, template.rawValue]
-        ).single?.decode("assigned") ?? false
+            [tenant.rawValue, id.rawValue]
+        )
     }
 
-    /// Refuses custom exercises in the items of a template that is assigned to a client.
-    static func checkTemplate(
-        _ tenant: TenantID, _ id: TemplateID, _ content: TemplateContent, _ connection: PostgresConnection
-    ) async throws {
-        let custom = content.items.indices.filter { !content.items[$0].exerciseID.isCatalog }
-        guard !custom.isEmpty, try await isAssigned(tenant, template: id, connection) else { return }
-        throw SpotterError.invalidArgument(
-            custom.map {
-                FieldViolation(
-                    field: "template.items[\($0)].exercise_id",
-                    reason: "the template is assigned to a client, and \(Assignment.builtInOnly)")
-            })
+    /// Shares the custom exercises of program `id`'s templates with every client it is assigned to.
+    /// Call it once the program's days are written.
+    static func shareProgram(_ tenant: TenantID, _ id: ProgramID, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            SELECT spotter_share_exercises(
+                       a.lifter_id,
+                       ARRAY(SELECT DISTINCT d.template_id FROM program_days d
+                             WHERE d.tenant_id = $1 AND d.program_id = $2))
+            FROM assignments a
+            WHERE a.tenant_id = $1 AND a.program_id = $2 AND a.removed_at IS NULL
+            """,
+            [tenant.rawValue, id.rawValue]
+        )
     }
 
-    /// Refuses days naming templates with custom exercises in a program that is assigned to a client.
-    static func checkProgram(
-        _ tenant: TenantID, _ id: ProgramID, _ content: ProgramContent, _ connection: PostgresConnection
-    ) async throws {
-        let assigned =
+    /// Shares the custom exercises of what `assignment` assigns with its client.
+    static func share(_ assignment: Assignment, _ connection: PostgresConnection) async throws {
+        switch assignment.item {
+        case .template(let template):
+            try await connection.query(
+                "SELECT spotter_share_exercises($1, ARRAY[$2::uuid])",
+                [assignment.lifterID.rawValue, template.rawValue])
+        case .program(let program):
             try await connection.query(
                 """
-                SELECT EXISTS (SELECT FROM assignments
-                               WHERE tenant_id = $1 AND program_id = $2 AND removed_at IS NULL) AS assigned
+                SELECT spotter_share_exercises(
+                           $1, ARRAY(SELECT DISTINCT template_id FROM program_days WHERE tenant_id = $2 AND program_id = $3))
                 """,
-                [tenant.rawValue, id.rawValue]
-            ).single?.decode("assigned") ?? false
-        guard assigned else { return }
-        let names = try await connection.query(
-            """
-            SELECT DISTINCT t.name FROM template_items i
-            JOIN templates t ON t.tenant_id = i.tenant_id AND t.template_id = i.template_id
-            WHERE i.tenant_id = $1 AND i.template_id = ANY($2::uuid[])
-              AND i.exercise_id::text NOT LIKE 'c0000000-0000-4000-8000-%'
-            ORDER BY t.name
-            """,
-            [tenant.rawValue, content.days.map(\.templateID.rawValue)]
-        ).map { try $0.decode("name") as String }
-        guard !names.isEmpty else { return }
-        throw SpotterError.invalid(
-            "program.days.template_id",
-            "template '\(names.joined(separator: "', '"))' uses custom exercises; the program is assigned to a "
-                + "client, and \(Assignment.builtInOnly)")
+                [assignment.lifterID.rawValue, assignment.coachID.rawValue, program.rawValue])
+        }
     }
 }

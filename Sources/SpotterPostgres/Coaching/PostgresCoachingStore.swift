@@ -345,7 +345,6 @@ public struct PostgresCoachingStore: CoachingStore {
         return try await database.withTenant(principal) { connection in
             try await FeedLocks.take(connection)
             try await ProgramSQL.requireTemplates(tenant, content, connection)
-            try await AssignmentSQL.checkProgram(tenant, id, content, connection)
             let updated = try await connection.query(
                 """
                 UPDATE programs SET name = $3, notes = $4, weeks = $5, updated_at = $6, version = version + 1
@@ -365,6 +364,7 @@ public struct PostgresCoachingStore: CoachingStore {
             try await connection.query(
                 "DELETE FROM program_days WHERE tenant_id = $1 AND program_id = $2", [tenant.rawValue, id.rawValue])
             try await ProgramSQL.insertDays(tenant, id, content, connection)
+            try await AssignmentSQL.shareProgram(tenant, id, connection)
             return try await ProgramSQL.load([(tenant, id)], connection)[0]
         }
     }
@@ -457,6 +457,8 @@ public struct PostgresCoachingStore: CoachingStore {
 
     public func assign(_ principal: Principal, _ assignment: Assignment) async throws -> Assignment {
         try await database.withTenant(principal) { connection in
+            // The client's feed gets the coach's custom exercises the assignment shares.
+            try await FeedLocks.take(connection)
             let (template, program): (UUID?, UUID?) =
                 switch assignment.item {
                 case .template(let id): (id.rawValue, nil)
@@ -477,6 +479,7 @@ public struct PostgresCoachingStore: CoachingStore {
                 throw SpotterError.alreadyExists(
                     field: template == nil ? "program_id" : "template_id", reason: "is already assigned to this client")
             }
+            try await AssignmentSQL.share(assignment, connection)
             return try Self.decodeAssignment(
                 try await connection.query(
                     Self.assignmentSelect + " WHERE a.tenant_id = $1 AND a.assignment_id = $2",

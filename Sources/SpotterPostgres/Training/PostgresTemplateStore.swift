@@ -87,7 +87,6 @@ public struct PostgresTemplateStore: TemplateStore {
                 }
             }
             _ = try await Self.requireNames(content, keptBy: id, connection)
-            try await AssignmentSQL.checkTemplate(tenant, id, content, connection)
             try await Self.change(tenant, id, expectedVersion: expectedVersion, connection) {
                 try await connection.query(
                     """
@@ -105,6 +104,7 @@ public struct PostgresTemplateStore: TemplateStore {
                 [tenant.rawValue, id.rawValue]
             )
             try await Self.insertItems(tenant, id, content, connection)
+            try await AssignmentSQL.shareTemplate(tenant, id, connection)
             return try await Self.loaded(tenant, id, connection)
         }
     }
@@ -290,10 +290,13 @@ public struct PostgresTemplateStore: TemplateStore {
             SELECT i.template_id, i.exercise_id, i.target_sets, i.reps_min, i.reps_max, i.target_rpe, i.rest_seconds,
                    i.notes, i.target_duration_seconds, i.target_distance_m, i.section, i.circuit, i.target_weight_kg,
                    i.target_percent,
-                   coalesce(c.name, x.name, '') AS name
+                   coalesce(c.name, x.name, y.name, '') AS name
             FROM template_items i
             LEFT JOIN catalog_exercises c ON c.exercise_id = i.exercise_id
             LEFT JOIN exercises x ON x.tenant_id = i.tenant_id AND x.exercise_id = i.exercise_id
+            -- A coach's template read by a client: the client's copy of the coach's exercise (0064).
+            LEFT JOIN exercises y ON y.tenant_id = spotter_current_tenant() AND y.tenant_id <> i.tenant_id
+                                 AND y.exercise_id = i.exercise_id
             WHERE i.tenant_id = $1 AND i.template_id = ANY($2::uuid[])
             ORDER BY i.template_id, i.position
             """,
