@@ -285,6 +285,11 @@ struct LifterRoutes {
     static func what(_ entry: AccessLogEntry, _ format: Format) -> String {
         // A coach following a session as it happens reads it in detail, but no workout yet.
         if entry.method == "WatchClientSession" { return "your guided session, as it happened" }
+        // A reply of the lifter's e-mailed to a coach who commented (0065_notification_withdrawal.sql).
+        if entry.method == "ReplyEmail" {
+            if let name = entry.workout?.name { return "your words under “\(name)”, by e-mail" }
+            return "your words under a workout, by e-mail"
+        }
         return switch (entry.kind, entry.workout) {
         case (.details, let workout?):
             if let name = workout.name, let startedAt = workout.startedAt {

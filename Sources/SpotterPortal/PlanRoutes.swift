@@ -378,7 +378,13 @@ struct PlanRoutes {
             let text = text.trimmingWhitespaces().lowercased()
             if text.isEmpty { return (nil, nil) }
             func number(_ text: Substring) -> Double? {
-                let digits = text.trimmingWhitespaces().replacingOccurrences(of: ",", with: ".")
+                var digits = text.trimmingWhitespaces()
+                // A decimal comma ("72,5") is a decimal point; one before three digits ("1,000")
+                // could be a thousands separator, and is not read either way.
+                if let comma = digits.firstIndex(of: ","), !digits.contains(".") {
+                    guard digits[digits.index(after: comma)...].count < 3 else { return nil }
+                    digits = digits.replacingOccurrences(of: ",", with: ".")
+                }
                 guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
                     digits.filter({ $0 == "." }).count <= 1
                 else { return nil }

@@ -32,7 +32,9 @@ public struct PostgresOutboxStore: OutboxStore {
     public func claimDue(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
         try await translatingErrors {
             try await pool.withTransaction { connection in
-                try await connection.query(
+                // Notifications whose news no longer holds (a comment deleted, a link ended) go first.
+                try await connection.query("SELECT spotter_withdraw_stale_notifications()")
+                return try await connection.query(
                     """
                     UPDATE email_outbox o SET attempts = o.attempts + 1, next_attempt_at = $2
                     FROM (

@@ -106,7 +106,9 @@ public struct DatabaseSetup: Sendable {
         let row = try await connection.query(
             """
             SELECT r.rolsuper OR r.rolbypassrls AS unrestricted,
-                   pg_has_role(session_user, n.nspowner, 'MEMBER') AS owner,
+                   pg_has_role(session_user, n.nspowner, 'MEMBER')
+                       OR EXISTS (SELECT FROM pg_class c WHERE c.relnamespace = n.oid
+                                  AND pg_has_role(session_user, c.relowner, 'MEMBER')) AS owner,
                    (SELECT string_agg(g.rolname, ', ' ORDER BY g.rolname) FROM pg_auth_members m
                     JOIN pg_roles g ON g.oid = m.roleid
                     WHERE m.member = r.oid AND g.rolname <> ALL ($1::text[])) AS others
@@ -120,7 +122,9 @@ public struct DatabaseSetup: Sendable {
         if try row.decode("unrestricted", as: Bool.self) {
             return "\(name) is a superuser or bypasses row-level security"
         }
-        if try row.decode("owner", as: Bool.self) { return "\(name) owns the schema, or may act as its owner" }
+        if try row.decode("owner", as: Bool.self) {
+            return "\(name) owns the schema or its tables, or may act as their owner"
+        }
         if let others = try row.decode("others", as: String?.self) {
             return "\(name) may also switch to \(others), beyond \(roles.joined(separator: " and "))"
         }

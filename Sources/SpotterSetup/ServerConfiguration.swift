@@ -155,6 +155,18 @@ public struct ServerConfiguration: Sendable {
         }
         configuration.portalPort = portalPort
         configuration.serverDatabaseURL = reader.string("SPOTTER_SERVER_DATABASE_URL")
+        // spotterd given only its own login (not the owner's password) works through it alone; the
+        // owner's login then migrates (`spotterctl migrate apply`), not spotterd.
+        if let server = configuration.serverDatabaseURL, configuration.database == .embedded {
+            guard !configuration.migrateOnStart else {
+                throw ConfigurationError(
+                    variable: "SPOTTER_MIGRATE_ON_START",
+                    reason:
+                        "must be false with SPOTTER_SERVER_DATABASE_URL and no SPOTTER_DATABASE_URL: migrations need the owner's login (run spotterctl migrate apply with it)"
+                )
+            }
+            configuration.database = .external(server)
+        }
         configuration.logFormat = try reader.logFormat("SPOTTER_LOG_FORMAT")
         if let address = reader.string("SPOTTER_METRICS_ADDRESS") {
             if address.lowercased() == "off" {

@@ -52,7 +52,7 @@ struct NotificationTests {
             let body = try #require(try request?.decode("body", as: String.self))
             #expect(
                 body.hasPrefix(
-                    "Hi Cora Coach,\n\nAda L asked you to coach them on Spotter, sharing: workout names and dates, every set."
+                    "Hi Cora Coach,\n\nAda L asked you to coach them on Spotter, offering to share: workout names and dates, every set."
                 ))
             #expect(body.contains(#"untick "E-mail me coaching news" on the Profile page"#))
             _ = try await coaching.respond(cora, other: ada.tenantID.description, accept: true, scopes: [])
@@ -72,7 +72,10 @@ struct NotificationTests {
                 "one e-mail for two comments within the hour")
             _ = try await coaching.comment(
                 ada, workoutID: squat.id.description, exerciseIndex: nil, setIndex: nil, body: "Will do")
-            #expect(try await outbox(database, cora).suffix(1) == ["workout_reply: Ada L replied on “Squat day”"])
+            #expect(
+                try await outbox(database, cora).suffix(1) == [
+                    "workout_reply: Ada L wrote on their workout “Squat day”"
+                ])
 
             // Turned off: nothing more.
             _ = try await accounts.updateProfile(ada, ProfileUpdate(emailNotifications: false))
@@ -98,6 +101,11 @@ struct NotificationTests {
                 policy: AuthPolicy())
             _ = try await admin.erase("cora", actor: AdminActor(operatorName: "ops", osUser: "root"), reason: "erasure")
             #expect(try await outbox(database, ada).isEmpty)
+            #expect(
+                try await database.count(
+                    "SELECT count(*)::int FROM email_outbox WHERE subject LIKE '%Cora Coach%' OR body LIKE '%Cora Coach%'"
+                )
+                    == 0)
         }
     }
 
@@ -136,6 +144,61 @@ struct NotificationTests {
             _ = try await coaching.comment(
                 ada, workoutID: another.id.description, exerciseIndex: nil, setIndex: nil, body: "My knee hurts")
             #expect(try await outbox(database, eve).filter { $0.hasPrefix("workout_reply") }.isEmpty)
+        }
+    }
+
+    @Test(
+        "an e-mail waiting to be sent is withdrawn when its news no longer holds; a reply e-mailed is in the lifter's access log; each coach's comment is e-mailed; a request repeated is e-mailed once a day"
+    )
+    func withdrawalAndLimits() async throws {
+        try await TestDatabase.with { database in
+            let coaching = database.coachingService()
+            let cora = try await database.lifter("cora", kind: .coach)
+            let dan = try await database.lifter("dan", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await verify(database, [cora, dan, ada])
+            func withdraw() async throws -> Int {
+                try await database.asOwner { owner in
+                    try await owner.query("SELECT spotter_withdraw_stale_notifications() AS n").single?.decode(
+                        "n", as: Int.self) ?? -1
+                }
+            }
+            // Asked, withdrawn, asked again: one e-mail (and the first withdrawn with its request).
+            _ = try await coaching.requestCoach(ada, username: "cora", scopes: ["details"])
+            _ = try await coaching.endLink(ada, other: cora.tenantID.description)
+            #expect(try await withdraw() == 1)
+            _ = try await coaching.requestCoach(ada, username: "cora", scopes: ["details"])
+            #expect(try await outbox(database, cora).isEmpty, "a second request within a day is not e-mailed")
+            _ = try await coaching.respond(cora, other: ada.tenantID.description, accept: true, scopes: [])
+            _ = try await coaching.link(dan, ada, scopes: ["details"])
+
+            let workout = try await database.trainingServices().workouts.log(ada, id: "", workoutDraft(at: Date()))
+            func comment(_ coach: Principal, _ text: String) async throws -> WorkoutComment {
+                try await coaching.commentAsCoach(
+                    coach, client: ada.tenantID.description, workoutID: workout.id.description, exerciseIndex: nil,
+                    setIndex: nil, body: text)
+            }
+            let first = try await comment(cora, "Good")
+            _ = try await comment(dan, "Agreed")
+            #expect(
+                try await outbox(database, ada).filter { $0.hasPrefix("workout_comment") }.count == 2,
+                "one for each coach")
+            // The lifter deletes Cora's comment before it is sent: its e-mail is withdrawn.
+            try await coaching.deleteComment(ada, id: first.id.uuidString)
+            #expect(try await withdraw() == 1)
+            #expect(try await outbox(database, ada).filter { $0.hasPrefix("workout_comment") }.count == 1)
+
+            // Ada writes under it: Dan is e-mailed, and Ada's access log says so.
+            _ = try await comment(dan, "Deeper next time")
+            _ = try await coaching.comment(
+                ada, workoutID: workout.id.description, exerciseIndex: nil, setIndex: nil, body: "My knee hurts")
+            #expect(try await outbox(database, dan).filter { $0.hasPrefix("workout_reply") }.count == 1)
+            let log = try await coaching.accessLog(ada, coach: "", pageSize: 10, pageToken: "")
+            #expect(log.items.contains { $0.method == "ReplyEmail" && $0.coachID == dan.tenantID })
+            // Ada ends Dan's coaching before it is sent: withdrawn.
+            _ = try await coaching.endLink(ada, other: dan.tenantID.description)
+            #expect(try await withdraw() == 2, "the reply, and Dan's news that Ada joined")
+            #expect(try await outbox(database, dan).filter { $0.hasPrefix("workout_reply") }.isEmpty)
         }
     }
 

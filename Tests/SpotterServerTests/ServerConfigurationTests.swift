@@ -24,6 +24,24 @@ struct ServerConfigurationTests {
         #expect(settings.metricsAddress?.host == "127.0.0.1" && settings.metricsAddress?.port == 9464)
     }
 
+    @Test("spotterd given only its own login works through it, and then may not migrate")
+    func serverLoginAlone() throws {
+        let server = "postgresql://spotter_server:secret@db.internal/spotter"
+        #expect(
+            refusal(["SPOTTER_SERVER_DATABASE_URL": server])?.hasPrefix(
+                "SPOTTER_MIGRATE_ON_START: must be false with SPOTTER_SERVER_DATABASE_URL and no SPOTTER_DATABASE_URL")
+                == true)
+        let alone = try ServerConfiguration.fromEnvironment([
+            "SPOTTER_SERVER_DATABASE_URL": server, "SPOTTER_MIGRATE_ON_START": "false",
+        ])
+        #expect(alone.database == .external(server) && alone.serverDatabaseURL == server)
+        let both = try ServerConfiguration.fromEnvironment([
+            "SPOTTER_DATABASE_URL": "postgresql://spotter_owner:x@db.internal/spotter",
+            "SPOTTER_SERVER_DATABASE_URL": server,
+        ])
+        #expect(both.database == .external("postgresql://spotter_owner:x@db.internal/spotter"))
+    }
+
     @Test(
         "a value that cannot be used is refused with the variable's name and what it must be",
         arguments: [

@@ -55,6 +55,8 @@ public struct TemplateItem: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case exerciseID, targetSets, repsMin, repsMax, targetRPE, restSeconds, notes, targetDurationSeconds,
             targetDistanceMeters, section, circuit, targetWeightKg, targetPercentOfMax
+        /// Snapshots published on 2026-11-28 before weights were written as kilograms: a `Mass`.
+        case targetWeight
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -92,7 +94,8 @@ public struct TemplateItem: Sendable, Equatable, Codable {
             section: try container.decodeIfPresent(WorkoutSection.self, forKey: .section) ?? .main,
             circuit: try container.decodeIfPresent(Int.self, forKey: .circuit) ?? 0,
             targetLoad: TemplateLoad(
-                weight: try container.decodeIfPresent(Decimal.self, forKey: .targetWeightKg).map(Mass.init(kilograms:)),
+                weight: try container.decodeIfPresent(Decimal.self, forKey: .targetWeightKg).map(Mass.init(kilograms:))
+                    ?? container.decodeIfPresent(Mass.self, forKey: .targetWeight),
                 percentOfMax: try container.decodeIfPresent(Decimal.self, forKey: .targetPercentOfMax))
         )
     }
