@@ -26,6 +26,7 @@ struct PlanRoutes {
                 session.principal, id: try context.parameters.require("template"))
             var editor = TemplateEditor(template, unit: session.profile.unit)
             editor.saved = request.uri.queryParameters.get("saved") != nil
+            editor.unchanged = request.uri.queryParameters.get("unchanged") != nil
             return self.editor(session, editor)
         }
         router.post("/templates/edit") { _, context in try await editTemplate(context) }
@@ -215,6 +216,8 @@ struct PlanRoutes {
         var errors: [String: String] = [:]
         var error: String?
         var saved = false
+        /// Saved with nothing changed: no new version was made.
+        var unchanged = false
         /// The coach's unit: a load typed without one is in it.
         var unit = WeightUnit.kg
 
@@ -482,7 +485,10 @@ struct PlanRoutes {
                         session.principal, id: editor.id, editor.draft, expectedVersion: version)
                 // To the template's own page: reloading it does not post the form again (which
                 // made a second template when the first save had created one).
-                return Response.redirect(to: "/templates/\(template.id)?saved=1", type: .normal)
+                // Sent back as it was: the page says so, rather than "saved as version" the same one.
+                let unchanged = !editor.id.isEmpty && Int64(editor.version) == template.version
+                return Response.redirect(
+                    to: "/templates/\(template.id)?\(unchanged ? "unchanged" : "saved")=1", type: .normal)
             } catch SpotterError.invalidArgument(let violations) {
                 Self.place(violations, in: &editor)
                 return self.editor(session, editor, status: .badRequest)

@@ -224,8 +224,11 @@ struct PortalPlanTests {
             }
             let saved = try await browser.post(
                 "/templates/edit", fields(["1", "1", ""], rounds: ["4"]) + [("action", "save")])
-            // Nothing changed, so no new version either.
-            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
+            // Nothing changed, so no new version either, and the page says so.
+            #expect(saved.location == "/templates/\(template.id)?unchanged=1")
+            let unchanged = try await browser.get(saved.location ?? "")
+            #expect(unchanged.html.contains("Nothing had changed: it stays version 1."))
+            #expect(!unchanged.html.contains("Saved as version"))
             #expect(
                 try await portal.training.templates.get(world.coach, id: template.id.description).content
                     == template.content)
