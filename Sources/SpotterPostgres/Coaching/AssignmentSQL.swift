@@ -38,21 +38,4 @@ enum AssignmentSQL {
             [tenant.rawValue, id.rawValue]
         )
     }
-
-    /// Shares the custom exercises of what `assignment` assigns with its client.
-    static func share(_ assignment: Assignment, _ connection: PostgresConnection) async throws {
-        switch assignment.item {
-        case .template(let template):
-            try await connection.query(
-                "SELECT spotter_share_exercises($1, ARRAY[$2::uuid])",
-                [assignment.lifterID.rawValue, template.rawValue])
-        case .program(let program):
-            try await connection.query(
-                """
-                SELECT spotter_share_exercises(
-                           $1, ARRAY(SELECT DISTINCT template_id FROM program_days WHERE tenant_id = $2 AND program_id = $3))
-                """,
-                [assignment.lifterID.rawValue, assignment.coachID.rawValue, program.rawValue])
-        }
-    }
 }

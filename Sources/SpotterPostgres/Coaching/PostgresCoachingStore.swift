@@ -479,7 +479,11 @@ public struct PostgresCoachingStore: CoachingStore {
                 throw SpotterError.alreadyExists(
                     field: template == nil ? "program_id" : "template_id", reason: "is already assigned to this client")
             }
-            try await AssignmentSQL.share(assignment, connection)
+            // Shared with every client it is assigned to, this one among them (the others have theirs).
+            switch assignment.item {
+            case .template(let id): try await AssignmentSQL.shareTemplate(principal.tenantID, id, connection)
+            case .program(let id): try await AssignmentSQL.shareProgram(principal.tenantID, id, connection)
+            }
             return try Self.decodeAssignment(
                 try await connection.query(
                     Self.assignmentSelect + " WHERE a.tenant_id = $1 AND a.assignment_id = $2",
