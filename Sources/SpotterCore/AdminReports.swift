@@ -14,6 +14,9 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
     public var createdAt: Date
     public var nextAttemptAt: Date
     public var sentAt: Date?
+    /// A coaching notification (0060): it names another member and may carry their words, so an
+    /// operator reads its body only with a reason, written to the audit log.
+    public var fromMember: Bool
 
     public init(
         id: UUID,
@@ -27,7 +30,8 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
         lastError: String?,
         createdAt: Date,
         nextAttemptAt: Date,
-        sentAt: Date?
+        sentAt: Date?,
+        fromMember: Bool = false
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -41,6 +45,7 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
         self.createdAt = createdAt
         self.nextAttemptAt = nextAttemptAt
         self.sentAt = sentAt
+        self.fromMember = fromMember
     }
 }
 
@@ -119,6 +124,8 @@ public protocol AdminMaintenanceStore: Sendable {
     func outboxMessage(_ id: UUID) async throws -> OutboxEntry?
     /// Makes a failed or pending message due now; `false` when there is no such message.
     func retryOutboxMessage(_ id: UUID, now: Date, audit: AuditRecord) async throws -> Bool
+    /// Writes an audit row for a read (an operator reading a notification's body).
+    func recordAudit(_ audit: AuditRecord) async throws
     func counts(now: Date) async throws -> SystemCounts
     func databaseReport() async throws -> DatabaseReport
     /// Everything the tenant owns, for export, with the audit record of the export; `nil` when the

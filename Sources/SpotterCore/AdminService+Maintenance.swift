@@ -211,6 +211,25 @@ extension AdminService {
         return entry
     }
 
+    /// One message to show an operator. A coaching notification carries another member's words (a
+    /// lifter's reply to their coach): its reading needs a reason and is audited (`outbox.show`).
+    public func showOutboxMessage(_ id: String, actor: AdminActor, reason: String?) async throws -> OutboxEntry {
+        let entry = try await outboxMessage(id)
+        guard entry.fromMember else { return entry }
+        guard let reason, !reason.trimmingWhitespaces().isEmpty else {
+            throw SpotterError.invalid(
+                "reason",
+                "is required to read a coaching notification (--reason): it carries a member's words, and the audit log keeps who read it and why"
+            )
+        }
+        try await checkOperator(actor)
+        try await store.recordAudit(
+            AuditRecord(
+                actor: actor, action: "outbox.show", targetTenantID: entry.tenantID,
+                target: entry.id.lowercasedString, reason: reason))
+        return entry
+    }
+
     /// Makes a pending or failed message due for delivery now.
     public func retryOutboxMessage(_ id: String, actor: AdminActor, reason: String) async throws {
         try Self.requireReason(reason)

@@ -168,6 +168,10 @@ extension PostgresAdminStore: AdminMaintenanceStore {
         }
     }
 
+    public func recordAudit(_ audit: AuditRecord) async throws {
+        try await change(audit) { _ in }
+    }
+
     public func retryOutboxMessage(_ id: UUID, now: Date, audit: AuditRecord) async throws -> Bool {
         try await change(audit) { connection in
             try await connection.query(
@@ -472,7 +476,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     private static let selectOutbox = """
         SELECT message_id, tenant_id, kind, recipient, subject, body, status, attempts, last_error, created_at,
-               next_attempt_at, sent_at
+               next_attempt_at, sent_at, sender_id IS NOT NULL AS from_member
         FROM email_outbox
         """
 
@@ -489,7 +493,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
             lastError: try row.decode("last_error"),
             createdAt: try row.decode("created_at"),
             nextAttemptAt: try row.decode("next_attempt_at"),
-            sentAt: try row.decode("sent_at")
+            sentAt: try row.decode("sent_at"),
+            fromMember: try row.decode("from_member")
         )
     }
 }

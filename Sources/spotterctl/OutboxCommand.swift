@@ -42,11 +42,13 @@ struct OutboxCommand: AsyncParsableCommand {
         )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The message id from outbox list.") var id: String
+        @Option(help: "Why (required for a coaching notification, which carries a member's words; audited).")
+        var reason: String?
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    let message = try await context.admin.outboxMessage(id)
+                    let message = try await context.admin.showOutboxMessage(id, actor: context.actor, reason: reason)
                     if options.json { return try Output.json(message) }
                     print("to:       \(message.recipient)\nsubject:  \(message.subject)")
                     print(

@@ -490,6 +490,27 @@ struct SpotterCtlMaintenanceTests {
             #expect(unknown.status == 1)
             let badStatus = try await database.spotterctl(["outbox", "list", "--status", "lost"])
             #expect(badStatus.output == "spotterctl: status: must be pending, sent or failed\n")
+
+            // A coaching notification carries a member's words: read with a reason, audited.
+            try await database.asOwner { owner in
+                try await owner.query(
+                    """
+                    INSERT INTO email_outbox (tenant_id, message_id, kind, recipient, subject, body, sender_id)
+                    SELECT tenant_id, '00000000-0000-4000-8000-00000000000a', 'workout_reply', 'coach@example.com',
+                           'ada wrote on their workout', 'My knee hurts', tenant_id
+                    FROM tenants LIMIT 1
+                    """)
+            }
+            let note = "00000000-0000-4000-8000-00000000000a"
+            let refused = try await database.spotterctl(["outbox", "show", note])
+            #expect(
+                refused.status == 1 && refused.output.contains("reason: is required to read a coaching notification"))
+            #expect(!refused.output.contains("My knee hurts"))
+            let read = try await database.spotterctl([
+                "outbox", "show", note, "--reason", "the coach says it never came",
+            ])
+            #expect(read.status == 0 && read.output.contains("My knee hurts"))
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'outbox.show'") == 1)
         }
     }
 
