@@ -200,7 +200,7 @@ extension AccountsCommand {
                         let summary =
                             "would erase \(target.kind.rawValue) \(target.username) <\(target.email)> (tenant \(target.tenantID)): "
                             + "\(DisplayFormat.count(detail.workouts, "workout")), \(DisplayFormat.count(detail.sessions.count, "live session")) and every other row of "
-                            + "the tenant, and the comments it wrote on others' workouts; its audit rows keep a pseudonym"
+                            + "the tenant, the comments it wrote on others' workouts and the e-mails it sent into others' outboxes (notifications); its audit rows keep a pseudonym"
                         struct DryRun: Encodable {
                             var tenant: String
                             var workouts: Int
