@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import SpotterCore
 import SpotterPostgres
+import SpotterSetup
 
 /// `spotterctl db migrate|status|check`.
 struct DbCommand: AsyncParsableCommand {
@@ -67,18 +68,30 @@ struct DbCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Checks that RLS is forced on every tenant table and the request roles are unprivileged.",
-            discussion: "Exits 1 when any check fails."
+            discussion:
+                "With SPOTTER_SERVER_DATABASE_URL set, also that spotterd's login may only switch to the application and mailer roles. Exits 1 when any check fails."
         )
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    let findings = try await context.admin.securityFindings(
+                    var findings = try await context.admin.securityFindings(
                         applicationRoles: [
                             context.settings.applicationRole, context.settings.adminRole, context.settings.mailerRole,
                         ]
                     )
+                    // spotterd's own login, where this environment names it.
+                    if let url = context.settings.serverDatabaseURL, context.database.embedded == nil {
+                        var server = context.database.configuration
+                        server.connectionString = url
+                        let roles = [context.settings.applicationRole, context.settings.mailerRole]
+                        let problem = try await DatabaseSetup.workingLoginProblem(server, roles: roles)
+                        findings.append(
+                            SecurityFinding(
+                                check: "spotterd's login (SPOTTER_SERVER_DATABASE_URL)", ok: problem == nil,
+                                detail: problem ?? "may only switch to \(roles.joined(separator: " and "))"))
+                    }
                     if options.json {
                         try Output.json(findings)
                     } else {

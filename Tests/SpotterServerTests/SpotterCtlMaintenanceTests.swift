@@ -533,6 +533,12 @@ struct SpotterCtlMaintenanceTests {
             let check = try await database.spotterctl(["db", "check"])
             #expect(check.status == 0, "\(check.output)")
             #expect(!check.output.contains("FAIL"))
+            // spotterd's login, where the environment names it: the superuser fails the check.
+            let superuser = try await database.spotterctl(
+                ["db", "check"],
+                environment: ["SPOTTER_SERVER_DATABASE_URL": database.ownerConfiguration.connectionString])
+            #expect(superuser.status == 1)
+            #expect(superuser.output.contains("is a superuser or bypasses row-level security"), "\(superuser.output)")
 
             let owner = try await database.ownerConnection()
             try await owner.execute("ALTER TABLE email_outbox NO FORCE ROW LEVEL SECURITY")
