@@ -492,16 +492,19 @@ struct CoachingServiceTests {
                 TemplateDraft(
                     name: "Dips", items: [TemplateItemDraft(exerciseID: dip.id.description, targetSets: 3, repsMin: 8)])
             )
-            _ = try await coaching.updateProgram(
-                coach, id: block.id.description,
-                ProgramDraft(
-                    name: "Block", weeks: 1,
-                    days: [
-                        .init(week: 1, weekday: 1, templateID: rows.id.description),
-                        .init(week: 1, weekday: 3, templateID: dips.id.description),
-                    ]),
-                expectedVersion: nil)
+            let withDips = ProgramDraft(
+                name: "Block", weeks: 1,
+                days: [
+                    .init(week: 1, weekday: 1, templateID: rows.id.description),
+                    .init(week: 1, weekday: 3, templateID: dips.id.description),
+                ])
+            let updated = try await coaching.updateProgram(
+                coach, id: block.id.description, withDips, expectedVersion: nil)
             #expect(try await training.exercises.get(ada, dip.id.description).name == "Cora Dip")
+            // The same content again makes no new version (a device saving what it read).
+            let again = try await coaching.updateProgram(
+                coach, id: block.id.description, withDips, expectedVersion: updated.version)
+            #expect(again.version == updated.version && updated.version == block.version + 1)
             // The copies are Ada's: they stay when the coaching ends; nobody else got any.
             let bob = try await database.lifter("bob")
             _ = try await coaching.endLink(ada, other: coach.tenantID.description)

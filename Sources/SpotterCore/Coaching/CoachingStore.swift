@@ -81,6 +81,8 @@ public protocol CoachingStore: Sendable {
 
     func createProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent, now: Date) async throws
         -> Program
+    /// Replaces a program's content; content equal to the stored one (at `expectedVersion`, if
+    /// given) returns the program as it is, with no new version.
     func updateProgram(
         _ principal: Principal, _ id: ProgramID, _ content: ProgramContent, expectedVersion: Int64?, now: Date
     ) async throws -> Program

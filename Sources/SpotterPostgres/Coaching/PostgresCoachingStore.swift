@@ -344,6 +344,13 @@ public struct PostgresCoachingStore: CoachingStore {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
             try await FeedLocks.take(connection)
+            // The stored content sent again (a device saving what it read) makes no new version and
+            // no feed entry, as for templates and workouts.
+            if let stored = try await ProgramSQL.load([(tenant, id)], connection).first, stored.content == content,
+                expectedVersion == nil || expectedVersion == stored.version
+            {
+                return stored
+            }
             try await ProgramSQL.requireTemplates(tenant, content, connection)
             let updated = try await connection.query(
                 """
