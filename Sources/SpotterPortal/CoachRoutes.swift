@@ -763,8 +763,7 @@ struct CoachRoutes {
     /// How an estimate was made: "Epley", or "Epley, 2 reps in reserve" for a set with an RPE.
     static func method(_ estimate: EstimatedSet) -> String {
         guard let reserve = estimate.repsInReserve else { return estimate.formula.name }
-        let reps = reserve == reserve.rounded() ? String(Int(reserve)) : String(reserve)
-        return "\(estimate.formula.name), \(reps) \(reserve == 1 ? "rep" : "reps") in reserve"
+        return "\(estimate.formula.name), \(OneRepMax.repsText(reserve)) \(reserve == 1 ? "rep" : "reps") in reserve"
     }
 
     static func setText(_ set: WorkoutSet, _ format: Format) -> String {

@@ -105,7 +105,7 @@ public struct DatabaseSetup: Sendable {
         defer { Task { await connection.close() } }
         let row = try await connection.query(
             """
-            SELECT r.rolsuper OR r.rolbypassrls AS unrestricted,
+            SELECT session_user AS name, r.rolsuper OR r.rolbypassrls AS unrestricted,
                    pg_has_role(session_user, n.nspowner, 'MEMBER')
                        OR EXISTS (SELECT FROM pg_class c WHERE c.relnamespace = n.oid
                                   AND pg_has_role(session_user, c.relowner, 'MEMBER')) AS owner,
@@ -117,8 +117,7 @@ public struct DatabaseSetup: Sendable {
             """, [roles]
         ).single
         guard let row else { return "its login was not found" }
-        let login = try await connection.query("SELECT session_user AS name").single?.decode("name", as: String.self)
-        let name = login ?? "the login"
+        let name = try row.decode("name", as: String.self)
         if try row.decode("unrestricted", as: Bool.self) {
             return "\(name) is a superuser or bypasses row-level security"
         }

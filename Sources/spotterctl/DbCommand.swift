@@ -83,9 +83,9 @@ struct DbCommand: AsyncParsableCommand {
                     )
                     // spotterd's own login, where this environment names it.
                     if let url = context.settings.serverDatabaseURL, context.database.embedded == nil {
-                        var server = context.database.configuration
-                        server.connectionString = url
                         let roles = [context.settings.applicationRole, context.settings.mailerRole]
+                        let server = try await context.database.working(
+                            login: "spotter_server", memberOf: roles, externalURL: url)
                         let problem = try await DatabaseSetup.workingLoginProblem(server, roles: roles)
                         findings.append(
                             SecurityFinding(

@@ -71,7 +71,7 @@ public struct ActivityService: Sendable {
             try await progress.totals(principal, from: from, to: to, timeZone: context.timeZone)
             ?? StatisticsBucket(
                 startDate: "", workouts: 0, activeMinutes: 0, setCount: 0, repCount: 0, volume: .zero, muscleGroups: [])
-        let locked = Entitlements.breakdownsLocked(tier: context.tier.effective(at: now()), kind: context.kind)
+        let locked = Entitlements.breakdownsLocked(context, at: now())
         if locked != nil { totals = totals.withoutBreakdowns }
         return ActivitySummary(
             totals: totals, streak: try await progress.streak(principal, timeZone: context.timeZone, now: now()),

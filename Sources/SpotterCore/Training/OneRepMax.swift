@@ -53,6 +53,11 @@ public enum E1RMEstimate: Sendable, Equatable {
 /// single.
 public enum OneRepMax {
     public static let maxReps = 12
+
+    /// Reps in reserve as words say them: "2", "1.5".
+    public static func repsText(_ reps: Double) -> String {
+        reps == reps.rounded() ? String(Int(reps)) : String(reps)
+    }
     public static let minimumRPE = 6
 
     /// The estimate for one set by `formula`. A set with a logged RPE counts its reps in reserve,
@@ -75,10 +80,9 @@ public enum OneRepMax {
         guard value <= 10 else { return .none(reason: "RPE \(rpe) is above 10") }
         let reserve = 10 - value
         guard Double(reps) + reserve <= Double(maxReps) else {
-            let left = reserve == reserve.rounded() ? String(Int(reserve)) : String(reserve)
             return .none(
                 reason:
-                    "\(reps) reps with \(left) in reserve (RPE \(rpe)) count as more than the \(maxReps) reps the formulas hold for"
+                    "\(reps) reps with \(repsText(reserve)) in reserve (RPE \(rpe)) count as more than the \(maxReps) reps the formulas hold for"
             )
         }
         return .estimate(

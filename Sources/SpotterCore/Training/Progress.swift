@@ -260,6 +260,11 @@ public enum Entitlements {
         }
     }
 
+    /// The same for a tenant's context, with its tier as it stands at `now`.
+    public static func breakdownsLocked(_ context: TenantContext, at now: Date) -> Tier? {
+        breakdownsLocked(tier: context.tier.effective(at: now), kind: context.kind)
+    }
+
     /// The tier that opens everything for an account of `kind`, and its name: a lifter's Pro, a
     /// coach's Coach Pro (a coach cannot hold Pro).
     private static func fullTier(_ kind: TenantKind) -> (Tier, String) {

@@ -77,7 +77,7 @@ public struct ProgressService: Sendable {
     {
         let context = try await principal.context(from: contexts)
         var statistics = try await statistics(principal, period: period, from: from, to: to, context: context)
-        if let locked = Entitlements.breakdownsLocked(tier: context.tier.effective(at: now()), kind: context.kind) {
+        if let locked = Entitlements.breakdownsLocked(context, at: now()) {
             statistics.buckets = statistics.buckets.map(\.withoutBreakdowns)
             statistics.breakdownsLocked = locked
         }
