@@ -132,6 +132,49 @@ struct TransferTests {
         }
     }
 
+    @Test(
+        "A custom exercise an earlier import made keeps its name's entries when the catalog gains that name; others do not"
+    )
+    func earlierImportsExercise() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let ada = try await lifter(database, "ada")
+            // What an import made for "Box Squat" before the catalog had one, and one Ada made herself.
+            func custom(_ name: String, id: String) async throws -> Exercise {
+                try await training.exercises.create(
+                    ada, id: id,
+                    ExerciseDraft(
+                        name: name, category: .isolation, muscleGroup: .fullBody, equipment: .other,
+                        instructions: "Created by an import."))
+            }
+            let imported = try await custom(
+                "Box Squat (mine)",
+                id: ExerciseID.derived(ada, "exercise", "boxsquat", namespace: "spotter-import").description)
+            let own = try await custom("Larsen Press (mine)", id: "")
+            // Named before the catalog had these names, which a lifter can no longer choose.
+            try await database.asOwner {
+                try await $0.query(
+                    "UPDATE exercises SET name = left(name, -7) WHERE exercise_id IN ($1, $2)",
+                    [imported.id.rawValue, own.id.rawValue])
+            }
+            let report = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .kg,
+                data: Data(
+                    """
+                    Date,Workout Name,Exercise Name,Set Order,Weight,Reps
+                    2024-03-06 18:00:00,Variations,Box Squat,1,100,5
+                    2024-03-06 18:00:00,Variations,Larsen Press,2,80,5
+                    """.utf8))
+            #expect(report.exercisesCreated == [])
+            let workout = try #require(try await history(training, ada).first)
+            let ids = workout.content.exercises.map(\.exerciseID)
+            #expect(ids.count == 2)
+            #expect(ids.first == imported.id, "the earlier import's Box Squat, not the catalog's")
+            #expect(ids.last != own.id, "the catalog's Larsen Press, as before")
+            #expect(workout.exerciseNames[ids.last!] == "Larsen Press")
+        }
+    }
+
     @Test("Hevy's CSV: set types, end time as duration, quoted descriptions, distance sets in metres")
     func hevy() async throws {
         try await TestDatabase.with { database in

@@ -8,6 +8,7 @@ import Foundation
 ///    Curl"), then "Name" when that exercise uses the equipment ("Lat Pulldown (Cable)");
 /// 3. a few names those apps use for catalog lifts ("Squat (Barbell)" is "Barbell Back Squat").
 struct ExerciseResolver {
+    private let tenant: TenantID
     private var byKey: [String: Exercise] = [:]
     private var ids: Set<ExerciseID> = []
     private var resolved: [String: ExerciseID] = [:]
@@ -71,7 +72,8 @@ struct ExerciseResolver {
         "jogging": "Run",
     ]
 
-    init(index: [Exercise]) {
+    init(tenant: TenantID, index: [Exercise]) {
+        self.tenant = tenant
         for exercise in index { add(exercise) }
     }
 
@@ -80,8 +82,21 @@ struct ExerciseResolver {
     mutating func add(_ exercise: Exercise) {
         ids.insert(exercise.id)
         let key = Self.key(exercise.name)
-        // A custom exercise named like a catalog one does not hide it.
-        if byKey[key] == nil || byKey[key]?.custom != nil && exercise.custom == nil { byKey[key] = exercise }
+        if let held = byKey[key], rank(held, key: key) >= rank(exercise, key: key) { return }
+        byKey[key] = exercise
+    }
+
+    /// Which of two exercises of one name an import means: the custom exercise an earlier import
+    /// made for it (the catalog has grown since, "Box Squat", and the lifter's imported history of
+    /// it stays on one exercise), then the catalog's, then another custom exercise of that name.
+    private func rank(_ exercise: Exercise, key: String) -> Int {
+        guard exercise.custom != nil else { return 1 }
+        return exercise.id == Self.importedID(tenant, key: key) ? 2 : 0
+    }
+
+    /// The id an import gives the custom exercise it makes for a name (`key`), so the next finds it.
+    private static func importedID(_ tenant: TenantID, key: String) -> ExerciseID {
+        .derived(tenant, "exercise", key, namespace: "spotter-import")
     }
 
     /// The exercise an entry names: its own id when the account has it, else by name, else a
@@ -102,7 +117,7 @@ struct ExerciseResolver {
     ) async throws -> ExerciseID {
         if let match = match(entry.name) { return match.id }
         let name = entry.name.trimmingWhitespacesAndNewlines()
-        let id: ExerciseID = .derived(principal, "exercise", Self.key(name), namespace: "spotter-import")
+        let id = Self.importedID(principal.tenantID, key: Self.key(name))
         let draft = ExerciseDraft(
             name: name.isEmpty ? "Imported exercise" : name.prefix(storedLength: 100), category: .isolation,
             muscleGroup: .fullBody, equipment: Self.equipment(in: name) ?? .other,

@@ -153,7 +153,7 @@ public struct TransferService: Sendable {
             data, format: format, unit: unit ?? context.unit, timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
 
         var report = ImportReport(notes: file.notes)
-        var resolver = ExerciseResolver(index: try await store.exerciseIndex(principal))
+        var resolver = ExerciseResolver(tenant: principal.tenantID, index: try await store.exerciseIndex(principal))
         // A Spotter export's own custom exercises keep their ids.
         for exercise in file.customExercises where !resolver.has(exercise.id) {
             do {
