@@ -595,14 +595,14 @@ public struct PostgresActivityStore: ActivityStore {
                 AS b (exercise_id, measure, first_us, best)
         ),
         n AS MATERIALIZED (
-            SELECT s.workout_id, s.exercise_id, s.started_at, s.weight_kg, s.reps, m.measure,
+            SELECT s.workout_id, s.exercise_id, s.started_at, s.weight_kg, s.reps, s.rpe, m.measure,
                    (extract(epoch FROM s.started_at) * 1000000)::bigint AS started_us
             FROM unnest($2::uuid[]) AS w (workout_id)
             CROSS JOIN LATERAL (
                 SELECT * FROM workout_sets WHERE tenant_id = $1 AND workout_id = w.workout_id OFFSET 0
             ) s
             CROSS JOIN (VALUES ('heaviest'), ('e1rm')) AS m (measure)
-            WHERE \(working) AND (m.measure = 'heaviest' OR s.reps <= 12)
+            WHERE \(working) AND (m.measure = 'heaviest' OR \(e1rm) IS NOT NULL)
         )
         SELECT EXISTS (
                    SELECT FROM n LEFT JOIN b ON b.exercise_id = n.exercise_id AND b.measure = n.measure
@@ -636,7 +636,7 @@ public struct PostgresActivityStore: ActivityStore {
             CROSS JOIN LATERAL (
                 SELECT s.started_at FROM workout_sets s
                 WHERE s.tenant_id = $1 AND s.exercise_id = l.exercise_id AND \(working)
-                  AND (m.measure = 'heaviest' OR s.reps <= 12)
+                  AND (m.measure = 'heaviest' OR \(e1rm) IS NOT NULL)
                 ORDER BY s.started_at LIMIT 1
             ) f
             WHERE l.exercise_id IS NOT NULL
@@ -653,9 +653,9 @@ public struct PostgresActivityStore: ActivityStore {
 
     /// A set `s` that counts toward records: not a warm-up, with reps and a weight.
     private static let working = "s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0"
-    /// The estimated one-rep max of set `s` (Epley), `NULL` beyond 12 reps.
-    private static let e1rm =
-        "CASE WHEN s.reps = 1 THEN s.weight_kg WHEN s.reps <= 12 THEN s.weight_kg * (1 + s.reps / 30.0) END"
+    /// The estimated one-rep max of set `s`, as progress gives it (reps in reserve counted);
+    /// `NULL` where progress has no estimate.
+    private static let e1rm = RecordSQL.e1rm("s")
 
     /// Whether set `s` beats `best` in `measure` (`'heaviest'` or `'e1rm'`).
     private static func beats(_ measure: String, _ best: String) -> String {

@@ -99,9 +99,7 @@ public struct PostgresGuidedSessionStore: GuidedSessionStore {
             let row = try await connection.query(
                 """
                 SELECT max(s.weight_kg) FILTER (WHERE s.reps >= 1) AS heaviest,
-                       max(CASE WHEN s.reps = 1 THEN s.weight_kg
-                                WHEN s.reps BETWEEN 2 AND 12 THEN s.weight_kg * (1 + s.reps / 30.0) END)::float8
-                           AS e1rm,
+                       max(\(RecordSQL.e1rm("s")))::float8 AS e1rm,
                        max(s.duration_seconds) AS longest
                 FROM workout_sets s
                 -- Each set's workout by its primary key: a join hashed every workout of the tenant, or

@@ -108,3 +108,19 @@ enum FeedLocks {
         try await connection.query("SELECT spotter_lock_feeds()")
     }
 }
+
+/// Record statements shared by the New PR trophy and a guided session's record flag.
+enum RecordSQL {
+    /// The estimated one-rep max of set `set` (a table alias) as progress estimates it by default
+    /// (`OneRepMax.estimate`, Epley): its reps with any in reserve, `reps + (10 − RPE)`, 1–12
+    /// counted, RPE 6–10; `NULL` outside that and for a set without reps.
+    static func e1rm(_ set: String) -> String {
+        let counted = "(\(set).reps + 10 - coalesce(\(set).rpe, 10))"
+        return """
+            CASE WHEN \(set).reps >= 1 AND coalesce(\(set).rpe, 10) >= \(OneRepMax.minimumRPE)
+                      AND \(counted) <= \(OneRepMax.maxReps) THEN
+                CASE WHEN \(counted) = 1 THEN \(set).weight_kg ELSE \(set).weight_kg * (1 + \(counted) / 30.0) END
+            END
+            """
+    }
+}

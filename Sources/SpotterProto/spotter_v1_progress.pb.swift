@@ -25,8 +25,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 
 /// How a set's one-rep max is estimated, from 1–12 reps. A set logged with an RPE counts its reps in
 /// reserve too: reps + (10 − RPE), so 100 kg × 5 at RPE 8 is estimated as 7 reps (RPE 6–10, and at
-/// most 12 counted: 12 reps at RPE 6 have no estimate). Progress uses this; the New PR trophy, a
-/// guided session's record flag and a coach's new-record flag compare Epley of the reps alone.
+/// most 12 counted: 12 reps at RPE 6 have no estimate). Progress uses this, and so, by Epley, do the
+/// New PR trophy and a guided session's record flag.
 public nonisolated enum Spotter_V1_E1rmFormula: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
 

@@ -461,8 +461,9 @@ public nonisolated struct Spotter_V1_GuidedSet: @unchecked Sendable {
   /// Clears the value of `doneAt`. Subsequent reads from it will return its default value.
   public mutating func clearDoneAt() {_uniqueStorage()._doneAt = nil}
 
-  /// A heavier weight, a higher estimated max (Epley, 1–12 reps) or a longer hold than every earlier
-  /// counted set of the exercise (a first-ever set sets the marks and is no record).
+  /// A heavier weight, a higher estimated max (Epley with reps in reserve, as progress estimates it:
+  /// E1rmFormula) or a longer hold than every earlier counted set of the exercise (a first-ever set
+  /// sets the marks and is no record).
   public var record: Bool {
     get {_storage._record}
     set {_uniqueStorage()._record = newValue}

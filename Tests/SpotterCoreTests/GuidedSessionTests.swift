@@ -180,6 +180,21 @@ struct GuidedSessionTests {
         #expect(bests.isBeaten(by: WorkoutSet(reps: 0, weight: nil, durationSeconds: 61)))
     }
 
+    @Test("a record's estimated max counts reps in reserve as progress does")
+    func recordsCountRepsInReserve() {
+        var bests = SetBests()
+        bests.include(squatSet(100))  // 116.7 kg
+        #expect(bests.isBeaten(by: WorkoutSet(reps: 5, weight: Mass(kilograms: 100), rpe: 8)), "7 reps: 123.3 kg")
+        #expect(!bests.isBeaten(by: WorkoutSet(reps: 4, weight: Mass(kilograms: 100), rpe: 10)), "4 reps: 113.3 kg")
+        bests.include(WorkoutSet(reps: 5, weight: Mass(kilograms: 100), rpe: 6))  // 9 reps: 130 kg
+        #expect(bests.bestE1RM.map { ($0 * 10).rounded() } == 1300)
+        #expect(!bests.isBeaten(by: WorkoutSet(reps: 8, weight: Mass(kilograms: 100))), "126.7 kg by the reps alone")
+        #expect(
+            !bests.isBeaten(by: WorkoutSet(reps: 12, weight: Mass(kilograms: 95), rpe: 8)),
+            "14 reps counted: no estimate, though 12 reps alone would be 133 kg")
+        #expect(!bests.isBeaten(by: WorkoutSet(reps: 3, weight: Mass(kilograms: 100), rpe: 5)), "below RPE 6")
+    }
+
     @Test("in a circuit the last station's set starts the round's rest, until the last round")
     func circuitRoundRest() throws {
         let station = GuidedSet(planned: WorkoutSet(reps: 10, weight: nil, restSeconds: 15))

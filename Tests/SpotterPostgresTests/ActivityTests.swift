@@ -33,7 +33,7 @@ struct ActivityTests {
         }
         let ordered = kept.sorted { ($0.startedAt, $0.id.description) < ($1.startedAt, $1.id.description) }
         var heaviest: [ExerciseID: Decimal] = [:]
-        var bestE1RM: [ExerciseID: Decimal] = [:]
+        var bestE1RM: [ExerciseID: Double] = [:]
         var firstRecord: ActivityWorkout?
         var workouts: [ActivityWorkout] = []
         for workout in ordered {
@@ -43,21 +43,19 @@ struct ActivityTests {
                 localMinute: minute)
             workouts.append(entry)
             var isRecord = false
+            func e1rm(_ reps: Int, _ kilograms: Decimal) -> Double? {
+                OneRepMax.estimate(weight: Mass(kilograms, .kg), reps: reps, rpe: nil, formula: .epley).kilograms
+            }
             for (exercise, reps, kilograms) in workout.sets where reps >= 1 && kilograms > 0 {
                 if let best = heaviest[exercise], kilograms > best { isRecord = true }
-                if reps <= 12, let best = bestE1RM[exercise],
-                    (reps == 1 ? kilograms : kilograms * (1 + Decimal(reps) / 30)) > best
-                {
+                if let estimate = e1rm(reps, kilograms), let best = bestE1RM[exercise], estimate > best + 1e-9 {
                     isRecord = true
                 }
             }
             if isRecord && firstRecord == nil { firstRecord = entry }
             for (exercise, reps, kilograms) in workout.sets where reps >= 1 && kilograms > 0 {
                 heaviest[exercise] = max(heaviest[exercise] ?? 0, kilograms)
-                if reps <= 12 {
-                    bestE1RM[exercise] = max(
-                        bestE1RM[exercise] ?? 0, reps == 1 ? kilograms : kilograms * (1 + Decimal(reps) / 30))
-                }
+                if let estimate = e1rm(reps, kilograms) { bestE1RM[exercise] = max(bestE1RM[exercise] ?? 0, estimate) }
             }
         }
         let facts = ActivityFacts(
@@ -236,6 +234,83 @@ struct ActivityTests {
             let heavierSquat = try await log(bob, Catalog.squat, 102.5, days: 4)
             #expect(try await firstRecord(bob) == heavierSquat)
             #expect(try await Self.stored(database, bob)["trophy:new_pr"] == heavierSquat)
+        }
+    }
+
+    @Test("the records' SQL estimate agrees with progress's for every reps from 0 to 14 and every RPE")
+    func recordEstimateMatchesProgress() async throws {
+        try await TestDatabase.with { database in
+            let rows = try await database.asOwner { connection in
+                try await connection.query(
+                    """
+                    SELECT s.reps, s.rpe::text AS rpe, (\(RecordSQL.e1rm("s")))::float8 AS e1rm
+                    FROM generate_series(0, 14) AS r (reps)
+                    CROSS JOIN (SELECT NULL::numeric UNION ALL SELECT generate_series(2, 20) / 2.0) AS p (rpe)
+                    CROSS JOIN LATERAL (SELECT r.reps, p.rpe::numeric(3, 1) AS rpe, 102.5::numeric AS weight_kg) s
+                    """
+                ).map { row in
+                    (try row.decode("reps") as Int, try row.decode("rpe") as String?, try row.decode("e1rm") as Double?)
+                }
+            }
+            #expect(rows.count == 15 * 20)
+            for (reps, rpe, sql) in rows {
+                let swift = OneRepMax.estimate(
+                    weight: Mass(Decimal(string: "102.5")!, .kg), reps: reps, rpe: rpe.flatMap { Decimal(string: $0) },
+                    formula: .epley
+                ).kilograms
+                #expect((sql == nil) == (swift == nil), "\(reps) reps at RPE \(rpe ?? "none")")
+                if let sql, let swift { #expect(abs(sql - swift) < 1e-9, "\(reps) reps at RPE \(rpe ?? "none")") }
+            }
+        }
+    }
+
+    @Test("the New PR trophy estimates a set's max as progress does, reps in reserve counted, in every kind of round")
+    func recordCountsRepsInReserve() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(monday.addingTimeInterval(30 * 86_400))
+            let training = database.trainingServices(clock: clock)
+            func log(_ lifter: Principal, _ reps: Int, _ kilograms: Double, rpe: Double?, days: Double) async throws
+                -> WorkoutID
+            {
+                try await training.workouts.log(
+                    lifter, id: "",
+                    WorkoutDraft(
+                        name: "Session", startedAt: monday.addingTimeInterval(days * 86_400), durationSeconds: 3600,
+                        exercises: [
+                            WorkoutExerciseDraft(
+                                exerciseID: Catalog.squat.description,
+                                sets: [SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg), rpe: rpe)]
+                            )
+                        ])
+                ).id
+            }
+            func firstRecord(_ lifter: Principal) async throws -> WorkoutID? {
+                Self.earnedBy(try await training.activity.achievements(lifter))["trophy:new_pr"]
+            }
+
+            // 100 kg × 5 is 116.7 kg; at RPE 8 it is 7 reps, 123.3 kg: a record the reps alone miss.
+            let ada = try await database.lifter("ada")
+            _ = try await log(ada, 5, 100, rpe: nil, days: 0)
+            #expect(try await firstRecord(ada) == nil)
+            _ = try await log(ada, 5, 100, rpe: nil, days: 1)
+            #expect(try await firstRecord(ada) == nil, "the baselines are kept from here")
+            let harder = try await log(ada, 5, 100, rpe: 8, days: 2)
+            #expect(try await firstRecord(ada) == harder, "checked against the kept baselines")
+
+            // 100 kg × 5 at RPE 6 is 9 reps, 130 kg: 100 × 8 (126.7 kg) is no record, and 95 × 12
+            // at RPE 8 (14 reps counted) has no estimate, though 12 reps alone would be 133 kg.
+            let bob = try await database.lifter("bob")
+            _ = try await log(bob, 5, 100, rpe: 6, days: 0)
+            _ = try await log(bob, 8, 100, rpe: nil, days: 1)
+            #expect(try await firstRecord(bob) == nil)
+            _ = try await log(bob, 12, 95, rpe: 8, days: 2)
+            #expect(try await firstRecord(bob) == nil)
+            // Recomputed from every set, after a back-dated workout (its set the same as day 0's): the same.
+            _ = try await log(bob, 5, 100, rpe: 6, days: -1)
+            #expect(try await firstRecord(bob) == nil)
+            #expect(try await Self.stored(database, bob)["trophy:new_pr"] == nil)
+            let heavier = try await log(bob, 1, 131, rpe: nil, days: 3)
+            #expect(try await firstRecord(bob) == heavier)
         }
     }
 

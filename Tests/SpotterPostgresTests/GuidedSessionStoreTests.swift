@@ -66,6 +66,32 @@ struct GuidedSessionStoreTests {
         }
     }
 
+    @Test("a record's estimated max counts reps in reserve, in history and in the session, as progress does")
+    func recordsCountRepsInReserve() async throws {
+        try await TestDatabase.with { database in
+            let (training, _, sessions) = services(database, TestClock(now))
+            let ada = try await database.lifter("ada")
+            // 100 kg × 5 at RPE 6 is 9 reps: 130 kg.
+            _ = try await training.workouts.log(
+                ada, id: "",
+                WorkoutDraft(
+                    name: "Old", startedAt: now.addingTimeInterval(-7 * 86_400), durationSeconds: 3600,
+                    exercises: [
+                        WorkoutExerciseDraft(
+                            exerciseID: Catalog.squat.description,
+                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg), rpe: 6)])
+                    ]))
+            let template = try await training.templates.create(ada, id: "", Self.legs)
+            let id = try await sessions.start(ada, id: "", .template(template.id.description)).id.description
+            _ = try await sessions.recordSet(ada, id: id, exercise: 0, set: 0, Self.set(100, reps: 8))
+            _ = try await sessions.recordSet(
+                ada, id: id, exercise: 0, set: 1, SetDraft(reps: 6, weight: WeightDraft(value: 100, unit: .kg), rpe: 6))
+            #expect(
+                try await sessions.get(ada, id: id).exercises[0].sets.map(\.isRecord) == [false, true, false],
+                "100 × 8 is 126.7 kg, under 130; 100 × 6 at RPE 6 is 10 reps, 133.3 kg")
+        }
+    }
+
     @Test("from a template: sets done with records against history, paused, completed into one workout")
     func templateSessionToWorkout() async throws {
         try await TestDatabase.with { database in

@@ -3,7 +3,7 @@ import Foundation
 /// The best earlier results of an exercise, against which a session's set is a record.
 public struct SetBests: Sendable, Equatable {
     public var heaviest: Mass?
-    /// Epley, 1–12 reps (as the New PR trophy).
+    /// As progress estimates it by default (Epley, reps in reserve counted), as the New PR trophy.
     public var bestE1RM: Double?
     public var longestSeconds: Int?
 
@@ -18,7 +18,7 @@ public struct SetBests: Sendable, Equatable {
     public func isBeaten(by set: WorkoutSet) -> Bool {
         guard set.type.isCounted else { return false }
         if let weight = set.weight, set.reps >= 1, let heaviest, weight > heaviest { return true }
-        if let estimate = Self.epley(set), let bestE1RM, estimate > bestE1RM + 1e-9 { return true }
+        if let estimate = Self.e1rm(set), let bestE1RM, estimate > bestE1RM + 1e-9 { return true }
         if let seconds = set.durationSeconds, let longestSeconds, seconds > longestSeconds { return true }
         return false
     }
@@ -27,13 +27,14 @@ public struct SetBests: Sendable, Equatable {
     public mutating func include(_ set: WorkoutSet) {
         guard set.type.isCounted else { return }
         if let weight = set.weight, set.reps >= 1 { heaviest = max(heaviest ?? weight, weight) }
-        if let estimate = Self.epley(set) { bestE1RM = max(bestE1RM ?? estimate, estimate) }
+        if let estimate = Self.e1rm(set) { bestE1RM = max(bestE1RM ?? estimate, estimate) }
         if let seconds = set.durationSeconds { longestSeconds = max(longestSeconds ?? seconds, seconds) }
     }
 
-    /// Epley of the reps alone (no reps in reserve), as the New PR trophy and the store's `bests` query estimate.
-    static func epley(_ set: WorkoutSet) -> Double? {
-        OneRepMax.estimate(weight: set.weight, reps: set.reps, rpe: nil, formula: .epley).kilograms
+    /// The set's estimate as progress gives it by default, the New PR trophy and the store's
+    /// `bests` query (`RecordSQL.e1rm`).
+    static func e1rm(_ set: WorkoutSet) -> Double? {
+        OneRepMax.estimate(weight: set.weight, reps: set.reps, rpe: set.rpe, formula: .epley).kilograms
     }
 }
 
