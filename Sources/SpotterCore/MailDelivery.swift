@@ -10,14 +10,30 @@ public struct OutboxDelivery: Sendable, Equatable {
     public var body: String
     /// Attempts including this one.
     public var attempt: Int
+    /// The portal page the message is about (`/clients/…`), linked when it is sent.
+    public var linkPath: String?
 
-    public init(tenantID: TenantID, id: UUID, recipient: String, subject: String, body: String, attempt: Int) {
+    public init(
+        tenantID: TenantID, id: UUID, recipient: String, subject: String, body: String, attempt: Int,
+        linkPath: String? = nil
+    ) {
         self.tenantID = tenantID
         self.id = id
         self.recipient = recipient
         self.subject = subject
         self.body = body
         self.attempt = attempt
+        self.linkPath = linkPath
+    }
+
+    /// The body as sent: with the page's address (`portal` and `linkPath`) on a line of its own
+    /// after the message and before the footer (after the last "--" line), when there is a page and
+    /// an address.
+    public func body(portal: String?) -> String {
+        guard let portal, let linkPath else { return body }
+        let link = "\(portal)\(linkPath)\n"
+        guard let footer = body.range(of: "\n--\n", options: .backwards) else { return body + "\n" + link }
+        return body[..<footer.lowerBound] + "\n" + link + body[footer.lowerBound...]
     }
 }
 
@@ -53,6 +69,8 @@ public protocol OutboxStore: Sendable {
 /// permanent ones or after `maxAttempts`.
 public struct MailDelivery: Sendable {
     public var sender: String
+    /// The portal's address (`SPOTTER_PUBLIC_URL`), put in front of a message's page.
+    public var portal: String?
     public var maxAttempts = 8
     public var firstRetry: TimeInterval = 30
     public var longestRetry: TimeInterval = 6 * 3600
@@ -92,7 +110,8 @@ public struct MailDelivery: Sendable {
         for delivery in due {
             do {
                 try await transport.send(
-                    from: sender, to: delivery.recipient, subject: delivery.subject, body: delivery.body)
+                    from: sender, to: delivery.recipient, subject: delivery.subject, body: delivery.body(portal: portal)
+                )
                 try await store.markSent(delivery, at: now())
                 onResult?("sent")
                 sent += 1

@@ -45,7 +45,7 @@ public struct PostgresOutboxStore: OutboxStore {
                         FOR UPDATE SKIP LOCKED
                     ) due
                     WHERE o.tenant_id = due.tenant_id AND o.message_id = due.message_id
-                    RETURNING o.tenant_id, o.message_id, o.recipient, o.subject, o.body, o.attempts
+                    RETURNING o.tenant_id, o.message_id, o.recipient, o.subject, o.body, o.attempts, o.link_path
                     """,
                     [now, leaseUntil, limit]
                 ).map { row in
@@ -55,7 +55,8 @@ public struct PostgresOutboxStore: OutboxStore {
                         recipient: try row.decode("recipient"),
                         subject: try row.decode("subject"),
                         body: try row.decode("body"),
-                        attempt: try row.decode("attempts")
+                        attempt: try row.decode("attempts"),
+                        linkPath: try row.decode("link_path")
                     )
                 }
             }

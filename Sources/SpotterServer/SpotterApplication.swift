@@ -57,6 +57,7 @@ public struct SpotterApplication: Sendable {
                 ?? LogMailTransport(logger: logger),
             logger: logger
         )
+        delivery.portal = settings.auth.publicURL
         // Made up front, so every result is served (at 0) before the first e-mail.
         let sends = Dictionary(
             uniqueKeysWithValues: ["sent", "retry", "failed"].map { result in

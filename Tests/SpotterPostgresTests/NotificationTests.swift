@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Postgres
 import SpotterCore
 import SpotterPostgres
@@ -14,6 +15,18 @@ struct NotificationTests {
                 "SELECT kind, subject FROM email_outbox WHERE tenant_id = $1 AND sender_id IS NOT NULL ORDER BY created_at, kind",
                 [tenant.tenantID.rawValue]
             ).map { "\(try $0.decode("kind", as: String.self)): \(try $0.decode("subject", as: String.self))" }
+        }
+    }
+
+    /// The pages the e-mails in `tenant`'s outbox link to, oldest first, as "kind: path".
+    private func links(_ database: TestDatabase, _ tenant: Principal) async throws -> [String] {
+        try await database.asOwner { owner in
+            try await owner.query(
+                "SELECT kind, link_path FROM email_outbox WHERE tenant_id = $1 AND sender_id IS NOT NULL ORDER BY created_at, kind",
+                [tenant.tenantID.rawValue]
+            ).map {
+                "\(try $0.decode("kind", as: String.self)): \(try $0.decode("link_path", as: String?.self) ?? "none")"
+            }
         }
     }
 
@@ -95,6 +108,14 @@ struct NotificationTests {
             _ = try await database.coachingService().link(cora, carl, scopes: ["history"])
             #expect(try await outbox(database, cora).suffix(1) == ["client_joined: carl joined you as a client"])
 
+            // Each links to its page in the portal, but a coach's comment, which has none.
+            #expect(
+                try await links(database, cora) == [
+                    "coach_request: /clients", "workout_reply: /clients/\(ada.tenantID)/workouts/\(squat.id)#comments",
+                    "client_joined: /clients/\(carl.tenantID)",
+                ])
+            #expect(try await links(database, ada) == ["coach_accepted: /coaches", "workout_comment: none"])
+
             // The coach's erasure takes every e-mail naming her out of her clients' outboxes.
             let admin = AdminService(
                 store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),
@@ -106,6 +127,41 @@ struct NotificationTests {
                     "SELECT count(*)::int FROM email_outbox WHERE subject LIKE '%Cora Coach%' OR body LIKE '%Cora Coach%'"
                 )
                     == 0)
+        }
+    }
+
+    @Test(
+        "an invitation and its acceptance link to the Coaches and the client's page; the mailer sends the address before the footer"
+    )
+    func linksAsSent() async throws {
+        try await TestDatabase.with { database in
+            let coaching = database.coachingService()
+            let cora = try await database.lifter("cora", kind: .coach)
+            let dan = try await database.lifter("dan")
+            try await verify(database, [cora, dan])
+            try await database.setTier(cora, .coach)
+            let pool = PostgresPool(
+                configuration: database.ownerConfiguration.with(role: "spotter_mailer"), logger: Logger(label: "test"))
+            let sent = SentMail()
+            var delivery = MailDelivery(
+                sender: "no-reply@spotter.test", store: PostgresOutboxStore(pool: pool), transport: sent,
+                logger: Logger(label: "test"))
+            delivery.portal = "https://coach.example"
+
+            // Sent before Dan answers (an answered invitation is withdrawn), then the answer.
+            _ = try await coaching.inviteClient(cora, username: "dan")
+            #expect(try await links(database, dan) == ["coach_invitation: /coaches"])
+            _ = try await delivery.deliverDue()
+            _ = try await coaching.respond(dan, other: cora.tenantID.description, accept: true, scopes: ["history"])
+            #expect(try await links(database, cora) == ["client_accepted: /clients/\(dan.tenantID)"])
+            _ = try await delivery.deliverDue()
+            await pool.shutdown()
+            let accepted =
+                "They are on the Clients page of the Spotter portal.\n\nhttps://coach.example/clients/\(dan.tenantID)\n\n--\nYou get this e-mail"
+            #expect(sent.bodies["cora@example.com", default: []].contains { $0.contains(accepted) }, "\(sent.bodies)")
+            let invited =
+                "of the Spotter portal. Nothing of yours is shared until you accept.\n\nhttps://coach.example/coaches\n\n--\n"
+            #expect(sent.bodies["dan@example.com", default: []].contains { $0.contains(invited) }, "\(sent.bodies)")
         }
     }
 
@@ -218,5 +274,18 @@ struct NotificationTests {
                 }
             }
         }
+    }
+}
+
+/// E-mails as a transport would send them, by recipient.
+private final class SentMail: MailTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var sent: [String: [String]] = [:]
+
+    /// What each recipient was sent, in order.
+    var bodies: [String: [String]] { lock.withLock { sent } }
+
+    func send(from sender: String, to recipient: String, subject: String, body: String) async throws {
+        lock.withLock { sent[recipient, default: []].append(body) }
     }
 }
