@@ -17,6 +17,8 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
     /// A coaching notification (0060): it names another member and may carry their words, so an
     /// operator reads its body only with a reason, written to the audit log.
     public var fromMember: Bool
+    /// The portal page the message is about (`/clients/…`), linked when it is sent.
+    public var linkPath: String?
 
     public init(
         id: UUID,
@@ -31,7 +33,8 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
         createdAt: Date,
         nextAttemptAt: Date,
         sentAt: Date?,
-        fromMember: Bool = false
+        fromMember: Bool = false,
+        linkPath: String? = nil
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -46,6 +49,12 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
         self.nextAttemptAt = nextAttemptAt
         self.sentAt = sentAt
         self.fromMember = fromMember
+        self.linkPath = linkPath
+    }
+
+    /// The body as it is (or was) sent, with its link at `portal` (`PortalLink.body`).
+    public func body(portal: String?) -> String {
+        PortalLink.body(body, portal: portal, path: linkPath)
     }
 }
 

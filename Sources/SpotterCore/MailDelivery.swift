@@ -26,12 +26,20 @@ public struct OutboxDelivery: Sendable, Equatable {
         self.linkPath = linkPath
     }
 
-    /// The body as sent: with the page's address (`portal` and `linkPath`) on a line of its own
-    /// after the message and before the footer (after the last "--" line), when there is a page and
-    /// an address.
+    /// The body as sent (`PortalLink.body`).
     public func body(portal: String?) -> String {
-        guard let portal, let linkPath else { return body }
-        let link = "\(portal)\(linkPath)\n"
+        PortalLink.body(body, portal: portal, path: linkPath)
+    }
+}
+
+/// The link to the portal page an e-mail is about, which the outbox keeps as a path
+/// (`email_outbox.link_path`) since the database does not know the portal's address.
+public enum PortalLink {
+    /// `body` with the page's address (`portal` and `path`) on a line of its own after the message
+    /// and before the footer (the last "--" line), when there is a page and an address.
+    public static func body(_ body: String, portal: String?, path: String?) -> String {
+        guard let portal, let path else { return body }
+        let link = "\(portal)\(path)\n"
         guard let footer = body.range(of: "\n--\n", options: .backwards) else { return body + "\n" + link }
         return body[..<footer.lowerBound] + "\n" + link + body[footer.lowerBound...]
     }

@@ -476,7 +476,7 @@ extension PostgresAdminStore: AdminMaintenanceStore {
 
     private static let selectOutbox = """
         SELECT message_id, tenant_id, kind, recipient, subject, body, status, attempts, last_error, created_at,
-               next_attempt_at, sent_at, sender_id IS NOT NULL AS from_member
+               next_attempt_at, sent_at, sender_id IS NOT NULL AS from_member, link_path
         FROM email_outbox
         """
 
@@ -494,7 +494,8 @@ extension PostgresAdminStore: AdminMaintenanceStore {
             createdAt: try row.decode("created_at"),
             nextAttemptAt: try row.decode("next_attempt_at"),
             sentAt: try row.decode("sent_at"),
-            fromMember: try row.decode("from_member")
+            fromMember: try row.decode("from_member"),
+            linkPath: try row.decode("link_path")
         )
     }
 }

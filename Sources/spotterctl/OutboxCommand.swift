@@ -55,7 +55,7 @@ struct OutboxCommand: AsyncParsableCommand {
                         "status:   \(message.status) (\(DisplayFormat.count(message.attempts, "attempt")))\ncreated:  \(Output.date(message.createdAt))"
                     )
                     if let error = message.lastError { print("error:    \(error)") }
-                    print("\n\(message.body)")
+                    print("\n\(message.body(portal: context.settings.auth.publicURL))")
                 }
             }
         }

@@ -495,9 +495,10 @@ struct SpotterCtlMaintenanceTests {
             try await database.asOwner { owner in
                 try await owner.query(
                     """
-                    INSERT INTO email_outbox (tenant_id, message_id, kind, recipient, subject, body, sender_id)
+                    INSERT INTO email_outbox (tenant_id, message_id, kind, recipient, subject, body, sender_id,
+                                              link_path)
                     SELECT tenant_id, '00000000-0000-4000-8000-00000000000a', 'workout_reply', 'coach@example.com',
-                           'ada wrote on their workout', 'My knee hurts', tenant_id
+                           'ada wrote on their workout', E'My knee hurts\n\n--\nfooter\n', tenant_id, '/clients'
                     FROM tenants LIMIT 1
                     """)
             }
@@ -506,10 +507,10 @@ struct SpotterCtlMaintenanceTests {
             #expect(
                 refused.status == 1 && refused.output.contains("reason: is required to read a coaching notification"))
             #expect(!refused.output.contains("My knee hurts"))
-            let read = try await database.spotterctl([
-                "outbox", "show", note, "--reason", "the coach says it never came",
-            ])
-            #expect(read.status == 0 && read.output.contains("My knee hurts"))
+            let read = try await database.spotterctl(
+                ["outbox", "show", note, "--reason", "the coach says it never came"],
+                environment: ["SPOTTER_PUBLIC_URL": "https://portal.example"])
+            #expect(read.status == 0 && read.output.contains("My knee hurts\n\nhttps://portal.example/clients\n\n--\n"))
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'outbox.show'") == 1)
         }
     }
