@@ -30,7 +30,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 public nonisolated enum Spotter_V1_SetType: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
 
-  /// Treated as WORKING when sent.
+  /// Treated as WORKING when sent. A number not listed here is INVALID_ARGUMENT naming the field
+  /// (`workout.exercises[0].sets[1].type`), not taken as WORKING.
   case unspecified // = 0
   case warmUp // = 1
   case working // = 2
@@ -79,7 +80,7 @@ public nonisolated enum Spotter_V1_SetType: SwiftProtobuf.Enum, Swift.CaseIterab
 public nonisolated enum Spotter_V1_WorkoutSection: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
 
-  /// Treated as MAIN when sent.
+  /// Treated as MAIN when sent. A number not listed here is INVALID_ARGUMENT naming the field.
   case unspecified // = 0
   case warmUp // = 1
   case main // = 2

@@ -13,4 +13,58 @@ struct TrainingMappingTests {
         #expect(Spotter_V1_Weight(kilograms: 102.0582, .lb).value == 225)
         #expect(Spotter_V1_Weight(Mass(micrograms: 58_780_000), .kg).unit == .kg)
     }
+
+    @Test("a set type or section this server has no value for is refused naming every such field, not taken as unset")
+    func unknownEnumValues() throws {
+        var workout = Spotter_V1_WorkoutInput()
+        workout.name = "Squat day"
+        var exercise = Spotter_V1_WorkoutExerciseInput()
+        exercise.section = Spotter_V1_WorkoutSection(rawValue: 7)!
+        var set = Spotter_V1_SetInput()
+        set.reps = 5
+        set.type = Spotter_V1_SetType(rawValue: 9)!
+        exercise.sets = [Spotter_V1_SetInput(), set]
+        workout.exercises = [exercise]
+        #expect(
+            throws: SpotterError.invalidArgument([
+                FieldViolation(
+                    field: "workout.exercises[0].sets[1].type",
+                    reason: "must be one of its values, 1 to 4, or unset for WORKING; not 9"),
+                FieldViolation(
+                    field: "workout.exercises[0].section",
+                    reason: "must be one of its values, 1 to 3, or unset for MAIN; not 7"),
+            ])
+        ) { try WorkoutDraft(workout) }
+
+        // Unset and known values are what they were.
+        workout.exercises[0].section = .coolDown
+        workout.exercises[0].sets[1].type = .warmUp
+        let draft = try WorkoutDraft(workout)
+        #expect(draft.exercises[0].section == .coolDown)
+        #expect(draft.exercises[0].sets.map(\.type) == [nil, .warmUp])
+
+        var mutation = Spotter_V1_Mutation()
+        mutation.kind = .template
+        var template = Spotter_V1_TemplateInput()
+        var item = Spotter_V1_TemplateItemInput()
+        item.section = Spotter_V1_WorkoutSection(rawValue: 5)!
+        template.items = [item, item]
+        mutation.template = template
+        #expect(
+            throws: SpotterError.invalidArgument([
+                FieldViolation(
+                    field: "mutations[2].template.items[0].section",
+                    reason: "must be one of its values, 1 to 3, or unset for MAIN; not 5"),
+                FieldViolation(
+                    field: "mutations[2].template.items[1].section",
+                    reason: "must be one of its values, 1 to 3, or unset for MAIN; not 5"),
+            ])
+        ) { try Mutation(mutation, path: "mutations[2].") }
+        #expect(
+            throws: SpotterError.invalid(
+                "actual.type", "must be one of its values, 1 to 4, or unset for WORKING; not 9")
+        ) {
+            try SetDraft(set, "actual")
+        }
+    }
 }

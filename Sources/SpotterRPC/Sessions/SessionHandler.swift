@@ -65,7 +65,7 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
         try await answer {
             try await sessions.recordSet(
                 $0, id: request.sessionID, exercise: Int(request.exerciseIndex), set: Int(request.setIndex),
-                SetDraft(request.actual))
+                try SetDraft(request.actual, "actual"))
         }
     }
 
@@ -91,7 +91,10 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
     {
         try await answer {
             try await sessions.addExercise(
-                $0, id: request.sessionID, exerciseID: request.exerciseID, sets: request.sets.map(SetDraft.init),
+                $0, id: request.sessionID, exerciseID: request.exerciseID,
+                sets: request.sets.enumerated().map { index, set throws(SpotterError) in
+                    try SetDraft(set, "sets[\(index)]")
+                },
                 expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil)
         }
     }
@@ -102,7 +105,7 @@ public struct SessionHandler: Spotter_V1_SessionService.SimpleServiceProtocol {
         try await answer {
             try await sessions.addSet(
                 $0, id: request.sessionID, exercise: Int(request.exerciseIndex),
-                request.hasPlanned ? SetDraft(request.planned) : nil,
+                request.hasPlanned ? try SetDraft(request.planned, "planned") : nil,
                 expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil)
         }
     }

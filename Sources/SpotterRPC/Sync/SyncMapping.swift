@@ -10,8 +10,8 @@ extension Mutation {
         guard let kind = SyncKind(proto: proto.kind) else { throw .invalid(path + "kind", "is required") }
         let change: Change
         switch proto.change {
-        case .workout(let input): change = .put(.workout(WorkoutDraft(input)))
-        case .template(let input): change = .put(.template(TemplateDraft(input)))
+        case .workout(let input): change = .put(.workout(try WorkoutDraft(input, prefix: path + "workout.")))
+        case .template(let input): change = .put(.template(try TemplateDraft(input, prefix: path + "template.")))
         case .exercise(let input): change = .put(.exercise(ExerciseDraft(input)))
         case .program(let input): change = .put(.program(ProgramDraft(input)))
         case .profile(let settings):

@@ -14,7 +14,7 @@ public struct TemplateHandler: Spotter_V1_TemplateService.SimpleServiceProtocol 
         -> Spotter_V1_Template
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let created = try await templates.create(principal, id: request.templateID, TemplateDraft(request.template))
+        let created = try await templates.create(principal, id: request.templateID, try TemplateDraft(request.template))
         return Spotter_V1_Template(created, unit: tenant.unit)
     }
 
@@ -32,7 +32,7 @@ public struct TemplateHandler: Spotter_V1_TemplateService.SimpleServiceProtocol 
         let updated = try await templates.update(
             principal,
             id: request.templateID,
-            TemplateDraft(request.template),
+            try TemplateDraft(request.template),
             expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil
         )
         return Spotter_V1_Template(updated, unit: tenant.unit)

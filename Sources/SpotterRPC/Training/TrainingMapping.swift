@@ -26,6 +26,31 @@ extension CaseIterable where Self: Equatable {
         return value
     }
 
+    /// The core case of an enum field whose unset value means `unset` (`nil` then): a number this
+    /// server has no value for (from an app built on a newer .proto, or a bug) is recorded as a
+    /// violation naming `field` instead of being taken as unset.
+    static func unsetMeaning<P: SwiftProtobuf.Enum>(
+        _ unset: Self, _ proto: P, _ field: String, into validator: inout Validator
+    ) -> Self? {
+        guard proto.rawValue != 0 else { return nil }
+        guard let value = Self(proto: proto) else {
+            validator.add(
+                field,
+                "must be one of its values, 1 to \(Self.allCases.count), or unset for \(unset.rawText); not \(proto.rawValue)"
+            )
+            return nil
+        }
+        return value
+    }
+
+    /// The case as its proto name ends, as messages say it: `warmUp` is "WARM_UP".
+    private var rawText: String {
+        "\(self)".reduce(into: "") { text, character in
+            if character.isUppercase { text += "_" }
+            text += character.uppercased()
+        }
+    }
+
     func proto<P: SwiftProtobuf.Enum>(_: P.Type = P.self) -> P {
         P(rawValue: Array(Self.allCases).firstIndex(of: self)! + 1)!
     }
@@ -54,7 +79,10 @@ extension Spotter_V1_Weight {
 }
 
 extension WorkoutDraft {
-    init(_ input: Spotter_V1_WorkoutInput) {
+    /// The draft a request carries; `invalidArgument` naming every set type and section (under
+    /// `prefix`) this server has no value for. The rest is checked by `validated(now:prefix:)`.
+    init(_ input: Spotter_V1_WorkoutInput, prefix: String = "workout.") throws(SpotterError) {
+        var validator = Validator()
         self.init(
             name: input.name,
             // Any Int64 converts to a Date safely; the draft's rules check the range and name the field.
@@ -63,28 +91,40 @@ extension WorkoutDraft {
             durationSeconds: Int(input.durationSeconds),
             notes: input.notes,
             templateID: input.templateID,
-            exercises: input.exercises.map { exercise in
-                WorkoutExerciseDraft(
+            exercises: input.exercises.enumerated().map { index, exercise in
+                let path = "\(prefix)exercises[\(index)]"
+                return WorkoutExerciseDraft(
                     exerciseID: exercise.exerciseID,
                     notes: exercise.notes,
-                    sets: exercise.sets.map(SetDraft.init),
-                    section: WorkoutSection(proto: exercise.section),
+                    sets: exercise.sets.enumerated().map { setIndex, set in
+                        SetDraft(set, "\(path).sets[\(setIndex)]", into: &validator)
+                    },
+                    section: .unsetMeaning(.main, exercise.section, path + ".section", into: &validator),
                     circuit: Int(exercise.circuit)
                 )
             }
         )
+        try validator.validate()
     }
 }
 
 extension SetDraft {
-    init(_ set: Spotter_V1_SetInput) {
+    /// The set a request carries at `path`; `invalidArgument` naming its type when this server has
+    /// no value for it.
+    init(_ set: Spotter_V1_SetInput, _ path: String) throws(SpotterError) {
+        var validator = Validator()
+        self.init(set, path, into: &validator)
+        try validator.validate()
+    }
+
+    init(_ set: Spotter_V1_SetInput, _ path: String, into validator: inout Validator) {
         self.init(
             reps: set.hasReps ? Int(set.reps) : nil,
             weight: set.hasWeight ? set.weight.draft : nil,
             rpe: set.hasRpe ? set.rpe : nil,
             restSeconds: set.hasRestSeconds ? Int(set.restSeconds) : nil,
             note: set.note,
-            type: SetType(proto: set.type),
+            type: .unsetMeaning(.working, set.type, path + ".type", into: &validator),
             durationSeconds: set.hasDurationSeconds ? Int(set.durationSeconds) : nil,
             distanceMeters: set.hasDistanceMeters ? Int(set.distanceMeters) : nil
         )
@@ -247,11 +287,14 @@ extension Spotter_V1_TemplateItem {
 }
 
 extension TemplateDraft {
-    init(_ input: Spotter_V1_TemplateInput) {
+    /// The draft a request carries; `invalidArgument` naming every section (under `prefix`) this
+    /// server has no value for. The rest is checked by `validated(prefix:)`.
+    init(_ input: Spotter_V1_TemplateInput, prefix: String = "template.") throws(SpotterError) {
+        var validator = Validator()
         self.init(
             name: input.name,
             notes: input.notes,
-            items: input.items.map { item in
+            items: input.items.enumerated().map { index, item in
                 TemplateItemDraft(
                     exerciseID: item.exerciseID,
                     targetSets: Int(item.targetSets),
@@ -262,7 +305,7 @@ extension TemplateDraft {
                     notes: item.notes,
                     targetDurationSeconds: item.hasTargetDurationSeconds ? Int(item.targetDurationSeconds) : nil,
                     targetDistanceMeters: item.hasTargetDistanceMeters ? Int(item.targetDistanceMeters) : nil,
-                    section: WorkoutSection(proto: item.section),
+                    section: .unsetMeaning(.main, item.section, "\(prefix)items[\(index)].section", into: &validator),
                     circuit: Int(item.circuit),
                     targetWeight: item.hasTargetWeight ? item.targetWeight.draft : nil,
                     targetPercentOfMax: item.hasTargetPercentOfMax ? item.targetPercentOfMax : nil
@@ -270,6 +313,7 @@ extension TemplateDraft {
             },
             circuits: input.circuits.map { TemplateCircuit(rounds: Int($0.rounds), restSeconds: Int($0.restSeconds)) }
         )
+        try validator.validate()
     }
 }
 

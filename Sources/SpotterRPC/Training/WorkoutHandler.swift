@@ -14,7 +14,7 @@ public struct WorkoutHandler: Spotter_V1_WorkoutService.SimpleServiceProtocol {
         -> Spotter_V1_Workout
     {
         let (principal, tenant) = try RequestContext.tenant()
-        let workout = try await workouts.log(principal, id: request.workoutID, WorkoutDraft(request.workout))
+        let workout = try await workouts.log(principal, id: request.workoutID, try WorkoutDraft(request.workout))
         return Spotter_V1_Workout(workout, unit: tenant.unit)
     }
 
@@ -42,7 +42,7 @@ public struct WorkoutHandler: Spotter_V1_WorkoutService.SimpleServiceProtocol {
         let workout = try await workouts.replace(
             principal,
             id: request.workoutID,
-            WorkoutDraft(request.workout),
+            try WorkoutDraft(request.workout),
             expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil
         )
         return Spotter_V1_Workout(workout, unit: tenant.unit)
