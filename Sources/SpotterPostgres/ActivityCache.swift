@@ -3,7 +3,7 @@ import SpotterCore
 import Synchronization
 
 /// The workouts of the lifters reconciled last, folded (`ActivityTally`), as of the feed number
-/// their reconciliation kept (`activity_state.feed_seq`), so the next round of a lifter who only
+/// their reconciliation kept (`activity_kept.feed_seq`), so the next round of a lifter who only
 /// logged new workouts folds in those instead of reading all of history. An entry is used only
 /// while it matches the kept state exactly (the same feed number, time zone, birthday and
 /// challenges): a reconciliation elsewhere (another replica), a rolled-back one, or any other

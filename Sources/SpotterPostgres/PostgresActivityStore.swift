@@ -4,7 +4,7 @@ import SpotterCore
 
 /// `ActivityStore` on PostgreSQL. The facts are the live workouts' starts (one row each, with the
 /// local wall-clock time computed by the database), the first new personal record (index probes
-/// per exercise, below; kept between reconciliations in `activity_state`) and the challenges.
+/// per exercise, below; kept between reconciliations in `activity_kept`) and the challenges.
 public struct PostgresActivityStore: ActivityStore {
     private let database: SpotterDatabase
     private let cache = ActivityCache()
@@ -124,7 +124,7 @@ public struct PostgresActivityStore: ActivityStore {
     /// Keeps what a round read for the next (`Kept`): the feed's number, the latest start, the first
     /// record and when the round ran.
     private static let keepSQL = """
-        INSERT INTO activity_state AS a (tenant_id, feed_seq, last_start, first_record, first_record_at,
+        INSERT INTO activity_kept AS a (tenant_id, feed_seq, last_start, first_record, first_record_at,
                                          reconciled_at)
         VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (tenant_id) DO UPDATE
@@ -179,7 +179,7 @@ public struct PostgresActivityStore: ActivityStore {
         var best: String?
     }
 
-    /// What the last reconciliation kept (`activity_state`, Migrations/0027_activity_state.sql);
+    /// What the last reconciliation kept (`activity_kept`, Migrations/0027_activity_kept.sql);
     /// `nil` when there is none, it is a week old, or the feed's purged tombstones reach past it.
     struct Kept {
         var feedSeq: Int64
@@ -239,7 +239,7 @@ public struct PostgresActivityStore: ActivityStore {
                (SELECT s.seq FROM sync_changes s
                 WHERE s.tenant_id = a.tenant_id AND s.seq > a.feed_seq AND s.kind IN ('workout', 'profile')
                 ORDER BY s.seq LIMIT 1) IS NULL AS quiet
-        FROM activity_state a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
+        FROM activity_kept a LEFT JOIN sync_counters c ON c.tenant_id = a.tenant_id
         WHERE a.tenant_id = $1
         """
 
@@ -543,7 +543,7 @@ public struct PostgresActivityStore: ActivityStore {
 
     /// The first workout with a new personal record. A record is a working set (not a warm-up, at
     /// least one rep) heavier than every set of the same exercise in earlier workouts, or with a
-    /// higher estimated one-rep max (Epley, 1–12 reps; a single is its own weight). Until an
+    /// higher estimated one-rep max (as progress estimates it by default, `RecordSQL.e1rm`). Until an
     /// exercise's first record its best is what it did at its first start, so the first record of
     /// an exercise is its first later set above that: per exercise and measure, one probe for the
     /// first start, one for its best and one for the first set above it, each a short range of

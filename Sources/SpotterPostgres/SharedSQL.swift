@@ -113,13 +113,14 @@ enum FeedLocks {
 enum RecordSQL {
     /// The estimated one-rep max of set `set` (a table alias) as progress estimates it by default
     /// (`OneRepMax.estimate`, Epley): its reps with any in reserve, `reps + (10 − RPE)`, 1–12
-    /// counted, RPE 6–10; `NULL` outside that and for a set without reps.
+    /// counted, RPE 6–10; `NULL` outside that and for a set without reps. Multiplied before it is
+    /// divided, as `OneRepMax` does, so equal estimates are equal (`1 + 10 / 30.0` is not exact).
     static func e1rm(_ set: String) -> String {
         let counted = "(\(set).reps + 10 - coalesce(\(set).rpe, 10))"
         return """
             CASE WHEN \(set).reps >= 1 AND coalesce(\(set).rpe, 10) >= \(OneRepMax.minimumRPE)
                       AND \(counted) <= \(OneRepMax.maxReps) THEN
-                CASE WHEN \(counted) = 1 THEN \(set).weight_kg ELSE \(set).weight_kg * (1 + \(counted) / 30.0) END
+                CASE WHEN \(counted) = 1 THEN \(set).weight_kg ELSE \(set).weight_kg * (30 + \(counted)) / 30 END
             END
             """
     }

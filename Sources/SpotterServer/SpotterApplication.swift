@@ -57,7 +57,8 @@ public struct SpotterApplication: Sendable {
                 ?? LogMailTransport(logger: logger),
             logger: logger
         )
-        delivery.portal = settings.auth.publicURL
+        // Without a portal (SPOTTER_PORTAL_PORT=off) there is no page to link to.
+        delivery.portal = settings.portalPort == nil ? nil : settings.auth.publicURL
         // Made up front, so every result is served (at 0) before the first e-mail.
         let sends = Dictionary(
             uniqueKeysWithValues: ["sent", "retry", "failed"].map { result in

@@ -17,8 +17,8 @@ struct ActivityTests {
         var id: WorkoutID
         var startedAt: Date
         var durationSeconds: Int
-        /// (exercise, reps, kilograms) of each working set.
-        var sets: [(ExerciseID, Int, Decimal)]
+        /// (exercise, reps, kilograms, RPE) of each working set.
+        var sets: [(ExerciseID, Int, Decimal, Decimal?)]
     }
 
     /// The awards a recomputation from scratch gives for `kept`: local days and times by
@@ -43,19 +43,21 @@ struct ActivityTests {
                 localMinute: minute)
             workouts.append(entry)
             var isRecord = false
-            func e1rm(_ reps: Int, _ kilograms: Decimal) -> Double? {
-                OneRepMax.estimate(weight: Mass(kilograms, .kg), reps: reps, rpe: nil, formula: .epley).kilograms
+            func e1rm(_ reps: Int, _ kilograms: Decimal, _ rpe: Decimal?) -> Double? {
+                OneRepMax.estimate(weight: Mass(kilograms, .kg), reps: reps, rpe: rpe, formula: .epley).kilograms
             }
-            for (exercise, reps, kilograms) in workout.sets where reps >= 1 && kilograms > 0 {
+            for (exercise, reps, kilograms, rpe) in workout.sets where reps >= 1 && kilograms > 0 {
                 if let best = heaviest[exercise], kilograms > best { isRecord = true }
-                if let estimate = e1rm(reps, kilograms), let best = bestE1RM[exercise], estimate > best + 1e-9 {
+                if let estimate = e1rm(reps, kilograms, rpe), let best = bestE1RM[exercise], estimate > best {
                     isRecord = true
                 }
             }
             if isRecord && firstRecord == nil { firstRecord = entry }
-            for (exercise, reps, kilograms) in workout.sets where reps >= 1 && kilograms > 0 {
+            for (exercise, reps, kilograms, rpe) in workout.sets where reps >= 1 && kilograms > 0 {
                 heaviest[exercise] = max(heaviest[exercise] ?? 0, kilograms)
-                if let estimate = e1rm(reps, kilograms) { bestE1RM[exercise] = max(bestE1RM[exercise] ?? 0, estimate) }
+                if let estimate = e1rm(reps, kilograms, rpe) {
+                    bestE1RM[exercise] = max(bestE1RM[exercise] ?? 0, estimate)
+                }
             }
         }
         let facts = ActivityFacts(
@@ -100,27 +102,30 @@ struct ActivityTests {
             var timeZone = "UTC"
             let zones = ["America/New_York", "Asia/Kolkata", "Pacific/Kiritimati", "Europe/Berlin", "UTC"]
             let lifts = [Catalog.squat, Catalog.benchPress, Catalog.deadlift]
-            // Reps whose e1RM factor is an exact decimal (1, 1.1, 1.2, 1.4) or none (15, 20).
+            // Reps and RPEs with an estimate and without one (15 reps; 12 at RPE 8 count as 14; RPE 5).
             let repChoices = [1, 3, 6, 12, 15, 20]
+            let rpeChoices: [Decimal?] = [nil, nil, 5, 6, 7.5, 8, 9.5, 10]
 
-            func draft(after latest: Date? = nil) -> (WorkoutDraft, [(ExerciseID, Int, Decimal)]) {
+            func draft(after latest: Date? = nil) -> (WorkoutDraft, [(ExerciseID, Int, Decimal, Decimal?)]) {
                 // Any second of about two years, so starts never tie; or a day or two after `latest`
                 // (a workout logged today: the reconciliation's shortcut for new workouts).
                 let start =
                     latest.map { $0.addingTimeInterval(Double(3600 + random.next(upTo: 2 * 86_400))) }
                     ?? monday.addingTimeInterval(Double(random.next(upTo: 2 * 365 * 86_400)))
                 let exercises = (0..<(1 + random.next(upTo: 2))).map { _ in lifts[random.next(upTo: lifts.count)] }
-                var sets: [(ExerciseID, Int, Decimal)] = []
+                var sets: [(ExerciseID, Int, Decimal, Decimal?)] = []
                 let drafts = exercises.map { exercise in
                     WorkoutExerciseDraft(
                         exerciseID: exercise.description,
                         sets: (0..<(1 + random.next(upTo: 3))).map { _ in
                             let reps = repChoices[random.next(upTo: repChoices.count)]
                             let kilograms = Decimal(40 + 5 * random.next(upTo: 30)) / 2 * 2
-                            sets.append((exercise, reps, kilograms))
+                            let rpe = rpeChoices[random.next(upTo: rpeChoices.count)]
+                            sets.append((exercise, reps, kilograms, rpe))
                             return SetDraft(
                                 reps: reps,
-                                weight: WeightDraft(value: NSDecimalNumber(decimal: kilograms).doubleValue, unit: .kg))
+                                weight: WeightDraft(value: NSDecimalNumber(decimal: kilograms).doubleValue, unit: .kg),
+                                rpe: rpe.map { NSDecimalNumber(decimal: $0).doubleValue })
                         })
                 }
                 let minutes = 10 + random.next(upTo: 80)
@@ -330,7 +335,7 @@ struct ActivityTests {
                     $0.append(
                         Kept(
                             id: workout.id, startedAt: start, durationSeconds: 3600,
-                            sets: [(Catalog.squat, 5, Decimal(kilograms))]))
+                            sets: [(Catalog.squat, 5, Decimal(kilograms), nil)]))
                 }
             }
             // A flat start (no record), so the reconciliations look among new sets only.
@@ -387,7 +392,7 @@ struct ActivityTests {
                     ["SELECT a.feed_seq, a.last_start,", "SELECT time_zone, birthday,", "SELECT key, earned_at,"],
                     ["SELECT w.workout_id, w.started_us,", "SELECT challenge_id, name,"],
                     ["SELECT set_config", "WITH b", "SELECT set_config"],
-                    ["INSERT INTO achievements", "INSERT INTO activity_state"],
+                    ["INSERT INTO achievements", "INSERT INTO activity_kept"],
                     ["SELECT coalesce(current_setting('spotter.changed_feeds', true),", "COMMIT"],
                 ], "\(log.roundTrips)")
             let listed = try await training.activity.achievements(ada)
@@ -458,7 +463,7 @@ struct ActivityTests {
             func keptSeq() async throws -> Int64 {
                 try await database.asOwner { connection in
                     try await connection.query(
-                        "SELECT feed_seq FROM activity_state WHERE tenant_id = $1", [ada.tenantID.rawValue]
+                        "SELECT feed_seq FROM activity_kept WHERE tenant_id = $1", [ada.tenantID.rawValue]
                     ).single!.decode("feed_seq")
                 }
             }

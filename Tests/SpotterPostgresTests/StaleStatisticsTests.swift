@@ -166,7 +166,7 @@ struct StaleStatisticsTests {
                     INSERT INTO sync_counters (tenant_id, last_seq) VALUES ($1, 11000)
                     ON CONFLICT (tenant_id) DO UPDATE SET last_seq = 11000
                     """, [whale.tenantID.rawValue])
-                try await connection.execute("ANALYZE sync_changes, sync_counters, activity_state")
+                try await connection.execute("ANALYZE sync_changes, sync_counters, activity_kept")
             }
             let ada = try await database.lifter("ada")
             _ = try await training.workouts.log(ada, id: "", workoutDraft(at: clock.now))

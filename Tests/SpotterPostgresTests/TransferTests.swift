@@ -164,14 +164,32 @@ struct TransferTests {
                     Date,Workout Name,Exercise Name,Set Order,Weight,Reps
                     2024-03-06 18:00:00,Variations,Box Squat,1,100,5
                     2024-03-06 18:00:00,Variations,Larsen Press,2,80,5
+                    2024-03-06 18:00:00,Variations,Box Squat (Barbell),3,100,5
                     """.utf8))
             #expect(report.exercisesCreated == [])
             let workout = try #require(try await history(training, ada).first)
             let ids = workout.content.exercises.map(\.exerciseID)
-            #expect(ids.count == 2)
+            #expect(ids.count == 3)
             #expect(ids.first == imported.id, "the earlier import's Box Squat, not the catalog's")
-            #expect(ids.last != own.id, "the catalog's Larsen Press, as before")
-            #expect(workout.exerciseNames[ids.last!] == "Larsen Press")
+            #expect(ids[1] != own.id, "the catalog's Larsen Press, as before")
+            #expect(workout.exerciseNames[ids[1]] == "Larsen Press")
+            #expect(
+                ids[2] != imported.id && workout.exerciseNames[ids[2]] == "Box Squat",
+                "the catalog's barbell Box Squat: the earlier import's has other equipment")
+
+            // Archived, the earlier import's gives way to the catalog's.
+            _ = try await training.exercises.archive(ada, id: imported.id.description, archived: true)
+            let again = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .kg,
+                data: Data(
+                    """
+                    Date,Workout Name,Exercise Name,Set Order,Weight,Reps
+                    2024-03-07 18:00:00,Box day,Box Squat,1,100,5
+                    """.utf8))
+            #expect(again.exercisesCreated == [])
+            #expect(again.workoutsAdded == 1)
+            let later = try #require(try await history(training, ada).first { $0.content.name == "Box day" })
+            #expect(later.content.exercises.map(\.exerciseID) == [ids[2]])
         }
     }
 

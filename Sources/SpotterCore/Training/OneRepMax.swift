@@ -28,7 +28,9 @@ extension E1RMFormula {
     /// The estimate from `reps` (the set's, plus any in reserve) at `kilograms`.
     func kilograms(_ kilograms: Double, reps: Double) -> Double {
         switch self {
-        case .epley: reps == 1 ? kilograms : kilograms * (1 + reps / 30)
+        // × (30 + reps) / 30 rather than × (1 + reps / 30): equal estimates of different sets come
+        // out equal (90 kg × 10 and 100 kg × 6 are both 120 kg), so neither is a record over the other.
+        case .epley: reps == 1 ? kilograms : kilograms * (30 + reps) / 30
         case .brzycki: kilograms * 36 / (37 - reps)
         }
     }

@@ -10,6 +10,9 @@ import Foundation
 struct ExerciseResolver {
     private let tenant: TenantID
     private var byKey: [String: Exercise] = [:]
+    /// The catalog's exercises alone, for "Name (Equipment)" when the lifter's own "Name" uses
+    /// other equipment.
+    private var catalogByKey: [String: Exercise] = [:]
     private var ids: Set<ExerciseID> = []
     private var resolved: [String: ExerciseID] = [:]
     /// Names of the custom exercises created while resolving, in order.
@@ -82,16 +85,18 @@ struct ExerciseResolver {
     mutating func add(_ exercise: Exercise) {
         ids.insert(exercise.id)
         let key = Self.key(exercise.name)
+        if exercise.custom == nil, catalogByKey[key] == nil { catalogByKey[key] = exercise }
         if let held = byKey[key], rank(held, key: key) >= rank(exercise, key: key) { return }
         byKey[key] = exercise
     }
 
     /// Which of two exercises of one name an import means: the custom exercise an earlier import
     /// made for it (the catalog has grown since, "Box Squat", and the lifter's imported history of
-    /// it stays on one exercise), then the catalog's, then another custom exercise of that name.
+    /// it stays on one exercise) unless the lifter archived it, then the catalog's, then another
+    /// custom exercise of that name.
     private func rank(_ exercise: Exercise, key: String) -> Int {
-        guard exercise.custom != nil else { return 1 }
-        return exercise.id == Self.importedID(tenant, key: key) ? 2 : 0
+        guard let custom = exercise.custom else { return 1 }
+        return exercise.id == Self.importedID(tenant, key: key) && custom.archivedAt == nil ? 2 : 0
     }
 
     /// The id an import gives the custom exercise it makes for a name (`key`), so the next finds it.
@@ -144,7 +149,8 @@ struct ExerciseResolver {
         if let exercise = byKey[key] { return exercise }
         if let (base, equipmentText) = Self.splitEquipment(name) {
             if let exercise = byKey[Self.key(equipmentText + " " + base)] { return exercise }
-            if let exercise = byKey[Self.key(base)], exercise.equipment == Self.equipment(in: name) {
+            for exercise in [byKey[Self.key(base)], catalogByKey[Self.key(base)]].compactMap(\.self)
+            where exercise.equipment == Self.equipment(in: name) {
                 return exercise
             }
         }
