@@ -19,7 +19,8 @@ extension AccountsCommand {
                 try await CommandContext.with(change.options) { context in
                     try await context.admin.unlock(change.account, actor: context.actor, reason: change.reason)
                     try report(
-                        change.options, ["account": change.account, "unlocked": "true"], "unlocked \(change.account)")
+                        change.options, ["account": .text(change.account), "unlocked": true] as [String: Field],
+                        "unlocked \(change.account)")
                 }
             }
         }
@@ -79,11 +80,11 @@ extension AccountsCommand {
                             "; left as they are (their key is not in the ring): "
                             + missing.map { "\($0.value) under \($0.key)" }.joined(separator: ", ")
                     }
-                    var fields = [
-                        "key": outcome.currentKeyID, "resealed": "\(outcome.resealed)",
-                        "already_current": "\(outcome.alreadyCurrent)", "unreadable": "\(outcome.unreadable)",
+                    var fields: [String: Field] = [
+                        "key": .text(outcome.currentKeyID), "resealed": .number(outcome.resealed),
+                        "already_current": .number(outcome.alreadyCurrent), "unreadable": .number(outcome.unreadable),
                     ]
-                    for (key, count) in missing { fields["missing_key_\(key)"] = "\(count)" }
+                    for (key, count) in missing { fields["missing_key_\(key)"] = .number(count) }
                     try report(options, fields, text)
                 }
             }
@@ -135,7 +136,7 @@ extension AccountsCommand {
                     )
                     try report(
                         change.options,
-                        ["account": change.account, "sessions_revoked": "\(revoked)"],
+                        ["account": .text(change.account), "sessions_revoked": .number(revoked)] as [String: Field],
                         "\(DisplayFormat.count(revoked, "session")) revoked"
                     )
                 }

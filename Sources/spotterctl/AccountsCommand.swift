@@ -206,7 +206,7 @@ struct AccountsCommand: AsyncParsableCommand {
                     let revoked = try await context.admin.setStatus(
                         account, .disabled, actor: context.actor, reason: reason)
                     if options.json {
-                        return try Output.json(["status": "disabled", "sessions_revoked": "\(revoked)"])
+                        return try Output.json(["status": "disabled", "sessions_revoked": Field.number(revoked)])
                     }
                     print("disabled \(target.username); \(revoked) session(s) revoked")
                 }

@@ -97,3 +97,25 @@ enum Output {
         return date(end) + " (through " + String(date(lastDay).prefix(10)) + ")"
     }
 }
+
+/// One value of a command's outcome as `--json` writes it: a count as a number, a yes or no as a
+/// boolean, nothing as `null` (`"sessions_revoked": 1`, not `"1"`).
+enum Field: Encodable, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
+    case text(String)
+    case number(Int)
+    case flag(Bool)
+    case none
+
+    init(stringLiteral value: String) { self = .text(value) }
+    init(booleanLiteral value: Bool) { self = .flag(value) }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .number(let number): try container.encode(number)
+        case .flag(let flag): try container.encode(flag)
+        case .none: try container.encodeNil()
+        }
+    }
+}

@@ -50,9 +50,9 @@ struct TiersCommand: AsyncParsableCommand {
                     try report(
                         change.options,
                         [
-                            "account": change.account, "tier": tier.rawValue,
-                            "until": end.map { Output.date($0) } ?? "never",
-                        ],
+                            "account": .text(change.account), "tier": .text(tier.rawValue),
+                            "until": end.map { .text(Output.date($0)) } ?? .none,
+                        ] as [String: Field],
                         "\(change.account) is on \(tier.rawValue) until \(end.map(Output.tierEnd) ?? "further notice")"
                     )
                 }

@@ -30,6 +30,8 @@ struct SpotterCtlMaintenanceTests {
                 ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-01", "--reason", "paid", "--json"]
             )
             #expect(set.status == 0, "\(set.output)")
+            let setJSON = try #require(try json(set) as? [String: Any])
+            #expect(setJSON["until"] as? String == "2099-01-02T00:00:00Z" && setJSON["tier"] as? String == "pro")
             // A day is covered through its end, and the line says so, the instant with its zone.
             let through = try await database.spotterctl(
                 ["tiers", "set", "ada", "--tier", "pro", "--until", "2099-01-31", "--reason", "paid"])
@@ -114,6 +116,12 @@ struct SpotterCtlMaintenanceTests {
             let again = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "x"])
             #expect(again.output == "spotterctl: ada is already on the free tier\n")
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 5)
+            let open = try await database.spotterctl([
+                "tiers", "set", "coach", "--tier", "coach", "--reason", "x", "--json",
+            ])
+            #expect(
+                (try json(open) as? [String: Any]).map { $0.keys.contains("until") && $0["until"] is NSNull } == true,
+                "no end is null: \(open.output)")
             // Any start of an action name finds it.
             let started = try #require(
                 try json(try await database.spotterctl(["audit", "list", "--action", "tier.exp", "--json"]))
@@ -180,9 +188,10 @@ struct SpotterCtlMaintenanceTests {
             try await owner.query(
                 "UPDATE accounts SET failed_sign_ins = 9, locked_until = now() + interval '10 minutes'")
             await owner.close()
-            #expect(
-                try await database.spotterctl(["accounts", "unlock", "ada", "--reason", "locked out"]).status
-                    == 0)
+            let unlocked = try await database.spotterctl([
+                "accounts", "unlock", "ada", "--reason", "locked out", "--json",
+            ])
+            #expect((try json(unlocked) as? [String: Any])?["unlocked"] as? Bool == true, "\(unlocked.output)")
             #expect(
                 try await database.count(
                     "SELECT count(*)::int FROM accounts WHERE failed_sign_ins = 0 AND locked_until IS NULL") == 1)
@@ -258,19 +267,22 @@ struct SpotterCtlMaintenanceTests {
             let (tokens, secret) = try await registerWithTwoFactor(database, "ada")
             let old = "t1:" + Data(repeating: 7, count: 32).base64EncodedString()  // the tests' keyring
             let new = MfaKeyring.newEntry(id: "t2")
-            func reseal(_ keys: String) async throws -> [String: String] {
+            func reseal(_ keys: String) async throws -> [String: Any] {
                 let result = try await database.spotterctl(
                     ["accounts", "reseal-mfa", "--reason", "yearly key rotation", "--json"],
                     environment: ["SPOTTER_MFA_KEYS": keys])
                 #expect(result.status == 0, "\(result.output)")
-                return try #require(try json(result) as? [String: String], "\(result.output)")
+                return try #require(try json(result) as? [String: Any], "\(result.output)")
             }
             let missing = try await database.spotterctl(
                 ["accounts", "reseal-mfa"], environment: ["SPOTTER_MFA_KEYS": new + "," + old])
             #expect(missing.status != 0 && missing.output.contains("--reason"), "\(missing.output)")
 
             let first = try await reseal(new + "," + old)
-            #expect(first["resealed"] == "1" && first["already_current"] == "0" && first["key"] == "t2", "\(first)")
+            #expect(
+                first["resealed"] as? Int == 1 && first["already_current"] as? Int == 0
+                    && first["key"] as? String == "t2",
+                "\(first)")
             // Only the new key now: the secret opens with it, and a code still signs in.
             let ring = try MfaKeyring(parsing: new, source: "test")
             let store = PostgresAuthStore(database: SpotterDatabase(pool: database.appPool))
@@ -278,10 +290,10 @@ struct SpotterCtlMaintenanceTests {
             #expect(stored.secret.keyID == "t2")
             #expect(try ring.open(stored.secret, for: tokens.principal.accountID) == secret)
             let again = try await reseal(new)
-            #expect(again["resealed"] == "0" && again["already_current"] == "1", "\(again)")
+            #expect(again["resealed"] as? Int == 0 && again["already_current"] as? Int == 1, "\(again)")
             // A ring without t2: the secret is left as it is and reported.
             let lost = try await reseal(MfaKeyring.newEntry(id: "t3"))
-            #expect(lost["resealed"] == "0" && lost["missing_key_t2"] == "1", "\(lost)")
+            #expect(lost["resealed"] as? Int == 0 && lost["missing_key_t2"] as? Int == 1, "\(lost)")
             let kept = try #require(try await store.twoFactor(tokens.principal))
             #expect(try ring.open(kept.secret, for: tokens.principal.accountID) == secret)
             #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'mfa.reseal'") == 3)
@@ -308,7 +320,7 @@ struct SpotterCtlMaintenanceTests {
             _ = try await database.authService().authenticate(accessToken: tokens.accessToken)
             let revoked = try await database.spotterctl(
                 ["accounts", "revoke-sessions", "ada", "--reason", "stolen phone", "--json", "--yes"])
-            #expect((try json(revoked) as? [String: String])?["sessions_revoked"] == "1")
+            #expect((try json(revoked) as? [String: Any])?["sessions_revoked"] as? Int == 1, "a number")
             #expect(
                 try await database.count(
                     """

@@ -130,7 +130,7 @@ struct SpotterCtlTests {
                     ["accounts", "disable", "ada", "--reason", "chargeback", "--yes", "--json"]
                 )
                 #expect(disabled.status == 0, "\(disabled.output)")
-                #expect((try json(disabled) as? [String: String])?["sessions_revoked"] == "1")
+                #expect((try json(disabled) as? [String: Any])?["sessions_revoked"] as? Int == 1, "a number")
                 await #expect(throws: RPCError.self) { _ = try await accounts.getProfile(.init(), metadata: metadata) }
                 await #expect(throws: RPCError.self) {
                     _ = try await auth.signIn(
