@@ -15,8 +15,11 @@ struct AccountsCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists accounts, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "Lists or finds accounts, newest first: `accounts find ada` is `accounts list --search ada`.",
+            aliases: ["find"])
         @OptionGroup var options: GlobalOptions
+        @Argument(help: "Text in the e-mail address or username, as --search.") var text: String?
         @Option(help: "lifter or coach.") var kind: TenantKind?
         @Option(help: "active or disabled.") var status: AccountStatus?
         @Option(help: "free, pro, coach or coach_pro.") var tier: Tier?
@@ -29,12 +32,16 @@ struct AccountsCommand: AsyncParsableCommand {
             try await runCommand {
                 var validator = Validator()
                 validator.check(page >= 1, "page", "must be 1 or more")
+                validator.check(
+                    text == nil || search == nil || text == search, "search", "give the text once, not also as --search"
+                )
                 let since = parseTime(createdSince, field: "created-since", into: &validator)
                 try validator.validate()
                 try await CommandContext.with(options) { context in
                     let accounts = try await context.admin.accounts(
                         AccountFilter(
-                            kind: kind, status: status, tier: tier, search: search, createdSince: since, limit: limit,
+                            kind: kind, status: status, tier: tier, search: text ?? search, createdSince: since,
+                            limit: limit,
                             offset: (page - 1) * limit)
                     )
                     if options.json { return try Output.json(accounts) }

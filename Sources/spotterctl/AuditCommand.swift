@@ -17,7 +17,8 @@ struct AuditCommand: AsyncParsableCommand {
         @Option(help: "Operator name or operating-system user.") var actor: String?
         @Option(help: "Action, such as account.disable, or its start, such as account. or account.dis.") var action:
             String?
-        @Option(help: "Tenant id of the target.") var target: String?
+        @Option(help: "The target account: its username, e-mail or tenant id (an erased one's tenant id).")
+        var target: String?
         @Option(help: "Entries at or after this ISO 8601 time.") var since: String?
         @Option(help: "Entries before this ISO 8601 time, or through this day (UTC).") var until: String?
         @Option(parsing: .unconditional, help: "Most entries to show.") var limit = 100
@@ -25,12 +26,12 @@ struct AuditCommand: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 var validator = Validator()
-                let targetID = target.flatMap(TenantID.init)
-                validator.check(target == nil || targetID != nil, "target", "must be a tenant id")
                 let sinceDate = parseTime(since, field: "since", into: &validator)
                 let untilDate = parseTime(until, field: "until", throughDay: true, into: &validator)
                 try validator.validate()
                 try await CommandContext.with(options) { context in
+                    var targetID = target.flatMap(TenantID.init)
+                    if let target, targetID == nil { targetID = try await context.admin.account(target).tenantID }
                     let entries = try await context.admin.auditLog(
                         AuditFilter(
                             actor: actor, action: action, targetTenantID: targetID, since: sinceDate,

@@ -133,6 +133,18 @@ struct SpotterCtlMaintenanceTests {
                     as? [[String: Any]])
             let details = sets.first?["details"]
             #expect(details is [String: Any], "\(String(describing: details))")
+            // A target by username, e-mail or tenant id; one nobody has is named.
+            for reference in [
+                "coach", "coach@example.com", try await principal(database, "coach").tenantID.description,
+            ] {
+                let targeted = try #require(
+                    try json(try await database.spotterctl(["audit", "list", "--target", reference, "--json"]))
+                        as? [[String: Any]])
+                #expect(targeted.map { $0["target"] as? String } == ["coach"], "\(reference)")
+            }
+            let nobody = try await database.spotterctl(["audit", "list", "--target", "nobody"])
+            #expect(
+                nobody.status == 1 && nobody.output == "spotterctl: no account matches 'nobody'\n", "\(nobody.output)")
             // Changing a paid tier in force asks first (a roster of 30 becomes one of 5).
             #expect(
                 try await database.spotterctl(["tiers", "set", "coach", "--tier", "coach_pro", "--reason", "paid"])

@@ -35,6 +35,13 @@ struct SpotterCtlTests {
             #expect(rows.map { $0["username"] as? String } == ["coachy"])
             let lifters = try await database.spotterctl(["accounts", "list", "--kind", "lifter", "--json"])
             #expect((try json(lifters) as? [Any])?.isEmpty == true)
+            // `find` is `list` with the text given plainly.
+            for command in [["accounts", "find", "COACH@example"], ["accounts", "list", "coachy"]] {
+                let found = try #require(
+                    try json(try await database.spotterctl(command + ["--json"])) as? [[String: Any]])
+                #expect(found.map { $0["username"] as? String } == ["coachy"], "\(command)")
+            }
+            #expect(try await database.spotterctl(["accounts", "find", "nobody", "--json"]).output == "[\n\n]\n")
 
             let shown = try await database.spotterctl(["accounts", "show", "coach@example.com"])
             #expect(shown.status == 0)
