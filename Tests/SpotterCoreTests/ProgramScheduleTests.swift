@@ -87,7 +87,7 @@ struct ProgramScheduleTests {
                 FieldViolation(field: "program.days[0].week", reason: "must be between 1 and 2"),
                 FieldViolation(field: "program.days[0].weekday", reason: "must be between 1 (Monday) and 7"),
                 FieldViolation(field: "program.days[0].template_id", reason: "must be a UUID"),
-                FieldViolation(field: "program.days[2]", reason: "week 1 day 1 twice"),
+                FieldViolation(field: "program.days[2]", reason: "repeats week 1 day 1: a day has one template"),
             ])
         ) { try draft.validated() }
         // With no valid number of weeks a day's week is not "between 1 and 0".

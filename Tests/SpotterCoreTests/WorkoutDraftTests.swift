@@ -70,6 +70,37 @@ struct TrainingRulesWorkoutDraftTests {
         #expect(reasons["workout.exercises[1].sets[4].rest_seconds"] == "must be between 0 and 3600")
     }
 
+    @Test("a weight without a unit has its value judged too, so both fields are named at once")
+    func weightWithoutUnit() {
+        func refusal(_ value: Double) -> [String] {
+            let draft = WorkoutDraft(
+                name: "Legs", startedAt: Self.now, durationSeconds: 0,
+                exercises: [
+                    WorkoutExerciseDraft(
+                        exerciseID: Self.exerciseID,
+                        sets: [SetDraft(reps: 5, weight: WeightDraft(value: value, unit: nil))])
+                ])
+            do {
+                _ = try draft.validated(now: Self.now)
+                return []
+            } catch {
+                guard case .invalidArgument(let violations) = error else { return ["\(error)"] }
+                return violations.map { "\($0.field): \($0.reason)" }
+            }
+        }
+        #expect(
+            refusal(-5) == [
+                "workout.exercises[0].sets[0].weight.unit: must be set to KG or LB",
+                "workout.exercises[0].sets[0].weight.value: must be a finite number of at least 0",
+            ])
+        #expect(
+            refusal(5000) == [
+                "workout.exercises[0].sets[0].weight.unit: must be set to KG or LB",
+                "workout.exercises[0].sets[0].weight.value: must be at most 2000 kg (4409.24 lb)",
+            ])
+        #expect(refusal(100) == ["workout.exercises[0].sets[0].weight.unit: must be set to KG or LB"])
+    }
+
     @Test("a missing start is named, and a start up to a day in the future is accepted")
     func startedAt() throws {
         let sets = [WorkoutExerciseDraft(exerciseID: Self.exerciseID, sets: [SetDraft(reps: 5)])]

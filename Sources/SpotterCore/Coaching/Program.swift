@@ -108,7 +108,8 @@ public struct ProgramDraft: Sendable {
             }
             validator.check((1...7).contains(day.weekday), "\(path).weekday", "must be between 1 (Monday) and 7")
             validator.check(
-                seen.insert([day.week, day.weekday]).inserted, "\(path)", "week \(day.week) day \(day.weekday) twice")
+                seen.insert([day.week, day.weekday]).inserted, "\(path)",
+                "repeats week \(day.week) day \(day.weekday): a day has one template")
             if let id = TemplateID(day.templateID) {
                 parsed.append(ProgramDay(week: day.week, weekday: day.weekday, templateID: id))
             } else {

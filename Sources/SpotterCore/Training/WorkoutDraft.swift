@@ -21,6 +21,8 @@ public struct WeightDraft: Sendable, Equatable {
     func validated(_ field: String, into validator: inout Validator) -> Mass? {
         guard let unit else {
             validator.add(field + ".unit", "must be set to KG or LB")
+            // The value is judged too, by what holds in either unit (pounds allow the larger number).
+            _ = WeightDraft(value: value, unit: .lb).validated(field, into: &validator)
             return nil
         }
         if let mass = Self.hundredthsMass(value, unit) {
