@@ -648,6 +648,8 @@ struct CoachRoutes {
                 var date: String
                 var e1rm: String
                 var how: String
+                /// The set the estimate came from, when it is not the top set.
+                var from: String?
                 var topSet: String
                 var volume: String
                 var sets: Int
@@ -674,6 +676,8 @@ struct CoachRoutes {
         var rangeError: String?
         /// Why the finder found nothing: no name typed, no match, or a refused search.
         var findError: String?
+        /// Why the picked exercise's progress is not shown: the coach's tier does not cover it.
+        var locked: String?
         /// The chart image's query: the shown exercise, range and formula.
         var chartQuery = ""
         var hasChoices = false
@@ -741,11 +745,15 @@ struct CoachRoutes {
                 page.chartQuery = "exercise=\(Form.encode(page.exerciseID))\(keep)"
             } catch SpotterError.scopeNotGranted {
                 page.notShared = Self.notShared(link, .progress)
+            } catch SpotterError.tierRequired(let message, _) {
+                // Said on the client's page, with the finder to pick another exercise.
+                page.locked = PortalMiddleware.sentence(message)
             }
         }
         return pages.render(
             "progress", title: "Progress of \(link.lifterName)", session: session,
-            status: page.rangeError == nil ? .ok : .badRequest, current: "/clients", page)
+            status: page.locked != nil ? .forbidden : page.rangeError == nil ? .ok : .badRequest, current: "/clients",
+            page)
     }
 
     static func day(_ text: String, _ format: Format, field: String, end: Bool = false) throws -> Date {
@@ -818,6 +826,9 @@ struct CoachRoutes {
                     date: format.day(point.date), e1rm: point.best.map { format.estimate($0.kilograms) } ?? "–",
                     how: point.best.map { "\(method($0)) from \(setText($0.record.set, format))" }
                         ?? point.noEstimateReason ?? "",
+                    from: point.best.flatMap {
+                        $0.record.set == point.topSet.set ? nil : setText($0.record.set, format)
+                    },
                     topSet: setText(point.topSet.set, format), volume: format.weight(point.volume), sets: point.setCount
                 )
             },

@@ -75,6 +75,7 @@ extension CoachRoutes.ProgressPage.Report.Point: MustacheParent {
         case "date": date
         case "e1rm": e1rm
         case "how": how
+        case "from": section(from)
         case "topSet": topSet
         case "volume": volume
         case "sets": sets

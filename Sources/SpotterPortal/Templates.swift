@@ -463,6 +463,7 @@ enum Templates {
         </form>
         {{#rangeError}}<p class="field-error" role="alert">{{rangeError}}</p>{{/rangeError}}
         {{#findError}}<p class="field-error" id="find-error" role="alert">{{findError}}</p>{{/findError}}
+        {{#locked}}<p class="not-shared" role="alert">{{locked}}</p>{{/locked}}
         {{#hasChoices}}<p>Pick an exercise:</p>{{/hasChoices}}
         <ul class="choices">{{#choices}}<li><a href="{{href}}">{{name}}</a></li>{{/choices}}</ul>
         {{#report}}
@@ -476,7 +477,7 @@ enum Templates {
         <ul class="records">{{#records}}<li>{{.}}</li>{{/records}}</ul>
         <table class="points">
         <thead><tr><th scope="col">Day</th><th scope="col">e1RM</th><th scope="col">Top set</th><th scope="col">Volume</th><th scope="col">Sets</th></tr></thead>
-        <tbody>{{#points}}<tr><td>{{date}}</td><td title="{{how}}">{{e1rm}}</td><td>{{topSet}}</td><td>{{volume}}</td><td>{{sets}}</td></tr>{{/points}}</tbody>
+        <tbody>{{#points}}<tr><td>{{date}}</td><td title="{{how}}">{{e1rm}}{{#from}}<br><span class="small">from {{from}}</span>{{/from}}</td><td>{{topSet}}</td><td>{{volume}}</td><td>{{sets}}</td></tr>{{/points}}</tbody>
         </table>
         {{/hasPoints}}
         {{^hasPoints}}<p class="empty">No sets of {{exercise}} in this range.</p>{{/hasPoints}}

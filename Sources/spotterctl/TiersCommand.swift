@@ -105,7 +105,7 @@ struct TiersCommand: AsyncParsableCommand {
                         accounts.map {
                             [
                                 $0.tenantID.description, $0.kind.rawValue, $0.username, $0.tier.tier.rawValue,
-                                $0.tier.expiresAt.map { Output.date($0) } ?? "never",
+                                $0.tier.expiresAt.map(Output.tierEnd) ?? "never",
                             ]
                         }
                     )

@@ -46,6 +46,32 @@ struct PortalCoachTests {
         }
     }
 
+    @Test("a day whose estimate comes from another set than its top set names that set beside the estimate")
+    func estimateFromAnotherSet() async throws {
+        try await PortalHarness.with { portal in
+            let world = try await CoachWorld.build(portal)
+            let draft = WorkoutDraft(
+                name: "Pulls", startedAt: Date().addingTimeInterval(-2 * 86_400), durationSeconds: 3600,
+                exercises: [
+                    WorkoutExerciseDraft(
+                        exerciseID: Catalog.deadlift.description,
+                        sets: [
+                            SetDraft(reps: 3, weight: WeightDraft(value: 128, unit: .kg), rpe: 9.5),
+                            SetDraft(reps: 5, weight: WeightDraft(value: 118, unit: .kg), rpe: 8),
+                        ])
+                ])
+            _ = try await portal.training.workouts.log(world.lifter, id: "", draft)
+            let browser = try await portal.signedIn("carla")
+            let page = try await browser.get("/clients/\(world.client)/progress?exercise=\(Catalog.deadlift)")
+            // 118 × 5 at RPE 8 is 7 reps, 145.5 kg; the top set, 128 × 3 at RPE 9.5, 142.9 kg.
+            #expect(
+                page.html.contains(
+                    "145.5 kg<br><span class=\"small\">from 118 kg × 5 @ RPE 8</span></td><td>128 kg × 3 @ RPE 9.5</td>"
+                ),
+                "\(page.html)")
+        }
+    }
+
     @Test("the client list shows each client's week and sorts and searches; the lifter's name is escaped")
     func clients() async throws {
         try await PortalHarness.with { portal in
@@ -220,6 +246,13 @@ struct PortalCoachTests {
             let coachTier = try await browser.get("/clients/\(world.client)/workouts/\(late.id)")
             #expect(
                 !coachTier.html.contains(pressLink) && coachTier.html.contains("progress?exercise=\(Catalog.squat)"))
+            // A link kept from before says why on the client's Progress tab, with the finder to pick another.
+            let locked = try await browser.get("/clients/\(world.client)/\(pressLink)")
+            #expect(locked.status == .forbidden)
+            #expect(locked.html.contains("Coach Pro"), "\(locked.html)")
+            #expect(
+                locked.html.contains("name=\"find\"") && locked.html.contains("aria-current=\"page\">Progress</a>"),
+                "the client's Progress tab, with its finder")
         }
     }
 

@@ -83,6 +83,13 @@ struct SpotterCtlMaintenanceTests {
             let listed = try #require(
                 try json(try await database.spotterctl(["tiers", "list", "--json"])) as? [[String: Any]])
             #expect(listed.map { $0["username"] as? String } == ["ada"])
+            // The list says a whole day's end as the line of `tiers set` does.
+            #expect(
+                try await database.spotterctl(
+                    ["tiers", "set", "ada", "--tier", "pro", "--until", "2090-01-31", "--reason", "x", "--yes"]
+                ).status == 0)
+            let table = try await database.spotterctl(["tiers", "list"])
+            #expect(table.output.contains("2090-02-01T00:00:00Z (through 2090-01-31)"), "\(table.output)")
             let soon = try await database.spotterctl(["tiers", "list", "--expiring-within", "30", "--json"])
             #expect((try json(soon) as? [Any])?.isEmpty == true)
             // A negative number is read as the option's value (and refused as one), not as a flag.
@@ -115,7 +122,7 @@ struct SpotterCtlMaintenanceTests {
                 ])
             let again = try await database.spotterctl(["tiers", "expire", "ada", "--reason", "x"])
             #expect(again.output == "spotterctl: ada is already on the free tier\n")
-            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 5)
+            #expect(try await database.count("SELECT count(*)::int FROM audit_log WHERE action LIKE 'tier.%'") == 6)
             let open = try await database.spotterctl([
                 "tiers", "set", "coach", "--tier", "coach", "--reason", "x", "--json",
             ])
