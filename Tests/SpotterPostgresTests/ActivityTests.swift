@@ -65,6 +65,23 @@ struct ActivityTests {
         return Dictionary(uniqueKeysWithValues: AchievementRules.awards(facts).map { ($0.key, $0.workoutID) })
     }
 
+    /// Logs a workout of one set of `exercise`, `days` after `monday`.
+    private func logSet(
+        _ training: TrainingServices, _ lifter: Principal, _ exercise: ExerciseID, _ reps: Int, _ kilograms: Double,
+        rpe: Double?, days: Double
+    ) async throws -> WorkoutID {
+        try await training.workouts.log(
+            lifter, id: "",
+            WorkoutDraft(
+                name: "Session", startedAt: monday.addingTimeInterval(days * 86_400), durationSeconds: 3600,
+                exercises: [
+                    WorkoutExerciseDraft(
+                        exerciseID: exercise.description,
+                        sets: [SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg), rpe: rpe)])
+                ])
+        ).id
+    }
+
     /// The earned entries of a list: which workout earned each key.
     static func earnedBy(_ list: [Achievement]) -> [String: WorkoutID] {
         Dictionary(uniqueKeysWithValues: list.compactMap { entry in entry.earned.map { (entry.key, $0.workoutID) } })
@@ -194,16 +211,7 @@ struct ActivityTests {
             func log(_ lifter: Principal, _ exercise: ExerciseID, _ kilograms: Double, days: Double) async throws
                 -> WorkoutID
             {
-                try await training.workouts.log(
-                    lifter, id: "",
-                    WorkoutDraft(
-                        name: "Session", startedAt: monday.addingTimeInterval(days * 86_400), durationSeconds: 3600,
-                        exercises: [
-                            WorkoutExerciseDraft(
-                                exerciseID: exercise.description,
-                                sets: [SetDraft(reps: 5, weight: WeightDraft(value: kilograms, unit: .kg))])
-                        ])
-                ).id
+                try await logSet(training, lifter, exercise, 5, kilograms, rpe: nil, days: days)
             }
             // Each list reconciles, so each step is a round of its own, folding only the new workout.
             func firstRecord(_ lifter: Principal) async throws -> WorkoutID? {
@@ -277,17 +285,7 @@ struct ActivityTests {
             func log(_ lifter: Principal, _ reps: Int, _ kilograms: Double, rpe: Double?, days: Double) async throws
                 -> WorkoutID
             {
-                try await training.workouts.log(
-                    lifter, id: "",
-                    WorkoutDraft(
-                        name: "Session", startedAt: monday.addingTimeInterval(days * 86_400), durationSeconds: 3600,
-                        exercises: [
-                            WorkoutExerciseDraft(
-                                exerciseID: Catalog.squat.description,
-                                sets: [SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg), rpe: rpe)]
-                            )
-                        ])
-                ).id
+                try await logSet(training, lifter, Catalog.squat, reps, kilograms, rpe: rpe, days: days)
             }
             func firstRecord(_ lifter: Principal) async throws -> WorkoutID? {
                 Self.earnedBy(try await training.activity.achievements(lifter))["trophy:new_pr"]
