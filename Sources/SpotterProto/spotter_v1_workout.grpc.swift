@@ -222,7 +222,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-        /// > stored one (a device saving what it read) changes nothing and makes no new version.
+        /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+        /// > exercise, set and duration come from its footsteps (RunService): changing them is
+        /// > FAILED_PRECONDITION.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ReplaceWorkoutRequest` messages.
@@ -240,7 +242,7 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set.
+        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_UpdateWorkoutRequest` messages.
@@ -370,7 +372,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-        /// > stored one (a device saving what it read) changes nothing and makes no new version.
+        /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+        /// > exercise, set and duration come from its footsteps (RunService): changing them is
+        /// > FAILED_PRECONDITION.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -388,7 +392,7 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set.
+        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -516,7 +520,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-        /// > stored one (a device saving what it read) changes nothing and makes no new version.
+        /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+        /// > exercise, set and duration come from its footsteps (RunService): changing them is
+        /// > FAILED_PRECONDITION.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -534,7 +540,7 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set.
+        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_UpdateWorkoutRequest` message.
@@ -941,7 +947,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-        /// > stored one (a device saving what it read) changes nothing and makes no new version.
+        /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+        /// > exercise, set and duration come from its footsteps (RunService): changing them is
+        /// > FAILED_PRECONDITION.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -964,7 +972,7 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set.
+        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -1165,7 +1173,9 @@ extension Spotter_V1_WorkoutService {
         /// > Source IDL Documentation:
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-        /// > stored one (a device saving what it read) changes nothing and makes no new version.
+        /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+        /// > exercise, set and duration come from its footsteps (RunService): changing them is
+        /// > FAILED_PRECONDITION.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1199,7 +1209,7 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set.
+        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -1406,7 +1416,9 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-    /// > stored one (a device saving what it read) changes nothing and makes no new version.
+    /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+    /// > exercise, set and duration come from its footsteps (RunService): changing them is
+    /// > FAILED_PRECONDITION.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1435,7 +1447,7 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Changes only the fields that are set.
+    /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -1638,7 +1650,9 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// > Source IDL Documentation:
     /// >
     /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
-    /// > stored one (a device saving what it read) changes nothing and makes no new version.
+    /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
+    /// > exercise, set and duration come from its footsteps (RunService): changing them is
+    /// > FAILED_PRECONDITION.
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -1671,7 +1685,7 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Changes only the fields that are set.
+    /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
     ///
     /// - Parameters:
     ///   - message: request message to send.

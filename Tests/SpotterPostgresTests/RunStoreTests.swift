@@ -163,6 +163,59 @@ struct RunStoreTests {
         }
     }
 
+    @Test("a run's name, notes and start can be edited; its exercise, set and time come from its footsteps and cannot")
+    func editingARun() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let training = database.trainingServices(clock: clock)
+            let runs = database.runService(clock: clock)
+            let ada = try await database.lifter("ada")
+            let run = try await runs.log(
+                ada, id: "", RunDraft(startedAt: now.addingTimeInterval(-3600), samples: Self.samples(minutes: 5)))
+            let id = run.workout.id.description
+            // Renamed, with notes, by a whole replacement and by a patch: still the run.
+            let draft = WorkoutDraft(
+                name: "Park loop", startedAt: run.workout.content.startedAt,
+                durationSeconds: run.workout.content.durationSeconds, notes: "windy",
+                exercises: run.workout.content.exercises.map { exercise in
+                    WorkoutExerciseDraft(
+                        exerciseID: exercise.exerciseID.description,
+                        sets: exercise.sets.map {
+                            SetDraft(
+                                reps: $0.reps, durationSeconds: $0.durationSeconds, distanceMeters: $0.distanceMeters)
+                        })
+                })
+            _ = try await training.workouts.replace(ada, id: id, draft, expectedVersion: nil)
+            _ = try await training.workouts.update(
+                ada, id: id, WorkoutPatch(name: "Park loop (edited)"), expectedVersion: nil)
+            let renamed = try await runs.get(ada, id: id)
+            #expect(renamed.workout.content.name == "Park loop (edited)" && renamed.analysis == run.analysis)
+
+            // Squats in its place, another time, or another duration: refused, nothing changed.
+            var squats = draft
+            squats.exercises = [
+                WorkoutExerciseDraft(
+                    exerciseID: Catalog.squat.description,
+                    sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg))])
+            ]
+            var longer = draft
+            longer.durationSeconds = 9999
+            let refusal = SpotterError.failedPrecondition(
+                "a run's exercise, time and distance come from its footsteps: change its name, notes or start, or delete the run and log it again"
+            )
+            for changed in [squats, longer] {
+                await #expect(throws: refusal) {
+                    try await training.workouts.replace(ada, id: id, changed, expectedVersion: nil)
+                }
+            }
+            await #expect(throws: refusal) {
+                try await training.workouts.update(
+                    ada, id: id, WorkoutPatch(durationSeconds: 9999), expectedVersion: nil)
+            }
+            #expect(try await runs.get(ada, id: id) == renamed)
+        }
+    }
+
     @Test("bad samples and fields are refused together, each named, and nothing is stored")
     func refusals() async throws {
         try await TestDatabase.with { database in

@@ -129,6 +129,9 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 if stored.content == content, expectedVersion == nil || expectedVersion == current.version {
                     return stored
                 }
+                if current.isRun, Self.runMeasures(content) != Self.runMeasures(stored.content) {
+                    throw Self.runFromFootsteps
+                }
             }
             let summary = content.summary
             // A workout keeps the template version it followed unless it is moved to another template.
@@ -212,6 +215,19 @@ public struct PostgresWorkoutStore: WorkoutStore {
     ) async throws -> Workout {
         let tenant = principal.tenantID
         return try await database.withTenant(principal) { connection in
+            if let duration = patch.durationSeconds {
+                let run = try await connection.query(
+                    """
+                    SELECT w.duration_seconds FROM runs r
+                    JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
+                    WHERE r.tenant_id = $1 AND r.workout_id = $2
+                    """,
+                    [tenant.rawValue, id.rawValue]
+                ).single
+                if let stored: Int = try run?.decode("duration_seconds"), stored != duration {
+                    throw Self.runFromFootsteps
+                }
+            }
             let updated = try await connection.query(
                 """
                 UPDATE workouts
@@ -337,11 +353,13 @@ public struct PostgresWorkoutStore: WorkoutStore {
 
     /// The live workout's version and template, or `nil`.
     private static func current(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws
-        -> (version: Int64, templateID: TemplateID?, templateVersion: Int64?)?
+        -> (version: Int64, templateID: TemplateID?, templateVersion: Int64?, isRun: Bool)?
     {
         let rows = try await connection.query(
             """
-            SELECT version, template_id, template_version FROM workouts
+            SELECT version, template_id, template_version,
+                   EXISTS (SELECT 1 FROM runs r WHERE r.tenant_id = w.tenant_id AND r.workout_id = w.workout_id) AS is_run
+            FROM workouts w
             WHERE tenant_id = $1 AND workout_id = $2 AND deleted_at IS NULL
             FOR UPDATE
             """,
@@ -351,9 +369,20 @@ public struct PostgresWorkoutStore: WorkoutStore {
         return (
             try row.decode("version"),
             try (row.decode("template_id") as UUID?).map(TemplateID.init(rawValue:)),
-            try row.decode("template_version")
+            try row.decode("template_version"),
+            try row.decode("is_run")
         )
     }
+
+    /// What a run's footsteps decide of its workout: its exercise and set (time and distance) and
+    /// its duration. Its name, notes and start stay the lifter's to change.
+    private static func runMeasures(_ content: WorkoutContent) -> [String] {
+        ["\(content.durationSeconds)"] + content.exercises.map { "\($0.exerciseID) \($0.sets)" }
+    }
+
+    static let runFromFootsteps = SpotterError.failedPrecondition(
+        "a run's exercise, time and distance come from its footsteps: change its name, notes or start, or delete the run and log it again"
+    )
 
     private static func loaded(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws
         -> Workout
