@@ -1101,4 +1101,7 @@ struct EndLinkPage {
     var consequence: String
     var action: String
     var back: String
+    /// The question and the button: ending a coaching, or withdrawing a request not yet answered.
+    var question = "End coaching with"
+    var button = "End coaching"
 }

@@ -42,6 +42,16 @@ struct LifterRoutes {
             guard let link = links.first(where: { $0.coachID.description == coach.lowercased() }) else {
                 throw SpotterError.notFound("coach not found")
             }
+            if link.status == .pending {
+                return pages.render(
+                    "end_link", title: "Withdraw request", session: session, current: "/coaches",
+                    EndLinkPage(
+                        name: link.coachName,
+                        consequence:
+                            "\(link.coachName) has not answered yet and has seen nothing of yours; withdrawn, the request is gone. You can ask again later.",
+                        action: "/coaches/\(link.coachID)/end", back: "/coaches", question: "Withdraw your request to",
+                        button: "Withdraw request"))
+            }
             return pages.render(
                 "end_link", title: "End coaching", session: session, current: "/coaches",
                 EndLinkPage(
@@ -53,8 +63,8 @@ struct LifterRoutes {
         router.post("/coaches/:coach/end") { _, context in
             let session = try lifter(context)
             let coach = try context.parameters.require("coach")
-            _ = try await coaching.endLink(session.principal, other: coach)
-            return Self.redirect(.ended, coach)
+            let ended = try await coaching.endLink(session.principal, other: coach)
+            return Self.redirect(ended.respondedAt == nil ? .withdrawn : .ended, coach)
         }
         router.get("/access-log") { request, context in try await accessLogPage(request, context) }
     }
@@ -77,6 +87,8 @@ struct LifterRoutes {
             var state: String
             var action: String
             var pending: Bool
+            /// The lifter's own request, not answered yet: withdrawn rather than ended.
+            var asked: Bool
             var scopes: [ScopeBox]
         }
 
@@ -154,7 +166,7 @@ struct LifterRoutes {
 
     /// What the lifter just did on the coaches page, said at its top after the redirect.
     enum Done: String {
-        case linked, asked, accepted, declined, saved, ended
+        case linked, asked, accepted, declined, saved, ended, withdrawn
     }
 
     /// Back to the coaches page, which says what was done with which coach.
@@ -181,6 +193,8 @@ struct LifterRoutes {
             return closedName.map { "You declined \($0)'s request; they see nothing of yours." }
         case (.ended, _):
             return closedName.map { "Coaching with \($0) has ended; they see nothing of yours from now on." }
+        case (.withdrawn, _):
+            return closedName.map { "Your request to \($0) is withdrawn." }
         default:
             return nil
         }
@@ -234,7 +248,8 @@ struct LifterRoutes {
                     }
                 return CoachesPage.Link(
                     id: link.coachID.description, name: link.coachName, state: state,
-                    action: "/coaches/\(link.coachID)/scopes", pending: answer, scopes: Self.scopeBoxes(link.scopes))
+                    action: "/coaches/\(link.coachID)/scopes", pending: answer,
+                    asked: link.status == .pending && link.requestedBy == .lifter, scopes: Self.scopeBoxes(link.scopes))
             },
             hasDirectory: !directory.isEmpty, directory: directory,
             newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors, notice: notice)

@@ -527,11 +527,11 @@ enum Templates {
     static let endLink = """
         {{<layout}}{{$body}}{{#page}}
         <section class="narrow">
-        <h1>End coaching with {{name}}?</h1>
+        <h1>{{question}} {{name}}?</h1>
         <p>{{consequence}}</p>
         <form method="post" action="{{action}}">
         <input type="hidden" name="_csrf" value="{{csrf}}">
-        <button class="danger">End coaching</button> <a href="{{back}}">Keep it</a>
+        <button class="danger">{{button}}</button> <a href="{{back}}">Keep it</a>
         </form>
         </section>
         {{/page}}{{/body}}{{/layout}}
@@ -576,7 +576,7 @@ enum Templates {
         {{#pending}}<button name="answer" value="accept">Accept</button> <button name="answer" value="decline" class="secondary">Decline</button>{{/pending}}
         {{^pending}}<button>Save what {{name}} sees</button>{{/pending}}
         </form>
-        <p>{{^pending}}<a href="/coaches/{{id}}/end">End coaching</a> · {{/pending}}<a href="/access-log?coach={{id}}">What {{name}} looked at</a></p>
+        <p>{{^pending}}<a href="/coaches/{{id}}/end">{{#asked}}Withdraw request{{/asked}}{{^asked}}End coaching{{/asked}}</a> · {{/pending}}<a href="/access-log?coach={{id}}">What {{name}} looked at</a></p>
         </section>
         {{/links}}
         {{^links}}<p class="empty">You have no coach yet.</p>{{/links}}

@@ -119,6 +119,17 @@ struct PortalLifterTests {
             let again = try await browser.post("/coaches/request", [("username", "carla"), ("scopes", "progress")])
             #expect(again.status == .conflict)
             #expect(again.html.contains("You already have a pending or active link with this coach."))
+
+            // Not answered yet: withdrawn, not "ended", in words for a request.
+            #expect(waiting.html.contains("Withdraw request</a>") && !waiting.html.contains("End coaching</a>"))
+            let confirm = try await browser.get("/coaches/\(coach.tenantID)/end")
+            #expect(confirm.html.contains("Withdraw your request to \(link.coachName)?"))
+            #expect(confirm.html.contains("has not answered yet and has seen nothing of yours"))
+            let withdrawn = try await browser.post("/coaches/\(coach.tenantID)/end", [])
+            #expect(withdrawn.location == "/coaches?done=withdrawn&coach=\(coach.tenantID)")
+            let after = try await browser.get(withdrawn.location ?? "")
+            #expect(after.html.contains("Your request to \(link.coachName) is withdrawn."), "\(after.html)")
+            #expect(try await portal.coaching.links(lena, includeClosed: false).isEmpty)
         }
     }
 }
