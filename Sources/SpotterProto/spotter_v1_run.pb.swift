@@ -256,7 +256,7 @@ public nonisolated struct Spotter_V1_RunSwerve: Sendable {
 
   public var offsetMs: Int64 = 0
 
-  /// Signed: positive turns clockwise (right).
+  /// Signed: positive turns clockwise (right). To a tenth of a degree.
   public var turnDegrees: Double = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

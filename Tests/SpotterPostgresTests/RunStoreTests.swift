@@ -260,6 +260,11 @@ struct RunStoreTests {
             _ = try await coaching.setScopes(ada, coach: cora.tenantID.description, scopes: ["history", "details"])
             let seen = try await runs.clientRun(cora, client: ada.tenantID.description, id: run.workout.id.description)
             #expect(seen.analysis == run.analysis)
+            // Ada's access log names the run that was read.
+            let entry = try #require(
+                try await coaching.accessLog(ada, coach: "", pageSize: 1, pageToken: "").items.first)
+            #expect(entry.method == "GetClientRun" && entry.workout?.id == run.workout.id)
+            #expect(entry.workout?.name == "Run")
         }
     }
 }

@@ -19,6 +19,37 @@ struct RunEndToEndTests {
         }
     }
 
+    @Test("a swerve's turn comes to a tenth of a degree, without the trigonometry's noise")
+    func swerveDegrees() async throws {
+        try await TestServer.with { server in
+            try await server.withClient { client in
+                let ada = try await signUpLifter(client, "ada")
+                // From positions alone (no compass): north for two minutes, then 60° to the right
+                // for two more, 3 m/s. Bearings from positions carry floating-point noise.
+                let metresPerDegree = 111_195.0
+                let samples = stride(from: 0.0, through: 240, by: 60.0 / 170).map { t in
+                    let straight = min(t, 120) * 3
+                    let turned = max(0, t - 120) * 3
+                    let north = straight + turned * cos(Double.pi / 3)
+                    let east = turned * sin(Double.pi / 3)
+                    return Spotter_V1_FootstepSample.with {
+                        $0.offsetMs = Int64((t * 1000).rounded())
+                        $0.latitude = 51.5 + north / metresPerDegree
+                        $0.longitude = -0.12 + east / (metresPerDegree * cos(51.5 * Double.pi / 180))
+                    }
+                }
+                let run = try await Spotter_V1_RunService.Client(wrapping: client).logRun(
+                    .with {
+                        $0.startedAt = .with {
+                            $0.unixMicros = Int64((Date().timeIntervalSince1970 - 3600) * 1_000_000)
+                        }
+                        $0.samples = samples
+                    }, metadata: ada)
+                #expect(run.swerves.map(\.turnDegrees) == [60], "\(run.swerves)")
+            }
+        }
+    }
+
     @Test("a logged run is analysed, is in history as a workout of Run, and bad footsteps are named")
     func logAndRead() async throws {
         try await TestServer.with { server in

@@ -107,9 +107,10 @@ public struct RunService: Sendable {
 
     /// A client's run with its footstep analysis, for a coach with the details scope (access-logged).
     public func clientRun(_ principal: Principal, client: String, id: String) async throws -> Run {
-        try await coaching.reading(principal, client: client, needs: .details, kind: .details, method: "GetClientRun") {
-            view, _, _ in try await get(view, id: id)
-        }
+        // Logged with the run's workout, so the lifter's access log names the run it read.
+        try await coaching.reading(
+            principal, client: client, needs: .details, kind: .details, method: "GetClientRun", workout: id
+        ) { view, _, _ in try await get(view, id: id) }
     }
 
     /// `body`'s value, or `nil` with its refusal's violations added to `violations` (so the samples'

@@ -89,7 +89,8 @@ extension Spotter_V1_Run {
         swerves = analysis.swerves.map { swerve in
             .with {
                 $0.offsetMs = swerve.offsetMilliseconds
-                $0.turnDegrees = swerve.turnDegrees
+                // To a tenth of a degree: 60, not the 59.99999999999999 the trigonometry leaves.
+                $0.turnDegrees = (swerve.turnDegrees * 10).rounded() / 10
             }
         }
         weavingMinutes = Int32(analysis.weavingMinutes)
