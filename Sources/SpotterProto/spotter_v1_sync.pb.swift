@@ -294,7 +294,8 @@ public nonisolated struct Spotter_V1_Mutation: Sendable {
   public var objectID: String = String()
 
   /// The object's version the change started from: 0 to create it. Any other version than the
-  /// server's is a conflict.
+  /// server's is a conflict. The profile always exists (version 1 or more from registration on):
+  /// pull it first, and base a change of it on the version pulled.
   public var baseVersion: Int64 = 0
 
   /// Exactly one: the object's new content (create or replace), or delete = true. The content's

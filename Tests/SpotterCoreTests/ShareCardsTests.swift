@@ -87,12 +87,23 @@ struct ShareCardsTests {
         workout.content.exercises[1].sets[0].reps = 0
         workout.content.exercises[1].sets[0].weight = nil
         workout.content.exercises[1].sets[0].durationSeconds = 65
+        workout.summary = workout.content.summary
         let svg = ShareCards.workoutCard(workout, format: format)
         #expect(svg.contains(">3 sets, best 4 km in 22:00<"))  // the warm-up (1 km) is not counted
         #expect(svg.contains(">1 set, 1:05<"))
         #expect(!svg.contains("0 reps"))
         #expect(svg.contains(">Tue 5 Mar 2024, 18:05<"))
         #expect(!svg.contains("0 min"))
+        // No volume (the pull-ups are bodyweight): the time takes its tile (11:00 + 16:30 + 22:00
+        // + 1:05); the pull-ups' reps keep theirs.
+        #expect(svg.contains(">50:35<") && svg.contains(">TIME<") && !svg.contains(">VOLUME<"), "\(svg)")
+        #expect(svg.contains(">16<") && svg.contains(">REPS<"))
+        // Without them, no reps either: the distance takes that tile (2 + 3 + 4 km).
+        workout.content.exercises.removeLast()
+        workout.summary = workout.content.summary
+        let run = ShareCards.workoutCard(workout, format: format)
+        #expect(run.contains(">9 km<") && run.contains(">DISTANCE<") && !run.contains(">REPS<"), "\(run)")
+        #expect(!run.contains(">0<"), "no tile of nothing")
     }
 
     @Test("a chart with nothing to estimate says so")

@@ -1045,6 +1045,15 @@ struct DiscoverTests {
             let newcomer = try await database.lifter("newcomer")
             let fresh = try await world.discover.forYou(newcomer)
             #expect(fresh.first?.publication.id == legs.id && fresh.allSatisfy { $0.rule == .popular })
+            // "Popular" only of what lifters followed lately; the rest is offered as a start.
+            for recommendation in fresh {
+                #expect(
+                    recommendation.reason
+                        == (recommendation.publication.recentFollowers > 0
+                            ? "popular this month" : "a public plan to start with"),
+                    "\(recommendation.publication.title)")
+            }
+            #expect(fresh.contains { $0.reason == "a public plan to start with" }, "\(fresh.map(\.reason))")
         }
     }
 }

@@ -14,7 +14,9 @@ import Foundation
 ///    lifters who also follow one you follow (only counts are read, never who).
 ///    "popular with lifters who train like you: they also follow 5/3/1".
 /// 4. **Popular** — to fill the list: the most popular publications needing only equipment you
-///    have used in the last 8 weeks (any equipment without history). "popular this month".
+///    have used in the last 8 weeks (any equipment without history). "popular this month" when
+///    lifters followed it lately; else "needs only equipment you train with", or without history
+///    "a public plan to start with".
 ///
 /// Each rule adds at most 3 and the list stops at 10; a publication appears once, under the first
 /// rule that chose it. Candidates are the 200 most popular live publications that are neither the
@@ -99,7 +101,12 @@ public enum Recommendations {
         let equipment = digest.equipment.isEmpty ? [] : Set(digest.equipment + [.bodyweight])
         for publication in byPopularity where chosen.count < limit {
             guard equipment.isEmpty || Set(publication.facets.equipment).isSubset(of: equipment) else { continue }
-            add(publication, .popular, "popular this month")
+            // "Popular" only of what lifters followed lately; else what it is offered for.
+            let reason =
+                publication.recentFollowers > 0
+                ? "popular this month"
+                : equipment.isEmpty ? "a public plan to start with" : "needs only equipment you train with"
+            add(publication, .popular, reason)
         }
         return chosen
     }

@@ -14,7 +14,8 @@ public enum ShareCards {
 
     // MARK: Workout card
 
-    /// Name, date, duration; sets, reps, volume and exercises; each exercise's top set (the
+    /// Name, date, duration; sets, reps, volume and exercises (distance and time in place of reps
+    /// and volume for a workout without them, a run); each exercise's top set (the
     /// heaviest counted set, the most reps among equals). Up to five exercises are listed; past
     /// that four, and how many more.
     public static func workoutCard(_ workout: Workout, format: DisplayFormat) -> String {
@@ -30,9 +31,17 @@ public enum ShareCards {
             : format.moment(content.startedAt)
         svg += text(when, x: 64, y: 244, size: 26, fill: muted, maxWidth: 1072)
 
+        // A run or a row has no reps and no volume: its distance and time take their tiles.
+        let counted = content.exercises.flatMap(\.sets).filter(\.type.isCounted)
+        let meters = counted.compactMap(\.distanceMeters).reduce(0, +)
+        let seconds = counted.compactMap(\.durationSeconds).reduce(0, +)
         let tiles = [
-            ("Sets", "\(summary.setCount)"), ("Reps", "\(summary.repCount)"),
-            ("Volume", format.wholeWeight(summary.volume)),
+            ("Sets", "\(summary.setCount)"),
+            summary.repCount == 0 && meters > 0
+                ? ("Distance", format.timedWork(seconds: nil, meters: meters)) : ("Reps", "\(summary.repCount)"),
+            summary.volume == .zero && seconds > 0
+                ? ("Time", format.timedWork(seconds: seconds, meters: nil))
+                : ("Volume", format.wholeWeight(summary.volume)),
             ("Exercises", "\(summary.exerciseCount)"),
         ]
         for (index, tile) in tiles.enumerated() {

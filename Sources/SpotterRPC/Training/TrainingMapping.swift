@@ -28,14 +28,15 @@ extension CaseIterable where Self: Equatable {
 
     /// The core case of an enum field whose unset value means `unset` (`nil` then): a number this
     /// server has no value for (from an app built on a newer .proto, or a bug) is recorded as a
-    /// violation naming `field` instead of being taken as unset.
+    /// violation naming `field` (written only then: a logged workout's sets pass here on every call)
+    /// instead of being taken as unset.
     static func unsetMeaning<P: SwiftProtobuf.Enum>(
-        _ unset: Self, _ proto: P, _ field: String, into validator: inout Validator
+        _ unset: Self, _ proto: P, _ field: @autoclosure () -> String, into validator: inout Validator
     ) -> Self? {
         guard proto.rawValue != 0 else { return nil }
         guard let value = Self(proto: proto) else {
             validator.add(
-                field,
+                field(),
                 "must be one of its values, 1 to \(Self.allCases.count), or unset for \(unset.rawText); not \(proto.rawValue)"
             )
             return nil
@@ -92,14 +93,14 @@ extension WorkoutDraft {
             notes: input.notes,
             templateID: input.templateID,
             exercises: input.exercises.enumerated().map { index, exercise in
-                let path = "\(prefix)exercises[\(index)]"
-                return WorkoutExerciseDraft(
+                WorkoutExerciseDraft(
                     exerciseID: exercise.exerciseID,
                     notes: exercise.notes,
                     sets: exercise.sets.enumerated().map { setIndex, set in
-                        SetDraft(set, "\(path).sets[\(setIndex)]", into: &validator)
+                        SetDraft(set, "\(prefix)exercises[\(index)].sets[\(setIndex)]", into: &validator)
                     },
-                    section: .unsetMeaning(.main, exercise.section, path + ".section", into: &validator),
+                    section: .unsetMeaning(
+                        .main, exercise.section, "\(prefix)exercises[\(index)].section", into: &validator),
                     circuit: Int(exercise.circuit)
                 )
             }
@@ -111,20 +112,21 @@ extension WorkoutDraft {
 extension SetDraft {
     /// The set a request carries at `path`; `invalidArgument` naming its type when this server has
     /// no value for it.
-    init(_ set: Spotter_V1_SetInput, _ path: String) throws(SpotterError) {
+    init(_ set: Spotter_V1_SetInput, _ path: @autoclosure () -> String) throws(SpotterError) {
         var validator = Validator()
-        self.init(set, path, into: &validator)
+        self.init(set, path(), into: &validator)
         try validator.validate()
     }
 
-    init(_ set: Spotter_V1_SetInput, _ path: String, into validator: inout Validator) {
+    /// `path` is written only for a refusal.
+    init(_ set: Spotter_V1_SetInput, _ path: @autoclosure () -> String, into validator: inout Validator) {
         self.init(
             reps: set.hasReps ? Int(set.reps) : nil,
             weight: set.hasWeight ? set.weight.draft : nil,
             rpe: set.hasRpe ? set.rpe : nil,
             restSeconds: set.hasRestSeconds ? Int(set.restSeconds) : nil,
             note: set.note,
-            type: .unsetMeaning(.working, set.type, path + ".type", into: &validator),
+            type: .unsetMeaning(.working, set.type, path() + ".type", into: &validator),
             durationSeconds: set.hasDurationSeconds ? Int(set.durationSeconds) : nil,
             distanceMeters: set.hasDistanceMeters ? Int(set.distanceMeters) : nil
         )
