@@ -42,13 +42,17 @@ struct LifterRoutes {
             guard let link = links.first(where: { $0.coachID.description == coach.lowercased() }) else {
                 throw SpotterError.notFound("coach not found")
             }
+            // A coach's invitation is answered with Accept or Decline on the Coaches page.
+            if link.status == .pending, link.requestedBy == .coach {
+                return Response.redirect(to: "/coaches", type: .normal)
+            }
             if link.status == .pending {
                 return pages.render(
                     "end_link", title: "Withdraw request", session: session, current: "/coaches",
                     EndLinkPage(
                         name: link.coachName,
                         consequence:
-                            "\(link.coachName) has not answered yet and has seen nothing of yours; withdrawn, the request is gone. You can ask again later.",
+                            "\(link.coachName) has not answered yet and has seen nothing of yours. Once you withdraw it, the request is gone; you can ask again later.",
                         action: "/coaches/\(link.coachID)/end", back: "/coaches", question: "Withdraw your request to",
                         button: "Withdraw request"))
             }
@@ -64,7 +68,9 @@ struct LifterRoutes {
             let session = try lifter(context)
             let coach = try context.parameters.require("coach")
             let ended = try await coaching.endLink(session.principal, other: coach)
-            return Self.redirect(ended.respondedAt == nil ? .withdrawn : .ended, coach)
+            let done: Done =
+                ended.status == .declined ? .declined : ended.respondedAt == nil ? .withdrawn : .ended
+            return Self.redirect(done, coach)
         }
         router.get("/access-log") { request, context in try await accessLogPage(request, context) }
     }

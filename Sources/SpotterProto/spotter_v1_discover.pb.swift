@@ -227,7 +227,9 @@ public nonisolated enum Spotter_V1_RecommendationRule: SwiftProtobuf.Enum, Swift
   /// Followed by at least 10 lifters who follow what you follow.
   case alsoFollowed // = 3
 
-  /// Popular this month, for the equipment you use.
+  /// The most popular, for the equipment you use: "popular this month" when lifters followed it
+  /// lately, else "needs only equipment you train with" (without training, "a public plan to start
+  /// with").
   case popular // = 4
   case UNRECOGNIZED(Int)
 

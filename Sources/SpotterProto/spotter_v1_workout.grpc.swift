@@ -223,8 +223,9 @@ extension Spotter_V1_WorkoutService {
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
         /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-        /// > exercise, set and duration come from its footsteps (RunService): changing them is
-        /// > FAILED_PRECONDITION.
+        /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+        /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+        /// > name, notes, start and its set's note, RPE and rest stay editable).
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_ReplaceWorkoutRequest` messages.
@@ -242,7 +243,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+        /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+        /// > INVALID_ARGUMENT naming duration_seconds.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_UpdateWorkoutRequest` messages.
@@ -373,8 +375,9 @@ extension Spotter_V1_WorkoutService {
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
         /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-        /// > exercise, set and duration come from its footsteps (RunService): changing them is
-        /// > FAILED_PRECONDITION.
+        /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+        /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+        /// > name, notes, start and its set's note, RPE and rest stay editable).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -392,7 +395,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+        /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+        /// > INVALID_ARGUMENT naming duration_seconds.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -521,8 +525,9 @@ extension Spotter_V1_WorkoutService {
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
         /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-        /// > exercise, set and duration come from its footsteps (RunService): changing them is
-        /// > FAILED_PRECONDITION.
+        /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+        /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+        /// > name, notes, start and its set's note, RPE and rest stay editable).
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -540,7 +545,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+        /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+        /// > INVALID_ARGUMENT naming duration_seconds.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_UpdateWorkoutRequest` message.
@@ -948,8 +954,9 @@ extension Spotter_V1_WorkoutService {
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
         /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-        /// > exercise, set and duration come from its footsteps (RunService): changing them is
-        /// > FAILED_PRECONDITION.
+        /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+        /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+        /// > name, notes, start and its set's note, RPE and rest stay editable).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -972,7 +979,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+        /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+        /// > INVALID_ARGUMENT naming duration_seconds.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -1174,8 +1182,9 @@ extension Spotter_V1_WorkoutService {
         /// >
         /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
         /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-        /// > exercise, set and duration come from its footsteps (RunService): changing them is
-        /// > FAILED_PRECONDITION.
+        /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+        /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+        /// > name, notes, start and its set's note, RPE and rest stay editable).
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1209,7 +1218,8 @@ extension Spotter_V1_WorkoutService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+        /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+        /// > INVALID_ARGUMENT naming duration_seconds.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -1417,8 +1427,9 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// >
     /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
     /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-    /// > exercise, set and duration come from its footsteps (RunService): changing them is
-    /// > FAILED_PRECONDITION.
+    /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+    /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+    /// > name, notes, start and its set's note, RPE and rest stay editable).
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_ReplaceWorkoutRequest` message.
@@ -1447,7 +1458,8 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+    /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+    /// > INVALID_ARGUMENT naming duration_seconds.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_UpdateWorkoutRequest` message.
@@ -1651,8 +1663,9 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     /// >
     /// > Replaces a workout's content (name, times, notes, exercises and sets). Content equal to the
     /// > stored one (a device saving what it read) changes nothing and makes no new version. A run's
-    /// > exercise, set and duration come from its footsteps (RunService): changing them is
-    /// > FAILED_PRECONDITION.
+    /// > exercise, its set's time and distance, and its duration come from its footsteps (RunService):
+    /// > changing them is INVALID_ARGUMENT naming workout.exercises or workout.duration_seconds (its
+    /// > name, notes, start and its set's note, RPE and rest stay editable).
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -1685,7 +1698,8 @@ extension Spotter_V1_WorkoutService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Changes only the fields that are set (a run's duration is its footsteps': not changed).
+    /// > Changes only the fields that are set. A run's duration comes from its footsteps: another one is
+    /// > INVALID_ARGUMENT naming duration_seconds.
     ///
     /// - Parameters:
     ///   - message: request message to send.

@@ -103,7 +103,8 @@ extension AccountsCommand {
                 try await CommandContext.with(change.options) { context in
                     try await context.admin.verifyEmail(change.account, actor: context.actor, reason: change.reason)
                     try report(
-                        change.options, ["account": change.account, "verified": "true"], "verified \(change.account)")
+                        change.options, ["account": .text(change.account), "verified": true] as [String: Field],
+                        "verified \(change.account)")
                 }
             }
         }

@@ -72,7 +72,7 @@ func applyMigrations(_ options: GlobalOptions, reason: String) async throws {
                     actorKind: .admin, actor: context.actor.operatorName, osUser: context.actor.osUser,
                     reason: reason))
             if options.json {
-                try Output.json(applied.map { ["version": "\($0.version)", "name": $0.name] })
+                try Output.json(applied.map { ["version": Field.number($0.version), "name": .text($0.name)] })
             } else if applied.isEmpty {
                 print("Nothing to apply: the database is up to date.")
             } else {

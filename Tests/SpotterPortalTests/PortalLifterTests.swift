@@ -124,12 +124,16 @@ struct PortalLifterTests {
             #expect(waiting.html.contains("Withdraw request</a>") && !waiting.html.contains("End coaching</a>"))
             let confirm = try await browser.get("/coaches/\(coach.tenantID)/end")
             #expect(confirm.html.contains("Withdraw your request to \(link.coachName)?"))
-            #expect(confirm.html.contains("has not answered yet and has seen nothing of yours"))
+            #expect(confirm.html.contains("has not answered yet and has seen nothing of yours. Once you withdraw it"))
             let withdrawn = try await browser.post("/coaches/\(coach.tenantID)/end", [])
             #expect(withdrawn.location == "/coaches?done=withdrawn&coach=\(coach.tenantID)")
             let after = try await browser.get(withdrawn.location ?? "")
             #expect(after.html.contains("Your request to \(link.coachName) is withdrawn."), "\(after.html)")
             #expect(try await portal.coaching.links(lena, includeClosed: false).isEmpty)
+            // A coach's invitation is answered on the Coaches page, not "withdrawn".
+            _ = try await portal.coaching.inviteClient(coach, username: "lena")
+            let invitation = try await browser.get("/coaches/\(coach.tenantID)/end")
+            #expect(invitation.status == .seeOther && invitation.location == "/coaches")
         }
     }
 }

@@ -121,6 +121,13 @@ struct NotificationTests {
                 ])
             #expect(try await links(database, ada) == ["coach_accepted: /coaches", "workout_comment: none"])
 
+            // Carl's joining with a code was e-mailed to Cora; it does not hold back her invitation to
+            // Carl after he left, which he never got (an invitation of hers never went out).
+            try await database.asOwner { try await $0.query("UPDATE email_outbox SET status = 'sent'") }
+            _ = try await coaching.endLink(carl, other: cora.tenantID.description)
+            _ = try await coaching.inviteClient(cora, username: "carl")
+            #expect(try await outbox(database, carl) == ["coach_invitation: Cora Coach asked to coach you"])
+
             // The coach's erasure takes every e-mail naming her out of her clients' outboxes.
             let admin = AdminService(
                 store: PostgresAdminStore(pool: database.adminPool), hasher: PasswordHasher(cost: .testing),

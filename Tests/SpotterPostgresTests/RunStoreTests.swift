@@ -163,7 +163,9 @@ struct RunStoreTests {
         }
     }
 
-    @Test("a run's name, notes and start can be edited; its exercise, set and time come from its footsteps and cannot")
+    @Test(
+        "a run's name, notes, start and its set's note and RPE can be edited; its exercise, time, distance and duration come from its footsteps and cannot; deleted, its footsteps go"
+    )
     func editingARun() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(now)
@@ -191,28 +193,57 @@ struct RunStoreTests {
             let renamed = try await runs.get(ada, id: id)
             #expect(renamed.workout.content.name == "Park loop (edited)" && renamed.analysis == run.analysis)
 
-            // Squats in its place, another time, or another duration: refused, nothing changed.
-            var squats = draft
+            // Moved to another start, with a note and an RPE on its set, its duration patched to the
+            // same: still the run.
+            var restarted = draft
+            restarted.startedAt = now.addingTimeInterval(-7200)
+            restarted.exercises[0].sets[0].note = "hilly"
+            restarted.exercises[0].sets[0].rpe = 7
+            _ = try await training.workouts.replace(ada, id: id, restarted, expectedVersion: nil)
+            _ = try await training.workouts.update(
+                ada, id: id, WorkoutPatch(durationSeconds: run.workout.content.durationSeconds), expectedVersion: nil)
+            let edited = try await runs.get(ada, id: id)
+            #expect(edited.workout.content.startedAt == restarted.startedAt && edited.analysis == run.analysis)
+            #expect(edited.workout.content.exercises[0].sets[0].note == "hilly")
+
+            // Squats in its place, another distance, or another duration: refused naming the field,
+            // nothing changed.
+            var squats = restarted
             squats.exercises = [
                 WorkoutExerciseDraft(
                     exerciseID: Catalog.squat.description,
                     sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg))])
             ]
-            var longer = draft
+            var farther = restarted
+            farther.exercises[0].sets[0].distanceMeters = 10_000
+            var longer = restarted
             longer.durationSeconds = 9999
-            let refusal = SpotterError.failedPrecondition(
-                "a run's exercise, time and distance come from its footsteps: change its name, notes or start, or delete the run and log it again"
-            )
-            for changed in [squats, longer] {
-                await #expect(throws: refusal) {
+            let reason =
+                "a run's exercise, time, distance and duration come from its footsteps: change its name, notes or start, or delete the run and log it again"
+            for (changed, field) in [
+                (squats, "workout.exercises"), (farther, "workout.exercises"), (longer, "workout.duration_seconds"),
+            ] {
+                await #expect(throws: SpotterError.invalid(field, reason)) {
                     try await training.workouts.replace(ada, id: id, changed, expectedVersion: nil)
                 }
             }
-            await #expect(throws: refusal) {
+            await #expect(throws: SpotterError.invalid("duration_seconds", reason)) {
                 try await training.workouts.update(
                     ada, id: id, WorkoutPatch(durationSeconds: 9999), expectedVersion: nil)
             }
-            #expect(try await runs.get(ada, id: id) == renamed)
+            // From a device: the push answers the mutation rejected, naming the field.
+            let sync = database.syncService(clock: clock)
+            var device = try await SimulatedDevice.register(sync, ada, label: "phone")
+            let pushed = try await device.push(
+                sync, [device.put(.workout(squats), run.workout.id.rawValue, base: edited.workout.version)])
+            #expect(pushed.map(\.status) == [.rejected])
+            #expect(
+                pushed.first?.violations == [FieldViolation(field: "mutations[0].workout.exercises", reason: reason)])
+            #expect(try await runs.get(ada, id: id) == edited)
+
+            // Deleted, its footsteps and positions go at once.
+            try await training.workouts.delete(ada, id: id)
+            #expect(try await database.count("SELECT count(*)::int FROM runs") == 0)
         }
     }
 

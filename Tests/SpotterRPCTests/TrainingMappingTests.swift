@@ -60,6 +60,26 @@ struct TrainingMappingTests {
                     reason: "must be one of its values, 1 to 3, or unset for MAIN; not 5"),
             ])
         ) { try Mutation(mutation, path: "mutations[2].") }
+        // A custom exercise's category, muscle group and equipment: named, not "is required".
+        var custom = Spotter_V1_ExerciseInput()
+        custom.name = "Zercher squat"
+        custom.category = Spotter_V1_ExerciseCategory(rawValue: 42)!
+        custom.muscleGroup = .quadriceps
+        custom.equipment = Spotter_V1_Equipment(rawValue: 77)!
+        #expect(
+            throws: SpotterError.invalidArgument([
+                FieldViolation(field: "exercise.category", reason: "must be one of its values, 1 to 9; not 42"),
+                FieldViolation(field: "exercise.equipment", reason: "must be one of its values, 1 to 8; not 77"),
+            ])
+        ) { try ExerciseDraft(custom) }
+        // A measurement's unit: named, not read as the lifter's own.
+        var measurement = Spotter_V1_MeasurementInput()
+        measurement.unit = Spotter_V1_BodyUnit(rawValue: 12)!
+        #expect(
+            throws: SpotterError.invalid(
+                "mutations[1].measurement.unit",
+                "must be one of its values, 1 to \(BodyUnit.allCases.count), or unset for your unit; not 12")
+        ) { try MeasurementDraft(measurement, prefix: "mutations[1].measurement.") }
         #expect(
             throws: SpotterError.invalid(
                 "actual.type", "must be one of its values, 1 to 4, or unset for WORKING; not 9")

@@ -39,7 +39,8 @@ public enum ShareCards {
             ("Sets", "\(summary.setCount)"),
             summary.repCount == 0 && meters > 0
                 ? ("Distance", format.timedWork(seconds: nil, meters: meters)) : ("Reps", "\(summary.repCount)"),
-            summary.volume == .zero && seconds > 0
+            // Only without reps: beside a plank and pull-ups the plank's minute reads as the workout's.
+            summary.repCount == 0 && seconds > 0
                 ? ("Time", format.timedWork(seconds: seconds, meters: nil))
                 : ("Volume", format.wholeWeight(summary.volume)),
             ("Exercises", "\(summary.exerciseCount)"),

@@ -129,6 +129,35 @@ public struct RunService: Sendable {
 
     static let notFound = SpotterError.notFound("run not found")
 
+    /// Why an edit of a run's workout from `stored` to `content` is refused, or `nil`: a run's
+    /// exercise, its set's time and distance and the workout's duration come from its footsteps.
+    /// Its name, notes, start and its set's note, RPE and rest are the lifter's to change. Named by
+    /// the field under `prefix` (`workout.`; empty for a patch).
+    public static func editRefusal(_ content: WorkoutContent, from stored: WorkoutContent, prefix: String = "workout.")
+        -> SpotterError?
+    {
+        func measured(_ content: WorkoutContent) -> [[Int?]] {
+            content.exercises.map { exercise in
+                exercise.sets.flatMap { [$0.reps, $0.durationSeconds, $0.distanceMeters] }
+            }
+        }
+        if content.exercises.map(\.exerciseID) != stored.exercises.map(\.exerciseID)
+            || measured(content) != measured(stored)
+            || content.exercises.flatMap(\.sets).contains(where: { $0.weight != nil })
+        {
+            return .invalid(prefix + "exercises", footsteps)
+        }
+        return durationRefusal(content.durationSeconds, stored: stored.durationSeconds, prefix: prefix)
+    }
+
+    /// Why changing a run's duration from `stored` to `seconds` is refused, or `nil` when it stays.
+    public static func durationRefusal(_ seconds: Int, stored: Int, prefix: String = "") -> SpotterError? {
+        seconds == stored ? nil : .invalid(prefix + "duration_seconds", footsteps)
+    }
+
+    private static let footsteps =
+        "a run's exercise, time, distance and duration come from its footsteps: change its name, notes or start, or delete the run and log it again"
+
     static func id(_ text: String) throws(SpotterError) -> WorkoutID {
         guard let id = WorkoutID(text) else { throw .invalid("run_id", "must be a UUID") }
         return id

@@ -129,8 +129,8 @@ public struct PostgresWorkoutStore: WorkoutStore {
                 if stored.content == content, expectedVersion == nil || expectedVersion == current.version {
                     return stored
                 }
-                if current.isRun, Self.runMeasures(content) != Self.runMeasures(stored.content) {
-                    throw Self.runFromFootsteps
+                if current.isRun, let refusal = RunService.editRefusal(content, from: stored.content) {
+                    throw refusal
                 }
             }
             let summary = content.summary
@@ -220,12 +220,14 @@ public struct PostgresWorkoutStore: WorkoutStore {
                     """
                     SELECT w.duration_seconds FROM runs r
                     JOIN workouts w ON w.tenant_id = r.tenant_id AND w.workout_id = r.workout_id
-                    WHERE r.tenant_id = $1 AND r.workout_id = $2
+                    WHERE r.tenant_id = $1 AND r.workout_id = $2 AND w.deleted_at IS NULL
                     """,
                     [tenant.rawValue, id.rawValue]
                 ).single
-                if let stored: Int = try run?.decode("duration_seconds"), stored != duration {
-                    throw Self.runFromFootsteps
+                if let stored: Int = try run?.decode("duration_seconds"),
+                    let refusal = RunService.durationRefusal(duration, stored: stored)
+                {
+                    throw refusal
                 }
             }
             let updated = try await connection.query(
@@ -275,8 +277,10 @@ public struct PostgresWorkoutStore: WorkoutStore {
             )
             guard deleted.affectedRows == 1 else { return false }
             // The tombstone is the workout row; its sets leave progress and statistics at once, and
-            // its comments go with it (each a deletion in the lifter's feed).
+            // its comments go with it (each a deletion in the lifter's feed), and a run's footsteps
+            // and positions with it: a deleted run keeps no trace of where the lifter ran.
             try await connection.pipeline([
+                ("DELETE FROM runs WHERE tenant_id = $1 AND workout_id = $2", [tenant.rawValue, id.rawValue]),
                 (
                     "DELETE FROM workout_exercises WHERE tenant_id = $1 AND workout_id = $2",
                     [tenant.rawValue, id.rawValue]
@@ -373,16 +377,6 @@ public struct PostgresWorkoutStore: WorkoutStore {
             try row.decode("is_run")
         )
     }
-
-    /// What a run's footsteps decide of its workout: its exercise and set (time and distance) and
-    /// its duration. Its name, notes and start stay the lifter's to change.
-    private static func runMeasures(_ content: WorkoutContent) -> [String] {
-        ["\(content.durationSeconds)"] + content.exercises.map { "\($0.exerciseID) \($0.sets)" }
-    }
-
-    static let runFromFootsteps = SpotterError.failedPrecondition(
-        "a run's exercise, time and distance come from its footsteps: change its name, notes or start, or delete the run and log it again"
-    )
 
     private static func loaded(_ tenant: TenantID, _ id: WorkoutID, _ connection: PostgresConnection) async throws
         -> Workout

@@ -16,7 +16,7 @@ public struct BodyHandler: Spotter_V1_BodyService.SimpleServiceProtocol {
     {
         let (principal, tenant) = try RequestContext.tenant()
         let measurement = try await body.record(
-            principal, id: request.measurementID, MeasurementDraft(request.measurement))
+            principal, id: request.measurementID, try MeasurementDraft(request.measurement))
         return Spotter_V1_BodyMeasurement(measurement, unit: tenant.unit)
     }
 
@@ -25,7 +25,7 @@ public struct BodyHandler: Spotter_V1_BodyService.SimpleServiceProtocol {
     {
         let (principal, tenant) = try RequestContext.tenant()
         let measurement = try await body.update(
-            principal, id: request.measurementID, MeasurementDraft(request.measurement),
+            principal, id: request.measurementID, try MeasurementDraft(request.measurement),
             expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil)
         return Spotter_V1_BodyMeasurement(measurement, unit: tenant.unit)
     }
@@ -54,12 +54,17 @@ public struct BodyHandler: Spotter_V1_BodyService.SimpleServiceProtocol {
 }
 
 extension MeasurementDraft {
-    init(_ input: Spotter_V1_MeasurementInput) {
+    /// The draft a request carries; `invalidArgument` naming its unit (under `prefix`) when this
+    /// server has no value for it, rather than reading it as unset (the lifter's own unit).
+    init(_ input: Spotter_V1_MeasurementInput, prefix: String = "measurement.") throws(SpotterError) {
+        var validator = Validator()
         self.init(
             // Unset is "" (required); an unknown number is named, as a list's filter names it.
             metric: input.metric == .unspecified ? "" : BodyHandler.metricName(input.metric),
             measuredOn: input.measuredOn, value: input.value,
-            unit: BodyUnit(proto: input.unit), note: input.note)
+            unit: .known(input.unit, prefix + "unit", unset: ", or unset for your unit", into: &validator),
+            note: input.note)
+        try validator.validate()
     }
 }
 

@@ -15,10 +15,15 @@ public struct DiscoverHandler: Spotter_V1_DiscoverService.SimpleServiceProtocol 
     public func publish(request: Spotter_V1_PublishRequest, context: ServerContext) async throws
         -> Spotter_V1_Publication
     {
+        // A kind or difficulty number this server has no value for is named, not read as unset.
+        var validator = Validator()
         let draft = PublishDraft(
-            kind: PublicationKind(proto: request.kind), sourceID: request.sourceID, description: request.description_p,
-            difficulty: Difficulty(proto: request.difficulty)?.rawValue ?? "",
+            kind: .known(request.kind, "kind", into: &validator), sourceID: request.sourceID,
+            description: request.description_p,
+            difficulty: Difficulty.known(request.difficulty, "difficulty", unset: ", or unset", into: &validator)?
+                .rawValue ?? "",
             categories: request.categories.map { Self.text(PublicationCategory.self, $0) })
+        try validator.validate()
         return Spotter_V1_Publication(try await discover.publish(try RequestContext.principal(), draft))
     }
 
@@ -50,7 +55,12 @@ public struct DiscoverHandler: Spotter_V1_DiscoverService.SimpleServiceProtocol 
     {
         var browse = DiscoverService.BrowseRequest()
         browse.kind = try PublicationKind.filter(request.kind, field: "kind")
-        browse.sort = request.sort == .newest ? .newest : .popular
+        switch request.sort {
+        case .newest: browse.sort = .newest
+        case .popular, .unspecified: browse.sort = .popular
+        case .UNRECOGNIZED(let number):
+            throw SpotterError.invalid("sort", "must be POPULAR or NEWEST, or unset for POPULAR; not \(number)")
+        }
         browse.categories = request.categories.map { Self.text(PublicationCategory.self, $0) }
         browse.muscleGroups = request.muscleGroups.map { Self.text(MuscleGroup.self, $0) }
         browse.equipment = request.equipment.map { Self.text(Equipment.self, $0) }

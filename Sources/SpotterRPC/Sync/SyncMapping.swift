@@ -12,7 +12,7 @@ extension Mutation {
         switch proto.change {
         case .workout(let input): change = .put(.workout(try WorkoutDraft(input, prefix: path + "workout.")))
         case .template(let input): change = .put(.template(try TemplateDraft(input, prefix: path + "template.")))
-        case .exercise(let input): change = .put(.exercise(ExerciseDraft(input)))
+        case .exercise(let input): change = .put(.exercise(try ExerciseDraft(input, prefix: path + "exercise.")))
         case .program(let input): change = .put(.program(ProgramDraft(input)))
         case .profile(let settings):
             var update = ProfileUpdate(
@@ -27,7 +27,8 @@ extension Mutation {
                 update.unit = unit
             }
             change = .put(.profile(update))
-        case .measurement(let input): change = .put(.measurement(MeasurementDraft(input)))
+        case .measurement(let input):
+            change = .put(.measurement(try MeasurementDraft(input, prefix: path + "measurement.")))
         case .delete(true): change = .delete
         case .delete(false):
             throw .invalid(path + "delete", "must be true to delete the object; send its content to change it")

@@ -40,7 +40,7 @@ public struct ExerciseHandler: Spotter_V1_ExerciseService.SimpleServiceProtocol 
         -> Spotter_V1_Exercise
     {
         let created = try await exercises.create(
-            try RequestContext.principal(), id: request.exerciseID, ExerciseDraft(request.exercise))
+            try RequestContext.principal(), id: request.exerciseID, try ExerciseDraft(request.exercise))
         return Spotter_V1_Exercise(created)
     }
 
@@ -50,7 +50,7 @@ public struct ExerciseHandler: Spotter_V1_ExerciseService.SimpleServiceProtocol 
         let updated = try await exercises.update(
             try RequestContext.principal(),
             id: request.exerciseID,
-            ExerciseDraft(request.exercise),
+            try ExerciseDraft(request.exercise),
             expectedVersion: request.hasExpectedVersion ? request.expectedVersion : nil
         )
         return Spotter_V1_Exercise(updated)

@@ -33,12 +33,20 @@ extension CaseIterable where Self: Equatable {
     static func unsetMeaning<P: SwiftProtobuf.Enum>(
         _ unset: Self, _ proto: P, _ field: @autoclosure () -> String, into validator: inout Validator
     ) -> Self? {
+        known(proto, field(), unset: ", or unset for \(unset.rawText)", into: &validator)
+    }
+
+    /// The core case of an enum field, `nil` when unset (the draft's rules then say what unset
+    /// means, or that it is required); a number this server has no value for is recorded as a
+    /// violation naming `field`, `unset` saying what leaving it out would do.
+    static func known<P: SwiftProtobuf.Enum>(
+        _ proto: P, _ field: @autoclosure () -> String, unset: @autoclosure () -> String = "",
+        into validator: inout Validator
+    ) -> Self? {
         guard proto.rawValue != 0 else { return nil }
         guard let value = Self(proto: proto) else {
             validator.add(
-                field(),
-                "must be one of its values, 1 to \(Self.allCases.count), or unset for \(unset.rawText); not \(proto.rawValue)"
-            )
+                field(), "must be one of its values, 1 to \(Self.allCases.count)\(unset()); not \(proto.rawValue)")
             return nil
         }
         return value
@@ -231,14 +239,18 @@ extension Spotter_V1_Exercise {
 }
 
 extension ExerciseDraft {
-    init(_ input: Spotter_V1_ExerciseInput) {
+    /// The draft a request carries; `invalidArgument` naming every category, muscle group or
+    /// equipment number (under `prefix`) this server has no value for (unset is "is required", later).
+    init(_ input: Spotter_V1_ExerciseInput, prefix: String = "exercise.") throws(SpotterError) {
+        var validator = Validator()
         self.init(
             name: input.name,
-            category: ExerciseCategory(proto: input.category),
-            muscleGroup: MuscleGroup(proto: input.muscleGroup),
-            equipment: Equipment(proto: input.equipment),
+            category: .known(input.category, prefix + "category", into: &validator),
+            muscleGroup: .known(input.muscleGroup, prefix + "muscle_group", into: &validator),
+            equipment: .known(input.equipment, prefix + "equipment", into: &validator),
             instructions: input.instructions
         )
+        try validator.validate()
     }
 }
 
