@@ -46,23 +46,17 @@ struct LifterRoutes {
             if link.status == .pending, link.requestedBy == .coach {
                 return Response.redirect(to: "/coaches", type: .normal)
             }
+            var page = EndLinkPage(
+                name: link.coachName,
+                consequence:
+                    "\(link.coachName) will no longer see anything of yours from this moment. Your workouts stay yours; the access log keeps what \(link.coachName) looked at.",
+                action: "/coaches/\(link.coachID)/end", back: "/coaches")
             if link.status == .pending {
-                return pages.render(
-                    "end_link", title: "Withdraw request", session: session, current: "/coaches",
-                    EndLinkPage(
-                        name: link.coachName,
-                        consequence:
-                            "\(link.coachName) has not answered yet and has seen nothing of yours. Once you withdraw it, the request is gone; you can ask again later.",
-                        action: "/coaches/\(link.coachID)/end", back: "/coaches", question: "Withdraw your request to",
-                        button: "Withdraw request"))
+                page.consequence =
+                    "\(link.coachName) has not answered yet and has seen nothing of yours. Once you withdraw it, the request is gone; you can ask again later."
+                (page.question, page.button) = ("Withdraw your request to", "Withdraw request")
             }
-            return pages.render(
-                "end_link", title: "End coaching", session: session, current: "/coaches",
-                EndLinkPage(
-                    name: link.coachName,
-                    consequence:
-                        "\(link.coachName) will no longer see anything of yours from this moment. Your workouts stay yours; the access log keeps what \(link.coachName) looked at.",
-                    action: "/coaches/\(link.coachID)/end", back: "/coaches"))
+            return pages.render("end_link", title: page.button, session: session, current: "/coaches", page)
         }
         router.post("/coaches/:coach/end") { _, context in
             let session = try lifter(context)
