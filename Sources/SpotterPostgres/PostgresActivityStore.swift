@@ -179,7 +179,7 @@ public struct PostgresActivityStore: ActivityStore {
         var best: String?
     }
 
-    /// What the last reconciliation kept (`activity_kept`, Migrations/0027_activity_kept.sql);
+    /// What the last reconciliation kept (`activity_kept`, Migrations/0068_activity_kept.sql);
     /// `nil` when there is none, it is a week old, or the feed's purged tombstones reach past it.
     struct Kept {
         var feedSeq: Int64
