@@ -582,4 +582,40 @@ struct CoachingServiceTests {
             #expect(try await coaching.assignments(ada, client: "").isEmpty)
         }
     }
+
+    @Test("the client list is in each client's access log at most once an hour per coach; other reads every time")
+    func overviewOnceAnHour() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let cora = try await database.lifter("cora", kind: .coach)
+            let dan = try await database.lifter("dan", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await database.setTier(cora, .coach)
+            try await database.setTier(dan, .coach)
+            _ = try await coaching.link(cora, ada, scopes: ["history"])
+            _ = try await coaching.link(dan, ada, scopes: ["history"])
+            func logged() async throws -> [String] {
+                try await coaching.accessLog(ada, coach: "", pageSize: 100, pageToken: "").items.reversed().map {
+                    "\($0.coachName) \($0.method)"
+                }
+            }
+            for _ in 0..<5 {
+                clock.advance(by: 60)
+                _ = try await coaching.clients(cora, inactiveDays: 0)
+            }
+            _ = try await coaching.clients(dan, inactiveDays: 0)
+            _ = try await coaching.clientHistory(
+                cora, client: ada.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            _ = try await coaching.clientHistory(
+                cora, client: ada.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
+            #expect(
+                try await logged() == [
+                    "cora ListClients", "dan ListClients", "cora ListClientWorkouts", "cora ListClientWorkouts",
+                ])
+            clock.advance(by: 3600)
+            _ = try await coaching.clients(cora, inactiveDays: 0)
+            #expect(try await logged().last == "cora ListClients", "an hour on, once more")
+        }
+    }
 }

@@ -191,15 +191,8 @@ public struct PostgresCoachingStore: CoachingStore {
 
     public func clientFacts(_ principal: Principal, now: Date, bigThreeOnly: Bool) async throws -> [ClientFacts] {
         try await database.withTenant(principal) { connection in
-            // One access-log row per client listed, in one statement.
-            try await connection.query(
-                """
-                INSERT INTO coach_access_log (tenant_id, coach_id, accessed_at, data, method)
-                SELECT tenant_id, coach_id, $2, 'overview', 'ListClients' FROM coach_links
-                WHERE coach_id = $1 AND status = 'active'
-                """,
-                [principal.tenantID.rawValue, now]
-            )
+            // An access-log row per client listed, at most one an hour (0071), in one statement.
+            try await connection.query("SELECT spotter_log_overview($1)", [now])
             // Each subquery sees only what the client's grants let through (row-level security).
             let rows = try await connection.query(
                 """
