@@ -1054,6 +1054,10 @@ struct DiscoverTests {
                     "\(recommendation.publication.title)")
             }
             #expect(fresh.contains { $0.reason == "a public plan to start with" }, "\(fresh.map(\.reason))")
+            // For Ada, who trains with a barbell, one nobody followed yet is offered for that.
+            let basics = try await publish("Squat basics", [(Catalog.squat, 3, 5, 5, nil)])
+            let offered = try await world.discover.forYou(ada).first { $0.publication.id == basics.id }
+            #expect(offered?.rule == .popular && offered?.reason == "needs only equipment you train with")
         }
     }
 }
