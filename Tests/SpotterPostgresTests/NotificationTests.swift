@@ -8,26 +8,22 @@ import Testing
 
 @Suite("E-mail notifications of coaching news")
 struct NotificationTests {
-    /// The e-mails in `tenant`'s outbox, oldest first, as "kind: subject".
-    private func outbox(_ database: TestDatabase, _ tenant: Principal) async throws -> [String] {
+    /// The coaching e-mails in `tenant`'s outbox, oldest first, as "kind: subject" (or another
+    /// `column`; "none" where it is empty).
+    private func outbox(_ database: TestDatabase, _ tenant: Principal, _ column: String = "subject") async throws
+        -> [String]
+    {
         try await database.asOwner { owner in
             try await owner.query(
-                "SELECT kind, subject FROM email_outbox WHERE tenant_id = $1 AND sender_id IS NOT NULL ORDER BY created_at, kind",
+                "SELECT kind, \(column) AS shown FROM email_outbox WHERE tenant_id = $1 AND sender_id IS NOT NULL ORDER BY created_at, kind",
                 [tenant.tenantID.rawValue]
-            ).map { "\(try $0.decode("kind", as: String.self)): \(try $0.decode("subject", as: String.self))" }
+            ).map { "\(try $0.decode("kind", as: String.self)): \(try $0.decode("shown", as: String?.self) ?? "none")" }
         }
     }
 
     /// The pages the e-mails in `tenant`'s outbox link to, oldest first, as "kind: path".
     private func links(_ database: TestDatabase, _ tenant: Principal) async throws -> [String] {
-        try await database.asOwner { owner in
-            try await owner.query(
-                "SELECT kind, link_path FROM email_outbox WHERE tenant_id = $1 AND sender_id IS NOT NULL ORDER BY created_at, kind",
-                [tenant.tenantID.rawValue]
-            ).map {
-                "\(try $0.decode("kind", as: String.self)): \(try $0.decode("link_path", as: String?.self) ?? "none")"
-            }
-        }
+        try await outbox(database, tenant, "link_path")
     }
 
     private func verify(_ database: TestDatabase, _ accounts: [Principal]) async throws {

@@ -132,10 +132,8 @@ public struct RunService: Sendable {
     /// Why an edit of a run's workout from `stored` to `content` is refused, or `nil`: a run's
     /// exercise, its set's time and distance and the workout's duration come from its footsteps.
     /// Its name, notes, start and its set's note, RPE and rest are the lifter's to change. Named by
-    /// the field under `prefix` (`workout.`; empty for a patch).
-    public static func editRefusal(_ content: WorkoutContent, from stored: WorkoutContent, prefix: String = "workout.")
-        -> SpotterError?
-    {
+    /// the field under `workout.`.
+    public static func editRefusal(_ content: WorkoutContent, from stored: WorkoutContent) -> SpotterError? {
         func measured(_ content: WorkoutContent) -> [[Int?]] {
             content.exercises.map { exercise in
                 exercise.sets.flatMap { [$0.reps, $0.durationSeconds, $0.distanceMeters] }
@@ -145,9 +143,9 @@ public struct RunService: Sendable {
             || measured(content) != measured(stored)
             || content.exercises.flatMap(\.sets).contains(where: { $0.weight != nil })
         {
-            return .invalid(prefix + "exercises", footsteps)
+            return .invalid("workout.exercises", footsteps)
         }
-        return durationRefusal(content.durationSeconds, stored: stored.durationSeconds, prefix: prefix)
+        return durationRefusal(content.durationSeconds, stored: stored.durationSeconds, prefix: "workout.")
     }
 
     /// Why changing a run's duration from `stored` to `seconds` is refused, or `nil` when it stays.
