@@ -2,13 +2,15 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// The portal's static files, compiled in: one stylesheet, the icon and the sign-up form's time-zone script. Pages link them with
+/// The portal's static files, compiled in: one stylesheet, the icon, the sign-up form's time-zone script and the sign-in
+/// form's script keeping a link's fragment. Pages link them with
 /// `?v=<version>` (a hash of their content), so browsers may keep them for a year.
 enum Assets {
     static let files: [String: (type: String, body: String)] = [
         "portal.css": ("text/css; charset=utf-8", stylesheet),
         "icon.svg": ("image/svg+xml", icon),
         "time-zone.js": ("text/javascript; charset=utf-8", timeZoneScript),
+        "sign-in.js": ("text/javascript; charset=utf-8", signInScript),
     ]
 
     /// Fills an empty time-zone field (`data-browser-time-zone`, the sign-up form) with the
@@ -22,6 +24,18 @@ enum Assets {
           var known = Array.prototype.some.call(field.list.options, function (option) { return option.value === zone; });
           if (known) { field.value = zone; }
         });
+        """
+
+    /// A link to a part of a page (an e-mail's `…/workouts/…#comments`) that had to sign in first
+    /// leads back to that part: the fragment stays in the browser's address, never in a request, so
+    /// the sign-in form adds it to where signing in leads. Without scripts the page opens at its top.
+    static let signInScript = """
+        var fragment = window.location.hash;
+        if (/^#[A-Za-z0-9_-]{1,64}$/.test(fragment)) {
+          document.querySelectorAll("input[name=next]").forEach(function (field) {
+            if (field.value.indexOf("#") < 0) { field.value += fragment; }
+          });
+        }
         """
 
     static let version: String = {

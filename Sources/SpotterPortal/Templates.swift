@@ -85,6 +85,7 @@ enum Templates {
         </form>
         <p><a href="/reset-password">Forgot your password?</a></p>
         <p>New to Spotter? <a href="/sign-up">Create an account</a>.</p>
+        <script src="/assets/sign-in.js?v={{assetVersion}}" defer></script>
         {{#hasTyped}}
         <h2>What you typed</h2>
         <p>Copy it to send the form again once you are signed in.</p>

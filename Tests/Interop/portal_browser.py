@@ -153,6 +153,16 @@ def main():
               str(comments))
         snap(coach, "workout")
 
+        # A reply e-mail's link to the comments, opened signed out: signing in leads back to them.
+        phone.get(workout_url + "#comments")
+        check("the link asks to sign in first", "/sign-in?next=" in phone.current_url, phone.current_url)
+        phone.find_element(By.ID, "login").send_keys(args.coach)
+        phone.find_element(By.ID, "password").send_keys("long enough " + args.coach)
+        navigate(phone, phone.find_element(By.CSS_SELECTOR, "form[action='/sign-in'] button").click)
+        check("signed in, the coach is at the workout's comments", phone.current_url == workout_url + "#comments",
+              phone.current_url)
+        phone.delete_all_cookies()
+
         navigate(coach, coach.find_element(By.CSS_SELECTOR, "section.exercise h2 a").click)
         progress_url = coach.current_url
         points = coach.find_elements(By.CSS_SELECTOR, "figure.chart svg circle.point")
