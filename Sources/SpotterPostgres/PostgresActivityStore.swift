@@ -652,7 +652,7 @@ public struct PostgresActivityStore: ActivityStore {
         """
 
     /// A set `s` that counts toward records: not a warm-up, with reps and a weight.
-    private static let working = "s.set_type <> 'warm_up' AND s.reps >= 1 AND s.weight_kg > 0"
+    private static let working = RecordSQL.working("s")
     /// The estimated one-rep max of set `s`, as progress gives it (reps in reserve counted);
     /// `NULL` where progress has no estimate.
     private static let e1rm = RecordSQL.e1rm("s")

@@ -111,6 +111,11 @@ enum FeedLocks {
 
 /// Record statements shared by the New PR trophy and a guided session's record flag.
 enum RecordSQL {
+    /// Whether set `set` (a table alias) counts toward records: not a warm-up, with reps and a weight.
+    static func working(_ set: String) -> String {
+        "\(set).set_type <> 'warm_up' AND \(set).reps >= 1 AND \(set).weight_kg > 0"
+    }
+
     /// The estimated one-rep max of set `set` (a table alias) as progress estimates it by default
     /// (`OneRepMax.estimate`, Epley): its reps with any in reserve, `reps + (10 − RPE)`, 1–12
     /// counted, RPE 6–10; `NULL` outside that and for a set without reps. Multiplied before it is

@@ -1105,8 +1105,9 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
     set {_uniqueStorage()._inactive = newValue}
   }
 
-  /// Progress scope, within your tier: the exercise of a new heaviest working set since you last
-  /// opened the client's progress.
+  /// Progress scope, within your tier: the exercise of a new record since you last opened the
+  /// client's progress, as the New PR trophy counts one: a working set heavier than every earlier
+  /// one of the exercise, or with a higher estimated one-rep max (Epley, reps in reserve counted).
   public var newRecordExercise: String {
     get {_storage._newRecordExercise}
     set {_uniqueStorage()._newRecordExercise = newValue}

@@ -355,7 +355,7 @@ struct CoachingServiceTests {
         }
     }
 
-    @Test("client flags: inactive after N days; a new heaviest set since the coach last opened progress")
+    @Test("client flags: inactive after N days; a new record since the coach last opened progress")
     func clientFlags() async throws {
         try await TestDatabase.with { database in
             let clock = TestClock(start)
@@ -418,6 +418,50 @@ struct CoachingServiceTests {
             summary = try #require(try await coaching.clients(coach, inactiveDays: 3).first)
             #expect(summary.lastWorkoutAt == nil && summary.workoutsThisWeek == nil && !summary.inactive)
             #expect(summary.streakWeeks == nil)
+        }
+    }
+
+    @Test(
+        "a client's new-record flag is the New PR trophy's: heavier, or a higher estimated one-rep max with reps in reserve counted; warm-ups and missed lifts are neither"
+    )
+    func clientRecordFlagByEstimate() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await database.setTier(coach, .coach)
+            try await coaching.link(coach, ada, scopes: ["history", "progress"])
+            func seen() async throws {
+                _ = try await coaching.clientProgress(
+                    coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
+                    formula: .epley)
+            }
+            func squats(_ sets: [SetDraft]) async throws -> String? {
+                clock.advance(by: 86_400)
+                var draft = workoutDraft(at: clock.now, exercises: [Catalog.squat])
+                draft.exercises[0].sets = sets
+                _ = try await training.workouts.log(ada, id: "", draft)
+                let flag = try #require(try await coaching.clients(coach, inactiveDays: 3).first).newRecordExercise
+                try await seen()
+                return flag
+            }
+            func set(_ reps: Int, _ kilograms: Double, rpe: Double? = nil, type: SetType = .working) -> SetDraft {
+                SetDraft(reps: reps, weight: WeightDraft(value: kilograms, unit: .kg), rpe: rpe, type: type)
+            }
+
+            #expect(try await squats([set(5, 120)]) == nil)  // the first squats: nothing to beat
+            // The same weight for more reps: 120 × 7 estimates 148 kg against 140.
+            #expect(try await squats([set(7, 120)]) == "Barbell Back Squat")
+            // 120 × 5 with two reps in reserve estimates 148 kg too: equal is no record.
+            #expect(try await squats([set(5, 120, rpe: 8)]) == nil)
+            // A heavier single with a lower estimate (130 kg against 148) is a record by weight.
+            #expect(try await squats([set(1, 130)]) == "Barbell Back Squat")
+            // Neither a heavier warm-up nor a missed lift (no reps) is a record.
+            #expect(try await squats([set(3, 150, type: .warmUp), set(0, 160, type: .failure)]) == nil)
+            // Nor do they raise the bar: 140 × 1 is still a record by weight.
+            #expect(try await squats([set(1, 140)]) == "Barbell Back Squat")
         }
     }
 

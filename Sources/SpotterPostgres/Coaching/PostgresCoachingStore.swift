@@ -189,6 +189,24 @@ public struct PostgresCoachingStore: CoachingStore {
 
     // MARK: Coach reads
 
+    /// The estimated one-rep max of a set `s` of a client's record window.
+    private static let windowE1RM = "(\(RecordSQL.e1rm("s")))"
+
+    /// Whether the window's set of exercise `n.exercise_id` begun at `n.<at>` is a record: some
+    /// earlier working set of the exercise (a first start is no record) and none `asGood` as it.
+    /// Each probe reads the exercise index newest first and stops at its first match: written as
+    /// `EXISTS`, a lifter with a large share of the table's sets got a sequential scan.
+    private static func beatsEarlier(_ at: String, _ asGood: String) -> String {
+        func earlier(_ condition: String) -> String {
+            """
+            (SELECT 1 FROM workout_sets p WHERE p.tenant_id = l.tenant_id AND p.exercise_id = n.exercise_id
+               AND p.started_at < n.\(at) AND \(RecordSQL.working("p"))\(condition)
+             ORDER BY p.started_at DESC LIMIT 1)
+            """
+        }
+        return "(\(earlier("")) IS NOT NULL AND \(earlier(" AND " + asGood)) IS NULL)"
+    }
+
     public func clientFacts(_ principal: Principal, now: Date, bigThreeOnly: Bool) async throws -> [ClientFacts] {
         try await database.withTenant(principal) { connection in
             // An access-log row per client listed, at most one an hour (0071), in one statement.
@@ -201,25 +219,35 @@ public struct PostgresCoachingStore: CoachingStore {
                    WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL) AS last_workout_at,
                   recent.workouts_since, recent.templates_logged, recent.recent_weeks,
                   f.program_tenant_id, f.program_id, f.started_on::text AS started_on,
+                  -- A record as the New PR trophy has it: a working set heavier than every earlier
+                  -- one of its exercise, or with a higher estimated one-rep max (`RecordSQL.e1rm`).
+                  -- The window's sets hold one exactly when the first of their heaviest, or of their
+                  -- best estimates, is one, so each exercise is probed once per measure, newest first
+                  -- through the exercise index: a set short of a record stops at the first earlier
+                  -- set at least as good.
                   (SELECT coalesce(c.name, x.name)
-                   FROM workouts w
-                   JOIN workout_sets s ON s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
-                   LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
-                   LEFT JOIN exercises x ON x.tenant_id = s.tenant_id AND x.exercise_id = s.exercise_id
-                   -- Logged since the coach last looked, even if it began before (she looked in
-                   -- mid-session); begun at most two days before, so the history index bounds it.
-                   WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
-                     AND w.created_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
-                     AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at) - interval '2 days'
-                     AND s.set_type <> 'warm_up' AND s.weight_kg IS NOT NULL
-                     AND (NOT $3 OR c.big_three IS NOT NULL)
-                     AND EXISTS (SELECT FROM workout_sets p WHERE p.tenant_id = s.tenant_id
-                         AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
-                         AND p.set_type <> 'warm_up')
-                     AND NOT EXISTS (SELECT FROM workout_sets p WHERE p.tenant_id = s.tenant_id
-                         AND p.exercise_id = s.exercise_id AND p.started_at < s.started_at
-                         AND p.set_type <> 'warm_up' AND p.weight_kg >= s.weight_kg)
-                   ORDER BY w.started_at DESC LIMIT 1) AS new_record,
+                   FROM (
+                     SELECT s.exercise_id, max(s.started_at) AS last_at,
+                       (array_agg(s.weight_kg ORDER BY s.weight_kg DESC, s.started_at))[1] AS heaviest,
+                       (array_agg(s.started_at ORDER BY s.weight_kg DESC, s.started_at))[1] AS heaviest_at,
+                       (array_agg(\(Self.windowE1RM) ORDER BY \(Self.windowE1RM) DESC NULLS LAST, s.started_at))[1] AS best,
+                       (array_agg(s.started_at ORDER BY \(Self.windowE1RM) DESC NULLS LAST, s.started_at))[1] AS best_at
+                     FROM workouts w
+                     JOIN workout_sets s ON s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
+                     LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
+                     -- Logged since the coach last looked, even if it began before (she looked in
+                     -- mid-session); begun at most two days before, so the history index bounds it.
+                     WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
+                       AND w.created_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
+                       AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at) - interval '2 days'
+                       AND \(RecordSQL.working("s"))
+                       AND (NOT $3 OR c.big_three IS NOT NULL)
+                     GROUP BY s.exercise_id) n
+                   LEFT JOIN catalog_exercises c ON c.exercise_id = n.exercise_id
+                   LEFT JOIN exercises x ON x.tenant_id = l.tenant_id AND x.exercise_id = n.exercise_id
+                   WHERE \(Self.beatsEarlier("heaviest_at", "p.weight_kg >= n.heaviest"))
+                      OR n.best IS NOT NULL AND \(Self.beatsEarlier("best_at", "(\(RecordSQL.e1rm("p"))) >= n.best"))
+                   ORDER BY n.last_at DESC LIMIT 1) AS new_record,
                   date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01' AS this_week
                 FROM coach_links l
                 JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
