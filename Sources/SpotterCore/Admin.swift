@@ -61,6 +61,10 @@ public struct AccountDetail: Sendable, Equatable, Codable {
     /// must wait: sign-in throttling is per source; `failedSignIns` and `lockedUntil` are the
     /// account-wide count for unknown devices.
     public var sources: [SignInSourceFailures]
+    /// Since when a second factor is asked at sign-in; `nil` when two-factor sign-in is off.
+    public var twoFactorSince: Date?
+    /// Recovery codes not used yet (with two-factor on).
+    public var recoveryCodesLeft: Int
 
     public init(
         profile: Profile,
@@ -70,9 +74,13 @@ public struct AccountDetail: Sendable, Equatable, Codable {
         lastActivity: Date?,
         workouts: Int = 0,
         lastWorkoutAt: Date? = nil,
-        sources: [SignInSourceFailures] = []
+        sources: [SignInSourceFailures] = [],
+        twoFactorSince: Date? = nil,
+        recoveryCodesLeft: Int = 0
     ) {
         self.sources = sources
+        self.twoFactorSince = twoFactorSince
+        self.recoveryCodesLeft = recoveryCodesLeft
         self.profile = profile
         self.failedSignIns = failedSignIns
         self.lockedUntil = lockedUntil

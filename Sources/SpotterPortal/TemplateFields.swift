@@ -23,6 +23,7 @@ extension CoachRoutes.ClientsPage.Row: MustacheParent {
         case "streak": streak
         case "inactive": inactive
         case "newRecord": section(newRecord)
+        case "paused": section(paused)
         default: nil
         }
     }

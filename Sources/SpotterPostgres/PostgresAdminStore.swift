@@ -101,6 +101,15 @@ public struct PostgresAdminStore: AdminStore {
                     """,
                     [tenant.rawValue]
                 )
+                let twoFactor = try await connection.query(
+                    """
+                    SELECT m.enabled_at,
+                           (SELECT count(*)::int FROM mfa_recovery_codes r
+                            WHERE r.tenant_id = m.tenant_id AND r.account_id = m.account_id AND r.used_at IS NULL) AS left
+                    FROM account_mfa m WHERE m.tenant_id = $1 AND m.account_id = $2 AND m.enabled_at IS NOT NULL
+                    """,
+                    [tenant.rawValue, profile.accountID.rawValue]
+                ).single
                 return AccountDetail(
                     profile: profile,
                     failedSignIns: try throttle.single?.decode("failed_sign_ins") ?? 0,
@@ -109,7 +118,9 @@ public struct PostgresAdminStore: AdminStore {
                     lastActivity: try activity.single?.decode("last", as: Date?.self),
                     workouts: try training.single?.decode("workouts") ?? 0,
                     lastWorkoutAt: try training.single?.decode("last", as: Date?.self),
-                    sources: sources
+                    sources: sources,
+                    twoFactorSince: try twoFactor?.decode("enabled_at", as: Date?.self),
+                    recoveryCodesLeft: try twoFactor?.decode("left") ?? 0
                 )
             }
         }

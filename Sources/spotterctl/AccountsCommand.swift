@@ -83,8 +83,20 @@ struct AccountsCommand: AsyncParsableCommand {
                             "\(profile.tier.effective(at: Date()).rawValue) (stored \(profile.tier.tier.rawValue), "
                                 + "expires \(Output.date(profile.tier.expiresAt)))"
                         ),
+                        (
+                            "two-factor",
+                            detail.twoFactorSince.map {
+                                "on since \(Output.date($0)), "
+                                    + "\(DisplayFormat.count(detail.recoveryCodesLeft, "recovery code")) left"
+                            } ?? "off"
+                        ),
                         ("failed sign-ins", "\(detail.failedSignIns) across unknown devices"),
-                        ("locked until", detail.lockedUntil.map { Output.date($0) } ?? "not locked"),
+                        (
+                            "locked until",
+                            detail.lockedUntil.map { Output.date($0) }
+                                ?? (detail.sources.contains { $0.lockedUntil != nil }
+                                    ? "not locked for every device; a source below waits" : "not locked")
+                        ),
                         ("created", Output.date(profile.createdAt)),
                         ("last activity", Output.date(detail.lastActivity)),
                         ("workouts", "\(detail.workouts) (last \(Output.date(detail.lastWorkoutAt)))"),

@@ -11,7 +11,8 @@ struct OutboxCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists pending and failed e-mails, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "Lists pending and failed e-mails, newest first, without their bodies (outbox show has them).")
         @OptionGroup var options: GlobalOptions
         @Option(help: "pending, failed or sent (default: pending and failed).") var status: String?
         @Option(parsing: .unconditional, help: "Most messages to show.") var limit = 50
@@ -21,7 +22,9 @@ struct OutboxCommand: AsyncParsableCommand {
                 guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
                 try await CommandContext.with(options) { context in
                     let messages = try await context.admin.outbox(status: status, limit: limit)
-                    if options.json { return try Output.json(messages) }
+                    // Bodies carry sign-in links and members' words: `show` prints one at a time, a
+                    // member's with a reason it audits.
+                    if options.json { return try Output.json(messages.map(Listed.init)) }
                     Output.table(
                         ["ID", "STATUS", "KIND", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"],
                         messages.map {
@@ -33,6 +36,29 @@ struct OutboxCommand: AsyncParsableCommand {
                     )
                 }
             }
+        }
+    }
+
+    /// A message as `list --json` gives it: everything but its body.
+    struct Listed: Encodable {
+        @LowercasedUUID var id: UUID
+        var tenantID: TenantID
+        var kind, recipient, subject, status: String
+        var attempts: Int
+        var lastError: String?
+        var createdAt, nextAttemptAt: Date
+        var sentAt: Date?
+        var fromMember: Bool
+        var linkPath: String?
+
+        init(_ entry: OutboxEntry) {
+            (id, tenantID, kind, recipient, subject, status) = (
+                entry.id, entry.tenantID, entry.kind, entry.recipient, entry.subject, entry.status
+            )
+            (attempts, lastError, createdAt, nextAttemptAt, sentAt) = (
+                entry.attempts, entry.lastError, entry.createdAt, entry.nextAttemptAt, entry.sentAt
+            )
+            (fromMember, linkPath) = (entry.fromMember, entry.linkPath)
         }
     }
 

@@ -66,7 +66,9 @@ struct PortalLifterTests {
         }
     }
 
-    @Test("a lifter past a lapsed coach's limit is told the coaching is paused, and no more of the coach's plan")
+    @Test(
+        "a lifter past a lapsed coach's limit is told the coaching is paused, and no more of the coach's plan; the coach's list says so"
+    )
     func pausedCoaching() async throws {
         try await PortalHarness.with { portal in
             let coach = try await portal.account("carla", kind: .coach)
@@ -90,6 +92,10 @@ struct PortalLifterTests {
                     "Paused: carla cannot see your data for now, until their plan covers you again. Nothing of yours is lost."
                 ), "\(paused.html)")
             #expect(!(try await portal.signedIn("ada").get("/coaches").html.contains("Paused")))
+            // The coach's client list says why Bob's row is empty.
+            let clients = try await portal.signedIn("carla").get("/clients").html
+            #expect(clients.contains("paused: beyond the 1 client the free tier covers"), "\(clients)")
+            #expect(clients.components(separatedBy: "paused:").count == 2)
         }
     }
 

@@ -243,6 +243,16 @@ struct SpotterCtlMaintenanceTests {
                 return
             }
 
+            // An operator sees it is on before resetting it.
+            let before = try await database.spotterctl(["accounts", "show", "ada"]).output
+            #expect(
+                before.contains("two-factor      on since ") && before.contains(" recovery codes left"), "\(before)")
+            let beforeJSON = try #require(
+                try json(try await database.spotterctl(["accounts", "show", "ada", "--json"])) as? [String: Any])
+            #expect(
+                beforeJSON["two_factor_since"] as? String != nil && (beforeJSON["recovery_codes_left"] as? Int ?? 0) > 0
+            )
+
             let missing = try await database.spotterctl(["accounts", "reset-mfa", "ada"])
             #expect(missing.status != 0 && missing.output.contains("--reason"), "\(missing.output)")
             // Not confirmed (no terminal, no --yes): nothing happens.
@@ -264,6 +274,8 @@ struct SpotterCtlMaintenanceTests {
                     == 1)
             await #expect(throws: SpotterError.self) { try await auth.authenticate(accessToken: tokens.accessToken) }
             _ = try await auth.signIn(login: "ada", password: "long enough ada", deviceLabel: "", address: "a").tokens
+            #expect(
+                try await database.spotterctl(["accounts", "show", "ada"]).output.contains("two-factor      off\n"))
 
             // Again, now that it is off: refused, no session ended, nothing audited.
             let signedIn = try await auth.signIn(
@@ -492,6 +504,8 @@ struct SpotterCtlMaintenanceTests {
             let listed = try #require(
                 try json(try await database.spotterctl(["outbox", "list", "--json"])) as? [[String: Any]])
             #expect(listed.count == 1)
+            // Bodies, with their links, are for `show`, one at a time.
+            #expect(listed.first?["body"] == nil && listed.first?["subject"] as? String != nil)
             let id = try #require(listed.first?["id"] as? String)
             #expect(id == id.lowercased(), "ids are lower case, as the table shows them")
             for limit in ["-1", "0", "1001"] {
@@ -535,6 +549,8 @@ struct SpotterCtlMaintenanceTests {
                     """)
             }
             let note = "00000000-0000-4000-8000-00000000000a"
+            let pending = try await database.spotterctl(["outbox", "list", "--json"])
+            #expect(pending.status == 0 && pending.output.contains(note) && !pending.output.contains("My knee hurts"))
             let refused = try await database.spotterctl(["outbox", "show", note])
             #expect(
                 refused.status == 1 && refused.output.contains("reason: is required to read a coaching notification"))
