@@ -82,6 +82,29 @@ struct CoachRoutes {
             }
             return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
         }
+        router.get("/clients/:client/assignments/:assignment/delete") { _, context in
+            let session = try coach(context)
+            let link = try await activeLink(session, try context.parameters.require("client"))
+            let id = try context.parameters.require("assignment")
+            guard
+                let assignment = try await coaching.assignments(session.principal, client: link.lifterID.description)
+                    .first(where: { $0.id.lowercasedString == id.lowercased() })
+            else { throw SpotterError.notFound("assignment not found") }
+            let name = link.lifterName
+            let consequence =
+                switch assignment.item {
+                case .template:
+                    "\(name) no longer sees the template; workouts logged from it stay in their history."
+                case .program:
+                    "\(name) no longer sees the program and stops following it; assigned again, they start it anew. Workouts logged from it stay in their history."
+                }
+            return pages.render(
+                "end_link", title: "Unassign \(assignment.name)", session: session, current: "/clients",
+                EndLinkPage(
+                    name: "\(assignment.name) from \(name)", consequence: consequence,
+                    action: "/clients/\(link.lifterID)/assignments/\(assignment.id.lowercasedString)/delete",
+                    back: "/clients/\(link.lifterID)#plans", question: "Unassign", button: "Unassign"))
+        }
         router.post("/clients/:client/assignments/:assignment/delete") { _, context in
             let session = try coach(context)
             let client = try context.parameters.require("client")

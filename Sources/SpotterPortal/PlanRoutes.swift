@@ -15,7 +15,9 @@ struct PlanRoutes {
     let pages: Pages
 
     func add(to router: Router<PortalContext>) {
-        router.get("/templates") { _, context in try await templatesPage(try coach(context)) }
+        router.get("/templates") { request, context in
+            try await templatesPage(try coach(context), deleted: request.uri.queryParameters.get("deleted") != nil)
+        }
         router.get("/templates/new") { _, context in
             let session = try coach(context)
             return editor(session, TemplateEditor(id: "", version: "", name: "", notes: "", rows: []))
@@ -36,6 +38,14 @@ struct PlanRoutes {
                 session.principal, id: try context.parameters.require("template"), newID: "", name: "")
             return Response.redirect(to: "/templates/\(copy.id)", type: .normal)
         }
+        router.get("/templates/:template/delete") { _, context in
+            let session = try coach(context)
+            let template = try await training.templates.get(
+                session.principal, id: try context.parameters.require("template"))
+            return try await confirmDelete(
+                session, kind: "template", id: template.id.description, name: template.content.name,
+                assignedLoss: "they lose it at once")
+        }
         router.post("/templates/:template/delete") { _, context in
             let session = try coach(context)
             do {
@@ -43,9 +53,11 @@ struct PlanRoutes {
             } catch SpotterError.failedPrecondition(let reason) {
                 return try await templatesPage(session, error: "Not deleted: " + reason + ".", status: .conflict)
             }
-            return Response.redirect(to: "/templates", type: .normal)
+            return Response.redirect(to: "/templates?deleted=1", type: .normal)
         }
-        router.get("/programs") { _, context in try await programsPage(try coach(context)) }
+        router.get("/programs") { request, context in
+            try await programsPage(try coach(context), deleted: request.uri.queryParameters.get("deleted") != nil)
+        }
         router.get("/programs/new") { _, context in
             let session = try coach(context)
             return try await programEditor(
@@ -74,11 +86,34 @@ struct PlanRoutes {
                     }))
             return Response.redirect(to: "/programs/\(copy.id)", type: .normal)
         }
+        router.get("/programs/:program/delete") { _, context in
+            let session = try coach(context)
+            let program = try await coaching.ownProgram(
+                session.principal, id: try context.parameters.require("program"))
+            return try await confirmDelete(
+                session, kind: "program", id: program.id.description, name: program.content.name,
+                assignedLoss: "they lose it at once, and whoever follows it stops")
+        }
         router.post("/programs/:program/delete") { _, context in
             let session = try coach(context)
             try await coaching.deleteProgram(session.principal, id: try context.parameters.require("program"))
-            return Response.redirect(to: "/programs", type: .normal)
+            return Response.redirect(to: "/programs?deleted=1", type: .normal)
         }
+    }
+
+    /// Asks before a template or program goes for good, naming the clients who have it.
+    private func confirmDelete(
+        _ session: PortalSession, kind: String, id: String, name: String, assignedLoss: String
+    ) async throws -> Response {
+        let holders = try await holders(session)[id].map { $0.joined(separator: ", ") }
+        let consequence =
+            (holders.map { "It is assigned to \($0): \(assignedLoss). " } ?? "It is not assigned to anyone. ")
+            + "It cannot be undone; copy it first to keep a version of it."
+        return pages.render(
+            "end_link", title: "Delete \(name)", session: session, current: "/\(kind)s",
+            EndLinkPage(
+                name: name, consequence: consequence, action: "/\(kind)s/\(id)/delete", back: "/\(kind)s",
+                question: "Delete the \(kind)", button: "Delete \(kind)"))
     }
 
     private func coach(_ context: PortalContext) throws -> PortalSession {
@@ -130,11 +165,12 @@ struct PlanRoutes {
         var kind: String
         var path: String
         var error: String?
+        var notice: String?
     }
 
-    private func templatesPage(_ session: PortalSession, error: String? = nil, status: HTTPResponse.Status = .ok)
-        async throws -> Response
-    {
+    private func templatesPage(
+        _ session: PortalSession, error: String? = nil, status: HTTPResponse.Status = .ok, deleted: Bool = false
+    ) async throws -> Response {
         let format = Format(session.profile)
         async let page = training.templates.list(
             session.principal, includeArchived: false, pageSize: 100, pageToken: "")
@@ -150,7 +186,9 @@ struct PlanRoutes {
         }
         return pages.render(
             "plans", title: "Templates", session: session, status: status, current: "/templates",
-            PlanList(rows: rows, kind: "template", path: "/templates", error: error))
+            PlanList(
+                rows: rows, kind: "template", path: "/templates", error: error,
+                notice: deleted ? "The template is deleted." : nil))
     }
 
     struct TemplateEditor {
@@ -550,7 +588,7 @@ struct PlanRoutes {
 
     // MARK: - Programs
 
-    private func programsPage(_ session: PortalSession) async throws -> Response {
+    private func programsPage(_ session: PortalSession, deleted: Bool = false) async throws -> Response {
         let format = Format(session.profile)
         async let programs = coaching.programs(session.principal)
         let holders = try await holders(session)
@@ -565,7 +603,8 @@ struct PlanRoutes {
         }
         return pages.render(
             "plans", title: "Programs", session: session, current: "/programs",
-            PlanList(rows: rows, kind: "program", path: "/programs"))
+            PlanList(
+                rows: rows, kind: "program", path: "/programs", notice: deleted ? "The program is deleted." : nil))
     }
 
     struct ProgramEditor {

@@ -373,9 +373,7 @@ enum Templates {
         {{#assignments}}
         <div class="card row">
         <span><strong>{{name}}</strong> · {{kind}} version {{version}} · since {{since}}{{#note}} · {{note}}{{/note}}</span>
-        <form method="post" action="/clients/{{client.id}}/assignments/{{id}}/delete">
-        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Unassign</button>
-        </form>
+        <a class="button secondary" href="/clients/{{client.id}}/assignments/{{id}}/delete">Unassign…</a>
         </div>
         {{/assignments}}
         {{^assignments}}<p class="empty">Nothing assigned yet.</p>{{/assignments}}
@@ -624,6 +622,7 @@ enum Templates {
         {{<layout}}{{$body}}{{#page}}
         <h1>{{title}}</h1>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         <p><a class="button" href="{{path}}/new">New {{kind}}</a></p>
         {{#rows}}
         <section class="card">
@@ -634,9 +633,7 @@ enum Templates {
         <form method="post" action="{{path}}/{{id}}/copy" class="inline-buttons">
         <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Copy</button>
         </form>
-        <form method="post" action="{{path}}/{{id}}/delete" class="inline-buttons">
-        <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Delete</button>
-        </form>
+        <a class="button secondary" href="{{path}}/{{id}}/delete">Delete…</a>
         </section>
         {{/rows}}
         {{^rows}}<p class="empty">None yet.</p>{{/rows}}

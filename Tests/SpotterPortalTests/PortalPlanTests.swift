@@ -121,7 +121,19 @@ struct PortalPlanTests {
             let copied = try await browser.post("/templates/\(template.id)/copy")
             #expect(copied.status == .seeOther)
             #expect(try await browser.get(copied.location!).html.contains("Changed elsewhere (copy)"))
-            #expect(try await browser.post("/templates/\(template.id)/delete").location == "/templates")
+            // Deleting asks first, naming what goes; the list then says it is done.
+            let list2 = try await browser.get("/templates")
+            #expect(list2.html.contains(#"href="/templates/\#(template.id)/delete">Delete…</a>"#))
+            #expect(!list2.html.contains(#"action="/templates/\#(template.id)/delete""#), "no one-click delete")
+            let ask = try await browser.get("/templates/\(template.id)/delete")
+            #expect(ask.html.contains("Delete the template Changed elsewhere?"), "\(ask.html)")
+            #expect(ask.html.contains("It is not assigned to anyone. It cannot be undone"))
+            #expect(
+                try await portal.training.templates.get(coach, id: template.id.description).content.name
+                    == "Changed elsewhere")
+            let deleted = try await browser.post("/templates/\(template.id)/delete")
+            #expect(deleted.location == "/templates?deleted=1")
+            #expect(try await browser.get("/templates?deleted=1").html.contains("The template is deleted."))
         }
     }
 
@@ -354,7 +366,21 @@ struct PortalPlanTests {
             #expect(plans.html.contains("Sled day"))
             #expect(try await portal.coaching.assignments(world.lifter, client: "").count == 2)
             #expect(try await browser.get("/programs").html.contains("Assigned to Lena &lt;script&gt;"))
+            // Deleting the program asks first, naming the client it is assigned to.
+            let askProgram = try await browser.get("/programs/\(program.id)/delete")
+            #expect(askProgram.html.contains("Delete the program Peaking block?"))
+            #expect(
+                askProgram.html.contains("It is assigned to Lena &lt;script&gt;"),
+                "\(askProgram.html.suffix(1_500))")
+            #expect(askProgram.html.contains("whoever follows it stops"))
+            #expect(plans.html.contains("Unassign…</a>") && !plans.html.contains(">Unassign</button>"))
             for assignment in try await portal.coaching.assignments(world.coach, client: world.client) {
+                let ask = try await browser.get(
+                    "/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
+                #expect(ask.html.contains("Unassign \(assignment.name) from Lena"), "\(ask.html.suffix(1_500))")
+                #expect(
+                    ask.html.contains(
+                        assignment.name == "Sled day" ? "no longer sees the template" : "stops following it"))
                 let unassigned = try await browser.post(
                     "/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
                 #expect(unassigned.status == .seeOther)
