@@ -38,6 +38,11 @@ struct CoachRoutes {
                 return try await clientsPage(
                     request, session, newInvite: nil, inviteNote: note,
                     inviteError: SessionRoutes.fieldErrors(violations, [:])["note"])
+            } catch SpotterError.failedPrecondition(let reason) {
+                // A full roster: said beside the form, with the tier that takes more.
+                return try await clientsPage(
+                    request, session, newInvite: nil, inviteNote: note,
+                    inviteError: reason.prefix(1).uppercased() + reason.dropFirst() + ".")
             }
         }
         router.post("/invites/:invite/revoke") { _, context in

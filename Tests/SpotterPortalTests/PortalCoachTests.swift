@@ -485,6 +485,14 @@ struct PortalCoachTests {
             #expect(refused.html.contains("asks to be your client"), "the request is still there to answer")
             #expect(
                 try await portal.coaching.links(coach, includeClosed: false).filter { $0.status == .active }.count == 1)
+            // A new invite code is refused beside its form, with what was typed kept.
+            let code = try await browser.post("/invites", [("note", "Gym flyer")])
+            #expect(
+                code.html.contains(
+                    "An invite code would be refused now: you have 1 active client, the limit of the free tier; the Coach tier allows 20."
+                ), "\(code.html.suffix(3_000))")
+            #expect(code.html.contains(#"value="Gym flyer""#))
+            #expect(try await portal.coaching.invites(coach).isEmpty)
         }
     }
 

@@ -19,8 +19,15 @@ struct CoachingServiceTests {
             let cy = try await database.lifter("cyd")
 
             let first = try await coaching.createInvite(coach, note: "", validDays: 0)
-            _ = try await coaching.redeemInvite(ada, code: first.code!, scopes: ["history"])
             let second = try await coaching.createInvite(coach, note: "", validDays: 0)
+            _ = try await coaching.redeemInvite(ada, code: first.code!, scopes: ["history"])
+            // The roster is full: a new code is refused to the coach, naming the tier that takes more.
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "an invite code would be refused now: you have 1 active client, the limit of the free tier; the Coach tier allows 20"
+                )
+            ) { try await coaching.createInvite(coach, note: "", validDays: 0) }
+            // A code made before the roster filled meets the limit when it is redeemed.
             await #expect(
                 throws: SpotterError.failedPrecondition(
                     "the coach cannot take new clients at the moment; ask them, or try again later")

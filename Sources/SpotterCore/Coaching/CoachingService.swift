@@ -100,11 +100,22 @@ public struct CoachingService: Sendable {
 
     /// A coach makes a single-use invite code, valid for `validDays` (default 7, at most 30).
     public func createInvite(_ principal: Principal, note: String, validDays: Int) async throws -> CoachInvite {
-        _ = try await requireKind(.coach, principal)
+        let context = try await requireKind(.coach, principal)
         var validator = Validator()
         validator.check(note.storedLength <= 200, "note", "must be at most 200 characters")
         validator.check((0...30).contains(validDays), "valid_days", "must be between 1 and 30 (0 means 7)")
         try validator.validate()
+        // A code no one could redeem now is refused here, where the coach reads why, and not only
+        // to the lifter who tries it. (A code made earlier may still meet a full roster.)
+        let links = try await store.links(principal, includeClosed: false)
+        let active = links.filter { $0.status == .active }.count
+        do {
+            try CoachEntitlements.checkCapacity(
+                activeClients: active, tier: context.tier.effective(at: now()), askedBy: .coach)
+        } catch {
+            guard case .failedPrecondition(let reason) = error else { throw error }
+            throw SpotterError.failedPrecondition("an invite code would be refused now: " + reason)
+        }
         let code = InviteCode.generate()
         let created = now()
         let validity = validDays == 0 ? InviteCode.defaultValidity : TimeInterval(validDays) * 86_400

@@ -232,15 +232,26 @@ public struct PostgresCoachingStore: CoachingStore {
                        (array_agg(s.started_at ORDER BY s.weight_kg DESC, s.started_at))[1] AS heaviest_at,
                        (array_agg(\(Self.windowE1RM) ORDER BY \(Self.windowE1RM) DESC NULLS LAST, s.started_at))[1] AS best,
                        (array_agg(s.started_at ORDER BY \(Self.windowE1RM) DESC NULLS LAST, s.started_at))[1] AS best_at
-                     FROM workouts w
-                     JOIN workout_sets s ON s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
-                     LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
                      -- Logged since the coach last looked, even if it began before (she looked in
-                     -- mid-session); begun at most two days before, so the history index bounds it.
+                     -- mid-session); begun at most two days before, so the history index bounds it,
+                     -- and within the streak's window: a range bounded by values on both sides is
+                     -- read through the index whatever the statistics say (with the look's date
+                     -- alone a generic plan for a client with much of the table's statistics read
+                     -- the whole table).
+                     FROM workouts w
+                     -- Each workout's sets by its key (`OFFSET 0` keeps them a lookup per workout:
+                     -- joined, a client with much of the table's statistics got a hash over it).
+                     CROSS JOIN LATERAL (
+                       SELECT s.exercise_id, s.started_at, s.weight_kg, s.reps, s.rpe FROM workout_sets s
+                       WHERE s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
+                         AND \(RecordSQL.working("s"))
+                       OFFSET 0) s
+                     LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
                      WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
                        AND w.created_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
                        AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at) - interval '2 days'
-                       AND \(RecordSQL.working("s"))
+                       AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)
+                       AND w.started_at < 'infinity'
                        AND (NOT $3 OR c.big_three IS NOT NULL)
                      GROUP BY s.exercise_id) n
                    LEFT JOIN catalog_exercises c ON c.exercise_id = n.exercise_id
