@@ -289,7 +289,9 @@ public nonisolated struct Spotter_V1_ListExercisesRequest: Sendable {
   /// Also list archived custom exercises.
   public var includeArchived: Bool = false
 
-  /// Case-insensitive substring of the name; at most 100 characters.
+  /// Words that must all be in the name, in any order, ignoring case, spaces and punctuation ("pull up",
+  /// "pullup" and "PULL-UP" find Pull-Up); gym shorthand is spelled out too ("rdl", "ohp", "db",
+  /// "bb", "kb", "sldl", "ssb", "cgbp"). At most 100 characters.
   public var query: String = String()
 
   public var page: Spotter_V1_PageRequest {

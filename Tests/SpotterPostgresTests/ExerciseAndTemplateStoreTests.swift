@@ -33,6 +33,22 @@ struct ExerciseAndTemplateStoreTests {
                 ada, ExerciseFilter(query: "  DEADLIFT "), pageSize: 100, pageToken: "")
             #expect(search.items.contains { $0.id == Catalog.deadlift })
             #expect(search.items.allSatisfy { $0.name.lowercased().contains("deadlift") })
+            // Spaces and punctuation do not matter, words may come in any order, and gym shorthand
+            // is spelled out; the literal words still match too.
+            func found(_ query: String) async throws -> [String] {
+                try await training.exercises.list(ada, ExerciseFilter(query: query), pageSize: 100, pageToken: "")
+                    .items.map(\.name)
+            }
+            for query in ["pull up", "pullup", "PULL-UP", "pull_up"] {
+                #expect(try await found(query).contains("Pull-Up"), "\(query)")
+            }
+            #expect(try await found("tbar").contains("T-Bar Row"))
+            #expect(try await found("squat back").contains("Barbell Back Squat"))
+            #expect(try await found("rdl").contains("Romanian Deadlift"))
+            #expect(try await found("db rdl").contains("Dumbbell Romanian Deadlift"))
+            #expect(try await found("ohp").contains("Overhead Press"))
+            #expect(try await found("squat zzz").isEmpty, "every word must be in the name")
+            #expect(try await found("-").count == min(names.count, 100), "a query of punctuation alone is no filter")
             let squat = try await training.exercises.get(ada, Catalog.squat.description)
             #expect(squat.bigThree == .squat && !squat.isCustom && !squat.instructions.isEmpty)
         }

@@ -172,7 +172,7 @@ public struct ExerciseFilter: Sendable, Equatable {
     public var equipment: Equipment?
     public var customOnly: Bool
     public var includeArchived: Bool
-    /// Lower-cased substring of the name; empty matches every name.
+    /// The search text, lower-cased; empty matches every name (`searchAlternatives` says how).
     public var query: String
 
     public init(
@@ -191,6 +191,18 @@ public struct ExerciseFilter: Sendable, Equatable {
         self.query = query
     }
 
+    /// How `query` matches a name: each alternative is a list of words that must all be in the
+    /// name, spaces and punctuation left out of both (`ExerciseSearch.key`): "pull up", "pullup" and
+    /// "Pull-Up" match, "squat back" finds "Barbell Back Squat". Gym shorthand is an alternative
+    /// spelled out: "rdl" finds "Romanian Deadlift", "db row" "Dumbbell Row". Empty for no query.
+    public var searchAlternatives: [[String]] {
+        let words = query.split(whereSeparator: \.isWhitespace).map { ExerciseSearch.key(String($0)) }
+            .filter { !$0.isEmpty }
+        guard !words.isEmpty else { return [] }
+        let spelledOut = words.flatMap { ExerciseSearch.shorthand[$0] ?? [$0] }
+        return spelledOut == words ? [words] : [words, spelledOut]
+    }
+
     /// The filter as a page token's query (`PageToken.cursor(_:from:query:)`): each field written
     /// out, so a token made by one spotterd reads the same in another.
     public var tokenQuery: [String] {
@@ -198,5 +210,37 @@ public struct ExerciseFilter: Sendable, Equatable {
             category?.rawValue ?? "", muscleGroup?.rawValue ?? "", equipment?.rawValue ?? "", String(customOnly),
             String(includeArchived), query,
         ]
+    }
+}
+
+/// How exercise names are searched (`ExerciseFilter.searchAlternatives`).
+public enum ExerciseSearch {
+    /// `text` lower-cased without whitespace or ASCII punctuation ("Pull-Up" → "pullup"), as the
+    /// database's `regexp_replace(lower(name), '[[:space:][:punct:]]+', '', 'g')` has it.
+    public static func key(_ text: String) -> String {
+        String(
+            text.lowercased().unicodeScalars.filter {
+                !$0.properties.isWhitespace && !($0.isASCII && ($0.properties.generalCategory.isPunctuationOrSymbol))
+            }.map(Character.init))
+    }
+
+    /// Gym shorthand and the words it stands for.
+    static let shorthand: [String: [String]] = [
+        "rdl": ["romanian", "deadlift"], "rdls": ["romanian", "deadlift"], "sldl": ["stiff", "leg", "deadlift"],
+        "ohp": ["overhead", "press"], "cgbp": ["close", "grip", "bench"], "ssb": ["safety", "bar"],
+        "db": ["dumbbell"], "bb": ["barbell"], "kb": ["kettlebell"], "bw": ["bodyweight"],
+        "dl": ["deadlift"], "bp": ["bench", "press"],
+    ]
+}
+
+extension Unicode.GeneralCategory {
+    /// Punctuation or a symbol (`-`, `'`, `(`, `+`, `&` …): what a name's key leaves out.
+    fileprivate var isPunctuationOrSymbol: Bool {
+        switch self {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            true
+        default: false
+        }
     }
 }

@@ -22,14 +22,21 @@ public struct PostgresExerciseStore: ExerciseStore {
                   AND ($3::text IS NULL OR category = $3)
                   AND ($4::text IS NULL OR muscle_group = $4)
                   AND ($5::text IS NULL OR equipment = $5)
-                  AND ($6 = '' OR strpos(lower(name), $6) > 0)
+                  -- Any alternative whose words are all in the name, spaces and punctuation
+                  -- left out of both (`ExerciseFilter.searchAlternatives`).
+                  AND (cardinality($6::text[]) = 0 OR EXISTS (
+                    SELECT FROM unnest($6::text[]) AS alternative (words)
+                    WHERE NOT EXISTS (
+                      SELECT FROM unnest(string_to_array(alternative.words, ' ')) AS w (word)
+                      WHERE strpos(regexp_replace(lower(name), '[[:space:][:punct:]]+', '', 'g'), w.word) = 0)))
                   AND ($7::text IS NULL OR (lower(name), exercise_id) > ($7, $8::uuid))
                 ORDER BY lower(name), exercise_id
                 LIMIT $9
                 """,
                 [
                     filter.customOnly, filter.includeArchived, filter.category?.rawValue, filter.muscleGroup?.rawValue,
-                    filter.equipment?.rawValue, filter.query, cursor?.name, cursor?.id.rawValue, limit,
+                    filter.equipment?.rawValue, filter.searchAlternatives.map { $0.joined(separator: " ") },
+                    cursor?.name, cursor?.id.rawValue, limit,
                     principal.tenantID.rawValue,
                 ]
             ).map(ExerciseSQL.decode)
