@@ -120,21 +120,35 @@ struct PlanRoutes {
         try context.signedIn(as: .coach)
     }
 
-    /// Who has which of the coach's templates and programs.
+    /// Who has which of the coach's templates and programs: a template also through each assigned
+    /// program that trains with it (an edit reaches them too).
     private func holders(_ session: PortalSession) async throws -> [String: [String]] {
         async let assignments = coaching.assignments(session.principal, client: "")
         async let links = coaching.links(session.principal, includeClosed: false)
+        async let programs = coaching.programs(session.principal)
         let names = Dictionary(try await links.map { ($0.lifterID, $0.lifterName) }) { first, _ in first }
+        let programTemplates = Dictionary(
+            try await programs.map { program in
+                (
+                    program.id.description,
+                    (program.content.name, Set(program.content.days.map(\.templateID.description)))
+                )
+            }
+        ) { first, _ in first }
         var holders: [String: [String]] = [:]
         let format = Format(session.profile)
         for assignment in try await assignments {
-            let key =
-                switch assignment.item {
-                case .template(let id): id.description
-                case .program(let id): id.description
+            let name = names[assignment.lifterID] ?? "a former client"
+            switch assignment.item {
+            case .template(let id):
+                holders[id.description, default: []].append("\(name) (since \(format.day(assignment.createdAt)))")
+            case .program(let id):
+                holders[id.description, default: []].append("\(name) (since \(format.day(assignment.createdAt)))")
+                guard let (program, templates) = programTemplates[id.description] else { continue }
+                for template in templates.sorted() {
+                    holders[template, default: []].append("\(name) (in \(program))")
                 }
-            holders[key, default: []].append(
-                "\(names[assignment.lifterID] ?? "a former client") (since \(format.day(assignment.createdAt)))")
+            }
         }
         return holders
     }

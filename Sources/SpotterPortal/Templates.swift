@@ -679,7 +679,7 @@ enum Templates {
         """
         <p class="crumbs"><a href="\(list)">\(listName)</a> ›</p>
         <h1>{{#name}}{{name}}{{/name}}{{^name}}\(new){{/name}}</h1>
-        {{#saved}}<p class="notice">Saved as version {{version}}. Clients it is assigned to see it now.</p>{{/saved}}
+        {{#saved}}<p class="notice">Saved as version {{version}}. Clients who have it, on its own or in a program, see it now.</p>{{/saved}}
         {{#unchanged}}<p class="notice">Nothing had changed: it stays version {{version}}.</p>{{/unchanged}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         """

@@ -366,6 +366,9 @@ struct PortalPlanTests {
             #expect(plans.html.contains("Sled day"))
             #expect(try await portal.coaching.assignments(world.lifter, client: "").count == 2)
             #expect(try await browser.get("/programs").html.contains("Assigned to Lena &lt;script&gt;"))
+            // A template the assigned program trains with is the client's too: an edit reaches them.
+            let templates = try await browser.get("/templates").html
+            #expect(templates.contains("&lt;/script&gt; (in Peaking block)"), "\(templates)")
             // Deleting the program asks first, naming the client it is assigned to.
             let askProgram = try await browser.get("/programs/\(program.id)/delete")
             #expect(askProgram.html.contains("Delete the program Peaking block?"))
