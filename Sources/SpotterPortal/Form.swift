@@ -56,7 +56,14 @@ struct Form: Sendable, Equatable {
 
     private static func decode(_ text: Substring) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        return lineFeeds(spaced.removingPercentEncoding ?? spaced)
+    }
+
+    /// A browser sends a text area's line breaks as CR LF; Spotter keeps them as the API does, as LF
+    /// (a bio saved in the portal read back over RPC with `\r\n`).
+    private static func lineFeeds(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\r\n" || $0 == "\r" }) else { return text }
+        return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 
     /// Percent-encodes a value for a query string or form body.
@@ -101,7 +108,7 @@ extension Form {
                 if let filename = disposition["filename"] {
                     files[name] = Upload(filename: filename, data: Data(content))
                 } else {
-                    form.fields.append((name, String(decoding: content, as: UTF8.self)))
+                    form.fields.append((name, lineFeeds(String(decoding: content, as: UTF8.self))))
                 }
             }
             start = next.upperBound
