@@ -28,6 +28,26 @@ struct ShareCardsTests {
         #expect(pounds.contains(">7,286 lb<"))  // 3,305 kg = 7,286.27 lb
     }
 
+    @Test("a name or figure a little too long for its place is set smaller and shown whole, not cut")
+    func shrinkToFit() {
+        // "Close-Grip Bench Press" (22 characters) was cut at 21 on a progress chart.
+        let name = ShareCards.text(
+            "Close-Grip Bench Press", x: 64, y: 178, size: 48, weight: "700", fill: "#000", maxWidth: 640, shrinkTo: 30)
+        #expect(name.contains(">Close-Grip Bench Press<") && name.contains("font-size='46'"), "\(name)")
+        // A six-figure volume ("342,858 kg") was "342,858…" in its tile.
+        let volume = ShareCards.text(
+            "342,858 kg", x: 0, y: 0, size: 36, weight: "700", fill: "#000", maxWidth: 208, shrinkTo: 22)
+        #expect(volume.contains(">342,858 kg<") && !volume.contains("font-size='36'"), "\(volume)")
+        // What fits keeps its size; what cannot fit even at the smallest is still cut.
+        #expect(
+            ShareCards.text("Squat", x: 0, y: 0, size: 48, weight: "700", fill: "#000", maxWidth: 640, shrinkTo: 30)
+                .contains("font-size='48'"))
+        let long = ShareCards.text(
+            String(repeating: "Very long ", count: 10), x: 0, y: 0, size: 48, weight: "700", fill: "#000",
+            maxWidth: 640, shrinkTo: 30)
+        #expect(long.contains("font-size='30'") && long.contains("…</text>"))
+    }
+
     @Test("a long name is cut with an ellipsis; past five exercises, four are listed and the rest counted")
     func longCard() {
         let svg = ShareCards.workoutCard(

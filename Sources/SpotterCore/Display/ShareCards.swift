@@ -23,7 +23,7 @@ public enum ShareCards {
         let summary = workout.summary
         var svg = open("Workout summary: \(content.name)")
         svg += header(right: "Workout summary")
-        svg += text(content.name, x: 64, y: 196, size: 56, weight: "700", fill: ink, maxWidth: 1072)
+        svg += text(content.name, x: 64, y: 196, size: 56, weight: "700", fill: ink, maxWidth: 1040, shrinkTo: 36)
         // A workout logged without a duration shows none, not "0 min".
         let when =
             content.durationSeconds > 0
@@ -48,7 +48,7 @@ public enum ShareCards {
         for (index, tile) in tiles.enumerated() {
             let x = 64 + index * 272
             svg += "<rect x='\(x)' y='284' width='248' height='112' rx='16' fill='#eff6ff'/>"
-            svg += text(tile.1, x: x + 24, y: 342, size: 36, weight: "700", fill: accent, maxWidth: 216)
+            svg += text(tile.1, x: x + 24, y: 342, size: 36, weight: "700", fill: accent, maxWidth: 208, shrinkTo: 22)
             svg += text(tile.0.uppercased(), x: x + 24, y: 376, size: 18, weight: "700", fill: muted, maxWidth: 216)
         }
 
@@ -112,7 +112,7 @@ public enum ShareCards {
             : "\(points.count) of \(report.points.count) days"
         let span = points.isEmpty ? "" : "\(points.first!.date) – \(points.last!.date) · \(counted)"
         svg += header(right: span)
-        svg += text(name, x: 64, y: 178, size: 48, weight: "700", fill: ink, maxWidth: 640)
+        svg += text(name, x: 64, y: 178, size: 48, weight: "700", fill: ink, maxWidth: 640, shrinkTo: 30)
         svg += text(
             "Estimated one-rep max, best set of each day", x: 64, y: 218, size: 22, fill: muted, maxWidth: 560)
         guard let first = points.first, let last = points.last,
@@ -210,13 +210,19 @@ public enum ShareCards {
     }
 
     /// One line of text, cut with an ellipsis where it would run past `maxWidth` (estimated at
-    /// 0.55 em a character, about DejaVu Sans's average; bold 0.62).
+    /// 0.55 em a character, about DejaVu Sans's average; bold 0.62). With `shrinkTo`, a value too
+    /// long at `size` is set smaller first, down to that size, so a name or a figure is whole
+    /// wherever it can be.
     static func text(
         _ value: String, x: Int, y: Int, size: Int, weight: String = "400", fill: String, anchor: String = "start",
-        maxWidth: Int
+        maxWidth: Int, shrinkTo minimumSize: Int? = nil
     ) -> String {
-        let perCharacter = Double(size) * (weight == "700" ? 0.62 : 0.55)
-        let fits = max(1, Int(Double(maxWidth) / perCharacter))
+        let em = weight == "700" ? 0.62 : 0.55
+        var size = size
+        if let minimumSize, Double(value.count) * Double(size) * em > Double(maxWidth) {
+            size = max(minimumSize, Int(Double(maxWidth) / (Double(value.count) * em)))
+        }
+        let fits = max(1, Int(Double(maxWidth) / (Double(size) * em)))
         let shown =
             value.count > fits ? String(value.prefix(fits - 1)).trimmingWhitespaces() + "…" : value
         return "<text x='\(x)' y='\(y)' font-size='\(size)' font-weight='\(weight)' fill='\(fill)' "
