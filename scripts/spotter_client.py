@@ -189,6 +189,10 @@ def call_method(ch, method, request_json, token=None):
     return method_stub(request, token)
 
 
+# `export --format` and the ExportFormat each names.
+EXPORT_FORMATS = {"json": "JSON", "csv": "CSV", "templates-csv": "TEMPLATES_CSV", "measurements-csv": "MEASUREMENTS_CSV"}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default=None, help="host:port (default 127.0.0.1:$SPOTTER_GRPC_PORT or 8443)")
@@ -214,9 +218,10 @@ def main(argv=None):
     imp.add_argument("--unit", choices=["kg", "lb"], default=None,
                      help="the weights' unit when the file does not say (default: your profile's)")
     imp.add_argument("file")
-    exp = sub.add_parser("export", help="download your whole account as JSON, or every set as CSV")
+    exp = sub.add_parser("export", help="download your whole account as JSON, or every set, template item or "
+                                        "body measurement as CSV")
     exp.add_argument("--token", required=True)
-    exp.add_argument("--format", choices=["json", "csv"], default="json")
+    exp.add_argument("--format", choices=list(EXPORT_FORMATS), default="json")
     exp.add_argument("--output", required=True, help="file to write ('-' for standard output)")
     method = sub.add_parser("call", help="call any method with a JSON request")
     method.add_argument("--token", default=None)
@@ -277,7 +282,7 @@ def main(argv=None):
             reply = stub(ch, "spotter.v1.TransferService/ImportWorkouts")(chunks(), args.token, timeout=300)
         elif args.command == "export":
             request = s.transfer.ExportAccountRequest(
-                format=s.transfer.EXPORT_FORMAT_CSV if args.format == "csv" else s.transfer.EXPORT_FORMAT_JSON)
+                format=getattr(s.transfer, "EXPORT_FORMAT_" + EXPORT_FORMATS[args.format]))
             if args.output == "-":
                 for message in call(ch, "spotter.v1.TransferService/ExportAccount", request, args.token):
                     sys.stdout.buffer.write(message.data)

@@ -259,9 +259,17 @@ public struct ExportedTemplate: Sendable, Equatable, Codable {
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// The current names of the exercises its items use, by exercise id. Absent in exports from
+    /// before 2026-11-28.
+    public var exerciseNames: [String: String]?
 
     public init(_ template: Template) {
         id = template.id
+        exerciseNames = Dictionary(
+            template.content.items.compactMap { item in
+                template.exerciseNames[item.exerciseID].map { (item.exerciseID.description, $0) }
+            }
+        ) { first, _ in first }
         name = template.content.name
         notes = template.content.notes
         items = template.content.items

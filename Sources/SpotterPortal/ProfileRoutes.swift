@@ -21,7 +21,7 @@ struct ProfileRoutes {
                 return Response(
                     status: .ok,
                     headers: [
-                        .contentType: format == .csv ? "text/csv; charset=utf-8" : format.mediaType,
+                        .contentType: format == .json ? format.mediaType : "text/csv; charset=utf-8",
                         .contentDisposition: "attachment; filename=\"spotter-export.\(format.rawValue)\"",
                     ],
                     body: ResponseBody { writer in

@@ -855,7 +855,7 @@ enum Templates {
         </section>
         <section class="card">
         <h2>Your data</h2>
-        <p>Everything Spotter holds about you, to keep or to take elsewhere: <a href="/export.json" download>everything (JSON)</a> or <a href="/export.csv" download>every set, one row each (CSV)</a>, which spreadsheets open.</p>
+        <p>Everything Spotter holds about you, to keep or to take elsewhere: <a href="/export.json" download>everything (JSON)</a>, or for spreadsheets (CSV) <a href="/export.csv" download>every set</a>, <a href="/export.templates.csv" download>your templates</a> and <a href="/export.measurements.csv" download>your body measurements</a>, one row each.</p>
         <p>Coming from Strong or Hevy? <a href="/import">Import your workouts</a> from their CSV export, or a Spotter export.</p>
         </section>
         <section class="card">

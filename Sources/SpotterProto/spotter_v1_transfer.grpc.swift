@@ -85,7 +85,8 @@ extension Spotter_V1_TransferService {
         /// >
         /// > The caller's whole account, streamed so that ten years of history never sits in memory:
         /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-        /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+        /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+        /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
         /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
         /// > in it.
         ///
@@ -138,7 +139,8 @@ extension Spotter_V1_TransferService {
         /// >
         /// > The caller's whole account, streamed so that ten years of history never sits in memory:
         /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-        /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+        /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+        /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
         /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
         /// > in it.
         ///
@@ -189,7 +191,8 @@ extension Spotter_V1_TransferService {
         /// >
         /// > The caller's whole account, streamed so that ten years of history never sits in memory:
         /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-        /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+        /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+        /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
         /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
         /// > in it.
         ///
@@ -334,7 +337,8 @@ extension Spotter_V1_TransferService {
         /// >
         /// > The caller's whole account, streamed so that ten years of history never sits in memory:
         /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-        /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+        /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+        /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
         /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
         /// > in it.
         ///
@@ -405,7 +409,8 @@ extension Spotter_V1_TransferService {
         /// >
         /// > The caller's whole account, streamed so that ten years of history never sits in memory:
         /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-        /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+        /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+        /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
         /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
         /// > in it.
         ///
@@ -484,7 +489,8 @@ extension Spotter_V1_TransferService.ClientProtocol {
     /// >
     /// > The caller's whole account, streamed so that ten years of history never sits in memory:
     /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-    /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+    /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+    /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
     /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
     /// > in it.
     ///
@@ -552,7 +558,8 @@ extension Spotter_V1_TransferService.ClientProtocol {
     /// >
     /// > The caller's whole account, streamed so that ten years of history never sits in memory:
     /// > concatenate every chunk's `data`. JSON is the `spotter-export` document (`spotterctl export`
-    /// > writes the same format); CSV is one row per set (columns in README "Export and import").
+    /// > writes the same format); CSV is one row per set, and the templates' and body measurements'
+    /// > CSVs one row per item and per measurement (columns in README "Export, import and share").
     /// > Workouts are read in pages of 200: a workout logged while the export runs may or may not be
     /// > in it.
     ///

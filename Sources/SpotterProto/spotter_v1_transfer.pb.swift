@@ -37,6 +37,12 @@ public nonisolated enum Spotter_V1_ExportFormat: SwiftProtobuf.Enum, Swift.CaseI
 
   /// One row per set, RFC 4180 (text/csv).
   case csv // = 2
+
+  /// One row per template item, the template repeated on each (text/csv).
+  case templatesCsv // = 3
+
+  /// One row per body measurement, in kilograms, percent or centimetres (text/csv).
+  case measurementsCsv // = 4
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -48,6 +54,8 @@ public nonisolated enum Spotter_V1_ExportFormat: SwiftProtobuf.Enum, Swift.CaseI
     case 0: self = .unspecified
     case 1: self = .json
     case 2: self = .csv
+    case 3: self = .templatesCsv
+    case 4: self = .measurementsCsv
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -57,6 +65,8 @@ public nonisolated enum Spotter_V1_ExportFormat: SwiftProtobuf.Enum, Swift.CaseI
     case .unspecified: return 0
     case .json: return 1
     case .csv: return 2
+    case .templatesCsv: return 3
+    case .measurementsCsv: return 4
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -66,6 +76,8 @@ public nonisolated enum Spotter_V1_ExportFormat: SwiftProtobuf.Enum, Swift.CaseI
     .unspecified,
     .json,
     .csv,
+    .templatesCsv,
+    .measurementsCsv,
   ]
 
 }
@@ -355,7 +367,7 @@ public nonisolated struct Spotter_V1_ShareImage: Sendable {
 fileprivate nonisolated let _protobuf_package = "spotter.v1"
 
 nonisolated extension Spotter_V1_ExportFormat: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EXPORT_FORMAT_UNSPECIFIED\0\u{1}EXPORT_FORMAT_JSON\0\u{1}EXPORT_FORMAT_CSV\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EXPORT_FORMAT_UNSPECIFIED\0\u{1}EXPORT_FORMAT_JSON\0\u{1}EXPORT_FORMAT_CSV\0\u{1}EXPORT_FORMAT_TEMPLATES_CSV\0\u{1}EXPORT_FORMAT_MEASUREMENTS_CSV\0")
 }
 
 nonisolated extension Spotter_V1_ImportFormat: SwiftProtobuf._ProtoNameProviding {

@@ -16,10 +16,15 @@ struct ExportCommand: AsyncParsableCommand {
     )
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case json, csv
+        case templatesCSV = "templates-csv"
+        case measurementsCSV = "measurements-csv"
     }
 
     @OptionGroup var change: AccountChange
-    @Option(help: "json (default) or csv.") var format: Format = .json
+    @Option(
+        help:
+            "json (default), csv (every set), templates-csv (every template item) or measurements-csv (every body measurement)."
+    ) var format: Format = .json
     @Option(help: "File to write (created with mode 0600); default: standard output.") var output: String?
 
     func run() async throws {
@@ -37,6 +42,11 @@ struct ExportCommand: AsyncParsableCommand {
                 case .csv:
                     let writer = ExportCSV(timeZone: TimeZone(identifier: export.profile.timeZone) ?? .gmt)
                     data = Data((ExportCSV.header + export.workouts.map(writer.rows).joined()).utf8)
+                case .templatesCSV:
+                    data = Data((ExportCSV.templateHeader + export.templates.map(ExportCSV.templateRows).joined()).utf8)
+                case .measurementsCSV:
+                    let rows = (export.measurements ?? []).map(ExportCSV.measurementRow).joined()
+                    data = Data((ExportCSV.measurementHeader + rows).utf8)
                 }
                 guard let output, let partial else { return FileHandle.standardOutput.write(data) }
                 do {

@@ -67,7 +67,9 @@ struct PortalShareTests {
         }
     }
 
-    @Test("the profile page offers the account's export; it downloads as JSON and as CSV, signed in only")
+    @Test(
+        "the profile page offers the account's export; it downloads as JSON and as CSV (sets, template items, body measurements), signed in only"
+    )
     func downloads() async throws {
         try await PortalHarness.with { portal in
             let world = try await CoachWorld.build(portal)
@@ -84,6 +86,35 @@ struct PortalShareTests {
             #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(csv.html.hasPrefix(ExportCSV.header))
             #expect(csv.html.contains("Squat day 110"))
+            // Templates and body measurements have CSVs of their own, one row per item or measurement.
+            _ = try await portal.training.templates.create(
+                world.lifter, id: "",
+                TemplateDraft(
+                    name: "Lower, A", notes: "heavy",
+                    items: [
+                        TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 3, repsMax: 5),
+                        TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5),
+                    ]))
+            #expect(profile.html.contains("href=\"/export.templates.csv\""))
+            #expect(profile.html.contains("href=\"/export.measurements.csv\""))
+            let templates = try await lena.get("/export.templates.csv")
+            #expect(templates.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(
+                templates.headers[.contentDisposition] == "attachment; filename=\"spotter-export.templates.csv\"")
+            let rows = templates.html.split(separator: "\r\n").map(String.init)
+            #expect(rows.first == ExportCSV.templateColumns.joined(separator: ","))
+            #expect(rows.count == 3, "\(rows)")
+            #expect(rows.dropFirst().allSatisfy { $0.contains(",\"Lower, A\",heavy,no,1,") }, "\(rows)")
+            #expect(rows[1].contains(",Barbell Back Squat,5,3,5,") && rows[2].contains(",Barbell Deadlift,1,5,5,"))
+            let measurements = try await lena.get("/export.measurements.csv").html.split(separator: "\r\n")
+            #expect(measurements.first.map(String.init) == ExportCSV.measurementColumns.joined(separator: ","))
+            #expect(
+                measurements.count == 4
+                    && measurements.dropFirst().allSatisfy { $0.contains(",body_weight,") && $0.contains(",kg,") })
+            // The JSON names each template's exercises too.
+            let named = try TenantExport.decoder().decode(
+                TenantExport.self, from: Data(try await lena.get("/export.json").html.utf8))
+            #expect(named.templates.first?.exerciseNames?[Catalog.deadlift.description] == "Barbell Deadlift")
             let anonymous = try await portal.browser().get("/export.json")
             #expect(anonymous.status != .ok)
             #expect(!anonymous.html.contains("Squat day"))

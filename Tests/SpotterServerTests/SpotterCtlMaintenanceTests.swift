@@ -697,6 +697,17 @@ struct SpotterCtlMaintenanceTests {
             try await training.transfer.export(tokens.principal, format: .csv) { ownCSV.append($0) }
             #expect(try String(contentsOfFile: csvFile, encoding: .utf8) == String(decoding: ownCSV, as: UTF8.self))
             #expect(try String(contentsOfFile: csvFile, encoding: .utf8).contains(",Zercher Squat,"))
+            // The templates' and measurements' CSVs are the ones the account's own export gives.
+            for (name, format) in [
+                ("templates-csv", ExportFormat.templatesCSV), ("measurements-csv", .measurementsCSV),
+            ] {
+                let written = try await database.spotterctl(
+                    ["export", "ada", "--reason", "subject access request", "--format", name, "--output", csvFile])
+                #expect(written.status == 0, "\(written.output)")
+                var own = Data()
+                try await training.transfer.export(tokens.principal, format: format) { own.append($0) }
+                #expect(try String(contentsOfFile: csvFile, encoding: .utf8) == String(decoding: own, as: UTF8.self))
+            }
 
             let recent = try await database.spotterctl(
                 ["accounts", "list", "--created-since", "2000-01-01", "--json"])

@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
+import SpotterCore
 import SpotterProto
 import SpotterTestSupport
 import Testing
@@ -59,6 +60,14 @@ struct TransferEndToEndTests {
                 #expect(text.hasPrefix("date,started_at,workout_id,"))
                 #expect(text.contains("2024-03-05 18:05:00,2024-03-05T17:05:00Z,"))
                 #expect(text.components(separatedBy: "\r\n").count == 1 + 9 + 1)
+                // The templates' and measurements' CSVs by their own formats (none of either yet).
+                let templates = try await export(transfer, .templatesCsv, ada)
+                #expect(templates.first?.fileName == "spotter-export.templates.csv")
+                #expect(templates.first.map { String(decoding: $0.data, as: UTF8.self) } == ExportCSV.templateHeader)
+                let measurements = try await export(transfer, .measurementsCsv, ada)
+                #expect(measurements.first?.fileName == "spotter-export.measurements.csv")
+                #expect(
+                    measurements.first.map { String(decoding: $0.data, as: UTF8.self) } == ExportCSV.measurementHeader)
 
                 let json = try await export(transfer, .json, ada)
                 #expect(json.first?.mediaType == "application/json")
@@ -97,7 +106,9 @@ struct TransferEndToEndTests {
                 #expect(unreadable?.message.contains("data: is not a Hevy CSV export") == true)
                 let exportNoFormat = await rpcError { _ = try await export(transfer, .unspecified, ada) }
                 #expect(exportNoFormat?.code == .invalidArgument)
-                #expect(exportNoFormat?.message.contains("format: is required (JSON or CSV)") == true)
+                #expect(
+                    exportNoFormat?.message.contains(
+                        "format: is required (JSON, CSV, TEMPLATES_CSV or MEASUREMENTS_CSV)") == true)
                 #expect(await rpcCode { _ = try await export(transfer, .json, [:]) } == .unauthenticated)
                 // More than 64 MiB, in 1 MiB messages: refused once the limit is passed, nothing stored.
                 let tooLarge = await rpcError {

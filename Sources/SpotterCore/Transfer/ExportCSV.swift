@@ -41,6 +41,48 @@ public struct ExportCSV: Sendable {
         return text
     }
 
+    /// The templates' CSV: one row per item, the template repeated on each.
+    public static let templateColumns = [
+        "template_id", "template_name", "template_notes", "archived", "version", "item_index", "exercise_id",
+        "exercise_name", "target_sets", "reps_min", "reps_max", "rpe", "rest_seconds", "target_duration_seconds",
+        "target_distance_m", "load_kg", "load_percent_of_max", "item_notes", "section", "circuit",
+    ]
+    public static let templateHeader = CSV.record(templateColumns)
+
+    /// Every item of `template`, one record each (a template without items has none).
+    public static func templateRows(_ template: ExportedTemplate) -> String {
+        template.items.enumerated().map { index, item in
+            CSV.record([
+                template.id.description, template.name, template.notes, template.archivedAt == nil ? "no" : "yes",
+                String(template.version), String(index + 1), item.exerciseID.description,
+                template.exerciseNames?[item.exerciseID.description] ?? "", String(item.targetSets),
+                String(item.repsMin), String(item.repsMax), item.targetRPE.map { "\($0)" } ?? "",
+                item.restSeconds.map(String.init) ?? "", item.targetDurationSeconds.map(String.init) ?? "",
+                item.targetDistanceMeters.map(String.init) ?? "",
+                item.targetLoad?.weight.map { "\($0.value(in: .kg))" } ?? "",
+                item.targetLoad?.percentOfMax.map { "\($0)" } ?? "", item.notes, item.section.rawValue,
+                String(item.circuit),
+            ])
+        }.joined()
+    }
+
+    /// The body measurements' CSV: one row per measurement, in stored units.
+    public static let measurementColumns = ["measured_on", "metric", "value", "unit", "note", "measurement_id"]
+    public static let measurementHeader = CSV.record(measurementColumns)
+
+    public static func measurementRow(_ measurement: BodyMeasurement) -> String {
+        let unit: BodyUnit =
+            switch measurement.metric.quantity {
+            case .mass: .kg
+            case .percent: .percent
+            case .length: .cm
+            }
+        return CSV.record([
+            measurement.measuredOn, measurement.metric.rawValue, "\(measurement.value)", unit.rawValue,
+            measurement.note, measurement.id.description,
+        ])
+    }
+
     /// `2026-03-05 18:30:00` in `timeZone`: what spreadsheets read as a date and time.
     static func wallClock(_ date: Date, _ timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)

@@ -49,7 +49,11 @@ public struct ImportReport: Sendable, Equatable {
 }
 
 public enum ExportFormat: String, Sendable, CaseIterable {
+    /// The whole account (`spotter-export`); every set, one row each; every template item; every
+    /// body measurement. The raw value ends the file's name (`spotter-export.templates.csv`).
     case json, csv
+    case templatesCSV = "templates.csv"
+    case measurementsCSV = "measurements.csv"
 
     public var mediaType: String { self == .json ? "application/json" : "text/csv" }
 }
@@ -117,6 +121,12 @@ public struct TransferService: Sendable {
             try await forEachPage(principal) { workouts in
                 try await emit(Data(workouts.map(writer.rows).joined().utf8))
             }
+        case .templatesCSV:
+            try await emit(
+                Data((ExportCSV.templateHeader + header.templates.map(ExportCSV.templateRows).joined()).utf8))
+        case .measurementsCSV:
+            let rows = (header.measurements ?? []).map(ExportCSV.measurementRow).joined()
+            try await emit(Data((ExportCSV.measurementHeader + rows).utf8))
         }
     }
 

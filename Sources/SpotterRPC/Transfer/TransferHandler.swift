@@ -26,7 +26,9 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
         switch request.message.format {
         case .json: format = .json
         case .csv: format = .csv
-        default: throw SpotterError.invalid("format", "is required (JSON or CSV)")
+        case .templatesCsv: format = .templatesCSV
+        case .measurementsCsv: format = .measurementsCSV
+        default: throw SpotterError.invalid("format", "is required (JSON, CSV, TEMPLATES_CSV or MEASUREMENTS_CSV)")
         }
         let call = RequestContext.current
         let transfer = transfer
