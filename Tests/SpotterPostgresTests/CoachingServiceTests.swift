@@ -473,6 +473,66 @@ struct CoachingServiceTests {
     }
 
     @Test(
+        "a client's record flag: a back-dated workout between the window's does not hide its record; the first set with an estimate is none; the newest record names the exercise"
+    )
+    func clientRecordFlagEdges() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await database.setTier(coach, .coach)
+            try await coaching.link(coach, ada, scopes: ["history", "progress"])
+            func seen() async throws {
+                _ = try await coaching.clientProgress(
+                    coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
+                    formula: .epley)
+            }
+            func log(_ exercise: ExerciseID, _ reps: Int, _ kilograms: Double, at: Date) async throws {
+                _ = try await training.workouts.log(
+                    ada, id: "", workoutDraft(at: at, exercises: [exercise], sets: 1, reps: reps, kilograms: kilograms))
+            }
+            func flag() async throws -> String? {
+                try #require(try await coaching.clients(coach, inactiveDays: 3).first).newRecordExercise
+            }
+
+            // Bench sets of 15 reps have no estimate (more than 12 counted): a lighter 10 × 60 kg,
+            // the first set with one, is no record, as the trophy has it.
+            try await log(Catalog.benchPress, 15, 100, at: clock.now)
+            try await seen()
+            clock.advance(by: 86_400)
+            try await log(Catalog.benchPress, 10, 60, at: clock.now)
+            #expect(try await flag() == nil)
+            try await seen()
+
+            // A workout logged before the coach looked (A, 200 kg, an hour ago); after it, one
+            // back-dated to yesterday (S, 190 kg: a record over 100 and 60) and one later (H, 200
+            // kg, level with A). S is a record though H, the window's heaviest, is not.
+            clock.advance(by: 2 * 86_400)
+            try await log(Catalog.benchPress, 1, 200, at: clock.now.addingTimeInterval(-3_600))
+            try await seen()
+            clock.advance(by: 60)
+            try await log(Catalog.benchPress, 1, 190, at: clock.now.addingTimeInterval(-20 * 3_600))
+            try await log(Catalog.benchPress, 1, 200, at: clock.now.addingTimeInterval(2 * 3_600))
+            #expect(try await flag() == "Barbell Bench Press")
+            try await seen()
+
+            // A squat record, then a bench record, then squats that are none: the bench, the
+            // newest record, is named.
+            try await log(Catalog.squat, 5, 100, at: clock.now.addingTimeInterval(-3 * 86_400))
+            try await seen()
+            clock.advance(by: 86_400)
+            try await log(Catalog.squat, 5, 110, at: clock.now)
+            clock.advance(by: 86_400)
+            try await log(Catalog.benchPress, 1, 210, at: clock.now)
+            clock.advance(by: 86_400)
+            try await log(Catalog.squat, 5, 90, at: clock.now)
+            #expect(try await flag() == "Barbell Bench Press")
+        }
+    }
+
+    @Test(
         "assigning shares the coach's custom exercises with the client, also those an assigned template or program takes on later; comments check their set and body"
     )
     func assignmentAndCommentRules() async throws {

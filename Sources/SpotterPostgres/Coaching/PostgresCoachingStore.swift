@@ -192,15 +192,16 @@ public struct PostgresCoachingStore: CoachingStore {
     /// The estimated one-rep max of a set `s` of a client's record window.
     private static let windowE1RM = "(\(RecordSQL.e1rm("s")))"
 
-    /// Whether the window's set of exercise `n.exercise_id` begun at `n.<at>` is a record: some
-    /// earlier working set of the exercise (a first start is no record) and none `asGood` as it.
-    /// Each probe reads the exercise index newest first and stops at its first match: written as
-    /// `EXISTS`, a lifter with a large share of the table's sets got a sequential scan.
-    private static func beatsEarlier(_ at: String, _ asGood: String) -> String {
+    /// Whether the window's best of exercise `n.exercise_id` in its workout begun at
+    /// `n.started_at` is a record: some earlier working set of the exercise that `counting` (a
+    /// first start is no record; for an estimate, nor is the first set with one) and none `asGood`
+    /// as it. Each probe reads the exercise index newest first and stops at its first match:
+    /// written as `EXISTS`, a lifter with a large share of the table's sets got a sequential scan.
+    private static func beatsEarlier(counting: String, asGood: String) -> String {
         func earlier(_ condition: String) -> String {
             """
             (SELECT 1 FROM workout_sets p WHERE p.tenant_id = l.tenant_id AND p.exercise_id = n.exercise_id
-               AND p.started_at < n.\(at) AND \(RecordSQL.working("p"))\(condition)
+               AND p.started_at < n.started_at AND \(RecordSQL.working("p"))\(counting)\(condition)
              ORDER BY p.started_at DESC LIMIT 1)
             """
         }
@@ -221,44 +222,53 @@ public struct PostgresCoachingStore: CoachingStore {
                   f.program_tenant_id, f.program_id, f.started_on::text AS started_on,
                   -- A record as the New PR trophy has it: a working set heavier than every earlier
                   -- one of its exercise, or with a higher estimated one-rep max (`RecordSQL.e1rm`).
-                  -- The window's sets hold one exactly when the first of their heaviest, or of their
-                  -- best estimates, is one, so each exercise is probed once per measure, newest first
-                  -- through the exercise index: a set short of a record stops at the first earlier
-                  -- set at least as good.
+                  -- Only a window's workout that beats the window's earlier ones can be one, so
+                  -- those alone are probed (each exercise's best of each workout, the window's
+                  -- running maximum: a workout or two), newest first through the exercise index; a
+                  -- set short of a record stops at the first earlier set at least as good. A
+                  -- back-dated workout outside the window may lie between the window's: each
+                  -- candidate is probed against every earlier set, not the window's alone.
                   (SELECT coalesce(c.name, x.name)
                    FROM (
-                     SELECT s.exercise_id, max(s.started_at) AS last_at,
-                       (array_agg(s.weight_kg ORDER BY s.weight_kg DESC, s.started_at))[1] AS heaviest,
-                       (array_agg(s.started_at ORDER BY s.weight_kg DESC, s.started_at))[1] AS heaviest_at,
-                       (array_agg(\(Self.windowE1RM) ORDER BY \(Self.windowE1RM) DESC NULLS LAST, s.started_at))[1] AS best,
-                       (array_agg(s.started_at ORDER BY \(Self.windowE1RM) DESC NULLS LAST, s.started_at))[1] AS best_at
-                     -- Logged since the coach last looked, even if it began before (she looked in
-                     -- mid-session); begun at most two days before, so the history index bounds it,
-                     -- and within the streak's window: a range bounded by values on both sides is
-                     -- read through the index whatever the statistics say (with the look's date
-                     -- alone a generic plan for a client with much of the table's statistics read
-                     -- the whole table).
-                     FROM workouts w
-                     -- Each workout's sets by its key (`OFFSET 0` keeps them a lookup per workout:
-                     -- joined, a client with much of the table's statistics got a hash over it).
-                     CROSS JOIN LATERAL (
-                       SELECT s.exercise_id, s.started_at, s.weight_kg, s.reps, s.rpe FROM workout_sets s
-                       WHERE s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
-                         AND \(RecordSQL.working("s"))
-                       OFFSET 0) s
-                     LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
-                     WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
-                       AND w.created_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
-                       AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at) - interval '2 days'
-                       AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)
-                       AND w.started_at < 'infinity'
-                       AND (NOT $3 OR c.big_three IS NOT NULL)
-                     GROUP BY s.exercise_id) n
+                     SELECT b.*,
+                       max(b.heaviest) OVER earlier AS earlier_heaviest, max(b.best) OVER earlier AS earlier_best
+                     FROM (
+                       SELECT s.exercise_id, s.started_at, max(s.weight_kg) AS heaviest,
+                              max(\(Self.windowE1RM)) AS best
+                       -- Logged since the coach last looked, even if it began before (she looked
+                       -- in mid-session); begun at most two days before, so the history index
+                       -- bounds it, and within the streak's window: a range bounded by values on
+                       -- both sides is read through the index whatever the statistics say (with
+                       -- the look's date alone a generic plan for a client with much of the
+                       -- table's statistics read the whole table).
+                       FROM workouts w
+                       -- Each workout's sets by its key (`OFFSET 0` keeps them a lookup per
+                       -- workout: joined, a client with much of the table's statistics got a hash
+                       -- over it).
+                       CROSS JOIN LATERAL (
+                         SELECT s.exercise_id, s.started_at, s.weight_kg, s.reps, s.rpe FROM workout_sets s
+                         WHERE s.tenant_id = w.tenant_id AND s.workout_id = w.workout_id
+                           AND \(RecordSQL.working("s"))
+                         OFFSET 0) s
+                       LEFT JOIN catalog_exercises c ON c.exercise_id = s.exercise_id
+                       WHERE w.tenant_id = l.tenant_id AND w.deleted_at IS NULL
+                         AND w.created_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at)
+                         AND w.started_at > coalesce(l.coach_seen_at, l.responded_at, l.created_at) - interval '2 days'
+                         AND w.started_at >= $2::timestamptz - make_interval(weeks => $4)
+                         AND w.started_at < 'infinity'
+                         AND (NOT $3 OR c.big_three IS NOT NULL)
+                       GROUP BY s.exercise_id, s.started_at) b
+                     WINDOW earlier AS (PARTITION BY b.exercise_id ORDER BY b.started_at
+                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) n
                    LEFT JOIN catalog_exercises c ON c.exercise_id = n.exercise_id
                    LEFT JOIN exercises x ON x.tenant_id = l.tenant_id AND x.exercise_id = n.exercise_id
-                   WHERE \(Self.beatsEarlier("heaviest_at", "p.weight_kg >= n.heaviest"))
-                      OR n.best IS NOT NULL AND \(Self.beatsEarlier("best_at", "(\(RecordSQL.e1rm("p"))) >= n.best"))
-                   ORDER BY n.last_at DESC LIMIT 1) AS new_record,
+                   WHERE n.heaviest > coalesce(n.earlier_heaviest, 0)
+                         AND \(Self.beatsEarlier(counting: "", asGood: "p.weight_kg >= n.heaviest"))
+                      OR n.best > coalesce(n.earlier_best, 0)
+                         AND \(Self.beatsEarlier(
+                             counting: " AND (\(RecordSQL.e1rm("p"))) IS NOT NULL",
+                             asGood: "(\(RecordSQL.e1rm("p"))) >= n.best"))
+                   ORDER BY n.started_at DESC LIMIT 1) AS new_record,
                   date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01' AS this_week
                 FROM coach_links l
                 JOIN spotter_linked_parties() lt ON lt.tenant_id = l.tenant_id
