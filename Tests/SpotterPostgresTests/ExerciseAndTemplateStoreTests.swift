@@ -48,6 +48,14 @@ struct ExerciseAndTemplateStoreTests {
             #expect(try await found("db rdl").contains("Dumbbell Romanian Deadlift"))
             #expect(try await found("ohp").contains("Overhead Press"))
             #expect(try await found("squat zzz").isEmpty, "every word must be in the name")
+            // Short words and shorthand begin a word of the name: "bb" is barbell, not in
+            // "Dumbbell"; "db" is not in "Dead Bug", nor "kb" in "Kickback".
+            let barbell = try await found("bb bench")
+            #expect(barbell.contains("Barbell Bench Press") && !barbell.contains("Dumbbell Bench Press"), "\(barbell)")
+            #expect(!(try await found("db")).contains("Dead Bug"))
+            #expect(!(try await found("kb")).contains { $0.contains("Kickback") })
+            #expect(!(try await found("bb")).contains { $0.contains("Dumbbell") })
+            #expect(try await found("farmer’s").contains("Farmer's Carry"), "a typographic apostrophe")
             #expect(try await found("-").count == min(names.count, 100), "a query of punctuation alone is no filter")
             let squat = try await training.exercises.get(ada, Catalog.squat.description)
             #expect(squat.bigThree == .squat && !squat.isCustom && !squat.instructions.isEmpty)

@@ -193,14 +193,17 @@ public struct ExerciseFilter: Sendable, Equatable {
 
     /// How `query` matches a name: each alternative is a list of words that must all be in the
     /// name, spaces and punctuation left out of both (`ExerciseSearch.key`): "pull up", "pullup" and
-    /// "Pull-Up" match, "squat back" finds "Barbell Back Squat". Gym shorthand is an alternative
-    /// spelled out: "rdl" finds "Romanian Deadlift", "db row" "Dumbbell Row". Empty for no query.
+    /// "Pull-Up" match, "squat back" finds "Barbell Back Squat". A word of one or two letters, or gym
+    /// shorthand, must begin a word of the name (`^` before it): "db" is not in "Dead Bug", nor
+    /// "bb" in "Dumbbell". Shorthand is also an alternative spelled out: "rdl" finds "Romanian
+    /// Deadlift", "db row" "Dumbbell Row". Empty for no query.
     public var searchAlternatives: [[String]] {
         let words = query.split(whereSeparator: \.isWhitespace).map { ExerciseSearch.key(String($0)) }
             .filter { !$0.isEmpty }
         guard !words.isEmpty else { return [] }
+        let literal = words.map { ExerciseSearch.shorthand[$0] != nil || $0.count <= 2 ? "^" + $0 : $0 }
         let spelledOut = words.flatMap { ExerciseSearch.shorthand[$0] ?? [$0] }
-        return spelledOut == words ? [words] : [words, spelledOut]
+        return spelledOut == words ? [literal] : [literal, spelledOut]
     }
 
     /// The filter as a page token's query (`PageToken.cursor(_:from:query:)`): each field written
@@ -215,12 +218,13 @@ public struct ExerciseFilter: Sendable, Equatable {
 
 /// How exercise names are searched (`ExerciseFilter.searchAlternatives`).
 public enum ExerciseSearch {
-    /// `text` lower-cased without whitespace or ASCII punctuation ("Pull-Up" → "pullup"), as the
-    /// database's `regexp_replace(lower(name), '[[:space:][:punct:]]+', '', 'g')` has it.
+    /// `text` lower-cased without whitespace, punctuation or symbols ("Pull-Up" → "pullup",
+    /// "Farmer’s" → "farmers"), as the database's `regexp_replace(lower(name),
+    /// '[[:space:][:punct:]]+', '', 'g')` has a name.
     public static func key(_ text: String) -> String {
         String(
             text.lowercased().unicodeScalars.filter {
-                !$0.properties.isWhitespace && !($0.isASCII && ($0.properties.generalCategory.isPunctuationOrSymbol))
+                !$0.properties.isWhitespace && !$0.properties.generalCategory.isPunctuationOrSymbol
             }.map(Character.init))
     }
 
