@@ -42,7 +42,7 @@ struct CoachRoutes {
                 // A full roster: said beside the form, with the tier that takes more.
                 return try await clientsPage(
                     request, session, newInvite: nil, inviteNote: note,
-                    inviteError: reason.prefix(1).uppercased() + reason.dropFirst() + ".")
+                    inviteError: reason.prefix(1).uppercased() + reason.dropFirst() + ".", status: .conflict)
             }
         }
         router.post("/invites/:invite/revoke") { _, context in
@@ -90,11 +90,7 @@ struct CoachRoutes {
         router.get("/clients/:client/assignments/:assignment/delete") { _, context in
             let session = try coach(context)
             let link = try await activeLink(session, try context.parameters.require("client"))
-            let id = try context.parameters.require("assignment")
-            guard
-                let assignment = try await coaching.assignments(session.principal, client: link.lifterID.description)
-                    .first(where: { $0.id.lowercasedString == id.lowercased() })
-            else { throw SpotterError.notFound("assignment not found") }
+            let assignment = try await clientAssignment(session, link, try context.parameters.require("assignment"))
             let name = link.lifterName
             let consequence =
                 switch assignment.item {
@@ -113,8 +109,9 @@ struct CoachRoutes {
         router.post("/clients/:client/assignments/:assignment/delete") { _, context in
             let session = try coach(context)
             let client = try context.parameters.require("client")
-            _ = try await activeLink(session, client)
-            try await coaching.unassign(session.principal, id: try context.parameters.require("assignment"))
+            let link = try await activeLink(session, client)
+            let assignment = try await clientAssignment(session, link, try context.parameters.require("assignment"))
+            try await coaching.unassign(session.principal, id: assignment.id.lowercasedString)
             return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
         }
         router.get("/clients/:client/workouts/:workout") { _, context in
@@ -184,6 +181,17 @@ struct CoachRoutes {
     private func activeLink(_ session: PortalSession, _ client: String) async throws -> CoachLink {
         guard let id = UUID(hexadecimal: client) else { throw SpotterError.notFound("client not found") }
         return try await coaching.activeClientLink(session.principal, client: TenantID(rawValue: id))
+    }
+
+    /// The coach's assignment `id` to the client of `link`; `notFound` for another client's too.
+    private func clientAssignment(_ session: PortalSession, _ link: CoachLink, _ id: String) async throws
+        -> Assignment
+    {
+        guard
+            let assignment = try await coaching.assignments(session.principal, client: link.lifterID.description)
+                .first(where: { $0.id.lowercasedString == id.lowercased() })
+        else { throw SpotterError.notFound("assignment not found") }
+        return assignment
     }
 
     /// Times of a client's workouts in the client's time zone (the days their progress and
@@ -258,7 +266,7 @@ struct CoachRoutes {
 
     private func clientsPage(
         _ request: Request, _ session: PortalSession, newInvite shown: NewInviteCookie?, inviteNote: String = "",
-        inviteError: String? = nil, requestError: String? = nil
+        inviteError: String? = nil, requestError: String? = nil, status refusal: HTTPResponse.Status? = nil
     ) async throws -> Response {
         let format = Format(session.profile)
         let at = now()
@@ -369,7 +377,8 @@ struct CoachRoutes {
                 }
             },
             inviteNote: inviteNote, inviteError: inviteError, requestError: requestError)
-        let status: HTTPResponse.Status = inviteError != nil ? .badRequest : requestError != nil ? .conflict : .ok
+        let status: HTTPResponse.Status =
+            refusal ?? (inviteError != nil ? .badRequest : requestError != nil ? .conflict : .ok)
         return pages.render(
             "clients", title: "Clients", session: session, status: status,
             current: "/clients", page)
@@ -1132,4 +1141,6 @@ struct EndLinkPage {
     /// The question and the button: ending a coaching, or withdrawing a request not yet answered.
     var question = "End coaching with"
     var button = "End coaching"
+    /// The action cannot be taken (`consequence` says why): no button, only the way back.
+    var refused = false
 }

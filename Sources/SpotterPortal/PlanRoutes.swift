@@ -42,9 +42,18 @@ struct PlanRoutes {
             let session = try coach(context)
             let template = try await training.templates.get(
                 session.principal, id: try context.parameters.require("template"))
+            // A training day of a program is not deleted under it (the store refuses): the page
+            // says so and offers no button that would fail.
+            let programs = try await coaching.programs(session.principal)
+                .filter { $0.content.days.contains { $0.templateID == template.id } }.map { "“\($0.content.name)”" }
+            let refusal =
+                programs.isEmpty
+                ? nil
+                : "It is a training day of program\(programs.count > 1 ? "s" : "") \(programs.joined(separator: ", ")): "
+                    + "take it out of the program first, or delete the program."
             return try await confirmDelete(
                 session, kind: "template", id: template.id.description, name: template.content.name,
-                assignedLoss: "they lose it at once")
+                assignedLoss: "they lose it at once", refusal: refusal)
         }
         router.post("/templates/:template/delete") { _, context in
             let session = try coach(context)
@@ -103,7 +112,8 @@ struct PlanRoutes {
 
     /// Asks before a template or program goes for good, naming the clients who have it.
     private func confirmDelete(
-        _ session: PortalSession, kind: String, id: String, name: String, assignedLoss: String
+        _ session: PortalSession, kind: String, id: String, name: String, assignedLoss: String,
+        refusal: String? = nil
     ) async throws -> Response {
         let holders = try await holders(session)[id].map { $0.joined(separator: ", ") }
         let consequence =
@@ -112,8 +122,9 @@ struct PlanRoutes {
         return pages.render(
             "end_link", title: "Delete \(name)", session: session, current: "/\(kind)s",
             EndLinkPage(
-                name: name, consequence: consequence, action: "/\(kind)s/\(id)/delete", back: "/\(kind)s",
-                question: "Delete the \(kind)", button: "Delete \(kind)"))
+                name: name, consequence: refusal ?? consequence, action: "/\(kind)s/\(id)/delete",
+                back: "/\(kind)s", question: "Delete the \(kind)", button: "Delete \(kind)",
+                refused: refusal != nil))
     }
 
     private func coach(_ context: PortalContext) throws -> PortalSession {

@@ -528,10 +528,13 @@ enum Templates {
         <section class="narrow">
         <h1>{{question}} {{name}}?</h1>
         <p>{{consequence}}</p>
+        {{^refused}}
         <form method="post" action="{{action}}">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         <button class="danger">{{button}}</button> <a href="{{back}}">Keep it</a>
         </form>
+        {{/refused}}
+        {{#refused}}<p><a class="button secondary" href="{{back}}">Back</a></p>{{/refused}}
         </section>
         {{/page}}{{/body}}{{/layout}}
         """

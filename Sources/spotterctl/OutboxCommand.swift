@@ -43,7 +43,9 @@ struct OutboxCommand: AsyncParsableCommand {
     struct Listed: Encodable {
         @LowercasedUUID var id: UUID
         var tenantID: TenantID
-        var kind, recipient, subject, status: String
+        var kind, recipient, status: String
+        /// A coaching notification's subject names members and their workout: `show` has it.
+        var subject: String?
         var attempts: Int
         var lastError: String?
         var createdAt, nextAttemptAt: Date
@@ -52,9 +54,10 @@ struct OutboxCommand: AsyncParsableCommand {
         var linkPath: String?
 
         init(_ entry: OutboxEntry) {
-            (id, tenantID, kind, recipient, subject, status) = (
-                entry.id, entry.tenantID, entry.kind, entry.recipient, entry.subject, entry.status
+            (id, tenantID, kind, recipient, status) = (
+                entry.id, entry.tenantID, entry.kind, entry.recipient, entry.status
             )
+            subject = entry.fromMember ? nil : entry.subject
             (attempts, lastError, createdAt, nextAttemptAt, sentAt) = (
                 entry.attempts, entry.lastError, entry.createdAt, entry.nextAttemptAt, entry.sentAt
             )

@@ -487,6 +487,7 @@ struct PortalCoachTests {
                 try await portal.coaching.links(coach, includeClosed: false).filter { $0.status == .active }.count == 1)
             // A new invite code is refused beside its form, with what was typed kept.
             let code = try await browser.post("/invites", [("note", "Gym flyer")])
+            #expect(code.status == .conflict)
             #expect(
                 code.html.contains(
                     "An invite code would be refused now: you have 1 active client, the limit of the free tier; the Coach tier allows 20."

@@ -328,6 +328,13 @@ struct PortalPlanTests {
             #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
             // A template the program trains with is not deleted under it (its days would turn into
             // rest days for every client it is assigned to); the program's name says why.
+            // Its delete page says why and offers no button that would fail.
+            let askKept = try await browser.get("/templates/\(template.id)/delete")
+            #expect(
+                askKept.html.contains(
+                    "It is a training day of program “Peaking block”: take it out of the program first, or delete the program."
+                ), "\(askKept.html.suffix(1_500))")
+            #expect(!askKept.html.contains("<button class=\"danger\">"))
             let kept = try await browser.post("/templates/\(template.id)/delete")
             #expect(kept.status == .conflict)
             #expect(

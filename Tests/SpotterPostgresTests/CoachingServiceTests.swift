@@ -27,6 +27,13 @@ struct CoachingServiceTests {
                     "an invite code would be refused now: you have 1 active client, the limit of the free tier; the Coach tier allows 20"
                 )
             ) { try await coaching.createInvite(coach, note: "", validDays: 0) }
+            // So is an invitation by username, which the lifter could only have refused.
+            await #expect(
+                throws: SpotterError.failedPrecondition(
+                    "an invitation would be refused now: you have 1 active client, the limit of the free tier; the Coach tier allows 20"
+                )
+            ) { try await coaching.inviteClient(coach, username: "cyd") }
+            #expect(try await coaching.links(cy, includeClosed: true).isEmpty)
             // A code made before the roster filled meets the limit when it is redeemed.
             await #expect(
                 throws: SpotterError.failedPrecondition(

@@ -82,6 +82,7 @@ public struct CoachingService: Sendable {
                 throw SpotterError.alreadyExists(
                     field: "username", reason: "you already have a pending or active link with this lifter")
             }
+            try await refuseWhenFull(principal, link, what: "an invitation")
             return try await link.requestLink(
                 CoachLink(
                     id: .random(), lifterID: lifter, coachID: principal.tenantID, status: .pending,
@@ -100,22 +101,12 @@ public struct CoachingService: Sendable {
 
     /// A coach makes a single-use invite code, valid for `validDays` (default 7, at most 30).
     public func createInvite(_ principal: Principal, note: String, validDays: Int) async throws -> CoachInvite {
-        let context = try await requireKind(.coach, principal)
+        _ = try await requireKind(.coach, principal)
         var validator = Validator()
         validator.check(note.storedLength <= 200, "note", "must be at most 200 characters")
         validator.check((0...30).contains(validDays), "valid_days", "must be between 1 and 30 (0 means 7)")
         try validator.validate()
-        // A code no one could redeem now is refused here, where the coach reads why, and not only
-        // to the lifter who tries it. (A code made earlier may still meet a full roster.)
-        let links = try await store.links(principal, includeClosed: false)
-        let active = links.filter { $0.status == .active }.count
-        do {
-            try CoachEntitlements.checkCapacity(
-                activeClients: active, tier: context.tier.effective(at: now()), askedBy: .coach)
-        } catch {
-            guard case .failedPrecondition(let reason) = error else { throw error }
-            throw SpotterError.failedPrecondition("an invite code would be refused now: " + reason)
-        }
+        try await refuseWhenFull(principal, what: "an invite code")
         let code = InviteCode.generate()
         let created = now()
         let validity = validDays == 0 ? InviteCode.defaultValidity : TimeInterval(validDays) * 86_400
@@ -171,6 +162,25 @@ public struct CoachingService: Sendable {
                 let opened = try await link.openLink(lifter: principal.tenantID, coach: coach)
             else { throw SpotterError.notFound("invite code not found, already used, revoked or expired") }
             return opened
+        }
+    }
+
+    /// Refuses what a lifter could only answer with a refusal while the coach's roster is full (a
+    /// new invite code, an invitation), in the coach's words, naming the tier that takes more. What
+    /// was made earlier may still meet a full roster: redeeming and accepting check again.
+    private func refuseWhenFull(_ principal: Principal, _ link: (any LinkTransaction)? = nil, what: String)
+        async throws
+    {
+        do {
+            if let link {
+                try await checkCapacity(principal.tenantID, link, at: now(), askedBy: .coach)
+            } else {
+                try await store.linking(principal) { link in
+                    try await checkCapacity(principal.tenantID, link, at: now(), askedBy: .coach)
+                }
+            }
+        } catch SpotterError.failedPrecondition(let reason) {
+            throw SpotterError.failedPrecondition("\(what) would be refused now: " + reason)
         }
     }
 
