@@ -207,7 +207,10 @@ def main(argv=None):
     sign = sub.add_parser("sign-in")
     sign.add_argument("--login", required=True)
     sign.add_argument("--password", required=True)
-    sign.add_argument("--device", default="spotter_client.py")
+    sign.add_argument("--device", default="spotter_client.py", help="a label for the session")
+    sign.add_argument("--device-token", default="",
+                      help="the device_token an earlier sign-in answered: a known device is not held back by "
+                           "failed sign-ins from elsewhere")
     verify = sub.add_parser("verify-email")
     verify.add_argument("--token", required=True)
     prof = sub.add_parser("profile")
@@ -257,7 +260,8 @@ def main(argv=None):
             request = s.auth.RegisterRequest(email=args.email, username=args.username, password=args.password, kind=kind)
             reply = call(ch, "spotter.v1.AuthService/Register", request)
         elif args.command == "sign-in":
-            request = s.auth.SignInRequest(login=args.login, password=args.password, device_label=args.device)
+            request = s.auth.SignInRequest(login=args.login, password=args.password, device_label=args.device,
+                                           device_token=args.device_token)
             reply = call(ch, "spotter.v1.AuthService/SignIn", request)
         elif args.command == "verify-email":
             reply = call(ch, "spotter.v1.AuthService/VerifyEmail", s.auth.VerifyEmailRequest(token=args.token))

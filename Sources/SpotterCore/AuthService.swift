@@ -391,13 +391,15 @@ public struct AuthService: Sendable {
     /// A wrong code on a signed-in call (turning two-factor off, new recovery codes): the request's
     /// field is wrong, and the caller's token still holds, so not UNAUTHENTICATED, which an app
     /// reads as "signed out".
-    static let wrongCodeSignedIn = SpotterError.invalid("code", "is wrong or was already used")
+    static let wrongCodeSignedIn = SpotterError.invalid(
+        "code", "is wrong or was already used (each code works once: wait for the next one)")
 
     /// Checks a second-factor code, counted before it is checked; each code works once. A wrong or
     /// used one is `wrongCode`: UNAUTHENTICATED while signing in.
     func checkSecondFactor(
         _ principal: Principal, code text: String, record: TwoFactorRecord,
-        wrongCode: SpotterError = .unauthenticated("code: is wrong or was already used")
+        wrongCode: SpotterError = .unauthenticated(
+            "code: is wrong or was already used (each code works once: wait for the next one)")
     ) async throws {
         guard let code = SecondFactorCode(text) else {
             throw SpotterError.invalid(

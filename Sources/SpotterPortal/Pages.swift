@@ -77,13 +77,29 @@ struct Pages: Sendable {
     }
 
     private struct Problem {
+        struct Link {
+            var href: String
+            var label: String
+        }
+
         var heading: String
         var message: String
+        /// Where to go from here; the start page when there is nowhere nearer.
+        var links: [Link]
     }
 
-    /// A page that says what went wrong.
-    func problem(_ status: HTTPResponse.Status, session: PortalSession?, title: String, message: String) -> Response {
-        render("problem", title: title, session: session, status: status, Problem(heading: title, message: message))
+    /// A page that says what went wrong, with `links` (href, label) to go on from.
+    func problem(
+        _ status: HTTPResponse.Status, session: PortalSession?, title: String, message: String,
+        links: [(String, String)] = []
+    ) -> Response {
+        render(
+            "problem", title: title, session: session, status: status,
+            Problem(
+                heading: title, message: message,
+                links: (links.isEmpty ? [("/", "Back to the start page")] : links).map {
+                    Problem.Link(href: $0.0, label: $0.1)
+                }))
     }
 
     /// The one answer for anything that does not exist or that the caller may not see.

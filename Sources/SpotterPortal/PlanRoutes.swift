@@ -712,6 +712,13 @@ struct PlanRoutes {
 
         static let weeksProblem = "Weeks must be a whole number from 1 to 52."
 
+        /// The weeks past the typed number that have training days in the grid as sent: saving
+        /// would drop them without the coach having seen the grid without them.
+        var weeksDropped: [Int] {
+            Set(days.keys.compactMap { $0.split(separator: "-").first.flatMap { Int($0) } }.filter { $0 > weeks })
+                .sorted()
+        }
+
         var draft: ProgramDraft {
             ProgramDraft(
                 name: name, notes: notes, weeks: weeks,
@@ -764,6 +771,17 @@ struct PlanRoutes {
         }
         guard context.form["action"] == "save" else {
             return try await programEditor(session, editor, status: editor.weeksValid ? .ok : .badRequest)
+        }
+        let dropped = editor.weeksDropped
+        if editor.weeksValid, let last = dropped.last {
+            // Typed over without pressing "Change the number of weeks": nothing is saved, and the
+            // grid still shows the weeks it would have lost.
+            let which = dropped.count == 1 ? "Week \(last) has" : "Weeks \(dropped[0])–\(last) have"
+            editor.errors["weeks"] =
+                "\(which) training days that \(Format.count(editor.weeks, "week")) would drop. "
+                + "Press “Change the number of weeks” to see the program without them, then save."
+            editor.weeks = editor.shownWeeks
+            return try await programEditor(session, editor, status: .badRequest)
         }
         do {
             let program =

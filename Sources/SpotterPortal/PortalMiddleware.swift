@@ -144,6 +144,14 @@ struct PortalMiddleware: RouterMiddleware {
         }
     }
 
+    /// Where a coach goes on from a client's page that is closed (not shared, or past the tier's
+    /// clients): the client list, where a paused client's row offers to end the coaching. (No link
+    /// names the client: a refusal carries no other tenant's id.) None off a client's pages.
+    static func clientLinks(_ request: Request, _ session: PortalSession?) -> [(String, String)] {
+        guard session?.isCoach == true, request.uri.path.hasPrefix("/clients/") else { return [] }
+        return [("/clients", "Back to your clients")]
+    }
+
     /// Every POST of a signed-in session carries the session's CSRF token in `_csrf`.
     private func checkForm(_ context: Context) throws {
         guard let sent = context.form["_csrf"], let session = context.session,
@@ -186,9 +194,12 @@ struct PortalMiddleware: RouterMiddleware {
             return pages.problem(.forbidden, session: session, title: "Not allowed", message: Self.sentence(message))
         case SpotterError.tierRequired(let message, _):
             return pages.problem(
-                .forbidden, session: session, title: "Not in your plan", message: Self.sentence(message))
+                .forbidden, session: session, title: "Not in your plan", message: Self.sentence(message),
+                links: Self.clientLinks(request, session))
         case SpotterError.scopeNotGranted(let message, _):
-            return pages.problem(.forbidden, session: session, title: "Not shared", message: Self.sentence(message))
+            return pages.problem(
+                .forbidden, session: session, title: "Not shared", message: Self.sentence(message),
+                links: Self.clientLinks(request, session))
         case SpotterError.invalidArgument(let violations):
             return pages.problem(
                 .badRequest, session: session, title: "That did not work",

@@ -351,10 +351,8 @@ struct ProfileRoutes {
             units: Self.units(checked: form.unit),
             timeZones: TimeZone.knownTimeZoneIdentifiers.sorted(), username: profile.username, email: profile.email,
             tier: summary.name, allows: summary.allows, next: summary.next,
-            // The last day covered, where the viewer is: a tier set "until 2027-01-31" ends at the
-            // next midnight, which "until Mon 1 Feb" would read as one day more.
             expires: profile.tier.expiresAt.flatMap {
-                tier == .free ? nil : "through \(format.day($0.addingTimeInterval(-1)))"
+                Self.tierEnd($0, effective: tier, stored: profile.tier.tier, format)
             },
             listed: refused?.listed ?? listing.listed,
             highlights: refused?.highlights ?? listing.highlights.joined(separator: "\n"), listedSaved: listedSaved,
@@ -362,6 +360,23 @@ struct ProfileRoutes {
             verificationRefused: verificationRefused)
         return pages.render(
             "profile", title: "Your profile", session: session, status: status, current: "/profile", page)
+    }
+
+    /// When a paid tier ends, or that it has: a tier set through a day (`tiers set … --until
+    /// 2027-01-31` ends at the next midnight, UTC) is "through Sun 31 Jan 2027", which "until Mon 1
+    /// Feb" would read as one day more; one that ends within a day says the time, in the viewer's
+    /// zone; one that has ended says so, beside "Free".
+    static func tierEnd(_ end: Date, effective: Tier, stored: Tier, _ format: Format) -> String? {
+        guard effective != .free else {
+            guard stored != .free else { return nil }
+            return
+                "(your \(tierSummary(stored, kind: stored == .pro ? .lifter : .coach).name) tier ended \(format.moment(end)))"
+        }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = .gmt
+        let time = utc.dateComponents([.hour, .minute, .second], from: end)
+        guard time.hour == 0, time.minute == 0, time.second == 0 else { return "until \(format.moment(end))" }
+        return "through \(Format(timeZone: "UTC", unit: format.unit).day(end.addingTimeInterval(-1)))"
     }
 
     /// The tier's name, what it allows and what the next tier up unlocks (PRODUCT.md, "Subscription tiers").

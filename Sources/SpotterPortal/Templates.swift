@@ -53,7 +53,7 @@ enum Templates {
         <section class="problem">
         <h1>{{heading}}</h1>
         <p>{{message}}</p>
-        <p><a href="/">Back to the start page</a></p>
+        {{#links}}<p><a href="{{href}}">{{label}}</a></p>{{/links}}
         </section>
         {{/page}}{{/body}}{{/layout}}
         """
@@ -286,7 +286,7 @@ enum Templates {
         <td data-label="This week">{{thisWeek}}</td>
         <td data-label="Streak">{{streak}}</td>
         <td data-label="Flags">{{#inactive}}<span class="flag warn">{{inactiveFlag}}</span> {{/inactive}}\
-        {{#paused}}<span class="flag warn">paused: {{paused}}</span> {{/paused}}\
+        {{#paused}}<span class="flag warn">paused: {{paused}}</span> <a href="/clients/{{id}}/end">End coaching…</a> {{/paused}}\
         {{#newRecord}}<span class="flag good">new record: {{newRecord}}</span>{{/newRecord}}</td>
         </tr>
         {{/rows}}

@@ -469,6 +469,17 @@ public nonisolated struct Spotter_V1_GuidedSet: @unchecked Sendable {
     set {_uniqueStorage()._record = newValue}
   }
 
+  /// From a template item with a rep range ("8–12"), its bottom; `planned.reps` is its top. Absent
+  /// for a single number of reps and for sets not from a template.
+  public var plannedRepsMin: Int32 {
+    get {_storage._plannedRepsMin ?? 0}
+    set {_uniqueStorage()._plannedRepsMin = newValue}
+  }
+  /// Returns true if `plannedRepsMin` has been explicitly set.
+  public var hasPlannedRepsMin: Bool {_storage._plannedRepsMin != nil}
+  /// Clears the value of `plannedRepsMin`. Subsequent reads from it will return its default value.
+  public mutating func clearPlannedRepsMin() {_uniqueStorage()._plannedRepsMin = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1164,7 +1175,7 @@ nonisolated extension Spotter_V1_WatchGuidedSessionRequest: SwiftProtobuf.Messag
 
 nonisolated extension Spotter_V1_GuidedSet: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GuidedSet"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}status\0\u{1}planned\0\u{1}actual\0\u{3}done_at\0\u{1}record\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}status\0\u{1}planned\0\u{1}actual\0\u{3}done_at\0\u{1}record\0\u{3}planned_reps_min\0")
 
   fileprivate class _StorageClass {
     var _status: Spotter_V1_GuidedSetStatus = .unspecified
@@ -1172,6 +1183,7 @@ nonisolated extension Spotter_V1_GuidedSet: SwiftProtobuf.Message, SwiftProtobuf
     var _actual: Spotter_V1_WorkoutSet? = nil
     var _doneAt: Spotter_V1_Timestamp? = nil
     var _record: Bool = false
+    var _plannedRepsMin: Int32? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1187,6 +1199,7 @@ nonisolated extension Spotter_V1_GuidedSet: SwiftProtobuf.Message, SwiftProtobuf
       _actual = source._actual
       _doneAt = source._doneAt
       _record = source._record
+      _plannedRepsMin = source._plannedRepsMin
     }
   }
 
@@ -1210,6 +1223,7 @@ nonisolated extension Spotter_V1_GuidedSet: SwiftProtobuf.Message, SwiftProtobuf
         case 3: try { try decoder.decodeSingularMessageField(value: &_storage._actual) }()
         case 4: try { try decoder.decodeSingularMessageField(value: &_storage._doneAt) }()
         case 5: try { try decoder.decodeSingularBoolField(value: &_storage._record) }()
+        case 6: try { try decoder.decodeSingularInt32Field(value: &_storage._plannedRepsMin) }()
         default: break
         }
       }
@@ -1237,6 +1251,9 @@ nonisolated extension Spotter_V1_GuidedSet: SwiftProtobuf.Message, SwiftProtobuf
       if _storage._record != false {
         try visitor.visitSingularBoolField(value: _storage._record, fieldNumber: 5)
       }
+      try { if let v = _storage._plannedRepsMin {
+        try visitor.visitSingularInt32Field(value: v, fieldNumber: 6)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1251,6 +1268,7 @@ nonisolated extension Spotter_V1_GuidedSet: SwiftProtobuf.Message, SwiftProtobuf
         if _storage._actual != rhs_storage._actual {return false}
         if _storage._doneAt != rhs_storage._doneAt {return false}
         if _storage._record != rhs_storage._record {return false}
+        if _storage._plannedRepsMin != rhs_storage._plannedRepsMin {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -51,9 +51,11 @@ struct ExportCommand: AsyncParsableCommand {
                 guard let output, let partial else { return FileHandle.standardOutput.write(data) }
                 do {
                     try data.write(to: URL(fileURLWithPath: partial))
-                    guard rename(partial, output) == 0 else { throw CocoaError(.fileWriteUnknown) }
                 } catch {
-                    throw SpotterError.failedPrecondition("cannot write \(output)")
+                    throw SpotterError.failedPrecondition("cannot write \(output): \(error.localizedDescription)")
+                }
+                guard rename(partial, output) == 0 else {
+                    throw SpotterError.failedPrecondition("cannot write \(output): \(String(cString: strerror(errno)))")
                 }
                 FileHandle.standardError.write(Data("wrote \(data.count) bytes to \(output)\n".utf8))
             }
@@ -64,8 +66,12 @@ struct ExportCommand: AsyncParsableCommand {
     private static func makePartial(_ output: String) throws -> String {
         let url = URL(fileURLWithPath: output)
         let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
-        guard FileManager.default.createFile(atPath: partial, contents: nil, attributes: [.posixPermissions: 0o600])
-        else { throw SpotterError.failedPrecondition("cannot write \(output)") }
+        // Made with open(2) for its reason when it cannot be ("No such file or directory").
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else {
+            throw SpotterError.failedPrecondition("cannot write \(output): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
         return partial
     }
 }

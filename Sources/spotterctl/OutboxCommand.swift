@@ -25,6 +25,9 @@ struct OutboxCommand: AsyncParsableCommand {
                     // Bodies carry sign-in links and members' words: `show` prints one at a time, a
                     // member's with a reason it audits.
                     if options.json { return try Output.json(messages.map(Listed.init)) }
+                    if messages.isEmpty, status == nil {
+                        return print("(none pending or failed; --status sent lists the e-mails sent)")
+                    }
                     Output.table(
                         ["ID", "STATUS", "KIND", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"],
                         messages.map {

@@ -26,6 +26,11 @@ struct ShareCardsTests {
         let pounds = ShareCards.workoutCard(
             ShareFixtures.workout(), format: DisplayFormat(timeZone: "Europe/Berlin", unit: .lb))
         #expect(pounds.contains(">7,286 lb<"))  // 3,305 kg = 7,286.27 lb
+        // A set logged in pounds by a lifter who counts in kilograms shows as typed.
+        var typed = ShareFixtures.workout()
+        typed.content.exercises[0].sets[1].weight = Mass(255, .lb)
+        let card = ShareCards.workoutCard(typed, format: format)
+        #expect(card.contains(">3 sets, best 5 × 255 lb<"), "\(card)")
     }
 
     @Test("a name or figure a little too long for its place is set smaller and shown whole, not cut")
@@ -46,6 +51,17 @@ struct ShareCardsTests {
             String(repeating: "Very long ", count: 10), x: 0, y: 0, size: 48, weight: "700", fill: "#000",
             maxWidth: 640, shrinkTo: 30)
         #expect(long.contains("font-size='30'") && long.contains("…</text>"))
+    }
+
+    @Test("a chart of one training day names the day once, under its point, and the formula at the right")
+    func oneDayChart() {
+        var report = ShareFixtures.progress()
+        report.points = [report.points[0]]
+        let svg = ShareCards.progressChart(report, format: format, formula: .epley)
+        #expect(svg.contains(">2024-03-05 · 1 training day<"), "\(svg)")
+        #expect(!svg.contains("2024-03-05 – 2024-03-05"))
+        #expect(svg.contains("text-anchor='middle'>2024-03-05<"))
+        #expect(svg.contains("text-anchor='end'>estimated by"))
     }
 
     @Test("a long name is cut with an ellipsis; past five exercises, four are listed and the rest counted")

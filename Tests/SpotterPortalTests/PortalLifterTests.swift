@@ -96,6 +96,13 @@ struct PortalLifterTests {
             let clients = try await portal.signedIn("carla").get("/clients").html
             #expect(clients.contains("paused: beyond the 1 client the free tier covers"), "\(clients)")
             #expect(clients.components(separatedBy: "paused:").count == 2)
+            // Bob's row offers to end the coaching, which frees the place; his closed page leads
+            // back to the list.
+            #expect(clients.contains(#"<a href="/clients/\#(bob.tenantID)/end">End coaching…</a>"#))
+            let closed = try await portal.signedIn("carla").get("/clients/\(bob.tenantID)")
+            #expect(closed.status == .forbidden && closed.html.contains("Not in your plan"))
+            #expect(closed.html.contains(#"<a href="/clients">Back to your clients</a>"#), "\(closed.html)")
+            #expect(!closed.html.contains("Back to the start page"))
         }
     }
 

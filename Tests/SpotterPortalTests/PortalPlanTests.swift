@@ -311,6 +311,15 @@ struct PortalPlanTests {
                 #expect(!unsaved.html.contains("Weeks must be between"), "one sentence for the field")
                 #expect(!unsaved.html.contains("at least one training day"), "Wednesday of week 2 is one")
             }
+            // One week typed over two without pressing "Change the number of weeks": saving would
+            // drop week 2's Wednesday unseen, so nothing is saved and week 2 is still shown.
+            let shrunk = try await browser.post("/programs/edit", base + chosen + [("weeks", "1"), ("action", "save")])
+            #expect(shrunk.status == .badRequest)
+            #expect(
+                shrunk.html.contains(
+                    "Week 2 has training days that 1 week would drop. Press “Change the number of weeks” to see the program without them, then save."
+                ), "\(shrunk.html.suffix(3_000))")
+            #expect(shrunk.html.contains(#"name="weeks" value="1""#) && shrunk.count("<select name=\"day-") == 14)
             #expect(try await !portal.coaching.programs(world.coach).contains { $0.content.name == "Peaking block" })
             #expect(grown.html.contains(#"<button name="action" value="weeks" class="secondary" formnovalidate>"#))
             let empty = try await browser.post("/programs/edit", base + [("weeks", "2"), ("action", "save")])

@@ -222,4 +222,32 @@ struct PortalProfileTests {
             #expect(coachPage.html.contains("This is the top tier."))
         }
     }
+
+    @Test("a tier ending within a day says the time, in the viewer's zone; one that has ended says so beside Free")
+    func tierEnds() async throws {
+        try await PortalHarness.with { portal in
+            let coach = try await portal.account("carla", kind: .coach)
+            let end = Date().addingTimeInterval(3 * 3_600)
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier = 'coach', tier_expires_at = $2 WHERE tenant_id = $1",
+                    [coach.tenantID.rawValue, end])
+            }
+            let format = DisplayFormat(timeZone: "UTC", unit: .kg)
+            let ending = try await portal.signedIn("carla").get("/profile").html
+            #expect(
+                ending.contains("Your tier: Coach <span class=\"muted\">until \(format.moment(end))</span>"),
+                "\(ending)")
+            try await portal.database.asOwner { connection in
+                try await connection.query(
+                    "UPDATE tenants SET tier_expires_at = $2 WHERE tenant_id = $1",
+                    [coach.tenantID.rawValue, end.addingTimeInterval(-86_400)])
+            }
+            let ended = try await portal.signedIn("carla").get("/profile").html
+            #expect(
+                ended.contains(
+                    "Your tier: Free <span class=\"muted\">(your Coach tier ended \(format.moment(end.addingTimeInterval(-86_400))))</span>"
+                ), "\(ended)")
+        }
+    }
 }

@@ -373,7 +373,9 @@ struct PortalSessionTests {
 
             let stale = try await laptop.post("/security/two-factor/off", [("off_code", recovery[1])])
             #expect(stale.status == .badRequest)
-            #expect(stale.html.contains("The code is wrong or was already used."))
+            #expect(
+                stale.html.contains(
+                    "The code is wrong or was already used (each code works once: wait for the next one)."))
             let turnedOff = try await laptop.post("/security/two-factor/off", [("off_code", newCodes[0])])
             #expect(turnedOff.location == "/security?two-factor=off")
             #expect(try await laptop.get(turnedOff.location!).html.contains("Two-factor sign-in is off."))

@@ -834,7 +834,10 @@ struct AuthFlowTests {
             ) {
                 try await auth.deleteAccount(cora.principal, password: "", code: " ", address: "b")
             }
-            await #expect(throws: SpotterError.invalid("code", "is wrong or was already used")) {
+            await #expect(
+                throws: SpotterError.invalid(
+                    "code", "is wrong or was already used (each code works once: wait for the next one)")
+            ) {
                 try await auth.deleteAccount(
                     cora.principal, password: "long enough cora", code: "000000", address: "b")
             }
@@ -956,7 +959,8 @@ struct AuthFlowTests {
                 return challenge
             }
             let first = try await challenge()
-            let wrongOrUsed = SpotterError.unauthenticated("code: is wrong or was already used")
+            let wrongOrUsed = SpotterError.unauthenticated(
+                "code: is wrong or was already used (each code works once: wait for the next one)")
             // The code that confirmed the enrolment was used: replay refused.
             await #expect(throws: wrongOrUsed) {
                 try await auth.completeSignIn(challenge: first, code: try appCode(enrollment, at: clock.now))
@@ -997,7 +1001,10 @@ struct AuthFlowTests {
 
             // Turning it off needs a code; then the password is enough again.
             // (A sixth wrong code in a row doubles the wait.)
-            await #expect(throws: SpotterError.invalid("code", "is wrong or was already used")) {
+            await #expect(
+                throws: SpotterError.invalid(
+                    "code", "is wrong or was already used (each code works once: wait for the next one)")
+            ) {
                 try await auth.disableTwoFactor(ada, code: "123456")
             }
             await #expect(
@@ -1033,7 +1040,10 @@ struct AuthFlowTests {
             #expect(new.count == 10 && Set(new).isDisjoint(with: old))
             #expect(try await database.count("SELECT count(*)::int FROM mfa_recovery_codes") == 10)
             // Signed in, a wrong code is the request's field, not a signed-out token.
-            await #expect(throws: SpotterError.invalid("code", "is wrong or was already used")) {
+            await #expect(
+                throws: SpotterError.invalid(
+                    "code", "is wrong or was already used (each code works once: wait for the next one)")
+            ) {
                 try await auth.disableTwoFactor(ada, code: old[1])
             }
             try await auth.disableTwoFactor(ada, code: new[0])

@@ -42,6 +42,30 @@ struct GuidedSessionStoreTests {
         return (ada, try await training.templates.create(ada, id: "", Self.legs))
     }
 
+    @Test(
+        "a template item's rep range stays with its planned sets: the bottom beside the top; a single number has none")
+    func plannedRepRange() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(now)
+            let (training, _, sessions) = services(database, clock)
+            let ada = try await database.lifter("ada")
+            let template = try await training.templates.create(
+                ada, id: "",
+                TemplateDraft(
+                    name: "Arms",
+                    items: [
+                        TemplateItemDraft(
+                            exerciseID: Catalog.squat.description, targetSets: 2, repsMin: 8, repsMax: 12),
+                        TemplateItemDraft(exerciseID: Catalog.deadlift.description, targetSets: 1, repsMin: 5),
+                    ]))
+            let started = try await sessions.start(ada, id: "", .template(template.id.description))
+            let read = try await sessions.get(ada, id: started.id.description)
+            #expect(read.exercises[0].sets.map(\.plannedRepsMin) == [8, 8])
+            #expect(read.exercises[0].sets.map(\.planned.reps) == [12, 12])
+            #expect(read.exercises[1].sets.map(\.plannedRepsMin) == [nil])
+        }
+    }
+
     @Test("a corrected set is judged again, and so is every set after it, in the session's order")
     func correctedRecords() async throws {
         try await TestDatabase.with { database in

@@ -88,6 +88,8 @@ struct GuidedSessionEndToEndTests {
                                 $0.templateID = template.templateID
                             }, metadata: ada)
                         #expect(started.status == .active && started.plannedSets == 2)
+                        // A single number of reps has no range.
+                        #expect(started.exercises.first?.sets.first?.hasPlannedRepsMin == false)
                         #expect(started.exercises.first?.exerciseName == "Barbell Back Squat")
                         #expect(started.hasServerTime && started.hasAbandonsAt)
 

@@ -19,6 +19,20 @@ final class WatchRecorder: Sendable {
 
     var count: Int { events.withLock { $0.count } }
 
+    /// When the last `reason` arrived, waiting up to `timeout` for one at or after `instant`; `nil`
+    /// if none did.
+    func arrival(of reason: Spotter_V1_WatchEvent.Reason, after instant: ContinuousClock.Instant, timeout: Duration)
+        async throws -> ContinuousClock.Instant?
+    {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let last = events.withLock { $0.last { $0.0 == reason }?.1 }
+            if let last, last >= instant { return last }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
     /// When the first `reason` after the first `skipping` events arrived; `nil` if none within
     /// `timeout` — 15 s by default: `opened` waits for the server's notification listener, which on
     /// a loaded 2-core CI machine starting a dozen servers at once was seen to go live more than

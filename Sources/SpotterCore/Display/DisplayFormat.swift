@@ -95,6 +95,16 @@ public struct DisplayFormat: Sendable {
         return "\(weight(mass)) (\(Self.written(mass.value(in: other), other)))"
     }
 
+    /// A set's weight in the unit that holds it exactly, the viewer's when both do: `255 lb` for
+    /// 255 lb logged by a lifter who counts in kilograms (a share card has no room for both).
+    public func typedWeight(_ mass: Mass?) -> String {
+        guard let mass else { return weight(nil) }
+        let other: WeightUnit = unit == .kg ? .lb : .kg
+        func holds(_ unit: WeightUnit) -> Bool { Mass(mass.value(in: unit), unit) == mass }
+        guard !holds(unit), holds(other) else { return weight(mass) }
+        return Self.written(mass.value(in: other), other)
+    }
+
     /// `6,150 kg`: a value in `unit`, thousands grouped.
     private static func written(_ value: Decimal, _ unit: WeightUnit) -> String {
         "\(grouped(value)) \(unit.rawValue)"

@@ -89,7 +89,7 @@ public enum ShareCards {
         else { return "\(DisplayFormat.count(exercise.sets.count, "warm-up set"))" }
         let sets = "\(DisplayFormat.count(counted.count, "set"))"
         guard let weight = top.weight, weight > .zero else { return "\(sets), best \(top.reps) reps" }
-        return "\(sets), best \(top.reps) × \(format.weight(weight))"
+        return "\(sets), best \(top.reps) × \(format.typedWeight(weight))"
     }
 
     // MARK: Progress chart
@@ -110,7 +110,9 @@ public enum ShareCards {
             points.count == report.points.count
             ? DisplayFormat.count(points.count, "training day")
             : "\(points.count) of \(report.points.count) days"
-        let span = points.isEmpty ? "" : "\(points.first!.date) – \(points.last!.date) · \(counted)"
+        let span =
+            points.isEmpty
+            ? "" : "\(points.first!.date)\(points.count > 1 ? " – \(points.last!.date)" : "") · \(counted)"
         svg += header(right: span)
         svg += text(name, x: 64, y: 178, size: 48, weight: "700", fill: ink, maxWidth: 640, shrinkTo: 30)
         svg += text(
@@ -168,12 +170,18 @@ public enum ShareCards {
         }
         let bestIndex = points.lastIndex { $0.value == best.value }!
         svg += "<circle cx='\(SVG.f(x(bestIndex)))' cy='\(SVG.f(y(best.value)))' r='11' fill='\(accent)'/>"
-        svg += text(first.date, x: Int(left), y: 562, size: 18, fill: muted, maxWidth: 200)
+        // One day's date sits under its point (in the middle); otherwise the first and last
+        // dates under the axis's ends.
+        svg +=
+            points.count == 1
+            ? text(first.date, x: Int(x(0)), y: 562, size: 18, fill: muted, anchor: "middle", maxWidth: 200)
+            : text(first.date, x: Int(left), y: 562, size: 18, fill: muted, maxWidth: 200)
         let estimatedBy = formula.describing(
             countingReserve: report.points.contains { $0.best?.repsInReserve != nil })
+        // In the middle, or at the right end when one day's date is in the middle.
         svg += text(
-            "estimated by \(estimatedBy)", x: Int((left + right) / 2), y: 562, size: 18, fill: muted,
-            anchor: "middle", maxWidth: 500)
+            "estimated by \(estimatedBy)", x: Int(points.count == 1 ? right : (left + right) / 2), y: 562, size: 18,
+            fill: muted, anchor: points.count == 1 ? "end" : "middle", maxWidth: 500)
         if points.count > 1 {
             svg += text(last.date, x: Int(right), y: 562, size: 18, fill: muted, anchor: "end", maxWidth: 200)
         }

@@ -30,11 +30,14 @@ public struct GuidedSet: Sendable, Equatable, Codable {
     public var doneAt: Date?
     /// A heavier set, a higher estimated max or a longer hold than any earlier set of the exercise.
     public var isRecord: Bool
+    /// The bottom of the template item's rep range, when it gave one (`planned.reps` is its top).
+    public var plannedRepsMin: Int?
 
     public init(
         planned: WorkoutSet, status: Status = .pending, actual: WorkoutSet? = nil, doneAt: Date? = nil,
-        isRecord: Bool = false
+        isRecord: Bool = false, plannedRepsMin: Int? = nil
     ) {
+        self.plannedRepsMin = plannedRepsMin
         self.planned = planned
         self.status = status
         self.actual = actual

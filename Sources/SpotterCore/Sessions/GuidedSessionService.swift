@@ -83,11 +83,16 @@ public struct GuidedSessionService: Sendable {
         if let template = plan.template {
             content = try await training.workouts.prefill(principal, template: template, startedAt: at)
         }
-        let exercises = (content?.exercises ?? []).map { exercise in
-            GuidedExercise(
+        // The prefill has one exercise per template item, in order; an item's rep range is kept
+        // beside its planned sets, whose reps are the range's top.
+        let items = plan.template?.content.items ?? []
+        let exercises = (content?.exercises ?? []).enumerated().map { index, exercise in
+            let item = items.indices.contains(index) ? items[index] : nil
+            let repsMin = item.flatMap { $0.repsMin < $0.repsMax ? $0.repsMin : nil }
+            return GuidedExercise(
                 exerciseID: exercise.exerciseID, name: plan.template?.exerciseNames[exercise.exerciseID] ?? "",
                 notes: exercise.notes, section: exercise.section, circuit: exercise.circuit,
-                sets: exercise.sets.map { GuidedSet(planned: $0) })
+                sets: exercise.sets.map { GuidedSet(planned: $0, plannedRepsMin: repsMin) })
         }
         return try await store.createSession(
             principal,

@@ -28,6 +28,7 @@ extension Spotter_V1_GuidedSession {
                         if let actual = set.actual { $0.actual = Spotter_V1_WorkoutSet(actual, unit: unit) }
                         if let doneAt = set.doneAt { $0.doneAt = Spotter_V1_Timestamp(doneAt) }
                         $0.record = set.isRecord
+                        if let repsMin = set.plannedRepsMin { $0.plannedRepsMin = Int32(repsMin) }
                     }
                 }
             }
