@@ -173,6 +173,71 @@ struct NotificationTests {
         }
     }
 
+    @Test(
+        "a lifter hears of a plan assigned (the coach's note included, once a day, withdrawn when taken back); a coach hears a client ended the coaching (withdrawn when linked again)"
+    )
+    func plansAndLeaving() async throws {
+        try await TestDatabase.with { database in
+            let coaching = database.coachingService()
+            let training = database.trainingServices()
+            let cora = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await verify(database, [cora, ada])
+            try await database.setTier(cora, .coach)
+            try await coaching.link(cora, ada, scopes: ["history"])
+            func withdraw() async throws -> Int {
+                try await database.asOwner { owner in
+                    try await owner.query("SELECT spotter_withdraw_stale_notifications() AS n").single?.decode(
+                        "n", as: Int.self) ?? -1
+                }
+            }
+            let draft = TemplateDraft(
+                name: "Upper A",
+                items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 3, repsMin: 5)])
+            let upper = try await training.templates.create(cora, id: "", draft)
+            let program = try await coaching.createProgram(
+                cora, id: "",
+                ProgramDraft(
+                    name: "Peaking block", notes: "", weeks: 1,
+                    days: [.init(week: 1, weekday: 1, templateID: upper.id.description)]))
+            let assigned = try await coaching.assign(
+                cora, client: ada.tenantID.description, templateID: "", programID: program.id.description,
+                note: "Start Monday, light.")
+            #expect(try await outbox(database, ada) == ["plan_assigned: cora assigned you the program “Peaking block”"])
+            #expect(try await links(database, ada) == ["plan_assigned: /coaches"])
+            let body = try await outbox(database, ada, "body").first ?? ""
+            #expect(
+                body.contains(
+                    "cora, your coach on Spotter, assigned you the program “Peaking block”, with a note:\n\nStart Monday, light.\n\nFollow it in the app"
+                ), "\(body)")
+            // A second plan the same day is not e-mailed again.
+            _ = try await coaching.assign(
+                cora, client: ada.tenantID.description, templateID: upper.id.description, programID: "", note: "")
+            #expect(try await outbox(database, ada).count == 1)
+            // Taken back before it went out: withdrawn.
+            try await coaching.unassign(cora, id: assigned.id.uuidString)
+            #expect(try await withdraw() == 1)
+            #expect(try await outbox(database, ada).isEmpty)
+
+            // Ada ends the coaching: Cora hears of it, with her Clients page.
+            try await database.asOwner { try await $0.query("UPDATE email_outbox SET status = 'sent'") }
+            _ = try await coaching.endLink(ada, other: cora.tenantID.description)
+            #expect(
+                try await outbox(database, cora).filter { $0.hasPrefix("client_left") }
+                    == ["client_left: ada ended coaching with you"])
+            #expect(try await links(database, cora).filter { $0.hasPrefix("client_left") } == ["client_left: /clients"])
+            #expect(try await withdraw() == 0)
+            // Linked again before it was sent: withdrawn.
+            try await coaching.link(cora, ada, scopes: ["history"])
+            #expect(try await withdraw() == 1)
+            // A coach ending it hears nothing of it; a lifter withdrawing a request is no client leaving.
+            _ = try await coaching.endLink(cora, other: ada.tenantID.description)
+            _ = try await coaching.requestCoach(ada, username: "cora", scopes: ["history"])
+            _ = try await coaching.endLink(ada, other: cora.tenantID.description)
+            #expect(try await outbox(database, cora).allSatisfy { !$0.hasPrefix("client_left") })
+        }
+    }
+
     @Test("a lifter's reply reaches only coaches who commented on that workout, still coach them and see details")
     func replyRecipients() async throws {
         try await TestDatabase.with { database in
