@@ -161,6 +161,9 @@ public struct AuthService: Sendable {
     /// How long a known device is remembered after its last sign-in.
     public var knownDeviceLifetime: TimeInterval { policy.knownDeviceLifetime }
 
+    /// Where the portal is, as e-mailed links name it (`SPOTTER_PUBLIC_URL`).
+    public var publicURL: String { policy.publicURL }
+
     /// Checks a login and password and opens a session. Failures are throttled per account and
     /// source (the client's address, or a known device when `deviceToken` is one of the account's),
     /// per address, and across the account for unknown devices only (see `AuthPolicy`).

@@ -10,6 +10,8 @@ struct CoachRoutes {
     let training: TrainingServices
     let share: ShareService
     let pages: Pages
+    /// The portal's address, for the invite text a coach sends on.
+    let publicURL: String
     let now: @Sendable () -> Date
 
     func add(to router: Router<PortalContext>) {
@@ -372,7 +374,7 @@ struct CoachRoutes {
                     ClientsPage.NewInvite(
                         id: invite.id.uuidString, note: invite.note, code: code, expires: format.day(invite.expiresAt),
                         shareText:
-                            "Train with me on Spotter: in the app, Coaching → Redeem an invite; on the web portal, Coaches → Add a coach. Code \(code), valid until \(format.day(invite.expiresAt))."
+                            "Train with me on Spotter: in the app, Coaching → Redeem an invite; on the web portal (\(publicURL)/coaches#add), Add a coach. Code \(code), valid until \(format.day(invite.expiresAt))."
                     )
                 }
             },

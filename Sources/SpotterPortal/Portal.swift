@@ -65,7 +65,8 @@ public enum Portal {
         SessionRoutes(auth: services.auth, pages: pages, sessionLifetime: sessionLifetime).add(to: router)
         SecurityRoutes(auth: services.auth, sync: services.sync, pages: pages).add(to: router)
         CoachRoutes(
-            coaching: services.coaching, training: services.training, share: services.share, pages: pages, now: now
+            coaching: services.coaching, training: services.training, share: services.share, pages: pages,
+            publicURL: services.auth.publicURL, now: now
         ).add(to: router)
         PlanRoutes(
             coaching: services.coaching, training: services.training, discover: services.discover, pages: pages

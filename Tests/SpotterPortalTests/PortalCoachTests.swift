@@ -519,7 +519,8 @@ struct PortalCoachTests {
                 })
             #expect(made.html.contains("for &lt;b&gt;Lena&lt;/b&gt;"))
             // The text to send names both ways in: the app's and this portal's.
-            #expect(made.html.contains("on the web portal, Coaches → Add a coach. Code \(code), valid until"))
+            #expect(made.html.contains("on the web portal (https://"), "the portal's address, to open")
+            #expect(made.html.contains("/coaches#add), Add a coach. Code \(code), valid until"))
             // The new code can be revoked where it is shown (the list below leaves it out).
             let invites = try await portal.coaching.invites(coach)
             let newest = try #require(invites.max { $0.createdAt < $1.createdAt })
