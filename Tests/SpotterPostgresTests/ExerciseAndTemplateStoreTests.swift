@@ -485,6 +485,18 @@ struct ExerciseAndTemplateStoreTests {
                         ]))
             }
             #expect(invalid == .invalid("template.items[0].exercise_id", "no such exercise"))
+            // With the name missing too, one refusal names both.
+            let both = await #expect(throws: SpotterError.self) {
+                try await training.templates.create(
+                    ada, id: "",
+                    TemplateDraft(
+                        name: "",
+                        items: [
+                            TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)
+                        ]))
+            }
+            guard case .invalidArgument(let violations)? = both else { return }
+            #expect(violations.map(\.field) == ["template.name", "template.items[0].exercise_id"], "\(violations)")
         }
     }
 }

@@ -83,6 +83,16 @@ struct WorkoutStoreTests {
                         FieldViolation(field: "workout.exercises[1].exercise_id", reason: "no such exercise"),
                         FieldViolation(field: "workout.exercises[3].exercise_id", reason: "no such exercise"),
                     ]))
+            // With another field wrong too, one refusal names them all: the exercises are not left
+            // for a second round.
+            draft.exercises[0].sets[0].rpe = 11
+            let both = await #expect(throws: SpotterError.self) { try await training.workouts.log(ada, id: "", draft) }
+            guard case .invalidArgument(let violations)? = both else { return }
+            #expect(
+                violations.map(\.field) == [
+                    "workout.exercises[0].sets[0].rpe", "workout.exercises[1].exercise_id",
+                    "workout.exercises[3].exercise_id",
+                ], "\(violations)")
             draft = workoutDraft(at: start)
             draft.templateID = TemplateID.random().description
             await #expect(throws: SpotterError.invalid("workout.template_id", "no such template")) {
@@ -91,6 +101,19 @@ struct WorkoutStoreTests {
             #expect(try await database.count("SELECT count(*)::int FROM workouts") == 0)
             #expect(try await database.count("SELECT count(*)::int FROM workout_sets") == 0)
             #expect(try await database.count("SELECT count(*)::int FROM sync_changes WHERE kind = 'workout'") == 0)
+
+            // So does a replacement.
+            let bob = try await database.lifter("bob")
+            let logged = try await training.workouts.log(bob, id: "", workoutDraft(at: start))
+            var wrong = workoutDraft(at: start, exercises: [Catalog.squat, .random()])
+            wrong.exercises[0].sets[0].rpe = 11
+            let replaced = await #expect(throws: SpotterError.self) {
+                try await training.workouts.replace(bob, id: logged.id.description, wrong, expectedVersion: nil)
+            }
+            guard case .invalidArgument(let again)? = replaced else { return }
+            #expect(
+                again.map(\.field) == ["workout.exercises[0].sets[0].rpe", "workout.exercises[1].exercise_id"],
+                "\(again)")
         }
     }
 

@@ -12,7 +12,27 @@ public struct TemplateService: Sendable {
 
     public func create(_ principal: Principal, id: String, _ draft: TemplateDraft) async throws -> Template {
         let templateID = id.isEmpty ? TemplateID.random() : try Self.id(id)
-        return try await store.createTemplate(principal, templateID, try draft.validated(), now: now())
+        let content = try await namingExercises(principal, draft, template: nil) { try draft.validated() }
+        return try await store.createTemplate(principal, templateID, content, now: now())
+    }
+
+    /// Runs `validate`; when it refuses the draft, the refusal also names its exercises that are
+    /// none the caller may use, which the store would otherwise refuse only once the rest is right.
+    private func namingExercises<T>(
+        _ principal: Principal, _ draft: TemplateDraft, template: TemplateID?, _ validate: () throws -> T
+    ) async throws -> T {
+        do {
+            return try validate()
+        } catch SpotterError.invalidArgument(let violations) {
+            var ids: [Int: ExerciseID] = [:]
+            for (index, item) in draft.items.enumerated() {
+                if let id = ExerciseID(item.exerciseID) { ids[index] = id }
+            }
+            let named = Set(violations.map(\.field))
+            let more = try await store.exerciseRefusals(principal, ids, template: template)
+                .filter { !named.contains($0.field) }
+            throw SpotterError.invalidArgument(violations + more)
+        }
     }
 
     public func get(_ principal: Principal, id: String) async throws -> Template {
@@ -24,7 +44,7 @@ public struct TemplateService: Sendable {
         async throws -> Template
     {
         let templateID = try Self.id(id)
-        let content = try draft.validated()
+        let content = try await namingExercises(principal, draft, template: templateID) { try draft.validated() }
         return try await ownOnly(principal, templateID) {
             try await store.updateTemplate(principal, templateID, content, expectedVersion: expectedVersion, now: now())
         }

@@ -64,6 +64,12 @@ public protocol WorkoutStore: Sendable {
     func logWorkout(_ principal: Principal, _ id: WorkoutID, _ content: WorkoutContent, now: Date) async throws
         -> Workout
     func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout?
+    /// The refusals `logWorkout` (with `template`) or `replaceWorkout` (of `workout`) would give the
+    /// exercises at `ids`' indices (`workout.exercises[i].exercise_id`), for a refusal of other
+    /// fields to name them at once.
+    func exerciseRefusals(
+        _ principal: Principal, _ ids: [Int: ExerciseID], template: TemplateID?, workout: WorkoutID?
+    ) async throws -> [FieldViolation]
     /// Replaces the workout's content; comments on a set follow their exercise to its new position,
     /// or stay on the workout when the set is gone.
     func replaceWorkout(
@@ -88,6 +94,11 @@ public protocol TemplateStore: Sendable {
     func createTemplate(_ principal: Principal, _ id: TemplateID, _ content: TemplateContent, now: Date) async throws
         -> Template
     func template(_ principal: Principal, _ id: TemplateID) async throws -> Template?
+    /// The refusals `createTemplate` or `updateTemplate` (of `template`) would give the exercises at
+    /// `ids`' indices (`template.items[i].exercise_id`), for a refusal of other fields to name them
+    /// at once.
+    func exerciseRefusals(_ principal: Principal, _ ids: [Int: ExerciseID], template: TemplateID?) async throws
+        -> [FieldViolation]
     /// Replaces a template's content. Target weights sent back as shown
     /// (`TemplateContent.keepingWeights(of:)`) stay as stored, and content equal to the stored one
     /// (at `expectedVersion`, if given) returns the template as it is, with no new version.

@@ -25,10 +25,33 @@ public struct WorkoutService: Sendable {
     /// Validates and stores a whole workout; a retry with the same id and content returns the stored one.
     public func log(_ principal: Principal, id: String, _ draft: WorkoutDraft) async throws -> Workout {
         // The id and the content are refused together, every field named at once.
-        let (workoutID, content) = try Validator.both(
-            { () throws(SpotterError) in id.isEmpty ? .random() : try Self.id(id) },
-            { () throws(SpotterError) in try draft.validated(now: now()) })
+        let (workoutID, content) = try await namingExercises(principal, draft, workout: nil) {
+            try Validator.both(
+                { () throws(SpotterError) in id.isEmpty ? .random() : try Self.id(id) },
+                { () throws(SpotterError) in try draft.validated(now: now()) })
+        }
         return try await store.logWorkout(principal, workoutID, content, now: now())
+    }
+
+    /// Runs `validate`; when it refuses the draft, the refusal also names its exercises that are
+    /// none the caller may use, which the store would otherwise refuse only once the rest is right.
+    /// (A valid draft's exercises are checked by the store, in its own transaction.)
+    private func namingExercises<T>(
+        _ principal: Principal, _ draft: WorkoutDraft, workout: WorkoutID?, _ validate: () throws -> T
+    ) async throws -> T {
+        do {
+            return try validate()
+        } catch SpotterError.invalidArgument(let violations) {
+            var ids: [Int: ExerciseID] = [:]
+            for (index, exercise) in draft.exercises.enumerated() {
+                if let id = ExerciseID(exercise.exerciseID) { ids[index] = id }
+            }
+            let named = Set(violations.map(\.field))
+            let more = try await store.exerciseRefusals(
+                principal, ids, template: TemplateID(draft.templateID), workout: workout
+            ).filter { !named.contains($0.field) }
+            throw SpotterError.invalidArgument(violations + more)
+        }
     }
 
     /// Today's workout from a template; nothing is stored.
@@ -87,9 +110,11 @@ public struct WorkoutService: Sendable {
     public func replace(_ principal: Principal, id: String, _ draft: WorkoutDraft, expectedVersion: Int64?)
         async throws -> Workout
     {
-        let (workoutID, content) = try Validator.both(
-            { () throws(SpotterError) in try Self.id(id) },
-            { () throws(SpotterError) in try draft.validated(now: now()) })
+        let (workoutID, content) = try await namingExercises(principal, draft, workout: try? Self.id(id)) {
+            try Validator.both(
+                { () throws(SpotterError) in try Self.id(id) },
+                { () throws(SpotterError) in try draft.validated(now: now()) })
+        }
         return try await store.replaceWorkout(
             principal, workoutID, content, expectedVersion: expectedVersion, now: now())
     }

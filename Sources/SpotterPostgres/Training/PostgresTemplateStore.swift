@@ -194,6 +194,23 @@ public struct PostgresTemplateStore: TemplateStore {
         FROM templates
         """
 
+    public func exerciseRefusals(_ principal: Principal, _ ids: [Int: ExerciseID], template: TemplateID?)
+        async throws -> [FieldViolation]
+    {
+        let indices = ids.keys.sorted()
+        guard !indices.isEmpty else { return [] }
+        do {
+            _ = try await database.withTenant(principal) { connection in
+                try await ExerciseSQL.requireNames(
+                    indices.map { ids[$0]! }, keptBy: template.map { .template($0) },
+                    path: { "template.items[\(indices[$0])].exercise_id" }, connection)
+            }
+            return []
+        } catch SpotterError.invalidArgument(let violations) {
+            return violations
+        }
+    }
+
     /// `keptBy`: the template an update changes, which may keep the deleted exercises it uses.
     private static func requireNames(
         _ content: TemplateContent, keptBy template: TemplateID? = nil, _ connection: PostgresConnection
