@@ -8,6 +8,31 @@ struct TrainingRulesWorkoutDraftTests {
     static let now = date("2024-03-01T12:00:00Z")
     static let exerciseID = "6f2b1d0e-3c4a-4b5e-9f60-718293a4b5c6"
 
+    @Test(
+        "a workout whose sets each are within bounds but whose volume passes 99,999,999 kg is refused naming its exercises"
+    )
+    func volumeBound() throws {
+        func draft(sets: Int) -> WorkoutDraft {
+            WorkoutDraft(
+                name: "Typo", startedAt: Self.now, durationSeconds: 60,
+                exercises: [
+                    WorkoutExerciseDraft(
+                        exerciseID: Self.exerciseID,
+                        sets: Array(
+                            repeating: SetDraft(reps: 1000, weight: WeightDraft(value: 2000, unit: .kg)), count: sets))
+                ])
+        }
+        // 49 sets of 1,000 × 2,000 kg: 98,000,000 kg, kept.
+        #expect(try draft(sets: 49).validated(now: Self.now).summary.volume.value(in: .kg) == 98_000_000)
+        // 50: 100,000,000 kg, which the history's total has no room for (it was an internal error).
+        #expect(
+            throws: SpotterError.invalid(
+                "workout.exercises",
+                "come to a volume of 100,000,000 kg, more than a workout can hold (99,999,999 kg): check the reps and weights"
+            )
+        ) { try draft(sets: 50).validated(now: Self.now) }
+    }
+
     @Test("a draft with many problems is refused once, naming every bad field by its path")
     func manyProblems() throws {
         let draft = WorkoutDraft(

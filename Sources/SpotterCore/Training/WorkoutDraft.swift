@@ -209,16 +209,26 @@ public struct WorkoutDraft: Sendable, Equatable {
                 )
             }
         }
+        let content =
+            validator.violations.isEmpty
+            ? WorkoutContent(
+                name: name, startedAt: startedAt!, durationSeconds: durationSeconds, notes: notes,
+                templateID: templateID, exercises: entries)
+            : nil
+        // Each set is within bounds, but a hundred exercises of a hundred such sets are not a
+        // workout: the total the history keeps has room for 99,999,999 kg.
+        if let volume = content?.summary.volume, volume > Self.maximumVolume {
+            validator.add(
+                prefix + "exercises",
+                "come to a volume of \(DisplayFormat.grouped(volume.value(in: .kg).rounded(scale: 0))) kg, "
+                    + "more than a workout can hold (99,999,999 kg): check the reps and weights")
+        }
         try validator.validate()
-        return WorkoutContent(
-            name: name,
-            startedAt: startedAt!,
-            durationSeconds: durationSeconds,
-            notes: notes,
-            templateID: templateID,
-            exercises: entries
-        )
+        return content!
     }
+
+    /// The most a workout's volume may be (the stored total's precision).
+    static let maximumVolume = Mass(micrograms: 99_999_999_000_000)
 
     static func validated(_ set: SetDraft, _ path: String, into validator: inout Validator) -> WorkoutSet? {
         let before = validator.violations.count
