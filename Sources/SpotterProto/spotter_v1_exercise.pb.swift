@@ -290,9 +290,9 @@ public nonisolated struct Spotter_V1_ListExercisesRequest: Sendable {
   public var includeArchived: Bool = false
 
   /// Words that must all be in the name, in any order, ignoring case, spaces and punctuation ("pull up",
-  /// "pullup" and "PULL-UP" find Pull-Up); a word of one or two letters begins a word of the name.
-  /// Gym shorthand is spelled out too ("rdl", "ohp", "db", "bb", "kb", "sldl", "ssb", "cgbp"). At
-  /// most 100 characters.
+  /// "pullup" and "PULL-UP" find Pull-Up), a plural finding the singular ("squats"); a word of one or
+  /// two letters is a word of the name ("t bar"). Gym shorthand is spelled out too ("rdl", "ohp",
+  /// "db", "bb", "kb", "sldl", "ssb", "cgbp"). At most 100 characters.
   public var query: String = String()
 
   public var page: Spotter_V1_PageRequest {

@@ -56,6 +56,16 @@ struct ExerciseAndTemplateStoreTests {
             #expect(!(try await found("kb")).contains { $0.contains("Kickback") })
             #expect(!(try await found("bb")).contains { $0.contains("Dumbbell") })
             #expect(try await found("farmer’s").contains("Farmer's Carry"), "a typographic apostrophe")
+            // Plurals find the singular; "t bar" is T-Bar Row, not Barbell Hip Thrust.
+            for (query, name) in [
+                ("pull ups", "Pull-Up"), ("pullups", "Pull-Up"), ("squats", "Barbell Back Squat"),
+                ("rows", "Barbell Row"), ("deadlifts", "Barbell Deadlift"), ("chin ups", "Chin-Up"),
+            ] {
+                #expect(try await found(query).contains(name), "\(query)")
+            }
+            let tBar = try await found("t bar")
+            #expect(tBar.contains("T-Bar Row") && !tBar.contains("Barbell Hip Thrust"), "\(tBar)")
+            #expect(try await found("press").contains("Overhead Press"), "a word ending in ss stays")
             #expect(try await found("-").count == min(names.count, 100), "a query of punctuation alone is no filter")
             let squat = try await training.exercises.get(ada, Catalog.squat.description)
             #expect(squat.bigThree == .squat && !squat.isCustom && !squat.instructions.isEmpty)

@@ -193,13 +193,14 @@ public struct ExerciseFilter: Sendable, Equatable {
 
     /// How `query` matches a name: each alternative is a list of words that must all be in the
     /// name, spaces and punctuation left out of both (`ExerciseSearch.key`): "pull up", "pullup" and
-    /// "Pull-Up" match, "squat back" finds "Barbell Back Squat". A word of one or two letters, or gym
-    /// shorthand, must begin a word of the name (`^` before it): "db" is not in "Dead Bug", nor
-    /// "bb" in "Dumbbell". Shorthand is also an alternative spelled out: "rdl" finds "Romanian
+    /// "Pull-Up" match, "squat back" finds "Barbell Back Squat"; a plural finds the singular
+    /// ("squats", "pull ups"). A word of one or two letters, or gym shorthand as typed, must be a
+    /// word of the name (`^` before it): "db" is not in "Dead Bug", nor "bb" in "Dumbbell", nor "t"
+    /// the start of "Thrust". Shorthand is also an alternative spelled out: "rdl" finds "Romanian
     /// Deadlift", "db row" "Dumbbell Row". Empty for no query.
     public var searchAlternatives: [[String]] {
         let words = query.split(whereSeparator: \.isWhitespace).map { ExerciseSearch.key(String($0)) }
-            .filter { !$0.isEmpty }
+            .filter { !$0.isEmpty }.map(ExerciseSearch.singular)
         guard !words.isEmpty else { return [] }
         let literal = words.map { ExerciseSearch.shorthand[$0] != nil || $0.count <= 2 ? "^" + $0 : $0 }
         let spelledOut = words.flatMap { ExerciseSearch.shorthand[$0] ?? [$0] }
@@ -228,11 +229,18 @@ public enum ExerciseSearch {
             }.map(Character.init))
     }
 
+    /// `word` without a plural's "s" ("squats", "ups", "pulldowns"), which names never have; a
+    /// word of "ss" ("press") or of two letters stays, and so does shorthand ("rdls" is its own).
+    static func singular(_ word: String) -> String {
+        guard word.count >= 3, word.hasSuffix("s"), !word.hasSuffix("ss"), shorthand[word] == nil else { return word }
+        return String(word.dropLast())
+    }
+
     /// Gym shorthand and the words it stands for.
     static let shorthand: [String: [String]] = [
         "rdl": ["romanian", "deadlift"], "rdls": ["romanian", "deadlift"], "sldl": ["stiff", "leg", "deadlift"],
         "ohp": ["overhead", "press"], "cgbp": ["close", "grip", "bench"], "ssb": ["safety", "bar"],
-        "db": ["dumbbell"], "bb": ["barbell"], "kb": ["kettlebell"], "bw": ["bodyweight"],
+        "db": ["dumbbell"], "bb": ["barbell"], "kb": ["kettlebell"],
         "dl": ["deadlift"], "bp": ["bench", "press"],
     ]
 }
