@@ -44,7 +44,7 @@ struct CoachRoutes {
                 // A full roster: said beside the form, with the tier that takes more.
                 return try await clientsPage(
                     request, session, newInvite: nil, inviteNote: note,
-                    inviteError: reason.prefix(1).uppercased() + reason.dropFirst() + ".", status: .conflict)
+                    inviteRefusal: reason.prefix(1).uppercased() + reason.dropFirst() + ".")
             }
         }
         router.post("/invites/:invite/revoke") { _, context in
@@ -99,7 +99,7 @@ struct CoachRoutes {
                 case .template:
                     "\(name) no longer sees the template; workouts logged from it stay in their history."
                 case .program:
-                    "\(name) no longer sees the program and stops following it; assigned again, they start it anew. Workouts logged from it stay in their history."
+                    "\(name) no longer sees the program, and stops following it, if they do; assigned again, they start it anew. Workouts logged from it stay in their history."
                 }
             return pages.render(
                 "end_link", title: "Unassign \(assignment.name)", session: session, current: "/clients",
@@ -263,12 +263,14 @@ struct CoachRoutes {
         var newInvite: NewInvite?
         var inviteNote: String
         var inviteError: String?
+        /// Why no code can be made now (a full roster): the form's, not the note's.
+        var inviteRefusal: String?
         var requestError: String?
     }
 
     private func clientsPage(
         _ request: Request, _ session: PortalSession, newInvite shown: NewInviteCookie?, inviteNote: String = "",
-        inviteError: String? = nil, requestError: String? = nil, status refusal: HTTPResponse.Status? = nil
+        inviteError: String? = nil, inviteRefusal: String? = nil, requestError: String? = nil
     ) async throws -> Response {
         let format = Format(session.profile)
         let at = now()
@@ -378,9 +380,9 @@ struct CoachRoutes {
                     )
                 }
             },
-            inviteNote: inviteNote, inviteError: inviteError, requestError: requestError)
+            inviteNote: inviteNote, inviteError: inviteError, inviteRefusal: inviteRefusal, requestError: requestError)
         let status: HTTPResponse.Status =
-            refusal ?? (inviteError != nil ? .badRequest : requestError != nil ? .conflict : .ok)
+            inviteError != nil ? .badRequest : inviteRefusal != nil || requestError != nil ? .conflict : .ok
         return pages.render(
             "clients", title: "Clients", session: session, status: status,
             current: "/clients", page)

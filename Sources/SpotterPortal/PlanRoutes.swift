@@ -131,37 +131,54 @@ struct PlanRoutes {
         try context.signedIn(as: .coach)
     }
 
-    /// Who has which of the coach's templates and programs: a template also through each assigned
-    /// program that trains with it (an edit reaches them too).
+    /// Who has which of the coach's templates and programs, each client once with how ("Ada (since
+    /// Mon 2 Nov 2026; in Peaking block)"): a template also through each assigned program that
+    /// trains with it (an edit reaches them too).
     private func holders(_ session: PortalSession) async throws -> [String: [String]] {
         async let assignments = coaching.assignments(session.principal, client: "")
         async let links = coaching.links(session.principal, includeClosed: false)
-        async let programs = coaching.programs(session.principal)
+        let programTemplates = try await programDays(session)
         let names = Dictionary(try await links.map { ($0.lifterID, $0.lifterName) }) { first, _ in first }
-        let programTemplates = Dictionary(
-            try await programs.map { program in
+        // Per item, its clients in the order met, each with how they have it.
+        var holders: [String: [(client: String, how: [String])]] = [:]
+        func add(_ item: String, _ client: String, _ how: String) {
+            if let index = holders[item, default: []].firstIndex(where: { $0.client == client }) {
+                holders[item]![index].how.append(how)
+            } else {
+                holders[item, default: []].append((client, [how]))
+            }
+        }
+        let format = Format(session.profile)
+        for assignment in try await assignments {
+            let name = names[assignment.lifterID] ?? "a former client"
+            switch assignment.item {
+            case .template(let id):
+                add(id.description, name, "since \(format.day(assignment.createdAt))")
+            case .program(let id):
+                add(id.description, name, "since \(format.day(assignment.createdAt))")
+                guard let (program, templates) = programTemplates[id.description] else { continue }
+                for template in templates.sorted() { add(template, name, "in \(program)") }
+            }
+        }
+        return holders.mapValues { $0.map { "\($0.client) (\($0.how.joined(separator: "; ")))" } }
+    }
+
+    /// `items` sorted and joined with commas; `nil` for none.
+    private static func list(_ items: [String]) -> String? {
+        items.isEmpty ? nil : items.sorted().joined(separator: ", ")
+    }
+
+    /// The coach's programs by id: each one's name and the templates of its days.
+    private func programDays(_ session: PortalSession) async throws -> [String: (name: String, templates: Set<String>)]
+    {
+        Dictionary(
+            try await coaching.programs(session.principal).map { program in
                 (
                     program.id.description,
                     (program.content.name, Set(program.content.days.map(\.templateID.description)))
                 )
             }
         ) { first, _ in first }
-        var holders: [String: [String]] = [:]
-        let format = Format(session.profile)
-        for assignment in try await assignments {
-            let name = names[assignment.lifterID] ?? "a former client"
-            switch assignment.item {
-            case .template(let id):
-                holders[id.description, default: []].append("\(name) (since \(format.day(assignment.createdAt)))")
-            case .program(let id):
-                holders[id.description, default: []].append("\(name) (since \(format.day(assignment.createdAt)))")
-                guard let (program, templates) = programTemplates[id.description] else { continue }
-                for template in templates.sorted() {
-                    holders[template, default: []].append("\(name) (in \(program))")
-                }
-            }
-        }
-        return holders
     }
 
     /// The public state of each of the coach's published templates or programs, by source id.
@@ -184,6 +201,8 @@ struct PlanRoutes {
             var holders: String?
             /// Set once published: its version and followers.
             var publicState: String?
+            /// The programs a template is a training day of.
+            var usedIn: String? = nil
         }
 
         var rows: [Row]
@@ -200,6 +219,7 @@ struct PlanRoutes {
         async let page = training.templates.list(
             session.principal, includeArchived: false, pageSize: 100, pageToken: "")
         let holders = try await holders(session)
+        let programs = try await programDays(session)
         let states = try await publicStates(session, .template)
         let rows = try await page.items.map { template in
             PlanList.Row(
@@ -207,7 +227,9 @@ struct PlanRoutes {
                 detail:
                     "\(Format.count(template.content.items.count, "exercise")) · version \(template.version) · changed \(format.day(template.updatedAt))",
                 holders: holders[template.id.description].map { $0.joined(separator: ", ") },
-                publicState: states[template.id.description])
+                publicState: states[template.id.description],
+                usedIn: Self.list(
+                    programs.values.filter { $0.templates.contains(template.id.description) }.map { "“\($0.name)”" }))
         }
         return pages.render(
             "plans", title: "Templates", session: session, status: status, current: "/templates",

@@ -318,6 +318,7 @@ enum Templates {
         {{#inviteError}} aria-invalid="true"{{/inviteError}}>
         <button>Create an invite code</button>
         {{#inviteError}}<p class="field-error">{{inviteError}}</p>{{/inviteError}}
+        {{#inviteRefusal}}<p class="error" role="alert">{{inviteRefusal}}</p>{{/inviteRefusal}}
         </form>
         {{#invites}}
         <div class="card row">
@@ -526,7 +527,8 @@ enum Templates {
     static let endLink = """
         {{<layout}}{{$body}}{{#page}}
         <section class="narrow">
-        <h1>{{question}} {{name}}?</h1>
+        {{^refused}}<h1>{{question}} {{name}}?</h1>{{/refused}}
+        {{#refused}}<h1>{{name}} cannot be deleted</h1>{{/refused}}
         <p>{{consequence}}</p>
         {{^refused}}
         <form method="post" action="{{action}}">
@@ -632,6 +634,7 @@ enum Templates {
         <h2><a href="{{path}}/{{id}}">{{name}}</a></h2>
         <p class="muted">{{detail}}</p>
         <p>{{#holders}}Assigned to {{holders}}.{{/holders}}{{^holders}}Not assigned to anyone.{{/holders}}</p>
+        {{#usedIn}}<p class="muted">A training day of {{usedIn}}.</p>{{/usedIn}}
         <p>{{#publicState}}{{publicState}} {{/publicState}}<a href="{{path}}/{{id}}/publish">{{#publicState}}Publishing…{{/publicState}}{{^publicState}}Publish in Discover…{{/publicState}}</a></p>
         <form method="post" action="{{path}}/{{id}}/copy" class="inline-buttons">
         <input type="hidden" name="_csrf" value="{{csrf}}"><button class="secondary">Copy</button>
@@ -678,11 +681,11 @@ enum Templates {
         """
 
     /// The top of a template's or program's editor: where it belongs, its name, what happened.
-    private static func planHeading(_ list: String, _ listName: String, new: String) -> String {
+    private static func planHeading(_ list: String, _ listName: String, new: String, whoSees: String) -> String {
         """
         <p class="crumbs"><a href="\(list)">\(listName)</a> ›</p>
         <h1>{{#name}}{{name}}{{/name}}{{^name}}\(new){{/name}}</h1>
-        {{#saved}}<p class="notice">Saved as version {{version}}. Clients who have it, on its own or in a program, see it now.</p>{{/saved}}
+        {{#saved}}<p class="notice">Saved as version {{version}}. \(whoSees)</p>{{/saved}}
         {{#unchanged}}<p class="notice">Nothing had changed: it stays version {{version}}.</p>{{/unchanged}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         """
@@ -700,7 +703,9 @@ enum Templates {
 
     static let templateEditor = """
         {{<layout}}{{$body}}{{#page}}
-        \(planHeading("/templates", "Templates", new: "New template"))
+        \(planHeading(
+            "/templates", "Templates", new: "New template",
+            whoSees: "Clients who have it, on its own or in a program, see it now."))
         <form method="post" action="/templates/edit" class="editor">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         <button name="action" value="refresh" class="default-action" tabindex="-1" aria-hidden="true" formnovalidate>Update</button>
@@ -758,7 +763,8 @@ enum Templates {
 
     static let programEditor = """
         {{<layout}}{{$body}}{{#page}}
-        \(planHeading("/programs", "Programs", new: "New program"))
+        \(planHeading(
+            "/programs", "Programs", new: "New program", whoSees: "Clients it is assigned to see it now."))
         {{^hasTemplates}}<p class="notice">A program's days are templates: <a href="/templates/new">make a template</a> first.</p>{{/hasTemplates}}
         <form method="post" action="/programs/edit" class="editor">
         <input type="hidden" name="_csrf" value="{{csrf}}">

@@ -493,6 +493,9 @@ struct PortalCoachTests {
                     "An invite code would be refused now: you have 1 active client, the limit of the free tier; the Coach tier allows 20."
                 ), "\(code.html.suffix(3_000))")
             #expect(code.html.contains(#"value="Gym flyer""#))
+            #expect(
+                !code.html.contains(#"id="note" name="note" value="Gym flyer" maxlength="200" aria-invalid"#),
+                "the note is not what is wrong")
             #expect(try await portal.coaching.invites(coach).isEmpty)
         }
     }

@@ -344,6 +344,9 @@ struct PortalPlanTests {
                     "It is a training day of program “Peaking block”: take it out of the program first, or delete the program."
                 ), "\(askKept.html.suffix(1_500))")
             #expect(!askKept.html.contains("<button class=\"danger\">"))
+            #expect(
+                askKept.html.contains("<h1>Heavy day cannot be deleted</h1>")
+                    && !askKept.html.contains("Delete the template"))
             let kept = try await browser.post("/templates/\(template.id)/delete")
             #expect(kept.status == .conflict)
             #expect(
@@ -385,6 +388,14 @@ struct PortalPlanTests {
             // A template the assigned program trains with is the client's too: an edit reaches them.
             let templates = try await browser.get("/templates").html
             #expect(templates.contains("&lt;/script&gt; (in Peaking block)"), "\(templates)")
+            #expect(templates.contains("A training day of “Peaking block”."))
+            // Assigned on its own too: the client is named once, with both.
+            _ = try await browser.post(
+                "/clients/\(world.client)/assignments", [("item", "template:\(template.id)"), ("note", "")])
+            let both = try await browser.get("/templates").html
+            #expect(
+                both.contains("&lt;/script&gt; (since ") && both.contains("; in Peaking block).")
+                    || both.contains("&lt;/script&gt; (in Peaking block; since "), "\(both)")
             // Deleting the program asks first, naming the client it is assigned to.
             let askProgram = try await browser.get("/programs/\(program.id)/delete")
             #expect(askProgram.html.contains("Delete the program Peaking block?"))
@@ -399,7 +410,8 @@ struct PortalPlanTests {
                 #expect(ask.html.contains("Unassign \(assignment.name) from Lena"), "\(ask.html.suffix(1_500))")
                 #expect(
                     ask.html.contains(
-                        assignment.name == "Sled day" ? "no longer sees the template" : "stops following it"))
+                        assignment.item == .program(program.id)
+                            ? "stops following it, if they do" : "no longer sees the template"))
                 let unassigned = try await browser.post(
                     "/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
                 #expect(unassigned.status == .seeOther)

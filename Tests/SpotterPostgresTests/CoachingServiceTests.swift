@@ -69,7 +69,7 @@ struct CoachingServiceTests {
                 coach, client: ada.tenantID.description, from: nil, to: nil, text: "", pageSize: 0, pageToken: "")
             let beyond = SpotterError.tierRequired(
                 "bob is beyond the 1 client the free tier covers (clients count in the order they joined); "
-                    + "end a link to make room, or move up: the Coach tier allows 20",
+                    + "end a coaching to make room, or move up: the Coach tier allows 20",
                 tier: .coach)
             await #expect(throws: beyond) {
                 try await coaching.clientHistory(

@@ -277,7 +277,7 @@ public enum CoachEntitlements {
         let limit = clientLimit(tier)
         let message =
             "\(client) is beyond the \(DisplayFormat.count(limit, "client")) the \(tierName(tier)) tier covers "
-            + "(clients count in the order they joined); end a link to make room, or move up: \(nextTier(after: tier))"
+            + "(clients count in the order they joined); end a coaching to make room, or move up: \(nextTier(after: tier))"
         switch tier {
         case .coachPro: return .permissionDenied(message)
         case .coach: return .tierRequired(message, tier: .coachPro)
