@@ -728,7 +728,11 @@ struct CoachRoutes {
 
     private func progressPage(_ request: Request, _ context: PortalContext) async throws -> Response {
         let session = try coach(context)
-        let link = try await activeLink(session, try context.parameters.require("client"))
+        // A client past the tier's number is closed here too, before any exercise is picked.
+        guard let id = UUID(hexadecimal: try context.parameters.require("client")) else {
+            throw SpotterError.notFound("client not found")
+        }
+        let link = try await coaching.coveredClient(session.principal, client: TenantID(rawValue: id))
         let format = Format(session.profile)
         let query = request.uri.queryParameters
         var page = ProgressPage(client: ClientHeader(link, format))

@@ -103,6 +103,9 @@ struct PortalLifterTests {
             #expect(closed.status == .forbidden && closed.html.contains("Not in your plan"))
             #expect(closed.html.contains(#"<a href="/clients">Back to your clients</a>"#), "\(closed.html)")
             #expect(!closed.html.contains("Back to the start page"))
+            // Every tab of his is closed, the Progress tab before an exercise is picked too.
+            let progress = try await portal.signedIn("carla").get("/clients/\(bob.tenantID)/progress")
+            #expect(progress.status == .forbidden && progress.html.contains("Not in your plan"), "\(progress.status)")
         }
     }
 

@@ -276,6 +276,17 @@ public struct CoachingService: Sendable {
         return link
     }
 
+    /// The coach's active link to `client` when the coach's tier covers that client: `notFound`
+    /// as `activeClientLink`, `tierRequired` past the tier's number of clients. Reads nothing of
+    /// the client's (no access-log row): for a page that asks before it reads.
+    public func coveredClient(_ principal: Principal, client: TenantID) async throws -> CoachLink {
+        let context = try await requireKind(.coach, principal)
+        let tier = context.tier.effective(at: now())
+        return try await store.linking(principal) {
+            try await coveredClientLink(principal, client: client, tier: tier, $0)
+        }
+    }
+
     /// An active client's time zone: a client's workouts are shown at the client's local times,
     /// on the days their progress and statistics count them.
     public func clientTimeZone(_ principal: Principal, client: TenantID) async throws -> String {
