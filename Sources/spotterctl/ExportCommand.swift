@@ -2,15 +2,18 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 
-/// `spotterctl export`: one tenant's complete data as JSON, or its sets as CSV.
+/// `spotterctl export`: one tenant's complete data as JSON, or its sets, template items or body
+/// measurements as CSV.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Writes one tenant's complete data as JSON (or its workouts as CSV) to a file or standard output.",
+        abstract:
+            "Writes one tenant's complete data as JSON (or its sets, templates or body measurements as CSV) to a file or standard output.",
         discussion: """
             JSON: profile, sessions, e-mails sent, custom exercises, templates, every workout with its sets \
             (weights in kilograms) and coaching data: the same document a lifter's own ExportAccount call \
-            streams. CSV: one row per set, the columns of README "Export, import and share". No secrets are \
+            streams. CSV: one row per set (csv), template item (templates-csv) or body measurement \
+            (measurements-csv), the columns of README "Export, import and share". No secrets are \
             exported: no password hash, tokens or e-mail bodies. The export is audited.
             """
     )
@@ -45,7 +48,9 @@ struct ExportCommand: AsyncParsableCommand {
                 case .templatesCSV:
                     data = Data((ExportCSV.templateHeader + export.templates.map(ExportCSV.templateRows).joined()).utf8)
                 case .measurementsCSV:
-                    let rows = (export.measurements ?? []).map(ExportCSV.measurementRow).joined()
+                    let rows = (export.measurements ?? []).map {
+                        ExportCSV.measurementRow($0, unit: export.profile.unit)
+                    }.joined()
                     data = Data((ExportCSV.measurementHeader + rows).utf8)
                 }
                 guard let output, let partial else { return FileHandle.standardOutput.write(data) }

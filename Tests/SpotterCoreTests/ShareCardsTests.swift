@@ -62,6 +62,7 @@ struct ShareCardsTests {
         #expect(!svg.contains("2024-03-05 – 2024-03-05"))
         #expect(svg.contains("text-anchor='middle'>2024-03-05<"))
         #expect(svg.contains("text-anchor='end'>estimated by"))
+        #expect(svg.contains(">best · no change yet<"))
     }
 
     @Test("a long name is cut with an ellipsis; past five exercises, four are listed and the rest counted")

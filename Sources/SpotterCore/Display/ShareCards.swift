@@ -36,9 +36,10 @@ public enum ShareCards {
         let meters = counted.compactMap(\.distanceMeters).reduce(0, +)
         let seconds = counted.compactMap(\.durationSeconds).reduce(0, +)
         let tiles = [
-            ("Sets", "\(summary.setCount)"),
+            ("Sets", DisplayFormat.grouped(Decimal(summary.setCount))),
             summary.repCount == 0 && meters > 0
-                ? ("Distance", format.timedWork(seconds: nil, meters: meters)) : ("Reps", "\(summary.repCount)"),
+                ? ("Distance", format.timedWork(seconds: nil, meters: meters))
+                : ("Reps", DisplayFormat.grouped(Decimal(summary.repCount))),
             // Only without reps: beside a plank and pull-ups the plank's minute reads as the workout's.
             summary.repCount == 0 && seconds > 0
                 ? ("Time", format.timedWork(seconds: seconds, meters: nil))
@@ -134,7 +135,7 @@ public enum ShareCards {
         let days = SVG.daySpan(points.map(\.date)) ?? 0
         let changeText =
             points.count == 1
-            ? "one training day"
+            ? "no change yet"
             : "\(change >= 0 ? "+" : "−")\(DisplayFormat.oneDecimal(abs(change))) \(unit) in \(DisplayFormat.count(days, "day"))"
         svg += text("best · \(changeText)", x: 1136, y: 208, size: 22, fill: muted, anchor: "end", maxWidth: 420)
 

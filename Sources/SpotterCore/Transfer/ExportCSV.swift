@@ -45,7 +45,7 @@ public struct ExportCSV: Sendable {
     public static let templateColumns = [
         "template_id", "template_name", "template_notes", "archived", "version", "item_index", "exercise_id",
         "exercise_name", "target_sets", "reps_min", "reps_max", "rpe", "rest_seconds", "target_duration_seconds",
-        "target_distance_m", "load_kg", "load_percent_of_max", "item_notes", "section", "circuit",
+        "target_distance_m", "load_kg", "load_lb", "load_percent_of_max", "item_notes", "section", "circuit",
     ]
     public static let templateHeader = CSV.record(templateColumns)
 
@@ -56,30 +56,38 @@ public struct ExportCSV: Sendable {
                 template.id.description, template.name, template.notes, template.archivedAt == nil ? "no" : "yes",
                 String(template.version), String(index + 1), item.exerciseID.description,
                 template.exerciseNames?[item.exerciseID.description] ?? "", String(item.targetSets),
-                String(item.repsMin), String(item.repsMax), item.targetRPE.map { "\($0)" } ?? "",
+                // A timed or distance item without reps has none, not 0.
+                item.repsMax == 0 ? "" : String(item.repsMin), item.repsMax == 0 ? "" : String(item.repsMax),
+                item.targetRPE.map { "\($0)" } ?? "",
                 item.restSeconds.map(String.init) ?? "", item.targetDurationSeconds.map(String.init) ?? "",
                 item.targetDistanceMeters.map(String.init) ?? "",
                 item.targetLoad?.weight.map { "\($0.value(in: .kg))" } ?? "",
+                item.targetLoad?.weight.map { "\($0.value(in: .lb))" } ?? "",
                 item.targetLoad?.percentOfMax.map { "\($0)" } ?? "", item.notes, item.section.rawValue,
                 String(item.circuit),
             ])
         }.joined()
     }
 
-    /// The body measurements' CSV: one row per measurement, in stored units.
-    public static let measurementColumns = ["measured_on", "metric", "value", "unit", "note", "measurement_id"]
+    /// The body measurements' CSV: one row per measurement, as stored (kilograms, percent,
+    /// centimetres) and in the lifter's own units (pounds and inches for one who logs in pounds).
+    public static let measurementColumns = [
+        "measured_on", "metric", "value", "unit", "value_shown", "unit_shown", "note", "measurement_id",
+    ]
     public static let measurementHeader = CSV.record(measurementColumns)
 
-    public static func measurementRow(_ measurement: BodyMeasurement) -> String {
-        let unit: BodyUnit =
+    /// `measurement` as a record, shown in the units of a lifter who logs in `unit`.
+    public static func measurementRow(_ measurement: BodyMeasurement, unit: WeightUnit) -> String {
+        let stored: BodyUnit =
             switch measurement.metric.quantity {
             case .mass: .kg
             case .percent: .percent
             case .length: .cm
             }
+        let shown = BodyUnit.shown(measurement.metric, for: unit)
         return CSV.record([
-            measurement.measuredOn, measurement.metric.rawValue, "\(measurement.value)", unit.rawValue,
-            measurement.note, measurement.id.description,
+            measurement.measuredOn, measurement.metric.rawValue, "\(measurement.value)", stored.rawValue,
+            "\(measurement.value(in: shown))", shown.rawValue, measurement.note, measurement.id.description,
         ])
     }
 

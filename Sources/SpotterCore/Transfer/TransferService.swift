@@ -125,7 +125,8 @@ public struct TransferService: Sendable {
             try await emit(
                 Data((ExportCSV.templateHeader + header.templates.map(ExportCSV.templateRows).joined()).utf8))
         case .measurementsCSV:
-            let rows = (header.measurements ?? []).map(ExportCSV.measurementRow).joined()
+            let rows = (header.measurements ?? []).map { ExportCSV.measurementRow($0, unit: header.profile.unit) }
+                .joined()
             try await emit(Data((ExportCSV.measurementHeader + rows).utf8))
         }
     }
