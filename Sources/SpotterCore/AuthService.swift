@@ -395,14 +395,14 @@ public struct AuthService: Sendable {
     /// field is wrong, and the caller's token still holds, so not UNAUTHENTICATED, which an app
     /// reads as "signed out".
     static let wrongCodeSignedIn = SpotterError.invalid(
-        "code", "is wrong or was already used (each code works once: wait for the next one)")
+        "code", "is wrong or was already used (each code works once; the app shows a new one every 30 seconds)")
 
     /// Checks a second-factor code, counted before it is checked; each code works once. A wrong or
     /// used one is `wrongCode`: UNAUTHENTICATED while signing in.
     func checkSecondFactor(
         _ principal: Principal, code text: String, record: TwoFactorRecord,
         wrongCode: SpotterError = .unauthenticated(
-            "code: is wrong or was already used (each code works once: wait for the next one)")
+            "code: is wrong or was already used (each code works once; the app shows a new one every 30 seconds)")
     ) async throws {
         guard let code = SecondFactorCode(text) else {
             throw SpotterError.invalid(

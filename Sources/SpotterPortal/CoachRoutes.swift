@@ -165,7 +165,8 @@ struct CoachRoutes {
                     name: link.lifterName,
                     consequence:
                         "You will no longer see anything of \(link.lifterName)'s, and programs you assigned stop. \(link.lifterName) keeps all their data.",
-                    action: "/clients/\(link.lifterID)/end", back: "/clients/\(link.lifterID)"))
+                    // The client list: a paused client's own page is closed.
+                    action: "/clients/\(link.lifterID)/end", back: "/clients"))
         }
         router.post("/clients/:client/end") { _, context in
             let session = try coach(context)
@@ -181,8 +182,13 @@ struct CoachRoutes {
     /// The coach's active link to `client`; `notFound` for an unknown id, an ended link or another
     /// coach's client alike.
     private func activeLink(_ session: PortalSession, _ client: String) async throws -> CoachLink {
-        guard let id = UUID(hexadecimal: client) else { throw SpotterError.notFound("client not found") }
-        return try await coaching.activeClientLink(session.principal, client: TenantID(rawValue: id))
+        try await coaching.activeClientLink(session.principal, client: try Self.clientID(client))
+    }
+
+    /// A client id from a page's address; `notFound` for one that is no id, as for any other.
+    private static func clientID(_ text: String) throws -> TenantID {
+        guard let id = UUID(hexadecimal: text) else { throw SpotterError.notFound("client not found") }
+        return TenantID(rawValue: id)
     }
 
     /// The coach's assignment `id` to the client of `link`; `notFound` for another client's too.
@@ -729,10 +735,8 @@ struct CoachRoutes {
     private func progressPage(_ request: Request, _ context: PortalContext) async throws -> Response {
         let session = try coach(context)
         // A client past the tier's number is closed here too, before any exercise is picked.
-        guard let id = UUID(hexadecimal: try context.parameters.require("client")) else {
-            throw SpotterError.notFound("client not found")
-        }
-        let link = try await coaching.coveredClient(session.principal, client: TenantID(rawValue: id))
+        let link = try await coaching.coveredClient(
+            session.principal, client: try Self.clientID(try context.parameters.require("client")))
         let format = Format(session.profile)
         let query = request.uri.queryParameters
         var page = ProgressPage(client: ClientHeader(link, format))

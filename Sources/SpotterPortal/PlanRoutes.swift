@@ -139,28 +139,29 @@ struct PlanRoutes {
         async let links = coaching.links(session.principal, includeClosed: false)
         let programTemplates = try await programDays(session)
         let names = Dictionary(try await links.map { ($0.lifterID, $0.lifterName) }) { first, _ in first }
-        // Per item, its clients in the order met, each with how they have it.
-        var holders: [String: [(client: String, how: [String])]] = [:]
-        func add(_ item: String, _ client: String, _ how: String) {
+        // Per item, its clients (by id: two may share a name) in the order met, each with how
+        // they have it.
+        var holders: [String: [(client: TenantID, name: String, how: [String])]] = [:]
+        func add(_ item: String, _ client: TenantID, _ how: String) {
             if let index = holders[item, default: []].firstIndex(where: { $0.client == client }) {
                 holders[item]![index].how.append(how)
             } else {
-                holders[item, default: []].append((client, [how]))
+                holders[item, default: []].append((client, names[client] ?? "a former client", [how]))
             }
         }
         let format = Format(session.profile)
         for assignment in try await assignments {
-            let name = names[assignment.lifterID] ?? "a former client"
+            let client = assignment.lifterID
             switch assignment.item {
             case .template(let id):
-                add(id.description, name, "since \(format.day(assignment.createdAt))")
+                add(id.description, client, "since \(format.day(assignment.createdAt))")
             case .program(let id):
-                add(id.description, name, "since \(format.day(assignment.createdAt))")
+                add(id.description, client, "since \(format.day(assignment.createdAt))")
                 guard let (program, templates) = programTemplates[id.description] else { continue }
-                for template in templates.sorted() { add(template, name, "in \(program)") }
+                for template in templates.sorted() { add(template, client, "in \(program)") }
             }
         }
-        return holders.mapValues { $0.map { "\($0.client) (\($0.how.joined(separator: "; ")))" } }
+        return holders.mapValues { $0.map { "\($0.name) (\($0.how.joined(separator: "; ")))" } }
     }
 
     /// `items` sorted and joined with commas; `nil` for none.

@@ -191,7 +191,9 @@ struct PortalMiddleware: RouterMiddleware {
         case SpotterError.notFound:
             return pages.notFound(session: session)
         case SpotterError.permissionDenied(let message):
-            return pages.problem(.forbidden, session: session, title: "Not allowed", message: Self.sentence(message))
+            return pages.problem(
+                .forbidden, session: session, title: "Not allowed", message: Self.sentence(message),
+                links: Self.clientLinks(request, session))
         case SpotterError.tierRequired(let message, _):
             return pages.problem(
                 .forbidden, session: session, title: "Not in your plan", message: Self.sentence(message),

@@ -364,7 +364,7 @@ struct ProfileRoutes {
 
     /// When a paid tier ends, or that it has: a tier set through a day (`tiers set … --until
     /// 2027-01-31` ends at the next midnight, UTC) is "through Sun 31 Jan 2027", which "until Mon 1
-    /// Feb" would read as one day more; one that ends within a day says the time, in the viewer's
+    /// Feb" would read as one day more; one set to end at another moment says it, in the viewer's
     /// zone; one that has ended says so, beside "Free".
     static func tierEnd(_ end: Date, effective: Tier, stored: Tier, _ format: Format) -> String? {
         guard effective != .free else {

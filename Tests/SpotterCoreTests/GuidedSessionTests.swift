@@ -30,6 +30,35 @@ struct GuidedSessionTests {
         WorkoutSet(reps: 5, weight: Mass(kilograms: kilograms))
     }
 
+    @Test(
+        "a set that would bring the session past the volume a workout holds is refused; a recorded set keeps its rep range, and so does a copy"
+    )
+    func volumeAndRange() throws {
+        var session = GuidedSession(
+            id: .random(), name: "Typo", source: .template, templateID: nil, startedAt: start,
+            exercises: [
+                GuidedExercise(
+                    exerciseID: Self.squat, name: "Squat",
+                    sets: Array(
+                        repeating: GuidedSet(planned: WorkoutSet(reps: 12, weight: nil), plannedRepsMin: 8), count: 50))
+            ])
+        let huge = WorkoutSet(reps: 1000, weight: Mass(kilograms: 2000))
+        for set in 0..<49 {
+            session = try session.applying(.recordSet(exercise: 0, set: set, actual: huge), at: at(60))
+        }
+        #expect(session.exercises[0].sets[0].plannedRepsMin == 8, "recorded, the set keeps its range")
+        #expect(
+            throws: SpotterError.invalid(
+                "actual",
+                "brings the session's volume to 100,000,000 kg, more than a workout can hold (99,999,999 kg): check the reps and weight"
+            )
+        ) { try session.applying(.recordSet(exercise: 0, set: 49, actual: huge), at: at(60)) }
+        session = try session.applying(.addSet(exercise: 0, planned: nil), at: at(70))
+        #expect(session.exercises[0].sets.last?.plannedRepsMin == 8, "a copy of the last set keeps its range")
+        session = try session.applying(.addSet(exercise: 0, planned: WorkoutSet(reps: 5, weight: nil)), at: at(80))
+        #expect(session.exercises[0].sets.last?.plannedRepsMin == nil, "a set planned anew has none")
+    }
+
     @Test("elapsed time leaves out every pause, including one still running; pausing twice changes nothing")
     func pausesComeOff() throws {
         var session = session()

@@ -223,7 +223,9 @@ struct PortalProfileTests {
         }
     }
 
-    @Test("a tier ending within a day says the time, in the viewer's zone; one that has ended says so beside Free")
+    @Test(
+        "a tier set to end at a moment other than midnight says the time, in the viewer's zone; one that has ended says so beside Free"
+    )
     func tierEnds() async throws {
         try await PortalHarness.with { portal in
             let coach = try await portal.account("carla", kind: .coach)

@@ -375,7 +375,8 @@ struct PortalSessionTests {
             #expect(stale.status == .badRequest)
             #expect(
                 stale.html.contains(
-                    "The code is wrong or was already used (each code works once: wait for the next one)."))
+                    "The code is wrong or was already used (each code works once; the app shows a new one every 30 seconds)."
+                ))
             let turnedOff = try await laptop.post("/security/two-factor/off", [("off_code", newCodes[0])])
             #expect(turnedOff.location == "/security?two-factor=off")
             #expect(try await laptop.get(turnedOff.location!).html.contains("Two-factor sign-in is off."))

@@ -836,7 +836,8 @@ struct AuthFlowTests {
             }
             await #expect(
                 throws: SpotterError.invalid(
-                    "code", "is wrong or was already used (each code works once: wait for the next one)")
+                    "code",
+                    "is wrong or was already used (each code works once; the app shows a new one every 30 seconds)")
             ) {
                 try await auth.deleteAccount(
                     cora.principal, password: "long enough cora", code: "000000", address: "b")
@@ -960,7 +961,7 @@ struct AuthFlowTests {
             }
             let first = try await challenge()
             let wrongOrUsed = SpotterError.unauthenticated(
-                "code: is wrong or was already used (each code works once: wait for the next one)")
+                "code: is wrong or was already used (each code works once; the app shows a new one every 30 seconds)")
             // The code that confirmed the enrolment was used: replay refused.
             await #expect(throws: wrongOrUsed) {
                 try await auth.completeSignIn(challenge: first, code: try appCode(enrollment, at: clock.now))
@@ -1003,7 +1004,8 @@ struct AuthFlowTests {
             // (A sixth wrong code in a row doubles the wait.)
             await #expect(
                 throws: SpotterError.invalid(
-                    "code", "is wrong or was already used (each code works once: wait for the next one)")
+                    "code",
+                    "is wrong or was already used (each code works once; the app shows a new one every 30 seconds)")
             ) {
                 try await auth.disableTwoFactor(ada, code: "123456")
             }
@@ -1042,7 +1044,8 @@ struct AuthFlowTests {
             // Signed in, a wrong code is the request's field, not a signed-out token.
             await #expect(
                 throws: SpotterError.invalid(
-                    "code", "is wrong or was already used (each code works once: wait for the next one)")
+                    "code",
+                    "is wrong or was already used (each code works once; the app shows a new one every 30 seconds)")
             ) {
                 try await auth.disableTwoFactor(ada, code: old[1])
             }

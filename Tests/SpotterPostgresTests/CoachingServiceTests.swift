@@ -435,23 +435,41 @@ struct CoachingServiceTests {
         }
     }
 
+    /// A Coach-tier coach and her client Ada, sharing history and progress, for the record flag.
+    private struct RecordFlagWorld {
+        let clock: TestClock
+        let coaching: CoachingService
+        let training: TrainingServices
+        let coach: Principal
+        let ada: Principal
+
+        init(_ database: TestDatabase, start: Date) async throws {
+            clock = TestClock(start)
+            coaching = database.coachingService(clock: clock)
+            training = database.trainingServices(clock: clock)
+            coach = try await database.lifter("cora", kind: .coach)
+            ada = try await database.lifter("ada")
+            try await database.setTier(coach, .coach)
+            try await coaching.link(coach, ada, scopes: ["history", "progress"])
+        }
+
+        /// The coach opens Ada's progress: what was new is seen.
+        func seen() async throws {
+            _ = try await coaching.clientProgress(
+                coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
+                formula: .epley)
+        }
+    }
+
     @Test(
         "a client's new-record flag is the New PR trophy's: heavier, or a higher estimated one-rep max with reps in reserve counted; warm-ups and missed lifts are neither"
     )
     func clientRecordFlagByEstimate() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let coaching = database.coachingService(clock: clock)
-            let training = database.trainingServices(clock: clock)
-            let coach = try await database.lifter("cora", kind: .coach)
-            let ada = try await database.lifter("ada")
-            try await database.setTier(coach, .coach)
-            try await coaching.link(coach, ada, scopes: ["history", "progress"])
-            func seen() async throws {
-                _ = try await coaching.clientProgress(
-                    coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
-                    formula: .epley)
-            }
+            let world = try await RecordFlagWorld(database, start: start)
+            let (clock, training, ada) = (world.clock, world.training, world.ada)
+            let (coaching, coach) = (world.coaching, world.coach)
+            func seen() async throws { try await world.seen() }
             func squats(_ sets: [SetDraft]) async throws -> String? {
                 clock.advance(by: 86_400)
                 var draft = workoutDraft(at: clock.now, exercises: [Catalog.squat])
@@ -484,18 +502,10 @@ struct CoachingServiceTests {
     )
     func clientRecordFlagEdges() async throws {
         try await TestDatabase.with { database in
-            let clock = TestClock(start)
-            let coaching = database.coachingService(clock: clock)
-            let training = database.trainingServices(clock: clock)
-            let coach = try await database.lifter("cora", kind: .coach)
-            let ada = try await database.lifter("ada")
-            try await database.setTier(coach, .coach)
-            try await coaching.link(coach, ada, scopes: ["history", "progress"])
-            func seen() async throws {
-                _ = try await coaching.clientProgress(
-                    coach, client: ada.tenantID.description, exerciseID: Catalog.squat.description, from: nil, to: nil,
-                    formula: .epley)
-            }
+            let world = try await RecordFlagWorld(database, start: start)
+            let (clock, training, ada) = (world.clock, world.training, world.ada)
+            let (coaching, coach) = (world.coaching, world.coach)
+            func seen() async throws { try await world.seen() }
             func log(_ exercise: ExerciseID, _ reps: Int, _ kilograms: Double, at: Date) async throws {
                 _ = try await training.workouts.log(
                     ada, id: "", workoutDraft(at: at, exercises: [exercise], sets: 1, reps: reps, kilograms: kilograms))

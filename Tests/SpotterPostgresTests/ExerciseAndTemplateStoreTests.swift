@@ -66,6 +66,15 @@ struct ExerciseAndTemplateStoreTests {
             let tBar = try await found("t bar")
             #expect(tBar.contains("T-Bar Row") && !tBar.contains("Barbell Hip Thrust"), "\(tBar)")
             #expect(try await found("press").contains("Overhead Press"), "a word ending in ss stays")
+            #expect(try await found("presses").contains("Overhead Press"), "-sses loses its es")
+            // A custom name in the plural is found by its own words, singular or plural.
+            _ = try await training.exercises.create(
+                ada, id: "",
+                ExerciseDraft(
+                    name: "Sit Ups", category: .core, muscleGroup: .abs, equipment: .bodyweight, instructions: ""))
+            for query in ["sit ups", "sit up", "situps"] {
+                #expect(try await found(query).contains("Sit Ups"), "\(query)")
+            }
             #expect(try await found("-").count == min(names.count, 100), "a query of punctuation alone is no filter")
             let squat = try await training.exercises.get(ada, Catalog.squat.description)
             #expect(squat.bigThree == .squat && !squat.isCustom && !squat.instructions.isEmpty)
@@ -485,25 +494,18 @@ struct ExerciseAndTemplateStoreTests {
             let afterDelete = try await training.templates.list(ada, includeArchived: true, pageSize: 0, pageToken: "")
             #expect(afterDelete.items.map(\.id) == [template.id])
 
+            func unknownExercise(named name: String) -> TemplateDraft {
+                TemplateDraft(
+                    name: name,
+                    items: [TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)])
+            }
             let invalid = await #expect(throws: SpotterError.self) {
-                try await training.templates.create(
-                    ada, id: "",
-                    TemplateDraft(
-                        name: "Bad",
-                        items: [
-                            TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)
-                        ]))
+                try await training.templates.create(ada, id: "", unknownExercise(named: "Bad"))
             }
             #expect(invalid == .invalid("template.items[0].exercise_id", "no such exercise"))
             // With the name missing too, one refusal names both.
             let both = await #expect(throws: SpotterError.self) {
-                try await training.templates.create(
-                    ada, id: "",
-                    TemplateDraft(
-                        name: "",
-                        items: [
-                            TemplateItemDraft(exerciseID: ExerciseID.random().description, targetSets: 3, repsMin: 5)
-                        ]))
+                try await training.templates.create(ada, id: "", unknownExercise(named: ""))
             }
             guard case .invalidArgument(let violations)? = both else { return }
             #expect(violations.map(\.field) == ["template.name", "template.items[0].exercise_id"], "\(violations)")

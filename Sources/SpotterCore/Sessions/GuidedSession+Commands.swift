@@ -56,7 +56,16 @@ extension GuidedSession {
                 actual.durationSeconds = seconds
             }
             next.exercises[exercise].sets[set] = GuidedSet(
-                planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: current.isRecord)
+                planned: current.planned, status: .done, actual: actual, doneAt: now, isRecord: current.isRecord,
+                plannedRepsMin: current.plannedRepsMin)
+            // The workout it completes into holds at most `WorkoutDraft.maximumVolume`.
+            let volume = next.workoutContent(at: now).summary.volume
+            guard volume <= WorkoutDraft.maximumVolume else {
+                throw .invalid(
+                    "actual",
+                    "brings the session's volume to \(DisplayFormat.grouped(volume.value(in: .kg).rounded(scale: 0))) kg, "
+                        + "more than a workout can hold (99,999,999 kg): check the reps and weight")
+            }
             let rest = next.roundRest(after: exercise) ?? current.planned.restSeconds ?? 0
             // No rest after the session's last set: nothing is left to rest for.
             let setsLeft = next.exercises.contains { $0.sets.contains { $0.status == .pending } }
@@ -88,7 +97,11 @@ extension GuidedSession {
             guard let planned = planned ?? exercises[exercise].sets.last?.planned else {
                 throw .invalid("planned", "is required for an exercise without sets")
             }
-            next.exercises[exercise].sets.append(GuidedSet(planned: planned))
+            // A copy of the last set keeps its rep range; a set planned anew has its own reps.
+            let repsMin =
+                (planned == exercises[exercise].sets.last?.planned)
+                ? exercises[exercise].sets.last?.plannedRepsMin : nil
+            next.exercises[exercise].sets.append(GuidedSet(planned: planned, plannedRepsMin: repsMin))
         case .complete:
             guard doneSets > 0 else {
                 throw .failedPrecondition("no set is done yet: record a set, or abandon the session")

@@ -229,11 +229,14 @@ public enum ExerciseSearch {
             }.map(Character.init))
     }
 
-    /// `word` without a plural's "s" ("squats", "ups", "pulldowns"), which names never have; a
-    /// word of "ss" ("press") or of two letters stays, and so does shorthand ("rdls" is its own).
+    /// `word` as its singular, which a name has as often ("squats", "pull ups", "presses",
+    /// "crunches", "flies"): "-sses", "-xes", "-ches" and "-shes" lose "es", "-ies" is "-y", another
+    /// "-s" goes ("ss" stays: "press"). Shorthand stays as it is ("rdls" is its own).
     static func singular(_ word: String) -> String {
-        guard word.count >= 3, word.hasSuffix("s"), !word.hasSuffix("ss"), shorthand[word] == nil else { return word }
-        return String(word.dropLast())
+        guard word.count >= 3, word.hasSuffix("s"), shorthand[word] == nil else { return word }
+        if ["sses", "xes", "ches", "shes"].contains(where: word.hasSuffix) { return String(word.dropLast(2)) }
+        if word.hasSuffix("ies"), word.count > 4 { return String(word.dropLast(3)) + "y" }
+        return word.hasSuffix("ss") ? word : String(word.dropLast())
     }
 
     /// Gym shorthand and the words it stands for.

@@ -80,3 +80,27 @@ public struct ExerciseService: Sendable {
         return id
     }
 }
+
+/// A refusal that names every wrong field at once, the exercises that are none the caller may use
+/// among them: those only the store can tell, and it checks them once the rest is right.
+enum ExerciseRefusals {
+    /// Runs `validate`; when it refuses, asks `refusals` about the exercises of `exerciseIDs` (by
+    /// their index; ids that are no UUID are refused already) and adds what it answers to the
+    /// refusal. A valid draft's exercises are left to the store, in its own transaction.
+    static func naming<T>(
+        _ exerciseIDs: [String], _ validate: () throws -> T,
+        refusals: ([Int: ExerciseID]) async throws -> [FieldViolation]
+    ) async throws -> T {
+        do {
+            return try validate()
+        } catch SpotterError.invalidArgument(let violations) {
+            var ids: [Int: ExerciseID] = [:]
+            for (index, text) in exerciseIDs.enumerated() {
+                if let id = ExerciseID(text) { ids[index] = id }
+            }
+            let named = Set(violations.map(\.field))
+            let more = try await refusals(ids).filter { !named.contains($0.field) }
+            throw SpotterError.invalidArgument(violations + more)
+        }
+    }
+}

@@ -16,22 +16,12 @@ public struct TemplateService: Sendable {
         return try await store.createTemplate(principal, templateID, content, now: now())
     }
 
-    /// Runs `validate`; when it refuses the draft, the refusal also names its exercises that are
-    /// none the caller may use, which the store would otherwise refuse only once the rest is right.
+    /// `ExerciseRefusals.naming` for a template.
     private func namingExercises<T>(
         _ principal: Principal, _ draft: TemplateDraft, template: TemplateID?, _ validate: () throws -> T
     ) async throws -> T {
-        do {
-            return try validate()
-        } catch SpotterError.invalidArgument(let violations) {
-            var ids: [Int: ExerciseID] = [:]
-            for (index, item) in draft.items.enumerated() {
-                if let id = ExerciseID(item.exerciseID) { ids[index] = id }
-            }
-            let named = Set(violations.map(\.field))
-            let more = try await store.exerciseRefusals(principal, ids, template: template)
-                .filter { !named.contains($0.field) }
-            throw SpotterError.invalidArgument(violations + more)
+        try await ExerciseRefusals.naming(draft.items.map(\.exerciseID), validate) { ids in
+            try await store.exerciseRefusals(principal, ids, template: template)
         }
     }
 

@@ -33,24 +33,13 @@ public struct WorkoutService: Sendable {
         return try await store.logWorkout(principal, workoutID, content, now: now())
     }
 
-    /// Runs `validate`; when it refuses the draft, the refusal also names its exercises that are
-    /// none the caller may use, which the store would otherwise refuse only once the rest is right.
-    /// (A valid draft's exercises are checked by the store, in its own transaction.)
+    /// `ExerciseRefusals.naming` for a workout: the exercises the store would refuse, in the same
+    /// refusal as the draft's other fields.
     private func namingExercises<T>(
         _ principal: Principal, _ draft: WorkoutDraft, workout: WorkoutID?, _ validate: () throws -> T
     ) async throws -> T {
-        do {
-            return try validate()
-        } catch SpotterError.invalidArgument(let violations) {
-            var ids: [Int: ExerciseID] = [:]
-            for (index, exercise) in draft.exercises.enumerated() {
-                if let id = ExerciseID(exercise.exerciseID) { ids[index] = id }
-            }
-            let named = Set(violations.map(\.field))
-            let more = try await store.exerciseRefusals(
-                principal, ids, template: TemplateID(draft.templateID), workout: workout
-            ).filter { !named.contains($0.field) }
-            throw SpotterError.invalidArgument(violations + more)
+        try await ExerciseRefusals.naming(draft.exercises.map(\.exerciseID), validate) { ids in
+            try await store.exerciseRefusals(principal, ids, template: TemplateID(draft.templateID), workout: workout)
         }
     }
 

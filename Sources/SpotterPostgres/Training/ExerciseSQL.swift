@@ -126,6 +126,25 @@ enum ExerciseSQL {
         return names
     }
 
+    /// What `requireNames` would refuse of `ids` (by their index in the object, which `path`
+    /// names), as violations to add to another refusal; none when all are exercises.
+    static func refusals(
+        _ principal: Principal, _ ids: [Int: ExerciseID], keptBy: KeptBy?, path: @escaping (Int) -> String,
+        _ database: SpotterDatabase
+    ) async throws -> [FieldViolation] {
+        let indices = ids.keys.sorted()
+        guard !indices.isEmpty else { return [] }
+        do {
+            _ = try await database.withTenant(principal) { connection in
+                try await requireNames(
+                    indices.map { ids[$0]! }, keptBy: keptBy, path: { path(indices[$0]) }, connection)
+            }
+            return []
+        } catch SpotterError.invalidArgument(let violations) {
+            return violations
+        }
+    }
+
     static func enumValue<T: RawRepresentable>(_ row: PostgresRow, _ column: String) throws -> T
     where T.RawValue == String {
         let text: String = try row.decode(column)

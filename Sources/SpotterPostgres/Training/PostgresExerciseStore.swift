@@ -23,8 +23,8 @@ public struct PostgresExerciseStore: ExerciseStore {
                   AND ($4::text IS NULL OR muscle_group = $4)
                   AND ($5::text IS NULL OR equipment = $5)
                   -- Any alternative whose words are all in the name, spaces and punctuation
-                  -- left out of both; a word after `^` is one of the name's words
-                  -- (`ExerciseFilter.searchAlternatives`).
+                  -- left out of both; a word after `^` is one of the name's words, or its plural
+                  -- ("Sit Ups" for "sit up") (`ExerciseFilter.searchAlternatives`).
                   AND (cardinality($6::text[]) = 0 OR EXISTS (
                     SELECT FROM unnest($6::text[]) AS alternative (words)
                     WHERE NOT EXISTS (
@@ -32,7 +32,7 @@ public struct PostgresExerciseStore: ExerciseStore {
                       WHERE CASE WHEN left(w.word, 1) = '^'
                         THEN NOT EXISTS (
                           SELECT FROM regexp_split_to_table(lower(name), '[[:space:][:punct:]]+') AS part (text)
-                          WHERE part.text = substr(w.word, 2))
+                          WHERE part.text IN (substr(w.word, 2), substr(w.word, 2) || 's'))
                         ELSE strpos(regexp_replace(lower(name), '[[:space:][:punct:]]+', '', 'g'), w.word) = 0
                       END)))
                   AND ($7::text IS NULL OR (lower(name), exercise_id) > ($7, $8::uuid))

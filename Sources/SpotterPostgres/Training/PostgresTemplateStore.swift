@@ -197,18 +197,9 @@ public struct PostgresTemplateStore: TemplateStore {
     public func exerciseRefusals(_ principal: Principal, _ ids: [Int: ExerciseID], template: TemplateID?)
         async throws -> [FieldViolation]
     {
-        let indices = ids.keys.sorted()
-        guard !indices.isEmpty else { return [] }
-        do {
-            _ = try await database.withTenant(principal) { connection in
-                try await ExerciseSQL.requireNames(
-                    indices.map { ids[$0]! }, keptBy: template.map { .template($0) },
-                    path: { "template.items[\(indices[$0])].exercise_id" }, connection)
-            }
-            return []
-        } catch SpotterError.invalidArgument(let violations) {
-            return violations
-        }
+        try await ExerciseSQL.refusals(
+            principal, ids, keptBy: template.map { .template($0) }, path: { "template.items[\($0)].exercise_id" },
+            database)
     }
 
     /// `keptBy`: the template an update changes, which may keep the deleted exercises it uses.

@@ -107,18 +107,9 @@ public struct PostgresWorkoutStore: WorkoutStore {
     public func exerciseRefusals(
         _ principal: Principal, _ ids: [Int: ExerciseID], template: TemplateID?, workout: WorkoutID?
     ) async throws -> [FieldViolation] {
-        let indices = ids.keys.sorted()
-        guard !indices.isEmpty else { return [] }
-        do {
-            _ = try await database.withTenant(principal) { connection in
-                try await ExerciseSQL.requireNames(
-                    indices.map { ids[$0]! }, keptBy: workout.map { .workout($0) } ?? template.map { .template($0) },
-                    path: { "workout.exercises[\(indices[$0])].exercise_id" }, connection)
-            }
-            return []
-        } catch SpotterError.invalidArgument(let violations) {
-            return violations
-        }
+        try await ExerciseSQL.refusals(
+            principal, ids, keptBy: workout.map { .workout($0) } ?? template.map { .template($0) },
+            path: { "workout.exercises[\($0)].exercise_id" }, database)
     }
 
     public func workout(_ principal: Principal, _ id: WorkoutID) async throws -> Workout? {
