@@ -838,7 +838,7 @@ enum Templates {
         {{#errors.unit}}<p class="field-error">{{errors.unit}}</p>{{/errors.unit}}
         </fieldset>
         <label class="check"><input type="checkbox" name="email_notifications"{{#emailNotifications}} checked{{/emailNotifications}}> E-mail me coaching news</label>
-        <p class="hint">{{#isCoach}}A lifter asking you to coach them, a client joining or accepting, a client's reply to your comment{{/isCoach}}{{^isCoach}}A coach asking to coach you or accepting your request, a coach's comment on your workout{{/isCoach}}; at most one e-mail an hour about the comments on one workout. Sent once your address is confirmed.</p>
+        <p class="hint">{{#isCoach}}A lifter asking you to coach them, a client joining, accepting or ending the coaching, a client's reply to your comment{{/isCoach}}{{^isCoach}}A coach asking to coach you or accepting your request, a coach's comment on your workout, a plan a coach assigns you{{/isCoach}}; at most one e-mail an hour about the comments on one workout. Sent once your address is confirmed.</p>
         <p><button>Save profile</button></p>
         </form>
         {{#isCoach}}

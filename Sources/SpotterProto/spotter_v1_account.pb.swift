@@ -160,8 +160,9 @@ public nonisolated struct Spotter_V1_Profile: @unchecked Sendable {
   public mutating func clearPendingEmailExpiresAt() {_uniqueStorage()._pendingEmailExpiresAt = nil}
 
   /// Whether coaching news is e-mailed to a verified address: a request to coach or be coached, one
-  /// accepted, a client joining with an invite code, a coach's comment on a workout and the lifter's
-  /// reply (at most one comment e-mail an hour per workout). On for a new account.
+  /// accepted, a client joining with an invite code or ending the coaching, a plan a coach assigns, a
+  /// coach's comment on a workout and the lifter's reply (at most one comment e-mail an hour per
+  /// workout). On for a new account.
   public var emailNotifications: Bool {
     get {_storage._emailNotifications}
     set {_uniqueStorage()._emailNotifications = newValue}
