@@ -352,6 +352,8 @@ struct CoachRoutes {
                 since: format.day(link.createdAt))
         }
         let allInvites = try await invites
+        // Who used a code, while they are a client.
+        let names = Dictionary(try await links.map { ($0.lifterID, $0.lifterName) }) { first, _ in first }
         // The code just made, while it is still open: the cookie names it, this coach's list has it.
         let newInvite = shown.flatMap { shown in
             allInvites.first { $0.id == shown.id && $0.usedAt == nil && $0.expiresAt > at }.map { invite in
@@ -371,7 +373,10 @@ struct CoachRoutes {
             // 200 clients has 200 used codes, which say nothing any more.
             invites: Self.shownInvites(allInvites, at: at, except: newInvite?.id).map { invite in
                 let state =
-                    invite.usedAt.map { "used \(format.day($0))" }
+                    invite.usedAt.map { at in
+                        invite.usedBy.flatMap { names[$0] }.map { "used by \($0) on \(format.day(at))" }
+                            ?? "used \(format.day(at))"
+                    }
                     ?? (invite.expiresAt <= at ? "expired" : "open until \(format.day(invite.expiresAt))")
                 return ClientsPage.Invite(
                     id: invite.id.uuidString, note: invite.note, created: format.day(invite.createdAt), state: state,

@@ -946,6 +946,9 @@ public nonisolated struct Spotter_V1_Invite: Sendable {
   /// Clears the value of `usedAt`. Subsequent reads from it will return its default value.
   public mutating func clearUsedAt() {self._usedAt = nil}
 
+  /// The client who redeemed it (a tenant id, as Link.lifter_id); empty while unused.
+  public var usedBy: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2954,7 +2957,7 @@ nonisolated extension Spotter_V1_DeleteCommentResponse: SwiftProtobuf.Message, S
 
 nonisolated extension Spotter_V1_Invite: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Invite"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}invite_id\0\u{1}code\0\u{1}link\0\u{1}note\0\u{3}created_at\0\u{3}expires_at\0\u{3}used_at\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}invite_id\0\u{1}code\0\u{1}link\0\u{1}note\0\u{3}created_at\0\u{3}expires_at\0\u{3}used_at\0\u{3}used_by\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2969,6 +2972,7 @@ nonisolated extension Spotter_V1_Invite: SwiftProtobuf.Message, SwiftProtobuf._M
       case 5: try { try decoder.decodeSingularMessageField(value: &self._createdAt) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._expiresAt) }()
       case 7: try { try decoder.decodeSingularMessageField(value: &self._usedAt) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.usedBy) }()
       default: break
       }
     }
@@ -3000,6 +3004,9 @@ nonisolated extension Spotter_V1_Invite: SwiftProtobuf.Message, SwiftProtobuf._M
     try { if let v = self._usedAt {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
     } }()
+    if !self.usedBy.isEmpty {
+      try visitor.visitSingularStringField(value: self.usedBy, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -3011,6 +3018,7 @@ nonisolated extension Spotter_V1_Invite: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs._createdAt != rhs._createdAt {return false}
     if lhs._expiresAt != rhs._expiresAt {return false}
     if lhs._usedAt != rhs._usedAt {return false}
+    if lhs.usedBy != rhs.usedBy {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -94,7 +94,8 @@ struct PortalCoachTests {
             #expect(byLast.html.range(of: "Lena")!.lowerBound < byLast.html.range(of: ">otto<")!.lowerBound)
             let search = try await browser.get("/clients?q=OTT")
             #expect(search.html.contains(">otto<"))
-            #expect(!search.html.contains("Lena &lt;"))
+            // (Lena is still named under the invite code she used, which the search does not filter.)
+            #expect(!search.html.contains("href=\"/clients/\(world.client)\""))
             #expect(try await browser.get("/clients?q=nobody").html.contains("No client matches"))
             // The inactive flag after the coach's number of days (7 unless said), two days on:
             // Lena's last workout was four days ago and her coaching began two days ago (the flag
@@ -536,6 +537,9 @@ struct PortalCoachTests {
 
             let lena = try await portal.account("lena")
             _ = try await portal.coaching.redeemInvite(lena, code: code, scopes: ["history"])
+            // The list says who used the code.
+            #expect(try await browser.get("/clients").html.contains("used by lena on "))
+            #expect(try await portal.coaching.invites(coach).first { $0.usedAt != nil }?.usedBy == lena.tenantID)
             let ada = try await portal.account("ada")
             _ = try await portal.coaching.requestCoach(ada, username: "carla", scopes: ["history", "details"])
             let requests = try await browser.get("/clients")

@@ -111,14 +111,19 @@ public struct CoachInvite: Sendable, Equatable, Codable {
     public var createdAt: Date
     public var expiresAt: Date
     public var usedAt: Date?
+    /// The client who redeemed it.
+    public var usedBy: TenantID?
 
-    public init(id: UUID, code: String?, note: String, createdAt: Date, expiresAt: Date, usedAt: Date?) {
+    public init(
+        id: UUID, code: String?, note: String, createdAt: Date, expiresAt: Date, usedAt: Date?, usedBy: TenantID? = nil
+    ) {
         self.id = id
         self.code = code
         self.note = note
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.usedAt = usedAt
+        self.usedBy = usedBy
     }
 }
 

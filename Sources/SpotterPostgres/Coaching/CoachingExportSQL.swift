@@ -32,7 +32,7 @@ enum CoachingExportSQL {
         ).map(PostgresCoachingStore.decodeAccess)
         let invites = try await connection.query(
             """
-            SELECT invite_id, note, created_at, expires_at, used_at FROM coach_invites
+            SELECT invite_id, note, created_at, expires_at, used_at, used_by FROM coach_invites
             WHERE tenant_id = $1 ORDER BY created_at
             """,
             id

@@ -90,7 +90,7 @@ public struct PostgresCoachingStore: CoachingStore {
         try await database.withTenant(principal) { connection in
             try await connection.query(
                 """
-                SELECT invite_id, note, created_at, expires_at, used_at FROM coach_invites
+                SELECT invite_id, note, created_at, expires_at, used_at, used_by FROM coach_invites
                 WHERE tenant_id = $1 AND revoked_at IS NULL
                 ORDER BY created_at DESC LIMIT 100
                 """,
@@ -104,7 +104,8 @@ public struct PostgresCoachingStore: CoachingStore {
         CoachInvite(
             id: try row.decode("invite_id"), code: nil, note: try row.decode("note"),
             createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-            usedAt: try row.decode("used_at"))
+            usedAt: try row.decode("used_at"),
+            usedBy: try (row.decode("used_by") as UUID?).map(TenantID.init(rawValue:)))
     }
 
     public func revokeInvite(_ principal: Principal, _ id: UUID, now: Date) async throws -> Bool {

@@ -31,6 +31,7 @@ extension Spotter_V1_Invite {
         createdAt = Spotter_V1_Timestamp(invite.createdAt)
         expiresAt = Spotter_V1_Timestamp(invite.expiresAt)
         if let usedAt = invite.usedAt { self.usedAt = Spotter_V1_Timestamp(usedAt) }
+        usedBy = invite.usedBy?.description ?? ""
     }
 }
 
