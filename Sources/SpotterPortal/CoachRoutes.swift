@@ -64,7 +64,11 @@ struct CoachRoutes {
                     request, session, newInvite: nil,
                     requestError: PortalMiddleware.sentence(message) + " Your tier is on your Profile page.")
             }
-            return Response.redirect(to: "/clients", type: .normal)
+            // The list then says what was done (`clientsPage`'s notice).
+            let client = try context.parameters.require("client")
+            return Response.redirect(
+                to: accept ? "/clients?answered=accepted&client=\(Form.encode(client))" : "/clients?answered=declined",
+                type: .normal)
         }
         router.get("/clients/:client") { request, context in try await historyPage(request, context) }
         router.post("/clients/:client/assignments") { request, context in
@@ -269,6 +273,9 @@ struct CoachRoutes {
         var newInvite: NewInvite?
         var inviteNote: String
         var inviteError: String?
+        /// What an answer to a request did: the client accepted (named only when they are one), or
+        /// a request declined.
+        var notice: String? = nil
         /// Why no code can be made now (a full roster): the form's, not the note's.
         var inviteRefusal: String?
         var requestError: String?
@@ -362,7 +369,7 @@ struct CoachRoutes {
                 return invite
             }
         }
-        let page = ClientsPage(
+        var page = ClientsPage(
             query: query, sort: sort, inactiveDays: inactiveDays,
             inactiveFlag: "no workout in \(Format.count(inactiveDays, "day"))", columns: columns, rows: rows,
             hasClients: !rows.isEmpty,
@@ -394,6 +401,16 @@ struct CoachRoutes {
             inviteNote: inviteNote, inviteError: inviteError, inviteRefusal: inviteRefusal, requestError: requestError)
         let status: HTTPResponse.Status =
             inviteError != nil ? .badRequest : inviteRefusal != nil || requestError != nil ? .conflict : .ok
+        let parameters = request.uri.queryParameters
+        switch parameters.get("answered") {
+        case "accepted":
+            // A made-up address names no one: only a client of this coach's, active now.
+            let client = parameters.get("client")?.lowercased()
+            page.notice = try await links.first { $0.status == .active && $0.lifterID.description == client }
+                .map { "\($0.lifterName) is now your client." }
+        case "declined": page.notice = "The request is declined."
+        default: break
+        }
         return pages.render(
             "clients", title: "Clients", session: session, status: status,
             current: "/clients", page)

@@ -253,6 +253,7 @@ enum Templates {
     static let clients = """
         {{<layout}}{{$body}}{{#page}}
         <h1>Clients</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#newInvite}}
         <section class="card highlight" id="new-invite">
         <h2>New invite{{#note}}: {{note}}{{/note}}</h2>

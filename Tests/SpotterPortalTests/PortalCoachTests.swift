@@ -545,8 +545,14 @@ struct PortalCoachTests {
             let requests = try await browser.get("/clients")
             #expect(requests.html.contains("asks to be your client"))
             let accepted = try await browser.post("/clients/\(ada.tenantID)/respond", [("answer", "accept")])
-            #expect(accepted.location == "/clients")
-            #expect(try await browser.get("/clients").html.contains("href=\"/clients/\(ada.tenantID)\""))
+            #expect(accepted.location == "/clients?answered=accepted&client=\(ada.tenantID)")
+            let after = try await browser.get(accepted.location ?? "")
+            #expect(after.html.contains("href=\"/clients/\(ada.tenantID)\""))
+            #expect(
+                after.html.contains(#"<p class="notice" role="status">ada is now your client.</p>"#), "\(after.html)")
+            // A made-up address names no one.
+            let madeUp = try await browser.get("/clients?answered=accepted&client=\(UUID())")
+            #expect(!madeUp.html.contains("is now your client"))
 
             let confirm = try await browser.get("/clients/\(lena.tenantID)/end")
             #expect(confirm.html.contains("End coaching with lena?"))
