@@ -44,15 +44,15 @@ struct PlanRoutes {
                 session.principal, id: try context.parameters.require("template"))
             // A training day of a program is not deleted under it (the store refuses): the page
             // says so and offers no button that would fail.
-            let programs = try await coaching.programs(session.principal)
-                .filter { $0.content.days.contains { $0.templateID == template.id } }.map { "“\($0.content.name)”" }
+            let days = Self.programDays(try await coaching.programs(session.principal))
+            let programs = Self.programs(using: template.id.description, in: days)
             let refusal =
                 programs.isEmpty
                 ? nil
                 : "It is a training day of program\(programs.count > 1 ? "s" : "") \(programs.joined(separator: ", ")): "
                     + "take it out of the program first, or delete the program."
             return try await confirmDelete(
-                session, kind: "template", id: template.id.description, name: template.content.name,
+                session, days, kind: "template", id: template.id.description, name: template.content.name,
                 assignedLoss: "they lose it at once", refusal: refusal)
         }
         router.post("/templates/:template/delete") { _, context in
@@ -100,7 +100,8 @@ struct PlanRoutes {
             let program = try await coaching.ownProgram(
                 session.principal, id: try context.parameters.require("program"))
             return try await confirmDelete(
-                session, kind: "program", id: program.id.description, name: program.content.name,
+                session, Self.programDays(try await coaching.programs(session.principal)), kind: "program",
+                id: program.id.description, name: program.content.name,
                 assignedLoss: "they lose it at once, and whoever follows it stops")
         }
         router.post("/programs/:program/delete") { _, context in
@@ -112,10 +113,10 @@ struct PlanRoutes {
 
     /// Asks before a template or program goes for good, naming the clients who have it.
     private func confirmDelete(
-        _ session: PortalSession, kind: String, id: String, name: String, assignedLoss: String,
+        _ session: PortalSession, _ days: ProgramDays, kind: String, id: String, name: String, assignedLoss: String,
         refusal: String? = nil
     ) async throws -> Response {
-        let holders = try await holders(session)[id].map { $0.joined(separator: ", ") }
+        let holders = try await holders(session, days)[id].map { $0.joined(separator: ", ") }
         let consequence =
             (holders.map { "It is assigned to \($0): \(assignedLoss). " } ?? "It is not assigned to anyone. ")
             + "It cannot be undone; copy it first to keep a version of it."
@@ -134,10 +135,9 @@ struct PlanRoutes {
     /// Who has which of the coach's templates and programs, each client once with how ("Ada (since
     /// Mon 2 Nov 2026; in Peaking block)"): a template also through each assigned program that
     /// trains with it (an edit reaches them too).
-    private func holders(_ session: PortalSession) async throws -> [String: [String]] {
+    private func holders(_ session: PortalSession, _ programTemplates: ProgramDays) async throws -> [String: [String]] {
         async let assignments = coaching.assignments(session.principal, client: "")
         async let links = coaching.links(session.principal, includeClosed: false)
-        let programTemplates = try await programDays(session)
         let names = Dictionary(try await links.map { ($0.lifterID, $0.lifterName) }) { first, _ in first }
         // Per item, its clients (by id: two may share a name) in the order met, each with how
         // they have it.
@@ -164,22 +164,23 @@ struct PlanRoutes {
         return holders.mapValues { $0.map { "\($0.name) (\($0.how.joined(separator: "; ")))" } }
     }
 
-    /// `items` sorted and joined with commas; `nil` for none.
-    private static func list(_ items: [String]) -> String? {
-        items.isEmpty ? nil : items.sorted().joined(separator: ", ")
-    }
-
     /// The coach's programs by id: each one's name and the templates of its days.
-    private func programDays(_ session: PortalSession) async throws -> [String: (name: String, templates: Set<String>)]
-    {
+    typealias ProgramDays = [String: (name: String, templates: Set<String>)]
+
+    private static func programDays(_ programs: [Program]) -> ProgramDays {
         Dictionary(
-            try await coaching.programs(session.principal).map { program in
+            programs.map { program in
                 (
                     program.id.description,
                     (program.content.name, Set(program.content.days.map(\.templateID.description)))
                 )
             }
         ) { first, _ in first }
+    }
+
+    /// The names of the programs that train with `template`, quoted.
+    private static func programs(using template: String, in days: ProgramDays) -> [String] {
+        days.values.filter { $0.templates.contains(template) }.map { "“\($0.name)”" }.sorted()
     }
 
     /// The public state of each of the coach's published templates or programs, by source id.
@@ -219,18 +220,18 @@ struct PlanRoutes {
         let format = Format(session.profile)
         async let page = training.templates.list(
             session.principal, includeArchived: false, pageSize: 100, pageToken: "")
-        let holders = try await holders(session)
-        let programs = try await programDays(session)
+        let days = Self.programDays(try await coaching.programs(session.principal))
+        let holders = try await holders(session, days)
         let states = try await publicStates(session, .template)
         let rows = try await page.items.map { template in
-            PlanList.Row(
+            let usedIn = Self.programs(using: template.id.description, in: days)
+            return PlanList.Row(
                 id: template.id.description, name: template.content.name,
                 detail:
                     "\(Format.count(template.content.items.count, "exercise")) · version \(template.version) · changed \(format.day(template.updatedAt))",
                 holders: holders[template.id.description].map { $0.joined(separator: ", ") },
                 publicState: states[template.id.description],
-                usedIn: Self.list(
-                    programs.values.filter { $0.templates.contains(template.id.description) }.map { "“\($0.name)”" }))
+                usedIn: usedIn.isEmpty ? nil : usedIn.joined(separator: ", "))
         }
         return pages.render(
             "plans", title: "Templates", session: session, status: status, current: "/templates",
@@ -638,10 +639,10 @@ struct PlanRoutes {
 
     private func programsPage(_ session: PortalSession, deleted: Bool = false) async throws -> Response {
         let format = Format(session.profile)
-        async let programs = coaching.programs(session.principal)
-        let holders = try await holders(session)
+        let programs = try await coaching.programs(session.principal)
+        let holders = try await holders(session, Self.programDays(programs))
         let states = try await publicStates(session, .program)
-        let rows = try await programs.filter { $0.ownerID == session.principal.tenantID }.map { program in
+        let rows = programs.filter { $0.ownerID == session.principal.tenantID }.map { program in
             PlanList.Row(
                 id: program.id.description, name: program.content.name,
                 detail:

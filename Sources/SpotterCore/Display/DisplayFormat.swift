@@ -88,21 +88,23 @@ public struct DisplayFormat: Sendable {
     /// that unit holds it exactly, as when it was logged so: `61.23 kg (135 lb)` for 135 lb read by
     /// a kilogram coach, where `61.23 kg` alone hides what the lifter typed.
     public func setWeight(_ mass: Mass?) -> String {
-        guard let mass else { return weight(nil) }
-        let other: WeightUnit = unit == .kg ? .lb : .kg
-        func holds(_ unit: WeightUnit) -> Bool { Mass(mass.value(in: unit), unit) == mass }
-        guard !holds(unit), holds(other) else { return weight(mass) }
+        guard let mass, let other = typedIn(mass) else { return weight(mass) }
         return "\(weight(mass)) (\(Self.written(mass.value(in: other), other)))"
     }
 
     /// A set's weight in the unit that holds it exactly, the viewer's when both do: `255 lb` for
     /// 255 lb logged by a lifter who counts in kilograms (a share card has no room for both).
     public func typedWeight(_ mass: Mass?) -> String {
-        guard let mass else { return weight(nil) }
+        guard let mass, let other = typedIn(mass) else { return weight(mass) }
+        return Self.written(mass.value(in: other), other)
+    }
+
+    /// The other unit than the viewer's when only it holds `mass` exactly: the unit it was
+    /// logged in. `nil` when the viewer's unit holds it.
+    private func typedIn(_ mass: Mass) -> WeightUnit? {
         let other: WeightUnit = unit == .kg ? .lb : .kg
         func holds(_ unit: WeightUnit) -> Bool { Mass(mass.value(in: unit), unit) == mass }
-        guard !holds(unit), holds(other) else { return weight(mass) }
-        return Self.written(mass.value(in: other), other)
+        return !holds(unit) && holds(other) ? other : nil
     }
 
     /// `6,150 kg`: a value in `unit`, thousands grouped.
