@@ -80,8 +80,9 @@ struct CoachRoutes {
             guard parts.count == 2, ["template", "program"].contains(parts[0]) else {
                 throw PortalError.badRequest("Pick a template or a program to assign.")
             }
+            let assignment: Assignment
             do {
-                _ = try await coaching.assign(
+                assignment = try await coaching.assign(
                     session.principal, client: client, templateID: parts[0] == "template" ? parts[1] : "",
                     programID: parts[0] == "program" ? parts[1] : "", note: note)
             } catch SpotterError.invalidArgument(let violations) {
@@ -91,7 +92,9 @@ struct CoachRoutes {
                 // Beside the form, like any other refusal, not on a page of its own.
                 return try await historyPage(request, context, assigning: (item, note, "That \(reason)."))
             }
-            return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
+            // The page then says what was done (`historyPage`'s plan notice).
+            return Response.redirect(
+                to: "/clients/\(client)?assigned=\(assignment.id.lowercasedString)#plans", type: .normal)
         }
         router.get("/clients/:client/assignments/:assignment/delete") { _, context in
             let session = try coach(context)
@@ -118,7 +121,7 @@ struct CoachRoutes {
             let link = try await activeLink(session, client)
             let assignment = try await clientAssignment(session, link, try context.parameters.require("assignment"))
             try await coaching.unassign(session.principal, id: assignment.id.lowercasedString)
-            return Response.redirect(to: "/clients/\(client)#plans", type: .normal)
+            return Response.redirect(to: "/clients/\(client)?unassigned=1#plans", type: .normal)
         }
         router.get("/clients/:client/workouts/:workout") { _, context in
             try await workoutPage(context, comment: nil)
@@ -468,6 +471,8 @@ struct CoachRoutes {
         var plans: [Choice] = []
         var assignNote = ""
         var assignError: String?
+        /// What the last assign or unassign did.
+        var plansNotice: String?
 
         struct Assigned {
             var id: String
@@ -532,12 +537,28 @@ struct CoachRoutes {
             try await programs.map { ("program:\($0.id)", "Program: \($0.content.name)") }
             + templates.items.map { ("template:\($0.id)", "Template: \($0.content.name)") }
         page.plans = choices.map { .init(value: $0.0, label: $0.1, selected: $0.0 == assigning?.item) }
+        page.plansNotice = Self.plansNotice(request, assigned: page.assignments, client: link.lifterName)
         page.hasPlans = !choices.isEmpty
         page.assignNote = assigning?.note ?? ""
         page.assignError = assigning?.error
         return pages.render(
             "client", title: link.lifterName, session: session, status: assigning == nil ? .ok : .badRequest,
             current: "/clients", page)
+    }
+
+    /// What the last assignment or unassignment did, after its redirect; an id that is not one of
+    /// this client's assignments (made up, or taken back since) says nothing.
+    static func plansNotice(_ request: Request, assigned: [HistoryPage.Assigned], client: String) -> String? {
+        let query = request.uri.queryParameters
+        if let id = query.get("assigned") {
+            return assigned.first { $0.id == id.lowercased() }.map {
+                "\($0.name) is assigned to \(client), who sees it in the app now."
+            }
+        }
+        if query.get("unassigned") != nil {
+            return "Unassigned: \(client) no longer sees it. Workouts logged from it stay in their history."
+        }
+        return nil
     }
 
     static func notShared(_ link: CoachLink, _ scope: Scope) -> String {

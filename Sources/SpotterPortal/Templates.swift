@@ -372,6 +372,7 @@ enum Templates {
         {{/notShared}}
         <section id="plans">
         <h2>Plans</h2>
+        {{#plansNotice}}<p class="notice" role="status">{{plansNotice}}</p>{{/plansNotice}}
         {{#assignments}}
         <div class="card row">
         <span><strong>{{name}}</strong> · {{kind}} version {{version}} · since {{since}}{{#note}} · {{note}}{{/note}}</span>

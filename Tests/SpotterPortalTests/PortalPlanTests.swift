@@ -361,6 +361,16 @@ struct PortalPlanTests {
             let assigned = try await browser.post(
                 "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Start Monday")])
             #expect(assigned.status == .seeOther)
+            // The client's page then says what was done; a made-up id says nothing.
+            let location = try #require(assigned.location)
+            #expect(
+                location.hasPrefix("/clients/\(world.client)?assigned=") && location.hasSuffix("#plans"), "\(location)")
+            let notice = try await browser.get(String(location.prefix { $0 != "#" })).html
+            #expect(
+                notice.contains("Peaking block is assigned to Lena &lt;script&gt;")
+                    && notice.contains("&lt;/script&gt;, who sees it in the app now."), "\(notice)")
+            let madeUp = try await browser.get("/clients/\(world.client)?assigned=\(UUID().uuidString)")
+            #expect(madeUp.status == .ok && !madeUp.html.contains("is assigned to"))
             // Assigning it again is refused beside the form, on the client's page.
             let twice = try await browser.post(
                 "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Again")])
@@ -415,7 +425,12 @@ struct PortalPlanTests {
                 let unassigned = try await browser.post(
                     "/clients/\(world.client)/assignments/\(assignment.id.uuidString)/delete")
                 #expect(unassigned.status == .seeOther)
+                #expect(unassigned.location == "/clients/\(world.client)?unassigned=1#plans")
             }
+            let unassignedNotice = try await browser.get("/clients/\(world.client)?unassigned=1").html
+            #expect(
+                unassignedNotice.contains("Unassigned: Lena &lt;script&gt;")
+                    && unassignedNotice.contains("&lt;/script&gt; no longer sees it."), "\(unassignedNotice)")
             #expect(try await portal.coaching.assignments(world.lifter, client: "").isEmpty)
         }
     }
