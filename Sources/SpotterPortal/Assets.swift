@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// The portal's static files, compiled in: one stylesheet, the icon, the sign-up form's time-zone script and the sign-in
-/// form's script keeping a link's fragment. Pages link them with
+/// The portal's static files, compiled in: one stylesheet, the icon, the sign-up form's time-zone script, the sign-in
+/// form's script keeping a link's fragment, and the program editor's naming each chosen day in full. Pages link them with
 /// `?v=<version>` (a hash of their content), so browsers may keep them for a year.
 enum Assets {
     static let files: [String: (type: String, body: String)] = [
@@ -11,6 +11,7 @@ enum Assets {
         "icon.svg": ("image/svg+xml", icon),
         "time-zone.js": ("text/javascript; charset=utf-8", timeZoneScript),
         "sign-in.js": ("text/javascript; charset=utf-8", signInScript),
+        "program-editor.js": ("text/javascript; charset=utf-8", programEditorScript),
     ]
 
     /// Fills an empty time-zone field (`data-browser-time-zone`, the sign-up form) with the
@@ -36,6 +37,19 @@ enum Assets {
             if (field.value.indexOf("#") < 0) { field.value += fragment; }
           });
         }
+        """
+
+    /// A day's template name is cut in its narrow menu, so the whole name stands under it
+    /// (`.day-name`, filled by the server for the days as saved); this keeps it in step with the menu
+    /// while the coach picks. Without scripts it shows the saved choice until the program is saved.
+    static let programEditorScript = """
+        document.querySelectorAll("table.program select[data-name]").forEach(function (menu) {
+          menu.addEventListener("change", function () {
+            var name = document.getElementById(menu.getAttribute("data-name"));
+            if (!name) { return; }
+            name.textContent = menu.value ? menu.options[menu.selectedIndex].text : "";
+          });
+        });
         """
 
     static let version: String = {
@@ -174,6 +188,8 @@ enum Assets {
         table.program th:first-child { width: 3.5em; }
         table.program th, table.program td { padding: 6px 3px; }
         table.program select { width: 100%; min-width: 0; text-overflow: ellipsis; }
+        table.program .day-name { display: block; margin-top: 3px; font-size: .8rem; line-height: 1.25;
+          overflow-wrap: anywhere; color: var(--muted); }
         legend { font-weight: 600; }
         .card > h2:first-child { margin-top: 0; }
         .add-coach { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 12px; }

@@ -666,6 +666,8 @@ struct PlanRoutes {
             var field: String
             var label: String
             var options: [Option]
+            /// The chosen template's whole name, which its narrow menu cuts; empty for a rest day.
+            var chosenName: String
         }
 
         struct Option {
@@ -779,7 +781,8 @@ struct PlanRoutes {
                                 .init(
                                     value: $0.id.description, label: $0.content.name,
                                     selected: $0.id.description == chosen)
-                            })
+                            },
+                        chosenName: templates.items.first { $0.id.description == chosen }?.content.name ?? "")
                 })
         }
         return pages.render(

@@ -782,10 +782,11 @@ enum Templates {
         <table class="program">
         <thead><tr><th scope="col">Week</th><th scope="col">Mon</th><th scope="col">Tue</th><th scope="col">Wed</th><th scope="col">Thu</th><th scope="col">Fri</th><th scope="col">Sat</th><th scope="col">Sun</th></tr></thead>
         <tbody>
-        {{#grid}}<tr><th scope="row">{{number}}</th>{{#days}}<td><select name="{{field}}" aria-label="{{label}}">{{#options}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/options}}</select></td>{{/days}}</tr>{{/grid}}
+        {{#grid}}<tr><th scope="row">{{number}}</th>{{#days}}<td><select name="{{field}}" aria-label="{{label}}" data-name="{{field}}-name">{{#options}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/options}}</select><span class="day-name" id="{{field}}-name" aria-hidden="true">{{chosenName}}</span></td>{{/days}}</tr>{{/grid}}
         </tbody>
         </table>
         </div>
+        <script src="/assets/program-editor.js?v={{assetVersion}}" defer></script>
         <p><button name="action" value="save">Save program</button></p>
         </form>
         {{/page}}{{/body}}{{/layout}}

@@ -301,7 +301,7 @@ struct PortalPlanTests {
                 #expect(refused.count("<select name=\"day-") == 14, "\(typed)")
                 #expect(
                     refused.html.contains(
-                        #"<select name="day-2-3" aria-label="Week 2 Wed"><option value="">Rest</option><option value="\#(template.id)" selected>"#
+                        #"<select name="day-2-3" aria-label="Week 2 Wed" data-name="day-2-3-name"><option value="">Rest</option><option value="\#(template.id)" selected>"#
                     ),
                     "\(typed)")
                 let unsaved = try await browser.post(
@@ -334,7 +334,13 @@ struct PortalPlanTests {
             let program = try #require(
                 try await portal.coaching.programs(world.coach).first { $0.content.name == "Peaking block" })
             #expect(saved.location == "/programs/\(program.id)?saved=1")
-            #expect(try await browser.get(saved.location ?? "").html.contains("Saved as version 1."))
+            let savedPage = try await browser.get(saved.location ?? "").html
+            #expect(savedPage.contains("Saved as version 1."))
+            // Each chosen day names its template in full under its narrow menu; a rest day names none.
+            #expect(
+                savedPage.contains(#"<span class="day-name" id="day-1-1-name" aria-hidden="true">Heavy day</span>"#)
+                    && savedPage.contains(#"<span class="day-name" id="day-1-2-name" aria-hidden="true"></span>"#),
+                "\(savedPage.suffix(3_000))")
             // A template the program trains with is not deleted under it (its days would turn into
             // rest days for every client it is assigned to); the program's name says why.
             // Its delete page says why and offers no button that would fail.
