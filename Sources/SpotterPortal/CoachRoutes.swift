@@ -17,11 +17,15 @@ struct CoachRoutes {
     func add(to router: Router<PortalContext>) {
         router.get("/clients") { request, context in
             let session = try coach(context)
-            guard let shown = NewInviteCookie(request.cookies[NewInviteCookie.name]?.value) else {
-                return try await clientsPage(request, session, newInvite: nil)
-            }
+            let shown = NewInviteCookie(request.cookies[NewInviteCookie.name]?.value)
             var response = try await clientsPage(request, session, newInvite: shown)
-            response.setCookie(NewInviteCookie.cleared)
+            if shown != nil { response.setCookie(NewInviteCookie.cleared) }
+            // The number of days typed is kept for the next visit; the default needs no cookie.
+            if let typed = InactiveDaysCookie.days(request.uri.queryParameters.get("inactive")) {
+                response.setCookie(
+                    typed == CoachingService.defaultInactiveDays
+                        ? InactiveDaysCookie.cleared : InactiveDaysCookie.cookie(typed))
+            }
             return response
         }
         // The new code is shown by the page the browser is sent to, once, so that reloading that
@@ -293,10 +297,12 @@ struct CoachRoutes {
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingWhitespaces()
         let asked = request.uri.queryParameters.get("sort")
         let sort: String = ["name", "last", "week", "streak"].first { $0 == asked } ?? "name"
-        // Flagged as inactive after this many days without a workout, unless the coach says.
+        // Flagged as inactive after this many days without a workout, unless the coach says (now,
+        // or on an earlier visit).
         let inactiveDays =
-            request.uri.queryParameters.get("inactive").flatMap { Int($0) }
-            .flatMap { (1...365).contains($0) ? $0 : nil } ?? CoachingService.defaultInactiveDays
+            InactiveDaysCookie.days(request.uri.queryParameters.get("inactive"))
+            ?? InactiveDaysCookie.days(request.cookies[InactiveDaysCookie.name]?.value)
+            ?? CoachingService.defaultInactiveDays
         async let summaries = coaching.clients(session.principal, inactiveDays: inactiveDays)
         async let links = coaching.links(session.principal, includeClosed: false)
         async let invites = coaching.invites(session.principal)

@@ -146,3 +146,22 @@ struct NewInviteCookie: Sendable {
     static let cleared = Cookie(
         name: name, value: "", maxAge: 0, path: "/", secure: true, httpOnly: true, sameSite: .strict)
 }
+
+/// The coach's "Inactive after N days" on the client list, kept for a year so the list opens with
+/// it (from the navigation too). Only a whole number of 1–365 days is read back.
+struct InactiveDaysCookie: Sendable {
+    static let name = "__Host-spotter_inactive_days"
+
+    static func days(_ value: String?) -> Int? {
+        value.flatMap { Int($0) }.flatMap { (1...365).contains($0) ? $0 : nil }
+    }
+
+    static func cookie(_ days: Int) -> Cookie {
+        Cookie(
+            name: name, value: String(days), maxAge: 365 * 24 * 3600, path: "/", secure: true, httpOnly: true,
+            sameSite: .lax)
+    }
+
+    static let cleared = Cookie(
+        name: name, value: "", maxAge: 0, path: "/", secure: true, httpOnly: true, sameSite: .lax)
+}

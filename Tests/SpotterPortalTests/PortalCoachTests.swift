@@ -109,8 +109,19 @@ struct PortalCoachTests {
             #expect(
                 strict.html.contains("href=\"/clients?sort=last&amp;q=Lena&amp;inactive=1\""),
                 "sorting keeps the search and the days")
-            #expect(!(try await browser.get("/clients?q=Lena&inactive=3").html.contains("no workout in")))
-            #expect(try await browser.get("/clients?inactive=0").html.contains("value=\"7\" class=\"days\""))
+            let lenient = try await browser.get("/clients?q=Lena&inactive=3")
+            #expect(!lenient.html.contains("no workout in"))
+            // The number is kept for the next visit (the navigation's plain /clients), until changed.
+            #expect(lenient.headers[values: .setCookie].contains { $0.hasPrefix("__Host-spotter_inactive_days=3;") })
+            let kept = try await browser.get("/clients")
+            #expect(kept.html.contains("value=\"3\" class=\"days\"") && kept.html.contains("inactive=3"))
+            #expect(try await browser.get("/clients?inactive=0").html.contains("value=\"3\" class=\"days\""))
+            #expect(try await browser.get("/clients?inactive=1").html.contains("no workout in 1 day"))
+            #expect(try await browser.get("/clients?q=Lena").html.contains("no workout in 1 day"))
+            // Back to the default: nothing is kept.
+            let reset = try await browser.get("/clients?inactive=7")
+            #expect(reset.headers[values: .setCookie].contains { $0.hasPrefix("__Host-spotter_inactive_days=;") })
+            #expect(try await browser.get("/clients").html.contains("value=\"7\" class=\"days\""))
         }
     }
 
