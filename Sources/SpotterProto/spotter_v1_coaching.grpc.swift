@@ -3898,7 +3898,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes one of your own comments (scope details).
+        /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+        /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Spotter_V1_DeleteClientCommentRequest` messages.
@@ -4258,7 +4259,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes one of your own comments (scope details).
+        /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+        /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteClientCommentRequest` message.
@@ -4616,7 +4618,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes one of your own comments (scope details).
+        /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+        /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
         ///
         /// - Parameters:
         ///   - request: A `Spotter_V1_DeleteClientCommentRequest` message.
@@ -5748,7 +5751,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes one of your own comments (scope details).
+        /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+        /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteClientCommentRequest` message.
@@ -6409,7 +6413,8 @@ extension Spotter_V1_CoachService {
         ///
         /// > Source IDL Documentation:
         /// >
-        /// > Deletes one of your own comments (scope details).
+        /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+        /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Spotter_V1_DeleteClientCommentRequest` message.
@@ -6975,7 +6980,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Deletes one of your own comments (scope details).
+    /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+    /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Spotter_V1_DeleteClientCommentRequest` message.
@@ -7607,7 +7613,8 @@ extension Spotter_V1_CoachService.ClientProtocol {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > Deletes one of your own comments (scope details).
+    /// > Deletes one of your own comments (scope details). The lifter's own comments, which you see,
+    /// > are refused with PERMISSION_DENIED; any other id answers NOT_FOUND.
     ///
     /// - Parameters:
     ///   - message: request message to send.

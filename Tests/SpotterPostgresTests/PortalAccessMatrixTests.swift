@@ -99,6 +99,9 @@ private struct PortalAnswer: CustomStringConvertible {
         case .failure(.tierRequired(let message, _)):
             statuses = [.forbidden]
             texts = [message.contains("Coach Pro tier") ? "Coach Pro tier" : "Coach tier"]
+        case .failure(.permissionDenied(let message)):
+            statuses = [.forbidden]
+            texts = [String(message.dropFirst())]
         case .failure(.failedPrecondition):
             statuses = [.conflict]
             texts = ["That did not work"]

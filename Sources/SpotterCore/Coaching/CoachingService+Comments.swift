@@ -113,7 +113,12 @@ extension CoachingService {
     }
 
     private func deleteComment(_ principal: Principal, _ id: UUID) async throws {
-        guard try await store.deleteComment(principal, id) else { throw Self.commentNotFound }
+        switch try await store.deleteComment(principal, id) {
+        case .deleted: return
+        // A comment the coach sees on the workout (the lifter's): saying so tells nothing new.
+        case .notTheAuthor: throw SpotterError.permissionDenied("you can delete only your own comments")
+        case .notFound: throw Self.commentNotFound
+        }
     }
 
     private static func commentID(_ text: String) throws(SpotterError) -> UUID {

@@ -112,7 +112,16 @@ public protocol CoachingStore: Sendable {
     func addComment(_ principal: Principal, _ comment: WorkoutComment, workoutVersion version: Int64?)
         async throws -> WorkoutComment?
     func comments(_ principal: Principal, _ workout: WorkoutID) async throws -> [WorkoutComment]
-    func deleteComment(_ principal: Principal, _ id: UUID) async throws -> Bool
+    func deleteComment(_ principal: Principal, _ id: UUID) async throws -> CommentDeletion
+}
+
+/// What deleting a comment did.
+public enum CommentDeletion: Sendable, Equatable {
+    case deleted
+    /// The principal sees the comment but may not delete it: a coach and the lifter's own comment.
+    case notTheAuthor
+    /// No comment the principal can see has the id.
+    case notFound
 }
 
 /// The transaction `CoachingStore.linking` hands its body.

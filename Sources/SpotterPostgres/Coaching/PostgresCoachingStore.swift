@@ -706,12 +706,23 @@ public struct PostgresCoachingStore: CoachingStore {
         }
     }
 
-    public func deleteComment(_ principal: Principal, _ id: UUID) async throws -> Bool {
+    public func deleteComment(_ principal: Principal, _ id: UUID) async throws -> CommentDeletion {
         try await database.withTenant(principal) { connection in
-            try await connection.query(
-                "DELETE FROM workout_comments WHERE tenant_id = $1 AND comment_id = $2",
+            // The delete's policy lets a coach delete only their own comments; the read's shows
+            // them the lifter's too (never another coach's). The outer query reads the snapshot from
+            // before the delete, so a deleted comment is also one that was seen.
+            let row = try await connection.query(
+                """
+                WITH gone AS (
+                    DELETE FROM workout_comments WHERE tenant_id = $1 AND comment_id = $2 RETURNING 1
+                )
+                SELECT EXISTS (SELECT 1 FROM gone) AS deleted,
+                       EXISTS (SELECT 1 FROM workout_comments WHERE tenant_id = $1 AND comment_id = $2) AS seen
+                """,
                 [principal.tenantID.rawValue, id]
-            ).affectedRows == 1
+            ).single!
+            if try row.decode("deleted", as: Bool.self) { return .deleted }
+            return try row.decode("seen", as: Bool.self) ? .notTheAuthor : .notFound
         }
     }
 }
