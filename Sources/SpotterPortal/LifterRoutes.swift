@@ -283,17 +283,39 @@ struct LifterRoutes {
         }
         let page = AccessLogPage(
             coachName: coachName, hasEntries: !log.items.isEmpty,
-            entries: log.items.map { entry in
-                AccessLogPage.Entry(
-                    when: format.moment(entry.accessedAt),
-                    coach: entry.coachName.isEmpty ? "A deleted account" : entry.coachName,
-                    what: Self.what(entry, format))
-            },
+            entries: Self.folded(log.items, format),
             older: log.nextToken.isEmpty
                 ? nil
                 : "/access-log?page=\(Form.encode(log.nextToken))"
                     + (coach.isEmpty ? "" : "&coach=\(Form.encode(coach))"))
         return pages.render("access_log", title: "Access log", session: session, current: "/access-log", page)
+    }
+
+    /// The log's rows as lines, newest first. A coach reading the same thing again and again (a
+    /// workout page reloaded around each comment) is one line with how many times, within half an
+    /// hour of the first of them and on one day; each read is still stored as a row.
+    static func folded(_ entries: [AccessLogEntry], _ format: Format) -> [AccessLogPage.Entry] {
+        var runs: [(newest: Date, oldest: Date, coach: String, what: String, count: Int)] = []
+        for entry in entries {
+            let coach = entry.coachName.isEmpty ? "A deleted account" : entry.coachName
+            let what = what(entry, format)
+            if let last = runs.last, last.coach == coach, last.what == what,
+                last.newest.timeIntervalSince(entry.accessedAt) <= 30 * 60,
+                format.day(last.newest) == format.day(entry.accessedAt)
+            {
+                runs[runs.count - 1].oldest = entry.accessedAt
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append((entry.accessedAt, entry.accessedAt, coach, what, 1))
+            }
+        }
+        return runs.map { run in
+            let clocks = (format.clock(run.oldest), format.clock(run.newest))
+            return AccessLogPage.Entry(
+                when: run.count == 1 || clocks.0 == clocks.1
+                    ? format.moment(run.newest) : "\(format.day(run.newest)), \(clocks.0)–\(clocks.1)",
+                coach: run.coach, what: run.count == 1 ? run.what : "\(run.what) (\(run.count) times)")
+        }
     }
 
     /// What the coach read, in the lifter's words: `your workout “Squat day” of Mon 23 Nov 2026`.

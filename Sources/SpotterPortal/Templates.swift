@@ -795,7 +795,7 @@ enum Templates {
     static let accessLog = """
         {{<layout}}{{$body}}{{#page}}
         <h1>Who looked at what</h1>
-        <p class="muted">Every time a coach reads your data, it is written here. {{#coachName}}Showing {{coachName}} only · <a href="/access-log">everyone</a>{{/coachName}}</p>
+        <p class="muted">Every time a coach reads your data, it is written here; the same read again within half an hour is one line, with how many times. {{#coachName}}Showing {{coachName}} only · <a href="/access-log">everyone</a>{{/coachName}}</p>
         {{#hasEntries}}
         <table class="log">
         <thead><tr><th scope="col">When</th><th scope="col">Coach</th><th scope="col">What</th></tr></thead>

@@ -214,6 +214,22 @@ struct PortalCoachTests {
             #expect(deleted.status == .seeOther)
             #expect(
                 try await portal.coaching.comments(world.lifter, workoutID: world.workouts[0].id.description).isEmpty)
+            // The lifter's access log keeps a row per read and shows the same reads close together
+            // as one line: the workout's page, the comment posted, the page again.
+            let rows = try await portal.accessLog(world.lifter)
+            #expect(
+                rows.suffix(4) == [
+                    "details GetClientWorkout", "details CommentOnWorkout", "details GetClientWorkout",
+                    "details DeleteClientComment",
+                ], "\(rows)")
+            let lifter = try await portal.signedIn("lena")
+            let log = try await lifter.get("/access-log").html
+            let day = #"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}"#
+            #expect(
+                log.range(of: #"your workout “Squat day 100” of \#(day) \(3 times\)"#, options: .regularExpression)
+                    != nil,
+                "\(log)")
+            #expect(log.components(separatedBy: "<tr>").count - 2 < rows.count, "fewer lines than rows")
         }
     }
 

@@ -27,8 +27,13 @@ public struct DisplayFormat: Sendable {
 
     /// `Mon 23 Nov 2026, 18:05`.
     public func moment(_ date: Date) -> String {
+        day(date) + ", " + clock(date)
+    }
+
+    /// `18:05`.
+    public func clock(_ date: Date) -> String {
         let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return day(date) + ", " + Self.twoDigits(parts.hour ?? 0) + ":" + Self.twoDigits(parts.minute ?? 0)
+        return Self.twoDigits(parts.hour ?? 0) + ":" + Self.twoDigits(parts.minute ?? 0)
     }
 
     /// `Thu 26 Nov 2026` for a calendar date (`YYYY-MM-DD`, as the API writes one); other text as
