@@ -104,6 +104,8 @@ struct LifterRoutes {
         }
 
         var links: [Link]
+        /// Whether the lifter has a coach or a request open: the directory then says "no other coach".
+        var hasLinks = false
         var hasDirectory: Bool
         var directory: [DirectoryCoach]
         /// What a new coach will see, for the invite-code and username forms: what was ticked.
@@ -232,7 +234,7 @@ struct LifterRoutes {
                     ? "No followers yet."
                     : "\(Format.count(coach.followers, "follower")) of their published plans.")
         }
-        let page = CoachesPage(
+        var page = CoachesPage(
             links: links.map { link in
                 let answer = link.status == .pending && link.requestedBy == .coach
                 let state =
@@ -253,6 +255,7 @@ struct LifterRoutes {
             },
             hasDirectory: !directory.isEmpty, directory: directory,
             newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors, notice: notice)
+        page.hasLinks = !page.links.isEmpty
         return pages.render(
             "coaches", title: "Your coaches", session: session, status: status, current: "/coaches", page)
     }

@@ -98,7 +98,7 @@ struct ProfileRoutes {
                 : "Welcome to Spotter. A link to confirm your address is on its way to \(session.profile.email). "
                     + (session.isCoach
                         ? "Next, invite your first client under Clients."
-                        : "Next, add your coach under Coaches with the code they gave you, or find one in Discover.")
+                        : "Next, add your coach under Coaches with the code they gave you, or find one there under Find a coach.")
             return try await page(
                 session, ProfileForm(session.profile), saved: saved, listedSaved: listed,
                 verification: welcome ?? (sent ? "A new link is on its way to \(session.profile.email)." : nil))

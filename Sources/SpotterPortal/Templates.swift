@@ -586,8 +586,9 @@ enum Templates {
         </section>
         {{/links}}
         {{^links}}<p class="empty">You have no coach yet.</p>{{/links}}
-        {{#hasDirectory}}
         <h2 id="find">Find a coach</h2>
+        {{^hasDirectory}}<p class="empty">No {{#hasLinks}}other {{/hasLinks}}coach lists themselves in the directory yet. Add one by invite code or username below.</p>{{/hasDirectory}}
+        {{#hasDirectory}}
         <p class="muted">Coaches who list themselves, most followed first. Asking one sends them a request; what you tick is what they may see once they accept.</p>
         {{#directory}}
         <section class="card">

@@ -99,7 +99,10 @@ struct PortalDiscoverTests {
             _ = try await portal.account("lena")
             let carla = try await portal.signedIn("carla")
             let lena = try await portal.signedIn("lena")
-            #expect(!(try await lena.get("/coaches")).html.contains("Find a coach"))
+            // The section is there before anyone lists themselves, saying so.
+            #expect(
+                try await lena.get("/coaches").html.contains(
+                    "No coach lists themselves in the directory yet. Add one by invite code or username below."))
 
             try await carla.get("/profile")
             let refused = try await carla.post(
@@ -131,7 +134,8 @@ struct PortalDiscoverTests {
             #expect(asked.location?.hasPrefix("/coaches?done=asked&coach=") == true)
             // Asked: the coach leaves "Find a coach" and shows among the lifter's coaches.
             let after = try await lena.get("/coaches")
-            #expect(!after.html.contains("Find a coach") && after.html.contains("waiting for the coach"))
+            #expect(!after.html.contains("<h3>carla") && after.html.contains("waiting for the coach"))
+            #expect(after.html.contains("No other coach lists themselves in the directory yet."))
 
             // A lifter cannot list themselves.
             #expect(try await lena.post("/profile/directory", [("listed", "on")]).status == .notFound)
