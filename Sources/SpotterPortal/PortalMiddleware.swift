@@ -176,6 +176,13 @@ struct PortalMiddleware: RouterMiddleware {
             // A stale token from an older tab: asked again with this session's, never left signed in
             // while believing otherwise.
             return pages.render("sign_out", title: "Sign out", session: session, status: .forbidden, [String: String]())
+        case PortalError.forgedForm where session == nil:
+            // Signed out: the form came from another site (`checkOrigin`), not from an old page.
+            return pages.problem(
+                .forbidden, session: nil, title: "Sent from another site",
+                message:
+                    "This form was sent from another site, so nothing was done. Open Spotter's own page and send it from there."
+            )
         case PortalError.forgedForm:
             return pages.problem(
                 .forbidden, session: session, title: "This form has expired",

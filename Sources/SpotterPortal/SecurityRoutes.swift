@@ -42,6 +42,8 @@ struct SecurityRoutes {
         }
         var devices: [SyncDevice] = []
         var hasDevices = false
+        /// A coach's account, whom lifters find by username (a lifter's, coaches).
+        var coach = false
         /// The day two-factor sign-in was turned on ("Tue 3 Mar 2026"); nil while it is off.
         var twoFactorSince: String?
         var twoFactorWaiting = false
@@ -312,6 +314,7 @@ struct SecurityRoutes {
         page.hasDevices = !page.devices.isEmpty
         page.email = session.profile.email
         page.username = session.profile.username
+        page.coach = session.isCoach
         if let pending = try await auth.pendingEmailChange(session.principal) {
             page.pendingEmail = pending.email
             page.pendingSince = format.moment(pending.sentAt)

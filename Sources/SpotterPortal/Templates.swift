@@ -898,7 +898,7 @@ enum Templates {
         </section>
         <section class="card" id="username">
         <h2>Username</h2>
-        <p>You are <strong>{{username}}</strong>: you sign in with it, and coaches find you by it.</p>
+        <p>You are <strong>{{username}}</strong>: you sign in with it, and {{#coach}}lifters{{/coach}}{{^coach}}coaches{{/coach}} find you by it.</p>
         <form method="post" action="/security/username" class="editor narrow-form">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         \(field("new_username", "New username", extra: " autocomplete=\"username\" autocapitalize=\"none\" required"))

@@ -99,6 +99,11 @@ struct PortalSessionTests {
                     headers: [.contentType: "application/x-www-form-urlencoded", header.0: header.1], body: body)
                 #expect(response.status == .forbidden, "\(header)")
                 #expect(response.headers[.setCookie] == nil, "\(header)")
+                // Said as it is: no one was signed in, so no signed-in page has expired.
+                let html = String(buffer: response.body)
+                #expect(
+                    html.contains("This form was sent from another site, so nothing was done.")
+                        && !html.contains("signed-in page"), "\(header)")
             }
             let sameSite = try await portal.client.execute(
                 uri: "/sign-in", method: .post,
@@ -228,6 +233,12 @@ struct PortalSessionTests {
             #expect(page.status == .ok)
             #expect(page.count("/sign-out\" class=\"inline-buttons\">") == 2)
             #expect(page.count("(this one)") == 1)
+            // A coach is found by lifters; a lifter by coaches.
+            #expect(page.html.contains("you sign in with it, and lifters find you by it."))
+            _ = try await portal.account("lena")
+            #expect(
+                try await portal.signedIn("lena").get("/security").html.contains(
+                    "you sign in with it, and coaches find you by it."))
             #expect(try await laptop.get("/profile").html.contains(#"<a href="/security">"#))
 
             let wrong = try await laptop.post(
