@@ -273,7 +273,8 @@ public nonisolated struct Spotter_V1_ProgressPoint: @unchecked Sendable {
     set {_uniqueStorage()._noEstimateReason = newValue}
   }
 
-  /// The heaviest counted set of the day (more reps breaks a tie).
+  /// The heaviest counted set done that day (more reps breaks a tie); a missed attempt (0 reps)
+  /// only on a day that has nothing else.
   public var topSet: Spotter_V1_SetReference {
     get {_storage._topSet ?? Spotter_V1_SetReference()}
     set {_uniqueStorage()._topSet = newValue}

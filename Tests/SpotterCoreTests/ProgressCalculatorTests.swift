@@ -119,15 +119,19 @@ struct TrainingRulesProgressTests {
     }
 
     @Test(
-        "a missed attempt (0 reps) is the day's top set but no heaviest record; a day without estimate says why for its top set"
+        "a missed attempt (0 reps) is neither the day's top set nor a heaviest record, unless it is all the day has; a day without estimate says why for its top set"
     )
     func missedAndReasons() {
         let w1 = WorkoutID("00000000-0000-4000-8000-000000000016")!
         let done = Self.record(w1, "2024-01-09T15:00:00Z", set: 0, 90, 3)
         let missed = Self.record(w1, "2024-01-09T15:00:00Z", set: 1, 100, 0)
         let report = ProgressCalculator.report(exercise: squat, sets: [done, missed], formula: .epley, timeZone: .gmt)
-        #expect(report.points[0].topSet == missed)
+        #expect(report.points[0].topSet == done)
         #expect(report.records.heaviest == done)
+        let onlyMissed = Self.record(
+            WorkoutID("00000000-0000-4000-8000-000000000018")!, "2024-01-11T15:00:00Z", set: 0, 110, 0)
+        let alone = ProgressCalculator.report(exercise: squat, sets: [onlyMissed], formula: .epley, timeZone: .gmt)
+        #expect(alone.points[0].topSet == onlyMissed && alone.records.heaviest == nil)
 
         // High reps first, then the heavier set at RPE 5: the reason given is the heavier set's.
         let w2 = WorkoutID("00000000-0000-4000-8000-000000000017")!

@@ -31,6 +31,15 @@ struct ShareCardsTests {
         typed.content.exercises[0].sets[1].weight = Mass(255, .lb)
         let card = ShareCards.workoutCard(typed, format: format)
         #expect(card.contains(">3 sets, best 5 × 255 lb<"), "\(card)")
+        // A missed attempt (no rep) heavier than every set done is not the best set: a missed
+        // single was "best 0 × 150 kg". Only missed sets say so.
+        var missed = ShareFixtures.workout()
+        missed.content.exercises[0].sets[2].weight = Mass(150, .kg)
+        missed.content.exercises[0].sets[2].reps = 0
+        let missedCard = ShareCards.workoutCard(missed, format: format)
+        #expect(missedCard.contains(">3 sets, best 5 × 102.5 kg<") && !missedCard.contains("best 0"), "\(missedCard)")
+        for index in missed.content.exercises[0].sets.indices { missed.content.exercises[0].sets[index].reps = 0 }
+        #expect(ShareCards.workoutCard(missed, format: format).contains(">3 sets, missed at 150 kg<"))
     }
 
     @Test("a name or figure a little too long for its place is set smaller and shown whole, not cut")

@@ -70,8 +70,9 @@ public enum ShareCards {
         return svg + footer() + "</svg>"
     }
 
-    /// `5 × 102.5 kg`, `12 reps` for bodyweight, of the heaviest counted set; for time and distance
-    /// without reps (a plank, a run) the farthest set, then the longest: `2 km in 11:00`, `1:05`.
+    /// `5 × 102.5 kg`, `12 reps` for bodyweight, of the heaviest counted set done (a missed attempt,
+    /// no rep, only when it is all there is); for time and distance without reps (a plank, a run) the
+    /// farthest set, then the longest: `2 km in 11:00`, `1:05`.
     static func topSet(_ exercise: WorkoutExercise, format: DisplayFormat) -> String {
         let counted = exercise.sets.filter(\.type.isCounted)
         let timed = counted.filter { $0.reps == 0 && ($0.durationSeconds != nil || $0.distanceMeters != nil) }
@@ -83,12 +84,16 @@ public enum ShareCards {
             let work = format.timedWork(seconds: top.durationSeconds, meters: top.distanceMeters)
             return counted.count == 1 ? "1 set, \(work)" : "\(DisplayFormat.count(counted.count, "set")), best \(work)"
         }
+        let done = counted.filter { $0.reps > 0 }
         guard
-            let top = counted.max(by: {
+            let top = (done.isEmpty ? counted : done).max(by: {
                 ($0.weight ?? .zero, $0.reps) < ($1.weight ?? .zero, $1.reps)
             })
         else { return "\(DisplayFormat.count(exercise.sets.count, "warm-up set"))" }
         let sets = "\(DisplayFormat.count(counted.count, "set"))"
+        guard top.reps > 0 else {
+            return "\(sets), missed" + (top.weight.map { $0 > .zero ? " at \(format.typedWeight($0))" : "" } ?? "")
+        }
         guard let weight = top.weight, weight > .zero else { return "\(sets), best \(top.reps) reps" }
         return "\(sets), best \(top.reps) × \(format.typedWeight(weight))"
     }

@@ -127,7 +127,8 @@ public enum ProgressCalculator {
             let day = counted[dayStart..<dayEnd]
             var best: EstimatedSet?
             var reasons: [(ExerciseSetRecord, String)] = []
-            var top = day.first!
+            // The heaviest set of the day, a missed attempt too.
+            var attempted = day.first!
             // The heaviest set done (a rep, or a time): a missed attempt is no record.
             var done: ExerciseSetRecord?
             var volume = Mass.zero
@@ -147,7 +148,7 @@ public enum ProgressCalculator {
                 if let meters = record.set.distanceMeters, meters > (records.farthestSet?.set.distanceMeters ?? 0) {
                     records.farthestSet = record
                 }
-                if isHeavier(record, than: top) { top = record }
+                if isHeavier(record, than: attempted) { attempted = record }
                 if record.set.reps > 0 || record.set.durationSeconds != nil,
                     done.map({ isHeavier(record, than: $0) }) ?? true
                 {
@@ -178,6 +179,9 @@ public enum ProgressCalculator {
             if let longest, longest.set.durationSeconds! > (records.longestSet?.set.durationSeconds ?? 0) {
                 records.longestSet = longest
             }
+            // The day's top set is its heaviest set done; a missed attempt (no rep) only on a day
+            // that has nothing else.
+            let top = done ?? attempted
             points.append(
                 ProgressPoint(
                     date: date,
