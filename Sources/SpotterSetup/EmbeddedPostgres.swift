@@ -21,6 +21,16 @@ public final class EmbeddedPostgres: Sendable {
     private static let database = "spotter"
     private static let port = 5432
 
+    /// Names sort byte by byte (`C`), but letters are told apart and folded as Unicode says when the
+    /// system has the `C.UTF-8` locale (glibc 2.35 and later build it in): under a plain `C`
+    /// character type `lower()` and `ILIKE` fold only A–Z, so searching "épaules" would not find
+    /// "Épaules", nor would "жим лёжа" clash with a custom "Жим лёжа".
+    static var characterTypes: [String] {
+        guard let locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) else { return [] }
+        freelocale(locale)
+        return ["--lc-ctype=C.UTF-8"]
+    }
+
     public init(dataDirectory: URL, binDirectory: String? = nil, logger: Logger) throws {
         self.dataDirectory = dataDirectory
         self.binDirectory = try binDirectory ?? Self.findBinDirectory()
@@ -57,9 +67,8 @@ public final class EmbeddedPostgres: Sendable {
             logger.info("creating the embedded PostgreSQL cluster", metadata: ["path": "\(clusterDirectory.path)"])
             try run(
                 "initdb",
-                [
-                    "-D", clusterDirectory.path, "-U", Self.superuser, "--auth=trust", "-E", "UTF8", "--locale=C",
-                ])
+                ["-D", clusterDirectory.path, "-U", Self.superuser, "--auth=trust", "-E", "UTF8", "--locale=C"]
+                    + Self.characterTypes)
         }
         try userLock.withLock { held in
             if held == nil { held = try Self.lock(dataDirectory.appendingPathComponent("users.lock").path, LOCK_SH) }

@@ -24,6 +24,9 @@ struct EmbeddedPostgresTests {
         let connection = try await PostgresConnection.connect(
             PostgresConfiguration(connectionString: second.connectionString))
         #expect(try await connection.query("SELECT 1 AS one").single?.decode("one", as: Int.self) == 1)
+        // Names sort byte by byte, but every alphabet's letters fold (this machine has C.UTF-8).
+        let folded = try await connection.query("SELECT lower('ÉPAULES ЖИМ') AS folded").single
+        #expect(try folded?.decode("folded", as: String.self) == "épaules жим")
         await connection.close()
 
         #expect(try await blocking { try second.release() })

@@ -96,7 +96,11 @@ make_cluster_dir() {
 
 # initdb and start the cluster of make_cluster_dir on port $1 with extra server options $2.
 start_cluster() {
-    "${run_as_pg[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
+    # Byte-order sorting, Unicode letters (lower() and ILIKE fold É and Ж too) where the system has C.UTF-8,
+    # as spotterd's embedded cluster (Sources/SpotterSetup/EmbeddedPostgres.swift).
+    local ctype=()
+    locale -a 2>/dev/null | grep -qix 'c\.utf-\?8' && ctype=(--lc-ctype=C.UTF-8)
+    "${run_as_pg[@]}" "$pg_bin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --locale=C "${ctype[@]}" >/dev/null
     "${run_as_pg[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/postgres.log" -w -t 60 \
         -o "-c listen_addresses='' -c unix_socket_directories='$cluster' -c port=$1 ${2:-}" start >/dev/null
 }
