@@ -28,7 +28,8 @@ public struct PostgresBodyStore: BodyStore {
         try await database.withTenant(principal) { connection in
             try await Self.lockDay(principal.tenantID, input, connection)
             if let existing = try await Self.live(principal.tenantID, input.metric, on: input.measuredOn, connection) {
-                // The same values again change nothing: no new version for devices to pull.
+                // The same values again (as shown) change nothing: no new version for devices to pull.
+                let input = input.keepingValue(of: existing)
                 if Self.holds(existing, input) { return existing }
                 return try await Self.replace(
                     principal.tenantID, existing.id, input, expectedVersion: nil, now: now, connection)
@@ -65,7 +66,9 @@ public struct PostgresBodyStore: BodyStore {
             {
                 throw Self.dayTaken(input, by: other)
             }
-            // The same values again at the right version: answered as it is, with no new version.
+            // The same values again (as shown) at the right version: answered as it is, with no new
+            // version.
+            let input = input.keepingValue(of: current.measurement)
             if expectedVersion ?? current.measurement.version == current.measurement.version,
                 Self.holds(current.measurement, input)
             {

@@ -154,6 +154,32 @@ struct BodyMetricsTests {
                 ada, id: monday.id.description,
                 MeasurementDraft(metric: "chest", measuredOn: "2026-09-13", value: 99.5), expectedVersion: 1)
             #expect(moved.version == 2 && moved.measuredOn == "2026-09-13")
+            // A value read in pounds and saved back unchanged keeps the kilograms stored and its
+            // version: 83 kg shows as 183 lb, which is 83.007 kg.
+            let weight = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-14", value: 83))
+            #expect(weight.value(in: .lb) == 183)
+            let readBack = try await training.body.update(
+                ada, id: weight.id.description,
+                MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-14", value: 183, unit: .lb),
+                expectedVersion: 1)
+            #expect(readBack == weight)
+            let again = try await training.body.record(
+                ada, id: "", MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-14", value: 183, unit: .lb))
+            #expect(again == weight)
+            // A note changed beside it: a new version, the kilograms still as stored.
+            let noted = try await training.body.update(
+                ada, id: weight.id.description,
+                MeasurementDraft(
+                    metric: "body_weight", measuredOn: "2026-09-14", value: 183, unit: .lb, note: "after travel"),
+                expectedVersion: 1)
+            #expect(noted.version == 2 && noted.value == 83 && noted.note == "after travel")
+            // A value that shows differently is stored as given.
+            let changed = try await training.body.update(
+                ada, id: weight.id.description,
+                MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-14", value: 183.1, unit: .lb),
+                expectedVersion: 2)
+            #expect(changed.version == 3 && changed.value == Decimal(string: "83.053"))
             await #expect(
                 throws: SpotterError.failedPrecondition(
                     "expected_version: the measurement is at version 2, not 1; read it again")

@@ -107,6 +107,21 @@ public struct MeasurementInput: Sendable, Equatable {
     /// Kilograms, percent or centimetres, to 3 decimals.
     public var value: Decimal
     public var note: String
+    /// The unit the value was given in, and the value as given to the one decimal shown.
+    public var typedUnit: BodyUnit
+    public var typedValue: Decimal
+
+    /// The input with `current`'s exact value when what was typed is what `current` shows in that
+    /// unit: 83 kg, shown as 183 lb and sent back as 183 lb, stays 83 kg (183 lb is 83.007 kg), so
+    /// saving a value unchanged changes nothing.
+    public func keepingValue(of current: BodyMeasurement) -> MeasurementInput {
+        guard current.metric == metric, typedUnit.fits(metric), current.value(in: typedUnit) == typedValue,
+            current.value != value
+        else { return self }
+        var kept = self
+        kept.value = current.value
+        return kept
+    }
 }
 
 /// One stored measurement.
@@ -187,8 +202,9 @@ extension MeasurementDraft {
         }
         validator.check(note.storedLength <= 500, prefix + "note", "must be at most 500 characters")
         var stored: Decimal = 0
+        var unit = BodyUnit.kg
         if let metric {
-            let unit = self.unit ?? BodyUnit.shown(metric, for: lifterUnit)
+            unit = self.unit ?? BodyUnit.shown(metric, for: lifterUnit)
             if !unit.fits(metric) {
                 validator.add(prefix + "unit", "\(unit.rawValue) is not a unit of \(metric.rawValue)")
             } else if !value.isFinite {
@@ -204,7 +220,9 @@ extension MeasurementDraft {
             }
         }
         try validator.validate()
-        return MeasurementInput(metric: metric!, measuredOn: measuredOn, value: stored, note: note)
+        return MeasurementInput(
+            metric: metric!, measuredOn: measuredOn, value: stored, note: note, typedUnit: unit,
+            typedValue: Decimal(value).rounded(1))
     }
 
 }
