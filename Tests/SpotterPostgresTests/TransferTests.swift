@@ -248,8 +248,13 @@ struct TransferTests {
                     .strongCSV, header + "2024-03-05 18:00:00,A,Squat (Barbell),1,100,5\n05/03/2024,A,Squat,1,100,5\n")
                     == .invalid("data", "row 3: Date \"05/03/2024\" is not a date and time like 2024-03-05 18:30:00"))
             #expect(
-                await refusal(.strongCSV, header + "2024-03-05 18:00:00,\"A,Squat,1,100,5\n")
-                    == .invalid("data", "is not valid CSV: a quoted field is never closed"))
+                await refusal(
+                    .strongCSV,
+                    header + "2024-03-05 18:00:00,A,Squat (Barbell),1,100,5\n2024-03-05 18:00:00,\"A,Squat,1,100,5\n")
+                    == .invalid(
+                        "data",
+                        "is not valid CSV: row 3: a field opens with a quote (\") that is never closed, so the rest of the file would be one field"
+                    ))
             #expect(
                 await refusal(
                     .hevyCSV,
@@ -321,6 +326,19 @@ struct TransferTests {
                 broken.notes == [
                     "row 2: end_time \"6 Mar 2024, 17:00\" is before start_time \"6 Mar 2024, 18:30\", so \"Broken\" was imported without a duration"
                 ])
+            // A workout's duration is its first row's: a later row's end before the start says
+            // nothing about it (the note had claimed no duration for a workout stored with an hour).
+            let laterRow = """
+                title,start_time,end_time,exercise_title,set_type,reps,weight_kg
+                Fine,"7 Mar 2024, 18:30","7 Mar 2024, 19:30",Squat (Barbell),normal,5,100
+                Fine,"7 Mar 2024, 18:30","7 Mar 2024, 17:00",Squat (Barbell),normal,5,105
+
+                """
+            let fine = try await training.transfer.importWorkouts(
+                ada, format: .hevyCSV, unit: .kg, data: Data(laterRow.utf8))
+            #expect(fine.workoutsAdded == 1 && fine.notes.isEmpty, "\(fine.notes)")
+            #expect(
+                try await history(training, ada).first { $0.content.name == "Fine" }?.content.durationSeconds == 3_600)
         }
     }
 

@@ -21,6 +21,12 @@ public enum CSV {
     /// record, and blank lines are dropped. `nil` when a quoted field never ends. Works on the
     /// UTF-8 bytes (every byte that matters is ASCII): a ten-year export has 100,000 rows.
     public static func records(_ text: String, separator: Character) -> [[String]]? {
+        try? read(text, separator: separator).get()
+    }
+
+    /// `records`, or the 1-based number of the record whose quoted field never ends (the header is
+    /// record 1, as the import's row numbers count).
+    static func read(_ text: String, separator: Character) -> Result<[[String]], UnclosedQuote> {
         let bytes = Array(text.utf8)
         let separator = separator.asciiValue ?? UInt8(ascii: ",")
         let quote = UInt8(ascii: "\""), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
@@ -31,6 +37,8 @@ public enum CSV {
         // A quoted field's unescaped bytes, while it is read and until its field ends.
         var quoted: [UInt8] = []
         var inQuotes = false, wasQuoted = false
+        // The record the last quoted field began in.
+        var openedIn = 0
         func endField(at end: Int) {
             record.append(String(decoding: wasQuoted ? quoted[...] : bytes[fieldStart..<end], as: UTF8.self))
             quoted.removeAll(keepingCapacity: true)
@@ -58,6 +66,7 @@ public enum CSV {
             switch byte {
             case quote where index == fieldStart:
                 inQuotes = true
+                openedIn = records.count + 1
                 wasQuoted = true
             case separator:
                 endField(at: index)
@@ -72,12 +81,16 @@ public enum CSV {
             }
             index += 1
         }
-        if inQuotes { return nil }
+        if inQuotes { return .failure(UnclosedQuote(record: openedIn)) }
         if fieldStart < bytes.count || wasQuoted || !record.isEmpty {
             endField(at: bytes.count)
             endRecord()
         }
-        return records
+        return .success(records)
+    }
+
+    struct UnclosedQuote: Error, Equatable {
+        var record: Int
     }
 }
 
@@ -92,8 +105,14 @@ struct CSVTable {
         let headerLine = text.prefix { $0 != "\n" && $0 != "\r" }
         let separator: Character =
             headerLine.filter { $0 == ";" }.count > headerLine.filter { $0 == "," }.count ? ";" : ","
-        guard let records = CSV.records(text, separator: separator) else {
-            throw .invalid("data", "is not valid CSV: a quoted field is never closed")
+        let records: [[String]]
+        switch CSV.read(text, separator: separator) {
+        case .success(let read): records = read
+        case .failure(let unclosed):
+            throw .invalid(
+                "data",
+                "is not valid CSV: row \(unclosed.record): a field opens with a quote (\") that is never closed, so the rest of the file would be one field"
+            )
         }
         guard let header = records.first else { throw .invalid("data", "is empty: expected a \(file) CSV export") }
         var columns: [String: Int] = [:]

@@ -95,7 +95,8 @@ struct CSVWorkoutReader {
         let distanceColumn = table.has("distance_km") ? "distance_km" : "distance_miles"
         var builder = WorkoutBuilder()
         var dates = DateCache(reader: self)
-        var endsBeforeStart: Set<String> = []
+        // A workout's duration is its first row's.
+        var started: Set<String> = []
         for (index, row) in table.rows.enumerated() {
             let line = index + 2
             let startText = table.value(row, "start_time")
@@ -106,7 +107,8 @@ struct CSVWorkoutReader {
             }
             let endedAt = dates[table.value(row, "end_time")]
             let duration = endedAt.map { Int(max(0, min(86_400, $0.timeIntervalSince(startedAt)))) } ?? 0
-            if let endedAt, endedAt < startedAt, endsBeforeStart.insert(startText).inserted {
+            let name = table.value(row, "title")
+            if started.insert(Self.key(startedAt, name)).inserted, let endedAt, endedAt < startedAt {
                 builder.note(
                     "row \(line): end_time \"\(table.value(row, "end_time"))\" is before start_time \"\(startText)\", "
                         + "so \"\(table.value(row, "title"))\" was imported without a duration")
@@ -128,7 +130,6 @@ struct CSVWorkoutReader {
             let set = importedSet(
                 reps: table.value(row, "reps"), weight: table.value(row, weightColumn), unit: unit,
                 rpe: table.value(row, "rpe"), note: "", type: type, line: line, seconds: seconds, meters: meters)
-            let name = table.value(row, "title")
             builder.add(
                 workout: ImportedWorkout(
                     key: Self.key(startedAt, name), name: name, startedAt: startedAt, durationSeconds: duration,
