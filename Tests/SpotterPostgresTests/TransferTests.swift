@@ -83,6 +83,17 @@ struct TransferTests {
             #expect(again.exercisesCreated.isEmpty)
             #expect(try await database.count("SELECT count(*)::int FROM workouts") == 2)
             #expect(try await database.count("SELECT count(*)::int FROM exercises") == 1)
+            // A workout deleted since stays deleted, and the import says why it was left out (it
+            // said "a different workout with this start and name is already stored").
+            try await training.workouts.delete(ada, id: workouts[0].id.description)
+            let afterDelete = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .lb, data: try ImportSamples.data("strong.csv"))
+            #expect(afterDelete.workoutsAdded == 0 && afterDelete.workoutsUnchanged == 1)
+            #expect(
+                afterDelete.skipped.map(\.reason) == [
+                    "it was imported before and you deleted it since, so it stays deleted"
+                ])
+            #expect(try await history(training, ada).count == 1)
         }
     }
 

@@ -8,6 +8,8 @@ public enum ImportOutcome: Sendable, Equatable {
     case unchanged
     /// Its id is taken by a workout with other content.
     case conflict
+    /// It was stored under its id and deleted since: it stays deleted.
+    case deleted
 }
 
 /// The lifter's data in bulk, under row-level security.
@@ -239,6 +241,11 @@ public struct TransferService: Sendable {
                         report.workoutsAdded += 1
                         report.setsAdded += item.1.exercises.reduce(0) { $0 + $1.sets.count }
                     case .unchanged: report.workoutsUnchanged += 1
+                    case .deleted:
+                        report.skipped.append(
+                            .init(
+                                name: item.2.name, startedAt: item.2.startedAt,
+                                reason: "it was imported before and you deleted it since, so it stays deleted"))
                     case .conflict:
                         report.skipped.append(
                             .init(

@@ -65,7 +65,8 @@ public struct PostgresTransferStore: TransferStore {
                 [principal.tenantID.rawValue, items.map(\.0.rawValue)]
             ) {
                 let fingerprint: PostgresBytes? = try row.decode("fingerprint")
-                stored[WorkoutID(rawValue: try row.decode("workout_id"))] = fingerprint?.bytes
+                // `updateValue`: assigning nil through the subscript would drop a deleted one's key.
+                stored.updateValue(fingerprint?.bytes, forKey: WorkoutID(rawValue: try row.decode("workout_id")))
             }
             // A workout edited since it was logged no longer has its log's fingerprint: compare
             // those with what is stored now (an export taken after the edit imports as unchanged).
@@ -81,6 +82,10 @@ public struct PostgresTransferStore: TransferStore {
             var outcomes: [ImportOutcome] = []
             outcomes.reserveCapacity(items.count)
             for (id, content) in items {
+                if case .some(.none) = stored[id] {
+                    outcomes.append(.deleted)
+                    continue
+                }
                 if let fingerprint = stored[id] {
                     let same = fingerprint == content.fingerprint || current[id] == content.fingerprint
                     outcomes.append(same ? .unchanged : .conflict)
