@@ -233,6 +233,26 @@ struct TransferTests {
                 upper.exercises.first { $0.exerciseID.description == "c0000000-0000-4000-8000-000000000200" }?.sets
                     .first)
             #expect(run.distanceMeters == 5_000 && run.durationSeconds == 1_500 && run.reps == 0)
+
+            // Hevy's supersets (superset_id, from 0) are circuits (from 1); a plural name is the
+            // catalog's singular exercise ("Dips" is Dip, "Pull Ups" is Pull-Up), not a new one.
+            let supersets = """
+                title,start_time,end_time,exercise_title,superset_id,set_type,reps,weight_kg
+                Arms,"20 Feb 2024, 18:00","20 Feb 2024, 19:00",Dips,0,normal,10,
+                Arms,"20 Feb 2024, 18:00","20 Feb 2024, 19:00",Pull Ups,0,normal,8,
+                Arms,"20 Feb 2024, 18:00","20 Feb 2024, 19:00",Dips,0,normal,9,
+                Arms,"20 Feb 2024, 18:00","20 Feb 2024, 19:00",Bench Press (Barbell),,normal,5,100
+
+                """
+            let arms = try await training.transfer.importWorkouts(
+                ada, format: .hevyCSV, unit: nil, data: Data(supersets.utf8))
+            #expect(arms.workoutsAdded == 1 && arms.exercisesCreated.isEmpty, "\(arms)")
+            let armsWorkout = try #require(try await history(training, ada).first { $0.content.name == "Arms" })
+            #expect(armsWorkout.content.exercises.map(\.circuit) == [1, 1, 1, 0])
+            #expect(
+                armsWorkout.content.exercises.map { armsWorkout.exerciseNames[$0.exerciseID] ?? "" } == [
+                    "Dip", "Pull-Up", "Dip", "Barbell Bench Press",
+                ])
         }
     }
 

@@ -13,6 +13,8 @@ struct ExerciseResolver {
     /// The catalog's exercises alone, for "Name (Equipment)" when the lifter's own "Name" uses
     /// other equipment.
     private var catalogByKey: [String: Exercise] = [:]
+    /// Every exercise by its name's words made singular (`singularKey`).
+    private var bySingular: [String: Exercise] = [:]
     private var ids: Set<ExerciseID> = []
     private var resolved: [String: ExerciseID] = [:]
     /// Names of the custom exercises created while resolving, in order.
@@ -86,6 +88,10 @@ struct ExerciseResolver {
         ids.insert(exercise.id)
         let key = Self.key(exercise.name)
         if exercise.custom == nil, catalogByKey[key] == nil { catalogByKey[key] = exercise }
+        let singular = Self.singularKey(exercise.name)
+        if bySingular[singular].map({ rank($0, key: key) < rank(exercise, key: key) }) ?? true {
+            bySingular[singular] = exercise
+        }
         if let held = byKey[key], rank(held, key: key) >= rank(exercise, key: key) { return }
         byKey[key] = exercise
     }
@@ -155,7 +161,16 @@ struct ExerciseResolver {
             }
         }
         if let alias = Self.aliases[key] { return byKey[Self.key(alias)] }
-        return nil
+        // A plural for the singular a name has ("Dips" is Dip, "Pull Ups" is Pull-Up), as the
+        // exercise search reads one.
+        return bySingular[Self.singularKey(name)]
+    }
+
+    /// The name's key with each word singular ("Pull Ups" → "pullup").
+    static func singularKey(_ name: String) -> String {
+        name.split(whereSeparator: { $0.isWhitespace || $0 == "-" }).map {
+            ExerciseSearch.singular(ExerciseSearch.key(String($0)))
+        }.joined()
     }
 
     /// Lower-case letters and digits only.

@@ -135,6 +135,10 @@ struct CSVWorkoutReader {
                     key: Self.key(startedAt, name), name: name, startedAt: startedAt, durationSeconds: duration,
                     notes: table.value(row, "description"), entries: []),
                 exercise: table.value(row, "exercise_title"), exerciseNotes: table.value(row, "exercise_notes"),
+                // Hevy numbers a workout's supersets from 0; Spotter's circuits count from 1.
+                circuit: Int(table.value(row, "superset_id").trimmingWhitespaces()).flatMap {
+                    (0..<100).contains($0) ? $0 + 1 : nil
+                } ?? 0,
                 set: set, rowText: row, line: line)
         }
         return builder.file
@@ -364,7 +368,7 @@ private struct WorkoutBuilder {
     private var lastRestTarget: (workout: Int, entry: Int, set: Int)?
 
     mutating func add(
-        workout: ImportedWorkout, exercise: String, exerciseNotes: String,
+        workout: ImportedWorkout, exercise: String, exerciseNotes: String, circuit: Int = 0,
         set result: Result<ImportedSet, SkipReason>, rowText: [String], line: Int
     ) {
         if let first = seenRows[workout.key, default: [:]][rowText] {
@@ -392,9 +396,11 @@ private struct WorkoutBuilder {
             indexByKey[workout.key] = index
             file.workouts.append(workout)
         }
-        if file.workouts[index].entries.last?.name != exercise {
+        if let last = file.workouts[index].entries.last, last.name == exercise, last.circuit == circuit {
+        } else {
             file.workouts[index].entries.append(
-                ImportedWorkout.Entry(name: exercise, exerciseID: nil, notes: exerciseNotes, sets: []))
+                ImportedWorkout.Entry(name: exercise, exerciseID: nil, notes: exerciseNotes, sets: [], circuit: circuit)
+            )
         }
         let entry = file.workouts[index].entries.count - 1
         file.workouts[index].entries[entry].sets.append(set)
