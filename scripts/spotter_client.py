@@ -220,6 +220,9 @@ def main(argv=None):
     imp.add_argument("--format", choices=["strong", "hevy", "spotter"], required=True)
     imp.add_argument("--unit", choices=["kg", "lb"], default=None,
                      help="the weights' unit when the file does not say (default: your profile's)")
+    imp.add_argument("--time-zone", default="",
+                     help="the zone the file's local times were written in, such as Europe/Berlin "
+                          "(default: your profile's; give an earlier import's after travelling)")
     imp.add_argument("file")
     exp = sub.add_parser("export", help="download your whole account as JSON, or every set, template item or "
                                         "body measurement as CSV")
@@ -279,7 +282,8 @@ def main(argv=None):
             chunk = 1 << 20
 
             def chunks():
-                yield s.transfer.ImportChunk(format=formats[args.format], weight_unit=unit, data=data[:chunk])
+                yield s.transfer.ImportChunk(format=formats[args.format], weight_unit=unit,
+                                             time_zone=args.time_zone, data=data[:chunk])
                 for start in range(chunk, len(data), chunk):
                     yield s.transfer.ImportChunk(data=data[start:start + chunk])
 

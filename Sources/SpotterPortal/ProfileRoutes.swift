@@ -39,7 +39,9 @@ struct ProfileRoutes {
         // the same file again, which adds nothing.
         router.post("/import") { _, context in
             let session = try context.signedIn()
-            var page = ImportPage(format: context.form.text("format"), unit: context.form.text("unit"))
+            var page = ImportPage(
+                format: context.form.text("format"), unit: context.form.text("unit"),
+                timeZone: context.form.text("time_zone").trimmingWhitespaces())
             // Each missing choice is named beside its own field.
             let format = ImportFormat(rawValue: page.format)
             let upload = context.uploads["file"]
@@ -53,9 +55,13 @@ struct ProfileRoutes {
             guard let format, let file else { return importPage(session, page, status: .badRequest) }
             do {
                 let report = try await transfer.importWorkouts(
-                    session.principal, format: format, unit: WeightUnit(rawValue: page.unit), data: file.data)
+                    session.principal, format: format, unit: WeightUnit(rawValue: page.unit),
+                    timeZone: page.values["time_zone"] ?? "", data: file.data)
                 page.report = ImportPage.Report(report, filename: file.filename, format: Format(session.profile))
                 return importPage(session, page)
+            } catch SpotterError.invalidArgument(let violations) where violations.map(\.field) == ["time_zone"] {
+                page.errors["time_zone"] = SessionRoutes.sentence(violations[0])
+                return importPage(session, page, status: .badRequest)
             } catch SpotterError.invalidArgument(let violations) {
                 // The file's own problems ("data") read "it is not UTF-8 text"; any other names its field.
                 let reasons = violations.map { violation in
@@ -264,13 +270,20 @@ struct ProfileRoutes {
         // Stored, not computed: templates find values by reflection, which sees stored ones only.
         let formats: [Choice]
         let units: [Choice]
+        /// The zone the file's local times were written in, as typed ("" for the profile's).
+        var values: [String: String]
+        var errors: [String: String] = [:]
+        /// The profile's zone, which an empty field means.
+        var profileTimeZone = ""
+        let timeZones = TimeZone.knownTimeZoneIdentifiers.sorted()
         var error: String?
         var formatError: String?
         var report: Report?
 
-        init(format: String = "", unit: String = "") {
+        init(format: String = "", unit: String = "", timeZone: String = "") {
             self.format = format
             self.unit = unit
+            values = ["time_zone": timeZone]
             formats = [("strong", "Strong (CSV)"), ("hevy", "Hevy (CSV)"), ("spotter", "A Spotter export (JSON)")].map {
                 Choice(value: $0.0, label: $0.1, checked: $0.0 == format)
             }
@@ -283,7 +296,10 @@ struct ProfileRoutes {
     private func importPage(_ session: PortalSession, _ page: ImportPage, status: HTTPResponse.Status = .ok)
         -> Response
     {
-        pages.render("import", title: "Import workouts", session: session, status: status, current: "/profile", page)
+        var page = page
+        page.profileTimeZone = session.profile.timeZone
+        return pages.render(
+            "import", title: "Import workouts", session: session, status: status, current: "/profile", page)
     }
 
     struct ProfilePage {

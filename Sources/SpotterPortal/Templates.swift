@@ -1082,6 +1082,9 @@ enum Templates {
         {{#units}}<label class="check"><input type="radio" name="unit" value="{{value}}"{{#checked}} checked{{/checked}}> {{label}}</label>{{/units}}
         <p class="hint">Strong's export does not say whether it is in kilograms or pounds; Hevy's and Spotter's do.</p>
         </fieldset>
+        \(field("time_zone", "Time zone of the file's times", extra: " list=\"time-zones\" autocomplete=\"off\" placeholder=\"{{profileTimeZone}}\""))
+        <datalist id="time-zones">{{#timeZones}}<option value="{{.}}">{{/timeZones}}</datalist>
+        <p class="hint">Strong and Hevy write local times without a zone. Empty: yours ({{profileTimeZone}}). After moving to another zone, give the one of your earlier imports, so the same workouts are found again rather than added hours apart.</p>
         <p><button>Import</button></p>
         </form>
         {{#report}}

@@ -218,6 +218,11 @@ public nonisolated struct Spotter_V1_ImportChunk: Sendable {
 
   public var data: Data = Data()
 
+  /// The time zone a Strong or Hevy file's local times were written in (such as Europe/Berlin), in
+  /// the first message. Unset: the caller's profile time zone. Give the zone of an earlier import
+  /// after a change of time zone (travel), so the same file finds its workouts again.
+  public var timeZone: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -450,7 +455,7 @@ nonisolated extension Spotter_V1_ExportChunk: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Spotter_V1_ImportChunk: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ImportChunk"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}format\0\u{3}weight_unit\0\u{1}data\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}format\0\u{3}weight_unit\0\u{1}data\0\u{3}time_zone\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -461,6 +466,7 @@ nonisolated extension Spotter_V1_ImportChunk: SwiftProtobuf.Message, SwiftProtob
       case 1: try { try decoder.decodeSingularEnumField(value: &self.format) }()
       case 2: try { try decoder.decodeSingularEnumField(value: &self.weightUnit) }()
       case 3: try { try decoder.decodeSingularBytesField(value: &self.data) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.timeZone) }()
       default: break
       }
     }
@@ -476,6 +482,9 @@ nonisolated extension Spotter_V1_ImportChunk: SwiftProtobuf.Message, SwiftProtob
     if !self.data.isEmpty {
       try visitor.visitSingularBytesField(value: self.data, fieldNumber: 3)
     }
+    if !self.timeZone.isEmpty {
+      try visitor.visitSingularStringField(value: self.timeZone, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -483,6 +492,7 @@ nonisolated extension Spotter_V1_ImportChunk: SwiftProtobuf.Message, SwiftProtob
     if lhs.format != rhs.format {return false}
     if lhs.weightUnit != rhs.weightUnit {return false}
     if lhs.data != rhs.data {return false}
+    if lhs.timeZone != rhs.timeZone {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -145,6 +145,21 @@ struct PortalImportTests {
             #expect(second.html.contains("0 workouts added (0 sets)."))
             #expect(second.html.contains("2 were already here, unchanged."))
             #expect(try await portal.database.count("SELECT count(*)::int FROM workouts") == 2)
+            // The file's zone: empty is the profile's (said as the placeholder); a wrong one is
+            // named beside its field, with what was typed, and nothing is imported.
+            #expect(form.html.contains(#"placeholder="UTC""#) && form.html.contains("Empty: yours (UTC)."))
+            let zoned = try await ivy.upload(
+                "/import", fields + [("time_zone", "europe/berlin")], files: [("file", "strong.csv", file)])
+            #expect(zoned.status == .badRequest)
+            #expect(
+                zoned.html.contains(
+                    #"<p class="field-error" id="time_zone-error">The time zone must be written Europe/Berlin (time zone names are case-sensitive).</p>"#
+                ), "\(zoned.html.suffix(2_500))")
+            #expect(zoned.html.contains(#"value="europe/berlin""#))
+            let berlin = try await ivy.upload(
+                "/import", fields + [("time_zone", "Europe/Berlin")], files: [("file", "strong.csv", file)])
+            #expect(berlin.html.contains("2 workouts added"), "read an hour earlier than in UTC: new workouts")
+            #expect(try await portal.database.count("SELECT count(*)::int FROM workouts") == 4)
         }
     }
 

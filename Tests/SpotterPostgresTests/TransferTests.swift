@@ -94,6 +94,28 @@ struct TransferTests {
                     "it was imported before and you deleted it since, so it stays deleted"
                 ])
             #expect(try await history(training, ada).count == 1)
+
+            // After a move to another zone the file's local times are read in the new one: given the
+            // zone of the first import, the same workouts are found again instead of added hours apart.
+            let owner = try await database.ownerConnection()
+            try await owner.query(
+                "UPDATE tenants SET time_zone = 'America/Los_Angeles' WHERE tenant_id = $1", [ada.tenantID.rawValue])
+            await owner.close()
+            let travelled = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .lb, timeZone: "Europe/Berlin",
+                data: try ImportSamples.data("strong.csv"))
+            #expect(travelled.workoutsAdded == 0 && travelled.workoutsUnchanged == 1 && travelled.skipped.count == 1)
+            await #expect(
+                throws: SpotterError.invalid(
+                    "time_zone", "must be written Europe/Berlin (time zone names are case-sensitive)")
+            ) {
+                try await training.transfer.importWorkouts(
+                    ada, format: .strongCSV, unit: .lb, timeZone: "europe/berlin",
+                    data: try ImportSamples.data("strong.csv"))
+            }
+            let moved = try await training.transfer.importWorkouts(
+                ada, format: .strongCSV, unit: .lb, data: try ImportSamples.data("strong.csv"))
+            #expect(moved.workoutsAdded == 2, "read in Los Angeles: nine hours later, new workouts")
         }
     }
 

@@ -151,19 +151,24 @@ public struct TransferService: Sendable {
     /// Reads `data` as `format` and stores what it holds. A file that cannot be read is
     /// `invalidArgument` naming `data` (and the row) and stores nothing; otherwise each workout
     /// is stored or reported.
-    public func importWorkouts(_ principal: Principal, format: ImportFormat?, unit: WeightUnit?, data: Data)
-        async throws -> ImportReport
-    {
+    public func importWorkouts(
+        _ principal: Principal, format: ImportFormat?, unit: WeightUnit?, timeZone: String = "", data: Data
+    ) async throws -> ImportReport {
         guard let format else {
             throw SpotterError.invalid("format", "is required (STRONG_CSV, HEVY_CSV or SPOTTER_JSON)")
+        }
+        if !timeZone.isEmpty, let problem = CredentialRules.timeZoneProblem(timeZone) {
+            throw SpotterError.invalid("time_zone", problem)
         }
         guard data.count <= Self.maxImportBytes else {
             throw SpotterError.invalid("data", "must be at most \(Self.maxImportBytes >> 20) MiB")
         }
         guard !data.isEmpty else { throw SpotterError.invalid("data", "is empty") }
         let context = try await principal.context(from: contexts)
+        // Local times without a zone are read in the one given, else the profile's.
         let file = try Self.read(
-            data, format: format, unit: unit ?? context.unit, timeZone: TimeZone(identifier: context.timeZone) ?? .gmt)
+            data, format: format, unit: unit ?? context.unit,
+            timeZone: TimeZone(identifier: timeZone.isEmpty ? context.timeZone : timeZone) ?? .gmt)
 
         var report = ImportReport(notes: file.notes)
         var resolver = ExerciseResolver(tenant: principal.tenantID, index: try await store.exerciseIndex(principal))

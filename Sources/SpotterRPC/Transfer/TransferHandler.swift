@@ -66,6 +66,7 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
         var data = Data()
         var format: Spotter_V1_ImportFormat?
         var unit: WeightUnit?
+        var timeZone = ""
         for try await chunk in request.messages {
             if format == nil {
                 guard chunk.format != .unspecified else {
@@ -74,6 +75,7 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
                 }
                 format = chunk.format
                 unit = WeightUnit(chunk.weightUnit)
+                timeZone = chunk.timeZone
             }
             guard data.count + chunk.data.count <= TransferService.maxImportBytes else {
                 throw SpotterError.invalid(
@@ -91,7 +93,8 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
         if format != nil, importFormat == nil {
             throw SpotterError.invalid("format", "must be STRONG_CSV, HEVY_CSV or SPOTTER_JSON")
         }
-        let report = try await transfer.importWorkouts(principal, format: importFormat, unit: unit, data: data)
+        let report = try await transfer.importWorkouts(
+            principal, format: importFormat, unit: unit, timeZone: timeZone, data: data)
         return ServerResponse(
             message: .with {
                 $0.workoutsAdded = Int32(report.workoutsAdded)
