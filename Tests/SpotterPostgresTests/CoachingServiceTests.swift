@@ -152,6 +152,55 @@ struct CoachingServiceTests {
         }
     }
 
+    @Test(
+        "ending the coaching takes back what the coach assigned: gone from both lists, unfollowed, not back on a new link"
+    )
+    func endingClosesAssignments() async throws {
+        try await TestDatabase.with { database in
+            let clock = TestClock(start)
+            let coaching = database.coachingService(clock: clock)
+            let training = database.trainingServices(clock: clock)
+            let coach = try await database.lifter("cora", kind: .coach)
+            let ada = try await database.lifter("ada")
+            try await database.setTier(coach, .coach)
+            let template = try await training.templates.create(
+                coach, id: "",
+                TemplateDraft(
+                    name: "Cora 5x5",
+                    items: [TemplateItemDraft(exerciseID: Catalog.squat.description, targetSets: 5, repsMin: 5)]))
+            let program = try await coaching.createProgram(
+                coach, id: "",
+                ProgramDraft(
+                    name: "Block", weeks: 1,
+                    days: [ProgramDraft.Day(week: 1, weekday: 1, templateID: template.id.description)]))
+            for (side, other) in [(ada, coach.tenantID.description), (coach, ada.tenantID.description)] {
+                try await coaching.link(coach, ada, scopes: ["history"])
+                for (templateID, programID) in [(template.id.description, ""), ("", program.id.description)] {
+                    _ = try await coaching.assign(
+                        coach, client: ada.tenantID.description, templateID: templateID, programID: programID,
+                        note: "")
+                }
+                _ = try await coaching.follow(ada, programID: program.id.description, startOn: "")
+                #expect(try await database.count("SELECT count(*)::int FROM program_follows") == 1)
+                #expect(try await coaching.assignments(coach, client: ada.tenantID.description).count == 2)
+                clock.advance(by: 60)
+                _ = try await coaching.endLink(side, other: other)
+                // Gone for both: the coach's list said "Cora 5x5" still after the lifter left.
+                #expect(try await coaching.assignments(coach, client: ada.tenantID.description).isEmpty)
+                #expect(try await coaching.assignments(ada, client: "").isEmpty)
+                #expect(try await database.count("SELECT count(*)::int FROM program_follows") == 0)
+                // A new link starts with nothing assigned; the same plans can be assigned again.
+                try await coaching.link(coach, ada, scopes: ["history"])
+                #expect(try await coaching.assignments(ada, client: "").isEmpty)
+                _ = try await coaching.assign(
+                    coach, client: ada.tenantID.description, templateID: template.id.description, programID: "",
+                    note: "")
+                #expect(try await coaching.assignments(ada, client: "").map(\.name) == ["Cora 5x5"])
+                _ = try await coaching.endLink(coach, other: ada.tenantID.description)
+            }
+        }
+    }
+
     @Test("invite codes are single use, expire, can be revoked, and a bad code names the field")
     func invites() async throws {
         try await TestDatabase.with { database in
