@@ -49,7 +49,7 @@ struct LifterRoutes {
             var page = EndLinkPage(
                 name: link.coachName,
                 consequence:
-                    "\(link.coachName) will no longer see anything of yours from this moment. Your workouts stay yours; the access log keeps what \(link.coachName) looked at.",
+                    "\(link.coachName) will no longer see anything of yours from this moment, and the templates and programs \(link.coachName) assigned you are taken back. Your workouts stay yours; the access log keeps what \(link.coachName) looked at.",
                 action: "/coaches/\(link.coachID)/end", back: "/coaches")
             if link.status == .pending {
                 page.consequence =

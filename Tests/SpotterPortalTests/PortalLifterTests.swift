@@ -54,6 +54,9 @@ struct PortalLifterTests {
                 try await browser.get(nothing.location ?? "").html.contains("Saved: \(name) now sees nothing of yours.")
             )
 
+            // Asked first, saying what ending takes away.
+            let ask = try await browser.get("/coaches/\(coach.tenantID)/end")
+            #expect(ask.html.contains("assigned you are taken back"), "\(ask.html.suffix(1_500))")
             let ended = try await browser.post("/coaches/\(coach.tenantID)/end")
             #expect(ended.location == "/coaches?done=ended&coach=\(coach.tenantID)")
             #expect(
