@@ -5,6 +5,27 @@ import Logging
 public struct AuthService: Sendable {
     /// What a registration asks for.
     public struct Registration: Sendable {
+        /// What is wrong with the fields, each named, before any account is looked at.
+        public var violations: [FieldViolation] {
+            var validator = Validator()
+            if let problem = CredentialRules.emailProblem(CredentialRules.normalize(email)) {
+                validator.add("email", problem)
+            }
+            if let problem = CredentialRules.usernameProblem(username.trimmingWhitespaces()) {
+                validator.add("username", problem)
+            }
+            if let problem = CredentialRules.passwordProblem(password) { validator.add("password", problem) }
+            validator.check(kind != nil, "kind", "must be LIFTER or COACH")
+            validator.check(!unreadUnit, "unit", "must be KG or LB")
+            if let displayName, let problem = CredentialRules.displayNameProblem(displayName) {
+                validator.add("display_name", problem)
+            }
+            if let timeZone, let problem = CredentialRules.timeZoneProblem(timeZone) {
+                validator.add("time_zone", problem)
+            }
+            return validator.violations
+        }
+
         public var email: String
         public var username: String
         public var password: String
@@ -84,19 +105,8 @@ public struct AuthService: Sendable {
     public func register(_ registration: Registration) async throws -> Principal {
         let email = CredentialRules.normalize(registration.email)
         let username = registration.username.trimmingWhitespaces()
-        var validator = Validator()
-        if let problem = CredentialRules.emailProblem(email) { validator.add("email", problem) }
-        if let problem = CredentialRules.usernameProblem(username) { validator.add("username", problem) }
-        if let problem = CredentialRules.passwordProblem(registration.password) { validator.add("password", problem) }
-        validator.check(registration.kind != nil, "kind", "must be LIFTER or COACH")
-        validator.check(!registration.unreadUnit, "unit", "must be KG or LB")
-        if let name = registration.displayName, let problem = CredentialRules.displayNameProblem(name) {
-            validator.add("display_name", problem)
-        }
-        if let zone = registration.timeZone, let problem = CredentialRules.timeZoneProblem(zone) {
-            validator.add("time_zone", problem)
-        }
-        try validator.validate()
+        let violations = registration.violations
+        if !violations.isEmpty { throw SpotterError.invalidArgument(violations) }
         // Cheap refusals first, so a flood of failing registrations never queues password hashes:
         // counted like a failed sign-in until the account exists.
         try await countAttempt(from: registration.address, now: now())
@@ -473,7 +483,8 @@ public struct AuthService: Sendable {
     }
 
     /// No session has the token: never issued, or replaced by a refresh (whose new token works).
-    static let invalidAccessToken = "the access token is not valid"
+    static let invalidAccessToken =
+        "the access token is not valid (a refresh replaces it: use the newest, or sign in again)"
 
     /// Ends the principal's current session.
     public func signOut(_ principal: Principal) async throws {

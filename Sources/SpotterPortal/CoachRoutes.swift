@@ -459,8 +459,9 @@ struct CoachRoutes {
             var href: String?
             var date: String
             var name: String
-            var duration: String
-            var summary: String?
+            /// `1 h 05 min · 2 exercises · 6 sets · 3,300 kg volume`: no duration for a workout
+            /// logged without one.
+            var line: String
         }
 
         var client: ClientHeader
@@ -515,8 +516,10 @@ struct CoachRoutes {
                     // Without the details scope there is no workout page to open: no link.
                     href: details ? "/clients/\(client.id)/workouts/\(entry.id)" : nil,
                     date: format.day(entry.startedAt), name: entry.name,
-                    duration: format.duration(entry.durationSeconds),
-                    summary: entry.summary.map { Self.summary($0, format) })
+                    line: [
+                        entry.durationSeconds > 0 ? format.duration(entry.durationSeconds) : nil,
+                        entry.summary.map { Self.summary($0, format) },
+                    ].compactMap(\.self).joined(separator: " · "))
             }
             if !details { page.detailsHidden = Self.notShared(link, .details) }
             if !history.nextToken.isEmpty {
@@ -620,7 +623,8 @@ struct CoachRoutes {
         var workoutID: String
         var name: String
         var date: String
-        var duration: String
+        /// `nil` for a workout logged without a duration (not "0 min").
+        var duration: String?
         var summary: String
         var notes: String
         var exercises: [Exercise]
@@ -688,7 +692,8 @@ struct CoachRoutes {
         }
         let page = WorkoutPage(
             client: client, workoutID: workout.id.description, name: workout.content.name,
-            date: format.moment(workout.content.startedAt), duration: format.duration(workout.content.durationSeconds),
+            date: format.moment(workout.content.startedAt),
+            duration: workout.content.durationSeconds > 0 ? format.duration(workout.content.durationSeconds) : nil,
             summary: Self.summary(workout.summary, format), notes: workout.content.notes, exercises: exercises,
             comments: thread.comments.map { comment in
                 WorkoutPage.Comment(

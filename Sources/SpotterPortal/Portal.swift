@@ -20,6 +20,9 @@ public struct PortalServices: Sendable {
     public var sync: SyncService
     /// Feedback and bug reports, sent and read back with their answers.
     public var feedback: FeedbackService
+    /// Told each sign-in attempt's result ("ok", "failed", "throttled"): spotterd counts the portal's
+    /// in `spotter_sign_in_attempts_total` with the API's.
+    public var onSignIn: @Sendable (String) -> Void = { _ in }
 
     public init(
         auth: AuthService, accounts: AccountService, coaching: CoachingService, training: TrainingServices,
@@ -62,7 +65,9 @@ public enum Portal {
             guard let session = context.session else { return Response.redirect(to: "/sign-in", type: .found) }
             return Response.redirect(to: session.isCoach ? "/clients" : "/coaches", type: .found)
         }
-        SessionRoutes(auth: services.auth, pages: pages, sessionLifetime: sessionLifetime).add(to: router)
+        SessionRoutes(
+            auth: services.auth, pages: pages, sessionLifetime: sessionLifetime, onSignIn: services.onSignIn
+        ).add(to: router)
         SecurityRoutes(auth: services.auth, sync: services.sync, pages: pages).add(to: router)
         CoachRoutes(
             coaching: services.coaching, training: services.training, share: services.share, pages: pages,

@@ -227,6 +227,8 @@ struct ProfileRoutes {
             var unchanged: String?
             var created: String?
             var measurements: String?
+            /// `2 templates and 1 program added.` (a Spotter export).
+            var plans: String?
             var hasSkipped: Bool
             var skipped: [Skipped]
             var hasNotes: Bool
@@ -250,6 +252,11 @@ struct ProfileRoutes {
                     : "\(Format.count(report.measurementsAdded, "body measurement")) added"
                         + (report.measurementsUnchanged == 0
                             ? "." : ", \(report.measurementsUnchanged) already here, unchanged.")
+                let plansAdded = [
+                    report.templatesAdded == 0 ? nil : Format.count(report.templatesAdded, "template"),
+                    report.programsAdded == 0 ? nil : Format.count(report.programsAdded, "program"),
+                ].compactMap(\.self)
+                plans = plansAdded.isEmpty ? nil : plansAdded.joined(separator: " and ") + " added."
                 created =
                     report.exercisesCreated.isEmpty
                     ? nil : "New custom exercises: \(report.exercisesCreated.joined(separator: ", "))."

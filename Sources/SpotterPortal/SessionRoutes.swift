@@ -8,6 +8,9 @@ struct SessionRoutes {
     let auth: AuthService
     let pages: Pages
     let sessionLifetime: TimeInterval
+    /// Each password or second-factor attempt's result ("ok", "failed", "throttled"), counted with
+    /// the API's (`PortalServices.onSignIn`).
+    var onSignIn: @Sendable (String) -> Void = { _ in }
 
     /// The sign-in and reset forms: what was typed (never a password) and why it was refused.
     struct FormPage {
@@ -185,6 +188,8 @@ struct SessionRoutes {
     private func signIn(_ request: Request, _ context: PortalContext) async throws -> Response {
         let login = context.form.text("login")
         var page = FormPage(values: ["login": login], next: Self.safeNext(context.form["next"]))
+        var result = "failed"
+        defer { onSignIn(result) }
         do {
             switch try await auth.signIn(
                 login: login, password: context.form["password"] ?? "",
@@ -192,8 +197,11 @@ struct SessionRoutes {
                 deviceToken: DeviceCookie.token(in: request), address: context.address)
             {
             case .signedIn(let tokens):
+                result = "ok"
                 return signedIn(tokens, next: page.next)
             case .secondFactorRequired(let challenge, _):
+                // The password was right, as the API's SignIn answering OK with a challenge.
+                result = "ok"
                 page.challenge = challenge
                 return pages.render("sign_in_code", title: "Two-factor sign-in", session: nil, page)
             }
@@ -205,6 +213,7 @@ struct SessionRoutes {
                 message == "this account is disabled" ? "This account is disabled." : "Wrong login or password."
             return pages.render("sign_in", title: "Sign in", session: nil, status: .unauthorized, page)
         } catch SpotterError.tooManyRequests(_, let seconds) {
+            result = "throttled"
             page.error = "Too many attempts. Try again in \(Self.wait(seconds))."
             var response = pages.render("sign_in", title: "Sign in", session: nil, status: .tooManyRequests, page)
             response.headers[.retryAfter] = String(seconds)
@@ -248,28 +257,33 @@ struct SessionRoutes {
                 SignUpPage(values: values, errors: errors, error: error))
         }
         let password = form["password"] ?? ""
-        // A typo in a password nobody sees would lock the account out at once.
-        guard password == form["password_again"] else {
-            return refused(["password_again": "The two passwords differ; type the same one twice."], .badRequest)
-        }
         let unit = WeightUnit(rawValue: values["unit"] ?? "")
         let zone = values["time_zone"] ?? ""
-        let tokens: IssuedTokens
-        do {
-            tokens = try await auth.registerAndSignIn(
-                AuthService.Registration(
-                    email: values["email"] ?? "", username: values["username"] ?? "", password: password,
-                    kind: TenantKind(rawValue: values["kind"] ?? ""),
-                    displayName: (values["display_name"] ?? "").isEmpty ? nil : values["display_name"],
-                    timeZone: zone.isEmpty ? nil : zone, unit: unit, unreadUnit: unit == nil,
-                    address: context.address),
-                deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]))
-        } catch SpotterError.invalidArgument(let violations) {
+        let registration = AuthService.Registration(
+            email: values["email"] ?? "", username: values["username"] ?? "", password: password,
+            kind: TenantKind(rawValue: values["kind"] ?? ""),
+            displayName: (values["display_name"] ?? "").isEmpty ? nil : values["display_name"],
+            timeZone: zone.isEmpty ? nil : zone, unit: unit, unreadUnit: unit == nil, address: context.address)
+        func invalid(_ violations: [FieldViolation]) -> [String: String] {
             var errors = Self.fieldErrors(violations, [:])
             // The API's words for its enums, as the form's choices say them.
             if errors["kind"] != nil { errors["kind"] = "Choose whether you train or coach." }
             if errors["unit"] != nil { errors["unit"] = "Choose kilograms or pounds." }
+            return errors
+        }
+        // A typo in a password nobody sees would lock the account out at once. Said with every
+        // other field's problem, so the form is not sent back twice.
+        guard password == form["password_again"] else {
+            var errors = invalid(registration.violations)
+            errors["password_again"] = "The two passwords differ; type the same one twice."
             return refused(errors, .badRequest)
+        }
+        let tokens: IssuedTokens
+        do {
+            tokens = try await auth.registerAndSignIn(
+                registration, deviceLabel: BrowserLabel.label(userAgent: request.headers[.userAgent]))
+        } catch SpotterError.invalidArgument(let violations) {
+            return refused(invalid(violations), .badRequest)
         } catch SpotterError.alreadyExists(let field, _) {
             let taken =
                 field == "email"
@@ -287,8 +301,11 @@ struct SessionRoutes {
 
     private func secondFactor(_ context: PortalContext) async throws -> Response {
         var page = FormPage(next: Self.safeNext(context.form["next"]), challenge: context.form.text("challenge"))
+        var result = "failed"
+        defer { onSignIn(result) }
         do {
             let tokens = try await auth.completeSignIn(challenge: page.challenge, code: context.form.text("code"))
+            result = "ok"
             return signedIn(tokens, next: page.next)
         } catch SpotterError.invalidArgument(let violations) {
             page.errors = Self.fieldErrors(violations, ["code": "code", "challenge": "code"])
@@ -305,6 +322,7 @@ struct SessionRoutes {
                     + "a recovery code works once."
             ]
         } catch SpotterError.tooManyRequests(_, let seconds) {
+            result = "throttled"
             // The sign-in stays where it is: the same challenge takes a code once the wait is over.
             page.error = Self.tooManyCodes(seconds)
             return pages.render(

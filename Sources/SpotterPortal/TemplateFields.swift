@@ -48,8 +48,7 @@ extension CoachRoutes.HistoryPage.Entry: MustacheParent {
         case "href": href
         case "date": date
         case "name": name
-        case "duration": duration
-        case "summary": section(summary)
+        case "line": line
         default: nil
         }
     }

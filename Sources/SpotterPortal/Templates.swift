@@ -363,7 +363,7 @@ enum Templates {
         {{#href}}<a class="card workout" href="{{href}}">{{/href}}{{^href}}<div class="card workout">{{/href}}
         <span class="when">{{date}}</span>
         <strong>{{name}}</strong>
-        <span class="muted">{{duration}}{{#summary}} · {{summary}}{{/summary}}</span>
+        <span class="muted">{{line}}</span>
         {{#href}}</a>{{/href}}{{^href}}</div>{{/href}}
         {{/workouts}}
         {{^searchError}}{{^workouts}}<p class="empty">No workouts found{{#query}} for “{{query}}”{{/query}}.</p>{{/workouts}}{{/searchError}}
@@ -401,7 +401,7 @@ enum Templates {
         {{<layout}}{{$body}}{{#page}}
         <p class="crumbs"><a href="/clients">Clients</a> › <a href="/clients/{{client.id}}">{{client.name}}</a> ›</p>
         <h1>{{name}}</h1>
-        <p class="muted">{{date}} · {{duration}} · {{summary}}{{#client.zone}}<br>{{client.zone}}{{/client.zone}}</p>
+        <p class="muted">{{date}}{{#duration}} · {{duration}}{{/duration}} · {{summary}}{{#client.zone}}<br>{{client.zone}}{{/client.zone}}</p>
         <p class="small">Summary card to share: <a href="/clients/{{client.id}}/workouts/{{workoutID}}/card.png">PNG</a> · <a href="/clients/{{client.id}}/workouts/{{workoutID}}/card.svg">SVG</a></p>
         {{#notes}}<p class="notes">{{notes}}</p>{{/notes}}
         {{#exercises}}
@@ -1095,6 +1095,7 @@ enum Templates {
         {{#unchanged}}<li>{{unchanged}}</li>{{/unchanged}}
         {{#created}}<li>{{created}}</li>{{/created}}
         {{#measurements}}<li>{{measurements}}</li>{{/measurements}}
+        {{#plans}}<li>{{plans}}</li>{{/plans}}
         </ul>
         {{#hasSkipped}}<h3>Not imported</h3><ul>{{#skipped}}<li>{{name}}, {{date}}: {{reason}}</li>{{/skipped}}</ul>{{/hasSkipped}}
         {{#hasNotes}}<h3>Left out</h3><ul>{{#notes}}<li>{{.}}</li>{{/notes}}</ul>{{#moreNotes}}<p class="muted">{{moreNotes}}</p>{{/moreNotes}}{{/hasNotes}}

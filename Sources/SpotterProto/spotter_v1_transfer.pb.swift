@@ -265,6 +265,10 @@ public nonisolated struct Spotter_V1_ImportReport: Sendable {
 
   public var measurementsUnchanged: Int32 = 0
 
+  /// The account's own programs stored by this call (Spotter JSON only; a coach's programs assigned
+  /// to the account belong to the coach and are not imported).
+  public var programsAdded: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -500,7 +504,7 @@ nonisolated extension Spotter_V1_ImportChunk: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ImportReport"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}workouts_added\0\u{3}workouts_unchanged\0\u{3}workouts_skipped\0\u{3}exercises_created\0\u{3}templates_added\0\u{1}notes\0\u{3}sets_added\0\u{3}measurements_added\0\u{3}measurements_unchanged\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}workouts_added\0\u{3}workouts_unchanged\0\u{3}workouts_skipped\0\u{3}exercises_created\0\u{3}templates_added\0\u{1}notes\0\u{3}sets_added\0\u{3}measurements_added\0\u{3}measurements_unchanged\0\u{3}programs_added\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -517,6 +521,7 @@ nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProto
       case 7: try { try decoder.decodeSingularInt32Field(value: &self.setsAdded) }()
       case 8: try { try decoder.decodeSingularInt32Field(value: &self.measurementsAdded) }()
       case 9: try { try decoder.decodeSingularInt32Field(value: &self.measurementsUnchanged) }()
+      case 10: try { try decoder.decodeSingularInt32Field(value: &self.programsAdded) }()
       default: break
       }
     }
@@ -550,6 +555,9 @@ nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProto
     if self.measurementsUnchanged != 0 {
       try visitor.visitSingularInt32Field(value: self.measurementsUnchanged, fieldNumber: 9)
     }
+    if self.programsAdded != 0 {
+      try visitor.visitSingularInt32Field(value: self.programsAdded, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -563,6 +571,7 @@ nonisolated extension Spotter_V1_ImportReport: SwiftProtobuf.Message, SwiftProto
     if lhs.setsAdded != rhs.setsAdded {return false}
     if lhs.measurementsAdded != rhs.measurementsAdded {return false}
     if lhs.measurementsUnchanged != rhs.measurementsUnchanged {return false}
+    if lhs.programsAdded != rhs.programsAdded {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

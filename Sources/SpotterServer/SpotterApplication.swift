@@ -69,10 +69,16 @@ public struct SpotterApplication: Sendable {
                 )
             })
         delivery.onResult = { result in sends[result]?.increment() }
-        for result in ["ok", "failed", "throttled"] {
-            _ = Counter(
-                label: "spotter_sign_in_attempts_total", dimensions: [("result", result)], factory: metrics.factory)
-        }
+        // The API's sign-ins are counted by its interceptor, the portal's through `onSignIn`.
+        let signIns = Dictionary(
+            uniqueKeysWithValues: ["ok", "failed", "throttled"].map { result in
+                (
+                    result,
+                    Counter(
+                        label: "spotter_sign_in_attempts_total", dimensions: [("result", result)],
+                        factory: metrics.factory)
+                )
+            })
         metrics.samplePool(pool, name: "app")
         metrics.samplePool(mailerPool, name: "mailer")
         metrics.sampleProcess()
@@ -177,9 +183,13 @@ public struct SpotterApplication: Sendable {
         let (portalPort, boundPortal) = AsyncStream<Int>.makeStream()
         if let port = settings.portalPort {
             let router = try Portal.router(
-                PortalServices(
-                    auth: auth, accounts: accounts, coaching: coaching, training: training, discover: discover,
-                    sync: sync, feedback: feedback, renderer: renderer),
+                {
+                    var services = PortalServices(
+                        auth: auth, accounts: accounts, coaching: coaching, training: training, discover: discover,
+                        sync: sync, feedback: feedback, renderer: renderer)
+                    services.onSignIn = { result in signIns[result]?.increment() }
+                    return services
+                }(),
                 sessionLifetime: settings.auth.sessionLifetime, trustedProxies: settings.trustedProxies,
                 logger: logger)
             extra.append(

@@ -30,9 +30,13 @@ struct ChallengesCommand: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 try await CommandContext.with(options) { context in
-                    let challenge = try await context.admin.createChallenge(
-                        name: name, description: description, startsOn: startsOn, endsOn: endsOn, rule: rule,
-                        target: target, actor: context.actor, reason: reason)
+                    let challenge = try await namingOptions(
+                        ["name", "description", "starts_on", "ends_on", "rule", "target", "reason"]
+                    ) {
+                        try await context.admin.createChallenge(
+                            name: name, description: description, startsOn: startsOn, endsOn: endsOn, rule: rule,
+                            target: target, actor: context.actor, reason: reason)
+                    }
                     try report(
                         options, ChallengesCommand.fields(challenge),
                         "created challenge \(challenge.id.lowercasedString): \(challenge.criterion)")

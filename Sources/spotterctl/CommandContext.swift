@@ -82,6 +82,24 @@ func runCommand(_ body: () async throws -> Void) async throws {
     }
 }
 
+/// `body`, with a refusal's fields that are this command's options named as typed: `--ends-on: must
+/// be on or after --starts-on (2027-03-09)` rather than the API's `ends_on` and `starts_on`.
+func namingOptions<T>(_ fields: [String], _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch SpotterError.invalidArgument(let violations) {
+        func flag(_ text: String) -> String {
+            fields.reduce(text) { text, field in
+                text.replacingOccurrences(
+                    of: #"\b\#(field)\b"#, with: "--" + field.replacingOccurrences(of: "_", with: "-"),
+                    options: .regularExpression)
+            }
+        }
+        throw SpotterError.invalidArgument(
+            violations.map { FieldViolation(field: flag($0.field), reason: flag($0.reason)) })
+    }
+}
+
 /// A one-line, human description of an error.
 func describe(_ error: any Error) -> String {
     switch error {

@@ -2,7 +2,8 @@
 """Checks spotterd's Prometheus endpoint from outside: it parses with prometheus-client's text
 parser, has the documented metrics, and moves when calls are made.
 
-    metrics_check.py --target 127.0.0.1:GRPC_PORT --ca CERT.pem --metrics 127.0.0.1:METRICS_PORT
+    metrics_check.py --target 127.0.0.1:GRPC_PORT --ca CERT.pem --metrics 127.0.0.1:METRICS_PORT \
+        [--portal https://127.0.0.1:PORTAL_PORT]
 
 Prints one line per check and `metrics: N of N checks passed`; exits 0 when all pass.
 """
@@ -11,7 +12,9 @@ import argparse
 import json
 import pathlib
 import re
+import ssl
 import sys
+import urllib.parse
 import urllib.error
 import urllib.request
 
@@ -44,6 +47,7 @@ def main():
     parser.add_argument("--target", required=True)
     parser.add_argument("--ca", required=True)
     parser.add_argument("--metrics", required=True)
+    parser.add_argument("--portal", help="also sign in wrongly on the portal, which counts with the API")
     args = parser.parse_args()
     check = Checks()
 
@@ -62,6 +66,13 @@ def main():
     except grpc.RpcError:
         pass
     channel.close()
+    if args.portal:
+        form = urllib.parse.urlencode({"login": "nobody", "password": "not a password"}).encode()
+        try:
+            urllib.request.urlopen(f"{args.portal}/sign-in", data=form, timeout=30,
+                                   context=ssl.create_default_context(cafile=args.ca))
+        except urllib.error.HTTPError as error:
+            check("a wrong portal sign-in is 401", error.code == 401, error.code)
     _, after = scrape(args.metrics)
 
     calls = value(after, "spotter_rpc_calls_total", method=health, code="ok") - \
@@ -72,7 +83,9 @@ def main():
     check("and 3 to the spotter_rpc_duration_seconds histogram", timed == 3, timed)
     failed = value(after, "spotter_sign_in_attempts_total", result="failed") - \
         value(before, "spotter_sign_in_attempts_total", result="failed")
-    check("a wrong sign-in adds 1 to spotter_sign_in_attempts_total{result=failed}", failed == 1, failed)
+    wrong = 2 if args.portal else 1
+    check(f"{wrong} wrong sign-ins (the API's, the portal's) add {wrong} to "
+          "spotter_sign_in_attempts_total{result=failed}", failed == wrong, failed)
     check("spotter_rpc_in_flight is back to 0", value(after, "spotter_rpc_in_flight") == 0,
           value(after, "spotter_rpc_in_flight"))
     check("the pool's size is reported", value(after, "spotter_db_pool_max_connections", pool="app") > 0)

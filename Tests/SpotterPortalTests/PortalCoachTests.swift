@@ -195,6 +195,21 @@ struct PortalCoachTests {
                     sets: [SetDraft(reps: 5, weight: WeightDraft(value: 135, unit: .lb))]))
             let poundsPage = try await browser.get("/clients/\(world.client)/workouts/\(pounds.id)")
             #expect(poundsPage.html.contains("<td>61.23 kg (135 lb)</td>"))
+            // A workout logged without a duration shows none, not "0 min".
+            let untimed = try await portal.training.workouts.log(
+                world.lifter, id: "",
+                WorkoutDraft(
+                    name: "Untimed", startedAt: Date().addingTimeInterval(-30 * 60), durationSeconds: 0,
+                    exercises: [
+                        WorkoutExerciseDraft(
+                            exerciseID: Catalog.squat.description,
+                            sets: [SetDraft(reps: 5, weight: WeightDraft(value: 100, unit: .kg))])
+                    ]))
+            let untimedHistory = try await browser.get("/clients/\(world.client)").html
+            #expect(untimedHistory.contains(#"<span class="muted">1 exercise · 1 set · 500 kg volume</span>"#))
+            #expect(!untimedHistory.contains(">0 min"))
+            let untimedPage = try await browser.get("/clients/\(world.client)/workouts/\(untimed.id)").html
+            #expect(!untimedPage.contains(" 0 min") && untimedPage.contains(" · 1 exercise · 1 set"), "\(untimedPage)")
 
             let empty = try await browser.post("\(path)/comments", [("target", ""), ("body", "   ")])
             #expect(empty.status == .badRequest)

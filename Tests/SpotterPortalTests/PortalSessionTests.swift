@@ -714,6 +714,14 @@ struct PortalSessionTests {
             #expect(form.html.contains(#"<datalist id="time-zones"><option value="UTC">"#))
             let differ = try await browser.post("/sign-up", fields(["password_again": "long enough carl"]))
             #expect(differ.status == .badRequest && differ.html.contains("The two passwords differ"))
+            // With the other fields' problems, not one kind at a time.
+            let differAndBad = try await browser.post(
+                "/sign-up",
+                fields(["username": "1d", "email": "nope", "password": "short", "password_again": "other"]))
+            #expect(differAndBad.html.contains("The two passwords differ"))
+            #expect(
+                differAndBad.html.contains(#"id="username-error""#) && differAndBad.html.contains(#"id="email-error""#)
+                    && differAndBad.html.contains(#"id="password-error""#))
             let taken = try await browser.post("/sign-up", fields(["username": "LENA", "email": "other@example.com"]))
             #expect(taken.status == .conflict && taken.html.contains("This username is taken. Choose another."))
             let takenAddress = try await browser.post("/sign-up", fields(["email": "lena@example.com"]))

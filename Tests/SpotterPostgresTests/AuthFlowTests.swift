@@ -366,7 +366,9 @@ struct AuthFlowTests {
             // The token a refresh replaced, and one never issued.
             for token in [phone.accessToken, "spa_never_issued", ""] {
                 await #expect(
-                    throws: SpotterError.unauthenticated("the access token is not valid"), "\(token)"
+                    throws: SpotterError.unauthenticated(
+                        "the access token is not valid (a refresh replaces it: use the newest, or sign in again)"),
+                    "\(token)"
                 ) { try await auth.authenticate(accessToken: token) }
             }
             try await auth.signOut(try await auth.authenticate(accessToken: refreshed.accessToken))

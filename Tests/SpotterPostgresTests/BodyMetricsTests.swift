@@ -120,7 +120,10 @@ struct BodyMetricsTests {
                     .hasPrefix("is required (one of body_weight, body_fat, ") == true)
             #expect(
                 await refusal(MeasurementDraft(metric: "body_fat", measuredOn: "2026-09-02", value: 20, unit: .kg))
-                    .first?.reason == "kg is not a unit of body_fat")
+                    .first?.reason == "kg is not a unit of body_fat, which is given in percent")
+            #expect(
+                await refusal(MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 80, unit: .cm))
+                    .first?.reason == "cm is not a unit of body_weight, which is given in kg or lb")
             #expect(
                 await refusal(MeasurementDraft(metric: "waist", measuredOn: "2026-09-30", value: 80)).first?.reason
                     .hasPrefix("must not be in the future") == true)

@@ -610,6 +610,56 @@ struct TransferTests {
             #expect(theirs.coaching.invites.map(\.note) == ["for Ada"])
             #expect(theirs.coaching.invites.first?.usedAt != nil)
             #expect(!String(decoding: coach, as: UTF8.self).contains(invite.code!))
+            // The coach's program is not Ada's: her import leaves it out.
+            #expect(again.programsAdded == 0 && again.notes.isEmpty, "\(again.notes)")
+        }
+    }
+
+    @Test(
+        "a lifter's own programs go with the JSON export into a new account, once; their template names are an object")
+    func ownProgramsRoundTrip() async throws {
+        try await TestDatabase.with { database in
+            let training = database.trainingServices(clock: TestClock(now))
+            let coaching = database.coachingService(clock: TestClock(now))
+            let lena = try await lifter(database, "lena")
+            let upper = try await training.templates.create(
+                lena, id: "",
+                TemplateDraft(
+                    name: "Heavy Upper",
+                    items: [TemplateItemDraft(exerciseID: Catalog.benchPress.description, targetSets: 5, repsMin: 5)]))
+            let program = try await coaching.createProgram(
+                lena, id: "",
+                ProgramDraft(
+                    name: "Upper 2x", weeks: 2,
+                    days: [
+                        ProgramDraft.Day(week: 1, weekday: 1, templateID: upper.id.description),
+                        ProgramDraft.Day(week: 2, weekday: 4, templateID: upper.id.description),
+                    ]))
+            let file = try await export(training, lena, .json)
+            // Names by template id, as a template's exercise names are (it was a flat [id, name] array).
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: file) as? [String: Any])
+            let programs = try #require((json["coaching"] as? [String: Any])?["programs"] as? [[String: Any]])
+            #expect(programs.first?["template_names"] as? [String: String] == [upper.id.description: "Heavy Upper"])
+
+            let mia = try await lifter(database, "mia")
+            let report = try await training.transfer.importWorkouts(mia, format: .spotterJSON, unit: nil, data: file)
+            #expect(report.templatesAdded == 1 && report.programsAdded == 1 && report.notes.isEmpty, "\(report)")
+            let imported = try await coaching.program(mia, id: program.id.description)
+            #expect(imported.content == program.content && imported.templateNames[upper.id] == "Heavy Upper")
+            let again = try await training.transfer.importWorkouts(mia, format: .spotterJSON, unit: nil, data: file)
+            #expect(again.programsAdded == 0 && again.notes.isEmpty)
+            // An export from before still reads (a flat array of names).
+            var old = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
+            var oldCoaching = try #require(old["coaching"] as? [String: Any])
+            var oldPrograms = try #require(oldCoaching["programs"] as? [[String: Any]])
+            oldPrograms[0]["template_names"] = [upper.id.description, "Heavy Upper"]
+            oldCoaching["programs"] = oldPrograms
+            old["coaching"] = oldCoaching
+            let oldFile = try JSONSerialization.data(withJSONObject: old)
+            let oldReport = try await training.transfer.importWorkouts(
+                try await lifter(database, "noa"), format: .spotterJSON, unit: nil, data: oldFile)
+            #expect(oldReport.programsAdded == 1, "\(oldReport)")
         }
     }
 

@@ -79,7 +79,16 @@ struct ActivityEndToEndTests {
                     "challenges", "create", "--name", "No target", "--starts-on", today, "--ends-on", today,
                     "--rule", "workouts", "--reason", "launch",
                 ])
-                #expect(missing.status != 0 && missing.output.contains("target: is required for workouts"))
+                #expect(missing.status != 0 && missing.output.contains("--target: is required for workouts"))
+                // Named by the options typed, not the API's fields.
+                let backwards = try await server.database.spotterctl([
+                    "challenges", "create", "--name", "Backwards", "--starts-on", today, "--ends-on", yesterday,
+                    "--rule", "any_workout", "--reason", "launch",
+                ])
+                #expect(
+                    backwards.status != 0
+                        && backwards.output.contains("--ends-on: must be on or after --starts-on (\(today))"),
+                    "\(backwards.output)")
                 let second = try await workouts.logWorkout(Self.workout("Again", hoursAgo: 0.5), metadata: ada)
                 let after = try await activity.listAchievements(.init(), metadata: ada)
                 let challenge = try #require(after.achievements.first { $0.group == .challenge })

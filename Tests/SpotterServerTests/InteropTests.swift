@@ -75,11 +75,12 @@ extension InteropTests {
     func metricsEndpoint() async throws {
         try await TestServer.with(environment: ["SPOTTER_METRICS_ADDRESS": "127.0.0.1:0"]) { server in
             let port = try #require(server.metricsPort)
+            let portal = try #require(server.portalPort)
             let result = try await runInteropScript(
                 "metrics_check.py", port: server.port, certificate: server.certificatePath,
-                ["--metrics", "127.0.0.1:\(port)"], timeout: .seconds(60))
+                ["--metrics", "127.0.0.1:\(port)", "--portal", "https://127.0.0.1:\(portal)"], timeout: .seconds(60))
             #expect(result.status == 0, "metrics_check.py failed:\n\(result.output)")
-            #expect(result.output.contains("metrics: 16 of 16 checks passed"), "\(result.output)")
+            #expect(result.output.contains("metrics: 17 of 17 checks passed"), "\(result.output)")
         }
     }
 }

@@ -206,7 +206,11 @@ extension MeasurementDraft {
         if let metric {
             unit = self.unit ?? BodyUnit.shown(metric, for: lifterUnit)
             if !unit.fits(metric) {
-                validator.add(prefix + "unit", "\(unit.rawValue) is not a unit of \(metric.rawValue)")
+                let fitting = BodyUnit.allCases.filter { $0.fits(metric) }.map(\.rawValue)
+                validator.add(
+                    prefix + "unit",
+                    "\(unit.rawValue) is not a unit of \(metric.rawValue), which is given in \(fitting.joined(separator: " or "))"
+                )
             } else if !value.isFinite {
                 validator.add(prefix + "value", "must be a number")
             } else {

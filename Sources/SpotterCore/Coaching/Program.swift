@@ -23,6 +23,42 @@ public struct Program: Sendable, Equatable, Codable {
         self.updatedAt = updatedAt
         self.templateNames = templateNames
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, ownerID, content, version, createdAt, updatedAt, templateNames
+    }
+
+    /// Template names by id as an object (`{"<id>": "Heavy Upper"}`), as a template's exercise
+    /// names are: a dictionary keyed by anything but strings encodes as a flat array of keys and
+    /// values, which exports before 2026-11-28 hold (and still read).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(ownerID, forKey: .ownerID)
+        try container.encode(content, forKey: .content)
+        try container.encode(version, forKey: .version)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(
+            Dictionary(uniqueKeysWithValues: templateNames.map { ($0.key.description, $0.value) }),
+            forKey: .templateNames)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(ProgramID.self, forKey: .id)
+        ownerID = try container.decode(TenantID.self, forKey: .ownerID)
+        content = try container.decode(ProgramContent.self, forKey: .content)
+        version = try container.decode(Int64.self, forKey: .version)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+        if let names = try? container.decode([String: String].self, forKey: .templateNames) {
+            templateNames = Dictionary(
+                names.compactMap { key, value in TemplateID(key).map { ($0, value) } }, uniquingKeysWith: { a, _ in a })
+        } else {
+            templateNames = try container.decodeIfPresent([TemplateID: String].self, forKey: .templateNames) ?? [:]
+        }
+    }
 }
 
 public struct ProgramID: EntityID {

@@ -53,6 +53,8 @@ struct ImportedFile: Sendable {
     /// Custom exercises and templates the file defines (Spotter JSON), with their ids.
     var customExercises: [Exercise] = []
     var templates: [ExportedTemplate] = []
+    /// The exported account's own programs (Spotter JSON), with their ids.
+    var programs: [Program] = []
     /// Body measurements the file holds (Spotter JSON), with their ids, in stored units.
     var measurements: [BodyMeasurement] = []
     /// Rows left out while reading, each with the reason.

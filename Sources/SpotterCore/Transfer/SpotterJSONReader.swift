@@ -25,10 +25,14 @@ enum SpotterJSONReader {
         // Only what an import stores is read: the profile, sessions and coaching belong to the
         // account the export came from.
         struct Document: Decodable {
+            struct Owner: Decodable { var tenantID: TenantID? }
+            struct Coaching: Decodable { var programs: [Program]? }
+            var profile: Owner?
             var exercises: [Exercise]?
             var templates: [ExportedTemplate]?
             var workouts: [ExportedWorkout]?
             var measurements: [BodyMeasurement]?
+            var coaching: Coaching?
         }
         let document: Document
         do {
@@ -67,6 +71,8 @@ enum SpotterJSONReader {
         let runs = (document.workouts ?? []).filter { $0.run != nil }.count
         return ImportedFile(
             workouts: workouts, customExercises: document.exercises ?? [], templates: document.templates ?? [],
+            // Its own programs only: a coach's assigned to it are the coach's.
+            programs: (document.coaching?.programs ?? []).filter { $0.ownerID == document.profile?.tenantID },
             measurements: document.measurements ?? [],
             notes: runs == 0
                 ? []

@@ -25,6 +25,10 @@ public protocol TransferStore: Sendable {
     /// of the caller's names already (a coach's assigned template, say), so that importing one's
     /// own export again finds those workouts unchanged.
     func templateIDs(_ principal: Principal) async throws -> Set<TemplateID>
+    /// Stores one of the caller's own programs under its id (an export's), as
+    /// `CoachingStore.createProgram` does: `false` when it is stored with this content already.
+    func createProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent, now: Date) async throws
+        -> Bool
     /// Stores each workout as `WorkoutStore.logWorkout` does, all in one transaction.
     func logWorkouts(_ principal: Principal, _ workouts: [(WorkoutID, WorkoutContent)], now: Date) async throws
         -> [ImportOutcome]
@@ -42,6 +46,8 @@ public struct ImportReport: Sendable, Equatable {
     public var workoutsUnchanged = 0
     public var setsAdded = 0
     public var templatesAdded = 0
+    /// The account's own programs stored (Spotter JSON).
+    public var programsAdded = 0
     /// Body measurements stored, and those already stored with the same value (Spotter JSON).
     public var measurementsAdded = 0
     public var measurementsUnchanged = 0
@@ -201,6 +207,20 @@ public struct TransferService: Sendable {
                 report.templatesAdded += 1
             } catch let error as SpotterError where error.isRefusal {
                 report.notes.append("template \"\(template.name)\" was not created: \(error.reason)")
+            }
+        }
+        // The account's own programs, once their training days' templates are there.
+        for program in file.programs {
+            do {
+                guard program.content.days.allSatisfy({ knownTemplates.contains($0.templateID) }) else {
+                    throw SpotterError.failedPrecondition("it trains with a template the file does not define")
+                }
+                let content = try ProgramDraft(program.content).validated()
+                if try await store.createProgram(principal, program.id, content, now: now()) {
+                    report.programsAdded += 1
+                }
+            } catch let error as SpotterError where error.isRefusal {
+                report.notes.append("program \"\(program.content.name)\" was not created: \(error.reason)")
             }
         }
 
@@ -373,6 +393,16 @@ extension ExerciseDraft {
         self.init(
             name: exercise.name, category: exercise.category, muscleGroup: exercise.muscleGroup,
             equipment: exercise.equipment, instructions: exercise.instructions)
+    }
+}
+
+extension ProgramDraft {
+    /// A stored program's content as a draft, checked again before it is stored (only a file edited
+    /// by hand can break a rule).
+    init(_ content: ProgramContent) {
+        self.init(
+            name: content.name, notes: content.notes, weeks: content.weeks,
+            days: content.days.map { Day(week: $0.week, weekday: $0.weekday, templateID: $0.templateID.description) })
     }
 }
 

@@ -357,27 +357,8 @@ public struct PostgresCoachingStore: CoachingStore {
     public func createProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent, now: Date)
         async throws -> Program
     {
-        let tenant = principal.tenantID
-        return try await database.withTenant(principal) { connection in
-            try await ProgramSQL.requireTemplates(tenant, content, connection)
-            let inserted = try await connection.query(
-                """
-                INSERT INTO programs (tenant_id, program_id, name, notes, weeks, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $6)
-                ON CONFLICT (tenant_id, program_id) DO NOTHING
-                """,
-                [tenant.rawValue, id.rawValue, content.name, content.notes, content.weeks, now]
-            )
-            if inserted.affectedRows == 1 {
-                try await ProgramSQL.insertDays(tenant, id, content, connection)
-            }
-            // A retried create answers with what it stored the first time.
-            guard let program = try await ProgramSQL.load([(tenant, id)], connection).first,
-                program.content == content
-            else {
-                throw SpotterError.alreadyExists(field: "program_id", reason: "is already used by a different program")
-            }
-            return program
+        try await database.withTenant(principal) { connection in
+            try await ProgramSQL.create(principal.tenantID, id, content, now: now, connection).program
         }
     }
 

@@ -4,6 +4,29 @@ import SpotterCore
 
 /// Reading and writing programs and their days.
 enum ProgramSQL {
+    /// Stores a program under `id`, or finds it stored with the same content (a retried create,
+    /// an import run again): `inserted` says which. Another program under the id is refused.
+    static func create(
+        _ tenant: TenantID, _ id: ProgramID, _ content: ProgramContent, now: Date, _ connection: PostgresConnection
+    ) async throws -> (program: Program, inserted: Bool) {
+        try await requireTemplates(tenant, content, connection)
+        let inserted =
+            try await connection.query(
+                """
+                INSERT INTO programs (tenant_id, program_id, name, notes, weeks, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $6)
+                ON CONFLICT (tenant_id, program_id) DO NOTHING
+                """,
+                [tenant.rawValue, id.rawValue, content.name, content.notes, content.weeks, now]
+            ).affectedRows == 1
+        if inserted { try await insertDays(tenant, id, content, connection) }
+        // A retried create answers with what it stored the first time.
+        guard let program = try await load([(tenant, id)], connection).first, program.content == content else {
+            throw SpotterError.alreadyExists(field: "program_id", reason: "is already used by a different program")
+        }
+        return (program, inserted)
+    }
+
     static let select = """
         SELECT p.tenant_id, p.program_id, p.name, p.notes, p.weeks, p.version, p.created_at, p.updated_at
         FROM programs p

@@ -50,6 +50,14 @@ public struct PostgresTransferStore: TransferStore {
         }
     }
 
+    public func createProgram(_ principal: Principal, _ id: ProgramID, _ content: ProgramContent, now: Date)
+        async throws -> Bool
+    {
+        try await database.withTenant(principal) { connection in
+            try await ProgramSQL.create(principal.tenantID, id, content, now: now, connection).inserted
+        }
+    }
+
     public func logWorkouts(_ principal: Principal, _ items: [(WorkoutID, WorkoutContent)], now: Date) async throws
         -> [ImportOutcome]
     {

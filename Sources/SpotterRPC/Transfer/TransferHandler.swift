@@ -101,6 +101,7 @@ public struct TransferHandler: Spotter_V1_TransferService.ServiceProtocol {
                 $0.workoutsUnchanged = Int32(report.workoutsUnchanged)
                 $0.setsAdded = Int32(report.setsAdded)
                 $0.templatesAdded = Int32(report.templatesAdded)
+                $0.programsAdded = Int32(report.programsAdded)
                 $0.measurementsAdded = Int32(report.measurementsAdded)
                 $0.measurementsUnchanged = Int32(report.measurementsUnchanged)
                 $0.exercisesCreated = report.exercisesCreated
