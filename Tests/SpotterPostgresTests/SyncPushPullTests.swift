@@ -81,10 +81,17 @@ struct SyncPushPullTests {
             #expect(changed[9].violations.map(\.field) == ["mutations[9].delete"])
             // Sent without an object id, the rejected profile mutation still names the profile.
             #expect(changed[9].objectID == me)
+            // Deleting what was never there names the id as a field, as other rejections do.
+            let unknown = try await sync.push(ada, deviceID: phone, [delete(20, .workout, UUID(), base: 1)])
+            #expect(
+                unknown.first?.violations == [
+                    FieldViolation(field: "mutations[0].object_id", reason: "no such workout")
+                ]
+                    && unknown.first?.message == "mutations[0].object_id: no such workout", "\(unknown)")
 
             // An incremental pull: only what changed since, deletions as tombstones.
             let later = try await pullAll(sync, ada, from: first.cursor.token, device: phone)
-            #expect(later.lastMutationID == 19)
+            #expect(later.lastMutationID == 20, "the unknown deletion, rejected, is the last")
             #expect(later.changes.allSatisfy { $0.seq > first.cursor.seq })
             #expect(later.changes.map(\.seq) == later.changes.map(\.seq).sorted())
             let laterByKey = Dictionary(later.changes.map { ($0.key, $0.object) }, uniquingKeysWith: { $1 })

@@ -314,6 +314,11 @@ extension MutationResult {
             result.violations = violations
         case .alreadyExists(let field, let reason):
             result.violations = [FieldViolation(field: field, reason: reason)]
+        case .notFound(let message) where message.hasPrefix("object_id: "):
+            // An id that names nothing is a field's problem, named as the others are.
+            result.violations = [
+                FieldViolation(field: "object_id", reason: String(message.dropFirst("object_id: ".count)))
+            ]
         case .notFound(let message), .failedPrecondition(let message), .permissionDenied(let message),
             .tierRequired(let message, _), .scopeNotGranted(let message, _):
             result.message = message
