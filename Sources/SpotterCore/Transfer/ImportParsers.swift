@@ -396,8 +396,8 @@ private struct WorkoutBuilder {
             indexByKey[workout.key] = index
             file.workouts.append(workout)
         }
-        if let last = file.workouts[index].entries.last, last.name == exercise, last.circuit == circuit {
-        } else {
+        // A new entry for another exercise, or the same one in another superset.
+        if file.workouts[index].entries.last.map({ $0.name != exercise || $0.circuit != circuit }) ?? true {
             file.workouts[index].entries.append(
                 ImportedWorkout.Entry(name: exercise, exerciseID: nil, notes: exerciseNotes, sets: [], circuit: circuit)
             )
