@@ -277,18 +277,21 @@ public struct PostgresCoachingStore: CoachingStore {
                 -- This week's workouts and the weeks of the streak window, in one pass over the
                 -- window's workouts (each pass is checked against the grant by row-level security).
                 -- With a program begun this week, this week's count starts with the program, as
-                -- its planned days do: "3 of 1 planned" counted the days before it.
+                -- its planned days do: "3 of 1 planned" counted the days before it. A program that
+                -- starts later has not begun: the week counts whole ("0" hid three workouts).
                 LEFT JOIN LATERAL (
                   SELECT count(*) FILTER (
                            WHERE w.started_at >= greatest(
                                    date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone),
-                                   f.started_on::timestamp) AT TIME ZONE lt.time_zone)::int AS workouts_since,
+                                   CASE WHEN f.started_on <= ($2::timestamptz AT TIME ZONE lt.time_zone)::date
+                                        THEN f.started_on::timestamp END) AT TIME ZONE lt.time_zone)::int AS workouts_since,
                          -- The templates those were logged from, for adherence (matched to the
                          -- week's planned days in Swift).
                          string_agg(w.template_id::text, ',') FILTER (
                            WHERE w.started_at >= greatest(
                                    date_trunc('week', $2::timestamptz AT TIME ZONE lt.time_zone),
-                                   f.started_on::timestamp) AT TIME ZONE lt.time_zone
+                                   CASE WHEN f.started_on <= ($2::timestamptz AT TIME ZONE lt.time_zone)::date
+                                        THEN f.started_on::timestamp END) AT TIME ZONE lt.time_zone
                              AND w.template_id IS NOT NULL) AS templates_logged,
                          string_agg(
                            (date_trunc('week', w.started_at AT TIME ZONE lt.time_zone)::date - DATE '1970-01-01')::text,
