@@ -388,7 +388,8 @@ struct CoachingServiceTests {
             // showed 0 for a client who had trained three times).
             _ = try await coaching.follow(ada, programID: program.id.description, startOn: "2026-11-30")
             let nextWeek = try await coaching.clients(coach, inactiveDays: 0).first
-            #expect(nextWeek?.workoutsThisWeek == 2 && nextWeek?.plannedThisWeek == 0, "\(String(describing: nextWeek))")
+            #expect(
+                nextWeek?.workoutsThisWeek == 2 && nextWeek?.plannedThisWeek == 0, "\(String(describing: nextWeek))")
 
             // Taking the program back ends the following too: no plan for the lifter or in the coach's
             // list, and a new assignment starts without one until the lifter follows it again.
