@@ -1101,8 +1101,9 @@ public nonisolated struct Spotter_V1_ClientSummary: @unchecked Sendable {
   /// Clears the value of `plannedThisWeek`. Subsequent reads from it will return its default value.
   public mutating func clearPlannedThisWeek() {_uniqueStorage()._plannedThisWeek = nil}
 
-  /// No workout for `inactive_days` days, counted from the last workout or from the start of the
-  /// coaching when that is later (a client who joined yesterday is not flagged).
+  /// No workout for `inactive_days` days, counted from the last workout (also one from before the
+  /// coaching began), or from the start of the coaching for a client with none yet (a client who
+  /// joined yesterday without a workout is not flagged).
   public var inactive: Bool {
     get {_storage._inactive}
     set {_uniqueStorage()._inactive = newValue}

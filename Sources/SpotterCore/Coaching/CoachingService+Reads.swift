@@ -77,12 +77,12 @@ extension CoachingService {
                 plannedDoneThisWeek: planned.map {
                     ProgramSchedule.plannedDone(planned: $0, logged: fact.templatesLogged)
                 },
-                // Counted from the last workout, or from the start of coaching when that is later:
-                // a client who joined yesterday has not been inactive for a week.
+                // Counted from the last workout, whenever it was (a client who moved over from
+                // another app three weeks after their last session is inactive from the first day);
+                // with no workout at all, from the start of coaching: a client who joined yesterday
+                // has not been inactive for a week.
                 inactive: history
-                    && at.timeIntervalSince(
-                        max(fact.lastWorkoutAt ?? .distantPast, fact.link.since))
-                        >= Double(days) * 86_400,
+                    && at.timeIntervalSince(fact.lastWorkoutAt ?? fact.link.since) >= Double(days) * 86_400,
                 newRecordExercise: scopes.contains(.progress) && progress != .none ? fact.newRecordExercise : nil,
                 streakWeeks: history ? WeeklyStreak.of(weeks: fact.recentWeeks, thisWeek: fact.thisWeek).current : nil
             )
