@@ -306,8 +306,10 @@ struct CoachRoutes {
         async let summaries = coaching.clients(session.principal, inactiveDays: inactiveDays)
         async let links = coaching.links(session.principal, includeClosed: false)
         async let invites = coaching.invites(session.principal)
+        // Case and accents aside: "chloe" finds Chloé.
         var clients = try await summaries.filter {
-            query.isEmpty || $0.link.lifterName.localizedCaseInsensitiveContains(query)
+            query.isEmpty
+                || $0.link.lifterName.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
         }
         let byName: (ClientSummary, ClientSummary) -> Bool = {
             $0.link.lifterName.localizedCaseInsensitiveCompare($1.link.lifterName) == .orderedAscending

@@ -94,6 +94,8 @@ struct PortalCoachTests {
             #expect(byLast.html.range(of: "Lena")!.lowerBound < byLast.html.range(of: ">otto<")!.lowerBound)
             let search = try await browser.get("/clients?q=OTT")
             #expect(search.html.contains(">otto<"))
+            // Accents aside, as case: "lená" finds Lena.
+            #expect(try await browser.get("/clients?q=len%C3%A1").html.contains("href=\"/clients/\(world.client)\""))
             // (Lena is still named under the invite code she used, which the search does not filter.)
             #expect(!search.html.contains("href=\"/clients/\(world.client)\""))
             #expect(try await browser.get("/clients?q=nobody").html.contains("No client matches"))
