@@ -612,6 +612,16 @@ struct TransferTests {
             #expect(!String(decoding: coach, as: UTF8.self).contains(invite.code!))
             // The coach's program is not Ada's: her import leaves it out.
             #expect(again.programsAdded == 0 && again.notes.isEmpty, "\(again.notes)")
+            // An assignment names its plan by id as everything else does, lower-case ids included
+            // (it was `"item": {"program": {"_0": …}}` and an upper-case id); the old form still reads.
+            let raw = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
+            let assigned = try #require(
+                ((raw["coaching"] as? [String: Any])?["assignments"] as? [[String: Any]])?.first)
+            #expect(assigned["item"] as? [String: String] == ["program_id": program.id.description], "\(assigned)")
+            #expect((assigned["id"] as? String).map { $0 == $0.lowercased() } == true)
+            let old = #"{"program": {"_0": "\#(program.id)"}}"#
+            #expect(
+                try TenantExport.decoder().decode(Assignment.Item.self, from: Data(old.utf8)) == .program(program.id))
         }
     }
 

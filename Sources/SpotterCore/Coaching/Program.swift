@@ -301,9 +301,41 @@ public struct Assignment: Sendable, Equatable, Codable {
     public enum Item: Sendable, Equatable, Codable {
         case template(TemplateID)
         case program(ProgramID)
+
+        private enum CodingKeys: String, CodingKey {
+            case templateID, programID
+            // Exports before 2026-11-28: `{"program": {"_0": "<id>"}}`, the synthesized form.
+            case template, program
+        }
+
+        private enum Wrapped: String, CodingKey { case value = "_0" }
+
+        /// `{"template_id": "<id>"}` or `{"program_id": "<id>"}`, as every other id in an export.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .template(let id): try container.encode(id, forKey: .templateID)
+            case .program(let id): try container.encode(id, forKey: .programID)
+            }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let id = try container.decodeIfPresent(TemplateID.self, forKey: .templateID) {
+                self = .template(id)
+            } else if let id = try container.decodeIfPresent(ProgramID.self, forKey: .programID) {
+                self = .program(id)
+            } else if container.contains(.template) {
+                let old = try container.nestedContainer(keyedBy: Wrapped.self, forKey: .template)
+                self = .template(try old.decode(TemplateID.self, forKey: .value))
+            } else {
+                let old = try container.nestedContainer(keyedBy: Wrapped.self, forKey: .program)
+                self = .program(try old.decode(ProgramID.self, forKey: .value))
+            }
+        }
     }
 
-    public var id: UUID
+    @LowercasedUUID public var id: UUID
     public var coachID: TenantID
     public var lifterID: TenantID
     public var item: Item
