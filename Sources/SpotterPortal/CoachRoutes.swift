@@ -1177,7 +1177,9 @@ extension CoachRoutes {
                 guard let first = series.measurements.first, let last = series.measurements.last else { return nil }
                 let unit = BodyUnit.shown(series.metric, for: format.unit)
                 func text(_ value: Decimal) -> String { "\(value) \(unit.symbol)" }
-                let name = series.metric.rawValue.replacingOccurrences(of: "_", with: " ").capitalized
+                // "Body weight", "Arm left": a heading's first word capitalised, as the portal's others.
+                let words = series.metric.rawValue.replacingOccurrences(of: "_", with: " ")
+                let name = words.prefix(1).uppercased() + words.dropFirst()
                 return BodyPage.Series(
                     name: name, latest: text(last.value(in: unit)), latestDay: format.day(last.measuredOn),
                     firstDay: format.day(first.measuredOn),

@@ -43,9 +43,12 @@ struct FeedbackRoutes {
                     subject: values["subject"] ?? "", body: values["body"] ?? "", appVersion: "web portal")
                 return Response.redirect(to: "/feedback?sent=1", type: .normal)
             } catch SpotterError.invalidArgument(let violations) {
-                return try await page(
-                    session, FeedbackPage(errors: SessionRoutes.fieldErrors(violations, [:])), values: values,
-                    status: .badRequest)
+                var errors = SessionRoutes.fieldErrors(violations, [:])
+                // The field is "What happened, or what you would like", not a comment.
+                if let body = violations.first(where: { $0.field == "body" }) {
+                    errors["body"] = "The description \(body.reason)."
+                }
+                return try await page(session, FeedbackPage(errors: errors), values: values, status: .badRequest)
             }
         }
     }

@@ -355,7 +355,7 @@ enum Templates {
         {{^notShared}}
         <form method="get" action="/clients/{{client.id}}" class="search" role="search">
         <label for="q">Search workouts</label>
-        <input id="q" name="q" type="search" value="{{query}}" placeholder="Workout or exercise name" maxlength="100"{{#searchError}} aria-invalid="true" aria-describedby="q-error"{{/searchError}}>
+        <input id="q" name="q" type="search" value="{{query}}" placeholder="Workout or exercise" maxlength="100"{{#searchError}} aria-invalid="true" aria-describedby="q-error"{{/searchError}}>
         <button>Search</button>
         </form>
         {{#searchError}}<p class="field-error" id="q-error" role="alert">{{searchError}}</p>{{/searchError}}

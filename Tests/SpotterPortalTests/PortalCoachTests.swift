@@ -368,6 +368,7 @@ struct PortalCoachTests {
             #expect(body.count("<circle class='point'") == 3)
             #expect(body.html.contains("Latest 80.1 kg on ") && body.html.contains("-1.1 kg since"))
             #expect(body.html.contains("after a rest day"))
+            #expect(body.html.contains("Body weight") && !body.html.contains("Body Weight"))
             let monthly = try await browser.get("/clients/\(world.client)/statistics?period=month")
             #expect(monthly.count("<rect class='bar'") >= 1)
             // Tables and sentences write a day as every other page does, never as 2026-11-23.

@@ -24,6 +24,8 @@ struct PortalProfileTests {
             #expect(bad.status == .badRequest && bad.html.contains(#"id="subject-error""#))
             #expect(bad.html.contains("The chart is empty &lt;b&gt;today&lt;/b&gt;."), "what was typed stays, escaped")
             #expect(bad.html.contains(#"value="bug" checked"#))
+            let empty = try await browser.post("/feedback", [("kind", "bug"), ("subject", "Chart"), ("body", "")])
+            #expect(empty.html.contains("The description is required.") && !empty.html.contains("The comment"))
             let sent = try await browser.post(
                 "/feedback",
                 [("kind", "bug"), ("subject", "Empty chart"), ("body", "The chart is empty <b>today</b>.")])
