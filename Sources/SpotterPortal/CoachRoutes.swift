@@ -648,8 +648,11 @@ struct CoachRoutes {
             thread = try await coaching.clientWorkoutThread(
                 session.principal, client: client.id, workoutID: try context.parameters.require("workout"))
         } catch SpotterError.scopeNotGranted {
+            // Back to the client list, as every closed client page leads (the access matrix keeps
+            // a client who shares nothing out of the page, their id in a link included).
             return pages.problem(
-                .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details))
+                .forbidden, session: session, title: "Not shared", message: Self.notShared(link, .details),
+                links: [("/clients", "Back to your clients")])
         }
         let workout = thread.workout
         let names = workout.content.exercises.map { workout.exerciseNames[$0.exerciseID] ?? "Exercise" }

@@ -419,6 +419,7 @@ struct PortalCoachTests {
             let refused = try await coach.get(path)
             #expect(refused.status == .forbidden)
             #expect(refused.html.contains("has not shared the details of their workouts with you."))
+            #expect(refused.html.contains("Back to your clients") && !refused.html.contains("Back to the start page"))
             let history = try await coach.get("/clients/\(world.client)")
             #expect(history.html.contains("has not shared the details of their workouts with you."))
             #expect(!history.html.contains("/workouts/"))
