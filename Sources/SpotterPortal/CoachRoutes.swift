@@ -181,8 +181,9 @@ struct CoachRoutes {
         }
         router.post("/clients/:client/end") { _, context in
             let session = try coach(context)
-            _ = try await coaching.endLink(session.principal, other: try context.parameters.require("client"))
-            return Response.redirect(to: "/clients", type: .normal)
+            let client = try context.parameters.require("client")
+            _ = try await coaching.endLink(session.principal, other: client)
+            return Response.redirect(to: "/clients?ended=\(Form.encode(client))", type: .normal)
         }
     }
 
@@ -421,6 +422,15 @@ struct CoachRoutes {
                 .map { "\($0.lifterName) is now your client." }
         case "declined": page.notice = "The request is declined."
         default: break
+        }
+        // After ending a coaching: named only when this coach's link with that lifter has ended.
+        if let ended = parameters.get("ended")?.lowercased() {
+            let closed = try await coaching.links(session.principal, includeClosed: true).first {
+                $0.status == .ended && $0.lifterID.description == ended
+            }
+            page.notice = closed.map {
+                "Coaching with \($0.lifterName) has ended: what you assigned is taken back, and \($0.lifterName) keeps their data."
+            }
         }
         return pages.render(
             "clients", title: "Clients", session: session, status: status,

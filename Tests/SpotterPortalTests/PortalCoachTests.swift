@@ -604,7 +604,12 @@ struct PortalCoachTests {
             let confirm = try await browser.get("/clients/\(lena.tenantID)/end")
             #expect(confirm.html.contains("End coaching with lena?"))
             let ended = try await browser.post("/clients/\(lena.tenantID)/end")
-            #expect(ended.location == "/clients")
+            #expect(ended.location == "/clients?ended=\(lena.tenantID)")
+            #expect(
+                try await browser.get(ended.location ?? "").html.contains(
+                    "Coaching with lena has ended: what you assigned is taken back, and lena keeps their data."))
+            // A made-up id, or a client still linked, names no one.
+            #expect(!(try await browser.get("/clients?ended=\(UUID())").html.contains("has ended")))
             #expect(try await browser.get("/clients/\(lena.tenantID)").status == .notFound)
 
             let second = try await browser.post("/invites", [("note", "")])
