@@ -552,7 +552,9 @@ struct CoachRoutes {
             let kind = if case .program = assignment.item { "program" } else { "template" }
             return HistoryPage.Assigned(
                 id: assignment.id.lowercasedString, name: assignment.name, kind: kind, version: assignment.version,
-                since: format.day(assignment.createdAt), note: assignment.note)
+                // The coach's own act, dated in the coach's zone as the Programs and Templates
+                // lists date it (the client's workouts above are in the client's).
+                since: Format(session.profile).day(assignment.createdAt), note: assignment.note)
         }
         let choices =
             try await programs.map { ("program:\($0.id)", "Program: \($0.content.name)") }
