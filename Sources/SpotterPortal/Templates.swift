@@ -849,7 +849,7 @@ enum Templates {
         <section class="card" id="directory">
         <h2>Coach directory</h2>
         {{#listedSaved}}<p class="notice">Saved.</p>{{/listedSaved}}
-        <p>Lifters looking for a coach find you in Discover with your name, bio, specialities, these highlights and what you have published, and can ask you to coach them.</p>
+        <p>Lifters looking for a coach find you in Discover with your name, bio, specialities and these highlights (in the app, also what you have published), and can ask you to coach them.</p>
         <form method="post" action="/profile/directory" class="editor">
         <input type="hidden" name="_csrf" value="{{csrf}}">
         <label class="check"><input type="checkbox" name="listed"{{#listed}} checked{{/listed}}> List me in the coach directory</label>
