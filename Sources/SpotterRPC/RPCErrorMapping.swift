@@ -53,6 +53,10 @@ enum RPCErrorMapping {
     static let accessTokenExpiredReason = "ACCESS_TOKEN_EXPIRED"
     static let sessionEndedReason = "SESSION_ENDED"
 
+    /// How many violations a refusal's message names, and how many its BadRequest details carry.
+    static let maximumViolationsListed = 10
+    static let maximumViolationDetails = 40
+
     static func status(for error: SpotterError) -> GoogleRPCStatus {
         switch error {
         case .notFound(let message):
@@ -64,10 +68,20 @@ enum RPCErrorMapping {
                 details: [.badRequest(violations: [.init(field: field, description: reason)])]
             )
         case .invalidArgument(let violations):
+            // Both go in the trailers, which clients cap (gRPC's C core at 16 KiB): a workout of 100
+            // bad sets named every one and reached the app as RESOURCE_EXHAUSTED, not as a refusal.
+            let listed = violations.prefix(maximumViolationsListed)
+            let more = violations.count - listed.count
             return GoogleRPCStatus(
                 code: .invalidArgument,
-                message: violations.listed,
-                details: [.badRequest(violations: violations.map { .init(field: $0.field, description: $0.reason) })]
+                message: Array(listed).listed
+                    + (more > 0 ? "; and \(more) more (the first \(maximumViolationDetails) are in the details)" : ""),
+                details: [
+                    .badRequest(
+                        violations: violations.prefix(maximumViolationDetails).map {
+                            .init(field: $0.field, description: String($0.reason.prefix(300)))
+                        })
+                ]
             )
         case .failedPrecondition(let message):
             return GoogleRPCStatus(code: .failedPrecondition, message: message, details: [])

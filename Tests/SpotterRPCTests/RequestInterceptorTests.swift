@@ -227,6 +227,22 @@ struct RequestInterceptorTests {
         )
         #expect(invalid.message == "a: x; b.c: y")
         #expect(invalid.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field) == ["a", "b.c"])
+        // A refusal of 10,000 bad sets stays small enough for a client's trailers (16 KiB in gRPC's C
+        // core): the first ten named in the message, the first forty in the details.
+        let many = try #require(
+            RPCErrorMapping.map(
+                SpotterError.invalidArgument(
+                    (0..<10_000).map {
+                        FieldViolation(
+                            field: "workout.exercises[\($0 / 100)].sets[\($0 % 100)].rpe",
+                            reason: "must be from 1 to 10")
+                    }), call: call) as? GoogleRPCStatus)
+        #expect(many.code == .invalidArgument)
+        #expect(
+            many.message.hasSuffix("; and 9990 more (the first 40 are in the details)"), "\(many.message.suffix(80))")
+        #expect(many.message.hasPrefix("workout.exercises[0].sets[0].rpe: must be from 1 to 10; "))
+        #expect(many.details.compactMap(\.badRequest).flatMap(\.violations).count == 40)
+        #expect(many.message.utf8.count < 1_500)
         // What an app acts on without reading the words: the reason, and what goes with it.
         let reasons: [(SpotterError, RPCError.Code, String?, [String: String])] = [
             (.unauthenticated("x", token: .expired), .unauthenticated, "ACCESS_TOKEN_EXPIRED", [:]),
