@@ -124,6 +124,9 @@ public struct RequestInterceptor: ServerInterceptor {
         requestContext.trace = request.metadata[stringValues: "traceparent"].first(where: { _ in true }).flatMap(
             Self.traceContext)
         callMetrics.inFlight.increment()
+        // Who the call was, for the log line of a call that then fails (a probe of another
+        // tenant's ids is logged with the tenant that made it).
+        let signedIn = Mutex<Principal?>(nil)
         do {
             let authenticated = !Self.publicMethods.contains(method)
             let token = authenticated ? Self.bearerToken(in: request.metadata) : ""
@@ -141,7 +144,9 @@ public struct RequestInterceptor: ServerInterceptor {
                     return try await scope.run {
                         var call = unauthenticated
                         if authenticated {
-                            call.principal = try await auth.authenticate(accessToken: token)
+                            let principal = try await auth.authenticate(accessToken: token)
+                            call.principal = principal
+                            signedIn.withLock { $0 = principal }
                         }
                         let response = try await RequestContext.$current.withValue(call) {
                             try await next(Self.refusingZeroBytes(request), context)
@@ -153,6 +158,7 @@ public struct RequestInterceptor: ServerInterceptor {
             return Self.recordingCompletion(
                 of: response, CallRecord(call: call, started: started, metrics: callMetrics))
         } catch {
+            requestContext.principal = signedIn.withLock { $0 }
             let mapped = RPCErrorMapping.map(error, call: requestContext)
             CallRecord(call: requestContext, started: started, metrics: callMetrics)
                 .completed(code: Self.code(of: mapped))

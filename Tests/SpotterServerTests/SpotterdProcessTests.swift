@@ -208,6 +208,9 @@ struct SyncReplicaTests {
             let ada = try await server.withClient { client in
                 let ada = try await signUpLifter(client, "ada")
                 _ = try await Spotter_V1_AccountService.Client(wrapping: client).getProfile(.init(), metadata: ada)
+                // A signed-in call that fails (an id that names nothing of Ada's).
+                _ = try? await Spotter_V1_WorkoutService.Client(wrapping: client).getWorkout(
+                    .with { $0.workoutID = UUID().uuidString.lowercased() }, metadata: ada)
                 _ = try? await Spotter_V1_AccountService.Client(wrapping: client).getProfile(
                     .init(),
                     metadata: [
@@ -242,6 +245,10 @@ struct SyncReplicaTests {
                 (profile?["tenant"] as? String).flatMap(UUID.init(uuidString:)) != nil, "\(String(describing: profile))"
             )
             #expect(profile?["address"] as? String == "127.0.0.1", "\(String(describing: profile))")
+            // A failed call of a signed-in caller names the tenant too, as the successful one does.
+            let probe = completed.first { $0["method"] as? String == "spotter.v1.WorkoutService/GetWorkout" }
+            #expect(probe?["code"] as? String == "notFound", "\(String(describing: probe))")
+            #expect(probe?["tenant"] as? String == profile?["tenant"] as? String, "\(String(describing: probe))")
             let refused = completed.first {
                 $0["method"] as? String == "spotter.v1.AccountService/GetProfile" && $0["code"] as? String != "ok"
             }
