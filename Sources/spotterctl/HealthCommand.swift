@@ -80,14 +80,26 @@ struct HealthCommand: AsyncParsableCommand {
             print("spotterctl: \(target) does not serve '\(service)': \(error.message)")
             throw ExitCode(1)
         } catch let error as RPCError {
-            print("spotterctl: \(target) did not answer: \(error.code): \(error.message)")
+            // A certificate it does not trust also ends the connection before any answer: say so.
+            let tls = error.message.contains("preface") || error.message.lowercased().contains("certificate")
+            print(
+                "spotterctl: \(target) did not answer: \(error.code): \(error.message)"
+                    + (tls ? " (if it is running, check --ca: its certificate may not be the one spotterd serves)" : "")
+            )
             throw ExitCode(2)
         }
+        // As the health protocol writes them (`NOT_SERVING`, not Swift's `notServing`).
         switch status {
         case .serving:
             print("SERVING")
+        case .notServing:
+            print("NOT_SERVING")
+            throw ExitCode(1)
+        case .serviceUnknown:
+            print("SERVICE_UNKNOWN")
+            throw ExitCode(1)
         default:
-            print("\(status)".uppercased())
+            print("UNKNOWN")
             throw ExitCode(1)
         }
     }
