@@ -28,9 +28,11 @@ struct ExportCommand: AsyncParsableCommand {
         help:
             "json (default), csv (every set), templates-csv (every template item) or measurements-csv (every body measurement)."
     ) var format: Format = .json
-    @Option(help: "File to write (created with mode 0600); default: standard output.") var output: String?
+    @Option(help: "File to write (created with mode 0600); default, or -: standard output.") var output: String?
 
     func run() async throws {
+        // `-` is standard output, as for most tools (it wrote a file named "-").
+        let output = output == "-" ? nil : output
         try await runCommand {
             try await CommandContext.with(change.options) { context in
                 // The file is made first, beside the output, so a path that cannot be written fails

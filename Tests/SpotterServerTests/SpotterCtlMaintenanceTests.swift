@@ -687,6 +687,13 @@ struct SpotterCtlMaintenanceTests {
                     && unwritable.output.contains("cannot write /nonexistent/x.json: No such file or directory"))
             #expect(
                 try await database.count("SELECT count(*)::int FROM audit_log WHERE action = 'account.export'") == 1)
+            // `--output -` is standard output, not a file named "-".
+            let dash = try await database.spotterctl(
+                ["export", "ada", "--reason", "subject access request", "--output", "-", "--format", "csv"])
+            #expect(
+                dash.status == 0 && dash.output.hasPrefix("date,") && !dash.output.contains("wrote "),
+                "\(dash.output.prefix(200))")
+            #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/-"))
 
             // The lifter's own ExportAccount streams the same document, and the same CSV.
             var own = Data()
