@@ -115,6 +115,9 @@ struct BodyMetricsTests {
             let edge = await refusal(
                 MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 400.04, unit: .kg))
             #expect(edge.first?.reason == "must be from 20 to 400 kg for body_weight, not 400.04")
+            let huge = await refusal(
+                MeasurementDraft(metric: "body_weight", measuredOn: "2026-09-02", value: 1e300, unit: .kg))
+            #expect(huge.first?.reason == "must be from 20 to 400 kg for body_weight, not 1e+300", "\(huge)")
             #expect(
                 await refusal(MeasurementDraft(metric: "", measuredOn: "2026-09-02", value: 80)).first?.reason
                     .hasPrefix("is required (one of body_weight, body_fat, ") == true)

@@ -217,9 +217,11 @@ extension MeasurementDraft {
                 stored = (Decimal(value) * unit.factor).rounded(3)
                 let low = metric.range.lowerBound / unit.factor
                 let high = metric.range.upperBound / unit.factor
+                // As typed; a number past Decimal's range (1e300) as the Double writes it, not "NaN".
+                let typed = abs(value) < 1e15 ? "\(Decimal(string: "\(value)") ?? Decimal(value))" : "\(value)"
                 validator.check(
                     metric.range.contains(stored), prefix + "value",
-                    "must be from \(low.rounded(1)) to \(high.rounded(1)) \(unit.symbol) for \(metric.rawValue), not \(Decimal(string: "\(value)") ?? Decimal(value))"
+                    "must be from \(low.rounded(1)) to \(high.rounded(1)) \(unit.symbol) for \(metric.rawValue), not \(typed)"
                 )
             }
         }
