@@ -26,7 +26,8 @@ public struct PostgresAdminStore: AdminStore {
 
                         WHERE ($1::text IS NULL OR t.kind = $1)
                           AND ($2::text IS NULL OR a.status = $2)
-                          AND ($3::text IS NULL OR t.tier = $3)
+                          -- The tier in force, as the list shows it: a paid tier past its end is free.
+                          AND ($3::text IS NULL OR (CASE WHEN t.tier_expires_at <= now() THEN 'free' ELSE t.tier END) = $3)
                           AND ($4::text IS NULL OR a.email ILIKE '%' || $4 || '%' OR a.username ILIKE '%' || $4 || '%')
                           AND ($5::timestamptz IS NULL OR t.created_at >= $5)
                         ORDER BY t.created_at DESC, t.tenant_id

@@ -111,6 +111,11 @@ struct SpotterCtlMaintenanceTests {
                 store: PostgresProfileStore(database: SpotterDatabase(pool: database.appPool))
             ).profile(try await principal(database, "ada"))
             #expect(profile.tier.effective(at: Date()) == .free)
+            // Listed by the tier in force, as the list shows it: not among pro, among free.
+            let pros = try await database.spotterctl(["accounts", "list", "--tier", "pro"])
+            #expect(!pros.output.contains("ada@example.com"), "\(pros.output)")
+            let frees = try await database.spotterctl(["accounts", "list", "--tier", "free"])
+            #expect(frees.output.contains("ada@example.com"), "\(frees.output)")
             // An export says the tier in force: free, not the expired Pro.
             let file = NSTemporaryDirectory() + "tier-\(UUID().uuidString).json"
             defer { try? FileManager.default.removeItem(atPath: file) }
