@@ -157,9 +157,20 @@ public struct Migrator: Sendable {
     /// Runs with the lock held and the migrations table in place.
     private func apply(_ connection: PostgresConnection, audit: MigrationAudit?) async throws -> [Migration] {
         let done = try await appliedRows(connection)
+        let newest = migrations.last?.version ?? 0
         for state in states(recorded: done) {
             switch state.status {
             case .changed: throw MigrationError.checksumMismatch(version: state.version, name: state.name)
+            // A migration newer than every file: a newer release migrated this database (a rolling
+            // upgrade, or a rollback of the binary). Migrations only add within a release, so this
+            // one serves on it (deploy/README.md); only a gap among its own files is refused.
+            case .missing where state.version > newest:
+                logger.warning(
+                    "the database has a migration newer than this release's; serving on the newer schema",
+                    metadata: [
+                        "migration": "\(String(format: "%04d", state.version))_\(state.name)",
+                        "newest_known": "\(String(format: "%04d", newest))",
+                    ])
             case .missing: throw MigrationError.missingFile(version: state.version, name: state.name)
             case .applied, .pending: continue
             }

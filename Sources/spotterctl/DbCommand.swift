@@ -37,7 +37,8 @@ struct DbCommand: AsyncParsableCommand {
                     if options.json {
                         return try Output.json(DbStatusOutput(database: report, migrations: migrations))
                     }
-                    let level = migrations.last(where: { $0.status == .applied }).map {
+                    // The database's level, a newer release's migration (missing here) included.
+                    let level = migrations.last(where: { $0.status == .applied || $0.status == .missing }).map {
                         String(format: "%04d", $0.version)
                     }
                     print("database     \(report.database) (PostgreSQL \(report.serverVersion)), reachable")

@@ -22,7 +22,8 @@ struct StatusCommand: AsyncParsableCommand {
             try await CommandContext.with(options) { context in
                 let migrations = try await context.migrationStates()
                 let counts = try await context.admin.counts()
-                let level = migrations.last(where: { $0.status == .applied })?.version
+                // A newer release's migration (missing here) counts: it is the database's level.
+                let level = migrations.last(where: { $0.status == .applied || $0.status == .missing })?.version
                 let pending = migrations.filter { $0.status == .pending }.count
                 if options.json {
                     return try Output.json(

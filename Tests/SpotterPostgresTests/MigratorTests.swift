@@ -72,13 +72,19 @@ struct MigratorTests {
         }
     }
 
-    @Test("an applied migration whose file is missing is refused")
+    @Test(
+        "an applied migration missing among the files is refused; one newer than every file (a newer release's) is served on"
+    )
     func missingFileIsRefused() async throws {
         try await emptyDatabase { configuration in
             let connection = try await PostgresConnection.connect(configuration)
             try await Migrator(migrations: [first, second], logger: logger).migrate(connection)
+            // An older release against the newer schema: nothing to apply, no refusal (deploy/README).
+            #expect(try await Migrator(migrations: [first], logger: logger).migrate(connection).isEmpty)
+            // A gap: migration 2 is applied, the files jump from 1 to 3.
+            let third = Migration(version: 3, name: "three", sql: "CREATE TABLE three (id int)")
             await #expect(throws: MigrationError.missingFile(version: 2, name: "two")) {
-                try await Migrator(migrations: [first], logger: logger).migrate(connection)
+                try await Migrator(migrations: [first, third], logger: logger).migrate(connection)
             }
             await connection.close()
         }
