@@ -34,6 +34,8 @@ public struct RequestInterceptor: ServerInterceptor {
     private let trustedProxies: TrustedProxies
     private let callMetrics: CallMetrics
     private let callScope: any CallScope
+    /// Told when the server begins its graceful shutdown (`ShutdownSignal`).
+    private let shutdown: ShutdownSignal?
 
     /// `deadline` is how long a call's handler may run (from reading its request to its answer, or
     /// for a streaming call to its first message) before the call ends DEADLINE_EXCEEDED
@@ -45,8 +47,9 @@ public struct RequestInterceptor: ServerInterceptor {
     public init(
         auth: AuthService, logger: Logger, deadline: Duration,
         trustedProxies: TrustedProxies = .none, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
-        callScope: any CallScope = NoCallScope()
+        callScope: any CallScope = NoCallScope(), shutdown: ShutdownSignal? = nil
     ) {
+        self.shutdown = shutdown
         self.auth = auth
         self.logger = logger
         self.deadline = deadline
@@ -139,7 +142,7 @@ public struct RequestInterceptor: ServerInterceptor {
             let unauthenticated = requestContext
             // `withDeadline` waits for its tasks before it returns, so `next` does not outlive this call.
             let (response, call) = try await withoutActuallyEscaping(next) { next in
-                try await Self.withDeadline(Self.deadline(for: method, default: deadline)) {
+                try await Self.withDeadline(Self.deadline(for: method, default: deadline), quiescing: shutdown) {
                     let request = readsFirst ? try await Self.received(request) : request
                     return try await scope.run {
                         var call = unauthenticated
@@ -224,7 +227,7 @@ public struct RequestInterceptor: ServerInterceptor {
     /// the call), so a call costs one task rather than three (`body`, a sleeping deadline task and
     /// a task waiting for cancellation, each started, woken and finished on every call).
     static func withDeadline<Result: Sendable>(
-        _ limit: Duration, _ body: @escaping @Sendable () async throws -> Result
+        _ limit: Duration, quiescing: ShutdownSignal? = nil, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let task = Task { try await body() }
         let stopped = Mutex<DeadlineStop?>(nil)
@@ -242,7 +245,10 @@ public struct RequestInterceptor: ServerInterceptor {
             await withRPCCancellationHandler {
                 await task.result
             } onCancelRPC: {
-                stop(.cancelledByClient)
+                // A server that is shutting down cancels every running call (the transport's
+                // quiescing); those finish instead, within their deadline, as the deploy notes
+                // promise. Any other cancellation is the client's.
+                if !(quiescing?.isSet ?? false) { stop(.cancelledByClient) }
             }
         } onCancel: {
             task.cancel()
@@ -462,4 +468,17 @@ struct ReceivedMessages<Element: Sendable>: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(remaining: messages.makeIterator())
     }
+}
+
+/// Set once the server begins its graceful shutdown (`GRPCServerService`). The transport then
+/// cancels every running call (its quiescing); the interceptor lets those finish instead, within
+/// their deadline, and only a client's cancellation stops a call.
+public final class ShutdownSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public var isSet: Bool { flag.load(ordering: .relaxed) }
+
+    public func set() { flag.store(true, ordering: .relaxed) }
 }

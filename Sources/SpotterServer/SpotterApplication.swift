@@ -128,6 +128,8 @@ public struct SpotterApplication: Sendable {
             config: settings.transport.config(
                 logger: logger, tls: try TransportLimits.tlsContext(certificate: certificate, key: key))
         )
+        // Set as the graceful shutdown begins: running calls then finish (`RequestInterceptor`).
+        let shutdown = ShutdownSignal()
         let server = GRPCServer(
             transport: transport,
             services: [
@@ -160,7 +162,8 @@ public struct SpotterApplication: Sendable {
             interceptors: [
                 RequestInterceptor(
                     auth: auth, logger: logger, deadline: settings.transport.callDeadline,
-                    trustedProxies: settings.trustedProxies, metrics: metrics.factory, callScope: spotterDatabase)
+                    trustedProxies: settings.trustedProxies, metrics: metrics.factory, callScope: spotterDatabase,
+                    shutdown: shutdown)
             ]
         )
         let (metricsPort, boundPort) = AsyncStream<Int>.makeStream()
@@ -221,7 +224,8 @@ public struct SpotterApplication: Sendable {
                     .init(service: healthMonitor),
                     .init(
                         service: ListeningService(
-                            service: GRPCServerService(server: server), listener: "gRPC", host: settings.host,
+                            service: GRPCServerService(server: server, shutdown: shutdown), listener: "gRPC",
+                            host: settings.host,
                             port: settings.port, setting: "SPOTTER_GRPC_PORT (or --port)")),
                     .init(
                         service: MailerService(delivery: delivery, interval: settings.mailerInterval, logger: logger)),
