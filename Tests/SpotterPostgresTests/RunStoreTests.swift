@@ -265,9 +265,9 @@ struct RunStoreTests {
                 return
             }
             let fields = Set(violations.map(\.field))
-            #expect(fields.contains("run.samples[17].offset_ms"), "\(violations)")
-            #expect(fields.contains { $0.hasPrefix("run.samples[40]") }, "\(violations)")
-            #expect(fields.contains("run.name") && fields.contains("run.started_at"))
+            #expect(fields.contains("samples[17].offset_ms"), "\(violations)")
+            #expect(fields.contains { $0.hasPrefix("samples[40]") }, "\(violations)")
+            #expect(fields.contains("name") && fields.contains("started_at"))
             #expect(try await runs.list(ada, before: nil, limit: 0).isEmpty)
         }
     }

@@ -92,8 +92,8 @@ struct RunEndToEndTests {
                     #expect(error.code == .invalidArgument)
                     let status = try #require(try error.unpackGoogleRPCStatus())
                     let fields = status.details.compactMap(\.badRequest).flatMap(\.violations).map(\.field)
-                    #expect(fields.contains("run.samples[3].offset_ms"), "\(fields)")
-                    #expect(fields.contains("run.samples[9].heading_degrees"), "\(fields)")
+                    #expect(fields.contains("samples[3].offset_ms"), "\(fields)")
+                    #expect(fields.contains("samples[9].heading_degrees"), "\(fields)")
                 }
                 #expect(try await runs.listRuns(.init(), metadata: ada).runs.count == 1, "nothing more stored")
             }

@@ -64,7 +64,8 @@ public struct RunService: Sendable {
         let workoutID = id.isEmpty ? WorkoutID.random() : try Self.id(id)
         var violations: [FieldViolation] = []
         let analysis = try Self.collecting(&violations) { () throws(SpotterError) in
-            try RunAnalysis.analyze(draft.samples, field: "run.samples")
+            // Named as LogRunRequest's own fields: `samples[17].offset_ms`, `name`, `started_at`.
+            try RunAnalysis.analyze(draft.samples, field: "samples")
         }
         let seconds = analysis.map { min(86_400, max(1, Int($0.durationSeconds.rounded()))) } ?? 1
         let meters = analysis?.distanceMeters.map { Int($0.rounded()) }.flatMap { $0 >= 1 ? $0 : nil }
@@ -78,7 +79,7 @@ public struct RunService: Sendable {
             ])
         let at = now()
         let content = try Self.collecting(&violations) { () throws(SpotterError) in
-            try workout.validated(now: at, prefix: "run.")
+            try workout.validated(now: at, prefix: "")
         }
         guard violations.isEmpty, let analysis, let content else { throw SpotterError.invalidArgument(violations) }
         return try await store.logRun(

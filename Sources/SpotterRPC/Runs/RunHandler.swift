@@ -41,7 +41,7 @@ extension RunDraft {
     init(_ request: Spotter_V1_LogRunRequest) throws(SpotterError) {
         self.init(
             name: request.name,
-            startedAt: request.hasStartedAt ? try request.startedAt.date("run.started_at") : nil,
+            startedAt: request.hasStartedAt ? try request.startedAt.date("started_at") : nil,
             notes: request.notes,
             samples: request.samples.map { sample in
                 FootstepSample(
