@@ -204,6 +204,9 @@ public struct AuditFilter: Sendable, Equatable {
     public var actor: String?
     public var action: String?
     public var targetTenantID: TenantID?
+    /// Rows whose target is this text: an erased account's pseudonym (`erased-…`), which its rows
+    /// keep in place of the account's names.
+    public var target: String?
     public var since: Date?
     public var until: Date?
     public var limit: Int
@@ -212,6 +215,7 @@ public struct AuditFilter: Sendable, Equatable {
         actor: String? = nil,
         action: String? = nil,
         targetTenantID: TenantID? = nil,
+        target: String? = nil,
         since: Date? = nil,
         until: Date? = nil,
         limit: Int = 100
@@ -219,6 +223,7 @@ public struct AuditFilter: Sendable, Equatable {
         self.actor = actor
         self.action = action
         self.targetTenantID = targetTenantID
+        self.target = target
         self.since = since
         self.until = until
         self.limit = limit

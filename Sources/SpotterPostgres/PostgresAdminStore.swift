@@ -166,12 +166,13 @@ public struct PostgresAdminStore: AdminStore {
                       AND ($3::uuid IS NULL OR target_tenant_id = $3)
                       AND ($4::timestamptz IS NULL OR at >= $4)
                       AND ($5::timestamptz IS NULL OR at < $5)
+                      AND ($7::text IS NULL OR target = $7)
                     ORDER BY audit_id DESC
                     LIMIT $6
                     """,
                     [
                         filter.actor, filter.action, filter.targetTenantID?.rawValue, filter.since, filter.until,
-                        filter.limit,
+                        filter.limit, filter.target,
                     ]
                 )
                 return try rows.map { row in

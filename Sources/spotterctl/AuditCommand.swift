@@ -17,7 +17,10 @@ struct AuditCommand: AsyncParsableCommand {
         @Option(help: "Operator name or operating-system user.") var actor: String?
         @Option(help: "Action, such as account.disable, or its start, such as account. or account.dis.") var action:
             String?
-        @Option(help: "The target account: its username, e-mail or tenant id (an erased one's tenant id).")
+        @Option(
+            help:
+                "The target account: its username, e-mail or tenant id (an erased one's tenant id or erased-… pseudonym)."
+        )
         var target: String?
         @Option(help: "Entries at or after this ISO 8601 time.") var since: String?
         @Option(help: "Entries before this ISO 8601 time, or through this day (UTC).") var until: String?
@@ -30,12 +33,16 @@ struct AuditCommand: AsyncParsableCommand {
                 let untilDate = parseTime(until, field: "until", throughDay: true, into: &validator)
                 try validator.validate()
                 try await CommandContext.with(options) { context in
+                    // An erased account is found by the pseudonym its erasure printed.
+                    let pseudonym = target.flatMap { $0.hasPrefix("erased-") ? $0 : nil }
                     var targetID = target.flatMap(TenantID.init)
-                    if let target, targetID == nil { targetID = try await context.admin.account(target).tenantID }
+                    if let target, targetID == nil, pseudonym == nil {
+                        targetID = try await context.admin.account(target).tenantID
+                    }
                     let entries = try await context.admin.auditLog(
                         AuditFilter(
-                            actor: actor, action: action, targetTenantID: targetID, since: sinceDate,
-                            until: untilDate, limit: limit)
+                            actor: actor, action: action, targetTenantID: targetID, target: pseudonym,
+                            since: sinceDate, until: untilDate, limit: limit)
                     )
                     if options.json { return try Output.json(entries.map(AuditJSON.init)) }
                     Output.table(

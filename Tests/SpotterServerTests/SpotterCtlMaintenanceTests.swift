@@ -476,6 +476,10 @@ struct SpotterCtlMaintenanceTests {
                 #expect(try row.decode("grouped", as: Bool.self))
             }
             #expect(try audit.first?.decode("reason", as: String.self) == "asked by \(pseudonym) (\(pseudonym))")
+            // Found by the pseudonym the erasure printed (it answered "no account matches").
+            let byPseudonym = try await database.spotterctl(["audit", "list", "--target", pseudonym, "--json"])
+            let found = try json(byPseudonym) as? [[String: Any]]
+            #expect(byPseudonym.status == 0 && found?.count == 2, "\(byPseudonym.output)")
             // Her comment in Bob's tenant is gone; his stays.
             let comments = try await owner.query(
                 "SELECT author_id FROM workout_comments WHERE tenant_id = $1", [bob.principal.tenantID.rawValue])
