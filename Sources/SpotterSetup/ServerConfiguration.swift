@@ -286,13 +286,19 @@ private struct EnvironmentReader {
                 reason: "must be starttls when SPOTTER_SMTP_USERNAME is set: a password is never sent in plain text"
             )
         }
+        // Read when the first e-mail goes out: a file that is not there would fail every send.
+        let trustRoots = string("SPOTTER_SMTP_CA_FILE")
+        if let trustRoots, !FileManager.default.isReadableFile(atPath: trustRoots) {
+            throw ConfigurationError(
+                variable: "SPOTTER_SMTP_CA_FILE", reason: "\(trustRoots) is not a file this process can read")
+        }
         return SMTPConfiguration(
             host: host,
             port: try integer("SPOTTER_SMTP_PORT", default: 587, range: 1...65535),
             security: security,
             username: string("SPOTTER_SMTP_USERNAME"),
             password: string("SPOTTER_SMTP_PASSWORD"),
-            trustRootsFile: string("SPOTTER_SMTP_CA_FILE"),
+            trustRootsFile: trustRoots,
             heloName: try hostName("SPOTTER_SMTP_HELO") ?? "spotter.localdomain"
         )
     }

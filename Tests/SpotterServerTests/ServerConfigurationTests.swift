@@ -58,6 +58,10 @@ struct ServerConfigurationTests {
                 ["SPOTTER_SMTP_HOST": "mail", "SPOTTER_SMTP_SECURITY": "ssl"],
                 "SPOTTER_SMTP_SECURITY: must be starttls or none"
             ),
+            (
+                ["SPOTTER_SMTP_HOST": "mail", "SPOTTER_SMTP_CA_FILE": "/nonexistent/ca.pem"],
+                "SPOTTER_SMTP_CA_FILE: /nonexistent/ca.pem is not a file this process can read"
+            ),
             (["SPOTTER_MAIL_FROM": "Spotter <no-reply@example.com>"], "SPOTTER_MAIL_FROM: must be one e-mail address"),
             (["SPOTTER_MAIL_FROM": "no-reply"], "SPOTTER_MAIL_FROM: must be one e-mail address"),
             (["SPOTTER_MAIL_FROM": "a@b@c"], "SPOTTER_MAIL_FROM: must be one e-mail address"),
