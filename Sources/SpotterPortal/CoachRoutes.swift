@@ -51,6 +51,26 @@ struct CoachRoutes {
                     inviteRefusal: reason.prefix(1).uppercased() + reason.dropFirst() + ".")
             }
         }
+        // An invitation by username: the lifter accepts (choosing what to share) or declines.
+        router.post("/clients/invite") { request, context in
+            let session = try coach(context)
+            let username = context.form.text("username").trimmingWhitespaces()
+            func refused(_ error: String) async throws -> Response {
+                try await clientsPage(request, session, newInvite: nil, invitation: (username, error))
+            }
+            do {
+                let link = try await coaching.inviteClient(session.principal, username: username)
+                return Response.redirect(to: "/clients?invited=\(link.lifterID)", type: .normal)
+            } catch SpotterError.invalidArgument(let violations) {
+                return try await refused(violations.map { SessionRoutes.sentence($0) }.joined(separator: " "))
+            } catch SpotterError.notFound {
+                return try await refused("No lifter has the username “\(username)”.")
+            } catch SpotterError.alreadyExists(_, let reason) {
+                return try await refused("You \(reason.hasPrefix("you ") ? String(reason.dropFirst(4)) : reason).")
+            } catch SpotterError.failedPrecondition(let reason) {
+                return try await refused(reason.prefix(1).uppercased() + reason.dropFirst() + ".")
+            }
+        }
         router.post("/invites/:invite/revoke") { _, context in
             let session = try coach(context)
             try await coaching.revokeInvite(session.principal, id: try context.parameters.require("invite"))
@@ -287,11 +307,15 @@ struct CoachRoutes {
         /// Why no code can be made now (a full roster): the form's, not the note's.
         var inviteRefusal: String?
         var requestError: String?
+        /// The invitation by username: what was typed, and why it was refused.
+        var inviteUsername = ""
+        var inviteUsernameError: String?
     }
 
     private func clientsPage(
         _ request: Request, _ session: PortalSession, newInvite shown: NewInviteCookie?, inviteNote: String = "",
-        inviteError: String? = nil, inviteRefusal: String? = nil, requestError: String? = nil
+        inviteError: String? = nil, inviteRefusal: String? = nil, requestError: String? = nil,
+        invitation: (username: String, error: String)? = nil
     ) async throws -> Response {
         let format = Format(session.profile)
         let at = now()
@@ -411,8 +435,11 @@ struct CoachRoutes {
                 }
             },
             inviteNote: inviteNote, inviteError: inviteError, inviteRefusal: inviteRefusal, requestError: requestError)
+        page.inviteUsername = invitation?.username ?? ""
+        page.inviteUsernameError = invitation?.error
         let status: HTTPResponse.Status =
-            inviteError != nil ? .badRequest : inviteRefusal != nil || requestError != nil ? .conflict : .ok
+            inviteError != nil || invitation != nil
+            ? .badRequest : inviteRefusal != nil || requestError != nil ? .conflict : .ok
         let parameters = request.uri.queryParameters
         switch parameters.get("answered") {
         case "accepted":
@@ -422,6 +449,12 @@ struct CoachRoutes {
                 .map { "\($0.lifterName) is now your client." }
         case "declined": page.notice = "The request is declined."
         default: break
+        }
+        // After inviting by username: named only while that invitation waits.
+        if let invited = parameters.get("invited")?.lowercased() {
+            page.notice = try await links.first {
+                $0.status == .pending && $0.requestedBy == .coach && $0.lifterID.description == invited
+            }.map { "\($0.lifterName) is invited: they answer in the app or on their Coaches page." }
         }
         // After ending a coaching: named only when this coach's link with that lifter has ended.
         if let ended = parameters.get("ended")?.lowercased() {

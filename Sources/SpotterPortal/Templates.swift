@@ -321,6 +321,13 @@ enum Templates {
         {{#inviteError}}<p class="field-error">{{inviteError}}</p>{{/inviteError}}
         {{#inviteRefusal}}<p class="error" role="alert">{{inviteRefusal}}</p>{{/inviteRefusal}}
         </form>
+        <form method="post" action="/clients/invite" class="inline">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="invite-username">Or invite by username</label>
+        <input id="invite-username" name="username" value="{{inviteUsername}}" maxlength="32" autocomplete="off" autocapitalize="none" required{{#inviteUsernameError}} aria-invalid="true" aria-describedby="invite-username-error"{{/inviteUsernameError}}>
+        <button class="secondary">Invite</button>
+        {{#inviteUsernameError}}<p class="field-error" id="invite-username-error">{{inviteUsernameError}}</p>{{/inviteUsernameError}}
+        </form>
         {{#invites}}
         <div class="card row">
         <span>{{#note}}{{note}} · {{/note}}made {{created}} · {{state}}</span>

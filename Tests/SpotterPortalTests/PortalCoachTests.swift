@@ -582,6 +582,23 @@ struct PortalCoachTests {
             #expect(tooLong.status == .badRequest)
             #expect(tooLong.html.contains("must be at most 200 characters"))
 
+            // Inviting by username: refusals beside the field with what was typed; then a notice.
+            let ben = try await portal.account("ben")
+            let nobody = try await browser.post("/clients/invite", [("username", "nobody")])
+            #expect(nobody.status == .badRequest)
+            #expect(
+                nobody.html.contains(#"id="invite-username-error">No lifter has the username “nobody”.</p>"#)
+                    && nobody.html.contains(#"value="nobody""#), "\(nobody.html.suffix(2_000))")
+            let invited = try await browser.post("/clients/invite", [("username", "ben")])
+            #expect(invited.location == "/clients?invited=\(ben.tenantID)")
+            let waiting = try await browser.get(invited.location ?? "").html
+            #expect(waiting.contains("ben is invited: they answer in the app or on their Coaches page."))
+            #expect(waiting.contains("Invited ben on ") && waiting.contains("waiting for their answer"))
+            let twice = try await browser.post("/clients/invite", [("username", "BEN")])
+            #expect(twice.html.contains("You already have a pending or active link with this lifter."))
+            #expect(!(try await browser.get("/clients?invited=\(UUID())").html.contains("is invited")))
+            _ = try await portal.coaching.respond(ben, other: coach.tenantID.description, accept: false, scopes: [])
+
             let lena = try await portal.account("lena")
             _ = try await portal.coaching.redeemInvite(lena, code: code, scopes: ["history"])
             // The list says who used the code.
