@@ -414,6 +414,18 @@ struct PlanRoutes {
         /// a circuit number the editor cannot make a circuit for (the API's "must be 0" speaks of the
         /// empty field as 0); and a load that is none of the forms, or 0 (the API's answer names a
         /// field the editor does not have).
+        /// Every problem of the form before it is sent: the numbers it cannot read, said as what
+        /// they are, and the draft's other problems (not the same fields').
+        var problems: [FieldViolation] {
+            let unreadable = unreadableNumbers
+            let fields = Set(unreadable.map(\.field))
+            var violations = unreadable
+            do { _ = try draft.validated() } catch .invalidArgument(let more) {
+                violations += more.filter { !fields.contains($0.field) }
+            } catch {}
+            return violations
+        }
+
         var unreadableNumbers: [FieldViolation] {
             var violations: [FieldViolation] = []
             for (index, row) in rows.enumerated() {
@@ -548,22 +560,15 @@ struct PlanRoutes {
         case "save" where !newCircuits.isEmpty:
             // A circuit number typed just now has no rounds chosen yet: its fields are shown to
             // check before anything is saved, instead of saving 3 rounds the coach never saw.
+            // The other fields' problems are said with it, so one more save is all it takes.
+            Self.place(editor.problems.filter { !$0.field.contains("circuits") }, in: &editor)
             let named = newCircuits.map { "Circuit \($0)" }.joined(separator: " and ")
             editor.circuitError =
                 "Not saved yet: \(named) \(newCircuits.count == 1 ? "is" : "are") new. Check the rounds (3 to start) and the rest, then save."
             return self.editor(session, editor, status: .badRequest)
         case "save":
-            let unreadable = editor.unreadableNumbers
             do {
-                if !unreadable.isEmpty {
-                    // Said as what it is, with the draft's other problems (not the same fields').
-                    let fields = Set(unreadable.map(\.field))
-                    var violations = unreadable
-                    do { _ = try editor.draft.validated() } catch .invalidArgument(let more) {
-                        violations += more.filter { !fields.contains($0.field) }
-                    } catch {}
-                    throw SpotterError.invalidArgument(violations)
-                }
+                if !editor.unreadableNumbers.isEmpty { throw SpotterError.invalidArgument(editor.problems) }
                 let version = Int64(editor.version)
                 let template =
                     editor.id.isEmpty

@@ -257,6 +257,13 @@ struct PortalPlanTests {
                 unseen.html.contains(
                     "Not saved yet: Circuit 2 is new. Check the rounds (3 to start) and the rest, then save."))
             #expect(unseen.html.contains(#"name="circuit_rounds" value="3""#))
+            // With another field's problem, both are said at once, not one save after the other.
+            let withBadName = try await browser.post(
+                "/templates/edit",
+                fields(["1", "1", "2"], rounds: ["4"]).map { $0.0 == "name" ? ("name", "") : $0 } + [("action", "save")]
+            )
+            #expect(withBadName.html.contains("Not saved yet: Circuit 2 is new."))
+            #expect(withBadName.html.contains("The name is required."), "\(withBadName.html.suffix(3_000))")
             // A circuit across sections is refused beside the circuits, and nothing is stored.
             let refused = try await browser.post(
                 "/templates/edit", fields(["1", "1", "1"], rounds: ["4"]) + [("action", "save")])
