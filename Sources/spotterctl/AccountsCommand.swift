@@ -36,7 +36,7 @@ struct AccountsCommand: AsyncParsableCommand {
                     text == nil || search == nil || text == search, "search", "give the text once, not also as --search"
                 )
                 let since = parseTime(createdSince, field: "created-since", into: &validator)
-                try validator.validate()
+                try commandLine(validator)
                 try await CommandContext.with(options) { context in
                     let accounts = try await context.admin.accounts(
                         AccountFilter(

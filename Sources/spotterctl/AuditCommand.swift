@@ -31,7 +31,7 @@ struct AuditCommand: AsyncParsableCommand {
                 var validator = Validator()
                 let sinceDate = parseTime(since, field: "since", into: &validator)
                 let untilDate = parseTime(until, field: "until", throughDay: true, into: &validator)
-                try validator.validate()
+                try commandLine(validator)
                 try await CommandContext.with(options) { context in
                     // An erased account is found by the pseudonym its erasure printed.
                     let pseudonym = target.flatMap { $0.hasPrefix("erased-") ? $0 : nil }

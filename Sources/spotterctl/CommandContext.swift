@@ -76,6 +76,9 @@ func runCommand(_ body: () async throws -> Void) async throws {
         try await body()
     } catch let exit as ExitCode {
         throw exit
+    } catch let unreadable as ValidationError {
+        // A command line it cannot read: exit 64 with the usage, as ArgumentParser's own.
+        throw unreadable
     } catch {
         FileHandle.standardError.write(Data(("spotterctl: " + describe(error) + "\n").utf8))
         throw ExitCode.failure
@@ -128,10 +131,18 @@ func describe(_ error: any Error) -> String {
 func confirm(_ question: String, yes: Bool) throws {
     if yes { return }
     guard isatty(STDIN_FILENO) == 1 else {
-        throw ValidationError("\(question) Refusing without a terminal; pass --yes to confirm.")
+        // Exit 1 with one line, as any refusal (not a command line it cannot read).
+        throw SpotterError.failedPrecondition("\(question) Refusing without a terminal; pass --yes to confirm.")
     }
     print("\(question) Type 'yes' to continue: ", terminator: "")
     guard readLine()?.trimmingWhitespaces().lowercased() == "yes" else {
         throw SpotterError.failedPrecondition("not confirmed; nothing changed")
     }
+}
+
+/// Refuses options the command cannot read (a date that is not one, a page of 0) as a command line
+/// it cannot read: `ValidationError`, so the exit is 64 with the usage, each option named as typed.
+func commandLine(_ validator: Validator) throws {
+    guard !validator.violations.isEmpty else { return }
+    throw ValidationError(validator.violations.map { "--\($0.field): \($0.reason)" }.joined(separator: "; "))
 }

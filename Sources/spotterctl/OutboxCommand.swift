@@ -20,6 +20,11 @@ struct OutboxCommand: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 guard (1...1000).contains(limit) else { throw SpotterError.invalid("limit", "must be from 1 to 1000") }
+                var validator = Validator()
+                validator.check(
+                    status.map { ["pending", "failed", "sent"].contains($0) } ?? true, "status",
+                    "must be pending, failed or sent, not '\(status ?? "")'")
+                try commandLine(validator)
                 try await CommandContext.with(options) { context in
                     let messages = try await context.admin.outbox(status: status, limit: limit)
                     // Bodies carry sign-in links and members' words: `show` prints one at a time, a

@@ -26,7 +26,7 @@ struct TiersCommand: AsyncParsableCommand {
             try await runCommand {
                 var validator = Validator()
                 let end = parseTime(until, field: "until", throughDay: true, into: &validator)
-                try validator.validate()
+                try commandLine(validator)
                 try await CommandContext.with(change.options) { context in
                     let target = try await context.admin.account(change.account)
                     try context.admin.checkTierChange(target, tier, until: end)
