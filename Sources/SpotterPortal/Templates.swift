@@ -358,6 +358,7 @@ enum Templates {
     static let client = """
         {{<layout}}{{$body}}{{#page}}
         \(clientHeader)
+        <p class="muted"><a href="#plans">Plans ↓</a> what is assigned, and assigning a template or a program</p>
         {{#notShared}}<p class="not-shared">{{notShared}}</p>{{/notShared}}
         {{^notShared}}
         <form method="get" action="/clients/{{client.id}}" class="search" role="search">
