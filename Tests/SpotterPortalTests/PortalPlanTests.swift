@@ -371,7 +371,7 @@ struct PortalPlanTests {
 
             let client = try await browser.get("/clients/\(world.client)")
             // The plans sit under the history: a link at the top leads there.
-            #expect(client.html.contains(#"<a href="#plans">Plans ↓</a>"#) && client.html.contains(#"id="plans""#))
+            #expect(client.html.contains(##"<a href="#plans">Plans ↓</a>"##) && client.html.contains(#"id="plans""#))
             #expect(client.html.contains(#"<option value="program:\#(program.id)">Program: Peaking block</option>"#))
             let assigned = try await browser.post(
                 "/clients/\(world.client)/assignments", [("item", "program:\(program.id)"), ("note", "Start Monday")])
