@@ -131,8 +131,12 @@ public struct MailDelivery: Sendable {
                 logger.warning(
                     "e-mail delivery failed",
                     metadata: [
-                        "tenant": "\(delivery.tenantID)", "message": "\(delivery.id)", "attempt": "\(delivery.attempt)",
-                        "error": "\(failure.message)", "retry": "\(retry.map { "\($0)" } ?? "no")",
+                        // The message id as spotterctl's outbox commands print and take it.
+                        "tenant": "\(delivery.tenantID)", "message": "\(delivery.id.lowercasedString)",
+                        "attempt": "\(delivery.attempt)",
+                        // A server's reply may quote the address: the log keeps no member's address.
+                        "error": "\(failure.message.replacingOccurrences(of: delivery.recipient, with: "<recipient>"))",
+                        "retry": "\(retry.map { "\($0)" } ?? "no")",
                     ]
                 )
             }

@@ -84,7 +84,9 @@ struct MailerTests {
         return try await body(server)
     }
 
-    private func delivery(_ database: TestDatabase, _ smtp: SMTPConfiguration) -> (MailDelivery, PostgresPool) {
+    private func delivery(
+        _ database: TestDatabase, _ smtp: SMTPConfiguration, logger: Logger = Logger(label: "test")
+    ) -> (MailDelivery, PostgresPool) {
         let pool = PostgresPool(
             configuration: database.ownerConfiguration.with(role: "spotter_mailer"),
             logger: Logger(label: "test")
@@ -93,7 +95,7 @@ struct MailerTests {
             sender: "no-reply@spotter.test",
             store: PostgresOutboxStore(pool: pool),
             transport: SMTPTransport(configuration: smtp),
-            logger: Logger(label: "test")
+            logger: logger
         )
         return (delivery, pool)
     }
@@ -111,9 +113,21 @@ struct MailerTests {
                 try await register(database, "ada@example.com", "ada")
                 try await register(database, "bounce@example.com", "bouncer")
                 try await register(database, "defer@example.com", "deferrer")
-                let (delivery, pool) = delivery(database, smtp.configuration())
+                let lines = RecordingLogHandler.Lines()
+                let (delivery, pool) = delivery(
+                    database, smtp.configuration(),
+                    logger: Logger(label: "test") { _ in RecordingLogHandler(lines: lines) })
                 let sent = try await delivery.deliverDue()
                 #expect(sent == 1)
+                // Each failure is logged with the message id as spotterctl prints it, and without the
+                // member's address (a server's reply may quote it).
+                let failures = lines.all.filter { $0.message == "e-mail delivery failed" }
+                #expect(failures.count == 2, "\(lines.all)")
+                for failure in failures {
+                    let id = failure.metadata["message"] ?? ""
+                    #expect(id == id.lowercased() && UUID(uuidString: id) != nil, "\(failure.metadata)")
+                    #expect(!"\(failure.metadata)".contains("@example.com"), "\(failure.metadata)")
+                }
 
                 let received = try smtp.received()
                 #expect(received.count == 1)
