@@ -119,7 +119,9 @@ extension AdminService {
             AccountToken(hash: Token.hash(token), purpose: .resetPassword, expiresAt: expiresAt),
             audit: record(actor, "account.reset_password", account, reason)
         )
-        return ResetLink(token: token, link: "\(policy.publicURL)/reset-password?token=\(token)", expiresAt: expiresAt)
+        // No link without a portal to open it in: the token alone, for the app.
+        let link = policy.publicURL.isEmpty ? "" : "\(policy.publicURL)/reset-password?token=\(token)"
+        return ResetLink(token: token, link: link, expiresAt: expiresAt)
     }
 
     /// Sets a tier, optionally until a time; the tier must fit the tenant's kind.

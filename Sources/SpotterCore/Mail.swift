@@ -1,5 +1,11 @@
 /// The e-mails Spotter sends, written to the outbox.
 public enum Mail {
+    /// "by opening this link: … or " before the code, or nothing when there is no portal to open a
+    /// link in (`publicURL` empty: the portal is off and no public address is set).
+    static func opening(_ page: String, _ token: String, _ publicURL: String) -> String {
+        publicURL.isEmpty ? "" : "by opening this link:\n\(publicURL)/\(page)?token=\(token)\n\nor "
+    }
+
     /// The message with the e-mail verification link.
     public static func verification(to recipient: String, username: String, token: String, publicURL: String)
         -> OutboxMessage
@@ -11,12 +17,9 @@ public enum Mail {
             body: """
                 Hi \(username),
 
-                please confirm your e-mail address by opening this link:
-                \(publicURL)/verify-email?token=\(token)
+                please confirm your e-mail address \(opening("verify-email", token, publicURL))by entering this code in the app: \(token)
 
-                or by entering this code in the app: \(token)
-
-                The link works once and expires in 48 hours. If you did not create a Spotter account,
+                \(publicURL.isEmpty ? "The code" : "The link") works once and expires in 48 hours. If you did not create a Spotter account,
                 ignore this message.
                 """
         )
@@ -33,12 +36,9 @@ public enum Mail {
             body: """
                 Hi \(username),
 
-                to make this your Spotter account's e-mail address, open this link:
-                \(publicURL)/verify-email?token=\(token)
+                to make this your Spotter account's e-mail address, \(publicURL.isEmpty ? "" : "open this link:\n\(publicURL)/verify-email?token=\(token)\n\nor ")enter this code in the app: \(token)
 
-                or enter this code in the app: \(token)
-
-                Until then your account keeps its old address. The link works once and expires in
+                Until then your account keeps its old address. \(publicURL.isEmpty ? "The code" : "The link") works once and expires in
                 48 hours. If you did not ask for this, ignore this message.
                 """
         )
@@ -90,12 +90,9 @@ public enum Mail {
             subject: "Reset your Spotter password",
             body: """
                 Someone asked to reset the password of the Spotter account for this address.
-                To choose a new password, open this link:
-                \(publicURL)/reset-password?token=\(token)
+                To choose a new password, \(publicURL.isEmpty ? "" : "open this link:\n\(publicURL)/reset-password?token=\(token)\n\nor ")enter this code in the app: \(token)
 
-                or enter this code in the app: \(token)
-
-                The link works once and expires in one hour. Resetting signs out every device.
+                \(publicURL.isEmpty ? "The code" : "The link") works once and expires in one hour. Resetting signs out every device.
                 If you did not ask for this, ignore this message: your password stays as it is.
                 """
         )

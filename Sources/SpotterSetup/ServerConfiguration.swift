@@ -121,7 +121,10 @@ public struct ServerConfiguration: Sendable {
             portalPort = Int(text)
         }
         // E-mailed links (password reset) open the portal when it runs.
-        auth.publicURL = try reader.publicURL("SPOTTER_PUBLIC_URL") ?? "https://localhost:\(portalPort ?? port)"
+        // Without the portal and a public address of one elsewhere, e-mails and spotterctl give
+        // the code alone: a link to the gRPC port opened no page.
+        auth.publicURL =
+            try reader.publicURL("SPOTTER_PUBLIC_URL") ?? portalPort.map { "https://localhost:\($0)" } ?? ""
         var configuration = ServerConfiguration(
             database: reader.string("SPOTTER_DATABASE_URL").map(DatabaseLocation.external) ?? .embedded,
             dataDirectory: dataDirectory,

@@ -177,7 +177,8 @@ extension AccountsCommand {
                         reason: change.reason
                     )
                     if change.options.json { return try Output.json(reset) }
-                    print(reset.link)
+                    // Without a portal (SPOTTER_PORTAL_PORT=off, no SPOTTER_PUBLIC_URL) there is no page to link.
+                    if !reset.link.isEmpty { print(reset.link) }
                     print("token \(reset.token), valid until \(Output.date(reset.expiresAt)), works once")
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotterCore
 import SpotterServer
 import Testing
 
@@ -113,5 +114,20 @@ struct ServerConfigurationTests {
         #expect(
             try ServerConfiguration.fromEnvironment(["SPOTTER_PUBLIC_URL": "http://10.0.0.5:8444/spotter"]).auth
                 .publicURL == "http://10.0.0.5:8444/spotter")
+        // No portal and no public address of one: no link at all (it pointed at the gRPC port),
+        // and the e-mails give the code alone.
+        let noPortal = try ServerConfiguration.fromEnvironment(["SPOTTER_PORTAL_PORT": "off"]).auth.publicURL
+        #expect(noPortal == "")
+        let reset = Mail.passwordReset(to: "a@example.com", token: "spp_x", publicURL: noPortal)
+        #expect(
+            !reset.body.contains("http") && reset.body.contains("enter this code in the app: spp_x"), "\(reset.body)")
+        #expect(reset.body.contains("The code works once"))
+        let verify = Mail.verification(to: "a@example.com", username: "ada", token: "spv_x", publicURL: noPortal)
+        #expect(verify.body.contains("please confirm your e-mail address by entering this code in the app: spv_x"))
+        let linked = Mail.passwordReset(to: "a@example.com", token: "spp_x", publicURL: "https://s.example")
+        #expect(
+            linked.body.contains(
+                "To choose a new password, open this link:\nhttps://s.example/reset-password?token=spp_x\n\nor enter this code in the app: spp_x"
+            ), "\(linked.body)")
     }
 }
