@@ -298,7 +298,7 @@ struct LifterRoutes {
     /// workout page reloaded around each comment) is one line with how many times, within half an
     /// hour of the first of them and on one day; each read is still stored as a row.
     static func folded(_ entries: [AccessLogEntry], _ format: Format) -> [AccessLogPage.Entry] {
-        var runs: [(newest: Date, oldest: Date, coach: String, what: String, count: Int)] = []
+        var runs: [(newest: Date, oldest: Date, coach: String, what: String, count: Int, method: String)] = []
         for entry in entries {
             let coach = entry.coachName.isEmpty ? "A deleted account" : entry.coachName
             let what = what(entry, format)
@@ -306,10 +306,15 @@ struct LifterRoutes {
                 last.newest.timeIntervalSince(entry.accessedAt) <= 30 * 60,
                 format.day(last.newest) == format.day(entry.accessedAt)
             {
+                // One page that reads twice at once (the statistics and the awards beside them:
+                // two calls) is one look; the same call again is another.
+                if entry.method == last.method || last.oldest.timeIntervalSince(entry.accessedAt) > 2 {
+                    runs[runs.count - 1].count += 1
+                }
                 runs[runs.count - 1].oldest = entry.accessedAt
-                runs[runs.count - 1].count += 1
+                runs[runs.count - 1].method = entry.method
             } else {
-                runs.append((entry.accessedAt, entry.accessedAt, coach, what, 1))
+                runs.append((entry.accessedAt, entry.accessedAt, coach, what, 1, entry.method))
             }
         }
         return runs.map { run in
