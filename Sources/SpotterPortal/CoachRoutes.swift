@@ -54,7 +54,9 @@ struct CoachRoutes {
         // An invitation by username: the lifter accepts (choosing what to share) or declines.
         router.post("/clients/invite") { request, context in
             let session = try coach(context)
-            let username = context.form.text("username").trimmingWhitespaces()
+            // "@ada", as the directory writes usernames, is ada.
+            var username = context.form.text("username").trimmingWhitespaces()
+            if username.hasPrefix("@") { username.removeFirst() }
             func refused(_ error: String) async throws -> Response {
                 try await clientsPage(request, session, newInvite: nil, invitation: (username, error))
             }

@@ -251,7 +251,9 @@ struct LifterRoutes {
                 return CoachesPage.Link(
                     id: link.coachID.description, name: link.coachName, state: state,
                     action: "/coaches/\(link.coachID)/scopes", pending: answer,
-                    asked: link.status == .pending && link.requestedBy == .lifter, scopes: Self.scopeBoxes(link.scopes))
+                    asked: link.status == .pending && link.requestedBy == .lifter,
+                    // A coach's invitation asks for nothing yet: the boxes start as a new coach's do.
+                    scopes: Self.scopeBoxes(answer && link.scopes.isEmpty ? Self.defaultScopes : link.scopes))
             },
             hasDirectory: !directory.isEmpty, directory: directory,
             newScopes: Self.scopeBoxes(newScopes), values: values, errors: errors, notice: notice)

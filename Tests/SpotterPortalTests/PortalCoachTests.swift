@@ -599,7 +599,7 @@ struct PortalCoachTests {
             #expect(
                 nobody.html.contains(#"id="invite-username-error">No lifter has the username “nobody”.</p>"#)
                     && nobody.html.contains(#"value="nobody""#), "\(nobody.html.suffix(2_000))")
-            let invited = try await browser.post("/clients/invite", [("username", "ben")])
+            let invited = try await browser.post("/clients/invite", [("username", "@ben")])
             #expect(invited.location == "/clients?invited=\(ben.tenantID)")
             let waiting = try await browser.get(invited.location ?? "").html
             #expect(waiting.contains("ben is invited: they answer in the app or on their Coaches page."))

@@ -153,6 +153,14 @@ struct PortalLifterTests {
             _ = try await portal.coaching.inviteClient(coach, username: "lena")
             let invitation = try await browser.get("/coaches/\(coach.tenantID)/end")
             #expect(invitation.status == .seeOther && invitation.location == "/coaches")
+            // Its boxes start ticked as a new coach's do (History and Progress), not all empty.
+            let invitedPage = try await browser.get("/coaches").html
+            let form = try #require(invitedPage.range(of: "action=\"/coaches/\(coach.tenantID)/scopes\"")).upperBound
+            let answer = invitedPage[form...].prefix { _ in true }.components(separatedBy: "</form>")[0]
+            #expect(
+                answer.contains(#"name="scopes" value="history" checked"#)
+                    && answer.contains(#"name="scopes" value="progress" checked"#)
+                    && !answer.contains(#"value="details" checked"#), "\(answer)")
         }
     }
 }
