@@ -25,8 +25,14 @@ struct TrainingMappingTests {
         set.type = Spotter_V1_SetType(rawValue: 9)!
         exercise.sets = [Spotter_V1_SetInput(), set]
         workout.exercises = [exercise]
+        // Named first, then with every other problem of the request (it named the enums alone).
+        let refused = #expect(throws: SpotterError.self) { try WorkoutDraft(workout) }
+        guard case .invalidArgument(let violations) = refused else {
+            Issue.record("\(String(describing: refused))")
+            return
+        }
         #expect(
-            throws: SpotterError.invalidArgument([
+            Array(violations.prefix(2)) == [
                 FieldViolation(
                     field: "workout.exercises[0].sets[1].type",
                     reason: "must be one of its values, 1 to 4, or unset for WORKING; not 9"),
@@ -34,7 +40,10 @@ struct TrainingMappingTests {
                     field: "workout.exercises[0].section",
                     reason: "must be one of its values, 1 to 3, or unset for MAIN; not 7"),
             ])
-        ) { try WorkoutDraft(workout) }
+        let fields = violations.map(\.field)
+        #expect(
+            fields.contains("workout.started_at") && fields.contains("workout.exercises[0].exercise_id"), "\(fields)")
+        #expect(fields.filter { $0 == "workout.exercises[0].sets[1].type" }.count == 1, "named once")
 
         // Unset and known values are what they were.
         workout.exercises[0].section = .coolDown
@@ -72,6 +81,11 @@ struct TrainingMappingTests {
                 FieldViolation(field: "exercise.equipment", reason: "must be one of its values, 1 to 8; not 77"),
             ])
         ) { try ExerciseDraft(custom) }
+        // With a name too long: both said at once.
+        custom.name = String(repeating: "z", count: 101)
+        let both = #expect(throws: SpotterError.self) { try ExerciseDraft(custom) }
+        guard case .invalidArgument(let named) = both else { return }
+        #expect(Set(named.map(\.field)) == ["exercise.category", "exercise.equipment", "exercise.name"], "\(named)")
         // A measurement's unit: named, not read as the lifter's own.
         var measurement = Spotter_V1_MeasurementInput()
         measurement.unit = Spotter_V1_BodyUnit(rawValue: 12)!
