@@ -1,10 +1,13 @@
 /// The e-mails Spotter sends, written to the outbox.
 public enum Mail {
-    /// "by opening this link: … or " before the code, or nothing when there is no portal to open a
+    /// "`lead` this link: … or " before the code, or nothing when there is no portal to open a
     /// link in (`publicURL` empty: the portal is off and no public address is set).
-    static func opening(_ page: String, _ token: String, _ publicURL: String) -> String {
-        publicURL.isEmpty ? "" : "by opening this link:\n\(publicURL)/\(page)?token=\(token)\n\nor "
+    static func link(_ lead: String, _ page: String, _ token: String, _ publicURL: String) -> String {
+        publicURL.isEmpty ? "" : "\(lead) this link:\n\(publicURL)/\(page)?token=\(token)\n\nor "
     }
+
+    /// What works once: the link, or the code alone without one.
+    static func once(_ publicURL: String) -> String { publicURL.isEmpty ? "The code" : "The link" }
 
     /// The message with the e-mail verification link.
     public static func verification(to recipient: String, username: String, token: String, publicURL: String)
@@ -17,9 +20,9 @@ public enum Mail {
             body: """
                 Hi \(username),
 
-                please confirm your e-mail address \(opening("verify-email", token, publicURL))by entering this code in the app: \(token)
+                please confirm your e-mail address \(link("by opening", "verify-email", token, publicURL))by entering this code in the app: \(token)
 
-                \(publicURL.isEmpty ? "The code" : "The link") works once and expires in 48 hours. If you did not create a Spotter account,
+                \(once(publicURL)) works once and expires in 48 hours. If you did not create a Spotter account,
                 ignore this message.
                 """
         )
@@ -36,9 +39,9 @@ public enum Mail {
             body: """
                 Hi \(username),
 
-                to make this your Spotter account's e-mail address, \(publicURL.isEmpty ? "" : "open this link:\n\(publicURL)/verify-email?token=\(token)\n\nor ")enter this code in the app: \(token)
+                to make this your Spotter account's e-mail address, \(link("open", "verify-email", token, publicURL))enter this code in the app: \(token)
 
-                Until then your account keeps its old address. \(publicURL.isEmpty ? "The code" : "The link") works once and expires in
+                Until then your account keeps its old address. \(once(publicURL)) works once and expires in
                 48 hours. If you did not ask for this, ignore this message.
                 """
         )
@@ -90,9 +93,9 @@ public enum Mail {
             subject: "Reset your Spotter password",
             body: """
                 Someone asked to reset the password of the Spotter account for this address.
-                To choose a new password, \(publicURL.isEmpty ? "" : "open this link:\n\(publicURL)/reset-password?token=\(token)\n\nor ")enter this code in the app: \(token)
+                To choose a new password, \(link("open", "reset-password", token, publicURL))enter this code in the app: \(token)
 
-                \(publicURL.isEmpty ? "The code" : "The link") works once and expires in one hour. Resetting signs out every device.
+                \(once(publicURL)) works once and expires in one hour. Resetting signs out every device.
                 If you did not ask for this, ignore this message: your password stays as it is.
                 """
         )

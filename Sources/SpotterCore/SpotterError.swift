@@ -58,6 +58,9 @@ public struct Validator: Sendable {
 
     public init() {}
 
+    /// A validator that has recorded `violations` already.
+    public init(recorded violations: [FieldViolation]) { self.violations = violations }
+
     /// Records a violation when `condition` is false.
     public mutating func check(_ condition: Bool, _ field: String, _ reason: @autoclosure () -> String) {
         if !condition { violations.append(FieldViolation(field: field, reason: reason())) }
@@ -70,6 +73,23 @@ public struct Validator: Sendable {
     /// Throws `invalidArgument` with every recorded violation, if there is any.
     public func validate() throws(SpotterError) {
         if !violations.isEmpty { throw .invalidArgument(violations) }
+    }
+
+    /// The recorded violations, then those `rules` find in the rest of the input, a field already
+    /// named not named twice: a value a reader could not take (an unknown enum number, a number the
+    /// portal cannot read) is said together with every other problem, not alone.
+    public func violations(alongside rules: () throws(SpotterError) -> Void) -> [FieldViolation] {
+        let named = Set(violations.map(\.field))
+        var all = violations
+        do { try rules() } catch .invalidArgument(let more) { all += more.filter { !named.contains($0.field) } } catch {
+        }
+        return all
+    }
+
+    /// Throws `violations(alongside:)` when anything is recorded; nothing otherwise.
+    public func validate(alongside rules: () throws(SpotterError) -> Void) throws(SpotterError) {
+        guard !violations.isEmpty else { return }
+        throw .invalidArgument(violations(alongside: rules))
     }
 
     /// `body`'s value, or `nil` with its `invalidArgument` violations recorded (so two checks

@@ -417,13 +417,7 @@ struct PlanRoutes {
         /// Every problem of the form before it is sent: the numbers it cannot read, said as what
         /// they are, and the draft's other problems (not the same fields').
         var problems: [FieldViolation] {
-            let unreadable = unreadableNumbers
-            let fields = Set(unreadable.map(\.field))
-            var violations = unreadable
-            do { _ = try draft.validated() } catch .invalidArgument(let more) {
-                violations += more.filter { !fields.contains($0.field) }
-            } catch {}
-            return violations
+            Validator(recorded: unreadableNumbers).violations { () throws(SpotterError) in _ = try draft.validated() }
         }
 
         var unreadableNumbers: [FieldViolation] {

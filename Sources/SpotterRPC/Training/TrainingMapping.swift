@@ -238,20 +238,6 @@ extension Spotter_V1_Exercise {
     }
 }
 
-extension Validator {
-    /// Throws the mapping's violations (enum numbers this server has no value for) together with
-    /// those `rules` finds in the rest of the request, a field the mapping named not named twice:
-    /// an unknown category hid a 101-character name. Nothing when the mapping found none.
-    func validate(alongside rules: () throws(SpotterError) -> Void) throws(SpotterError) {
-        guard !violations.isEmpty else { return }
-        let named = Set(violations.map(\.field))
-        var all = violations
-        do { try rules() } catch .invalidArgument(let more) { all += more.filter { !named.contains($0.field) } } catch {
-        }
-        throw .invalidArgument(all)
-    }
-}
-
 extension ExerciseDraft {
     /// The draft a request carries; `invalidArgument` naming every category, muscle group or
     /// equipment number (under `prefix`) this server has no value for (unset is "is required", later).
